@@ -1,0 +1,27 @@
+# make demo: build the example kernels and run them on the emulator.
+# make test: install what the tests need (Python packages, the Debian RISC-V toolchain), then test.
+PYTHON ?= python3
+RISCV_GCC := riscv64-unknown-elf-gcc
+
+.PHONY: test demo deps toolchain lint bench
+
+toolchain:
+	@command -v $(RISCV_GCC) >/dev/null 2>&1 || { \
+	  echo "installing gcc-riscv64-unknown-elf"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-riscv64-unknown-elf >/dev/null; }
+
+deps: toolchain
+	$(PYTHON) -m pip install -q -e '.[test]'
+
+lint: deps
+	$(PYTHON) -m ruff check tensixsim tests benchmarks
+
+test: deps lint
+	$(PYTHON) -m pytest -n 2 -q tests
+
+demo: toolchain
+	$(PYTHON) -m pip install -q -e .
+	$(PYTHON) -m tensixsim demo
+
+bench: deps
+	@for script in benchmarks/*.py; do echo "== $$script"; $(PYTHON) $$script | tail -3; done

@@ -1,0 +1,5 @@
+import sys
+
+from tensixsim.cli import main
+
+sys.exit(main())

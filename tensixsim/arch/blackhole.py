@@ -1,0 +1,42 @@
+"""Blackhole tile facts (tt-isa-documentation BlackholeA0, tt-metal dev_mem_map.h)."""
+
+from __future__ import annotations
+
+from tensixsim.arch.common import Arch, CoreFacts
+
+_LOCAL_RAM = 0xFFB00000
+_TILE_CONTROL = 0xFFB12000
+
+BLACKHOLE = Arch(
+    name="blackhole",
+    clock_hz=1_350_000_000,
+    l1_size=1536 * 1024,
+    local_ram_base=_LOCAL_RAM,
+    cores=(
+        CoreFacts("brisc", 8 * 1024, 0xFFB14000, 11, 0x0, None, None, None),
+        CoreFacts("ncrisc", 8 * 1024, 0xFFB16000, 18, 0x12000, 0xFFB12238, 0, None),
+        CoreFacts("trisc0", 4 * 1024, 0xFFB18000, 12, 0x6000, 0xFFB12228, 0, 0),
+        CoreFacts("trisc1", 4 * 1024, 0xFFB1A000, 13, 0xA000, 0xFFB1222C, 1, 1),
+        CoreFacts("trisc2", 4 * 1024, 0xFFB1C000, 14, 0xE000, 0xFFB12230, 2, 2),
+    ),
+    isa_string_prefix="rv32i2p1_m2p0_zmmul1p0_zaamo1p0_zba1p0_zbb1p0",
+    has_zba_zbb=True,
+    soft_reset_register=_TILE_CONTROL + 0x1B0,
+    soft_reset_all=0x47800,
+    trisc_reset_pc_override_register=_TILE_CONTROL + 0x234,
+    ncrisc_reset_pc_override_register=_TILE_CONTROL + 0x23C,
+    wall_clock_low=_TILE_CONTROL + 0x1F0,
+    wall_clock_high=_TILE_CONTROL + 0x1F4,
+    tensix_push_base=0xFFE40000,
+    tensix_push_stride=0x10000,
+    pipe_count=3,
+    pipe_queue_depth=32,
+    csr_cfg0=0x7C0,
+    csr_queue_status=0xBC0,
+    csr_backend_status=0xBC1,
+    tile_control_base=_TILE_CONTROL,
+    tile_control_size=0x1000,
+    stream_base=0xFFB40000,
+    stream_stride=0x1000,
+    stream_count=64,
+)

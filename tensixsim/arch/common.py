@@ -1,0 +1,71 @@
+"""The shape of an architecture description.
+
+Every address, size and clock the emulator uses lives in one :class:`Arch` instance per chip
+(``blackhole.py``, ``wormhole.py``); code elsewhere reads them by name and never spells a literal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CORE_NAMES: tuple[str, ...] = ("brisc", "ncrisc", "trisc0", "trisc1", "trisc2")
+
+
+@dataclass(frozen=True)
+class CoreFacts:
+    """Per-core facts: local RAM, reset wiring, the pipe it pushes Tensix instructions into."""
+
+    name: str
+    local_ram_size: int
+    local_ram_alias: int  # where the other cores (and the host) see this core's local RAM
+    soft_reset_bit: int
+    default_reset_pc: int
+    reset_pc_register: int | None  # MMIO register holding an overriding reset PC (None: fixed)
+    reset_pc_override_bit: int | None  # bit in the override-enable register
+    pipe: int | None  # Tensix pipe (thread) fed by this core's inline words; None for BRISC/NCRISC
+
+
+@dataclass(frozen=True)
+class Arch:
+    """Facts about one chip's Tensix tile."""
+
+    name: str
+    clock_hz: int
+    l1_size: int
+    local_ram_base: int
+    cores: tuple[CoreFacts, ...]
+    # The ELF attribute prefix that identifies this architecture's RISC-V ISA string.
+    isa_string_prefix: str
+    has_zba_zbb: bool
+    # Tile control registers.
+    soft_reset_register: int
+    soft_reset_all: int
+    trisc_reset_pc_override_register: int
+    ncrisc_reset_pc_override_register: int
+    wall_clock_low: int
+    wall_clock_high: int
+    # Tensix instruction push addresses: BRISC may push into any pipe, a TRISC into its own.
+    tensix_push_base: int
+    tensix_push_stride: int
+    pipe_count: int
+    pipe_queue_depth: int
+    # Custom CSRs.
+    csr_cfg0: int
+    csr_queue_status: int
+    csr_backend_status: int
+    # Region sizes used by MMIO windows.
+    tile_control_base: int
+    tile_control_size: int
+    stream_base: int
+    stream_stride: int
+    stream_count: int
+    extra: dict[str, int] = field(default_factory=dict)
+
+    def core(self, name: str) -> CoreFacts:
+        for facts in self.cores:
+            if facts.name == name:
+                return facts
+        raise KeyError(f"{self.name} has no core named {name!r}; cores: {', '.join(CORE_NAMES)}")
+
+    def push_address(self, pipe: int) -> int:
+        return self.tensix_push_base + pipe * self.tensix_push_stride

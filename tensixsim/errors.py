@@ -1,0 +1,87 @@
+"""The emulator's exceptions.
+
+Every error the emulator raises is a :class:`SimError`. It names the core (or pipe), the program
+counter, the cycle and the offending value where those are known, so that a failing kernel can be
+located without a debugger. The emulator never kills the host process: even a runaway or deadlocked
+program ends in one of these exceptions.
+"""
+
+from __future__ import annotations
+
+
+class SimError(Exception):
+    """Base of all emulator errors."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        core: str | None = None,
+        pc: int | None = None,
+        cycle: int | None = None,
+        value: int | None = None,
+    ) -> None:
+        self.message = message
+        self.core = core
+        self.pc = pc
+        self.cycle = cycle
+        self.value = value
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.core is not None:
+            where.append(self.core)
+        if self.pc is not None:
+            where.append(f"pc=0x{self.pc:08x}")
+        if self.cycle is not None:
+            where.append(f"cycle={self.cycle}")
+        text = f"{' '.join(where)}: {self.message}" if where else self.message
+        if self.value is not None:
+            text += f" (value=0x{self.value:x})"
+        return text
+
+
+class UndefinedBehavior(SimError):
+    """The program did something the hardware documentation leaves undefined."""
+
+
+class Unimplemented(SimError):
+    """The program used a feature the emulator knows of but does not model yet."""
+
+
+class InvalidProgram(SimError):
+    """The program or its image is malformed (bad ELF, wrong architecture, bad configuration)."""
+
+
+class InvalidInstruction(InvalidProgram):
+    """An instruction word that no table entry decodes."""
+
+
+class MemoryFault(SimError):
+    """An access to an unmapped address, a misaligned access, or a write to read-only memory."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        address: int,
+        size: int,
+        write: bool,
+        core: str | None = None,
+        pc: int | None = None,
+        cycle: int | None = None,
+    ) -> None:
+        self.address = address
+        self.size = size
+        self.write = write
+        kind = "write" if write else "read"
+        super().__init__(f"{message}: {size}-byte {kind} at 0x{address:08x}", core=core, pc=pc, cycle=cycle)
+
+
+class Deadlock(SimError):
+    """Every live core waits on a value that nothing can change any more."""
+
+
+class CycleLimitExceeded(SimError):
+    """The run reached its cycle limit before every core finished (a runaway program)."""

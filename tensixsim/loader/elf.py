@@ -1,0 +1,164 @@
+"""ELF loading with pyelftools.
+
+An image is checked whole before anything is written, so a rejected load leaves the tile unchanged:
+it must be a 32-bit little-endian RISC-V executable without compressed instructions or floating
+point, and every PT_LOAD segment must fit in L1 or in the target core's local RAM without overlapping
+another segment.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+
+from tensixsim.errors import InvalidProgram
+
+if TYPE_CHECKING:
+    from tensixsim.tile import Tile
+
+_EF_RISCV_RVC = 0x1
+_EF_RISCV_FLOAT_ABI = 0x6
+# Extensions a Blackhole/Wormhole baby core can execute (zicsr/zifencei are implied by the base
+# here; zmmul is a subset of m; zaamo is the atomic-memory-operation half of a).
+_SUPPORTED = {"i", "m", "a", "zicsr", "zifencei", "zmmul", "zaamo", "zalrsc", "zba", "zbb"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    address: int
+    data: bytes
+    memsz: int
+
+
+@dataclass(frozen=True)
+class ElfImage:
+    """What a checked ELF holds: loadable segments, entry point, symbols, Tensix-word ranges."""
+
+    path: str
+    entry: int
+    segments: tuple[Segment, ...]
+    symbols: dict[str, int]
+    text_ranges: tuple[tuple[int, bytes], ...]  # executable sections: (address, bytes)
+    isa: str | None
+
+
+def _invalid(path: Path, message: str, value: int | None = None) -> InvalidProgram:
+    return InvalidProgram(f"{path}: {message}", value=value)
+
+
+def riscv_extensions(isa: str) -> set[str]:
+    """Extension names of an ISA string such as ``rv32i2p1_m2p0_zba1p0``."""
+    match = re.match(r"rv(32|64)([a-z])(\d+p\d+)?(.*)", isa)
+    if not match:
+        return set()
+    names = {match.group(2)}
+    rest = match.group(4)
+    for part in filter(None, rest.split("_")):
+        name = re.sub(r"\d+p\d+$", "", part)
+        if name.startswith(("z", "x", "s")):
+            names.add(name)
+        else:
+            names.update(name)  # single-letter extensions run together: "mafd"
+    return names
+
+
+def _isa_string(elf: ELFFile) -> str | None:
+    section = elf.get_section_by_name(".riscv.attributes")
+    if section is None:
+        return None
+    data = section.data()
+    match = re.search(rb"rv(32|64)[a-z0-9_]+", data)
+    return match.group(0).decode() if match else None
+
+
+def read_elf(path: Path) -> ElfImage:
+    """Parse and check ``path``; raise InvalidProgram naming what is wrong."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise _invalid(path, f"cannot read: {exc.strerror}") from None
+    try:
+        elf = ELFFile(io.BytesIO(raw))
+        if elf["e_machine"] != "EM_RISCV":
+            raise _invalid(path, f"not a RISC-V ELF (machine {elf['e_machine']})")
+        if elf.elfclass != 32:
+            raise _invalid(path, f"{elf.elfclass}-bit ELF; the baby cores are RV32")
+        if not elf.little_endian:
+            raise _invalid(path, "big-endian ELF")
+        flags = elf["e_flags"]
+        if flags & _EF_RISCV_RVC:
+            raise _invalid(path, "built with compressed instructions (the cores have no C extension)", flags)
+        if flags & _EF_RISCV_FLOAT_ABI:
+            raise _invalid(path, "built for a floating-point ABI (the cores have no FPU)", flags)
+        isa = _isa_string(elf)
+        if isa is not None:
+            unsupported = {e for e in riscv_extensions(isa) - _SUPPORTED if not e.startswith("x")}
+            if unsupported:
+                raise _invalid(
+                    path, f"needs ISA extensions the cores lack: {', '.join(sorted(unsupported))} ({isa})"
+                )
+        segments = []
+        for segment in elf.iter_segments():
+            if segment["p_type"] != "PT_LOAD" or segment["p_memsz"] == 0:
+                continue
+            data = segment.data()
+            segments.append(Segment(segment["p_paddr"], data, segment["p_memsz"]))
+        symbols: dict[str, int] = {}
+        symtab = elf.get_section_by_name(".symtab")
+        if symtab is not None:
+            for symbol in symtab.iter_symbols():
+                if symbol.name and symbol["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE"):
+                    symbols.setdefault(symbol.name, symbol["st_value"])
+        text = tuple(
+            (s["sh_addr"], s.data())
+            for s in elf.iter_sections()
+            if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_type"] == "SHT_PROGBITS"
+        )
+        return ElfImage(str(path), elf["e_entry"], tuple(segments), symbols, text, isa)
+    except ELFError as exc:
+        raise _invalid(path, f"malformed ELF: {exc}") from None
+    except (ValueError, KeyError, IndexError, AssertionError) as exc:
+        raise _invalid(path, f"malformed ELF: {exc}") from None
+
+
+def _place(tile: Tile, core: str, segment: Segment, path: Path) -> tuple[str, int]:
+    """Which buffer a segment goes to: ("l1" | core name, offset)."""
+    arch = tile.arch
+    end = segment.address + segment.memsz
+    if segment.address >= 0 and end <= arch.l1_size:
+        return "l1", segment.address
+    facts = arch.core(core)
+    base = arch.local_ram_base
+    if base <= segment.address and end <= base + facts.local_ram_size:
+        return core, segment.address - base
+    raise _invalid(
+        path,
+        f"segment 0x{segment.address:08x}..0x{end:08x} is outside L1 and {core}'s local RAM",
+        segment.address,
+    )
+
+
+def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
+    """Check ``path`` and write its segments; the tile is untouched when it is rejected."""
+    tile.arch.core(core)  # unknown core names fail before reading anything
+    image = read_elf(path)
+    placed = [(_place(tile, core, seg, path), seg) for seg in image.segments]
+    spans = sorted((buffer, off, off + seg.memsz) for (buffer, off), seg in placed)
+    for (b1, _, end1), (b2, start2, _) in itertools.pairwise(spans):
+        if b1 == b2 and start2 < end1:
+            raise _invalid(path, f"overlapping segments in {b1} at offset 0x{start2:x}", start2)
+    for (buffer, offset), segment in placed:
+        target = tile.l1 if buffer == "l1" else tile.local_ram[buffer]
+        target[offset : offset + len(segment.data)] = memoryview(segment.data)
+        target[offset + len(segment.data) : offset + segment.memsz] = 0
+    tile.core(core).symbols.update(image.symbols)
+    tile.core(core).image = image
+    return image

@@ -1,0 +1,118 @@
+"""L1, the cores' local RAMs and the MMIO bus.
+
+L1 and the local RAMs are numpy buffers mapped straight into every core's Unicorn instance (no
+copies, no syncing). Everything else a core can address is an :class:`MmioRegion`: a page-aligned
+window whose accesses reach Python. An access to an address that no region or RAM covers is a
+:class:`~tensixsim.errors.MemoryFault`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tensixsim.errors import MemoryFault
+
+if TYPE_CHECKING:
+    from tensixsim.riscv.core import Core
+
+PAGE = 0x1000
+
+
+class Stall(Exception):
+    """Raised by an MMIO handler whose access cannot complete yet.
+
+    ``until`` is the cycle at which the access should be retried, or None when it must wait for
+    another agent (the scheduler runs the others first and retries).
+    """
+
+    def __init__(self, reason: str, until: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.until = until
+
+
+@dataclass(frozen=True)
+class Access:
+    """One MMIO access as seen by a handler."""
+
+    core: Core
+    address: int
+    size: int
+    cycle: int
+
+
+ReadFn = Callable[[Access], int]
+WriteFn = Callable[[Access, int], None]
+
+
+@dataclass
+class Register:
+    """One 32-bit register inside a region. A missing handler makes that direction a fault."""
+
+    name: str
+    read: ReadFn | None = None
+    write: WriteFn | None = None
+
+
+@dataclass
+class MmioRegion:
+    """A window of MMIO registers.
+
+    ``sync`` marks state that other agents can change: accessing it is a synchronisation point, so
+    the scheduler first brings every other core up to the accessing core's cycle.
+    """
+
+    name: str
+    base: int
+    size: int
+    registers: dict[int, Register] = field(default_factory=dict)
+    sync: bool = True
+
+    def __post_init__(self) -> None:
+        if self.base % PAGE or self.size % PAGE or self.size <= 0:
+            raise ValueError(f"MMIO region {self.name} must be whole pages")
+
+    def contains(self, address: int) -> bool:
+        return self.base <= address < self.base + self.size
+
+    def _register(self, access: Access, write: bool) -> Register:
+        offset = access.address - self.base
+        register = self.registers.get(offset)
+        if register is None or access.size != 4:
+            what = "no register" if register is None else "only 32-bit accesses"
+            raise MemoryFault(
+                f"{self.name}: {what} at offset 0x{offset:x}",
+                address=access.address,
+                size=access.size,
+                write=write,
+                core=access.core.name,
+                pc=access.core.fault_pc(),
+                cycle=access.cycle,
+            )
+        return register
+
+    def read(self, access: Access) -> int:
+        register = self._register(access, write=False)
+        if register.read is None:
+            raise self._fault(access, register, write=False)
+        return register.read(access) & 0xFFFFFFFF
+
+    def write(self, access: Access, value: int) -> None:
+        register = self._register(access, write=True)
+        if register.write is None:
+            raise self._fault(access, register, write=True)
+        register.write(access, value)
+
+    def _fault(self, access: Access, register: Register, *, write: bool) -> MemoryFault:
+        mode = "read-only" if write else "write-only"
+        return MemoryFault(
+            f"{self.name}.{register.name} is {mode}",
+            address=access.address,
+            size=access.size,
+            write=write,
+            core=access.core.name,
+            pc=access.core.fault_pc(),
+            cycle=access.cycle,
+        )

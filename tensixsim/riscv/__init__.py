@@ -1,0 +1,1 @@
+"""The baby RISC-V cores."""

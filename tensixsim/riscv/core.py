@@ -1,0 +1,628 @@
+"""One baby RISC-V core: a Unicorn RV32 instance plus what Unicorn lacks.
+
+Unicorn executes RV32IM/Zicsr/A at native speed. Everything else traps into Python through one
+interrupt hook: Tensix instruction words in the instruction stream (the CPU runs with the C extension
+disabled, so no word ever executes as a compressed instruction), Zba/Zbb, every CSR (the core runs in
+U-mode with counters disabled, so even ``rdcycle`` traps and reads the emulator's clock), ``ecall``
+(the documented "core finished" convention) and faults.
+
+Time: a core runs in slices. Its local cycle is the slice's start cycle plus the instructions it has
+retired in the slice (one cycle each) plus extra cycles charged by Python (MMIO latency, stalls).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+from typing import TYPE_CHECKING
+
+import numpy as np
+from unicorn import Uc, UcError
+from unicorn import riscv_const as rv
+from unicorn import unicorn_const as ucc
+from unicorn.unicorn_py3 import unicorn as _ucmod
+
+from tensixsim.arch.common import CoreFacts
+from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
+from tensixsim.memory import Access, MmioRegion, Stall
+from tensixsim.riscv import bitmanip
+from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, Hooks
+from tensixsim.timing import RISCV
+
+if TYPE_CHECKING:
+    from tensixsim.tile import Tile
+
+# Offsets into Unicorn 2.1.4's saved RISC-V CPU context (measured; asserted on every core).
+_CTX_PRIV_VER, _CTX_MISA, _CTX_MISA_MASK = 448, 452, 456
+_PRIV_1_11, _PRIV_1_9_1 = 0x00011100, 0x00010901
+_MISA_C = 1 << 2
+_UNREACHABLE = 0xFFFFFFFE  # an `until` no 4-aligned pc can hit (reaching `until` costs retranslation)
+MMIO_FLOOR = 0xFFB10000
+# A loop head entered this many times (within a few blocks each time) is checked for being a poll
+# loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop.
+SPIN_THRESHOLD = 32
+_PROBE_BUDGET = 4096  # accesses at or above this go through the PC-recording native hook
+
+ABI_NAMES = [
+    "zero",
+    "ra",
+    "sp",
+    "gp",
+    "tp",
+    "t0",
+    "t1",
+    "t2",
+    "s0",
+    "s1",
+    "a0",
+    "a1",
+    "a2",
+    "a3",
+    "a4",
+    "a5",
+    "a6",
+    "a7",
+    "s2",
+    "s3",
+    "s4",
+    "s5",
+    "s6",
+    "s7",
+    "s8",
+    "s9",
+    "s10",
+    "s11",
+    "t3",
+    "t4",
+    "t5",
+    "t6",
+]
+_REG_INDEX = {name: i for i, name in enumerate(ABI_NAMES)} | {f"x{i}": i for i in range(32)}
+_REG_INDEX["fp"] = 8
+_X_REGS = [rv.UC_RISCV_REG_X0 + i for i in range(32)]
+_BATCH_IDS = (ctypes.c_int * 31)(*_X_REGS[1:])
+_uclib = _ucmod.uclib
+
+# Unicorn's RISC-V exception numbers (mcause values).
+_EXC_FETCH_MISALIGNED, _EXC_FETCH_FAULT, _EXC_ILLEGAL, _EXC_BREAKPOINT = 0, 1, 2, 3
+_EXC_LOAD_MISALIGNED, _EXC_LOAD_FAULT, _EXC_STORE_MISALIGNED, _EXC_STORE_FAULT = 4, 5, 6, 7
+_EXC_ECALL_U = 8
+_EBREAK = 0x00100073
+_OPCODE_AMO = 0x2F
+
+
+def amo(funct5: int, old: int, operand: int) -> int:
+    """The value an AMO*.W stores (RV32A), from its funct5."""
+
+    def signed(x: int) -> int:
+        return x - (1 << 32) if x & 0x80000000 else x
+
+    ops = {
+        0b00001: lambda: operand,
+        0b00000: lambda: old + operand,
+        0b00100: lambda: old ^ operand,
+        0b01100: lambda: old & operand,
+        0b01000: lambda: old | operand,
+        0b10000: lambda: old if signed(old) <= signed(operand) else operand,
+        0b10100: lambda: old if signed(old) >= signed(operand) else operand,
+        0b11000: lambda: min(old, operand),
+        0b11100: lambda: max(old, operand),
+    }
+    if funct5 not in ops:
+        raise InvalidInstruction("unknown AMO", value=funct5)
+    return ops[funct5]() & 0xFFFFFFFF
+
+
+_COUNTER_CSRS = {
+    0xB00: ("cycle", False),
+    0xC00: ("cycle", False),
+    0xB80: ("cycle", True),
+    0xC80: ("cycle", True),
+    0xB02: ("instret", False),
+    0xC02: ("instret", False),
+    0xB82: ("instret", True),
+    0xC82: ("instret", True),
+}
+
+
+class CoreState(enum.Enum):
+    RESET = "reset"  # held in soft reset
+    RUNNING = "running"
+    WAITING = "waiting"  # parked until a model event wakes it
+    FINISHED = "finished"  # executed ecall
+
+
+def _configure_cpu(uc: Uc) -> None:
+    """Disable the C extension and counters in the saved context, then drop to U-mode."""
+    context = uc.context_save()
+    base = ctypes.cast(context.context, ctypes.c_void_p).value
+    assert base is not None
+    fields = {
+        off: ctypes.c_uint32.from_address(base + off) for off in (_CTX_PRIV_VER, _CTX_MISA, _CTX_MISA_MASK)
+    }
+    misa = uc.reg_read(rv.UC_RISCV_REG_MISA)
+    if fields[_CTX_PRIV_VER].value != _PRIV_1_11 or fields[_CTX_MISA].value != misa:
+        raise RuntimeError("unexpected Unicorn CPU context layout; tensixsim needs unicorn==2.1.4")
+    fields[_CTX_MISA].value &= ~_MISA_C
+    fields[_CTX_MISA_MASK].value &= ~_MISA_C
+    # With the 1.9.1 privileged spec QEMU honours mcounteren, so U-mode counter reads trap.
+    fields[_CTX_PRIV_VER].value = _PRIV_1_9_1
+    uc.context_restore(context)
+    uc.reg_write(rv.UC_RISCV_REG_MCOUNTEREN, 0)
+    uc.reg_write(rv.UC_RISCV_REG_PRIV, 0)
+
+
+class Core:
+    """One baby core. Built by :class:`~tensixsim.tile.Tile`; read ``pc``, ``reg()``, ``regs``."""
+
+    def __init__(self, tile: Tile, facts: CoreFacts, index: int) -> None:
+        self.tile = tile
+        self.facts = facts
+        self.name = facts.name
+        self.index = index
+        self.state = CoreState.RESET
+        self.time = 0
+        self.instructions = 0
+        self.tensix_pushed = 0
+        self.exit_code: int | None = None
+        self.cfg0 = 0
+        self.wait_reason = ""
+        self.error: BaseException | None = None
+        self.symbols: dict[str, int] = {}
+        self.image: object | None = None  # the last ELF image loaded for this core
+        self._pc = facts.default_reset_pc
+        self._slice_start = 0
+        self._extra = 0
+        self.known_code_pages: set[int] = set()
+        self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls
+        self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
+        self.protected_pages: set[int] = set()
+
+        arch = tile.arch
+        self.uc = uc = Uc(ucc.UC_ARCH_RISCV, ucc.UC_MODE_RISCV32)
+        _configure_cpu(uc)
+        rw = ucc.UC_PROT_READ | ucc.UC_PROT_WRITE
+        uc.mem_map_ptr(0, arch.l1_size, ucc.UC_PROT_ALL, tile.l1.ctypes.data)
+        own = tile.local_ram[self.name]
+        uc.mem_map_ptr(arch.local_ram_base, own.nbytes, rw, own.ctypes.data)
+        for other in arch.cores:
+            ram = tile.local_ram[other.name]
+            uc.mem_map_ptr(other.local_ram_alias, ram.nbytes, rw, ram.ctypes.data)
+        self.regions = tile.regions_for(self)
+        for region in self.regions:
+            uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
+        self.hooks = Hooks(uc, mmio_base=MMIO_FLOOR, code_base=0, code_pages=arch.l1_size // 4096)
+        uc.hook_add(ucc.UC_HOOK_INTR, self._on_exception)
+        uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
+        uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
+        self._l1_words = tile.l1.view(np.uint32)
+        self._batch_values = (ctypes.c_uint32 * 31)()
+        self._batch_ptrs = (ctypes.c_void_p * 31)(
+            *[ctypes.addressof(self._batch_values) + 4 * i for i in range(31)]
+        )
+
+    # ------------------------------------------------------------------ registers and state
+    @property
+    def pc(self) -> int:
+        return self._pc
+
+    @pc.setter
+    def pc(self, value: int) -> None:
+        self._pc = value & 0xFFFFFFFF
+
+    def reg(self, which: int | str) -> int:
+        """Read integer register ``which`` (index or ABI name)."""
+        index = _REG_INDEX[which] if isinstance(which, str) else which
+        return self.uc.reg_read(_X_REGS[index])
+
+    def set_reg(self, which: int | str, value: int) -> None:
+        index = _REG_INDEX[which] if isinstance(which, str) else which
+        if index:
+            self.uc.reg_write(_X_REGS[index], value & 0xFFFFFFFF)
+
+    @property
+    def regs(self) -> list[int]:
+        return [self.uc.reg_read(r) for r in _X_REGS]
+
+    def fingerprint(self) -> tuple[int, ...]:
+        """Program counter and registers: two equal fingerprints are the same architectural state."""
+        # One direct C call; the binding's reg_read_batch costs ~30x more per slice.
+        _uclib.uc_reg_read_batch(self.uc._uch, _BATCH_IDS, self._batch_ptrs, 31)
+        return (self._pc, *self._batch_values)
+
+    def reset(self, pc: int) -> None:
+        """Hold-and-release: start afresh at ``pc`` with zeroed registers."""
+        for r in _X_REGS[1:]:
+            self.uc.reg_write(r, 0)
+        self._pc = pc
+        self.exit_code = None
+        self.error = None
+
+    # ------------------------------------------------------------------ time
+    def _done_before(self, pc: int) -> int:
+        """Instructions of this slice retired before the instruction at ``pc``."""
+        s = self.hooks.state
+        return s.icount - (s.block_addr + s.block_size - pc) // 4
+
+    def now(self, pc: int) -> int:
+        """Cycle at which the instruction at ``pc`` (in the current block) executes."""
+        return self._slice_start + self._done_before(pc) + self._extra
+
+    def charge(self, cycles: int) -> None:
+        """Add ``cycles`` beyond CPI 1 to the running slice (MMIO latency, stalls)."""
+        self._extra += cycles
+        self.hooks.state.limit -= cycles
+
+    def fault_pc(self) -> int:
+        return self.hooks.state.mmio_pc
+
+    # ------------------------------------------------------------------ running
+    def run_slice(self, budget: int, spin_threshold: int = SPIN_THRESHOLD) -> None:
+        """Run until ``budget`` cycles have passed, the core stops, or the scheduler must step in."""
+        s = self.hooks.state
+        s.icount = 0
+        s.limit = budget
+        s.stop_reason = 0
+        s.block_addr = self._pc
+        s.block_size = 0
+        s.loop_head = self._pc
+        s.since_head = 0
+        s.repeat = 0
+        s.repeat_start = 0
+        s.spin_threshold = spin_threshold
+        self._slice_start = self.time
+        self._extra = 0
+        self._fixup: tuple[int, int, int] | None = None
+        try:
+            self.uc.emu_start(self._pc, _UNREACHABLE)
+        except UcError as exc:
+            if self.error is None:
+                self.error = self._unicorn_error(exc)
+        pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
+        if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
+            done = s.icount - s.block_size // 4
+            pc = s.block_addr
+        elif s.stop_reason == STOP_MISALIGNED:
+            pc = s.fault_pc
+            done = self._done_before(pc)
+            self._undo_misaligned()
+        else:
+            done = self._done_before(pc)
+        if self._fixup is not None:
+            rd, old, pc = self._fixup
+            self._fixup = None
+            self.set_reg(rd, old)
+            done += 1
+        self._pc = pc
+        self.instructions += done
+        self.time = self._slice_start + done + self._extra
+
+    @property
+    def stopped_spinning(self) -> bool:
+        return self.hooks.state.stop_reason == STOP_SPIN
+
+    def loop_entry_cycle(self) -> int:
+        """Cycle at which the loop the core stopped in was first entered."""
+        s = self.hooks.state
+        return self._slice_start + s.repeat_start + self._extra
+
+    def mark_busy_loop(self) -> None:
+        """The loop headed at pc does real work: never check it for polling again."""
+        self.hooks.state.busy[(self._pc >> 2) & 63] = self._pc
+
+    def probe_iteration(self) -> tuple[list[tuple[int, int]], bool, bool]:
+        """Run one iteration of the loop headed at pc with memory hooks.
+
+        Returns the (address, size) pairs it loaded, whether it stored anything, and whether it
+        came back to its head within a bounded number of instructions.
+        """
+        head = self._pc
+        reads: list[tuple[int, int]] = []
+        wrote = [False]
+
+        def on_read(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+            reads.append((address, size))
+
+        def on_write(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
+            wrote[0] = True
+
+        handles = [
+            self.uc.hook_add(ucc.UC_HOOK_MEM_READ, on_read),
+            self.uc.hook_add(ucc.UC_HOOK_MEM_WRITE, on_write),
+        ]
+        try:
+            # The slice starts at the head (its first entry); the native hook stops at the second.
+            self.run_slice(_PROBE_BUDGET, spin_threshold=2)
+        finally:
+            for handle in handles:
+                self.uc.hook_del(handle)
+        back = self.stopped_spinning and self._pc == head
+        return reads, wrote[0], back
+
+    def rewind(self, cycle: int) -> None:
+        """Undo pure poll-loop iterations after ``cycle`` (they observed nothing new)."""
+        if cycle < self.time:
+            self.instructions -= self.time - cycle
+            self.time = cycle
+
+    def _unicorn_error(self, exc: UcError) -> SimError:
+        """Translate an error Unicorn reports itself (the hooks record most faults first)."""
+        pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
+        cycle = self._slice_start + max(0, self._done_before(pc)) + self._extra
+        if exc.errno == ucc.UC_ERR_INSN_INVALID:
+            word = self.fetch(pc)
+            if word == _EBREAK:
+                return InvalidProgram("ebreak", core=self.name, pc=pc, cycle=cycle)
+            return InvalidInstruction("illegal instruction", core=self.name, pc=pc, cycle=cycle, value=word)
+        fetch = exc.errno in (ucc.UC_ERR_FETCH_UNMAPPED, ucc.UC_ERR_FETCH_PROT, ucc.UC_ERR_FETCH_UNALIGNED)
+        return MemoryFault(
+            f"{'instruction fetch' if fetch else 'access'} failed ({exc})",
+            address=pc,
+            size=4,
+            write=False,
+            core=self.name,
+            pc=pc,
+            cycle=cycle,
+        )
+
+    def _undo_misaligned(self) -> None:
+        s = self.hooks.state
+        if s.fault_write:
+            self.uc.mem_write(s.fault_addr, int(s.fault_old).to_bytes(8, "little")[: s.fault_size])
+        elif s.fault_rd:
+            self.uc.reg_write(_X_REGS[s.fault_rd], s.fault_old)
+        self.error = MemoryFault(
+            "misaligned access",
+            address=s.fault_addr,
+            size=s.fault_size,
+            write=bool(s.fault_write),
+            core=self.name,
+            pc=s.fault_pc,
+            cycle=self._slice_start + self._done_before(s.fault_pc) + self._extra,
+        )
+
+    def _fail(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+        self.uc.emu_stop()
+
+    # ------------------------------------------------------------------ trapped instructions
+    def _on_exception(self, uc: Uc, intno: int, _: object) -> None:
+        # Exceptions must not cross the C boundary: every path records and stops instead.
+        try:
+            next_pc = uc.reg_read(rv.UC_RISCV_REG_PC)
+            pc = next_pc - 4
+            s = self.hooks.state
+            if pc == s.block_addr + s.block_size:
+                # QEMU leaves a trapping instruction out of its block's size unless it opens the
+                # block; count it here so that every retired instruction is counted once.
+                s.icount += 1
+                s.block_size += 4
+            if intno == _EXC_ILLEGAL:
+                self._illegal(pc)
+            elif intno == _EXC_ECALL_U:
+                self.exit_code = uc.reg_read(rv.UC_RISCV_REG_A0)
+                self.state = CoreState.FINISHED
+                uc.emu_stop()
+            elif intno == _EXC_BREAKPOINT:
+                self._fail(InvalidProgram("ebreak", core=self.name, pc=pc, cycle=self.now(next_pc)))
+            else:
+                self._fail(self._exception_fault(intno, pc))
+        except BaseException as exc:
+            self._fail(exc)
+
+    def _exception_fault(self, intno: int, pc: int) -> SimError:
+        kinds = {
+            _EXC_FETCH_MISALIGNED: "misaligned instruction fetch",
+            _EXC_FETCH_FAULT: "instruction fetch fault",
+            _EXC_LOAD_MISALIGNED: "misaligned load",
+            _EXC_LOAD_FAULT: "load access fault",
+            _EXC_STORE_MISALIGNED: "misaligned store/AMO",
+            _EXC_STORE_FAULT: "store access fault",
+        }
+        message = kinds.get(intno, f"unexpected RISC-V exception {intno}")
+        return MemoryFault(
+            message,
+            address=pc,
+            size=4,
+            write=intno in (6, 7),
+            core=self.name,
+            pc=pc,
+            cycle=self.now(pc + 4),
+        )
+
+    def fetch(self, pc: int) -> int:
+        if 0 <= pc < self.tile.arch.l1_size:
+            return int(self._l1_words[pc >> 2])
+        return int.from_bytes(self.uc.mem_read(pc, 4), "little")
+
+    def _illegal(self, pc: int) -> None:
+        word = self.fetch(pc)
+        if word & 3 != 3:
+            self._tensix_word(pc, word)
+            return
+        decoded = bitmanip.decode(word)
+        if decoded is not None and self.tile.arch.has_zba_zbb:
+            value = bitmanip.execute(decoded, self.reg)
+            self.set_reg(decoded.rd, value)
+            return
+        if word & 0x7F == 0x73 and (word >> 12) & 7:
+            self._csr(pc, word)
+            return
+        raise InvalidInstruction("illegal instruction", core=self.name, pc=pc, cycle=self.now(pc), value=word)
+
+    def _tensix_word(self, pc: int, word: int) -> None:
+        if self.facts.pipe is None:
+            raise InvalidInstruction(
+                "Tensix instruction word on a core without a Tensix pipe",
+                core=self.name,
+                pc=pc,
+                cycle=self.now(pc),
+                value=word,
+            )
+        instruction = ((word >> 2) | (word << 30)) & 0xFFFFFFFF
+        if not self._push(self.facts.pipe, instruction, pc, inline=True):
+            self.uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # retry the word when resumed
+            self.uc.emu_stop()
+
+    def _push(self, pipe: int, instruction: int, pc: int, *, inline: bool) -> bool:
+        """Push into ``pipe``; False when the core must stop and retry later."""
+        cycle = self.now(pc)
+        try:
+            self.tile.push(self, pipe, instruction, pc, cycle, inline=inline)
+        except Stall as stall:
+            self._stall(stall, cycle)
+            return False
+        self.charge(RISCV.tensix_push - 1)
+        return True
+
+    def _stall(self, stall: Stall, cycle: int) -> None:
+        if stall.until is not None and stall.until > cycle:
+            self.charge(stall.until - cycle)
+        self.wait_reason = stall.reason
+        self.uc.emu_stop()
+
+    def _csr(self, pc: int, word: int) -> None:
+        csr, funct3 = word >> 20, (word >> 12) & 7
+        rd, field = (word >> 7) & 31, (word >> 15) & 31
+        operand = field if funct3 & 4 else self.reg(field)
+        writes = funct3 & 3 == 1 or field != 0
+        old = self._csr_read(csr, pc)
+        if writes:
+            new = {1: operand, 2: old | operand, 3: old & ~operand}[funct3 & 3]
+            self._csr_write(csr, new & 0xFFFFFFFF, pc)
+        self.set_reg(rd, old)
+        self.charge(RISCV.csr - 1)
+
+    def _csr_read(self, csr: int, pc: int) -> int:
+        if csr in _COUNTER_CSRS:
+            counter, high = _COUNTER_CSRS[csr]
+            value = self.now(pc) if counter == "cycle" else self.instructions + self._done_before(pc)
+            return (value >> 32 if high else value) & 0xFFFFFFFF
+        if csr == self.tile.arch.csr_cfg0:
+            return self.cfg0
+        if csr in (self.tile.arch.csr_queue_status, self.tile.arch.csr_backend_status):
+            raise Unimplemented(f"CSR 0x{csr:03x} (Tensix status)", core=self.name, pc=pc, cycle=self.now(pc))
+        raise InvalidProgram(f"unknown CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=csr)
+
+    def _csr_write(self, csr: int, value: int, pc: int) -> None:
+        if csr == self.tile.arch.csr_cfg0:
+            self.cfg0 = value
+            return
+        raise Unimplemented(
+            f"write to CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=value
+        )
+
+    # ------------------------------------------------------------------ memory hooks
+    def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
+        try:
+            pc = self.hooks.state.mmio_pc
+            cycle = self.now(pc)
+            if region.sync and not self.tile.may_sync(self, cycle):
+                uc.emu_stop()  # others must catch up first; the load is retried
+                return 0
+            value = region.read(Access(self, region.base + offset, size, cycle))
+            self.charge(RISCV.mmio_load - 1)
+            return value
+        except Stall as stall:
+            self._stall(stall, self.now(self.hooks.state.mmio_pc))
+        except BaseException as exc:
+            self._fail(exc)
+        return 0
+
+    def _mmio_write(self, uc: Uc, offset: int, size: int, value: int, region: MmioRegion) -> None:
+        try:
+            pc = self.hooks.state.mmio_pc
+            cycle = self.now(pc)
+            if region.sync and not self.tile.may_sync(self, cycle):
+                uc.emu_stop()
+                return
+            region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
+            self.charge(RISCV.mmio_store - 1)
+            self.tile.note_side_effect()
+        except Stall as stall:
+            self._stall(stall, self.now(self.hooks.state.mmio_pc))
+        except BaseException as exc:
+            self._fail(exc)
+
+    def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        pc = uc.reg_read(rv.UC_RISCV_REG_PC)
+        write = access in (ucc.UC_MEM_WRITE_UNMAPPED,)
+        what = "fetch from unmapped address" if access == ucc.UC_MEM_FETCH_UNMAPPED else "unmapped address"
+        if self.error is None:
+            self.error = MemoryFault(
+                what,
+                address=address,
+                size=size,
+                write=write,
+                core=self.name,
+                pc=pc,
+                cycle=self._slice_start + max(0, self._done_before(pc)) + self._extra,
+            )
+        return False
+
+    def _on_write_protected(
+        self, uc: Uc, access: int, address: int, size: int, value: int, _: object
+    ) -> bool:
+        # L1 pages holding other cores' code or watched poll addresses are write-protected here;
+        # the store is performed in Python so that the tile can react to it.
+        try:
+            pc = uc.reg_read(rv.UC_RISCV_REG_PC)
+            cycle = self.now(pc)
+            if address + size > self.tile.arch.l1_size:
+                raise MemoryFault(
+                    "write to read-only memory",
+                    address=address,
+                    size=size,
+                    write=True,
+                    core=self.name,
+                    pc=pc,
+                    cycle=cycle,
+                )
+            insn = self.fetch(pc)
+            if insn & 0x7F == _OPCODE_AMO:
+                old = int(self._l1_words[address >> 2])
+                new = amo((insn >> 27) & 31, old, self.reg((insn >> 20) & 31))
+                self._l1_words[address >> 2] = new
+                # Unicorn's own completion of the skipped AMO is not relied upon: rd and pc are
+                # set once it has stopped.
+                self._fixup = ((insn >> 7) & 31, old, pc + 4)
+                uc.reg_write(rv.UC_RISCV_REG_PC, pc)
+                uc.emu_stop()
+            else:
+                data = (value & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+                self.tile.l1[address : address + size] = np.frombuffer(data, np.uint8)
+            self.tile.protected_write(self, address, size, cycle)
+        except BaseException as exc:
+            self._fail(exc)
+        return True
+
+    def new_code_pages(self) -> list[int]:
+        """Pages executed for the first time since the last call."""
+        s = self.hooks.state
+        if not s.new_code_page:
+            return []
+        s.new_code_page = 0
+        executed = np.frombuffer(s.executed, np.uint8)
+        pages = [int(p) for p in np.flatnonzero(executed) if int(p) not in self.known_code_pages]
+        self.known_code_pages.update(pages)
+        return pages
+
+    def forget_code(self, page: int) -> None:
+        """Drop translations of ``page`` after someone else rewrote it."""
+        self.uc.ctl_remove_cache(page * 4096, page * 4096 + 4096)
+        self.hooks.state.executed[page] = 0
+        self.known_code_pages.discard(page)
+
+    def set_protected(self, page: int, protected: bool) -> None:
+        if protected == (page in self.protected_pages):
+            return
+        perms = ucc.UC_PROT_READ | ucc.UC_PROT_EXEC if protected else ucc.UC_PROT_ALL
+        self.uc.mem_protect(page * 4096, 4096, perms)
+        (self.protected_pages.add if protected else self.protected_pages.discard)(page)
+
+    def flush_all_code(self) -> None:
+        self.uc.ctl_remove_cache(0, self.tile.arch.l1_size)
+        np.frombuffer(self.hooks.state.executed, np.uint8)[:] = 0
+        np.frombuffer(self.hooks.state.busy, np.uint64)[:] = 0
+        self.known_code_pages.clear()

@@ -1,0 +1,204 @@
+"""Loads (building on first use) the native block and memory hooks in ``native.c``.
+
+The hooks are registered through Unicorn's C API with ctypes, so they run without entering Python.
+When no C compiler is available a Python implementation of the same hooks is used: identical results,
+roughly 20x slower.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import unicorn
+from unicorn import unicorn_const as ucc
+from unicorn.unicorn_py3 import unicorn as _ucmod
+
+_SOURCE = Path(__file__).with_name("native.c")
+_uclib = _ucmod.uclib
+
+STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN = 0, 1, 2, 3
+MEM_WRITE = ucc.UC_MEM_WRITE
+PC_REG = 190
+X0_REG = 1
+
+
+class HookState(ctypes.Structure):
+    """Mirror of ``struct core_hooks`` in native.c."""
+
+    _fields_ = [
+        (name, ctypes.c_uint64)
+        for name in (
+            "icount",
+            "limit",
+            "block_addr",
+            "block_size",
+            "stop_reason",
+            "fault_addr",
+            "fault_size",
+            "fault_pc",
+            "fault_write",
+            "fault_old",
+            "fault_rd",
+            "mmio_pc",
+            "mmio_base",
+            "code_base",
+            "code_pages",
+            "new_code_page",
+            "loop_head",
+            "since_head",
+            "repeat",
+            "repeat_start",
+            "spin_threshold",
+        )
+    ] + [
+        ("stop", ctypes.c_void_p),
+        ("reg_read", ctypes.c_void_p),
+        ("reg_write", ctypes.c_void_p),
+        ("mem_read", ctypes.c_void_p),
+        ("busy", ctypes.c_uint64 * 64),
+        ("executed", ctypes.c_uint8 * 1024),
+    ]
+
+
+LOOP_BLOCKS = 8
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("TENSIXSIM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "tensixsim"
+    )
+    return Path(root)
+
+
+def _build() -> ctypes.CDLL | None:
+    source = _SOURCE.read_bytes()
+    tag = hashlib.sha256(source + unicorn.__version__.encode()).hexdigest()[:16]
+    target = _cache_dir() / f"native-{tag}.so"
+    if not target.exists():
+        compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+        if compiler is None:
+            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Build to a private name and rename, so parallel test workers never load a half-written file.
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
+        os.close(fd)
+        result = subprocess.run(
+            [compiler, "-O2", "-shared", "-fPIC", "-o", tmp, str(_SOURCE)],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            os.unlink(tmp)
+            return None
+        os.replace(tmp, target)
+    lib = ctypes.CDLL(str(target))
+    lib.tsim_hooks_size.restype = ctypes.c_uint64
+    if lib.tsim_hooks_size() != ctypes.sizeof(HookState):
+        raise RuntimeError("native.c and HookState disagree on the hook struct layout")
+    return lib
+
+
+_lib: ctypes.CDLL | bool | None = False
+
+
+def native_library() -> ctypes.CDLL | None:
+    """The compiled hook library, or None when it cannot be built (Python hooks are used then)."""
+    global _lib
+    if _lib is False:
+        _lib = None if os.environ.get("TENSIXSIM_PURE_PYTHON") else _build()
+    return _lib  # type: ignore[return-value]
+
+
+def _fn(name: str) -> int:
+    return ctypes.cast(getattr(_uclib, name), ctypes.c_void_p).value or 0
+
+
+class Hooks:
+    """The block/memory hooks of one Unicorn instance and the state they record."""
+
+    def __init__(self, uc: unicorn.Uc, *, mmio_base: int, code_base: int, code_pages: int) -> None:
+        self.state = HookState()
+        s = self.state
+        s.limit = 1 << 62
+        s.spin_threshold = 1 << 62
+        s.mmio_base = mmio_base
+        s.code_base = code_base
+        s.code_pages = code_pages
+        s.stop = _fn("uc_emu_stop")
+        s.reg_read = _fn("uc_reg_read")
+        s.reg_write = _fn("uc_reg_write")
+        s.mem_read = _fn("uc_mem_read")
+        self._handles: list[object] = []
+        lib = native_library()
+        self.native = lib is not None
+        if lib is not None:
+            ptr = ctypes.cast(ctypes.pointer(s), ctypes.c_void_p)
+            for kind, fn in (
+                (ucc.UC_HOOK_BLOCK, lib.tsim_block_hook),
+                (ucc.UC_HOOK_MEM_READ | ucc.UC_HOOK_MEM_WRITE, lib.tsim_mem_hook),
+            ):
+                handle = ctypes.c_size_t()
+                err = _uclib.uc_hook_add(
+                    uc._uch, ctypes.byref(handle), kind, ctypes.cast(fn, ctypes.c_void_p), ptr, 1, 0
+                )
+                if err != ucc.UC_ERR_OK:
+                    raise RuntimeError(f"uc_hook_add failed: {err}")
+                self._handles.append(handle)
+        else:
+            uc.hook_add(ucc.UC_HOOK_BLOCK, self._py_block)
+            uc.hook_add(ucc.UC_HOOK_MEM_READ | ucc.UC_HOOK_MEM_WRITE, self._py_mem)
+
+    # Python twins of the C hooks (used only without a compiler).
+    def _py_block(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
+        s = self.state
+        before = s.icount
+        s.icount += size >> 2
+        s.block_addr = address
+        s.block_size = size
+        if before >= s.limit:
+            s.stop_reason = STOP_LIMIT
+            uc.emu_stop()
+            return
+        if address == s.loop_head:
+            s.since_head = 0
+            if s.busy[(address >> 2) & 63] != address:
+                s.repeat += 1
+                if s.repeat >= s.spin_threshold:
+                    s.stop_reason = STOP_SPIN
+                    uc.emu_stop()
+                    return
+        else:
+            s.since_head += 1
+            if s.since_head > LOOP_BLOCKS:
+                s.loop_head, s.since_head, s.repeat, s.repeat_start = address, 0, 0, before
+        page = (address - s.code_base) >> 12
+        if address >= s.code_base and page < s.code_pages and not s.executed[page]:
+            s.executed[page] = 1
+            s.new_code_page = 1
+
+    def _py_mem(self, uc: unicorn.Uc, kind: int, address: int, size: int, value: int, _: object) -> None:
+        s = self.state
+        misaligned = address & (size - 1) != 0
+        if not misaligned and address < s.mmio_base:
+            return
+        pc = uc.reg_read(PC_REG)
+        if not misaligned:
+            s.mmio_pc = pc
+            return
+        s.stop_reason = STOP_MISALIGNED
+        s.fault_addr, s.fault_size, s.fault_pc = address, size, pc
+        s.fault_write = kind == MEM_WRITE
+        if s.fault_write:
+            s.fault_old = int.from_bytes(uc.mem_read(address, size), "little")
+        else:
+            insn = int.from_bytes(uc.mem_read(pc, 4), "little")
+            s.fault_rd = (insn >> 7) & 31
+            s.fault_old = uc.reg_read(X0_REG + s.fault_rd)
+        uc.reg_write(PC_REG, pc)
+        uc.emu_stop()

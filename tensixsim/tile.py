@@ -1,0 +1,454 @@
+"""A Tensix tile: five baby cores over one L1, the MMIO they reach, and the scheduler.
+
+Scheduling is deterministic and loosely timed. The core with the earliest local cycle runs next (ties
+go to the lower core index) for at most one quantum. Accesses to shared MMIO state are
+synchronisation points: a core reaching one ahead of another running core stops, and retries when it
+is the earliest again, so those accesses happen in global cycle order. L1 is shared without
+synchronisation, as on the hardware; a core polling an L1 flag sees another core's store at the next
+slice boundary (docs/deviations.md).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tensixsim.arch import CORE_NAMES, get_arch
+from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
+from tensixsim.memory import PAGE, Access, MmioRegion, Register
+from tensixsim.riscv.core import Core, CoreState
+from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
+from tensixsim.timing import DEFAULT_QUANTUM, RISCV
+
+# A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
+# with no side effect in between, is spinning. When every live core spins and memory did not change
+# across two such observations, nothing can ever change: deadlock.
+_SPIN_HISTORY = 64
+
+
+@dataclass(frozen=True)
+class CoreStats:
+    name: str
+    state: str
+    pc: int
+    cycles: int
+    instructions: int
+    tensix_pushed: int
+    exit_code: int | None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    cycles: int
+    cores: dict[str, CoreStats]
+
+    def summary(self, clock_hz: int | None = None) -> str:
+        """A readable per-core table."""
+        lines = [
+            f"{'core':8} {'state':9} {'pc':>10} {'cycles':>10} {'instret':>10} {'tensix':>8} {'exit':>6}"
+        ]
+        for stats in self.cores.values():
+            exit_code = "" if stats.exit_code is None else str(stats.exit_code)
+            lines.append(
+                f"{stats.name:8} {stats.state:9} 0x{stats.pc:08x} {stats.cycles:>10} "
+                f"{stats.instructions:>10} {stats.tensix_pushed:>8} {exit_code:>6}"
+            )
+        total = f"total: {self.cycles} cycles"
+        if clock_hz:
+            total += f" ({self.cycles / clock_hz * 1e6:.2f} us at {clock_hz / 1e9:g} GHz)"
+        lines.append(total)
+        return "\n".join(lines)
+
+
+class Tile:
+    """One Tensix tile. ``Tile("blackhole")``."""
+
+    def __init__(self, arch: str = "blackhole", *, quantum: int = DEFAULT_QUANTUM) -> None:
+        self.arch = get_arch(arch)
+        self.quantum = quantum
+        self.l1 = np.zeros(self.arch.l1_size, np.uint8)
+        self.local_ram = {c.name: np.zeros(c.local_ram_size, np.uint8) for c in self.arch.cores}
+        self.soft_reset = self.arch.soft_reset_all
+        self.trisc_reset_pc = {c.name: c.default_reset_pc for c in self.arch.cores if c.pipe is not None}
+        self.ncrisc_reset_pc = self.arch.core("ncrisc").default_reset_pc
+        self.trisc_override = 0
+        self.ncrisc_override = 0
+        self.queues = [
+            InputQueue(pipe, self.arch.pipe_queue_depth, Recorder()) for pipe in range(self.arch.pipe_count)
+        ]
+        self._side_effects = 0
+        self._control = self._control_region()
+        self.cores = [Core(self, facts, i) for i, facts in enumerate(self.arch.cores)]
+        self._by_name = {c.name: c for c in self.cores}
+
+    # ------------------------------------------------------------------ public API
+    def core(self, name: str) -> Core:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"no core {name!r}; cores: {', '.join(CORE_NAMES)}") from None
+
+    def write(self, address: int, data: bytes | np.ndarray) -> None:
+        """Host write into L1 or a core's local RAM alias."""
+        buffer, offset = self._host_buffer(
+            address, len(data) if isinstance(data, bytes) else np.asarray(data).nbytes
+        )
+        raw = (
+            np.frombuffer(bytes(data), np.uint8)
+            if isinstance(data, bytes)
+            else np.asarray(data).view(np.uint8).ravel()
+        )
+        buffer[offset : offset + raw.size] = raw
+
+    def read(self, address: int, size: int) -> bytes:
+        buffer, offset = self._host_buffer(address, size)
+        return buffer[offset : offset + size].tobytes()
+
+    def load_elf(self, core: str, path: str | Path) -> None:
+        """Load an ELF for ``core`` (see :mod:`tensixsim.loader.elf`)."""
+        from tensixsim.loader.elf import load_elf
+
+        load_elf(self, core, Path(path))
+
+    def pushed(self, pipe: int) -> list[PushedInstruction]:
+        """Every Tensix instruction that entered ``pipe``'s input queue, in order."""
+        return self.queues[pipe].history()
+
+    def release(self, *names: str, cycle: int = 0) -> None:
+        """Take cores out of soft reset as the host does."""
+        mask = 0
+        for name in names:
+            mask |= 1 << self.arch.core(name).soft_reset_bit
+        self._set_soft_reset(self.soft_reset & ~mask, cycle)
+
+    def hold(self, *names: str) -> None:
+        """Put cores back into soft reset, as the host does before loading new code."""
+        mask = 0
+        for name in names:
+            mask |= 1 << self.arch.core(name).soft_reset_bit
+        self._set_soft_reset(self.soft_reset | mask, self.cycle)
+
+    def run(self, max_cycles: int = 100_000_000, release: Iterable[str] | None = None) -> RunResult:
+        """Run until every released core finished (``ecall``), or raise.
+
+        ``release`` names the cores the host takes out of reset first; by default BRISC, as the host
+        does, unless some core is already running.
+        """
+        if release is None:
+            release = () if any(c.state is not CoreState.RESET for c in self.cores) else ("brisc",)
+        for core in self.cores:
+            core.flush_all_code()  # the host may have written code through tile.l1
+            if core.state is CoreState.WAITING and core.watch:
+                self._wake(core, core.time)  # the host may have written what it polls
+        self.release(*release, cycle=self.cycle)
+        self._schedule(max_cycles)
+        return self.result()
+
+    @property
+    def cycle(self) -> int:
+        """The global clock: the earliest live core's cycle, or the last one when all stopped."""
+        live = [c.time for c in self.cores if c.state in (CoreState.RUNNING, CoreState.WAITING)]
+        if live:
+            return min(live)
+        return max((c.time for c in self.cores), default=0)
+
+    def result(self) -> RunResult:
+        cores = {
+            c.name: CoreStats(
+                c.name, c.state.value, c.pc, c.time, c.instructions, c.tensix_pushed, c.exit_code
+            )
+            for c in self.cores
+        }
+        return RunResult(self.cycle, cores)
+
+    # ------------------------------------------------------------------ scheduler
+    def _schedule(self, max_cycles: int) -> None:
+        history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
+        spin_marks: tuple[int, int] | None = None  # (memory digest, side effects) at the last all-spin
+        while True:
+            running = [c for c in self.cores if c.state is CoreState.RUNNING]
+            if not running:
+                waiting = [c for c in self.cores if c.state is CoreState.WAITING]
+                if waiting:
+                    raise self._deadlock(waiting, {})
+                return
+            core = min(running, key=lambda c: (c.time, c.index))
+            if core.time >= max_cycles:
+                raise CycleLimitExceeded(
+                    f"cycle limit {max_cycles} reached; " + self._where(), cycle=core.time
+                )
+            effects_before = self._side_effects
+            core.run_slice(min(self.quantum, max_cycles - core.time))
+            self._protect_new_code(core)
+            if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
+                self._try_park(core)
+            if core.error is not None:
+                error, core.error = core.error, None
+                raise error
+            if core.state is CoreState.WAITING:
+                continue
+            # Spin detection: only slices that ran to the quantum without side effects count.
+            if core.state is not CoreState.RUNNING or self._side_effects != effects_before:
+                history[core.name].clear()
+                spin_marks = None
+                continue
+            seen = history[core.name]
+            fingerprint = core.fingerprint()
+            spinning = fingerprint in seen
+            seen.append(fingerprint)
+            del seen[:-_SPIN_HISTORY]
+            if not spinning:
+                continue
+            live = [c for c in self.cores if c.state is CoreState.RUNNING]
+            if not all(history[c.name] and history[c.name][-1] in history[c.name][:-1] for c in live):
+                continue
+            marks = (self._memory_digest(), self._side_effects)
+            if spin_marks == marks:
+                raise self._deadlock(live, history)
+            spin_marks = marks
+            for c in live:
+                history[c.name] = history[c.name][-1:]
+
+    def may_sync(self, core: Core, cycle: int) -> bool:
+        """True when no other running core is still behind ``cycle``."""
+        key = (cycle, core.index)
+        return all(
+            (other.time, other.index) > key
+            for other in self.cores
+            if other is not core and other.state is CoreState.RUNNING
+        )
+
+    def note_side_effect(self) -> None:
+        self._side_effects += 1
+
+    def _memory_digest(self) -> int:
+        digest = zlib.crc32(self.l1)
+        for ram in self.local_ram.values():
+            digest = zlib.crc32(ram, digest)
+        return digest
+
+    def _where(self) -> str:
+        return "; ".join(f"{c.name} {c.state.value} pc=0x{c.pc:08x} cycle={c.time}" for c in self.cores)
+
+    def _deadlock(self, stuck: Sequence[Core], history: dict[str, list[tuple[int, ...]]]) -> Deadlock:
+        parts = []
+        for core in stuck:
+            if core.state is CoreState.WAITING:
+                parts.append(f"{core.name} pc=0x{core.pc:08x} waits: {core.wait_reason}")
+            else:
+                polled = ", ".join(f"0x{a:08x}" for a in self._polled_addresses(core)) or "nothing"
+                parts.append(f"{core.name} spins at pc=0x{core.pc:08x} reading {polled}")
+        return Deadlock("no core can make progress: " + "; ".join(parts), cycle=self.cycle)
+
+    def _polled_addresses(self, core: Core) -> list[int]:
+        """Run a spinning core briefly with a read hook to learn what it polls."""
+        from unicorn import unicorn_const as ucc
+
+        seen: list[int] = []
+
+        def on_read(uc, access, address, size, value, user_data):
+            if address not in seen:
+                seen.append(address)
+
+        handle = core.uc.hook_add(ucc.UC_HOOK_MEM_READ, on_read)
+        try:
+            core.run_slice(64)
+        finally:
+            core.uc.hook_del(handle)
+            core.error = None
+        return [a for a in seen if not self.arch.local_ram_base <= a < self.arch.local_ram_base + 0x2000][
+            :4
+        ] or seen[:4]
+
+    # ------------------------------------------------------------------ parking poll loops
+    def _try_park(self, core: Core) -> None:
+        """Park ``core`` if the loop it keeps repeating polls L1 and can change nothing.
+
+        One probe iteration must store nothing, cause no side effect, read only L1 and leave the
+        core's registers as they were: the loop is then at a fixed point until memory changes. The
+        pages it reads are write-protected in every other core, so the store that could end the wait
+        wakes it at the writer's cycle (see protected_write).
+        """
+        entry = core.loop_entry_cycle()
+        before = core.fingerprint()
+        effects = self._side_effects
+        start = core.time
+        reads, wrote, back = core.probe_iteration()
+        if core.error is not None or core.state is not CoreState.RUNNING:
+            return
+        l1_only = bool(reads) and all(a >= 0 and a + n <= self.arch.l1_size for a, n in reads)
+        pure = back and not wrote and effects == self._side_effects
+        if not (pure and l1_only and core.fingerprint() == before):
+            core.mark_busy_loop()
+            return
+        core.state = CoreState.WAITING
+        core.watch = sorted(set(reads))
+        core.fixed_point_cycle = entry + (core.time - start)  # one iteration after loop entry
+        polled = ", ".join(f"0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch)
+        core.wait_reason = f"polls L1 {polled}"
+        for page in {a // PAGE for a, _ in core.watch}:
+            self._refresh_protection(page)
+
+    def _l1_value(self, address: int, size: int) -> int:
+        return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
+
+    def _wake(self, core: Core, cycle: int) -> None:
+        """Resume a parked core as if it had seen the change at ``cycle``."""
+        pages = {a // PAGE for a, _ in core.watch}
+        core.state = CoreState.RUNNING
+        core.watch = []
+        target = max(core.fixed_point_cycle, cycle)
+        if target < core.time:
+            core.rewind(target)
+        else:
+            core.time = target
+        for page in pages:
+            self._refresh_protection(page)
+
+    # ------------------------------------------------------------------ code coherence
+    def _protect_new_code(self, core: Core) -> None:
+        for page in core.new_code_pages():
+            self._refresh_protection(page)
+
+    def _refresh_protection(self, page: int) -> None:
+        """Protect ``page`` in every core but those that own its code or watch it."""
+        interested = {c.index for c in self.cores if page in c.known_code_pages}
+        interested |= {
+            c.index
+            for c in self.cores
+            if c.state is CoreState.WAITING and any(a // PAGE == page for a, _ in c.watch)
+        }
+        for core in self.cores:
+            core.set_protected(page, bool(interested - {core.index}))
+
+    def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
+        """``writer`` stored into a protected L1 page: drop stale code, wake pollers."""
+        end = address + size
+        pages = range(address // PAGE, (end - 1) // PAGE + 1)
+        for core in self.cores:
+            if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
+                self._wake(core, cycle + 1)
+            for page in pages:
+                if page in core.known_code_pages:
+                    core.forget_code(page)
+        for page in pages:
+            self._refresh_protection(page)
+        self.note_side_effect()
+
+    # ------------------------------------------------------------------ Tensix instruction capture
+    def push(self, core: Core, pipe: int, instruction: int, pc: int, cycle: int, *, inline: bool) -> None:
+        """Enter ``instruction`` into ``pipe``'s queue (may raise Stall)."""
+        self.queues[pipe].push(PushedInstruction(instruction, core.name, pc, cycle, inline))
+        core.tensix_pushed += 1
+        self.note_side_effect()
+
+    # ------------------------------------------------------------------ MMIO
+    def regions_for(self, core: Core) -> list[MmioRegion]:
+        regions = [self._control]
+        facts = core.facts
+        pipes = (
+            range(self.arch.pipe_count)
+            if facts.name == "brisc"
+            else ([facts.pipe] if facts.pipe is not None else [])
+        )
+        for pipe in pipes:
+            # A TRISC reaches its own pipe at the first push address; BRISC reaches pipe p at the p-th.
+            base = self.arch.push_address(pipe if facts.name == "brisc" else 0)
+            regions.append(
+                MmioRegion(
+                    f"tensix_push{pipe}",
+                    base,
+                    PAGE,
+                    {0: Register("push", write=self._push_writer(pipe))},
+                    sync=False,
+                )
+            )
+        return regions
+
+    def _push_writer(self, pipe: int):
+        def write(access: Access, value: int) -> None:
+            self.push(access.core, pipe, value, access.core.fault_pc(), access.cycle, inline=False)
+            access.core.charge(RISCV.tensix_push - RISCV.mmio_store)
+
+        return write
+
+    def _control_region(self) -> MmioRegion:
+        a = self.arch
+        base = a.tile_control_base
+
+        def wall(high: bool):
+            return lambda access: (access.cycle >> 32) if high else access.cycle & 0xFFFFFFFF
+
+        registers = {
+            a.soft_reset_register - base: Register(
+                "SOFT_RESET_0",
+                read=lambda _: self.soft_reset,
+                write=lambda access, value: self._set_soft_reset(value, access.cycle, access.core),
+            ),
+            a.wall_clock_low - base: Register("WALL_CLOCK_L", read=wall(False)),
+            a.wall_clock_high - base: Register("WALL_CLOCK_H", read=wall(True)),
+            a.trisc_reset_pc_override_register - base: Register(
+                "TRISC_RESET_PC_OVERRIDE",
+                read=lambda _: self.trisc_override,
+                write=lambda _, v: setattr(self, "trisc_override", v & 7),
+            ),
+            a.ncrisc_reset_pc_override_register - base: Register(
+                "NCRISC_RESET_PC_OVERRIDE",
+                read=lambda _: self.ncrisc_override,
+                write=lambda _, v: setattr(self, "ncrisc_override", v & 1),
+            ),
+        }
+        for facts in a.cores:
+            if facts.reset_pc_register is None:
+                continue
+            name = facts.name
+            if facts.pipe is not None:
+                registers[facts.reset_pc_register - base] = Register(
+                    f"{name.upper()}_RESET_PC",
+                    read=lambda _, n=name: self.trisc_reset_pc[n],
+                    write=lambda _, v, n=name: self.trisc_reset_pc.__setitem__(n, v),
+                )
+            else:
+                registers[facts.reset_pc_register - base] = Register(
+                    "NCRISC_RESET_PC",
+                    read=lambda _: self.ncrisc_reset_pc,
+                    write=lambda _, v: setattr(self, "ncrisc_reset_pc", v),
+                )
+        return MmioRegion("tile_control", base, a.tile_control_size, registers)
+
+    def reset_pc(self, name: str) -> int:
+        facts = self.arch.core(name)
+        if facts.reset_pc_register is None:
+            return facts.default_reset_pc
+        if facts.pipe is not None:
+            overridden = self.trisc_override >> facts.reset_pc_override_bit & 1
+            return self.trisc_reset_pc[name] if overridden else facts.default_reset_pc
+        return self.ncrisc_reset_pc if self.ncrisc_override & 1 else facts.default_reset_pc
+
+    def _set_soft_reset(self, value: int, cycle: int, writer: Core | None = None) -> None:
+        old, self.soft_reset = self.soft_reset, value & 0xFFFFFFFF
+        for core in self.cores:
+            bit = 1 << core.facts.soft_reset_bit
+            if old & bit and not value & bit:
+                core.reset(self.reset_pc(core.name))
+                core.state = CoreState.RUNNING
+                core.time = max(core.time, cycle + RISCV.release_delay)
+            elif value & bit and not old & bit:
+                core.state = CoreState.RESET
+                if core is writer:
+                    core.uc.emu_stop()
+
+    def _host_buffer(self, address: int, size: int) -> tuple[np.ndarray, int]:
+        if address >= 0 and address + size <= self.arch.l1_size:
+            return self.l1, address
+        for facts in self.arch.cores:
+            ram = self.local_ram[facts.name]
+            if facts.local_ram_alias <= address and address + size <= facts.local_ram_alias + ram.nbytes:
+                return ram, address - facts.local_ram_alias
+        raise MemoryFault(
+            "host access outside L1 and local RAM", address=address, size=size, write=False, core="host"
+        )

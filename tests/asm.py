@@ -1,0 +1,48 @@
+"""Assemble small RISC-V programs for the tests with the GNU toolchain (cached by content)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+PREFIX = "riscv64-unknown-elf-"
+MARCH = "rv32ima_zicsr_zba_zbb"
+CACHE = Path(__file__).resolve().parent.parent / "build" / "test-asm"
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(PREFIX + name)
+    if path is None:
+        raise RuntimeError(f"{PREFIX}{name} missing: run `make test` (installs gcc-riscv64-unknown-elf)")
+    return path
+
+
+def link(source: str, *, text: int = 0, march: str = MARCH, extra: tuple[str, ...] = ()) -> Path:
+    """Assemble ``source`` and link it with .text at ``text``; returns the ELF path."""
+    key = hashlib.sha256(f"{source}|{text}|{march}|{extra}".encode()).hexdigest()[:20]
+    elf = CACHE / f"{key}.elf"
+    if elf.exists():
+        return elf
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        src, obj, out = Path(tmp, "a.s"), Path(tmp, "a.o"), Path(tmp, "a.elf")
+        src.write_text(".option norvc\n.text\n.globl _start\n_start:\n" + source + "\n")
+        subprocess.run([_tool("as"), f"-march={march}", "-mabi=ilp32", "-o", obj, src], check=True)
+        subprocess.run(
+            [_tool("ld"), "-m", "elf32lriscv", f"-Ttext=0x{text:x}", "-e", "_start", *extra, "-o", out, obj],
+            check=True,
+        )
+        shutil.move(out, elf)
+    return elf
+
+
+def assemble(source: str, *, base: int = 0, march: str = MARCH) -> bytes:
+    """Machine code of ``source`` placed at ``base`` (raw bytes of .text)."""
+    elf = link(source, text=base, march=march)
+    binary = elf.with_suffix(".bin")
+    if not binary.exists():
+        subprocess.run([_tool("objcopy"), "-O", "binary", "-j", ".text", elf, binary], check=True)
+    return binary.read_bytes()

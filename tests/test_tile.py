@@ -1,0 +1,451 @@
+"""The tile's foundation: capture, backpressure, code coherence, reset, determinism, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from asm import assemble
+
+from tensixsim import CycleLimitExceeded, Deadlock, InvalidInstruction, InvalidProgram, MemoryFault, Tile
+
+RESET_PC = {"brisc": 0x0, "ncrisc": 0x12000, "trisc0": 0x6000, "trisc1": 0xA000, "trisc2": 0xE000}
+DATA = 0x20000
+
+
+def rotl2(word: int) -> int:
+    return ((word << 2) | (word >> 30)) & 0xFFFFFFFF
+
+
+def tile_with(programs: dict[str, str], **kwargs) -> Tile:
+    tile = Tile("blackhole", **kwargs)
+    for core, source in programs.items():
+        tile.write(RESET_PC[core], assemble(source, base=RESET_PC[core]))
+    return tile
+
+
+def run(programs: dict[str, str], release=None, max_cycles=1_000_000, **kwargs) -> Tile:
+    tile = tile_with(programs, **kwargs)
+    tile.run(max_cycles=max_cycles, release=release or list(programs))
+    return tile
+
+
+def word_at(tile: Tile, address: int) -> int:
+    return int.from_bytes(tile.read(address, 4), "little")
+
+
+# ---------------------------------------------------------------- Tensix instruction capture
+
+
+def test_tensix_word_that_looks_like_rvc_is_captured_not_executed():
+    # 0x4048D158 in plain Unicorn runs as c.sw + c.lw (its low half is a valid RVC pair).
+    tile = tile_with({"trisc0": "li a0, 7\n .word 0x4048D158\n ecall"})
+    before = tile.l1.copy()
+    result = tile.run(release=["trisc0"])
+    assert [p.word for p in tile.pushed(0)] == [0x10123456]
+    assert tile.pushed(0)[0].pc == 0x6004 and tile.pushed(0)[0].inline
+    assert tile.core("trisc0").reg("a0") == 7
+    assert np.array_equal(tile.l1, before)
+    assert result.cores["trisc0"].instructions == 3
+    assert result.cores["trisc0"].tensix_pushed == 1
+
+
+def _pusher(core: int, count: int) -> str:
+    lines = ["li t0, 0xFFE40000"]
+    for i in range(count):
+        lines.append(f".word 0x{rotl2((core << 20) | (2 * i)):08x}")
+        lines.append(f"li t1, 0x{(core << 20) | (2 * i + 1):x}")
+        lines.append("sw t1, 0(t0)")
+    return "\n".join(lines + ["ecall"])
+
+
+def test_capture_order_and_counts_from_three_triscs_and_brisc():
+    count = 40
+    brisc = ["li t0, 0xFFE40000", "li t2, 0x10000"]
+    for pipe in range(3):
+        for i in range(count):
+            brisc.append(f"li t1, 0x{(0xB << 20) | (pipe << 16) | i:x}")
+            brisc.append("sw t1, 0(t0)")
+        brisc.append("add t0, t0, t2")
+    programs = {f"trisc{k}": _pusher(k + 1, count) for k in range(3)} | {"brisc": "\n".join(brisc + ["ecall"])}
+    tile = run(programs)
+    for pipe in range(3):
+        history = tile.pushed(pipe)
+        mine = [p for p in history if p.core == f"trisc{pipe}"]
+        theirs = [p for p in history if p.core == "brisc"]
+        assert [p.word for p in mine] == [((pipe + 1) << 20) | i for i in range(2 * count)]
+        assert [p.inline for p in mine] == [i % 2 == 0 for i in range(2 * count)]
+        assert [p.word for p in theirs] == [(0xB << 20) | (pipe << 16) | i for i in range(count)]
+        assert len(history) == 3 * count
+        cycles = [p.cycle for p in mine]
+        assert cycles == sorted(cycles) and len(set(cycles)) == len(cycles)
+        inline_pcs = [p.pc for p in mine if p.inline]
+        assert inline_pcs[0] == RESET_PC[f"trisc{pipe}"] + 4  # after `lui t0`
+    result = tile.result()
+    assert [result.cores[f"trisc{k}"].tensix_pushed for k in range(3)] == [2 * count] * 3
+    assert result.cores["brisc"].tensix_pushed == 3 * count
+
+
+@pytest.mark.parametrize("via", ["inline", "store"])
+def test_full_queue_stalls_the_core_and_loses_nothing(via):
+    count, interval = 100, 40
+    if via == "inline":
+        body = "\n".join(f".word 0x{rotl2(0x100 + i):08x}" for i in range(count))
+    else:
+        body = "li t0, 0xFFE40000\n" + "\n".join(f"li t1, {0x100 + i}\nsw t1, 0(t0)" for i in range(count))
+    tile = tile_with({"trisc0": body + "\necall"})
+    tile.queues[0].consumer.drain_interval = interval
+    result = tile.run(release=["trisc0"])
+    assert [p.word for p in tile.pushed(0)] == [0x100 + i for i in range(count)]
+    assert tile.queues[0].full_stalls > 0
+    # Hand-worked: the consumer takes entry i at first + 1 + interval * i (it is the bottleneck);
+    # push j >= depth waits for entry j - depth to leave, so the last push (j = 99) is accepted when
+    # entry 67 leaves; then ecall retires one cycle later and the core's clock reads one more.
+    depth = tile.arch.pipe_queue_depth
+    first = tile.pushed(0)[0].cycle
+    assert result.cores["trisc0"].cycles == first + 1 + interval * (count - depth - 1) + 2
+
+
+def test_brisc_reaches_every_pipe_and_a_trisc_only_its_own():
+    tile = tile_with({"trisc1": "li t0, 0xFFE50000\n li t1, 5\n sw t1, 0(t0)\n ecall"})
+    with pytest.raises(MemoryFault) as info:
+        tile.run(release=["trisc1"])
+    assert info.value.address == 0xFFE50000 and info.value.core == "trisc1"
+    tile = tile_with({"ncrisc": "li t0, 0xFFE40000\n sw t0, 0(t0)\n ecall"})
+    with pytest.raises(MemoryFault):
+        tile.run(release=["ncrisc"])
+
+
+# ---------------------------------------------------------------- code coherence
+
+NEW_CODE = "li a0, 2\n ret"
+
+
+def test_code_rewritten_by_another_core_runs_as_written():
+    tile = Tile("blackhole")
+    tile.write(0x30000, assemble("li a0, 1\n ret", base=0x30000))
+    trisc0 = f"""
+        li s0, 0x30000
+        li s1, {DATA}
+        jalr ra, 0(s0)
+        sw a0, 0(s1)
+        li t0, 1
+        sw t0, 4(s1)
+    1:  lw t0, 8(s1)
+        beqz t0, 1b
+        jalr ra, 0(s0)
+        sw a0, 12(s1)
+        ecall
+    """
+    brisc = f"""
+        li s1, {DATA}
+    1:  lw t0, 4(s1)
+        beqz t0, 1b
+        li s0, 0x30000
+        la t1, newcode
+        lw t2, 0(t1)
+        sw t2, 0(s0)
+        lw t2, 4(t1)
+        sw t2, 4(s0)
+        li t0, 1
+        sw t0, 8(s1)
+        ecall
+    newcode:
+        {NEW_CODE}
+    """
+    tile.write(0x6000, assemble(trisc0, base=0x6000))
+    tile.write(0, assemble(brisc, base=0))
+    tile.run(release=["brisc", "trisc0"])
+    assert word_at(tile, DATA) == 1
+    assert word_at(tile, DATA + 12) == 2
+
+
+def test_code_rewritten_by_the_host_between_runs_runs_as_written():
+    tile = Tile("blackhole")
+    tile.write(0x6000, assemble("li a0, 1\n ecall", base=0x6000))
+    tile.run(release=["trisc0"])
+    assert tile.result().cores["trisc0"].exit_code == 1
+    tile.hold("trisc0")
+    tile.l1[0x6000:0x6008] = np.frombuffer(assemble("li a0, 3\n ecall", base=0x6000), np.uint8)
+    tile.run(release=["trisc0"])
+    assert tile.result().cores["trisc0"].exit_code == 3
+
+
+def test_self_modifying_code_runs_as_written():
+    program = """
+        la s0, target
+        la t1, replacement
+        lw t2, 0(t1)
+        jalr ra, 0(s0)
+        mv s2, a0
+        sw t2, 0(s0)
+        jalr ra, 0(s0)
+        mv a1, a0
+        mv a0, s2
+        ecall
+    target:
+        li a0, 10
+        ret
+    replacement:
+        li a0, 20
+    """
+    tile = run({"brisc": program})
+    assert tile.core("brisc").reg("a0") == 10
+    assert tile.core("brisc").reg("a1") == 20
+
+
+# ---------------------------------------------------------------- reset and run control
+
+
+def test_brisc_releases_trisc1_at_an_overridden_reset_pc():
+    brisc = f"""
+        li t0, 0xFFB12000
+        li t1, 0x30000
+        sw t1, 0x22C(t0)       # TRISC1 reset PC
+        li t1, 2
+        sw t1, 0x234(t0)       # override enable for TRISC1
+        lw t1, 0x1B0(t0)
+        li t2, ~(1 << 13)
+        and t1, t1, t2
+        sw t1, 0x1B0(t0)       # release TRISC1
+        li s1, {DATA}
+    1:  lw t1, 0(s1)
+        beqz t1, 1b
+        ecall
+    """
+    tile = tile_with({"brisc": brisc, "trisc1": "li a0, 99\n ecall"})
+    tile.write(0x30000, assemble(f"li t0, {DATA}\n li t1, 0x5A\n sw t1, 0(t0)\n li a0, 5\n ecall", base=0x30000))
+    result = tile.run(release=["brisc"])
+    assert result.cores["trisc1"].exit_code == 5
+    assert word_at(tile, DATA) == 0x5A
+    assert result.cores["trisc0"].state == "reset"
+
+
+def test_default_reset_pcs_without_override():
+    tile = tile_with({"brisc": "li t0, 0xFFB121B0\n li t1, 0x47800 & ~0x47000\n sw t1, 0(t0)\n ecall"} | {
+        core: f"li a0, {i + 1}\n ecall" for i, core in enumerate(["ncrisc", "trisc0", "trisc1", "trisc2"])
+    })
+    result = tile.run(release=["brisc"])
+    assert [result.cores[c].exit_code for c in ("ncrisc", "trisc0", "trisc1", "trisc2")] == [1, 2, 3, 4]
+
+
+def test_counters_read_the_emulator_clock():
+    program = """
+        csrr a0, mcycle
+        nop
+        nop
+        nop
+        csrr a1, mcycle
+        rdcycle a2
+        rdinstret a3
+        csrr a4, mcycleh
+        li t0, 0xFFB121F0
+        lw a5, 0(t0)
+        lw a6, 0(t0)
+        ecall
+    """
+    tile = run({"brisc": program})
+    core = tile.core("brisc")
+    start = core.reg("a0")
+    assert core.reg("a1") - start == 4
+    assert core.reg("a2") - start == 5
+    assert core.reg("a3") == 6  # instructions retired before rdinstret
+    assert core.reg("a4") == 0
+    # An MMIO load costs timing.RISCV.mmio_load cycles.
+    assert core.reg("a6") - core.reg("a5") == 7
+
+
+def test_cfg0_csr_reads_back():
+    tile = run({"brisc": "li t0, 0x1234\n csrw 0x7C0, t0\n csrr a0, 0x7C0\n ecall"})
+    assert tile.core("brisc").reg("a0") == 0x1234
+
+
+# ---------------------------------------------------------------- determinism and quantum
+
+PRODUCER_CONSUMER = {
+    "brisc": f"""
+        li s1, {DATA}
+        li t0, 0xFFB121B0
+        li t1, 0x47800 & ~(1 << 11) & ~(1 << 12)
+        sw t1, 0(t0)             # release TRISC0
+        li s2, 0                 # i
+        li s3, 50
+    1:  lw t0, 0(s1)             # wait until consumer acknowledged item i
+        bne t0, s2, 1b
+        addi s2, s2, 1
+        mul t1, s2, s2
+        sw t1, 8(s1)             # data
+        sw s2, 4(s1)             # publish item number
+        blt s2, s3, 1b
+    2:  lw t0, 0(s1)
+        bne t0, s3, 2b
+        ecall
+    """,
+    "trisc0": f"""
+        li s1, {DATA}
+        li s2, 0
+        li s4, 0                 # running sum
+        li s3, 50
+    1:  lw t0, 4(s1)
+        beq t0, s2, 1b
+        lw t1, 8(s1)
+        add s4, s4, t1
+        addi s2, s2, 1
+        sw s2, 0(s1)
+        blt s2, s3, 1b
+        sw s4, 12(s1)
+        mv a0, s4
+        ecall
+    """,
+}
+
+
+def test_same_program_same_result_and_cycles():
+    results = [run(PRODUCER_CONSUMER, release=["brisc"]).result() for _ in range(2)]
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("quantum", [16, 300, 5000, 50_000])
+def test_results_do_not_depend_on_the_quantum(quantum):
+    tile = run(PRODUCER_CONSUMER, release=["brisc"], quantum=quantum)
+    assert word_at(tile, DATA + 12) == sum(i * i for i in range(1, 51))
+    assert tile.result().cores["trisc0"].exit_code == sum(i * i for i in range(1, 51))
+    reference = run(PRODUCER_CONSUMER, release=["brisc"], quantum=100).result().cycles
+    if quantum >= 100:
+        # Poll loops are parked and woken by the store they wait for: timing is exact.
+        assert tile.result().cycles == reference
+    else:
+        # A quantum shorter than the parking threshold (32 loop iterations) cannot park; hand-offs
+        # are then seen at slice boundaries (docs/deviations.md).
+        assert reference <= tile.result().cycles <= reference + 100 * quantum
+
+
+# ---------------------------------------------------------------- errors
+
+
+def raises_on(core: str, source: str, error: type, **kwargs):
+    tile = tile_with({core: source})
+    with pytest.raises(error) as info:
+        tile.run(release=[core], **kwargs)
+    assert info.value.core == core
+    return tile, info.value
+
+
+def test_unknown_csr_names_core_pc_and_csr():
+    _, error = raises_on("brisc", "nop\n csrr a0, 0x7C5\n ecall", InvalidProgram)
+    assert error.pc == 4 and error.value == 0x7C5 and "CSR" in str(error) and "pc=0x00000004" in str(error)
+
+
+def test_illegal_instruction():
+    _, error = raises_on("trisc2", ".word 0xFFFFFFFF\n ecall", InvalidInstruction)
+    assert error.pc == 0xE000 and error.value == 0xFFFFFFFF
+
+
+def test_tensix_word_on_brisc_is_invalid():
+    _, error = raises_on("brisc", ".word 0x08000000\n ecall", InvalidInstruction)
+    assert error.pc == 0
+
+
+@pytest.mark.parametrize("op,write", [("lw a0, 0(t0)", False), ("sw a0, 0(t0)", True), ("lbu a0, 1(t0)", False)])
+def test_unmapped_access(op, write):
+    offset = 1 if "lbu" in op else 0
+    _, error = raises_on("brisc", f"li t0, 0x40000000\n {op}\n ecall", MemoryFault)
+    assert error.address == 0x40000000 + offset and error.write == write and error.pc == 4
+
+
+def test_misaligned_store_faults_and_writes_nothing():
+    tile, error = raises_on("brisc", f"li t0, {DATA + 1}\n li a0, -1\n sw a0, 0(t0)\n ecall", MemoryFault)
+    assert error.address == DATA + 1 and error.write and error.pc == 12
+    assert tile.read(DATA, 8) == bytes(8)
+    assert tile.core("brisc").pc == 12
+
+
+def test_misaligned_load_faults_and_leaves_rd():
+    tile, error = raises_on("brisc", f"li t0, {DATA + 2}\n li a0, 77\n lw a0, 0(t0)\n ecall", MemoryFault)
+    assert error.address == DATA + 2 and not error.write
+    assert tile.core("brisc").reg("a0") == 77
+
+
+def test_misaligned_halfword_in_local_ram():
+    _, error = raises_on("ncrisc", "li t0, 0xFFB00001\n lh a0, 0(t0)\n ecall", MemoryFault)
+    assert error.address == 0xFFB00001
+
+
+@pytest.mark.parametrize("target", [0x40000000, 0x102])
+def test_bad_jump_faults(target):
+    _, error = raises_on("brisc", f"li t0, {target}\n jr t0", MemoryFault)
+    assert error.core == "brisc"
+
+
+def test_ebreak_is_reported():
+    raises_on("brisc", "ebreak", InvalidProgram)
+
+
+def test_read_only_and_missing_registers():
+    _, error = raises_on("brisc", "li t0, 0xFFB121F0\n sw t0, 0(t0)\n ecall", MemoryFault)
+    assert "read-only" in str(error) and error.address == 0xFFB121F0
+    _, error = raises_on("brisc", "li t0, 0xFFB12000\n lw a0, 0(t0)\n ecall", MemoryFault)
+    assert "no register" in str(error)
+
+
+def test_runaway_program_hits_the_cycle_limit():
+    tile = tile_with({"brisc": "1: addi a0, a0, 1\n j 1b"})
+    with pytest.raises(CycleLimitExceeded) as info:
+        tile.run(max_cycles=50_000)
+    assert "brisc running pc=0x0000000" in str(info.value)
+
+
+def test_cores_waiting_on_each_other_deadlock():
+    brisc = f"li t0, 0xFFB121B0\n li t1, 0x47800 & ~(1 << 11) & ~(1 << 12)\n sw t1, 0(t0)\n"
+    brisc += f"li s1, {DATA}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
+    trisc0 = f"li s1, {DATA + 0x40}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
+    tile = tile_with({"brisc": brisc, "trisc0": trisc0})
+    with pytest.raises(Deadlock) as info:
+        tile.run(max_cycles=10_000_000)
+    text = str(info.value)
+    assert f"brisc pc=0x00000014 waits: polls L1 0x{DATA:08x} (= 0x0)" in text
+    assert f"trisc0 pc=0x00006008 waits: polls L1 0x{DATA + 0x40:08x} (= 0x0)" in text
+    assert info.value.cycle < 200  # parked as soon as the loops were recognised
+
+
+def test_poll_loop_through_a_call_is_parked():
+    program = f"""
+        li s1, {DATA}
+    1:  call poll
+        beqz a0, 1b
+        ecall
+    poll:
+        lw a0, 0(s1)
+        ret
+    """
+    tile = tile_with({"brisc": program})
+    with pytest.raises(Deadlock) as info:
+        tile.run(max_cycles=10_000_000)
+    assert f"brisc pc=0x00000004 waits: polls L1 0x{DATA:08x}" in str(info.value)
+
+
+def test_unparkable_spin_is_still_found_deadlocked():
+    # The poll saves ra on the stack (a store every iteration), so it is not parked; the scheduler
+    # still notices that no core's state and no memory changes.
+    program = f"""
+        li sp, 0xFFB01000
+        li s1, {DATA}
+    1:  call poll
+        beqz a0, 1b
+        ecall
+    poll:
+        addi sp, sp, -16
+        sw ra, 12(sp)
+        lw a0, 0(s1)
+        lw ra, 12(sp)
+        addi sp, sp, 16
+        ret
+    """
+    tile = tile_with({"brisc": program})
+    with pytest.raises(Deadlock) as info:
+        tile.run(max_cycles=10_000_000)
+    assert "brisc spins at pc=" in str(info.value) and f"0x{DATA:08x}" in str(info.value)
+
+
+def test_host_survives_many_errors():
+    for _ in range(20):
+        raises_on("brisc", "li t0, 0x40000000\n lw a0, 0(t0)", MemoryFault)
