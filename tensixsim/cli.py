@@ -16,7 +16,9 @@ def _run(args: argparse.Namespace) -> int:
     tile = Tile(args.arch, quantum=args.quantum)
     loaded = [name for name in CORE_NAMES if getattr(args, name)]
     if not loaded:
-        print("tensixsim run: give at least one of --brisc --ncrisc --trisc0 --trisc1 --trisc2", file=sys.stderr)
+        print(
+            "tensixsim run: give at least one of --brisc --ncrisc --trisc0 --trisc1 --trisc2", file=sys.stderr
+        )
         return 2
     for name in loaded:
         tile.load_elf(name, getattr(args, name))

@@ -43,7 +43,9 @@ def run_demo(quantum: int = DEFAULT_QUANTUM) -> tuple[Tile, dict[str, bool], flo
         "NCRISC transform": words(_TRANSFORMED, n) == expected.transformed,
         "TRISC2 prefix scan": words(_SCAN, n) == expected.scan,
         "per-core results": all(
-            results[i] == expected.result[core.name] for i, core in enumerate(tile.cores) if core.name != "brisc"
+            results[i] == expected.result[core.name]
+            for i, core in enumerate(tile.cores)
+            if core.name != "brisc"
         ),
         "BRISC's verdict (0 = all right)": words(_SUMMARY, 1)[0] == expected.summary
         and tile.core("brisc").exit_code == expected.summary,

@@ -69,6 +69,9 @@ class MmioRegion:
     size: int
     registers: dict[int, Register] = field(default_factory=dict)
     sync: bool = True
+    # Set on a Tensix push port: the pipe a 32-bit store to ``base`` pushes into. The native hooks
+    # take such stores themselves when they can (see riscv/native.c).
+    push_pipe: int | None = None
 
     def __post_init__(self) -> None:
         if self.base % PAGE or self.size % PAGE or self.size <= 0:

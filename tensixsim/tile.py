@@ -340,11 +340,24 @@ class Tile:
         self.note_side_effect()
 
     # ------------------------------------------------------------------ Tensix instruction capture
+    def push_room(self, core: Core, cycle: int) -> int:
+        """Pushes ``core`` can make from ``cycle`` on without any queue it reaches filling up."""
+        pipes = [r.push_pipe for r in core.regions if r.push_pipe is not None]
+        if core.facts.pipe is not None:
+            pipes.append(core.facts.pipe)
+        return min((self.queues[pipe].room(cycle) for pipe in set(pipes)), default=0)
+
     def push(self, core: Core, pipe: int, instruction: int, pc: int, cycle: int, *, inline: bool) -> None:
         """Enter ``instruction`` into ``pipe``'s queue (may raise Stall)."""
         self.queues[pipe].push(PushedInstruction(instruction, core.name, pc, cycle, inline))
         core.tensix_pushed += 1
         self.note_side_effect()
+
+    def push_batch(self, core: Core, pipe: int, batch: list[PushedInstruction]) -> None:
+        """Enter instructions the core's native hooks took while the queue had room."""
+        self.queues[pipe].extend(batch)
+        core.tensix_pushed += len(batch)
+        self._side_effects += len(batch)
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
@@ -365,6 +378,7 @@ class Tile:
                     PAGE,
                     {0: Register("push", write=self._push_writer(pipe))},
                     sync=False,
+                    push_pipe=pipe,
                 )
             )
         return regions

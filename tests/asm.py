@@ -20,9 +20,11 @@ def _tool(name: str) -> str:
     return path
 
 
-def link(source: str, *, text: int = 0, march: str = MARCH, extra: tuple[str, ...] = ()) -> Path:
+def link(
+    source: str, *, text: int = 0, march: str = MARCH, abi: str = "ilp32", extra: tuple[str, ...] = ()
+) -> Path:
     """Assemble ``source`` and link it with .text at ``text``; returns the ELF path."""
-    key = hashlib.sha256(f"{source}|{text}|{march}|{extra}".encode()).hexdigest()[:20]
+    key = hashlib.sha256(f"{source}|{text}|{march}|{abi}|{extra}".encode()).hexdigest()[:20]
     elf = CACHE / f"{key}.elf"
     if elf.exists():
         return elf
@@ -30,7 +32,7 @@ def link(source: str, *, text: int = 0, march: str = MARCH, extra: tuple[str, ..
     with tempfile.TemporaryDirectory() as tmp:
         src, obj, out = Path(tmp, "a.s"), Path(tmp, "a.o"), Path(tmp, "a.elf")
         src.write_text(".option norvc\n.text\n.globl _start\n_start:\n" + source + "\n")
-        subprocess.run([_tool("as"), f"-march={march}", "-mabi=ilp32", "-o", obj, src], check=True)
+        subprocess.run([_tool("as"), f"-march={march}", f"-mabi={abi}", "-o", obj, src], check=True)
         subprocess.run(
             [_tool("ld"), "-m", "elf32lriscv", f"-Ttext=0x{text:x}", "-e", "_start", *extra, "-o", out, obj],
             check=True,

@@ -55,7 +55,7 @@ def _pusher(core: int, count: int) -> str:
         lines.append(f".word 0x{rotl2((core << 20) | (2 * i)):08x}")
         lines.append(f"li t1, 0x{(core << 20) | (2 * i + 1):x}")
         lines.append("sw t1, 0(t0)")
-    return "\n".join(lines + ["ecall"])
+    return "\n".join([*lines, "ecall"])
 
 
 def test_capture_order_and_counts_from_three_triscs_and_brisc():
@@ -66,7 +66,9 @@ def test_capture_order_and_counts_from_three_triscs_and_brisc():
             brisc.append(f"li t1, 0x{(0xB << 20) | (pipe << 16) | i:x}")
             brisc.append("sw t1, 0(t0)")
         brisc.append("add t0, t0, t2")
-    programs = {f"trisc{k}": _pusher(k + 1, count) for k in range(3)} | {"brisc": "\n".join(brisc + ["ecall"])}
+    programs = {f"trisc{k}": _pusher(k + 1, count) for k in range(3)} | {
+        "brisc": "\n".join([*brisc, "ecall"])
+    }
     tile = run(programs)
     for pipe in range(3):
         history = tile.pushed(pipe)
@@ -213,7 +215,9 @@ def test_brisc_releases_trisc1_at_an_overridden_reset_pc():
         ecall
     """
     tile = tile_with({"brisc": brisc, "trisc1": "li a0, 99\n ecall"})
-    tile.write(0x30000, assemble(f"li t0, {DATA}\n li t1, 0x5A\n sw t1, 0(t0)\n li a0, 5\n ecall", base=0x30000))
+    tile.write(
+        0x30000, assemble(f"li t0, {DATA}\n li t1, 0x5A\n sw t1, 0(t0)\n li a0, 5\n ecall", base=0x30000)
+    )
     result = tile.run(release=["brisc"])
     assert result.cores["trisc1"].exit_code == 5
     assert word_at(tile, DATA) == 0x5A
@@ -221,9 +225,10 @@ def test_brisc_releases_trisc1_at_an_overridden_reset_pc():
 
 
 def test_default_reset_pcs_without_override():
-    tile = tile_with({"brisc": "li t0, 0xFFB121B0\n li t1, 0x47800 & ~0x47000\n sw t1, 0(t0)\n ecall"} | {
-        core: f"li a0, {i + 1}\n ecall" for i, core in enumerate(["ncrisc", "trisc0", "trisc1", "trisc2"])
-    })
+    tile = tile_with(
+        {"brisc": "li t0, 0xFFB121B0\n li t1, 0x47800 & ~0x47000\n sw t1, 0(t0)\n ecall"}
+        | {core: f"li a0, {i + 1}\n ecall" for i, core in enumerate(["ncrisc", "trisc0", "trisc1", "trisc2"])}
+    )
     result = tile.run(release=["brisc"])
     assert [result.cores[c].exit_code for c in ("ncrisc", "trisc0", "trisc1", "trisc2")] == [1, 2, 3, 4]
 
@@ -345,7 +350,9 @@ def test_tensix_word_on_brisc_is_invalid():
     assert error.pc == 0
 
 
-@pytest.mark.parametrize("op,write", [("lw a0, 0(t0)", False), ("sw a0, 0(t0)", True), ("lbu a0, 1(t0)", False)])
+@pytest.mark.parametrize(
+    "op,write", [("lw a0, 0(t0)", False), ("sw a0, 0(t0)", True), ("lbu a0, 1(t0)", False)]
+)
 def test_unmapped_access(op, write):
     offset = 1 if "lbu" in op else 0
     _, error = raises_on("brisc", f"li t0, 0x40000000\n {op}\n ecall", MemoryFault)
@@ -395,7 +402,7 @@ def test_runaway_program_hits_the_cycle_limit():
 
 
 def test_cores_waiting_on_each_other_deadlock():
-    brisc = f"li t0, 0xFFB121B0\n li t1, 0x47800 & ~(1 << 11) & ~(1 << 12)\n sw t1, 0(t0)\n"
+    brisc = "li t0, 0xFFB121B0\n li t1, 0x47800 & ~(1 << 11) & ~(1 << 12)\n sw t1, 0(t0)\n"
     brisc += f"li s1, {DATA}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
     trisc0 = f"li s1, {DATA + 0x40}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
     tile = tile_with({"brisc": brisc, "trisc0": trisc0})

@@ -1,9 +1,9 @@
 """The Tensix coprocessor instruction set as data: one table per architecture.
 
-    >>> from tensixsim.isa import isa_for
-    >>> isa = isa_for("blackhole")
-    >>> isa.disasm(isa.encode("SEMPOST", sem_sel=4))
-    'SEMPOST sem_sel=4'
+>>> from tensixsim.isa import isa_for
+>>> isa = isa_for("blackhole")
+>>> isa.disasm(isa.encode("SEMPOST", sem_sel=4))
+'SEMPOST sem_sel=4'
 """
 
 from __future__ import annotations

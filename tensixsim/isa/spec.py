@@ -205,9 +205,7 @@ class IsaTable:
                 raise ValueError(f"{arch}: instruction {spec.name} declared twice")
             if spec.opcode in by_opcode:
                 other = by_opcode[spec.opcode].name
-                raise ValueError(
-                    f"{arch}: {spec.name} and {other} share opcode 0x{spec.opcode:02x}"
-                )
+                raise ValueError(f"{arch}: {spec.name} and {other} share opcode 0x{spec.opcode:02x}")
             by_name[spec.name] = spec
             by_opcode[spec.opcode] = spec
         self.by_name: Mapping[str, InstrSpec] = MappingProxyType(by_name)

@@ -26,7 +26,8 @@ from tensixsim.arch.common import CoreFacts
 from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
 from tensixsim.memory import Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
-from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, Hooks
+from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
+from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.timing import RISCV
 
 if TYPE_CHECKING:
@@ -189,13 +190,28 @@ class Core:
             ram = tile.local_ram[other.name]
             uc.mem_map_ptr(other.local_ram_alias, ram.nbytes, rw, ram.ctypes.data)
         self.regions = tile.regions_for(self)
-        for region in self.regions:
-            uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
         self.hooks = Hooks(uc, mmio_base=MMIO_FLOOR, code_base=0, code_pages=arch.l1_size // 4096)
-        uc.hook_add(ucc.UC_HOOK_INTR, self._on_exception)
+        self._scratch: list[np.ndarray] = []
+        ports = 0
+        for region in self.regions:
+            if region.push_pipe is not None and self.hooks.native:
+                # Mapped as scratch RAM so that the native memory hook, not a Python MMIO
+                # callback, sees the store (it is also where the stored word harmlessly lands).
+                scratch = np.zeros(region.size, np.uint8)
+                self._scratch.append(scratch)
+                uc.mem_map_ptr(region.base, region.size, rw, scratch.ctypes.data)
+                self.hooks.state.push_addr[ports] = region.base
+                self.hooks.state.push_pipe[ports] = region.push_pipe
+                ports += 1
+                continue
+            uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
+        if facts.pipe is not None and self.hooks.native:
+            self.hooks.state.inline_pipe = facts.pipe
+        self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
         self._l1_words = tile.l1.view(np.uint32)
+        self._push_ring = np.frombuffer(self.hooks.state.push_ring, np.uint32).reshape(-1, 4)
         self._batch_values = (ctypes.c_uint32 * 31)()
         self._batch_ptrs = (ctypes.c_void_p * 31)(
             *[ctypes.addressof(self._batch_values) + 4 * i for i in range(31)]
@@ -270,6 +286,8 @@ class Core:
         s.repeat = 0
         s.repeat_start = 0
         s.spin_threshold = spin_threshold
+        s.push_free = self.tile.push_room(self, self.time) if self.hooks.native else 0
+        s.push_count = 0
         self._slice_start = self.time
         self._extra = 0
         self._fixup: tuple[int, int, int] | None = None
@@ -279,6 +297,7 @@ class Core:
             if self.error is None:
                 self.error = self._unicorn_error(exc)
         pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
+        self._drain_pushes()
         if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
             done = s.icount - s.block_size // 4
             pc = s.block_addr
@@ -286,6 +305,12 @@ class Core:
             pc = s.fault_pc
             done = self._done_before(pc)
             self._undo_misaligned()
+        elif s.stop_reason == STOP_PUSH:
+            pc = s.fault_pc
+            done = self._done_before(pc)
+            if self._store_push(pc, self._slice_start + done + self._extra):
+                pc += 4
+                done += 1
         else:
             done = self._done_before(pc)
         if self._fixup is not None:
@@ -365,6 +390,44 @@ class Core:
             cycle=cycle,
         )
 
+    def _drain_pushes(self) -> None:
+        """Hand the pushes the native hooks took to the tile, in order (before any Python work)."""
+        s = self.hooks.state
+        count = s.push_count
+        if not count:
+            return
+        s.push_count = 0
+        base, name = self._slice_start + self._extra, self.name
+        batches: dict[int, list[PushedInstruction]] = {}
+        for word, pc, done, pipe in self._push_ring[:count].tolist():
+            batch = batches.setdefault(pipe & 0xFF, [])
+            batch.append(PushedInstruction(word, name, pc, base + done, pipe > 0xFF))
+        for pipe, batch in batches.items():
+            self.tile.push_batch(self, pipe, batch)
+
+    def _store_push(self, pc: int, cycle: int) -> bool:
+        """A store-push the native hooks could not take; True when it has now been accepted."""
+        s = self.hooks.state
+        if not s.fault_write:
+            self.error = MemoryFault(
+                "Tensix push port takes only 32-bit stores to its first word",
+                address=s.fault_addr,
+                size=s.fault_size,
+                write=False,
+                core=self.name,
+                pc=pc,
+                cycle=cycle,
+            )
+            return False
+        try:
+            self.tile.push(self, s.pending_pipe, s.pending_word, pc, cycle, inline=False)
+        except Stall as stall:
+            if stall.until is not None and stall.until > cycle:
+                self._extra += stall.until - cycle
+            self.wait_reason = stall.reason
+            return False
+        return True
+
     def _undo_misaligned(self) -> None:
         s = self.hooks.state
         if s.fault_write:
@@ -390,6 +453,7 @@ class Core:
     def _on_exception(self, uc: Uc, intno: int, _: object) -> None:
         # Exceptions must not cross the C boundary: every path records and stops instead.
         try:
+            self._drain_pushes()
             next_pc = uc.reg_read(rv.UC_RISCV_REG_PC)
             pc = next_pc - 4
             s = self.hooks.state
@@ -474,6 +538,9 @@ class Core:
             self._stall(stall, cycle)
             return False
         self.charge(RISCV.tensix_push - 1)
+        if self.hooks.native:
+            # The native hooks ran out of known room; the queue has drained since the slice began.
+            self.hooks.state.push_free = self.tile.push_room(self, cycle + 1)
         return True
 
     def _stall(self, stall: Stall, cycle: int) -> None:
@@ -516,6 +583,7 @@ class Core:
     # ------------------------------------------------------------------ memory hooks
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
         try:
+            self._drain_pushes()
             pc = self.hooks.state.mmio_pc
             cycle = self.now(pc)
             if region.sync and not self.tile.may_sync(self, cycle):
@@ -532,6 +600,7 @@ class Core:
 
     def _mmio_write(self, uc: Uc, offset: int, size: int, value: int, region: MmioRegion) -> None:
         try:
+            self._drain_pushes()
             pc = self.hooks.state.mmio_pc
             cycle = self.now(pc)
             if region.sync and not self.tile.may_sync(self, cycle):
@@ -546,6 +615,7 @@ class Core:
             self._fail(exc)
 
     def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        self._drain_pushes()
         pc = uc.reg_read(rv.UC_RISCV_REG_PC)
         write = access in (ucc.UC_MEM_WRITE_UNMAPPED,)
         what = "fetch from unmapped address" if access == ucc.UC_MEM_FETCH_UNMAPPED else "unmapped address"
@@ -567,6 +637,7 @@ class Core:
         # L1 pages holding other cores' code or watched poll addresses are write-protected here;
         # the store is performed in Python so that the tile can react to it.
         try:
+            self._drain_pushes()
             pc = uc.reg_read(rv.UC_RISCV_REG_PC)
             cycle = self.now(pc)
             if address + size > self.tile.arch.l1_size:

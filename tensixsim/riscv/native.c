@@ -10,8 +10,18 @@
 typedef int (*uc_stop_fn)(void *uc);
 typedef int (*uc_reg_fn)(void *uc, int regid, void *value);
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t addr, void *buf, uint64_t size);
+typedef void (*py_intr_fn)(void *uc, uint32_t intno, void *user);
 
-enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3 };
+enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4 };
+enum { PUSH_RING = 256, PUSH_PORTS = 3 };
+
+/* A Tensix instruction taken by the hooks while its pipe's queue had room (see push_free). */
+struct push_entry {
+    uint32_t word;
+    uint32_t pc;
+    uint32_t done;  /* instructions of the slice retired before it */
+    uint32_t pipe;  /* bit 8: pushed inline (an instruction word) rather than by a store */
+};
 enum { REG_X0 = 1, REG_PC = 190 }; /* Unicorn's UC_RISCV_REG_* numbering */
 enum { MEM_WRITE = 17 };           /* UC_MEM_WRITE */
 enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polling */
@@ -39,8 +49,18 @@ struct core_hooks {
     uc_reg_fn reg_read;
     uc_reg_fn reg_write;
     uc_mem_read_fn mem_read;
+    py_intr_fn py_intr;     /* Python's handler for every trap this file does not handle */
+    uint64_t push_free;     /* pushes the hooks may take before asking Python (queue room) */
+    uint64_t push_count;    /* entries in push_ring */
+    uint64_t inline_pipe;   /* pipe fed by inline Tensix words, or ~0 when this core has none */
+    uint64_t push_addr[PUSH_PORTS]; /* store-to-push addresses this core reaches (0: unused) */
+    uint64_t push_pipe[PUSH_PORTS];
+    uint64_t pending_word;  /* a store-push the hooks could not take (STOP_PUSH) */
+    uint64_t pending_pipe;
+    uint64_t zba_zbb;       /* nonzero: execute Zba/Zbb here (the architecture has them) */
     uint64_t busy[64];      /* loop heads Python found busy (not polling), direct-mapped by address */
     uint8_t executed[1024]; /* one flag per tracked 4 KiB page */
+    struct push_entry push_ring[PUSH_RING];
 };
 
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
@@ -75,6 +95,24 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
     }
 }
 
+static uint32_t done_before(const struct core_hooks *h, uint32_t pc)
+{
+    return (uint32_t)(h->icount - (h->block_addr + h->block_size - pc) / 4);
+}
+
+static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t pipe)
+{
+    if (!h->push_free || h->push_count >= PUSH_RING)
+        return 0;
+    struct push_entry *e = &h->push_ring[h->push_count++];
+    e->word = word;
+    e->pc = pc;
+    e->done = done_before(h, pc);
+    e->pipe = pipe;
+    h->push_free--;
+    return 1;
+}
+
 void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, struct core_hooks *h)
 {
     (void)value;
@@ -85,6 +123,25 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
     h->reg_read(uc, REG_PC, &pc);
     if (!misaligned) {
         h->mmio_pc = pc;
+        for (int i = 0; i < PUSH_PORTS; i++) {
+            if (!h->push_addr[i] || (address & ~0xFFFull) != h->push_addr[i])
+                continue;
+            /* The push page is scratch RAM: the store itself lands there harmlessly. Anything but
+             * a 32-bit store to its first word stops with STOP_PUSH, and Python reports it. */
+            int store = type == MEM_WRITE && size == 4 && address == h->push_addr[i];
+            if (store && take_push(h, (uint32_t)value, pc, (uint32_t)h->push_pipe[i]))
+                return;
+            h->stop_reason = STOP_PUSH;
+            h->pending_word = (uint32_t)value;
+            h->pending_pipe = h->push_pipe[i];
+            h->fault_pc = pc;
+            h->fault_addr = address;
+            h->fault_write = store; /* 0: a bad access to the push page */
+            h->fault_size = (uint64_t)size;
+            h->reg_write(uc, REG_PC, &pc);
+            h->stop(uc);
+            return;
+        }
         return;
     }
     /* The access still happens after this hook returns; save what it will overwrite so that Python
@@ -107,6 +164,81 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
     }
     h->reg_write(uc, REG_PC, &pc); /* makes Unicorn leave right after this instruction */
     h->stop(uc);
+}
+
+/* Zba/Zbb (bit-manipulation 1.0, RV32), the same semantics as bitmanip.py (the reference path).
+ * Returns 1 and sets *out when ``w`` is one of them. */
+static int bitmanip(uint32_t w, uint32_t a, uint32_t b, uint32_t *out)
+{
+    uint32_t opcode = w & 0x7F, f3 = (w >> 12) & 7, f7 = w >> 25, rs2 = (w >> 20) & 31;
+    int32_t sa = (int32_t)a, sb = (int32_t)b;
+    if (opcode == 0x33) {
+        if (f7 == 0x10 && (f3 == 2 || f3 == 4 || f3 == 6)) { *out = (a << (f3 >> 1)) + b; return 1; }
+        if (f7 == 0x20 && f3 == 7) { *out = a & ~b; return 1; }
+        if (f7 == 0x20 && f3 == 6) { *out = a | ~b; return 1; }
+        if (f7 == 0x20 && f3 == 4) { *out = ~(a ^ b); return 1; }
+        if (f7 == 0x05 && f3 == 4) { *out = sa <= sb ? a : b; return 1; }
+        if (f7 == 0x05 && f3 == 5) { *out = a <= b ? a : b; return 1; }
+        if (f7 == 0x05 && f3 == 6) { *out = sa >= sb ? a : b; return 1; }
+        if (f7 == 0x05 && f3 == 7) { *out = a >= b ? a : b; return 1; }
+        if (f7 == 0x30 && f3 == 1) { uint32_t s = b & 31; *out = s ? (a << s) | (a >> (32 - s)) : a; return 1; }
+        if (f7 == 0x30 && f3 == 5) { uint32_t s = b & 31; *out = s ? (a >> s) | (a << (32 - s)) : a; return 1; }
+        if (f7 == 0x04 && f3 == 4 && rs2 == 0) { *out = a & 0xFFFF; return 1; }
+        return 0;
+    }
+    if (opcode != 0x13)
+        return 0;
+    if (f7 == 0x30 && f3 == 5) { uint32_t s = rs2; *out = s ? (a >> s) | (a << (32 - s)) : a; return 1; }
+    if (f7 == 0x30 && f3 == 1) {
+        switch (rs2) {
+        case 0: *out = a ? (uint32_t)__builtin_clz(a) : 32; return 1;
+        case 1: *out = a ? (uint32_t)__builtin_ctz(a) : 32; return 1;
+        case 2: *out = (uint32_t)__builtin_popcount(a); return 1;
+        case 4: *out = (uint32_t)(int32_t)(int8_t)a; return 1;
+        case 5: *out = (uint32_t)(int32_t)(int16_t)a; return 1;
+        }
+        return 0;
+    }
+    if (f7 == 0x34 && f3 == 5 && rs2 == 0x18) { *out = __builtin_bswap32(a); return 1; }
+    if (f7 == 0x14 && f3 == 5 && rs2 == 0x07) {
+        uint32_t r = 0;
+        for (int i = 0; i < 32; i += 8)
+            if ((a >> i) & 0xFF) r |= 0xFFu << i;
+        *out = r;
+        return 1;
+    }
+    return 0;
+}
+
+void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
+{
+    uint32_t next = 0;
+    h->reg_read(uc, REG_PC, &next);
+    uint32_t pc = next - 4;
+    /* QEMU leaves a trapping instruction out of its block's size unless it opens the block. */
+    if (pc == h->block_addr + h->block_size) {
+        h->icount += 1;
+        h->block_size += 4;
+    }
+    if (intno == 2) {
+        uint32_t w = 0;
+        h->mem_read(uc, pc, &w, 4);
+        if ((w & 3) != 3) {
+            if (h->inline_pipe != ~(uint64_t)0 && take_push(h, (w >> 2) | (w << 30), pc, (uint32_t)h->inline_pipe | 0x100))
+                return;
+        } else if (h->zba_zbb) {
+            uint32_t rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31, rd = (w >> 7) & 31;
+            uint32_t a = 0, b = 0, out;
+            h->reg_read(uc, REG_X0 + (int)rs1, &a);
+            h->reg_read(uc, REG_X0 + (int)rs2, &b);
+            if (bitmanip(w, a, b, &out)) {
+                if (rd)
+                    h->reg_write(uc, REG_X0 + (int)rd, &out);
+                return;
+            }
+        }
+    }
+    h->py_intr(uc, intno, 0);
 }
 
 /* Lets Python check that its ctypes mirror of the struct has the same size. */

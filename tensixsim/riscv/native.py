@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import unicorn
@@ -22,7 +23,17 @@ from unicorn.unicorn_py3 import unicorn as _ucmod
 _SOURCE = Path(__file__).with_name("native.c")
 _uclib = _ucmod.uclib
 
-STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN = 0, 1, 2, 3
+STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH = 0, 1, 2, 3, 4
+PUSH_RING, PUSH_PORTS = 256, 3
+NO_PIPE = (1 << 64) - 1
+
+
+class PushEntry(ctypes.Structure):
+    """Mirror of ``struct push_entry``."""
+
+    _fields_ = [(name, ctypes.c_uint32) for name in ("word", "pc", "done", "pipe")]
+
+
 MEM_WRITE = ucc.UC_MEM_WRITE
 PC_REG = 190
 X0_REG = 1
@@ -61,12 +72,23 @@ class HookState(ctypes.Structure):
         ("reg_read", ctypes.c_void_p),
         ("reg_write", ctypes.c_void_p),
         ("mem_read", ctypes.c_void_p),
+        ("py_intr", ctypes.c_void_p),
+        ("push_free", ctypes.c_uint64),
+        ("push_count", ctypes.c_uint64),
+        ("inline_pipe", ctypes.c_uint64),
+        ("push_addr", ctypes.c_uint64 * PUSH_PORTS),
+        ("push_pipe", ctypes.c_uint64 * PUSH_PORTS),
+        ("pending_word", ctypes.c_uint64),
+        ("pending_pipe", ctypes.c_uint64),
+        ("zba_zbb", ctypes.c_uint64),
         ("busy", ctypes.c_uint64 * 64),
         ("executed", ctypes.c_uint8 * 1024),
+        ("push_ring", PushEntry * PUSH_RING),
     ]
 
 
 LOOP_BLOCKS = 8
+_INTR_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
 
 
 def _cache_dir() -> Path:
@@ -127,6 +149,7 @@ class Hooks:
         s = self.state
         s.limit = 1 << 62
         s.spin_threshold = 1 << 62
+        s.inline_pipe = NO_PIPE
         s.mmio_base = mmio_base
         s.code_base = code_base
         s.code_pages = code_pages
@@ -153,6 +176,25 @@ class Hooks:
         else:
             uc.hook_add(ucc.UC_HOOK_BLOCK, self._py_block)
             uc.hook_add(ucc.UC_HOOK_MEM_READ | ucc.UC_HOOK_MEM_WRITE, self._py_mem)
+
+    def install_interrupt(
+        self, uc: unicorn.Uc, handler: Callable[[unicorn.Uc, int, object], None], *, zba_zbb: bool
+    ) -> None:
+        """Route traps to ``handler(uc, intno, user_data)``; natively, Zba/Zbb never reach it."""
+        lib = native_library()
+        if lib is None:
+            uc.hook_add(ucc.UC_HOOK_INTR, handler)
+            return
+        self._py_intr = _INTR_CALLBACK(lambda uch, intno, user: handler(uc, intno, None))
+        self.state.py_intr = ctypes.cast(self._py_intr, ctypes.c_void_p).value
+        self.state.zba_zbb = int(zba_zbb)
+        handle = ctypes.c_size_t()
+        ptr = ctypes.cast(ctypes.pointer(self.state), ctypes.c_void_p)
+        fn = ctypes.cast(lib.tsim_intr_hook, ctypes.c_void_p)
+        err = _uclib.uc_hook_add(uc._uch, ctypes.byref(handle), ucc.UC_HOOK_INTR, fn, ptr, 1, 0)
+        if err != ucc.UC_ERR_OK:
+            raise RuntimeError("uc_hook_add(UC_HOOK_INTR) failed")
+        self._handles.append(handle)
 
     # Python twins of the C hooks (used only without a compiler).
     def _py_block(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:

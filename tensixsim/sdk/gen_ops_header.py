@@ -99,9 +99,7 @@ def render(table: IsaTable) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--check", action="store_true", help="report stale headers instead of writing them"
-    )
+    parser.add_argument("--check", action="store_true", help="report stale headers instead of writing them")
     args = parser.parse_args(argv)
     stale = []
     for arch in ARCH_NAMES:

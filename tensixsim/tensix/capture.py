@@ -9,14 +9,13 @@ and keeps them; the frontend replaces it with the MOP/replay expanders.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from tensixsim.memory import Stall
 from tensixsim.timing import RECORDER, RecorderTiming
 
 
-@dataclass(frozen=True, slots=True)
-class PushedInstruction:
+class PushedInstruction(NamedTuple):
     """One Tensix instruction as it entered a pipe."""
 
     word: int  # the instruction (unrotated)
@@ -34,13 +33,22 @@ class Recorder:
         self.consumed: list[tuple[int, PushedInstruction]] = []  # (cycle taken, instruction)
         self.next_free = 0
 
-    def take_time(self, entry: PushedInstruction) -> int:
-        """The cycle at which this entry, now at the queue head, will be taken."""
-        return max(entry.cycle + 1, self.next_free)
+    def take_time(self, head: PushedInstruction) -> int:
+        """The cycle at which ``head``, now first in the queue, will be taken."""
+        return max(head.cycle + 1, self.next_free)
 
-    def take(self, entry: PushedInstruction, cycle: int) -> None:
-        self.consumed.append((cycle, entry))
-        self.next_free = cycle + self.drain_interval
+    def drain(self, entries: deque[PushedInstruction], cycle: int) -> None:
+        """Take, in order, every entry it would have taken by ``cycle``."""
+        next_free, interval, consumed = self.next_free, self.drain_interval, self.consumed
+        while entries:
+            when = entries[0].cycle + 1
+            if when < next_free:
+                when = next_free
+            if when > cycle:
+                break
+            consumed.append((when, entries.popleft()))
+            next_free = when + interval
+        self.next_free = next_free
 
 
 class InputQueue:
@@ -55,12 +63,12 @@ class InputQueue:
 
     def advance_to(self, cycle: int) -> None:
         """Let the consumer take everything it would have taken by ``cycle``."""
-        entries, consumer = self.entries, self.consumer
-        while entries:
-            when = consumer.take_time(entries[0])
-            if when > cycle:
-                break
-            consumer.take(entries.popleft(), when)
+        self.consumer.drain(self.entries, cycle)
+
+    def room(self, cycle: int) -> int:
+        """Free slots at ``cycle`` (more may free up later)."""
+        self.advance_to(cycle)
+        return self.depth - len(self.entries)
 
     def push(self, entry: PushedInstruction) -> None:
         """Append ``entry`` or raise :class:`Stall` with the cycle at which a slot frees up."""
@@ -69,6 +77,15 @@ class InputQueue:
             self.full_stalls += 1
             raise Stall(f"pipe {self.pipe} input queue full", until=self.consumer.take_time(self.entries[0]))
         self.entries.append(entry)
+
+    def extend(self, batch: list[PushedInstruction]) -> None:
+        """Append entries already known to fit (the pushing core checked the room first).
+
+        Takes happen at the same cycles as with one push at a time: each depends only on its
+        entry's cycle and the previous take.
+        """
+        self.entries.extend(batch)
+        self.advance_to(batch[-1].cycle)
 
     def history(self) -> list[PushedInstruction]:
         """Every instruction that entered this queue, in order."""

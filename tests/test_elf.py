@@ -1,0 +1,128 @@
+"""ELF loading: good images land where they belong, bad ones are refused and change nothing."""
+
+from __future__ import annotations
+
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+from asm import link
+
+from tensixsim import InvalidProgram, Tile
+
+PROGRAM = """
+    la t0, value
+    lw a0, 0(t0)
+    ecall
+    .data
+value: .word 0x1234
+"""
+
+
+def digest(tile: Tile) -> int:
+    crc = zlib.crc32(tile.l1)
+    for ram in tile.local_ram.values():
+        crc = zlib.crc32(ram, crc)
+    return crc
+
+
+def rejected(path: Path, core: str = "brisc") -> InvalidProgram:
+    tile = Tile("blackhole")
+    tile.l1[:16] = 0xA5
+    before = digest(tile)
+    with pytest.raises(InvalidProgram) as info:
+        tile.load_elf(core, path)
+    assert digest(tile) == before, "a rejected load must leave the tile unchanged"
+    return info.value
+
+
+def test_segments_go_to_l1_and_local_ram_and_symbols_are_kept():
+    elf = link(PROGRAM, text=0x0, extra=("-Tdata=0xFFB00000",))
+    tile = Tile("blackhole")
+    tile.load_elf("brisc", elf)
+    assert int.from_bytes(tile.local_ram["brisc"][:4].tobytes(), "little") == 0x1234
+    assert tile.core("brisc").symbols["value"] == 0xFFB00000
+    assert tile.run().cores["brisc"].exit_code == 0x1234
+
+
+def test_local_ram_segment_goes_to_the_named_core():
+    elf = link(PROGRAM, text=0x6000, extra=("-Tdata=0xFFB00000",))
+    tile = Tile("blackhole")
+    tile.load_elf("trisc0", elf)
+    assert tile.local_ram["trisc0"][:4].tobytes() == (0x1234).to_bytes(4, "little")
+    assert not tile.local_ram["brisc"].any()
+
+
+def test_non_riscv_elf_is_rejected():
+    error = rejected(Path(sys.executable).resolve())
+    assert "not a RISC-V ELF" in str(error)
+
+
+def test_rv64_elf_is_rejected(tmp_path):
+    elf = link("nop", march="rv64i", abi="lp64", extra=("-m", "elf64lriscv"))
+    assert "64-bit" in str(rejected(elf))
+
+
+def test_compressed_elf_is_rejected():
+    elf = link(".option rvc\n c.nop\n c.nop", march="rv32imc")
+    assert "compressed" in str(rejected(elf))
+
+
+def test_floating_point_extension_is_rejected():
+    elf = link("nop", march="rv32imf")
+    assert "f" in str(rejected(elf))
+
+
+def test_big_endian_is_rejected(tmp_path):
+    raw = bytearray(link(PROGRAM, extra=("-Tdata=0xFFB00000",)).read_bytes())
+    raw[5] = 2  # EI_DATA = ELFDATA2MSB
+    path = tmp_path / "be.elf"
+    path.write_bytes(raw)
+    rejected(path)
+
+
+def test_segment_outside_l1_and_local_ram_is_rejected():
+    elf = link("nop", text=0x180000)  # L1 ends at 1536 KiB = 0x180000
+    error = rejected(elf)
+    assert "outside L1" in str(error) and "..0x00180004" in str(error)
+
+
+def test_other_cores_local_ram_window_is_out_of_range_for_trisc():
+    # TRISC local RAM is 4 KiB: a data segment at 0xFFB01000 does not fit it.
+    elf = link(PROGRAM, text=0x6000, extra=("-Tdata=0xFFB01000",))
+    assert "outside" in str(rejected(elf, "trisc0"))
+
+
+def test_overlapping_segments_are_rejected(tmp_path):
+    elf = link(PROGRAM, text=0x0, extra=("-Tdata=0x4", "--no-check-sections"))
+    raw = bytearray(elf.read_bytes())
+    (phoff,) = struct.unpack_from("<I", raw, 28)
+    phentsize, phnum = struct.unpack_from("<HH", raw, 42)
+    loads = [
+        phoff + i * phentsize
+        for i in range(phnum)
+        if struct.unpack_from("<I", raw, phoff + i * phentsize)[0] == 1
+    ]
+    assert len(loads) >= 2, "the linker should emit .text and .data as two PT_LOAD segments"
+    path = tmp_path / "overlap.elf"
+    path.write_bytes(raw)
+    assert "overlapping" in str(rejected(path))
+
+
+@pytest.mark.parametrize("size", [0, 10, 52, 200])
+def test_truncated_elf_is_rejected(tmp_path, size):
+    raw = link(PROGRAM, extra=("-Tdata=0xFFB00000",)).read_bytes()
+    path = tmp_path / "cut.elf"
+    path.write_bytes(raw[:size])
+    rejected(path)
+
+
+def test_missing_file_is_rejected(tmp_path):
+    assert "cannot read" in str(rejected(tmp_path / "nope.elf"))
+
+
+def test_unknown_core_name():
+    with pytest.raises(KeyError):
+        Tile("blackhole").load_elf("trisc3", "x.elf")
