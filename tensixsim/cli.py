@@ -42,8 +42,7 @@ def _disasm(args: argparse.Namespace) -> int:
 
         image = read_elf(Path(args.elf))
         for address, word, instruction in inline_words(table, image):
-            symbol = ""
-            print(f"0x{address:08x}: {word:08x}  {instruction}{symbol}")
+            print(f"0x{address:08x}: {word:08x}  {instruction}")
         return 0
     for text in args.words:
         word = int(text, 0)

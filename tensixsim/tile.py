@@ -81,6 +81,7 @@ class Tile:
             InputQueue(pipe, self.arch.pipe_queue_depth, Recorder()) for pipe in range(self.arch.pipe_count)
         ]
         self._side_effects = 0
+        self._wall_latched_high = 0
         self._control = self._control_region()
         self.cores = [Core(self, facts, i) for i, facts in enumerate(self.arch.cores)]
         self._by_name = {c.name: c for c in self.cores}
@@ -394,8 +395,10 @@ class Tile:
         a = self.arch
         base = a.tile_control_base
 
-        def wall(high: bool):
-            return lambda access: (access.cycle >> 32) if high else access.cycle & 0xFFFFFFFF
+        def wall_low(access: Access) -> int:
+            # Reading the low word latches the high word (read back at WALL_CLOCK_H_AT).
+            self._wall_latched_high = access.cycle >> 32
+            return access.cycle & 0xFFFFFFFF
 
         registers = {
             a.soft_reset_register - base: Register(
@@ -403,8 +406,11 @@ class Tile:
                 read=lambda _: self.soft_reset,
                 write=lambda access, value: self._set_soft_reset(value, access.cycle, access.core),
             ),
-            a.wall_clock_low - base: Register("WALL_CLOCK_L", read=wall(False)),
-            a.wall_clock_high - base: Register("WALL_CLOCK_H", read=wall(True)),
+            a.wall_clock_low - base: Register("WALL_CLOCK_L", read=wall_low),
+            a.wall_clock_high - base: Register("WALL_CLOCK_H", read=lambda access: access.cycle >> 32),
+            a.wall_clock_high_latched - base: Register(
+                "WALL_CLOCK_H_AT", read=lambda _: self._wall_latched_high
+            ),
             a.trisc_reset_pc_override_register - base: Register(
                 "TRISC_RESET_PC_OVERRIDE",
                 read=lambda _: self.trisc_override,

@@ -1,6 +1,6 @@
 """Latency and throughput figures, one table per unit.
 
-Figures come from the ISA documentation (design brief, "Timing model") and are meant to be refined
+Figures come from the ISA documentation and are meant to be refined
 against measurements; nothing else in the emulator spells a cycle count.
 """
 

@@ -236,7 +236,7 @@ def test_decoded_instruction_is_immutable() -> None:
 
 
 def test_disasm_lists_fields_highest_bits_first() -> None:
-    # The example of the brief; 0x26000000 is MVMUL with every field zero (TT_OP_MVMUL(0,0,0,0)).
+    # 0x26000000 is MVMUL with every field zero (TT_OP_MVMUL(0,0,0,0)).
     assert isa_for("blackhole").disasm(0x26000000) == ("MVMUL clear_dvalid=0 instr_mod19=0 addr_mode=0 dst=0")
 
 
@@ -378,10 +378,11 @@ def _toolchain() -> tuple[str, str] | None:
     return (gcc, objdump) if gcc and objdump else None
 
 
-@pytest.mark.skipif(_toolchain() is None, reason="riscv64-unknown-elf toolchain not installed")
 @pytest.mark.parametrize("arch", ARCH_NAMES)
 def test_header_inline_macros_compile_to_rotated_words(arch: str, tmp_path: Path) -> None:
-    gcc, objdump = _toolchain()  # type: ignore[misc]
+    tools = _toolchain()
+    assert tools is not None, "riscv64-unknown-elf toolchain missing: `make test` installs it"
+    gcc, objdump = tools
     isa = isa_for(arch)
     calls = [
         ("TTI_SEMWAIT(322, 2, 2)", isa.encode("SEMWAIT", stall_res=322, sem_sel=2, wait_sem_cond=2)),

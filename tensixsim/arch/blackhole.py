@@ -27,6 +27,7 @@ BLACKHOLE = Arch(
     ncrisc_reset_pc_override_register=_TILE_CONTROL + 0x23C,
     wall_clock_low=_TILE_CONTROL + 0x1F0,
     wall_clock_high=_TILE_CONTROL + 0x1F4,
+    wall_clock_high_latched=_TILE_CONTROL + 0x1F8,
     tensix_push_base=0xFFE40000,
     tensix_push_stride=0x10000,
     pipe_count=3,

@@ -44,6 +44,7 @@ class Arch:
     ncrisc_reset_pc_override_register: int
     wall_clock_low: int
     wall_clock_high: int
+    wall_clock_high_latched: int  # the high word as it was when the low word was last read
     # Tensix instruction push addresses: BRISC may push into any pipe, a TRISC into its own.
     tensix_push_base: int
     tensix_push_stride: int

@@ -43,7 +43,7 @@ RESOURCE_UNITS: Mapping[str, str] = MappingProxyType(
         "THCON": "thcon",
         "CFG": "config",
         # The yaml's TDMA resource holds the address-counter (ADC) instructions, which set up
-        # unpacker and packer addressing; the brief files them with the unpackers. The two other
+        # unpacker and packer addressing; they are filed with the unpackers. The two other
         # TDMA entries (SETDVALID, DMANOP) are overridden in the tables.
         "TDMA": "unpack",
         "UNPACK": "unpack",
