@@ -1,4 +1,4 @@
-"""Wormhole B0 tile facts.
+"""Wormhole B0 tile facts: where they differ from Blackhole.
 
 Partial: the sizes and addresses below are known, but the tile model is built and tested for
 Blackhole first; :func:`tensixsim.arch.get_arch` marks this architecture as not yet runnable.
@@ -6,42 +6,24 @@ Blackhole first; :func:`tensixsim.arch.get_arch` marks this architecture as not 
 
 from __future__ import annotations
 
-from tensixsim.arch.common import Arch, CoreFacts
+from dataclasses import replace
 
-_LOCAL_RAM = 0xFFB00000
-_TILE_CONTROL = 0xFFB12000
+from tensixsim.arch.blackhole import BLACKHOLE
 
-WORMHOLE = Arch(
+_LOCAL_RAM = {
+    "brisc": 4 * 1024,
+    "ncrisc": 4 * 1024,
+    "trisc0": 2 * 1024,
+    "trisc1": 2 * 1024,
+    "trisc2": 2 * 1024,
+}
+
+WORMHOLE = replace(
+    BLACKHOLE,
     name="wormhole",
     clock_hz=1_000_000_000,
     l1_size=1464 * 1024,
-    local_ram_base=_LOCAL_RAM,
-    cores=(
-        CoreFacts("brisc", 4 * 1024, 0xFFB14000, 11, 0x0, None, None, None),
-        CoreFacts("ncrisc", 4 * 1024, 0xFFB16000, 18, 0x12000, 0xFFB12238, 0, None),
-        CoreFacts("trisc0", 2 * 1024, 0xFFB18000, 12, 0x6000, 0xFFB12228, 0, 0),
-        CoreFacts("trisc1", 2 * 1024, 0xFFB1A000, 13, 0xA000, 0xFFB1222C, 1, 1),
-        CoreFacts("trisc2", 2 * 1024, 0xFFB1C000, 14, 0xE000, 0xFFB12230, 2, 2),
-    ),
+    cores=tuple(replace(core, local_ram_size=_LOCAL_RAM[core.name]) for core in BLACKHOLE.cores),
     isa_string_prefix="rv32i2p0_m2p0",
     has_zba_zbb=False,
-    soft_reset_register=_TILE_CONTROL + 0x1B0,
-    soft_reset_all=0x47800,
-    trisc_reset_pc_override_register=_TILE_CONTROL + 0x234,
-    ncrisc_reset_pc_override_register=_TILE_CONTROL + 0x23C,
-    wall_clock_low=_TILE_CONTROL + 0x1F0,
-    wall_clock_high=_TILE_CONTROL + 0x1F4,
-    wall_clock_high_latched=_TILE_CONTROL + 0x1F8,
-    tensix_push_base=0xFFE40000,
-    tensix_push_stride=0x10000,
-    pipe_count=3,
-    pipe_queue_depth=32,
-    csr_cfg0=0x7C0,
-    csr_queue_status=0xBC0,
-    csr_backend_status=0xBC1,
-    tile_control_base=_TILE_CONTROL,
-    tile_control_size=0x1000,
-    stream_base=0xFFB40000,
-    stream_stride=0x1000,
-    stream_count=64,
 )
