@@ -22,6 +22,7 @@ from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
 from tensixsim.memory import PAGE, Access, MmioRegion, Register
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
+from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
@@ -83,6 +84,7 @@ class Tile:
         self._side_effects = 0
         self._wall_latched_high = 0
         self._control = self._control_region()
+        self.coprocessor = Coprocessor(self)
         self.cores = [Core(self, facts, i) for i, facts in enumerate(self.arch.cores)]
         self._by_name = {c.name: c for c in self.cores}
 
@@ -328,6 +330,14 @@ class Tile:
 
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
         """``writer`` stored into a protected L1 page: drop stale code, wake pollers."""
+        self._l1_written(address, size, cycle)
+
+    def l1_store(self, address: int, data: bytes, cycle: int) -> None:
+        """A store into L1 by an agent other than a core (the coprocessor)."""
+        self.l1[address : address + len(data)] = np.frombuffer(data, np.uint8)
+        self._l1_written(address, len(data), cycle)
+
+    def _l1_written(self, address: int, size: int, cycle: int) -> None:
         end = address + size
         pages = range(address // PAGE, (end - 1) // PAGE + 1)
         for core in self.cores:
@@ -339,6 +349,25 @@ class Tile:
         for page in pages:
             self._refresh_protection(page)
         self.note_side_effect()
+
+    def register_access(self, address: int, cycle: int, value: int | None) -> int:
+        """Read (``value`` None) or write an MMIO register as the coprocessor reaches it."""
+        brisc = self.core("brisc")
+        for region in brisc.regions:
+            if region.contains(address):
+                access = Access(brisc, address, 4, cycle)
+                if value is None:
+                    return region.read(access)
+                region.write(access, value)
+                return 0
+        raise MemoryFault(
+            "no register at this address",
+            address=address,
+            size=4,
+            write=value is not None,
+            core="coprocessor",
+            cycle=cycle,
+        )
 
     # ------------------------------------------------------------------ Tensix instruction capture
     def push_room(self, core: Core, cycle: int) -> int:

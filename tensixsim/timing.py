@@ -27,8 +27,53 @@ class RecorderTiming:
     drain_interval: int = 1  # cycles between two instructions it takes from the queue
 
 
+@dataclass(frozen=True)
+class FrontendTiming:
+    """MOP and replay expanders."""
+
+    expand: int = 1  # each expander emits at most one instruction per cycle
+    mop_exit_penalty: int = 1  # a MOP followed by a non-MOP instruction costs one more cycle
+
+
+@dataclass(frozen=True)
+class SyncTiming:
+    """Sync unit: mutexes, semaphores, STALLWAIT/SEMWAIT/STREAMWAIT."""
+
+    sync: int = 1
+
+
+@dataclass(frozen=True)
+class ThconTiming:
+    """Scalar unit (ThCon): GPR arithmetic, loads/stores, atomics."""
+
+    setdmareg: int = 1
+    dmanop: int = 1
+    arithmetic: int = 3  # ADDDMAREG, SUBDMAREG, BITWOPDMAREG, SHIFTDMAREG, CMPDMAREG
+    multiply: int = 4  # MULDMAREG
+    load_store: int = 3  # LOADIND, STOREIND, LOADREG, STOREREG (at least)
+    atomic: int = 15  # ATINCGET, ATINCGETPTR, ATSWAP, ATCAS (at least)
+    reg2flop: int = 2
+    flushdma: int = 2
+
+
+@dataclass(frozen=True)
+class ConfigTiming:
+    """Configuration unit."""
+
+    setc16: int = 1
+    wrcfg: int = 2
+    rdcfg: int = 2
+    rmwcib: int = 1
+    cfgshiftmask: int = 1
+    streamwrcfg: int = 2
+
+
 RISCV = RiscvTiming()
 RECORDER = RecorderTiming()
+FRONTEND = FrontendTiming()
+SYNC = SyncTiming()
+THCON = ThconTiming()
+CONFIG = ConfigTiming()
 
 # Loosely-timed scheduling: a core may run this many cycles ahead of the others between two
 # synchronisation points. Results do not depend on it; cycle counts may move by up to about one

@@ -1,0 +1,77 @@
+"""The Tensix coprocessor: three pipes in front of shared units and state.
+
+Services offered to unit modules (their semantics functions reach them through ``ctx.copro``):
+
+- state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
+  ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers);
+- ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
+  (writes wake cores polling those addresses and keep code coherent);
+- ``register_read(address, cycle)`` / ``register_write(address, value, cycle)``: the tile's MMIO
+  registers (config, GPRs, semaphores, streams...) as the coprocessor reaches them;
+- ``unit_busy(unit, cycle)``: whether a unit still has an instruction in flight at ``cycle``;
+- ``state_changed(cycle)``: a unit's state changed outside an instruction (an MMIO write from a
+  core); pipes waiting on it try again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tensixsim.errors import MemoryFault
+from tensixsim.isa import isa_for
+from tensixsim.tensix.adc import AdcState
+from tensixsim.tensix.config import ConfigState
+from tensixsim.tensix.expanders import FrontendState
+from tensixsim.tensix.sync import SyncState
+from tensixsim.tensix.thcon import ThconState
+
+if TYPE_CHECKING:
+    from tensixsim.tile import Tile
+
+
+class Coprocessor:
+    """State and services of the coprocessor (the pipe engine lives in frontend.py)."""
+
+    def __init__(self, tile: Tile) -> None:
+        self.tile = tile
+        self.arch = tile.arch
+        self.isa = isa_for(tile.arch.name)
+        self.threads = tile.arch.pipe_count
+        self.sync = SyncState.new(self.arch)
+        self.thcon = ThconState.new(self.arch)
+        self.config = ConfigState.new(self.arch)
+        self.adc = AdcState.new(self.arch)
+        self.frontend = FrontendState.new(self.arch)
+        self.busy_until: dict[str, int] = {}
+        self.changes = 0  # bumped whenever state that a waiting instruction may test changes
+
+    # ------------------------------------------------------------------ services for units
+    def unit_busy(self, unit: str, cycle: int) -> bool:
+        return self.busy_until.get(unit, 0) > cycle
+
+    def l1_read(self, address: int, size: int) -> bytes:
+        self._check_l1(address, size, write=False)
+        return self.tile.l1[address : address + size].tobytes()
+
+    def l1_write(self, address: int, data: bytes, cycle: int) -> None:
+        self._check_l1(address, len(data), write=True)
+        self.tile.l1_store(address, data, cycle)
+
+    def register_read(self, address: int, cycle: int) -> int:
+        return self.tile.register_access(address, cycle, None)
+
+    def register_write(self, address: int, value: int, cycle: int) -> None:
+        self.tile.register_access(address, cycle, value)
+
+    def state_changed(self, cycle: int) -> None:
+        self.changes += 1
+
+    def _check_l1(self, address: int, size: int, *, write: bool) -> None:
+        if address < 0 or address + size > self.arch.l1_size or address % min(size, 16):
+            raise MemoryFault(
+                "coprocessor L1 access out of range or misaligned",
+                address=address,
+                size=size,
+                write=write,
+                core="coprocessor",
+            )

@@ -1,0 +1,103 @@
+"""Instruction semantics registered against the ISA table.
+
+A unit module declares each instruction it executes with :func:`semantics`::
+
+    @semantics("SEMPOST")
+    def sempost(ctx: Context, sem_sel: int) -> Outcome:
+        ...
+        return Retire(TIMING.sync)
+
+The function's parameters after ``ctx`` must be exactly the instruction's fields in the table
+(checked at import), so a renamed field cannot go unnoticed. It returns :class:`Retire` (the
+instruction executed; ``cycles`` is how long it occupies its unit) or :class:`Wait` (it cannot
+execute yet; the pipe holds it and tries again when coprocessor state changes). A function that
+returns ``Wait`` must not have changed any state. Errors are raised with :meth:`Context.error`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
+
+from tensixsim.errors import SimError
+from tensixsim.isa import isa_for
+from tensixsim.isa.spec import Instruction
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.coprocessor import Coprocessor
+
+
+@dataclass(frozen=True)
+class Retire:
+    """The instruction executed; its unit is busy for ``cycles`` cycles from issue."""
+
+    cycles: int = 1
+
+
+@dataclass(frozen=True)
+class Wait:
+    """The instruction cannot execute yet (and changed nothing); ``reason`` shows in deadlocks."""
+
+    reason: str
+
+
+Outcome = Union[Retire, Wait]  # noqa: UP007 - readable on 3.10 too
+
+
+@dataclass
+class Context:
+    """What a semantics function sees: the coprocessor, the pipe, the cycle, the instruction."""
+
+    copro: Coprocessor
+    thread: int  # pipe 0/1/2 (fed by TRISC0/1/2 and BRISC)
+    cycle: int  # the issue cycle
+    instruction: Instruction
+    core: str  # the core that pushed it
+    pc: int  # its address in that core's program
+
+    def error(self, kind: type[SimError], message: str, value: int | None = None) -> SimError:
+        """An exception naming the pipe, instruction, pushing core, pc and cycle."""
+        return kind(
+            f"pipe {self.thread} {self.instruction.name}: {message}",
+            core=self.core,
+            pc=self.pc,
+            cycle=self.cycle,
+            value=value,
+        )
+
+
+Semantics = Callable[..., Outcome]
+_REGISTRY: dict[str, dict[str, Semantics]] = {"blackhole": {}, "wormhole": {}}
+
+
+def semantics(name: str, *, arches: tuple[str, ...] = ("blackhole",)) -> Callable[[Semantics], Semantics]:
+    """Register ``fn`` as the semantics of instruction ``name`` on ``arches``."""
+
+    def register(fn: Semantics) -> Semantics:
+        params = list(inspect.signature(fn).parameters)[1:]
+        for arch in arches:
+            spec = isa_for(arch).by_name.get(name)
+            if spec is None:
+                raise ValueError(f"{fn.__name__}: {arch} has no instruction {name}")
+            if set(params) != set(spec.field_names):
+                raise ValueError(
+                    f"{fn.__name__}: parameters {params} do not match "
+                    f"{name}'s fields {list(spec.field_names)}"
+                )
+            if name in _REGISTRY[arch]:
+                raise ValueError(f"{name} registered twice for {arch}")
+            _REGISTRY[arch][name] = fn
+        return fn
+
+    return register
+
+
+def lookup(arch: str, name: str) -> Semantics | None:
+    return _REGISTRY[arch].get(name)
+
+
+def implemented(arch: str) -> frozenset[str]:
+    """Names of the instructions with registered semantics."""
+    return frozenset(_REGISTRY[arch])
