@@ -391,7 +391,7 @@ class Tile:
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
-        regions = [self._control]
+        regions = [self._control, *self.coprocessor.mmio_regions(core)]
         facts = core.facts
         pipes = (
             range(self.arch.pipe_count)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from tensixsim.errors import MemoryFault
 from tensixsim.isa import isa_for
+from tensixsim.memory import PAGE, MmioRegion
+from tensixsim.tensix import config, expanders, sync, thcon
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
 from tensixsim.tensix.expanders import FrontendState
@@ -26,7 +28,11 @@ from tensixsim.tensix.sync import SyncState
 from tensixsim.tensix.thcon import ThconState
 
 if TYPE_CHECKING:
+    from tensixsim.riscv.core import Core
     from tensixsim.tile import Tile
+
+# Units with an MMIO view (each module defines mmio_registers(copro, core)).
+MMIO_UNITS = (sync, thcon, config, expanders)
 
 
 class Coprocessor:
@@ -44,6 +50,18 @@ class Coprocessor:
         self.frontend = FrontendState.new(self.arch)
         self.busy_until: dict[str, int] = {}
         self.changes = 0  # bumped whenever state that a waiting instruction may test changes
+
+    def mmio_regions(self, core: Core) -> list[MmioRegion]:
+        """The units' registers as ``core`` sees them, grouped into pages."""
+        pages: dict[int, MmioRegion] = {}
+        for unit in MMIO_UNITS:
+            for address, register in unit.mmio_registers(self, core).items():
+                page = address - address % PAGE
+                region = pages.setdefault(page, MmioRegion(f"tensix@0x{page:08x}", page, PAGE))
+                if address - page in region.registers:
+                    raise ValueError(f"two registers at 0x{address:08x}")
+                region.registers[address - page] = register
+        return list(pages.values())
 
     # ------------------------------------------------------------------ services for units
     def unit_busy(self, unit: str, cycle: int) -> bool:

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tensixsim.arch import Arch
+from tensixsim.memory import Register
+
+if TYPE_CHECKING:
+    from tensixsim.riscv.core import Core
+    from tensixsim.tensix.coprocessor import Coprocessor
 
 
 @dataclass
@@ -12,3 +18,8 @@ class FrontendState:
     @classmethod
     def new(cls, arch: Arch) -> FrontendState:
         return cls()
+
+
+def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
+    """This unit's registers as ``core`` sees them: absolute address -> Register."""
+    return {}
