@@ -2,8 +2,8 @@
 
 The three TRISCs each run tensixsim/sdk/examples/bench/tensix_push.c at once: a loop pushing NOPs
 into their own pipe, half as inline instruction words and half as stores to the push address. Each
-pipe's consumer is the recording stand-in (one instruction per cycle), so queues stay shallow and
-every push is captured, timestamped and checked.
+pipe's consumer is the capture-only recorder backend (one instruction per cycle, nothing executed),
+so queues stay shallow and every push is captured, timestamped and checked.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ COUNT = 200_000  # per TRISC
 
 
 def main() -> None:
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", backend="recorder")
     for core in ("trisc0", "trisc1", "trisc2"):
         tile.load_elf(core, programs.build_tensix_push(core, count=COUNT))
     start = time.perf_counter()

@@ -23,14 +23,16 @@ PAGE = 0x1000
 class Stall(Exception):
     """Raised by an MMIO handler whose access cannot complete yet.
 
-    ``until`` is the cycle at which the access should be retried, or None when it must wait for
-    another agent (the scheduler runs the others first and retries).
+    ``until`` is the cycle at which the access should be retried. Without it, ``wait_key`` names the
+    event that will let it complete (the core waits until the tile signals it); without either,
+    another agent must catch up first (the scheduler runs the others and retries).
     """
 
-    def __init__(self, reason: str, until: int | None = None) -> None:
+    def __init__(self, reason: str, until: int | None = None, wait_key: tuple | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.until = until
+        self.wait_key = wait_key
 
 
 @dataclass(frozen=True)

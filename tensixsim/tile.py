@@ -19,10 +19,11 @@ import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
-from tensixsim.memory import PAGE, Access, MmioRegion, Register
+from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
+from tensixsim.tensix.frontend import NEVER, Engine
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
@@ -68,7 +69,9 @@ class RunResult:
 class Tile:
     """One Tensix tile. ``Tile("blackhole")``."""
 
-    def __init__(self, arch: str = "blackhole", *, quantum: int = DEFAULT_QUANTUM) -> None:
+    def __init__(
+        self, arch: str = "blackhole", *, quantum: int = DEFAULT_QUANTUM, backend: str = "coprocessor"
+    ) -> None:
         self.arch = get_arch(arch)
         self.quantum = quantum
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
@@ -78,13 +81,18 @@ class Tile:
         self.ncrisc_reset_pc = self.arch.core("ncrisc").default_reset_pc
         self.trisc_override = 0
         self.ncrisc_override = 0
-        self.queues = [
-            InputQueue(pipe, self.arch.pipe_queue_depth, Recorder()) for pipe in range(self.arch.pipe_count)
-        ]
+        self.queues = [InputQueue(pipe, self.arch.pipe_queue_depth) for pipe in range(self.arch.pipe_count)]
         self._side_effects = 0
+        self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._wall_latched_high = 0
         self._control = self._control_region()
         self.coprocessor = Coprocessor(self)
+        if backend == "coprocessor":
+            self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues)
+        elif backend == "recorder":
+            self.backend = Recorder(self.queues)
+        else:
+            raise ValueError(f"backend must be 'coprocessor' or 'recorder', not {backend!r}")
         self.cores = [Core(self, facts, i) for i, facts in enumerate(self.arch.cores)]
         self._by_name = {c.name: c for c in self.cores}
 
@@ -157,7 +165,10 @@ class Tile:
         live = [c.time for c in self.cores if c.state in (CoreState.RUNNING, CoreState.WAITING)]
         if live:
             return min(live)
-        return max((c.time for c in self.cores), default=0)
+        last_issue = max(
+            (p.last_cycle + 1 for p in getattr(self.backend, "pipes", []) if p.issued), default=0
+        )
+        return max([c.time for c in self.cores] + [last_issue])
 
     def result(self) -> RunResult:
         cores = {
@@ -171,12 +182,17 @@ class Tile:
     # ------------------------------------------------------------------ scheduler
     def _schedule(self, max_cycles: int) -> None:
         history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
-        spin_marks: tuple[int, int] | None = None  # (memory digest, side effects) at the last all-spin
+        spin_marks: tuple[int, int, int] | None = None  # memory digest, side effects, coprocessor state
         while True:
             running = [c for c in self.cores if c.state is CoreState.RUNNING]
             if not running:
+                # No core can push any more before one wakes: let the backend run on.
+                woke = self.wakes
+                self.backend.advance_to(NEVER)
+                if self.wakes != woke:
+                    continue
                 waiting = [c for c in self.cores if c.state is CoreState.WAITING]
-                if waiting:
+                if waiting or self.backend.blocked_pipes():
                     raise self._deadlock(waiting, {})
                 return
             core = min(running, key=lambda c: (c.time, c.index))
@@ -187,6 +203,8 @@ class Tile:
             effects_before = self._side_effects
             core.run_slice(min(self.quantum, max_cycles - core.time))
             self._protect_new_code(core)
+            if core.error is None:
+                self._advance_backend()
             if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
                 self._try_park(core)
             if core.error is not None:
@@ -209,12 +227,28 @@ class Tile:
             live = [c for c in self.cores if c.state is CoreState.RUNNING]
             if not all(history[c.name] and history[c.name][-1] in history[c.name][:-1] for c in live):
                 continue
-            marks = (self._memory_digest(), self._side_effects)
+            marks = (self._memory_digest(), self._side_effects, self.coprocessor.version)
             if spin_marks == marks:
                 raise self._deadlock(live, history)
             spin_marks = marks
             for c in live:
                 history[c.name] = history[c.name][-1:]
+
+    def _advance_backend(self) -> None:
+        """Let the backend run up to the earliest running core (no core can push before it)."""
+        running = [c.time for c in self.cores if c.state is CoreState.RUNNING]
+        if running:
+            self.backend.advance_to(min(running))
+
+    def horizon(self, exclude: Core) -> int:
+        """The earliest cycle at which a running core other than ``exclude`` can still act."""
+        return min(
+            (c.time for c in self.cores if c is not exclude and c.state is CoreState.RUNNING), default=NEVER
+        )
+
+    def sync_coprocessor(self, cycle: int) -> None:
+        """Bring the coprocessor up to ``cycle`` before a core reads or writes its state."""
+        self.backend.advance_to(cycle)
 
     def may_sync(self, core: Core, cycle: int) -> bool:
         """True when no other running core is still behind ``cycle``."""
@@ -242,9 +276,15 @@ class Tile:
         for core in stuck:
             if core.state is CoreState.WAITING:
                 parts.append(f"{core.name} pc=0x{core.pc:08x} waits: {core.wait_reason}")
+            elif core.state is not CoreState.RUNNING:
+                continue
             else:
                 polled = ", ".join(f"0x{a:08x}" for a in self._polled_addresses(core)) or "nothing"
                 parts.append(f"{core.name} spins at pc=0x{core.pc:08x} reading {polled}")
+        for pipe in self.backend.blocked_pipes():
+            source = pipe.source
+            where = f" (pushed by {source.core} pc=0x{source.pc:08x})" if source else ""
+            parts.append(f"pipe {pipe.thread} blocked since cycle {pipe.blocked_at} at {pipe.blocked}{where}")
         return Deadlock("no core can make progress: " + "; ".join(parts), cycle=self.cycle)
 
     def _polled_addresses(self, core: Core) -> list[int]:
@@ -302,6 +342,7 @@ class Tile:
     def _wake(self, core: Core, cycle: int) -> None:
         """Resume a parked core as if it had seen the change at ``cycle``."""
         pages = {a // PAGE for a, _ in core.watch}
+        self.wakes += 1
         core.state = CoreState.RUNNING
         core.watch = []
         target = max(core.fixed_point_cycle, cycle)
@@ -372,22 +413,46 @@ class Tile:
     # ------------------------------------------------------------------ Tensix instruction capture
     def push_room(self, core: Core, cycle: int) -> int:
         """Pushes ``core`` can make from ``cycle`` on without any queue it reaches filling up."""
-        pipes = [r.push_pipe for r in core.regions if r.push_pipe is not None]
+        pipes = {r.push_pipe for r in core.regions if r.push_pipe is not None}
         if core.facts.pipe is not None:
-            pipes.append(core.facts.pipe)
-        return min((self.queues[pipe].room(cycle) for pipe in set(pipes)), default=0)
+            pipes.add(core.facts.pipe)
+        if not pipes:
+            return 0
+        self.backend.advance_to(min(cycle, self.horizon(core)))
+        return min(self.queues[pipe].depth - len(self.queues[pipe].entries) for pipe in pipes)
 
     def push(self, core: Core, pipe: int, instruction: int, pc: int, cycle: int, *, inline: bool) -> None:
         """Enter ``instruction`` into ``pipe``'s queue (may raise Stall)."""
-        self.queues[pipe].push(PushedInstruction(instruction, core.name, pc, cycle, inline))
+        queue = self.queues[pipe]
+        horizon = self.horizon(core)
+        self.backend.advance_to(min(cycle, horizon))
+        if len(queue.entries) >= queue.depth:
+            queue.full_stalls += 1
+            reason = f"pipe {pipe} input queue full"
+            until = self.backend.take_time(pipe)
+            if until is not None:
+                raise Stall(reason, until=until)
+            if horizon >= cycle:
+                raise Stall(reason, wait_key=("queue", pipe))  # woken when the pipe takes an entry
+            raise Stall(reason)  # another core may still push or unblock earlier: it goes first
+        queue.entries.append(PushedInstruction(instruction, core.name, pc, cycle, inline))
         core.tensix_pushed += 1
         self.note_side_effect()
 
     def push_batch(self, core: Core, pipe: int, batch: list[PushedInstruction]) -> None:
         """Enter instructions the core's native hooks took while the queue had room."""
-        self.queues[pipe].extend(batch)
+        self.queues[pipe].entries.extend(batch)
         core.tensix_pushed += len(batch)
         self._side_effects += len(batch)
+
+    def queue_popped(self, pipe: int, cycle: int) -> None:
+        """The backend took an entry from ``pipe``'s queue: a core waiting for room may go on."""
+        for core in self.cores:
+            if core.state is CoreState.WAITING and core.wait_key == ("queue", pipe):
+                core.state = CoreState.RUNNING
+                core.wait_key = None
+                core.time = max(core.time, cycle + 1)
+                self.wakes += 1
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:

@@ -79,9 +79,10 @@ def run(
     *,
     exit_codes: dict[str, int] | None = None,
     max_cycles: int = 2_000_000,
+    backend: str = "coprocessor",
 ) -> Ran:
     """Load one program per core at its reset PC, release those cores, run to their ``ecall``."""
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", backend=backend)
     for core, source in programs.items():
         image = rvenc.to_bytes(rvenc.assemble(source, base=RESET_PC[core]))
         assert RESET_PC[core] + len(image) <= CODE_END[core], f"{core} program too long"
@@ -793,6 +794,7 @@ def test_inline_word_is_captured_as_tensix_instruction_not_compressed(pipe: int,
         {core: source},
         {canary: bytes(64) + pack([0x55555555] * 4)},
         exit_codes={core: 7},
+        backend="recorder",  # this is about capture: the coprocessor need not execute the word
     )
     assert ran.read(canary, 64) == bytes(64), "the word executed as c.sw"
     assert ran.words(out, 1) == [canary], "the word executed as c.lw"

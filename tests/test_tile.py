@@ -38,7 +38,7 @@ def word_at(tile: Tile, address: int) -> int:
 
 def test_tensix_word_that_looks_like_rvc_is_captured_not_executed():
     # 0x4048D158 in plain Unicorn runs as c.sw + c.lw (its low half is a valid RVC pair).
-    tile = tile_with({"trisc0": "li a0, 7\n .word 0x4048D158\n ecall"})
+    tile = tile_with({"trisc0": "li a0, 7\n .word 0x4048D158\n ecall"}, backend="recorder")
     before = tile.l1.copy()
     result = tile.run(release=["trisc0"])
     assert [p.word for p in tile.pushed(0)] == [0x10123456]
@@ -69,7 +69,7 @@ def test_capture_order_and_counts_from_three_triscs_and_brisc():
     programs = {f"trisc{k}": _pusher(k + 1, count) for k in range(3)} | {
         "brisc": "\n".join([*brisc, "ecall"])
     }
-    tile = run(programs)
+    tile = run(programs, backend="recorder")
     for pipe in range(3):
         history = tile.pushed(pipe)
         mine = [p for p in history if p.core == f"trisc{pipe}"]
@@ -94,8 +94,8 @@ def test_full_queue_stalls_the_core_and_loses_nothing(via):
         body = "\n".join(f".word 0x{rotl2(0x100 + i):08x}" for i in range(count))
     else:
         body = "li t0, 0xFFE40000\n" + "\n".join(f"li t1, {0x100 + i}\nsw t1, 0(t0)" for i in range(count))
-    tile = tile_with({"trisc0": body + "\necall"})
-    tile.queues[0].consumer.drain_interval = interval
+    tile = tile_with({"trisc0": body + "\necall"}, backend="recorder")
+    tile.backend.drain_interval = interval
     result = tile.run(release=["trisc0"])
     assert [p.word for p in tile.pushed(0)] == [0x100 + i for i in range(count)]
     assert tile.queues[0].full_stalls > 0

@@ -168,6 +168,7 @@ class Core:
         self.exit_code: int | None = None
         self.cfg0 = 0
         self.wait_reason = ""
+        self.wait_key: tuple | None = None  # the tile event a WAITING core waits for
         self.error: BaseException | None = None
         self.symbols: dict[str, int] = {}
         self.image: object | None = None  # the last ELF image loaded for this core
@@ -424,6 +425,9 @@ class Core:
         except Stall as stall:
             if stall.until is not None and stall.until > cycle:
                 self._extra += stall.until - cycle
+            elif stall.wait_key is not None:
+                self.state = CoreState.WAITING
+                self.wait_key = stall.wait_key
             self.wait_reason = stall.reason
             return False
         return True
@@ -546,6 +550,9 @@ class Core:
     def _stall(self, stall: Stall, cycle: int) -> None:
         if stall.until is not None and stall.until > cycle:
             self.charge(stall.until - cycle)
+        elif stall.wait_key is not None:
+            self.state = CoreState.WAITING
+            self.wait_key = stall.wait_key
         self.wait_reason = stall.reason
         self.uc.emu_stop()
 
@@ -586,9 +593,11 @@ class Core:
             self._drain_pushes()
             pc = self.hooks.state.mmio_pc
             cycle = self.now(pc)
-            if region.sync and not self.tile.may_sync(self, cycle):
-                uc.emu_stop()  # others must catch up first; the load is retried
-                return 0
+            if region.sync:
+                if not self.tile.may_sync(self, cycle):
+                    uc.emu_stop()  # others must catch up first; the load is retried
+                    return 0
+                self.tile.sync_coprocessor(cycle)
             value = region.read(Access(self, region.base + offset, size, cycle))
             self.charge(RISCV.mmio_load - 1)
             return value
@@ -603,9 +612,11 @@ class Core:
             self._drain_pushes()
             pc = self.hooks.state.mmio_pc
             cycle = self.now(pc)
-            if region.sync and not self.tile.may_sync(self, cycle):
-                uc.emu_stop()
-                return
+            if region.sync:
+                if not self.tile.may_sync(self, cycle):
+                    uc.emu_stop()
+                    return
+                self.tile.sync_coprocessor(cycle)
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
             self.charge(RISCV.mmio_store - 1)
             self.tile.note_side_effect()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from tensixsim.errors import MemoryFault
 from tensixsim.isa import isa_for
+from tensixsim.isa.spec import Instruction
 from tensixsim.memory import PAGE, MmioRegion
 from tensixsim.tensix import config, expanders, sync, thcon
 from tensixsim.tensix.adc import AdcState
@@ -29,6 +30,7 @@ from tensixsim.tensix.thcon import ThconState
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
+    from tensixsim.tensix.capture import PushedInstruction
     from tensixsim.tile import Tile
 
 # Units with an MMIO view (each module defines mmio_registers(copro, core)).
@@ -49,7 +51,11 @@ class Coprocessor:
         self.adc = AdcState.new(self.arch)
         self.frontend = FrontendState.new(self.arch)
         self.busy_until: dict[str, int] = {}
-        self.changes = 0  # bumped whenever state that a waiting instruction may test changes
+        # Bumped whenever state a waiting instruction may test changes; pipes blocked at an older
+        # version try again (from the cycle of the change on).
+        self.version = 0
+        self.version_cycle = 0
+        self.mop_opcode = self.isa.by_name["MOP"].opcode
 
     def mmio_regions(self, core: Core) -> list[MmioRegion]:
         """The units' registers as ``core`` sees them, grouped into pages."""
@@ -82,7 +88,25 @@ class Coprocessor:
         self.tile.register_access(address, cycle, value)
 
     def state_changed(self, cycle: int) -> None:
-        self.changes += 1
+        self.bump(cycle)
+
+    def bump(self, cycle: int) -> None:
+        self.version += 1
+        self.version_cycle = max(self.version_cycle, cycle)
+
+    # ------------------------------------------------------------------ frontend stages
+    def gate_blocks(self, thread: int, instruction: Instruction, cycle: int) -> str | None:
+        """Why the wait gate holds ``instruction`` on ``thread`` (None: it may go)."""
+        gate = getattr(sync, "gate_blocks", None)
+        return gate(self, thread, instruction, cycle) if gate is not None else None
+
+    def expand(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
+        """The MOP stage: what one queue entry becomes (a MOP's expansion, or the word itself)."""
+        return [word]
+
+    def replay(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
+        """The replay stage: what one word leaving the MOP stage becomes."""
+        return [word]
 
     def _check_l1(self, address: int, size: int, *, write: bool) -> None:
         if address < 0 or address + size > self.arch.l1_size or address % min(size, 16):

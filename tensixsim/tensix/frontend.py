@@ -1,0 +1,177 @@
+"""The pipes: input queue -> MOP expander -> replay expander -> wait gate -> unit.
+
+One :class:`Pipe` per thread. The engine processes instructions of all three pipes in cycle order
+(pipes interact through semaphores, mutexes and shared units), one instruction per pipe per cycle at
+most. An instruction that cannot go (wait gate, or its semantics answer ``Wait``) blocks its pipe
+until coprocessor state changes; the others go on.
+
+The engine never runs ahead of the cores that could still push: the tile advances it to the earliest
+running core's cycle, and it stops as soon as it wakes a waiting core.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tensixsim.errors import InvalidInstruction, Unimplemented
+from tensixsim.tensix.capture import InputQueue, PushedInstruction
+from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
+from tensixsim.timing import FRONTEND
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.coprocessor import Coprocessor
+
+NEVER = 1 << 62
+
+
+@dataclass
+class Pipe:
+    """One thread's path from its input queue to the units."""
+
+    thread: int
+    queue: InputQueue
+    words: deque[int] = field(default_factory=deque)  # expanded words of the entry in flight
+    source: PushedInstruction | None = None  # the queue entry they came from
+    next_issue: int = 0  # earliest cycle for its next instruction
+    blocked: str | None = None  # why the head instruction waits
+    blocked_at: int = 0
+    blocked_version: int = -1  # coprocessor state version when it blocked
+    last_was_mop: bool = False
+    issued: int = 0
+    last_cycle: int = 0
+
+    @property
+    def idle(self) -> bool:
+        return not self.words and not self.queue.entries
+
+
+class Engine:
+    """Runs the three pipes of one coprocessor."""
+
+    def __init__(self, copro: Coprocessor, queues: list[InputQueue]) -> None:
+        self.copro = copro
+        self.pipes = [Pipe(q.pipe, q) for q in queues]
+        self.cycle = 0  # everything before this cycle has been processed
+
+    # ------------------------------------------------------------------ queue consumer interface
+    def take_time(self, pipe: int) -> int | None:
+        """When the head of ``pipe``'s queue leaves it is not known in advance."""
+        return None
+
+    @property
+    def idle(self) -> bool:
+        return all(p.idle for p in self.pipes)
+
+    def blocked_pipes(self) -> list[Pipe]:
+        return [p for p in self.pipes if p.blocked is not None]
+
+    # ------------------------------------------------------------------ the engine
+    def advance_to(self, horizon: int) -> None:
+        """Process every instruction that issues before ``horizon`` (stops early on a wake-up)."""
+        copro = self.copro
+        tile = copro.tile
+        while True:
+            best: Pipe | None = None
+            best_cycle = horizon
+            for pipe in self.pipes:
+                cycle = self._ready_cycle(pipe)
+                if cycle is not None and cycle < best_cycle:
+                    best, best_cycle = pipe, cycle
+            if best is None:
+                self.cycle = max(self.cycle, horizon) if horizon < NEVER else self.cycle
+                return
+            woke = tile.wakes
+            self._issue(best, best_cycle)
+            if tile.wakes != woke:
+                return  # a core woke at best_cycle: it may push; do not run ahead of it
+
+    def _ready_cycle(self, pipe: Pipe) -> int | None:
+        """Earliest cycle ``pipe`` can try its next instruction, or None if it has none."""
+        if pipe.blocked is not None:
+            if pipe.blocked_version == self.copro.version:
+                return None  # nothing changed since it blocked
+            return max(pipe.next_issue, pipe.blocked_at, self.copro.version_cycle + 1)
+        if pipe.words:
+            return pipe.next_issue
+        if pipe.queue.entries:
+            return max(pipe.next_issue, pipe.queue.entries[0].cycle + 1)
+        return None
+
+    def _issue(self, pipe: Pipe, cycle: int) -> None:
+        copro = self.copro
+        if not pipe.words:
+            cycle = self._take(pipe, cycle)
+            if not pipe.words:
+                pipe.next_issue = cycle + 1
+                return
+        source = pipe.source
+        assert source is not None
+        word = pipe.words[0]
+        try:
+            instruction = copro.isa.decode(word)
+        except InvalidInstruction as exc:
+            raise InvalidInstruction(
+                f"pipe {pipe.thread}: unknown Tensix opcode 0x{word >> 24:02x}",
+                core=source.core,
+                pc=source.pc,
+                cycle=cycle,
+                value=word,
+            ) from exc
+        busy = copro.busy_until.get(instruction.unit, 0)
+        if busy > cycle:
+            pipe.next_issue = busy  # the unit is occupied: try again when it frees up
+            return
+        reason = copro.gate_blocks(pipe.thread, instruction, cycle)
+        if reason is None:
+            fn = lookup(copro.arch.name, instruction.name)
+            if fn is None:
+                raise Unimplemented(
+                    f"pipe {pipe.thread}: {instruction.name} is not executed by the emulator yet",
+                    core=source.core,
+                    pc=source.pc,
+                    cycle=cycle,
+                    value=word,
+                )
+            ctx = Context(copro, pipe.thread, cycle, instruction, source.core, source.pc)
+            outcome = fn(ctx, **instruction.fields)
+            if isinstance(outcome, Wait):
+                reason = outcome.reason
+            else:
+                assert isinstance(outcome, Retire)
+                pipe.words.popleft()
+                pipe.blocked = None
+                pipe.next_issue = cycle + 1
+                pipe.issued += 1
+                pipe.last_cycle = cycle
+                copro.busy_until[instruction.unit] = max(busy, cycle + outcome.cycles)
+                copro.bump(cycle)
+                return
+        pipe.blocked = f"{instruction.name}: {reason}"
+        pipe.blocked_at = cycle
+        pipe.blocked_version = copro.version
+
+    def _take(self, pipe: Pipe, cycle: int) -> int:
+        """The MOP stage takes the next queue entry at ``cycle``; returns the cycle it starts."""
+        copro = self.copro
+        entry = pipe.queue.entries.popleft()
+        if pipe.queue.record:
+            pipe.queue.taken.append((cycle, entry))
+        copro.tile.queue_popped(pipe.thread, cycle)
+        word = entry.word
+        opcode = word >> 24
+        is_mop = opcode == copro.mop_opcode
+        if pipe.last_was_mop and not is_mop:
+            cycle += FRONTEND.mop_exit_penalty
+        pipe.last_was_mop = is_mop
+        pipe.source = entry
+        for expanded in copro.expand(pipe.thread, word, entry):
+            pipe.words.extend(copro.replay(pipe.thread, expanded, entry))
+        pipe.next_issue = cycle
+        return cycle
+
+
+@semantics("NOP")
+def nop(ctx: Context) -> Retire:
+    return Retire(1)
