@@ -74,6 +74,8 @@ class MmioRegion:
     # Set on a Tensix push port: the pipe a 32-bit store to ``base`` pushes into. The native hooks
     # take such stores themselves when they can (see riscv/native.c).
     push_pipe: int | None = None
+    # What any 32-bit register not listed in ``registers`` does (None: a MemoryFault).
+    fallback: Register | None = None
 
     def __post_init__(self) -> None:
         if self.base % PAGE or self.size % PAGE or self.size <= 0:
@@ -84,7 +86,7 @@ class MmioRegion:
 
     def _register(self, access: Access, write: bool) -> Register:
         offset = access.address - self.base
-        register = self.registers.get(offset)
+        register = self.registers.get(offset, self.fallback)
         if register is None or access.size != 4:
             what = "no register" if register is None else "only 32-bit accesses"
             raise MemoryFault(

@@ -21,6 +21,7 @@ from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.riscv.core import Core, CoreState
+from tensixsim.streams import Streams
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import NEVER, Engine
@@ -86,6 +87,8 @@ class Tile:
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._wall_latched_high = 0
         self._control = self._control_region()
+        self.streams = Streams.new(self.arch)
+        self._stream_regions = self.streams.regions()
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
             self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues)
@@ -456,7 +459,7 @@ class Tile:
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
-        regions = [self._control, *self.coprocessor.mmio_regions(core)]
+        regions = [self._control, *self._stream_regions, *self.coprocessor.mmio_regions(core)]
         facts = core.facts
         pipes = (
             range(self.arch.pipe_count)

@@ -48,12 +48,17 @@ class ThconTiming:
 
     setdmareg: int = 1
     dmanop: int = 1
-    arithmetic: int = 3  # ADDDMAREG, SUBDMAREG, BITWOPDMAREG, SHIFTDMAREG, CMPDMAREG
-    multiply: int = 4  # MULDMAREG
+    # ADDDMAREG, SUBDMAREG, MULDMAREG, BITWOPDMAREG, SHIFTDMAREG, CMPDMAREG: three cycles with an
+    # immediate operand or with both GPRs in one aligned group of four, four otherwise
+    # (tt-isa-documentation ScalarUnit and each instruction's Performance section; MULDMAREG is no
+    # slower than the others).
+    arithmetic: int = 3
+    arithmetic_split: int = 4
     load_store: int = 3  # LOADIND, STOREIND, LOADREG, STOREREG (at least)
-    atomic: int = 15  # ATINCGET, ATINCGETPTR, ATSWAP, ATCAS (at least)
+    atomic: int = 3  # ATINCGET, ATSWAP: at least 3 (sustained: one per 12 cycles at best)
+    atomic_blocking: int = 15  # ATCAS, ATINCGETPTR: at least 15 per attempt
     reg2flop: int = 2
-    flushdma: int = 2
+    flushdma: int = 2  # at least; longer while the selected conditions hold
 
 
 @dataclass(frozen=True)

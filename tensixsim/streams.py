@@ -1,0 +1,85 @@
+"""Stream (NoC overlay) registers, as far as circular-buffer synchronisation uses them.
+
+64 streams at 0xFFB40000 + id * 0x1000, one 32-bit register every 4 bytes. tt-metal keeps a
+circular buffer's counters in its stream's registers: ``cb_push_back`` adds the pages it pushed to
+register 10 (tiles received) and ``cb_pop_front`` adds to register 8 (tiles acked), each by a load
+and a store, so they are plain storage here (a hardware auto-increment would count twice). Which
+stream a CB uses is the kernel's business (current tt-metal: CB n -> stream n on Blackhole).
+
+Modelled: registers 8 and 10 of every stream, register 31 (read/write scratch), and writes to
+register 270 of stream 48. Every other stream register reads 0 and ignores writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tensixsim.arch import Arch
+from tensixsim.memory import Access, MmioRegion, Register
+
+TILES_ACKED = 8
+TILES_RECEIVED = 10
+SCRATCH = 31
+_STORED = (TILES_ACKED, TILES_RECEIVED, SCRATCH)
+_WRITE_ONLY = {(48, 270)}  # accepted and dropped (firmware writes it during set-up)
+
+
+@dataclass
+class Streams:
+    """The stream registers that hold state."""
+
+    arch: Arch
+    values: np.ndarray  # (stream_count, len(_STORED)) uint32
+
+    @classmethod
+    def new(cls, arch: Arch) -> Streams:
+        return cls(arch, np.zeros((arch.stream_count, len(_STORED)), np.uint32))
+
+    def address(self, stream: int, index: int) -> int:
+        return self.arch.stream_base + stream * self.arch.stream_stride + 4 * index
+
+    def read(self, stream: int, index: int) -> int:
+        """Register ``index`` of stream ``stream`` (0 for registers that hold nothing)."""
+        if index in _STORED:
+            return int(self.values[stream, _STORED.index(index)])
+        return 0
+
+    def write(self, stream: int, index: int, value: int) -> None:
+        if index in _STORED:
+            self.values[stream, _STORED.index(index)] = value & 0xFFFFFFFF
+
+    def regions(self) -> list[MmioRegion]:
+        """One page per stream; unmodelled registers read 0 and ignore writes."""
+        regions = []
+        for stream in range(self.arch.stream_count):
+            base = self.address(stream, 0)
+            registers = {
+                4 * index: Register(
+                    f"STREAM{stream}_REG{index}",
+                    read=lambda _, s=stream, i=index: self.read(s, i),
+                    write=lambda _, v, s=stream, i=index: self.write(s, i, v),
+                )
+                for index in _STORED
+            }
+            registers |= {
+                4 * index: Register(f"STREAM{s}_REG{index}", write=lambda _a, _v: None)
+                for s, index in _WRITE_ONLY
+                if s == stream
+            }
+            regions.append(
+                MmioRegion(f"stream{stream}", base, self.arch.stream_stride, registers, fallback=_IGNORED)
+            )
+        return regions
+
+
+def _read_zero(_: Access) -> int:
+    return 0
+
+
+def _ignore(_: Access, __: int) -> None:
+    return None
+
+
+_IGNORED = Register("unmodelled stream register", read=_read_zero, write=_ignore)
