@@ -1,0 +1,74 @@
+"""The pipe engine: instructions flow from the queues through the frontend to the units."""
+
+from __future__ import annotations
+
+import pytest
+from asm import assemble
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tensixsim import InvalidInstruction, SimError, Tile, Unimplemented
+from tensixsim.isa import isa_for
+
+ISA = isa_for("blackhole")
+
+
+def inline(word: int) -> str:
+    return f".word 0x{((word << 2) | (word >> 30)) & 0xFFFFFFFF:08x}"
+
+
+def push_program(words: list[int]) -> str:
+    """TRISC0 stores each word to its push address, then ends."""
+    lines = ["li s0, 0xFFE40000"]
+    for word in words:
+        lines += [f"li t0, 0x{word:08x}", "sw t0, 0(s0)"]
+    return "\n".join([*lines, "ecall"])
+
+
+def run_trisc0(source: str, **kwargs) -> Tile:
+    tile = Tile("blackhole", **kwargs)
+    tile.write(0x6000, assemble(source, base=0x6000))
+    tile.run(release=["trisc0"], max_cycles=kwargs.pop("max_cycles", 1_000_000))
+    return tile
+
+
+def test_nops_issue_one_per_cycle_and_the_run_waits_for_the_pipe():
+    nop = ISA.encode("NOP")
+    tile = run_trisc0("\n".join([inline(nop)] * 50 + ["ecall"]))
+    pipe = tile.backend.pipes[0]
+    assert pipe.issued == 50 and pipe.idle
+    history = tile.pushed(0)
+    assert len(history) == 50
+    # Word i is pushed at cycle 1 + i and can issue the cycle after: the pipe keeps pace.
+    assert pipe.last_cycle == history[-1].cycle + 1
+    assert tile.result().cycles == pipe.last_cycle + 1
+
+
+def test_unknown_opcode_names_the_pushing_core_and_pc():
+    bad = 0x00 << 24  # no instruction has opcode 0
+    assert 0 not in ISA.by_opcode
+    with pytest.raises(InvalidInstruction) as info:
+        run_trisc0(f"nop\n {inline(bad | 5)}\n ecall")
+    error = info.value
+    assert error.core == "trisc0" and error.pc == 0x6004 and error.value == 5
+    assert "pipe 0" in str(error)
+
+
+def test_instruction_without_semantics_is_unimplemented():
+    # The matrix unit is not executed yet; MVMUL with every field zero is a valid instruction.
+    word = ISA.encode("MVMUL", clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=0)
+    with pytest.raises(Unimplemented) as info:
+        run_trisc0(f"{inline(word)}\n ecall")
+    assert "MVMUL" in str(info.value) and info.value.core == "trisc0" and info.value.pc == 0x6000
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=st.lists(st.integers(0, 0xFFFFFFFF), min_size=1, max_size=6))
+def test_random_words_execute_or_raise_a_named_error(words):
+    # Never a crash, a hang, or an exception outside the emulator's hierarchy.
+    tile = Tile("blackhole")
+    tile.write(0x6000, assemble(push_program(words), base=0x6000))
+    try:
+        tile.run(release=["trisc0"], max_cycles=200_000)
+    except SimError:
+        pass
