@@ -56,6 +56,9 @@ class Register:
     name: str
     read: ReadFn | None = None
     write: WriteFn | None = None
+    # How a core polling it can be parked: "write" (it changes only when written through the MMIO
+    # bus), "coprocessor" (coprocessor state may change it), None (not watchable: never parked).
+    watch: str | None = None
 
 
 @dataclass
@@ -99,6 +102,9 @@ class MmioRegion:
                 cycle=access.cycle,
             )
         return register
+
+    def register_at(self, address: int) -> Register | None:
+        return self.registers.get(address - self.base, self.fallback)
 
     def read(self, access: Access) -> int:
         register = self._register(access, write=False)

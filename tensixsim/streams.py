@@ -60,6 +60,7 @@ class Streams:
                     f"STREAM{stream}_REG{index}",
                     read=lambda _, s=stream, i=index: self.read(s, i),
                     write=lambda _, v, s=stream, i=index: self.write(s, i, v),
+                    watch="write",
                 )
                 for index in _STORED
             }
@@ -82,4 +83,4 @@ def _ignore(_: Access, __: int) -> None:
     return None
 
 
-_IGNORED = Register("unmodelled stream register", read=_read_zero, write=_ignore)
+_IGNORED = Register("unmodelled stream register", read=_read_zero, write=_ignore, watch="write")

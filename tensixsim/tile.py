@@ -156,7 +156,7 @@ class Tile:
             release = () if any(c.state is not CoreState.RESET for c in self.cores) else ("brisc",)
         for core in self.cores:
             core.flush_all_code()  # the host may have written code through tile.l1
-            if core.state is CoreState.WAITING and core.watch:
+            if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
                 self._wake(core, core.time)  # the host may have written what it polls
         self.release(*release, cycle=self.cycle)
         self._schedule(max_cycles)
@@ -312,32 +312,56 @@ class Tile:
 
     # ------------------------------------------------------------------ parking poll loops
     def _try_park(self, core: Core) -> None:
-        """Park ``core`` if the loop it keeps repeating polls L1 and can change nothing.
+        """Park ``core`` if the loop it keeps repeating polls memory and can change nothing.
 
-        One probe iteration must store nothing, cause no side effect, read only L1 and leave the
-        core's registers as they were: the loop is then at a fixed point until memory changes. The
-        pages it reads are write-protected in every other core, so the store that could end the wait
-        wakes it at the writer's cycle (see protected_write).
+        One probe iteration must store nothing, cause no side effect, read only L1 or watchable
+        registers and leave the core's registers as they were: the loop is then at a fixed point until
+        what it reads changes. The L1 pages it reads are write-protected in every other core, so the
+        store that could end the wait wakes it at the writer's cycle (see protected_write); register
+        writes and coprocessor changes wake it the same way (register_written, coprocessor_changed).
         """
         entry = core.loop_entry_cycle()
         before = core.fingerprint()
         effects = self._side_effects
         start = core.time
         reads, wrote, back = core.probe_iteration()
-        if core.error is not None or core.state is not CoreState.RUNNING:
-            return
-        l1_only = bool(reads) and all(a >= 0 and a + n <= self.arch.l1_size for a, n in reads)
+        if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
+            return  # cut short (a synchronisation point): look again later
+        l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
+        registers = {a: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
+        watchable = all(r is not None and r.watch for r in registers.values())
         pure = back and not wrote and effects == self._side_effects
-        if not (pure and l1_only and core.fingerprint() == before):
+        if not (reads and pure and watchable and core.fingerprint() == before):
             core.mark_busy_loop()
             return
         core.state = CoreState.WAITING
-        core.watch = sorted(set(reads))
+        core.watch = sorted(set(l1))
+        core.watch_registers = {a: r.watch for a, r in registers.items() if r is not None and r.watch}
         core.fixed_point_cycle = entry + (core.time - start)  # one iteration after loop entry
-        polled = ", ".join(f"0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch)
-        core.wait_reason = f"polls L1 {polled}"
+        polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
+        polled += [f"register 0x{a:08x}" for a in core.watch_registers]
+        core.wait_reason = "polls " + ", ".join(polled)
         for page in {a // PAGE for a, _ in core.watch}:
             self._refresh_protection(page)
+
+    def _register_at(self, core: Core, address: int) -> Register | None:
+        for region in core.regions:
+            if region.contains(address):
+                return region.register_at(address)
+        return None
+
+    def register_written(self, address: int, cycle: int) -> None:
+        """A core wrote an MMIO register: wake the cores polling it."""
+        self.note_side_effect()
+        for core in self.cores:
+            if core.state is CoreState.WAITING and address in core.watch_registers:
+                self._wake(core, cycle + 1)
+
+    def coprocessor_changed(self, cycle: int) -> None:
+        """Coprocessor state changed: wake the cores polling registers that reflect it."""
+        for core in self.cores:
+            if core.state is CoreState.WAITING and "coprocessor" in core.watch_registers.values():
+                self._wake(core, cycle + 1)
 
     def _l1_value(self, address: int, size: int) -> int:
         return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
@@ -348,6 +372,7 @@ class Tile:
         self.wakes += 1
         core.state = CoreState.RUNNING
         core.watch = []
+        core.watch_registers = {}
         target = max(core.fixed_point_cycle, cycle)
         if target < core.time:
             core.rewind(target)

@@ -176,7 +176,9 @@ class Core:
         self._slice_start = 0
         self._extra = 0
         self.known_code_pages: set[int] = set()
-        self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls
+        self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls in L1
+        self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
+        self.sync_stopped = False
         self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
         self.protected_pages: set[int] = set()
 
@@ -292,6 +294,7 @@ class Core:
         self._slice_start = self.time
         self._extra = 0
         self._fixup: tuple[int, int, int] | None = None
+        self.sync_stopped = False
         try:
             self.uc.emu_start(self._pc, _UNREACHABLE)
         except UcError as exc:
@@ -595,6 +598,7 @@ class Core:
             cycle = self.now(pc)
             if region.sync:
                 if not self.tile.may_sync(self, cycle):
+                    self.sync_stopped = True
                     uc.emu_stop()  # others must catch up first; the load is retried
                     return 0
                 self.tile.sync_coprocessor(cycle)
@@ -614,12 +618,13 @@ class Core:
             cycle = self.now(pc)
             if region.sync:
                 if not self.tile.may_sync(self, cycle):
+                    self.sync_stopped = True
                     uc.emu_stop()
                     return
                 self.tile.sync_coprocessor(cycle)
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
             self.charge(RISCV.mmio_store - 1)
-            self.tile.note_side_effect()
+            self.tile.register_written(region.base + offset, cycle)
         except Stall as stall:
             self._stall(stall, self.now(self.hooks.state.mmio_pc))
         except BaseException as exc:

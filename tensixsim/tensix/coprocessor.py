@@ -15,6 +15,7 @@ Services offered to unit modules (their semantics functions reach them through `
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tensixsim.errors import MemoryFault
@@ -66,6 +67,9 @@ class Coprocessor:
                 region = pages.setdefault(page, MmioRegion(f"tensix@0x{page:08x}", page, PAGE))
                 if address - page in region.registers:
                     raise ValueError(f"two registers at 0x{address:08x}")
+                if register.watch is None and register.read is not None:
+                    # Coprocessor state can change under a polling core at any instruction.
+                    register = replace(register, watch="coprocessor")
                 region.registers[address - page] = register
         return list(pages.values())
 
@@ -93,6 +97,7 @@ class Coprocessor:
     def bump(self, cycle: int) -> None:
         self.version += 1
         self.version_cycle = max(self.version_cycle, cycle)
+        self.tile.coprocessor_changed(cycle)
 
     # ------------------------------------------------------------------ frontend stages
     def gate_blocks(self, thread: int, instruction: Instruction, cycle: int) -> str | None:
