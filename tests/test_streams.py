@@ -59,7 +59,7 @@ def test_byte_access_to_a_stream_register_faults():
         tile.run()
 
 
-def test_producer_and_consumer_cores_hand_over_through_a_stream():
+def _hand_over(quantum: int):
     # NCRISC produces 20 "tiles" (words in L1) and bumps tiles-received; TRISC0 waits for each,
     # sums it and bumps tiles-acked; NCRISC never runs more than 2 ahead (a 2-page CB).
     recv, acked, buf = stream_reg(3, TILES_RECEIVED), stream_reg(3, TILES_ACKED), 0x30000
@@ -103,8 +103,15 @@ def test_producer_and_consumer_cores_hand_over_through_a_stream():
         mv a0, s4
         ecall
     """
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", quantum=quantum)
     tile.write(0x12000, assemble(ncrisc, base=0x12000))
     tile.write(0x6000, assemble(trisc0, base=0x6000))
-    result = tile.run(release=["ncrisc", "trisc0"])
+    return tile.run(release=["ncrisc", "trisc0"])
+
+
+@pytest.mark.parametrize("quantum", [100, 2000, 20_000])
+def test_producer_and_consumer_cores_hand_over_through_a_stream(quantum):
+    result = _hand_over(quantum)
     assert result.cores["trisc0"].exit_code == sum(range(100, 120))
+    # Both poll loops read stream registers and are parked: the hand-overs are exact.
+    assert result.cycles == _hand_over(100).cycles
