@@ -72,3 +72,20 @@ def test_random_words_execute_or_raise_a_named_error(words):
         tile.run(release=["trisc0"], max_cycles=200_000)
     except SimError:
         pass
+
+
+def test_mop_expansion_issues_what_the_expander_emits_one_per_cycle():
+    from tensixsim.tensix.expanders import expand_mop
+
+    nop = ISA.encode("NOP")
+    cfg = [3, 4] + [nop] * 7  # template 1: outer 3, inner 4, every op a NOP
+    expected = list(expand_mop(cfg, 0, 1, 0, 0))
+    mop = ISA.encode("MOP", mop_type=1, loop_count=0, zmask_lo16_or_loop_count=0)
+    lines = ["li s0, 0xFFB80000"]
+    for i, word in enumerate(cfg):
+        lines += [f"li t0, 0x{word:08x}", f"sw t0, {4 * i}(s0)"]
+    tile = run_trisc0("\n".join([*lines, inline(mop), "ecall"]))
+    pipe = tile.backend.pipes[0]
+    assert len(expected) >= 12 and pipe.issued == len(expected)
+    taken = tile.queues[0].taken[0][0]
+    assert pipe.last_cycle == taken + len(expected) - 1  # one per cycle from the cycle it was taken

@@ -50,6 +50,7 @@ class Arch:
     tensix_push_stride: int
     pipe_count: int
     pipe_queue_depth: int
+    mop_config_base: int  # each TRISC's own pipe's nine MOP configuration words
     # Custom CSRs.
     csr_cfg0: int
     csr_queue_status: int

@@ -15,10 +15,12 @@ Services offered to unit modules (their semantics functions reach them through `
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tensixsim.errors import MemoryFault
+from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Instruction
 from tensixsim.memory import PAGE, MmioRegion
@@ -106,12 +108,32 @@ class Coprocessor:
         return gate(self, thread, instruction, cycle) if gate is not None else None
 
     def expand(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
-        """The MOP stage: what one queue entry becomes (a MOP's expansion, or the word itself)."""
-        return [word]
+        """The MOP stage: what one queue entry becomes (a MOP's expansion, or the word itself).
+
+        BRISC's pushes enter after the MOP expander. The expansion is taken whole when the entry is
+        taken, with the configuration of that moment (the documented model copies it then too).
+        """
+        if entry.core == "brisc":
+            return [word]
+        with self._located(entry):
+            return list(self.frontend.mop_stage(thread, word))
 
     def replay(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
         """The replay stage: what one word leaving the MOP stage becomes."""
-        return [word]
+        with self._located(entry):
+            return self.frontend.replay(thread).feed(word)
+
+    @contextmanager
+    def _located(self, entry: PushedInstruction) -> Iterator[None]:
+        """Give errors raised by the expanders the pushing core, pc and cycle."""
+        try:
+            yield
+        except SimError as exc:
+            if exc.core is not None:
+                raise
+            raise type(exc)(
+                exc.message, core=entry.core, pc=entry.pc, cycle=entry.cycle, value=exc.value
+            ) from exc
 
     def _check_l1(self, address: int, size: int, *, write: bool) -> None:
         if address < 0 or address + size > self.arch.l1_size or address % min(size, 16):

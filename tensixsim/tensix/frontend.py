@@ -141,6 +141,8 @@ class Engine:
             else:
                 assert isinstance(outcome, Retire)
                 pipe.words.popleft()
+                if not pipe.words:
+                    copro.frontend.mop_busy[pipe.thread] = False
                 pipe.blocked = None
                 pipe.next_issue = cycle + 1
                 pipe.issued += 1
@@ -168,6 +170,8 @@ class Engine:
         pipe.source = entry
         for expanded in copro.expand(pipe.thread, word, entry):
             pipe.words.extend(copro.replay(pipe.thread, expanded, entry))
+        # The expander counts as busy until the last word of a MOP expansion has left the pipe.
+        copro.frontend.mop_busy[pipe.thread] = is_mop and bool(pipe.words)
         pipe.next_issue = cycle
         return cycle
 
