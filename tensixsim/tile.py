@@ -475,8 +475,18 @@ class Tile:
 
     def queue_popped(self, pipe: int, cycle: int) -> None:
         """The backend took an entry from ``pipe``'s queue: a core waiting for room may go on."""
+        self.signal(("queue", pipe), cycle)
+
+    def pipe_progress(self, thread: int, cycle: int) -> None:
+        """A pipe issued an instruction: cores waiting for it to go idle may be able to go on."""
+        for key in (("thread_idle", thread), ("mop_expander_idle", thread)):
+            if any(c.state is CoreState.WAITING and c.wait_key == key for c in self.cores):
+                self.signal(key, cycle)
+
+    def signal(self, key: tuple, cycle: int) -> None:
+        """Wake the cores waiting on ``key``; they retry the access that stalled them."""
         for core in self.cores:
-            if core.state is CoreState.WAITING and core.wait_key == ("queue", pipe):
+            if core.state is CoreState.WAITING and core.wait_key == key:
                 core.state = CoreState.RUNNING
                 core.wait_key = None
                 core.time = max(core.time, cycle + 1)

@@ -107,6 +107,21 @@ class Coprocessor:
         gate = getattr(sync, "gate_blocks", None)
         return gate(self, thread, instruction, cycle) if gate is not None else None
 
+    def gate_release_cycle(self, thread: int, cycle: int) -> int | None:
+        """When ``thread``'s wait gate opens with no other state change (None: it needs one)."""
+        release = getattr(sync, "gate_release_cycle", None)
+        return release(self, thread, cycle) if release is not None else None
+
+    def thread_idle(self, thread: int, cycle: int) -> bool:
+        """Nothing of ``thread`` is queued, in flight or still executing (CoprocessorDoneCheck)."""
+        backend = self.tile.backend
+        thread_idle = getattr(backend, "thread_idle", None)
+        return thread_idle(thread, cycle) if thread_idle is not None else not self.tile.queues[thread].entries
+
+    def mop_expander_idle(self, thread: int, cycle: int) -> bool:
+        """No MOP expansion of ``thread`` is in progress (MOPExpanderDoneCheck)."""
+        return not bool(self.frontend.mop_busy[thread])
+
     def expand(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
         """The MOP stage: what one queue entry becomes (a MOP's expansion, or the word itself).
 

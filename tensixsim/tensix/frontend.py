@@ -38,9 +38,11 @@ class Pipe:
     blocked: str | None = None  # why the head instruction waits
     blocked_at: int = 0
     blocked_version: int = -1  # coprocessor state version when it blocked
+    retry_at: int | None = None  # a cycle at which the block lifts by itself (a lag, a busy unit)
     last_was_mop: bool = False
     issued: int = 0
     last_cycle: int = 0
+    done_cycle: int = 0  # when its last issued instruction leaves its unit
 
     @property
     def idle(self) -> bool:
@@ -67,6 +69,11 @@ class Engine:
     def blocked_pipes(self) -> list[Pipe]:
         return [p for p in self.pipes if p.blocked is not None]
 
+    def thread_idle(self, thread: int, cycle: int) -> bool:
+        """No instruction of ``thread`` is queued, in flight, or still occupying its unit."""
+        pipe = self.pipes[thread]
+        return pipe.idle and pipe.done_cycle <= cycle
+
     # ------------------------------------------------------------------ the engine
     def advance_to(self, horizon: int) -> None:
         """Process every instruction that issues before ``horizon`` (stops early on a wake-up)."""
@@ -90,9 +97,11 @@ class Engine:
     def _ready_cycle(self, pipe: Pipe) -> int | None:
         """Earliest cycle ``pipe`` can try its next instruction, or None if it has none."""
         if pipe.blocked is not None:
-            if pipe.blocked_version == self.copro.version:
-                return None  # nothing changed since it blocked
-            return max(pipe.next_issue, pipe.blocked_at, self.copro.version_cycle + 1)
+            if pipe.blocked_version != self.copro.version:
+                return max(pipe.next_issue, pipe.blocked_at, self.copro.version_cycle + 1)
+            if pipe.retry_at is not None:
+                return max(pipe.next_issue, pipe.retry_at)
+            return None  # only a state change can unblock it
         if pipe.words:
             return pipe.next_issue
         if pipe.queue.entries:
@@ -124,6 +133,7 @@ class Engine:
             pipe.next_issue = busy  # the unit is occupied: try again when it frees up
             return
         reason = copro.gate_blocks(pipe.thread, instruction, cycle)
+        retry_at = copro.gate_release_cycle(pipe.thread, cycle + 1) if reason is not None else None
         if reason is None:
             fn = lookup(copro.arch.name, instruction.name)
             if fn is None:
@@ -144,15 +154,19 @@ class Engine:
                 if not pipe.words:
                     copro.frontend.mop_busy[pipe.thread] = False
                 pipe.blocked = None
+                pipe.retry_at = None
                 pipe.next_issue = cycle + 1
                 pipe.issued += 1
                 pipe.last_cycle = cycle
                 copro.busy_until[instruction.unit] = max(busy, cycle + outcome.cycles)
+                pipe.done_cycle = max(pipe.done_cycle, cycle + outcome.cycles)
                 copro.bump(cycle)
+                copro.tile.pipe_progress(pipe.thread, cycle)
                 return
         pipe.blocked = f"{instruction.name}: {reason}"
         pipe.blocked_at = cycle
         pipe.blocked_version = copro.version
+        pipe.retry_at = retry_at
 
     def _take(self, pipe: Pipe, cycle: int) -> int:
         """The MOP stage takes the next queue entry at ``cycle``; returns the cycle it starts."""
