@@ -386,8 +386,19 @@ class Tile:
         for page in core.new_code_pages():
             self._refresh_protection(page)
 
+    def pipe_watches_l1(self, span: tuple[int, int]) -> None:
+        """A coprocessor instruction waits on L1 bytes a core may store to: catch those stores."""
+        self._refresh_protection(span[0] // PAGE)
+
     def _refresh_protection(self, page: int) -> None:
-        """Protect ``page`` in every core but those that own its code or watch it."""
+        """Protect ``page`` in every core but those that own its code or watch it.
+
+        A page a blocked coprocessor instruction waits on is protected in every core.
+        """
+        if page in getattr(self.backend, "l1_watched_pages", set)():
+            for core in self.cores:
+                core.set_protected(page, True)
+            return
         interested = {c.index for c in self.cores if page in c.known_code_pages}
         interested |= {
             c.index
@@ -407,6 +418,9 @@ class Tile:
         self._l1_written(address, len(data), cycle)
 
     def _l1_written(self, address: int, size: int, cycle: int) -> None:
+        l1_written = getattr(self.backend, "l1_written", None)
+        if l1_written is not None:
+            l1_written(address, size, cycle)
         end = address + size
         pages = range(address // PAGE, (end - 1) // PAGE + 1)
         for core in self.cores:
@@ -478,10 +492,13 @@ class Tile:
         self.signal(("queue", pipe), cycle)
 
     def pipe_progress(self, thread: int, cycle: int) -> None:
-        """A pipe issued an instruction: cores waiting for it to go idle may be able to go on."""
-        for key in (("thread_idle", thread), ("mop_expander_idle", thread)):
-            if any(c.state is CoreState.WAITING and c.wait_key == key for c in self.cores):
-                self.signal(key, cycle)
+        """A pipe issued an instruction: wake cores waiting for it to go idle, at the cycle it does."""
+        waiting = {c.wait_key for c in self.cores if c.state is CoreState.WAITING}
+        pipe = self.backend.pipes[thread]
+        if ("thread_idle", thread) in waiting and pipe.idle:
+            self.signal(("thread_idle", thread), max(cycle, pipe.done_cycle))
+        if ("mop_expander_idle", thread) in waiting and not self.coprocessor.frontend.mop_busy[thread]:
+            self.signal(("mop_expander_idle", thread), cycle)
 
     def signal(self, key: tuple, cycle: int) -> None:
         """Wake the cores waiting on ``key``; they retry the access that stalled them."""

@@ -108,3 +108,35 @@ def test_done_check_read_returns_once_the_pipe_has_drained(offset):
     assert pipe.issued == count
     # The read completes only after the last expanded instruction left the pipe.
     assert tile.core("trisc0").reg("a1") > pipe.last_cycle
+
+
+@pytest.mark.parametrize("quantum", [100, 2000])
+def test_atcas_waiting_on_l1_is_released_by_a_core_store(quantum):
+    # TRISC0's ATCAS waits for L1 0x20000 to hold 1; BRISC stores 1 there after a delay loop.
+    # The pipe must retry at BRISC's store (the store is watched), not deadlock or miss it.
+    atcas = ISA.encode(
+        "ATCAS", mem_hier_sel=0, swap_val=7, cmp_val=1, sel32b=0, data_reg_index=0, addr_reg_index=3
+    )
+    trisc0 = "\n".join(
+        [
+            "li s0, 0xFFE00000",
+            "li t0, 0x2000",
+            "sw t0, 12(s0)",  # GPR3 = 0x20000 / 16
+            inline(atcas),
+            "li s1, 0xFFE80000",
+            "lw a0, 4(s1)",
+            "csrr a1, mcycle",
+            "ecall",
+        ]
+    )
+    brisc = "li t0, 3000\n 1: addi t0, t0, -1\n bnez t0, 1b\n csrr a1, mcycle\n li s0, 0x20000\n li t1, 1\n"
+    brisc += "sw t1, 0(s0)\n ecall"
+    tile = Tile("blackhole", quantum=quantum)
+    tile.write(0x6000, assemble(trisc0, base=0x6000))
+    tile.write(0, assemble(brisc))
+    tile.run(release=["brisc", "trisc0"])
+    assert tile.read(0x20000, 4) == (7).to_bytes(4, "little")  # the swap happened
+    stored_at = tile.core("brisc").reg("a1")
+    # TRISC0 went on (its done-check read returned) only after BRISC's store let the ATCAS through.
+    assert tile.core("trisc0").reg("a1") > stored_at
+    assert tile.core("trisc0").reg("a1") < stored_at + 200

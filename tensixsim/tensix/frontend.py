@@ -39,6 +39,7 @@ class Pipe:
     blocked_at: int = 0
     blocked_version: int = -1  # coprocessor state version when it blocked
     retry_at: int | None = None  # a cycle at which the block lifts by itself (a lag, a busy unit)
+    watch_l1: tuple[int, int] | None = None  # L1 bytes a core may store to that could unblock it
     last_was_mop: bool = False
     issued: int = 0
     last_cycle: int = 0
@@ -68,6 +69,24 @@ class Engine:
 
     def blocked_pipes(self) -> list[Pipe]:
         return [p for p in self.pipes if p.blocked is not None]
+
+    def l1_written(self, address: int, size: int, cycle: int) -> None:
+        """A core stored into L1: retry the pipes waiting on those bytes from ``cycle`` on."""
+        for pipe in self.pipes:
+            watch = pipe.watch_l1
+            if (
+                pipe.blocked is not None
+                and watch is not None
+                and watch[0] < address + size
+                and address < sum(watch)
+            ):
+                pipe.blocked_version = -1  # changed under it: try again
+                pipe.blocked_at = max(pipe.blocked_at, cycle)
+
+    def l1_watched_pages(self) -> set[int]:
+        return {
+            a // 4096 for p in self.pipes if p.blocked is not None and p.watch_l1 for a in (p.watch_l1[0],)
+        }
 
     def thread_idle(self, thread: int, cycle: int) -> bool:
         """No instruction of ``thread`` is queued, in flight, or still occupying its unit."""
@@ -148,6 +167,7 @@ class Engine:
             outcome = fn(ctx, **instruction.fields)
             if isinstance(outcome, Wait):
                 reason = outcome.reason
+                pipe.watch_l1 = outcome.l1
             else:
                 assert isinstance(outcome, Retire)
                 pipe.words.popleft()
@@ -155,6 +175,7 @@ class Engine:
                     copro.frontend.mop_busy[pipe.thread] = False
                 pipe.blocked = None
                 pipe.retry_at = None
+                pipe.watch_l1 = None
                 pipe.next_issue = cycle + 1
                 pipe.issued += 1
                 pipe.last_cycle = cycle
@@ -167,6 +188,8 @@ class Engine:
         pipe.blocked_at = cycle
         pipe.blocked_version = copro.version
         pipe.retry_at = retry_at
+        if pipe.watch_l1 is not None:
+            copro.tile.pipe_watches_l1(pipe.watch_l1)
 
     def _take(self, pipe: Pipe, cycle: int) -> int:
         """The MOP stage takes the next queue entry at ``cycle``; returns the cycle it starts."""

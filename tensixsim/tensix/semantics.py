@@ -38,9 +38,14 @@ class Retire:
 
 @dataclass(frozen=True)
 class Wait:
-    """The instruction cannot execute yet (and changed nothing); ``reason`` shows in deadlocks."""
+    """The instruction cannot execute yet (and changed nothing); ``reason`` shows in deadlocks.
+
+    ``l1`` names the L1 bytes (address, size) it waits on when cores may change them: the tile then
+    retries it when a core stores there (coprocessor changes retry every waiting instruction).
+    """
 
     reason: str
+    l1: tuple[int, int] | None = None
 
 
 Outcome = Union[Retire, Wait]  # noqa: UP007 - readable on 3.10 too

@@ -14,6 +14,10 @@ slot 11 bits, operand 6), or a slot holds no documented operand (ATCAS's data re
 bits must be zero: anything else raises UndefinedBehavior rather than guessing which bits the
 hardware ignores.
 
+REG2FLOP writes the configuration unit's Config (THCON words) and the address counters' ADCs.
+SETDMAREG's special mode with an InputSource that reads packer state (0..9) and STOREIND to
+SrcA/SrcB raise Unimplemented: the packers and the source registers are not modelled yet.
+
 Deviation, timing only: the documentation lets LOADIND, LOADREG and ATINCGET deliver their result
 to the GPR some cycles after the instruction leaves the unit, and posted stores reach L1 later. Here
 every access completes when the instruction executes, so a program that waits as documented
@@ -30,6 +34,8 @@ import numpy as np
 from tensixsim.arch import Arch
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.memory import Access, Register
+from tensixsim.tensix.adc import ADC_MASKS
+from tensixsim.tensix.config import store_config
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import THCON
 
@@ -469,9 +475,9 @@ def atincgetptr(
     if sel32b & 1:  # odd word: a push, which needs room
         capacity = 1 << (wrap_val - 1) if wrap_val else 0x8000
         if occupancy % capacity == 0 and not empty:
-            return Wait(f"FIFO at L1 0x{base:x} is full (rd=0x{rd:x} wr=0x{wr:x})")
+            return Wait(f"FIFO at L1 0x{base:x} is full (rd=0x{rd:x} wr=0x{wr:x})", l1=(base, 8))
     elif empty:  # even word: a pop, which needs an element
-        return Wait(f"FIFO at L1 0x{base:x} is empty (rd=wr=0x{rd:x})")
+        return Wait(f"FIFO at L1 0x{base:x} is empty (rd=wr=0x{rd:x})", l1=(base, 8))
     address = base + 4 * sel32b
     original = _read32(ctx, address)
     increment = 0 if no_incr else 1 << incr_val
@@ -518,12 +524,26 @@ def atcas(
     address = _atomic_address(ctx, addr_reg_index, sel32b)
     current = _read32(ctx, address)
     if current != cmp_val:  # the whole word is compared with the 4-bit value
-        return Wait(f"L1 0x{address:x} holds 0x{current:x}, not {cmp_val}")
+        return Wait(f"L1 0x{address:x} holds 0x{current:x}, not {cmp_val}", l1=(address, 4))
     _write32(ctx, address, swap_val)
     return Retire(THCON.atomic_blocking)
 
 
 # ---------------------------------------------------------------------------------- REG2FLOP
+
+# THCON_CFGREG_BASE_ADDR32 per architecture: the first Config word of the THCON_ fields, which run
+# up to GLOBAL_CFGREG_BASE_ADDR32 (Blackhole: 64 and 180). Read off the field table once.
+_THCON_CONFIG_BASE: dict[str, int] = {}
+
+
+def _thcon_config_base(ctx: Context) -> int:
+    arch = ctx.copro.arch.name
+    if arch not in _THCON_CONFIG_BASE:
+        fields = ctx.copro.config.layout.config_fields
+        _THCON_CONFIG_BASE[arch] = min(
+            word for name, (word, _, _) in fields.items() if name.startswith("THCON_")
+        )
+    return _THCON_CONFIG_BASE[arch]
 
 
 @semantics("REG2FLOP")
@@ -536,28 +556,57 @@ def reg2flop(
     flop_index: int,
     reg_index: int,
 ) -> Outcome:
-    # target_sel bit 1 picks the ADC form (bit 0 is then OverrideThread); 0 is THCON configuration.
+    # target_sel 0: THCON configuration. 2 and 3: an ADC (bit 0 is OverrideThread); byte_offset is
+    # then Shift8, context_id_2 ThreadSel, and flop_index packs Channel, ADCSel, Cr and XYZW.
     if target_sel == 0:
-        _check_zero(ctx, "byte_offset", byte_offset)
-        _check_zero(ctx, "context_id_2", context_id_2)
-        _check_index(ctx, "flop_index (ThConCfgIndex)", flop_index, 7)
-        raise ctx.error(
-            Unimplemented,
-            "REG2FLOP to THCON configuration writes Config[StateID], which the configuration unit "
-            "does not model yet",
-        )
-    _check(ctx, target_sel != 1, "target_sel=1 is not documented (2 or 3: ADC, 0: configuration)")
+        return _reg2flop_config(ctx, size_sel, byte_offset, context_id_2, flop_index, reg_index)
+    _check(ctx, target_sel != 1, "target_sel=1 is not documented (0: configuration, 2 or 3: ADC)")
     _check_index(ctx, "flop_index", flop_index, 6)
-    override_thread = target_sel & 1
-    thread = context_id_2 if override_thread else ctx.thread
-    adc_sel = (flop_index >> 3) & 3
-    if thread >= 3 or adc_sel == 3:
+    value = int(_gprs(ctx)[reg_index])
+    shift8 = byte_offset
+    if size_sel == 0:  # 128 bits: not valid for an ADC, writes zero
+        value = 0
+    elif size_sel == 1:  # 32 bits
+        value = 0 if shift8 else value
+    elif size_sel == 2:  # 16 bits: the low or the high half
+        value = value & 0xFFFF if shift8 == 0 else value >> 16 if shift8 == 2 else 0
+    else:  # 8 bits: byte Shift8
+        value = (value >> (8 * shift8)) & 0xFF
+    thread = context_id_2 if target_sel & 1 else ctx.thread
+    unit = (flop_index >> 3) & 3  # ADCSel: unpacker 0, unpacker 1, packers
+    if thread >= ctx.copro.threads or unit == 3:
         return Retire(THCON.reg2flop)  # documented to write nothing
-    raise ctx.error(
-        Unimplemented,
-        f"REG2FLOP to thread {thread}'s ADC {('unpacker 0', 'unpacker 1', 'packer')[adc_sel]}: "
-        "the address counters are not modelled yet",
+    channel, cr, dim = (flop_index >> 5) & 1, (flop_index >> 2) & 1, flop_index & 3
+    counters = ctx.copro.adc.cr if cr else ctx.copro.adc.value  # only the one named is written
+    counters[thread, unit, channel, dim] = value & ADC_MASKS[dim]
+    return Retire(THCON.reg2flop)
+
+
+def _reg2flop_config(
+    ctx: Context, size_sel: int, byte_offset: int, context_id_2: int, flop_index: int, reg_index: int
+) -> Outcome:
+    """Config[StateID][THCON base + ThConCfgIndex] = GPR, or four words from an aligned group.
+
+    Any size_sel but 0 writes 32 bits, as documented. (tt-llk's assembly.yaml calls 2 and 3 16-
+    and 8-bit moves, with byte_offset picking the bytes; the documentation's model has no such
+    form and its syntax passes byte_offset 0.)
+    """
+    _check_zero(ctx, "byte_offset", byte_offset)
+    _check_zero(ctx, "context_id_2", context_id_2)
+    config = ctx.copro.config
+    base = _thcon_config_base(ctx)
+    limit = config.layout.global_base - base
+    _check(
+        ctx, flop_index < limit, f"ThConCfgIndex {flop_index} is beyond the THCON configuration", flop_index
     )
+    gprs = _gprs(ctx)
+    state = config.state_id(ctx.thread)
+    if size_sel == 0:
+        for i in range(4):
+            store_config(ctx.copro, state, base + (flop_index & ~3) + i, int(gprs[(reg_index & ~3) + i]))
+    else:
+        store_config(ctx.copro, state, base + flop_index, int(gprs[reg_index]))
+    return Retire(THCON.reg2flop)
 
 
 # ---------------------------------------------------------------------------------- RISC-V view
