@@ -122,7 +122,11 @@ class Engine:
                 return max(pipe.next_issue, pipe.retry_at)
             return None  # only a state change can unblock it
         if pipe.words:
-            return pipe.next_issue
+            try:
+                unit = self.copro.isa.decode(pipe.words[0]).unit
+            except InvalidInstruction:
+                return pipe.next_issue  # _issue reports it
+            return max(pipe.next_issue, self.copro.busy_until.get(unit, 0))
         if pipe.queue.entries:
             return max(pipe.next_issue, pipe.queue.entries[0].cycle + 1)
         return None

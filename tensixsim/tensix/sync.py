@@ -306,6 +306,9 @@ def _forget(state: SyncState, thread: int) -> None:
     state.gate_target[thread] = 0
 
 
+_NO_LATCH = int(Latch.NONE)  # a plain int: this test runs before every instruction
+
+
 def gate_blocks(copro: Coprocessor, thread: int, instruction: Instruction, cycle: int) -> str | None:
     """Why ``thread``'s wait gate holds ``instruction`` at ``cycle``; None if it may pass.
 
@@ -316,7 +319,7 @@ def gate_blocks(copro: Coprocessor, thread: int, instruction: Instruction, cycle
     """
     state = copro.sync
     reason = None
-    if state.gate_kind[thread] != Latch.NONE:
+    if state.gate_kind[thread] != _NO_LATCH:
         unmet = _unmet(copro, thread, cycle - 1)
         if cycle <= int(state.gate_cycle[thread]) + 1:
             # The documented lag: the instruction right after the wait is held at least a cycle.
