@@ -68,7 +68,8 @@ def main() -> None:
             raise SystemExit(f"GPR1 = {gpr1} (expected {expected_sum}), issued {pipe.issued}")
     print(result.summary(tile.arch.clock_hz))
     print(
-        f"pipe 0 issued {pipe.issued:,} instructions per run by cycle {pipe.last_cycle:,}; GPR1 = {gpr1} (checked)"
+        f"pipe 0 issued {pipe.issued:,} instructions per run by cycle {pipe.last_cycle:,}; "
+        f"GPR1 = {gpr1} (checked)"
     )
     print(f"{REPEATS} runs, wall {wall:.2f} s")
     print(f"tensix_instructions_per_s: {issued / wall:.0f} instructions/s")
