@@ -33,6 +33,7 @@ BLACKHOLE = Arch(
     pipe_count=3,
     pipe_queue_depth=32,
     mop_config_base=0xFFB80000,
+    pcbuf_base=0xFFE80000,
     csr_cfg0=0x7C0,
     csr_queue_status=0xBC0,
     csr_backend_status=0xBC1,

@@ -51,6 +51,7 @@ class Arch:
     pipe_count: int
     pipe_queue_depth: int
     mop_config_base: int  # each TRISC's own pipe's nine MOP configuration words
+    pcbuf_base: int  # PCBufs / TTSync; a TRISC's semaphore view starts at pcbuf_base + 0x20
     # Custom CSRs.
     csr_cfg0: int
     csr_queue_status: int

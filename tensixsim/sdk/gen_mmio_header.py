@@ -88,6 +88,9 @@ def render(arch: Arch) -> str:
     for pipe in range(arch.pipe_count):
         emit(_define(f"TENSIX_PUSH_PIPE{pipe}_ADDR", arch.push_address(pipe)))
     emit(_define("TENSIX_PUSH_OWN_ADDR", arch.push_address(0), "a TRISC's own pipe"))
+    emit(_define("TENSIX_MOP_CFG_BASE", arch.mop_config_base, "a TRISC's nine MOP configuration words"))
+    emit(_define("TENSIX_PCBUF_BASE", arch.pcbuf_base, "TRISC: done checks at +4/+8"))
+    emit(_define("TENSIX_SEMAPHORE_BASE", arch.pcbuf_base + 0x20, "TRISC: semaphore i at +4*i"))
     emit("")
     emit("/* ---- stream (NoC overlay) registers ---- */")
     emit(_define("STREAM_REG_BASE", arch.stream_base))

@@ -83,13 +83,11 @@ _STALLWAIT_CONDITION_BITS = 13
 _STREAM_TARGET_BITS = 10
 _STREAM_SELECT_BITS = 2
 
-# RISC-V view (BabyRISCV memory map). PC_BUF_BASE belongs with the other addresses in Arch; it is
-# here until the arch table grows a field for it.
-PC_BUF_BASE = 0xFFE8_0000
-COPROCESSOR_DONE_CHECK = PC_BUF_BASE + 0x4
-MOP_EXPANDER_DONE_CHECK = PC_BUF_BASE + 0x8
+# RISC-V view (BabyRISCV memory map), relative to arch.pcbuf_base.
+COPROCESSOR_DONE_CHECK = 0x4
+MOP_EXPANDER_DONE_CHECK = 0x8
 PC_BUF_SEMAPHORE_BASE = 8  # word index of SemaphoreAccess[0] (tt-llk ckernel_structs.h)
-SEMAPHORE_ACCESS = PC_BUF_BASE + 4 * PC_BUF_SEMAPHORE_BASE
+SEMAPHORE_ACCESS = 4 * PC_BUF_SEMAPHORE_BASE
 
 # STREAMWAIT (Blackhole noc_overlay_parameters.h): the stream registers its two conditions read,
 # and the ThreadConfig fields that give the target's high bits.
@@ -514,23 +512,24 @@ def atrelm(ctx: Context, mutex_index: int) -> Outcome:
 def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
     """This unit's registers as ``core`` sees them: absolute address -> Register.
 
-    Only the TRISCs see the semaphores and Manual TTSync at PC_BUF_BASE. BRISC sees its side of the
+    Only the TRISCs see the semaphores and Manual TTSync at arch.pcbuf_base. BRISC sees its side of the
     PCBufs there (not modelled: its accesses fault), NCRISC nothing. The TRISC side of PCBuf (offset
     0) and the rest of the window are not modelled either.
     """
     thread = core.facts.pipe
     if thread is None:
         return {}
+    base = copro.arch.pcbuf_base
     registers = {
-        SEMAPHORE_ACCESS + 4 * i: Register(
+        base + SEMAPHORE_ACCESS + 4 * i: Register(
             f"SEMAPHORE{i}", read=_semaphore_reader(copro, i), write=_semaphore_writer(copro, i)
         )
         for i in range(SEMAPHORES)
     }
-    registers[COPROCESSOR_DONE_CHECK] = Register(
+    registers[base + COPROCESSOR_DONE_CHECK] = Register(
         "COPROCESSOR_DONE_CHECK", read=_done_check(copro, thread, "thread_idle"), write=_discard
     )
-    registers[MOP_EXPANDER_DONE_CHECK] = Register(
+    registers[base + MOP_EXPANDER_DONE_CHECK] = Register(
         "MOP_EXPANDER_DONE_CHECK", read=_done_check(copro, thread, "mop_expander_idle"), write=_discard
     )
     return registers

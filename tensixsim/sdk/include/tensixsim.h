@@ -80,6 +80,9 @@
 #define TENSIX_PUSH_PIPE1_ADDR                   SDK_U(0xFFE50000)
 #define TENSIX_PUSH_PIPE2_ADDR                   SDK_U(0xFFE60000)
 #define TENSIX_PUSH_OWN_ADDR                     SDK_U(0xFFE40000)  /* a TRISC's own pipe */
+#define TENSIX_MOP_CFG_BASE                      SDK_U(0xFFB80000)  /* a TRISC's nine MOP configuration words */
+#define TENSIX_PCBUF_BASE                        SDK_U(0xFFE80000)  /* TRISC: done checks at +4/+8 */
+#define TENSIX_SEMAPHORE_BASE                    SDK_U(0xFFE80020)  /* TRISC: semaphore i at +4*i */
 
 /* ---- stream (NoC overlay) registers ---- */
 #define STREAM_REG_BASE                          SDK_U(0xFFB40000)
