@@ -2,8 +2,8 @@
 
 ``python -m tensixsim.support`` rewrites docs/support-matrix.md; a test checks it is current.
 Status words: ``executed+tested`` (semantics implemented and checked against an independent
-reference in tests/), ``captured`` (the instruction enters its pipe's queue and disassembles, but no
-unit executes it yet), ``facts only`` (the architecture's tile is not runnable yet).
+reference in tests/), ``unimplemented`` (captured and queued, raises Unimplemented when it would
+execute), ``facts only`` (the architecture's tile is not runnable yet).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ RISCV_SUPPORT: tuple[tuple[str, str, str, str], ...] = (
         "executed+tested",
         "tests/test_tile.py",
     ),
-    ("Zicsr", "0xBC0/0xBC1 Tensix queue/backend status", "unimplemented (raises Unimplemented)", ""),
+    ("Zicsr", "0xBC0/0xBC1 Tensix queue/backend status", "unimplemented (raises Unimplemented)", "—"),
     ("Zicsr", "any other CSR", "raises InvalidProgram", "tests/test_tile.py"),
     (
         "C",
@@ -53,20 +53,38 @@ RISCV_SUPPORT: tuple[tuple[str, str, str, str], ...] = (
     (
         "Tensix words",
         "inline instruction words (TRISC) and stores to the push addresses",
-        "captured with core, pc, cycle",
-        "tests/test_tile.py",
+        "captured with core, pc, cycle; executed by the coprocessor",
+        "tests/test_tile.py, tests/test_frontend.py",
     ),
 )
 
-# Tensix instructions whose semantics are implemented, per architecture (filled in as units land).
-EXECUTED: dict[str, frozenset[str]] = {"blackhole": frozenset(), "wormhole": frozenset()}
+# Handled by the pipe engine itself rather than by a unit's registered semantics.
+FRONTEND_HANDLED = frozenset({"MOP", "MOP_CFG", "REPLAY"})
 RUNNABLE = {"blackhole": True, "wormhole": False}
+
+# Modes of executed instructions that still raise Unimplemented (they need later units).
+PARTIAL: dict[str, str] = {
+    "SETDMAREG": "special mode with InputSource 0-9 (packer state)",
+    "STOREIND": "SrcA/SrcB destination (register files)",
+    "SETRWC": "clear_ab_vld != 0 (SrcA/SrcB valid bits)",
+    "STALLWAIT": "conditions C5-C8 (SrcA/SrcB ownership)",
+    "SETC16": "resetting the metadata context counters (undocumented)",
+    "STREAMWAIT": "stream phase/message registers read 0 (not modelled)",
+}
+
+
+def executed(arch: str) -> frozenset[str]:
+    """Instructions the emulator executes: registered semantics plus the expanders' own."""
+    import tensixsim.tensix.coprocessor  # noqa: F401 - importing the units registers their semantics
+    from tensixsim.tensix.semantics import implemented
+
+    return implemented(arch) | FRONTEND_HANDLED if RUNNABLE[arch] else frozenset()
 
 
 def tensix_status(arch: str, name: str) -> str:
     if not RUNNABLE[arch]:
         return "facts only"
-    return "executed+tested" if name in EXECUTED[arch] else "captured"
+    return "executed+tested" if name in executed(arch) else "unimplemented (raises Unimplemented)"
 
 
 def render() -> str:
@@ -94,6 +112,8 @@ def render() -> str:
                 continue
             status = tensix_status(arch, name)
             counts[arch] += status == "executed+tested"
+            if status == "executed+tested" and name in PARTIAL:
+                status += f"; unimplemented: {PARTIAL[name]}"
             cells.append(f"0x{spec.opcode:02X} {spec.unit}: {status}")
         rows.append(f"| {name} | {cells[0]} | {cells[1]} |")
     lines += [
@@ -103,8 +123,10 @@ def render() -> str:
         f"Blackhole: {len(bh)} instructions, {counts['blackhole']} executed. "
         f"Wormhole B0: {len(wh)} instructions, {counts['wormhole']} executed.",
         "",
-        "`captured`: enters its pipe's input queue with core, pc and cycle, and `tensixsim disasm` "
-        "decodes it; no unit executes it yet.",
+        "`executed+tested`: its semantics run when it reaches its unit and are tested against an "
+        "independent reference (tests/test_<unit>.py). `unimplemented`: it is captured, queued and "
+        "disassembled, and raises `Unimplemented` (naming it, the pushing core and pc) when it would "
+        'execute. The capture-only backend (`Tile(backend="recorder")`) records any stream.',
         "",
         "| instruction | Blackhole | Wormhole B0 |",
         "|---|---|---|",
