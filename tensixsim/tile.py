@@ -239,6 +239,8 @@ class Tile:
 
     def _advance_backend(self) -> None:
         """Let the backend run up to the earliest running core (no core can push before it)."""
+        if self.backend.idle:
+            return
         running = [c.time for c in self.cores if c.state is CoreState.RUNNING]
         if running:
             self.backend.advance_to(min(running))
@@ -455,9 +457,7 @@ class Tile:
     # ------------------------------------------------------------------ Tensix instruction capture
     def push_room(self, core: Core, cycle: int) -> int:
         """Pushes ``core`` can make from ``cycle`` on without any queue it reaches filling up."""
-        pipes = {r.push_pipe for r in core.regions if r.push_pipe is not None}
-        if core.facts.pipe is not None:
-            pipes.add(core.facts.pipe)
+        pipes = core.push_pipes
         if not pipes:
             return 0
         self.backend.advance_to(min(cycle, self.horizon(core)))

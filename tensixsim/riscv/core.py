@@ -210,6 +210,10 @@ class Core:
             uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
         if facts.pipe is not None and self.hooks.native:
             self.hooks.state.inline_pipe = facts.pipe
+        # Pipes this core can push into (inline words and push addresses).
+        self.push_pipes = {r.push_pipe for r in self.regions if r.push_pipe is not None}
+        if facts.pipe is not None:
+            self.push_pipes.add(facts.pipe)
         self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
@@ -289,7 +293,9 @@ class Core:
         s.repeat = 0
         s.repeat_start = 0
         s.spin_threshold = spin_threshold
-        s.push_free = self.tile.push_room(self, self.time) if self.hooks.native else 0
+        # Room is only worth computing for a core that pushes; a first push takes the Python path,
+        # which refreshes it (see _push).
+        s.push_free = self.tile.push_room(self, self.time) if self.hooks.native and self.tensix_pushed else 0
         s.push_count = 0
         self._slice_start = self.time
         self._extra = 0
