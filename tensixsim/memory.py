@@ -92,15 +92,7 @@ class MmioRegion:
         register = self.registers.get(offset, self.fallback)
         if register is None or access.size != 4:
             what = "no register" if register is None else "only 32-bit accesses"
-            raise MemoryFault(
-                f"{self.name}: {what} at offset 0x{offset:x}",
-                address=access.address,
-                size=access.size,
-                write=write,
-                core=access.core.name,
-                pc=access.core.fault_pc(),
-                cycle=access.cycle,
-            )
+            raise _fault(access, f"{self.name}: {what} at offset 0x{offset:x}", write=write)
         return register
 
     def register_at(self, address: int) -> Register | None:
@@ -109,23 +101,23 @@ class MmioRegion:
     def read(self, access: Access) -> int:
         register = self._register(access, write=False)
         if register.read is None:
-            raise self._fault(access, register, write=False)
+            raise _fault(access, f"{self.name}.{register.name} is write-only", write=False)
         return register.read(access) & 0xFFFFFFFF
 
     def write(self, access: Access, value: int) -> None:
         register = self._register(access, write=True)
         if register.write is None:
-            raise self._fault(access, register, write=True)
+            raise _fault(access, f"{self.name}.{register.name} is read-only", write=True)
         register.write(access, value)
 
-    def _fault(self, access: Access, register: Register, *, write: bool) -> MemoryFault:
-        mode = "read-only" if write else "write-only"
-        return MemoryFault(
-            f"{self.name}.{register.name} is {mode}",
-            address=access.address,
-            size=access.size,
-            write=write,
-            core=access.core.name,
-            pc=access.core.fault_pc(),
-            cycle=access.cycle,
-        )
+
+def _fault(access: Access, message: str, *, write: bool) -> MemoryFault:
+    return MemoryFault(
+        message,
+        address=access.address,
+        size=access.size,
+        write=write,
+        core=access.core.name,
+        pc=access.core.fault_pc(),
+        cycle=access.cycle,
+    )

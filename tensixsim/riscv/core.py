@@ -597,17 +597,27 @@ class Core:
         )
 
     # ------------------------------------------------------------------ memory hooks
+    def _mmio_enter(self, region: MmioRegion) -> int | None:
+        """The cycle of the MMIO access in progress, or None when it must be retried later.
+
+        An access to shared state waits until no other running core is behind it (the access is
+        not performed and the instruction retried), then brings the coprocessor up to its cycle.
+        """
+        self._drain_pushes()
+        cycle = self.now(self.hooks.state.mmio_pc)
+        if region.sync:
+            if not self.tile.may_sync(self, cycle):
+                self.sync_stopped = True
+                self.uc.emu_stop()
+                return None
+            self.tile.sync_coprocessor(cycle)
+        return cycle
+
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
         try:
-            self._drain_pushes()
-            pc = self.hooks.state.mmio_pc
-            cycle = self.now(pc)
-            if region.sync:
-                if not self.tile.may_sync(self, cycle):
-                    self.sync_stopped = True
-                    uc.emu_stop()  # others must catch up first; the load is retried
-                    return 0
-                self.tile.sync_coprocessor(cycle)
+            cycle = self._mmio_enter(region)
+            if cycle is None:
+                return 0
             value = region.read(Access(self, region.base + offset, size, cycle))
             self.charge(RISCV.mmio_load - 1)
             return value
@@ -619,15 +629,9 @@ class Core:
 
     def _mmio_write(self, uc: Uc, offset: int, size: int, value: int, region: MmioRegion) -> None:
         try:
-            self._drain_pushes()
-            pc = self.hooks.state.mmio_pc
-            cycle = self.now(pc)
-            if region.sync:
-                if not self.tile.may_sync(self, cycle):
-                    self.sync_stopped = True
-                    uc.emu_stop()
-                    return
-                self.tile.sync_coprocessor(cycle)
+            cycle = self._mmio_enter(region)
+            if cycle is None:
+                return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
             self.charge(RISCV.mmio_store - 1)
             self.tile.register_written(region.base + offset, cycle)
