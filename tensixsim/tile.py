@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
+from tensixsim.control import TileControl
 from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.riscv.core import Core, CoreState
@@ -77,16 +78,11 @@ class Tile:
         self.quantum = quantum
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
         self.local_ram = {c.name: np.zeros(c.local_ram_size, np.uint8) for c in self.arch.cores}
-        self.soft_reset = self.arch.soft_reset_all
-        self.trisc_reset_pc = {c.name: c.default_reset_pc for c in self.arch.cores if c.pipe is not None}
-        self.ncrisc_reset_pc = self.arch.core("ncrisc").default_reset_pc
-        self.trisc_override = 0
-        self.ncrisc_override = 0
+        self.control = TileControl.new(self.arch)
         self.queues = [InputQueue(pipe, self.arch.pipe_queue_depth) for pipe in range(self.arch.pipe_count)]
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
-        self._wall_latched_high = 0
-        self._control = self._control_region()
+        self._control = self.control.region(self._set_soft_reset)
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions()
         self.coprocessor = Coprocessor(self)
@@ -137,14 +133,14 @@ class Tile:
         mask = 0
         for name in names:
             mask |= 1 << self.arch.core(name).soft_reset_bit
-        self._set_soft_reset(self.soft_reset & ~mask, cycle)
+        self._set_soft_reset(self.control.soft_reset & ~mask, cycle)
 
     def hold(self, *names: str) -> None:
         """Put cores back into soft reset, as the host does before loading new code."""
         mask = 0
         for name in names:
             mask |= 1 << self.arch.core(name).soft_reset_bit
-        self._set_soft_reset(self.soft_reset | mask, self.cycle)
+        self._set_soft_reset(self.control.soft_reset | mask, self.cycle)
 
     def run(self, max_cycles: int = 100_000_000, release: Iterable[str] | None = None) -> RunResult:
         """Run until every released core finished (``ecall``), or raise.
@@ -540,70 +536,13 @@ class Tile:
 
         return write
 
-    def _control_region(self) -> MmioRegion:
-        a = self.arch
-        base = a.tile_control_base
-
-        def wall_low(access: Access) -> int:
-            # Reading the low word latches the high word (read back at WALL_CLOCK_H_AT).
-            self._wall_latched_high = access.cycle >> 32
-            return access.cycle & 0xFFFFFFFF
-
-        registers = {
-            a.soft_reset_register - base: Register(
-                "SOFT_RESET_0",
-                read=lambda _: self.soft_reset,
-                write=lambda access, value: self._set_soft_reset(value, access.cycle, access.core),
-            ),
-            a.wall_clock_low - base: Register("WALL_CLOCK_L", read=wall_low),
-            a.wall_clock_high - base: Register("WALL_CLOCK_H", read=lambda access: access.cycle >> 32),
-            a.wall_clock_high_latched - base: Register(
-                "WALL_CLOCK_H_AT", read=lambda _: self._wall_latched_high
-            ),
-            a.trisc_reset_pc_override_register - base: Register(
-                "TRISC_RESET_PC_OVERRIDE",
-                read=lambda _: self.trisc_override,
-                write=lambda _, v: setattr(self, "trisc_override", v & 7),
-            ),
-            a.ncrisc_reset_pc_override_register - base: Register(
-                "NCRISC_RESET_PC_OVERRIDE",
-                read=lambda _: self.ncrisc_override,
-                write=lambda _, v: setattr(self, "ncrisc_override", v & 1),
-            ),
-        }
-        for facts in a.cores:
-            if facts.reset_pc_register is None:
-                continue
-            name = facts.name
-            if facts.pipe is not None:
-                registers[facts.reset_pc_register - base] = Register(
-                    f"{name.upper()}_RESET_PC",
-                    read=lambda _, n=name: self.trisc_reset_pc[n],
-                    write=lambda _, v, n=name: self.trisc_reset_pc.__setitem__(n, v),
-                )
-            else:
-                registers[facts.reset_pc_register - base] = Register(
-                    "NCRISC_RESET_PC",
-                    read=lambda _: self.ncrisc_reset_pc,
-                    write=lambda _, v: setattr(self, "ncrisc_reset_pc", v),
-                )
-        return MmioRegion("tile_control", base, a.tile_control_size, registers)
-
-    def reset_pc(self, name: str) -> int:
-        facts = self.arch.core(name)
-        if facts.reset_pc_register is None:
-            return facts.default_reset_pc
-        if facts.pipe is not None:
-            overridden = self.trisc_override >> facts.reset_pc_override_bit & 1
-            return self.trisc_reset_pc[name] if overridden else facts.default_reset_pc
-        return self.ncrisc_reset_pc if self.ncrisc_override & 1 else facts.default_reset_pc
-
     def _set_soft_reset(self, value: int, cycle: int, writer: Core | None = None) -> None:
-        old, self.soft_reset = self.soft_reset, value & 0xFFFFFFFF
+        old = self.control.soft_reset
+        self.control.soft_reset = value & 0xFFFFFFFF
         for core in self.cores:
             bit = 1 << core.facts.soft_reset_bit
             if old & bit and not value & bit:
-                core.reset(self.reset_pc(core.name))
+                core.reset(self.control.reset_pc_of(core.name))
                 core.state = CoreState.RUNNING
                 core.time = max(core.time, cycle + RISCV.release_delay)
             elif value & bit and not old & bit:

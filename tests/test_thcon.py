@@ -670,7 +670,7 @@ def test_storereg_then_loadreg_reach_a_real_tile_register():
     load([[0] * 64] * 3)
     COPRO.thcon.gprs[2, 9] = 0x12340
     execute("STOREREG", 2, tdma_data_reg_index=9, reg_addr=addr_lo)
-    assert TILE.ncrisc_reset_pc == 0x12340
+    assert TILE.control.reset_pc["ncrisc"] == 0x12340
     execute("LOADREG", 1, tdma_data_reg_index=3, reg_addr=addr_lo)
     assert COPRO.thcon.gprs[1, 3] == 0x12340
 

@@ -26,6 +26,21 @@ from tensixsim.arch.common import CoreFacts
 from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
 from tensixsim.memory import Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
+from tensixsim.riscv.cpu import (
+    EXC_BREAKPOINT,
+    EXC_ECALL_U,
+    EXC_FETCH_FAULT,
+    EXC_FETCH_MISALIGNED,
+    EXC_ILLEGAL,
+    EXC_LOAD_FAULT,
+    EXC_LOAD_MISALIGNED,
+    EXC_STORE_FAULT,
+    EXC_STORE_MISALIGNED,
+    REG_INDEX,
+    X_REGS,
+    amo,
+    configure_cpu,
+)
 from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.timing import RISCV
@@ -33,85 +48,19 @@ from tensixsim.timing import RISCV
 if TYPE_CHECKING:
     from tensixsim.tile import Tile
 
-# Offsets into Unicorn 2.1.4's saved RISC-V CPU context (measured; asserted on every core).
-_CTX_PRIV_VER, _CTX_MISA, _CTX_MISA_MASK = 448, 452, 456
-_PRIV_1_11, _PRIV_1_9_1 = 0x00011100, 0x00010901
-_MISA_C = 1 << 2
 _UNREACHABLE = 0xFFFFFFFE  # an `until` no 4-aligned pc can hit (reaching `until` costs retranslation)
-MMIO_FLOOR = 0xFFB10000
+MMIO_FLOOR = 0xFFB10000  # accesses at or above this go through the PC-recording native hook
 # A loop head entered this many times (within a few blocks each time) is checked for being a poll
 # loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop.
 SPIN_THRESHOLD = 32
-_PROBE_BUDGET = 4096  # accesses at or above this go through the PC-recording native hook
+_PROBE_BUDGET = 4096
 
-ABI_NAMES = [
-    "zero",
-    "ra",
-    "sp",
-    "gp",
-    "tp",
-    "t0",
-    "t1",
-    "t2",
-    "s0",
-    "s1",
-    "a0",
-    "a1",
-    "a2",
-    "a3",
-    "a4",
-    "a5",
-    "a6",
-    "a7",
-    "s2",
-    "s3",
-    "s4",
-    "s5",
-    "s6",
-    "s7",
-    "s8",
-    "s9",
-    "s10",
-    "s11",
-    "t3",
-    "t4",
-    "t5",
-    "t6",
-]
-_REG_INDEX = {name: i for i, name in enumerate(ABI_NAMES)} | {f"x{i}": i for i in range(32)}
-_REG_INDEX["fp"] = 8
-_X_REGS = [rv.UC_RISCV_REG_X0 + i for i in range(32)]
-_BATCH_IDS = (ctypes.c_int * 31)(*_X_REGS[1:])
+_BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
+_uclib = _ucmod.uclib
 _uclib = _ucmod.uclib
 
-# Unicorn's RISC-V exception numbers (mcause values).
-_EXC_FETCH_MISALIGNED, _EXC_FETCH_FAULT, _EXC_ILLEGAL, _EXC_BREAKPOINT = 0, 1, 2, 3
-_EXC_LOAD_MISALIGNED, _EXC_LOAD_FAULT, _EXC_STORE_MISALIGNED, _EXC_STORE_FAULT = 4, 5, 6, 7
-_EXC_ECALL_U = 8
 _EBREAK = 0x00100073
 _OPCODE_AMO = 0x2F
-
-
-def amo(funct5: int, old: int, operand: int) -> int:
-    """The value an AMO*.W stores (RV32A), from its funct5."""
-
-    def signed(x: int) -> int:
-        return x - (1 << 32) if x & 0x80000000 else x
-
-    ops = {
-        0b00001: lambda: operand,
-        0b00000: lambda: old + operand,
-        0b00100: lambda: old ^ operand,
-        0b01100: lambda: old & operand,
-        0b01000: lambda: old | operand,
-        0b10000: lambda: old if signed(old) <= signed(operand) else operand,
-        0b10100: lambda: old if signed(old) >= signed(operand) else operand,
-        0b11000: lambda: min(old, operand),
-        0b11100: lambda: max(old, operand),
-    }
-    if funct5 not in ops:
-        raise InvalidInstruction("unknown AMO", value=funct5)
-    return ops[funct5]() & 0xFFFFFFFF
 
 
 _COUNTER_CSRS = {
@@ -131,26 +80,6 @@ class CoreState(enum.Enum):
     RUNNING = "running"
     WAITING = "waiting"  # parked until a model event wakes it
     FINISHED = "finished"  # executed ecall
-
-
-def _configure_cpu(uc: Uc) -> None:
-    """Disable the C extension and counters in the saved context, then drop to U-mode."""
-    context = uc.context_save()
-    base = ctypes.cast(context.context, ctypes.c_void_p).value
-    assert base is not None
-    fields = {
-        off: ctypes.c_uint32.from_address(base + off) for off in (_CTX_PRIV_VER, _CTX_MISA, _CTX_MISA_MASK)
-    }
-    misa = uc.reg_read(rv.UC_RISCV_REG_MISA)
-    if fields[_CTX_PRIV_VER].value != _PRIV_1_11 or fields[_CTX_MISA].value != misa:
-        raise RuntimeError("unexpected Unicorn CPU context layout; tensixsim needs unicorn==2.1.4")
-    fields[_CTX_MISA].value &= ~_MISA_C
-    fields[_CTX_MISA_MASK].value &= ~_MISA_C
-    # With the 1.9.1 privileged spec QEMU honours mcounteren, so U-mode counter reads trap.
-    fields[_CTX_PRIV_VER].value = _PRIV_1_9_1
-    uc.context_restore(context)
-    uc.reg_write(rv.UC_RISCV_REG_MCOUNTEREN, 0)
-    uc.reg_write(rv.UC_RISCV_REG_PRIV, 0)
 
 
 class Core:
@@ -184,7 +113,7 @@ class Core:
 
         arch = tile.arch
         self.uc = uc = Uc(ucc.UC_ARCH_RISCV, ucc.UC_MODE_RISCV32)
-        _configure_cpu(uc)
+        configure_cpu(uc)
         rw = ucc.UC_PROT_READ | ucc.UC_PROT_WRITE
         uc.mem_map_ptr(0, arch.l1_size, ucc.UC_PROT_ALL, tile.l1.ctypes.data)
         own = tile.local_ram[self.name]
@@ -235,17 +164,17 @@ class Core:
 
     def reg(self, which: int | str) -> int:
         """Read integer register ``which`` (index or ABI name)."""
-        index = _REG_INDEX[which] if isinstance(which, str) else which
-        return self.uc.reg_read(_X_REGS[index])
+        index = REG_INDEX[which] if isinstance(which, str) else which
+        return self.uc.reg_read(X_REGS[index])
 
     def set_reg(self, which: int | str, value: int) -> None:
-        index = _REG_INDEX[which] if isinstance(which, str) else which
+        index = REG_INDEX[which] if isinstance(which, str) else which
         if index:
-            self.uc.reg_write(_X_REGS[index], value & 0xFFFFFFFF)
+            self.uc.reg_write(X_REGS[index], value & 0xFFFFFFFF)
 
     @property
     def regs(self) -> list[int]:
-        return [self.uc.reg_read(r) for r in _X_REGS]
+        return [self.uc.reg_read(r) for r in X_REGS]
 
     def fingerprint(self) -> tuple[int, ...]:
         """Program counter and registers: two equal fingerprints are the same architectural state."""
@@ -255,7 +184,7 @@ class Core:
 
     def reset(self, pc: int) -> None:
         """Hold-and-release: start afresh at ``pc`` with zeroed registers."""
-        for r in _X_REGS[1:]:
+        for r in X_REGS[1:]:
             self.uc.reg_write(r, 0)
         self._pc = pc
         self.exit_code = None
@@ -446,7 +375,7 @@ class Core:
         if s.fault_write:
             self.uc.mem_write(s.fault_addr, int(s.fault_old).to_bytes(8, "little")[: s.fault_size])
         elif s.fault_rd:
-            self.uc.reg_write(_X_REGS[s.fault_rd], s.fault_old)
+            self.uc.reg_write(X_REGS[s.fault_rd], s.fault_old)
         self.error = MemoryFault(
             "misaligned access",
             address=s.fault_addr,
@@ -475,13 +404,13 @@ class Core:
                 # block; count it here so that every retired instruction is counted once.
                 s.icount += 1
                 s.block_size += 4
-            if intno == _EXC_ILLEGAL:
+            if intno == EXC_ILLEGAL:
                 self._illegal(pc)
-            elif intno == _EXC_ECALL_U:
+            elif intno == EXC_ECALL_U:
                 self.exit_code = uc.reg_read(rv.UC_RISCV_REG_A0)
                 self.state = CoreState.FINISHED
                 uc.emu_stop()
-            elif intno == _EXC_BREAKPOINT:
+            elif intno == EXC_BREAKPOINT:
                 self._fail(InvalidProgram("ebreak", core=self.name, pc=pc, cycle=self.now(next_pc)))
             else:
                 self._fail(self._exception_fault(intno, pc))
@@ -490,12 +419,12 @@ class Core:
 
     def _exception_fault(self, intno: int, pc: int) -> SimError:
         kinds = {
-            _EXC_FETCH_MISALIGNED: "misaligned instruction fetch",
-            _EXC_FETCH_FAULT: "instruction fetch fault",
-            _EXC_LOAD_MISALIGNED: "misaligned load",
-            _EXC_LOAD_FAULT: "load access fault",
-            _EXC_STORE_MISALIGNED: "misaligned store/AMO",
-            _EXC_STORE_FAULT: "store access fault",
+            EXC_FETCH_MISALIGNED: "misaligned instruction fetch",
+            EXC_FETCH_FAULT: "instruction fetch fault",
+            EXC_LOAD_MISALIGNED: "misaligned load",
+            EXC_LOAD_FAULT: "load access fault",
+            EXC_STORE_MISALIGNED: "misaligned store/AMO",
+            EXC_STORE_FAULT: "store access fault",
         }
         message = kinds.get(intno, f"unexpected RISC-V exception {intno}")
         return MemoryFault(
