@@ -66,8 +66,7 @@ RUNNABLE = {"blackhole": True, "wormhole": False}
 PARTIAL: dict[str, str] = {
     "SETDMAREG": "special mode with InputSource 0-9 (packer state)",
     "STOREIND": "SrcA/SrcB destination (register files)",
-    "SETRWC": "clear_ab_vld != 0 (SrcA/SrcB valid bits)",
-    "STALLWAIT": "conditions C5-C8 (SrcA/SrcB ownership)",
+    "ZEROACC": "clear_zero_flags (undocumented)",
     "SETC16": "resetting the metadata context counters (undocumented)",
     "STREAMWAIT": "stream phase/message registers read 0 (not modelled)",
 }

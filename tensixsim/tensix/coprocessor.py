@@ -3,7 +3,9 @@
 Services offered to unit modules (their semantics functions reach them through ``ctx.copro``):
 
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
-  ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers);
+  ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
+  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst);
+- ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
 - ``register_read(address, cycle)`` / ``register_write(address, value, cycle)``: the tile's MMIO
@@ -24,10 +26,11 @@ from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Instruction
 from tensixsim.memory import PAGE, MmioRegion
-from tensixsim.tensix import config, expanders, sync, thcon
+from tensixsim.tensix import config, expanders, regs, sync, thcon
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
 from tensixsim.tensix.expanders import FrontendState
+from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.sync import SyncState
 from tensixsim.tensix.thcon import ThconState
 
@@ -53,6 +56,7 @@ class Coprocessor:
         self.config = ConfigState.new(self.arch)
         self.adc = AdcState.new(self.arch)
         self.frontend = FrontendState.new(self.arch)
+        self.regs = RegFiles.new(self.arch)
         self.busy_until: dict[str, int] = {}
         # Bumped whenever state a waiting instruction may test changes; pipes blocked at an older
         # version try again (from the cycle of the change on).
@@ -92,6 +96,14 @@ class Coprocessor:
 
     def register_write(self, address: int, value: int, cycle: int) -> None:
         self.tile.register_access(address, cycle, value)
+
+    def src_valid(self, bank: str) -> bool:
+        """Whether a SrcA/SrcB bank is handed to the matrix unit (regs.src_valid)."""
+        return regs.src_valid(self, bank)
+
+    def clear_src_valid(self, bank: int, release: bool = True) -> None:
+        """SETRWC's FlipSrcA / FlipSrcB (regs.clear_src_valid)."""
+        regs.clear_src_valid(self, bank, release)
 
     def state_changed(self, cycle: int) -> None:
         self.bump(cycle)
