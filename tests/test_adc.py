@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from outcomes import RefUB, emulator_outcome, reference_outcome
 
-from tensixsim import Tile, UndefinedBehavior, Unimplemented
+from tensixsim import Tile, Unimplemented
 from tensixsim.tensix.adc import AdcState, AddrMod, PackAddrMod, addr_mod, apply_addr_mod, pack_addr_mod
-from tensixsim.tensix.semantics import Context, Retire, lookup
+from tensixsim.tensix.semantics import Context, lookup
 
 # ADCs.md: uint18_t X, uint13_t Y, uint8_t Z, uint8_t W. RWCs.md: uint10_t Dst, uint6_t SrcA / SrcB,
 # uint2_t FidelityPhase, uint1_t ExtraAddrModBit.
@@ -44,14 +45,6 @@ UNDOCUMENTED_IN_SLOT = {
 
 def bits(word: int, lo: int, hi: int) -> int:
     return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
-
-
-class RefUB(Exception):
-    pass
-
-
-class RefUnimplemented(Exception):
-    pass
 
 
 class Ref:
@@ -285,20 +278,8 @@ def ref_state(ref: Ref) -> tuple:
 def check(ref: Ref, word: int, thread: int) -> None:
     name = ISA.decode(word).name
     before = state_of(COPRO.adc)
-    try:
-        getattr(ref, name)(word, thread)
-        expected = "retire"
-    except RefUB:
-        expected = "undefined"
-    except RefUnimplemented:
-        expected = "unimplemented"
-    try:
-        assert isinstance(execute(word, thread), Retire)
-        got = "retire"
-    except UndefinedBehavior:
-        got = "undefined"
-    except Unimplemented:
-        got = "unimplemented"
+    expected = reference_outcome(lambda: getattr(ref, name)(word, thread))
+    got = emulator_outcome(lambda: execute(word, thread))
     assert got == expected
     if got != "retire":
         assert state_of(COPRO.adc) == before

@@ -19,11 +19,12 @@ import pytest
 from asm import assemble
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
 
-from tensixsim import MemoryFault, Tile, UndefinedBehavior, Unimplemented
+from tensixsim import MemoryFault, Tile, Unimplemented
 from tensixsim.tensix import config_fields_blackhole as table
 from tensixsim.tensix.config import ConfigState
-from tensixsim.tensix.semantics import Context, Retire, lookup
+from tensixsim.tensix.semantics import Context, lookup
 
 M32 = 0xFFFFFFFF
 DATA = 0x20000
@@ -70,14 +71,6 @@ THREAD_CFG_DEFINES = {
 }
 
 # ---------------------------------------------------------------- reference model
-
-
-class RefUB(Exception):
-    """The pseudocode reaches UndefinedBehaviour()."""
-
-
-class RefUnimplemented(Exception):
-    """Behaviour the emulator declines to guess (counted as a match if it raises Unimplemented)."""
 
 
 def rotr(x: int, amt: int) -> int:
@@ -226,21 +219,8 @@ def snapshot() -> tuple[np.ndarray, ...]:
 def check(ref: Ref, ref_call, name: str, thread: int, **fields: int) -> None:
     """Run the reference and the semantics: same outcome, same state afterwards (unchanged on error)."""
     before = snapshot()
-    try:
-        ref_call()
-        expected = "retire"
-    except RefUB:
-        expected = "undefined"
-    except RefUnimplemented:
-        expected = "unimplemented"
-    try:
-        outcome = execute(name, thread, **fields)
-        assert isinstance(outcome, Retire)
-        got = "retire"
-    except UndefinedBehavior:
-        got = "undefined"
-    except Unimplemented:
-        got = "unimplemented"
+    expected = reference_outcome(lambda: ref_call())
+    got = emulator_outcome(lambda: execute(name, thread, **fields))
     assert got == expected
     if got != "retire":
         assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(), strict=True))

@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import Tile
-from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.errors import Unimplemented
 from tensixsim.tensix import sync
 from tensixsim.tensix.regs import RegFiles
-from tensixsim.tensix.semantics import Context, Retire, lookup
+from tensixsim.tensix.semantics import Context, lookup
 
 TILE = Tile("blackhole")
 COPRO = TILE.coprocessor
@@ -58,14 +59,6 @@ def Adj32(r: int, remap: bool, swizzle: bool) -> int:
     if swizzle:
         r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
     return ((r & 0x1F8) << 1) | (r & 0x207)
-
-
-class RefUB(Exception):
-    pass
-
-
-class RefUnimplemented(Exception):
-    pass
 
 
 class Ref:
@@ -309,20 +302,8 @@ def load(seed: int, config: dict, dst_rwc: int = 0, dest_incr: dict[int, int] | 
 
 def check(ref: Ref, name: str, word: int, thread: int = 1) -> None:
     before = COPRO.regs.copy()
-    try:
-        getattr(ref, name)(word, thread)
-        expected = "retire"
-    except RefUB:
-        expected = "undefined"
-    except RefUnimplemented:
-        expected = "unimplemented"
-    try:
-        assert isinstance(execute(word, thread), Retire)
-        got = "retire"
-    except UndefinedBehavior:
-        got = "undefined"
-    except Unimplemented:
-        got = "unimplemented"
+    expected = reference_outcome(lambda: getattr(ref, name)(word, thread))
+    got = emulator_outcome(lambda: execute(word, thread))
     assert got == expected
     if got != "retire":
         assert COPRO.regs.equals(before)
