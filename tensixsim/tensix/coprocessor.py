@@ -26,7 +26,14 @@ from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Instruction
 from tensixsim.memory import PAGE, MmioRegion
-from tensixsim.tensix import config, expanders, regs, sync, thcon
+from tensixsim.tensix import (
+    config,
+    expanders,
+    matrix_moves,  # noqa: F401 - registers semantics
+    regs,
+    sync,
+    thcon,
+)
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
 from tensixsim.tensix.expanders import FrontendState

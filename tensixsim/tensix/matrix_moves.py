@@ -1,0 +1,359 @@
+"""Matrix-unit moves between SrcA, SrcB and Dst: MOVA2D, MOVB2D, MOVD2A, MOVD2B, MOVB2A.
+
+Functional model: tt-isa-documentation WormholeB0 MOVA2D.md, MOVB2D.md, MOVD2A.md, MOVD2B.md and the
+jasondavies fork's MOVB2A.md; RWCs.md (ApplyAddrMod, via adc.apply_addr_mod); the BlackholeA0 Dst.md
+(row mapping, via regs.py). No BlackholeA0 page covers these five instructions, so the Wormhole
+functional models are applied with the Blackhole encoding below.
+
+Blackhole encoding
+------------------
+The Blackhole table keeps every Wormhole field at its bit position except AddrMod, which is three bits
+(14..16, naming the ADDR_MOD slot directly, as in adc.py and regs.py's ZEROACC):
+
+- MOVA2D / MOVD2A / MOVD2B: ``dest_32b_lo`` is UseDst32bLo, ``src`` SrcRow, ``addr_mode`` AddrMod,
+  ``instr_mod`` bit 1 (word bit 13) Move8Rows (MOVA2D) or Move4Rows (MOVD2A / MOVD2B), ``dst`` bits
+  0..9 DstRow.
+- MOVB2D: the table slot ``movb2d_instr_mod`` sits at bits 11..13, one bit lower than Wormhole's
+  12..14. It holds the documented syntax's third operand, ``Move4Rows << 2 | Broadcast1RowTo8 << 1 |
+  BroadcastCol0`` (tt-llk's Blackhole p_movb2d values agree), and ``dst`` bits 0..9 are DstRow.
+- MOVB2A: ``srca`` bits 0..5 are SrcARow, ``instr_mod`` bit 1 Move4Rows, ``srcb`` bits 0..5 SrcBRow.
+
+Set bits of a slot beyond its documented operand (``instr_mod`` bit 0, ``dst`` bits 10.., ``srca``
+bit 6, ``srcb`` bits 6..) raise UndefinedBehavior, the rule of adc.py and regs.py.
+
+Points the pages leave open, and the readings taken
+---------------------------------------------------
+- MOVD2A / MOVD2B ``ShuffleTF32``: the page masks Sign and HiMan with ``0x3fc000``, which lies mostly
+  above the 19 bits of its operand and contradicts the layouts its own comments give (Dst TF32 is
+  Sign,HiMan(7b),Exp(8b),LoMan(3b); Src TF32 is Sign,Man(10b),Exp(8b)). Sign and HiMan already sit at
+  bits 11..18 of the operand, so the mask used is ``0x7f800``; with it ShuffleTF32 inverts MOVA2D's
+  TF32 path, as the comments describe. This is a correction of an evident typo, not the literal text.
+- MOVD2A / MOVD2B's format choice ends in ``else /* SrcAFmt == TF32 */``: SrcAFmt codes 12 and 13
+  name no format (Packers/FormatConversion.md) and raise UndefinedBehavior there. MOVA2D / MOVB2D
+  spell out their sets, so codes 12 / 13 simply use the 5-bit-exponent path.
+- MOVD2A / MOVD2B / MOVB2A write the matrix unit's current SrcA / SrcB bank without waiting for it to
+  be handed over (the pages say so and recommend STALLWAIT); the write happens whoever owns the bank,
+  as the functional model states. MOVA2D / MOVB2D / MOVB2A wait (Wait) until the bank they read is
+  the matrix unit's.
+- ``LaneConfig[Column / 2].BLOCK_DEST_MOV`` is Vector Unit (SFPU) state set by SFPCONFIG; the
+  simulator has no SFPU state yet, so every lane reads as its reset value zero (no column blocked;
+  SoftReset.md). :func:`blocked_columns` is the one place to wire it; the rest honours the mask.
+- Dst row validity (regs.py): reads see an undefined row as zero (the identity for moves). A move that
+  leaves columns unwritten (blocked lanes, or the kept high half of a UseDst32bLo write) rewrites those
+  columns with the value a reader saw, so every written row becomes defined.
+
+Timing: each occupies the matrix unit one cycle (throughput one per cycle, MatrixUnit.md). Their
+latency (four cycles for MOVA2D / MOVB2D / MOVB2A, two for MOVD2A) and the Dst read-after-write
+stalls are not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tensixsim.errors import UndefinedBehavior
+from tensixsim.tensix.adc import apply_addr_mod
+from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_mapping
+from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.coprocessor import Coprocessor
+
+# ALU_FORMAT_SPEC_REG*_SrcA codes (Packers/FormatConversion.md's 4-bit data type encoding).
+FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4 = range(8)
+INT32, INT16, FP8, BFP2A, INT8, BFP2 = 8, 9, 10, 11, 14, 15
+EIGHT_BIT_EXPONENT = frozenset({FP32, TF32, BF16, BFP8, BFP4, BFP2, INT32, INT16})
+BF16_STYLE = frozenset({FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16})
+FP16_STYLE = frozenset({FP16, FP8, BFP8A, BFP4A, BFP2A, INT8})
+
+_SRC_ROW_MASK = 0x3F
+_U32 = np.uint32
+
+
+def blocked_columns(copro: Coprocessor) -> np.ndarray:
+    """``LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1]`` for the 16 columns (all clear: see the
+    module docstring)."""
+    return np.zeros(DST_COLS, bool)
+
+
+# ------------------------------------------------------------------------------ layout shuffles
+# The pages' supporting definitions, on arrays of raw bits (register layout to register layout).
+
+
+def remove_low_mantissa(x: np.ndarray) -> np.ndarray:
+    """Src Sign,Man(10),Exp(8) -> Dst16 BF16 Sign,Man(7),Exp(8): the top 7 mantissa bits kept."""
+    x = x.astype(_U32)
+    return ((x & _U32(1 << 18)) >> 3) | ((x & _U32(0x7F << 11)) >> 3) | (x & _U32(0xFF))
+
+
+def remove_high_exponent(x: np.ndarray) -> np.ndarray:
+    """Src Sign,Man(10),Exp(8) -> Dst16 FP16 Sign,Man(10),Exp(5): the low 5 exponent bits kept."""
+    x = x.astype(_U32)
+    return ((x & _U32(1 << 18)) >> 3) | ((x & _U32(0x3FF << 8)) >> 3) | (x & _U32(0x1F))
+
+
+def shuffle_bf16(x: np.ndarray) -> np.ndarray:
+    """Dst16 BF16 (16 bits) -> Src BF16."""
+    x = x.astype(_U32) & _U32(0xFFFF)
+    return ((x & _U32(0xFF00)) << 3) | (x & _U32(0xFF))
+
+
+def shuffle_fp16(x: np.ndarray) -> np.ndarray:
+    """Dst16 FP16 (16 bits) -> Src FP16 (three zero bits between mantissa and exponent)."""
+    x = x.astype(_U32) & _U32(0xFFFF)
+    return ((x & _U32(0xFFE0)) << 3) | (x & _U32(0x1F))
+
+
+def shuffle_tf32(x: np.ndarray) -> np.ndarray:
+    """Dst TF32 Sign,HiMan(7),Exp(8),LoMan(3) (19 bits) -> Src TF32 (mask corrected: see docstring)."""
+    x = x.astype(_U32)
+    return (x & _U32(0x7F800)) | ((x & _U32(0x7)) << 8) | ((x & _U32(0x7F8)) >> 3)
+
+
+# ------------------------------------------------------------------------------ shared steps
+
+
+def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
+    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
+    if value >> bits:
+        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
+    return value
+
+
+def _row_flag(ctx: Context, name: str, value: int) -> bool:
+    """A 2-bit ``instr_mod`` slot whose bit 1 is the documented flag; bit 0 is undocumented."""
+    if value & 1:
+        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bit 0, which no operand has", value)
+    return bool(value >> 1)
+
+
+def _src_format(ctx: Context) -> int:
+    field = ctx.copro.config.field_for_thread
+    if field("ALU_FORMAT_SPEC_REG_SrcA_override", ctx.thread):
+        return field("ALU_FORMAT_SPEC_REG_SrcA_val", ctx.thread)
+    return field("ALU_FORMAT_SPEC_REG0_SrcA", ctx.thread)
+
+
+def _flush_denormals(ctx: Context) -> bool:
+    return not ctx.copro.config.field_for_thread("ALU_ACC_CTRL_Zero_Flag_disabled_src", ctx.thread)
+
+
+def _dst_base(ctx: Context, dst_row: int) -> int:
+    """DstRow plus the math Dst offsets and the Dst RWC (before masking)."""
+    field = ctx.copro.config.field_for_thread
+    return (
+        dst_row
+        + field("DEST_TARGET_REG_CFG_MATH_Offset", ctx.thread)
+        + int(ctx.copro.adc.dst[ctx.thread])
+        + field("DEST_REGW_BASE_Base", ctx.thread)
+    )
+
+
+def _owned(ctx: Context, file: int) -> bool:
+    regs = ctx.copro.regs
+    return int(regs.src_client[file, int(regs.matrix_bank[file])]) == SrcClient.MATRIX_UNIT
+
+
+def _flush(values: np.ndarray, flush: bool) -> np.ndarray:
+    if not flush:
+        return values
+    return np.where((values & _U32(0xFF)) == 0, _U32(0), values).astype(_U32)
+
+
+@dataclass
+class _DstWrite:
+    """Rows of Dst to write: the Dst16b / Dst32b row indices and their full new contents."""
+
+    rows: np.ndarray
+    values: np.ndarray
+    wide: bool
+
+
+def _to_dst(ctx: Context, src_values: np.ndarray, dst_rows: np.ndarray, use_dst32b_lo: int) -> _DstWrite:
+    """MOVA2D / MOVB2D's per-datum conversion of (rows, 16) Src datums into Dst rows ``dst_rows``."""
+    copro, thread = ctx.copro, ctx.thread
+    regs, blocked = copro.regs, blocked_columns(copro)
+    remap, swizzle = dst_mapping(copro, thread)
+    fmt = _src_format(ctx)
+    if copro.config.field_for_thread("FP16A_FORCE_Enable", thread):
+        use_8b_exponent = False
+    else:
+        use_8b_exponent = fmt in EIGHT_BIT_EXPONENT
+    values = _flush(src_values.astype(_U32), _flush_denormals(ctx))
+    val16 = remove_low_mantissa(values) if use_8b_exponent else remove_high_exponent(values)
+    wide = fmt == TF32 or bool(use_dst32b_lo)
+    if wide:
+        old = regs.read32(dst_rows, remap=remap, swizzle=swizzle)
+    else:
+        old = regs.read16(dst_rows, remap=remap).astype(_U32)
+    if fmt == TF32:
+        low = ((values >> 8) & _U32(7)) << 13
+        if use_dst32b_lo:
+            low |= val16
+        new = (val16 << 16) | low
+    elif use_dst32b_lo:
+        new = (old & _U32(0xFFFF0000)) | val16
+    else:
+        new = val16
+    return _DstWrite(dst_rows, np.where(blocked, old, new).astype(_U32), wide)
+
+
+def _write_dst(ctx: Context, write: _DstWrite) -> None:
+    regs = ctx.copro.regs
+    remap, swizzle = dst_mapping(ctx.copro, ctx.thread)
+    if write.wide:
+        regs.write32(write.rows, write.values, remap=remap, swizzle=swizzle)
+    else:
+        regs.write16(write.rows, write.values.astype(np.uint16), remap=remap)
+
+
+def _from_dst(ctx: Context, dst_rows: np.ndarray, use_dst32b_lo: int) -> np.ndarray:
+    """MOVD2A / MOVD2B's per-datum conversion of Dst rows ``dst_rows`` into (rows, 16) Src datums
+    (blocked columns left for the caller to restore)."""
+    copro, thread = ctx.copro, ctx.thread
+    regs, field = copro.regs, copro.config.field_for_thread
+    remap, swizzle = dst_mapping(copro, thread)
+    if field("FP16A_FORCE_Enable", thread):
+        use_dst32b, style = False, FP16
+    else:
+        fmt = _src_format(ctx)
+        use_dst32b = bool(
+            field("ALU_ACC_CTRL_Fp32_enabled", thread) or field("ALU_ACC_CTRL_INT8_math_enabled", thread)
+        )
+        if fmt in BF16_STYLE:
+            style = BF16
+        elif fmt in FP16_STYLE:
+            style = FP16
+        elif fmt == TF32:
+            style = TF32
+        else:
+            raise ctx.error(UndefinedBehavior, f"SrcA format code {fmt} names no data format", fmt)
+    any_column = not blocked_columns(copro).all()
+    if use_dst32b:
+        value = regs.read32(dst_rows, remap=remap, swizzle=swizzle).astype(_U32)
+        if use_dst32b_lo:
+            value = (value << 16) | (value & _U32(0xFFFF))
+        if style == BF16:
+            return shuffle_bf16(value >> 16)
+        if style == FP16:
+            return shuffle_fp16(value >> 16)
+        if not use_dst32b_lo:
+            return shuffle_tf32(value >> 13)
+        return value & _U32(0x1FFF)
+    if any_column and use_dst32b_lo:
+        raise ctx.error(UndefinedBehavior, "UseDst32bLo with Dst in 16-bit mode")
+    if any_column and style == TF32:
+        raise ctx.error(UndefinedBehavior, "TF32 from Dst in 16-bit mode")
+    value = regs.read16(dst_rows, remap=remap).astype(_U32)
+    return shuffle_bf16(value) if style == BF16 else shuffle_fp16(value)
+
+
+def _src_rows(ctx: Context, file: int, row: int, count: int) -> np.ndarray:
+    rwc = ctx.copro.adc.srca if file == SRCA else ctx.copro.adc.srcb
+    mask = _SRC_ROW_MASK & ~(count - 1)
+    return (row + int(rwc[ctx.thread])) & mask
+
+
+def _dst_rows(ctx: Context, dst_row: int, count: int) -> np.ndarray:
+    start = _dst_base(ctx, dst_row) & ROW_MASK & ~(count - 1)
+    return np.arange(start, start + count)
+
+
+def _merge_src(ctx: Context, file: int, rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` for the matrix unit's bank of ``file`` at ``rows``, blocked columns unchanged."""
+    regs = ctx.copro.regs
+    old = regs.src(file)[int(regs.matrix_bank[file]), rows]
+    return np.where(blocked_columns(ctx.copro), old, values).astype(np.uint32)
+
+
+def _write_src(ctx: Context, file: int, rows: np.ndarray, values: np.ndarray) -> None:
+    regs = ctx.copro.regs
+    regs.src(file)[int(regs.matrix_bank[file]), rows] = values
+
+
+# ------------------------------------------------------------------------------ semantics
+
+
+@semantics("MOVA2D")
+def mova2d(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
+    move8 = _row_flag(ctx, "instr_mod", instr_mod)
+    dst_row = _documented(ctx, "dst", dst, 10)
+    if not _owned(ctx, SRCA):
+        return Wait("MOVA2D: SrcA bank not handed to the matrix unit")
+    count = 8 if move8 else 1
+    src_start = _src_rows(ctx, SRCA, src, count)
+    regs = ctx.copro.regs
+    data = regs.srca[int(regs.matrix_bank[SRCA]), src_start + np.arange(count)]
+    write = _to_dst(ctx, data, _dst_rows(ctx, dst_row, count), dest_32b_lo)
+    apply_addr_mod(ctx, addr_mode)
+    _write_dst(ctx, write)
+    return Retire()
+
+
+@semantics("MOVB2D")
+def movb2d(
+    ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, movb2d_instr_mod: int, dst: int
+) -> Outcome:
+    broadcast_col0 = movb2d_instr_mod & 1
+    broadcast_1_row_to_8 = movb2d_instr_mod >> 1 & 1
+    move4 = movb2d_instr_mod >> 2 & 1
+    dst_row = _documented(ctx, "dst", dst, 10)
+    if not _owned(ctx, SRCB):
+        return Wait("MOVB2D: SrcB bank not handed to the matrix unit")
+    regs = ctx.copro.regs
+    if broadcast_1_row_to_8:
+        count, src_rows = 8, np.full(8, _src_rows(ctx, SRCB, src, 1))
+    else:
+        count = 4 if move4 else 1
+        src_rows = _src_rows(ctx, SRCB, src, count) + np.arange(count)
+    data = regs.srcb[int(regs.matrix_bank[SRCB]), src_rows]
+    if broadcast_col0:
+        data = np.repeat(data[:, :1], DST_COLS, axis=1)
+    write = _to_dst(ctx, data, _dst_rows(ctx, dst_row, count), dest_32b_lo)
+    apply_addr_mod(ctx, addr_mode)
+    _write_dst(ctx, write)
+    return Retire()
+
+
+def _movd2src(
+    ctx: Context, file: int, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int
+) -> Outcome:
+    move4 = _row_flag(ctx, "instr_mod", instr_mod)
+    dst_row = _documented(ctx, "dst", dst, 10)
+    count = 4 if move4 else 1
+    src_rows = _src_rows(ctx, file, src, count) + np.arange(count)
+    values = _merge_src(ctx, file, src_rows, _from_dst(ctx, _dst_rows(ctx, dst_row, count), dest_32b_lo))
+    apply_addr_mod(ctx, addr_mode)
+    _write_src(ctx, file, src_rows, values)
+    return Retire()
+
+
+@semantics("MOVD2A")
+def movd2a(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
+    return _movd2src(ctx, SRCA, dest_32b_lo, src, addr_mode, instr_mod, dst)
+
+
+@semantics("MOVD2B")
+def movd2b(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
+    return _movd2src(ctx, SRCB, dest_32b_lo, src, addr_mode, instr_mod, dst)
+
+
+@semantics("MOVB2A")
+def movb2a(ctx: Context, srca: int, addr_mode: int, instr_mod: int, srcb: int) -> Outcome:
+    srca_row = _documented(ctx, "srca", srca, 6)
+    move4 = _row_flag(ctx, "instr_mod", instr_mod)
+    srcb_row = _documented(ctx, "srcb", srcb, 6)
+    if not _owned(ctx, SRCB):
+        return Wait("MOVB2A: SrcB bank not handed to the matrix unit")
+    count = 4 if move4 else 1
+    regs = ctx.copro.regs
+    b_rows = _src_rows(ctx, SRCB, srcb_row, count) + np.arange(count)
+    a_rows = _src_rows(ctx, SRCA, srca_row, count) + np.arange(count)
+    data = _flush(regs.srcb[int(regs.matrix_bank[SRCB]), b_rows].astype(_U32), _flush_denormals(ctx))
+    values = _merge_src(ctx, SRCA, a_rows, data)
+    apply_addr_mod(ctx, addr_mode)
+    _write_src(ctx, SRCA, a_rows, values)
+    return Retire()
