@@ -17,6 +17,7 @@ ExtraAddrModBit / AB2 cases unimplemented (adc.py).
 from __future__ import annotations
 
 import numpy as np
+from dst_reference import Adj16, Adj32, bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
@@ -36,29 +37,12 @@ FP32, FP16, BFP8a, BFP4a, TF32, BF16, BFP8, BFP4 = range(8)
 INT32, INT16, FP8, BFP2a, INT8, BFP2 = 8, 9, 10, 11, 14, 15
 
 
-def bits(word: int, lo: int, hi: int) -> int:
-    return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
-
-
 def execute(word: int, thread: int):
     ctx = Context(COPRO, thread, 0, ISA.decode(word), f"trisc{thread}", 0)
     return lookup("blackhole", ctx.instruction.name)(ctx, **ctx.instruction.fields)
 
 
 # ---------------------------------------------------------------------------- reference
-
-
-def Adj16(r: int, remap: bool) -> int:
-    if remap:
-        r = (r & 0x3C7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2)
-    return r
-
-
-def Adj32(r: int, remap: bool, swizzle: bool) -> int:
-    r = Adj16(r, remap)
-    if swizzle:
-        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
-    return ((r & 0x1F8) << 1) | (r & 0x207)
 
 
 def RemoveLowMantissa(x: int) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from dst_reference import Adj16, Adj32, bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
@@ -31,10 +32,6 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 UNPACKERS, MATRIX = "Unpackers", "MatrixUnit"
 
 
-def bits(word: int, lo: int, hi: int) -> int:
-    return (word >> lo) & ((1 << (hi - lo + 1)) - 1)
-
-
 def execute(word: int, thread: int = 1):
     ctx = Context(COPRO, thread, 0, ISA.decode(word), f"trisc{thread}", 0)
     return lookup("blackhole", ctx.instruction.name)(ctx, **ctx.instruction.fields)
@@ -46,19 +43,6 @@ def encode(name: str, **fields: int) -> int:
 
 
 # ---------------------------------------------------------------------------- reference
-
-
-def Adj16(r: int, remap: bool) -> int:
-    if remap:
-        r = (r & 0x3C7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2)
-    return r
-
-
-def Adj32(r: int, remap: bool, swizzle: bool) -> int:
-    r = Adj16(r, remap)
-    if swizzle:
-        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
-    return ((r & 0x1F8) << 1) | (r & 0x207)
 
 
 class Ref:
