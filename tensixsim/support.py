@@ -67,8 +67,10 @@ PARTIAL: dict[str, str] = {
     "SETDMAREG": "special mode with InputSource 0-9 (packer state)",
     "STOREIND": "SrcA/SrcB destination (register files)",
     "ZEROACC": "clear_zero_flags (undocumented)",
+    "GMPOOL": "instr_mod19 other than 1 (pooling shapes no page describes)",
     "SETC16": "resetting the metadata context counters (undocumented)",
     "STREAMWAIT": "stream phase/message registers read 0 (not modelled)",
+    "SHIFTXA": "input rows after MOVB2D / MOVD2B, whose SrcA row address no page gives",
 }
 
 

@@ -73,12 +73,26 @@ class ConfigTiming:
     streamwrcfg: int = 2
 
 
+@dataclass(frozen=True)
+class MatrixTiming:
+    """Matrix unit (FPU): MatrixUnit.md's latency / throughput table and Dst.md's scheduling rule."""
+
+    issue: int = 1  # one instruction per cycle (one per fidelity phase for the multiplying ones)
+    # After an instruction writes Dst, the aligned 8x16 block it wrote cannot be read for this many
+    # cycles: a matrix-unit or packer instruction that reads it stalls (Dst.md, "Instruction scheduling").
+    dst_write_hidden: int = 4
+    # SHIFTXB: throughput one per two cycles; the matrix unit accepts nothing on the cycle after it
+    # (MatrixUnit.md, SHIFTXB.md "Instruction scheduling").
+    shiftxb: int = 2
+
+
 RISCV = RiscvTiming()
 RECORDER = RecorderTiming()
 FRONTEND = FrontendTiming()
 SYNC = SyncTiming()
 THCON = ThconTiming()
 CONFIG = ConfigTiming()
+MATRIX = MatrixTiming()
 
 # Loosely-timed scheduling: a core may run this many cycles ahead of the others between two
 # synchronisation points. Results do not depend on it; cycle counts may move by up to about one

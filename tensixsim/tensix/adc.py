@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 
 if TYPE_CHECKING:
+    from tensixsim.tensix.config import ConfigLayout
     from tensixsim.tensix.coprocessor import Coprocessor
 
 # ADCs[thread]: Unpacker[0], Unpacker[1], Packers (one set shared by the four packers).
@@ -298,33 +299,67 @@ class AddrMod:
     srcb_incr2: int
 
 
+_ADDR_MOD_NAMES = {
+    "AB": ("SrcAIncr", "SrcACR", "SrcAClear", "SrcBIncr", "SrcBCR", "SrcBClear"),
+    "AB2": ("SrcAIncr", "SrcBIncr"),
+    "DST": ("DestIncr", "DestCR", "DestClear", "DestCToCR", "FidelityIncr", "FidelityClear"),
+    "BIAS": ("BiasIncr", "BiasClear"),
+}
+# Decoded slots by (slot, the raw ThreadConfig words they live in): instructions read them constantly.
+_ADDR_MOD_CACHE: dict[tuple[int, ...], AddrMod] = {}
+
+
+_ADDR_MOD_WORDS: dict[tuple[int, int], list[int]] = {}
+
+
+def _addr_mod_words(layout: ConfigLayout, index: int) -> list[int]:
+    """The ThreadConfig word indices that hold ADDR_MOD slot ``index``'s fields."""
+    key = (id(layout), index)
+    if key not in _ADDR_MOD_WORDS:
+        names = (f"ADDR_MOD_{kind}_SEC{index}_{n}" for kind, ns in _ADDR_MOD_NAMES.items() for n in ns)
+        _ADDR_MOD_WORDS[key] = sorted({layout.thread_fields[name][0] for name in names})
+    return _ADDR_MOD_WORDS[key]
+
+
+def addr_mod_words(layout: ConfigLayout) -> list[int]:
+    """The ThreadConfig word indices that hold any ADDR_MOD slot."""
+    return sorted({word for index in range(ADDR_MODS) for word in _addr_mod_words(layout, index)})
+
+
 def addr_mod(copro: Coprocessor, thread: int, index: int) -> AddrMod:
     """The ADDR_MOD slot ``index`` (0..7) as pipe ``thread`` has configured it."""
     if not 0 <= index < ADDR_MODS:
         raise ValueError(f"ADDR_MOD index {index} is not in 0..{ADDR_MODS - 1}")
+    config = copro.config
+    words = _addr_mod_words(config.layout, index)
+    key = (id(config.layout), index, *config.thread[thread, words].tolist())
+    cached = _ADDR_MOD_CACHE.get(key)
+    if cached is not None:
+        return cached
 
-    def get(name: str) -> int:
-        return copro.config.thread_field(name, thread)
+    def get(kind: str, name: str) -> int:
+        return config.thread_field(f"ADDR_MOD_{kind}_SEC{index}_{name}", thread)
 
-    ab, ab2, dst, bias = (f"ADDR_MOD_{kind}_SEC{index}_" for kind in ("AB", "AB2", "DST", "BIAS"))
-    return AddrMod(
-        srca_incr=get(ab + "SrcAIncr"),
-        srca_cr=bool(get(ab + "SrcACR")),
-        srca_clear=bool(get(ab + "SrcAClear")),
-        srcb_incr=get(ab + "SrcBIncr"),
-        srcb_cr=bool(get(ab + "SrcBCR")),
-        srcb_clear=bool(get(ab + "SrcBClear")),
-        dest_incr=get(dst + "DestIncr"),
-        dest_cr=bool(get(dst + "DestCR")),
-        dest_clear=bool(get(dst + "DestClear")),
-        dest_c_to_cr=bool(get(dst + "DestCToCR")),
-        fidelity_incr=get(dst + "FidelityIncr"),
-        fidelity_clear=bool(get(dst + "FidelityClear")),
-        bias_incr=get(bias + "BiasIncr"),
-        bias_clear=bool(get(bias + "BiasClear")),
-        srca_incr2=get(ab2 + "SrcAIncr"),
-        srcb_incr2=get(ab2 + "SrcBIncr"),
+    mod = AddrMod(
+        srca_incr=get("AB", "SrcAIncr"),
+        srca_cr=bool(get("AB", "SrcACR")),
+        srca_clear=bool(get("AB", "SrcAClear")),
+        srcb_incr=get("AB", "SrcBIncr"),
+        srcb_cr=bool(get("AB", "SrcBCR")),
+        srcb_clear=bool(get("AB", "SrcBClear")),
+        dest_incr=get("DST", "DestIncr"),
+        dest_cr=bool(get("DST", "DestCR")),
+        dest_clear=bool(get("DST", "DestClear")),
+        dest_c_to_cr=bool(get("DST", "DestCToCR")),
+        fidelity_incr=get("DST", "FidelityIncr"),
+        fidelity_clear=bool(get("DST", "FidelityClear")),
+        bias_incr=get("BIAS", "BiasIncr"),
+        bias_clear=bool(get("BIAS", "BiasClear")),
+        srca_incr2=get("AB2", "SrcAIncr"),
+        srcb_incr2=get("AB2", "SrcBIncr"),
     )
+    _ADDR_MOD_CACHE[key] = mod
+    return mod
 
 
 @dataclass(frozen=True)
@@ -366,6 +401,77 @@ def pack_addr_mod(copro: Coprocessor, thread: int, index: int) -> PackAddrMod:
     )
 
 
+class Rwcs(NamedTuple):
+    """One pipe's RWCs as plain integers (the state ApplyAddrMod changes)."""
+
+    srca: int
+    srca_cr: int
+    srcb: int
+    srcb_cr: int
+    dst: int
+    dst_cr: int
+    fidelity_phase: int
+    extra_addr_mod_bit: int
+
+
+_RWC_FIELDS = Rwcs._fields
+
+
+def read_rwcs(adc: AdcState, thread: int) -> Rwcs:
+    return Rwcs(*(int(getattr(adc, name)[thread]) for name in _RWC_FIELDS))
+
+
+def write_rwcs(adc: AdcState, thread: int, rwcs: Rwcs) -> None:
+    for name, value in zip(_RWC_FIELDS, rwcs, strict=True):
+        getattr(adc, name)[thread] = value
+
+
+def addr_mod_problem(rwcs: Rwcs, mod: AddrMod, index: int) -> str | None:
+    """Why ApplyAddrMod with slot ``index`` (``mod``) is unimplemented on Blackhole from ``rwcs``
+    (None: it is not)."""
+    if rwcs.extra_addr_mod_bit:
+        return "RWC ExtraAddrModBit is set; its Blackhole meaning is undocumented"
+    if mod.srca_incr2 or mod.srcb_incr2:
+        return f"ADDR_MOD_AB2_SEC{index} is set; its meaning is undocumented"
+    return None
+
+
+def step_rwcs(r: Rwcs, mod: AddrMod, *, update_fidelity: bool = True) -> Rwcs:
+    """RWCs.md ``ApplyAddrMod`` as a pure function (``addr_mod_problem`` must be None)."""
+    srca, srca_cr, srcb, srcb_cr, dst, dst_cr, fidelity, extra = r
+    if mod.srca_clear:
+        srca = srca_cr = 0
+    elif mod.srca_cr:
+        srca = srca_cr = (srca_cr + mod.srca_incr) & SRC_MASK
+    else:
+        srca = (srca + mod.srca_incr) & SRC_MASK
+
+    if mod.srcb_clear:
+        srcb = srcb_cr = 0
+    elif mod.srcb_cr:
+        srcb = srcb_cr = (srcb_cr + mod.srcb_incr) & SRC_MASK
+    else:
+        srcb = (srcb + mod.srcb_incr) & SRC_MASK
+
+    if mod.dest_clear:
+        dst = dst_cr = 0
+    elif mod.dest_c_to_cr:
+        dst = dst_cr = (dst + mod.dest_incr) & DST_MASK
+    elif mod.dest_cr:
+        dst = dst_cr = (dst_cr + mod.dest_incr) & DST_MASK
+    else:
+        dst = (dst + mod.dest_incr) & DST_MASK
+
+    if update_fidelity:
+        fidelity = 0 if mod.fidelity_clear else (fidelity + mod.fidelity_incr) & FIDELITY_MASK
+
+    if mod.bias_clear:
+        extra = 0
+    elif mod.bias_incr & 3:
+        extra = (extra + 1) & 1
+    return Rwcs(srca, srca_cr, srcb, srcb_cr, dst, dst_cr, fidelity, extra)
+
+
 def apply_addr_mod(ctx: Context, addr_mode: int, *, update_fidelity: bool = True) -> None:
     """RWCs.md ``ApplyAddrMod``: advance the pipe's RWCs by ADDR_MOD slot ``addr_mode``.
 
@@ -374,43 +480,10 @@ def apply_addr_mod(ctx: Context, addr_mode: int, *, update_fidelity: bool = True
     act on Blackhole is undocumented, so a set ExtraAddrModBit or AB2 bit raises Unimplemented
     (before anything changes). SFPLOAD / SFPSTORE / SFPLOADMACRO pass ``update_fidelity=False``.
     """
-    rwc, t = ctx.copro.adc, ctx.thread
-    if rwc.extra_addr_mod_bit[t]:
-        raise ctx.error(Unimplemented, "RWC ExtraAddrModBit is set; its Blackhole meaning is undocumented")
+    adc, t = ctx.copro.adc, ctx.thread
+    rwcs = read_rwcs(adc, t)
     mod = addr_mod(ctx.copro, t, addr_mode)
-    if mod.srca_incr2 or mod.srcb_incr2:
-        raise ctx.error(Unimplemented, f"ADDR_MOD_AB2_SEC{addr_mode} is set; its meaning is undocumented")
-
-    if mod.srca_clear:
-        rwc.srca[t] = rwc.srca_cr[t] = 0
-    elif mod.srca_cr:
-        rwc.srca[t] = rwc.srca_cr[t] = (int(rwc.srca_cr[t]) + mod.srca_incr) & SRC_MASK
-    else:
-        rwc.srca[t] = (int(rwc.srca[t]) + mod.srca_incr) & SRC_MASK
-
-    if mod.srcb_clear:
-        rwc.srcb[t] = rwc.srcb_cr[t] = 0
-    elif mod.srcb_cr:
-        rwc.srcb[t] = rwc.srcb_cr[t] = (int(rwc.srcb_cr[t]) + mod.srcb_incr) & SRC_MASK
-    else:
-        rwc.srcb[t] = (int(rwc.srcb[t]) + mod.srcb_incr) & SRC_MASK
-
-    if mod.dest_clear:
-        rwc.dst[t] = rwc.dst_cr[t] = 0
-    elif mod.dest_c_to_cr:
-        rwc.dst[t] = rwc.dst_cr[t] = (int(rwc.dst[t]) + mod.dest_incr) & DST_MASK
-    elif mod.dest_cr:
-        rwc.dst[t] = rwc.dst_cr[t] = (int(rwc.dst_cr[t]) + mod.dest_incr) & DST_MASK
-    else:
-        rwc.dst[t] = (int(rwc.dst[t]) + mod.dest_incr) & DST_MASK
-
-    if update_fidelity:
-        if mod.fidelity_clear:
-            rwc.fidelity_phase[t] = 0
-        else:
-            rwc.fidelity_phase[t] = (int(rwc.fidelity_phase[t]) + mod.fidelity_incr) & FIDELITY_MASK
-
-    if mod.bias_clear:
-        rwc.extra_addr_mod_bit[t] = 0
-    elif mod.bias_incr & 3:
-        rwc.extra_addr_mod_bit[t] = (int(rwc.extra_addr_mod_bit[t]) + 1) & 1
+    problem = addr_mod_problem(rwcs, mod, addr_mode)
+    if problem is not None:
+        raise ctx.error(Unimplemented, problem)
+    write_rwcs(adc, t, step_rwcs(rwcs, mod, update_fidelity=update_fidelity))

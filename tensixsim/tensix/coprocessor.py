@@ -29,8 +29,10 @@ from tensixsim.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
     config,
     expanders,
-    matrix_moves,  # noqa: F401 - registers semantics
+    matrix_moves,
+    matrix_unit,  # noqa: F401 - registers semantics
     regs,
+    src_shifts,  # noqa: F401 - registers semantics
     sync,
     thcon,
 )
@@ -111,6 +113,10 @@ class Coprocessor:
     def clear_src_valid(self, bank: int, release: bool = True) -> None:
         """SETRWC's FlipSrcA / FlipSrcB (regs.clear_src_valid)."""
         regs.clear_src_valid(self, bank, release)
+
+    def matrix_hold(self, name: str, cycle: int) -> int | None:
+        """Until when the matrix unit holds its instruction ``name`` after a data move (or None)."""
+        return matrix_moves.held_until(self, name, cycle)
 
     def state_changed(self, cycle: int) -> None:
         self.bump(cycle)

@@ -273,32 +273,40 @@ def packer_round_fp16(bits: np.ndarray) -> np.ndarray:
 def dst16_from_bf16(bits: np.ndarray) -> np.ndarray:
     """Plain BF16 -> Dst16 BF16 (sign, mantissa(7), exponent(8))."""
     x = _u16(bits)
-    return (x & np.uint16(0x8000)) | ((x & np.uint16(0x007F)) << np.uint16(8)) | (
-        (x & np.uint16(0x7F80)) >> np.uint16(7)
+    return (
+        (x & np.uint16(0x8000))
+        | ((x & np.uint16(0x007F)) << np.uint16(8))
+        | ((x & np.uint16(0x7F80)) >> np.uint16(7))
     )
 
 
 def dst16_to_bf16(bits: np.ndarray) -> np.ndarray:
     """Dst16 BF16 -> plain BF16."""
     x = _u16(bits)
-    return (x & np.uint16(0x8000)) | ((x & np.uint16(0x00FF)) << np.uint16(7)) | (
-        (x & np.uint16(0x7F00)) >> np.uint16(8)
+    return (
+        (x & np.uint16(0x8000))
+        | ((x & np.uint16(0x00FF)) << np.uint16(7))
+        | ((x & np.uint16(0x7F00)) >> np.uint16(8))
     )
 
 
 def dst16_from_fp16(bits: np.ndarray) -> np.ndarray:
     """Plain FP16 (or Integer "8" in FP16 order) -> Dst16 (sign, mantissa(10), exponent(5))."""
     x = _u16(bits)
-    return (x & np.uint16(0x8000)) | ((x & np.uint16(0x03FF)) << np.uint16(5)) | (
-        (x & np.uint16(0x7C00)) >> np.uint16(10)
+    return (
+        (x & np.uint16(0x8000))
+        | ((x & np.uint16(0x03FF)) << np.uint16(5))
+        | ((x & np.uint16(0x7C00)) >> np.uint16(10))
     )
 
 
 def dst16_to_fp16(bits: np.ndarray) -> np.ndarray:
     """Dst16 FP16 (or Integer "8") -> plain FP16 order."""
     x = _u16(bits)
-    return (x & np.uint16(0x8000)) | ((x & np.uint16(0x001F)) << np.uint16(10)) | (
-        (x & np.uint16(0x7FE0)) >> np.uint16(5)
+    return (
+        (x & np.uint16(0x8000))
+        | ((x & np.uint16(0x001F)) << np.uint16(10))
+        | ((x & np.uint16(0x7FE0)) >> np.uint16(5))
     )
 
 
@@ -319,16 +327,20 @@ def dst32_to_fp32(bits: np.ndarray) -> np.ndarray:
 def src_from_tf32(bits: np.ndarray) -> np.ndarray:
     """TF32 (FP32 bits; the low 13 are ignored) -> 19-bit Src datum (sign, mantissa(10), exponent(8))."""
     x = _u32(bits) >> np.uint32(13)
-    return (x & np.uint32(0x40000)) | ((x & np.uint32(0x3FF)) << np.uint32(8)) | (
-        (x & np.uint32(0x3FC00)) >> np.uint32(10)
+    return (
+        (x & np.uint32(0x40000))
+        | ((x & np.uint32(0x3FF)) << np.uint32(8))
+        | ((x & np.uint32(0x3FC00)) >> np.uint32(10))
     )
 
 
 def src_to_tf32(bits: np.ndarray) -> np.ndarray:
     """19-bit Src datum -> TF32 as FP32 bits (low 13 zero). Bits above 18 are ignored."""
     x = _u32(bits)
-    t = (x & np.uint32(0x40000)) | ((x & np.uint32(0xFF)) << np.uint32(10)) | (
-        (x & np.uint32(0x3FF00)) >> np.uint32(8)
+    t = (
+        (x & np.uint32(0x40000))
+        | ((x & np.uint32(0xFF)) << np.uint32(10))
+        | ((x & np.uint32(0x3FF00)) >> np.uint32(8))
     )
     return t << np.uint32(13)
 
@@ -346,16 +358,20 @@ def src_to_bf16(bits: np.ndarray) -> np.ndarray:
 def src_from_fp16(bits: np.ndarray) -> np.ndarray:
     """Plain FP16 (or Integer "8" in FP16 order) -> Src datum: exponent in bits 0..4, 5..7 zero."""
     x = _u32(_u16(bits))
-    return ((x & np.uint32(0x8000)) << np.uint32(3)) | ((x & np.uint32(0x03FF)) << np.uint32(8)) | (
-        (x & np.uint32(0x7C00)) >> np.uint32(10)
+    return (
+        ((x & np.uint32(0x8000)) << np.uint32(3))
+        | ((x & np.uint32(0x03FF)) << np.uint32(8))
+        | ((x & np.uint32(0x7C00)) >> np.uint32(10))
     )
 
 
 def src_to_fp16(bits: np.ndarray) -> np.ndarray:
     """Src datum -> plain FP16 order. Exponent bits 5..7 are ignored, as MOVA2D's RemoveHighExponent."""
     x = _u32(bits)
-    f = ((x & np.uint32(0x40000)) >> np.uint32(3)) | ((x & np.uint32(0x3FF00)) >> np.uint32(8)) | (
-        (x & np.uint32(0x1F)) << np.uint32(10)
+    f = (
+        ((x & np.uint32(0x40000)) >> np.uint32(3))
+        | ((x & np.uint32(0x3FF00)) >> np.uint32(8))
+        | ((x & np.uint32(0x1F)) << np.uint32(10))
     )
     return f.astype(np.uint16)
 
@@ -405,7 +421,7 @@ def int8_from_int(values: np.ndarray) -> np.ndarray:
     """Two's-complement integers in -1023..1023 -> Integer "8" (FP16 order, exponent 16 or 0)."""
     v = np.asarray(values).astype(np.int64)
     if np.any(np.abs(v) > 1023):
-        raise ValueError("Integer \"8\" holds magnitudes up to 1023")
+        raise ValueError('Integer "8" holds magnitudes up to 1023')
     mag = np.abs(v).astype(np.uint16)
     sign = np.where(v < 0, np.uint16(0x8000), np.uint16(0))
     exp = np.where(mag != 0, np.uint16(16 << 10), np.uint16(0))

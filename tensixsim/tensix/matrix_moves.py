@@ -43,8 +43,10 @@ Points the pages leave open, and the readings taken
   columns with the value a reader saw, so every written row becomes defined.
 
 Timing: each occupies the matrix unit one cycle (throughput one per cycle, MatrixUnit.md). Their
-latency (four cycles for MOVA2D / MOVB2D / MOVB2A, two for MOVD2A) and the Dst read-after-write
-stalls are not modelled.
+latency shows as the stalls the pages' "Instruction scheduling" sections describe (:data:`HOLDS`):
+after MOVA2D / MOVB2D the listed Dst readers wait three cycles, after MOVD2A / MOVB2A every other
+matrix-unit instruction waits one, after MOVD2B three. MOVA2D / MOVB2D's Dst writes also follow
+Dst.md's rule (the block written is unreadable for four cycles) and MOVD2A / MOVD2B wait for it.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.timing import MATRIX
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -130,11 +133,25 @@ def _row_flag(ctx: Context, name: str, value: int) -> bool:
     return bool(value >> 1)
 
 
+def src_format(copro: Coprocessor, thread: int) -> int:
+    """SrcAFmt: ALU_FORMAT_SPEC_REG_SrcA_val if overridden, else ALU_FORMAT_SPEC_REG0_SrcA."""
+    field = copro.config.field_for_thread
+    if field("ALU_FORMAT_SPEC_REG_SrcA_override", thread):
+        return field("ALU_FORMAT_SPEC_REG_SrcA_val", thread)
+    return field("ALU_FORMAT_SPEC_REG0_SrcA", thread)
+
+
 def _src_format(ctx: Context) -> int:
-    field = ctx.copro.config.field_for_thread
-    if field("ALU_FORMAT_SPEC_REG_SrcA_override", ctx.thread):
-        return field("ALU_FORMAT_SPEC_REG_SrcA_val", ctx.thread)
-    return field("ALU_FORMAT_SPEC_REG0_SrcA", ctx.thread)
+    return src_format(ctx.copro, ctx.thread)
+
+
+def src_style(fmt: int) -> int | None:
+    """The pages' SrcAStyle for format code ``fmt``: BF16, FP16 or TF32 (None: 12 / 13 name no format)."""
+    if fmt in BF16_STYLE:
+        return BF16
+    if fmt in FP16_STYLE:
+        return FP16
+    return TF32 if fmt == TF32 else None
 
 
 def _flush_denormals(ctx: Context) -> bool:
@@ -208,6 +225,67 @@ def _write_dst(ctx: Context, write: _DstWrite) -> None:
         regs.write32(write.rows, write.values, remap=remap, swizzle=swizzle)
     else:
         regs.write16(write.rows, write.values.astype(np.uint16), remap=remap)
+    storage = regs.storage_rows(write.rows, wide=write.wide, remap=remap, swizzle=swizzle)
+    regs.written(storage, ctx.cycle, MATRIX.dst_write_hidden)
+
+
+def _dst_read_stall(ctx: Context, dst_rows: np.ndarray) -> Wait | None:
+    """Dst.md's read-after-write stall for MOVD2A / MOVD2B reading ``dst_rows``."""
+    copro, thread = ctx.copro, ctx.thread
+    field = copro.config.field_for_thread
+    wide = not field("FP16A_FORCE_Enable", thread) and _uses_dst32(ctx)
+    remap, swizzle = dst_mapping(copro, thread)
+    regs = copro.regs
+    ready = regs.readable_from(regs.storage_rows(dst_rows, wide=wide, remap=remap, swizzle=swizzle))
+    if ready > ctx.cycle:
+        return Wait(f"Dst rows written by the matrix unit are readable from cycle {ready}", until=ready)
+    return None
+
+
+# ------------------------------------------------------------------------------ scheduling holds
+# MOVA2D.md, MOVB2D.md, MOVD2A.md, MOVD2B.md, MOVB2A.md "Instruction scheduling": after a move issues,
+# for ``cycles`` cycles the matrix unit holds the instructions listed (None: every matrix-unit
+# instruction except ``allowed``).
+_DST_READERS = frozenset(
+    {"MOVD2A", "MOVD2B", "ELWMUL", "MVMUL", "DOTPV", "GMPOOL", "GAPOOL", "MFCONV3S1", "CONV3S1", "MPOOL3S1"}
+    | {"APOOL3S1", "CONV3S2", "MPOOL3S2", "APOOL3S2"}
+)
+HOLDS: dict[str, tuple[int, frozenset[str] | None, frozenset[str]]] = {
+    "MOVA2D": (3, _DST_READERS, frozenset()),
+    "MOVB2D": (3, _DST_READERS, frozenset()),
+    "MOVD2A": (1, None, frozenset({"MOVD2A", "MOVB2A"})),
+    "MOVB2A": (1, None, frozenset({"MOVD2A", "MOVB2A"})),
+    "MOVD2B": (3, None, frozenset({"MOVD2B"})),
+}
+_HOLD_NAMES = tuple(HOLDS)
+
+
+def _hold(ctx: Context, srca_row: int | np.integer) -> None:
+    """The move in ``ctx`` issued, having computed SrcA row address ``srca_row`` (-1: none the pages
+    give; see src_shifts.py's SHIFTXA): start its hold."""
+    regs = ctx.copro.regs
+    cycles = HOLDS[ctx.instruction.name][0]
+    regs.move_hold[:] = (_HOLD_NAMES.index(ctx.instruction.name) + 1, ctx.cycle + cycles + 1)
+    regs.srca_row_latch[0] = srca_row
+
+
+def held_until(copro: Coprocessor, name: str, cycle: int) -> int | None:
+    """The cycle until which the matrix unit holds matrix-unit instruction ``name`` at ``cycle``."""
+    kind, until = (int(v) for v in copro.regs.move_hold)
+    if not kind or cycle >= until:
+        return None
+    _, held, allowed = HOLDS[_HOLD_NAMES[kind - 1]]
+    if name in allowed or (held is not None and name not in held):
+        return None
+    return until
+
+
+def _uses_dst32(ctx: Context) -> bool:
+    """MOVD2A / MOVD2B read Dst32b unless FP16A_FORCE_Enable (checked by the caller)."""
+    field = ctx.copro.config.field_for_thread
+    return bool(
+        field("ALU_ACC_CTRL_Fp32_enabled", ctx.thread) or field("ALU_ACC_CTRL_INT8_math_enabled", ctx.thread)
+    )
 
 
 def _from_dst(ctx: Context, dst_rows: np.ndarray, use_dst32b_lo: int) -> np.ndarray:
@@ -220,16 +298,9 @@ def _from_dst(ctx: Context, dst_rows: np.ndarray, use_dst32b_lo: int) -> np.ndar
         use_dst32b, style = False, FP16
     else:
         fmt = _src_format(ctx)
-        use_dst32b = bool(
-            field("ALU_ACC_CTRL_Fp32_enabled", thread) or field("ALU_ACC_CTRL_INT8_math_enabled", thread)
-        )
-        if fmt in BF16_STYLE:
-            style = BF16
-        elif fmt in FP16_STYLE:
-            style = FP16
-        elif fmt == TF32:
-            style = TF32
-        else:
+        use_dst32b = _uses_dst32(ctx)
+        style = src_style(fmt)
+        if style is None:
             raise ctx.error(UndefinedBehavior, f"SrcA format code {fmt} names no data format", fmt)
     any_column = not blocked_columns(copro).all()
     if use_dst32b:
@@ -290,6 +361,7 @@ def mova2d(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: 
     write = _to_dst(ctx, data, _dst_rows(ctx, dst_row, count), dest_32b_lo)
     apply_addr_mod(ctx, addr_mode)
     _write_dst(ctx, write)
+    _hold(ctx, src_start)
     return Retire()
 
 
@@ -315,6 +387,7 @@ def movb2d(
     write = _to_dst(ctx, data, _dst_rows(ctx, dst_row, count), dest_32b_lo)
     apply_addr_mod(ctx, addr_mode)
     _write_dst(ctx, write)
+    _hold(ctx, -1)
     return Retire()
 
 
@@ -325,9 +398,14 @@ def _movd2src(
     dst_row = _documented(ctx, "dst", dst, 10)
     count = 4 if move4 else 1
     src_rows = _src_rows(ctx, file, src, count) + np.arange(count)
-    values = _merge_src(ctx, file, src_rows, _from_dst(ctx, _dst_rows(ctx, dst_row, count), dest_32b_lo))
+    dst_rows = _dst_rows(ctx, dst_row, count)
+    stall = _dst_read_stall(ctx, dst_rows)
+    if stall is not None:
+        return stall
+    values = _merge_src(ctx, file, src_rows, _from_dst(ctx, dst_rows, dest_32b_lo))
     apply_addr_mod(ctx, addr_mode)
     _write_src(ctx, file, src_rows, values)
+    _hold(ctx, src_rows[0] if file == SRCA else -1)
     return Retire()
 
 
@@ -356,4 +434,5 @@ def movb2a(ctx: Context, srca: int, addr_mode: int, instr_mod: int, srcb: int) -
     values = _merge_src(ctx, SRCA, a_rows, data)
     apply_addr_mod(ctx, addr_mode)
     _write_src(ctx, SRCA, a_rows, values)
+    _hold(ctx, a_rows[0])
     return Retire()

@@ -56,6 +56,7 @@ SRCA, SRCB = 0, 1  # index of the file in the per-file arrays (SETRWC's bank num
 DST_ROWS, DST_COLS = 1024, 16  # DstBits[1024][16] of uint16
 DST32_ROWS = 512  # distinct Dst32b rows
 ROW_MASK = DST_ROWS - 1  # Dst row indices are 10 bits wide
+DST_BLOCK_ROWS = 8  # the matrix unit works on aligned 8x16 blocks of Dst
 FACE_ROWS = 16  # a 16x16 face is 16 consecutive rows
 TILE_FACES = 4  # a 32x32 tile is 4 consecutive faces: top-left, top-right, bottom-left, bottom-right
 
@@ -83,6 +84,15 @@ class RegFiles:
     unpacker_src_row: np.ndarray  # (2, pipes) uint32
     dst: np.ndarray  # (1024, 16) uint16: DstBits
     dst_row_valid: np.ndarray  # (1024,) bool: False once ZEROACC marked the DstBits row undefined
+    # Scheduling state (Dst.md "Instruction scheduling"): the first cycle at which each aligned 8-row
+    # block of DstBits may be read again after a matrix-unit write.
+    dst_ready: np.ndarray  # (128,) int64
+    # The matrix unit's hold after a data move (matrix_moves.HOLDS): [move index + 1 (0: none), the
+    # first cycle it no longer holds].
+    move_hold: np.ndarray  # (2,) int64
+    # The SrcA row address the matrix unit last computed (SHIFTXA.md's HardwareBug()); -1: unknown
+    # (never computed, or computed by an instruction whose SrcA address no page gives).
+    srca_row_latch: np.ndarray  # (1,) int64
 
     @classmethod
     def new(cls, arch: Arch) -> RegFiles:
@@ -97,6 +107,9 @@ class RegFiles:
             unpacker_src_row=np.zeros((2, arch.pipe_count), np.uint32),
             dst=np.zeros((DST_ROWS, DST_COLS), np.uint16),
             dst_row_valid=np.ones(DST_ROWS, bool),
+            dst_ready=np.zeros(DST_ROWS // DST_BLOCK_ROWS, np.int64),
+            move_hold=np.zeros(2, np.int64),
+            srca_row_latch=np.full(1, -1, np.int64),
         )
 
     def copy(self) -> RegFiles:
@@ -152,6 +165,24 @@ class RegFiles:
         self.dst[high] = values >> 16
         self.dst[high + 8] = values & 0xFFFF
         self.dst_row_valid[high] = self.dst_row_valid[high + 8] = True
+
+    def storage_rows(
+        self, rows: np.ndarray | int, *, wide: bool, remap: bool = False, swizzle: bool = False
+    ) -> np.ndarray:
+        """Every DstBits row that ``Dst32b[rows]`` (``wide``) or ``Dst16b[rows]`` occupies."""
+        if not wide:
+            return self.dst16_rows(rows, remap=remap)
+        high = self.dst32_rows(rows, remap=remap, swizzle=swizzle)
+        return np.concatenate([np.ravel(high), np.ravel(high) + 8])
+
+    def readable_from(self, storage: np.ndarray) -> int:
+        """The first cycle at which the DstBits rows ``storage`` may all be read."""
+        return int(self.dst_ready[np.asarray(storage) // DST_BLOCK_ROWS].max(initial=0))
+
+    def written(self, storage: np.ndarray, cycle: int, hidden: int) -> None:
+        """A matrix-unit instruction issued at ``cycle`` wrote DstBits rows ``storage``: their blocks
+        cannot be read for the next ``hidden`` cycles."""
+        self.dst_ready[np.asarray(storage) // DST_BLOCK_ROWS] = cycle + hidden + 1
 
     def mark_undefined16(self, rows: np.ndarray | int, *, remap: bool = False) -> None:
         """``Dst16b[rows][:] = Undefined``."""

@@ -42,10 +42,12 @@ class Wait:
 
     ``l1`` names the L1 bytes (address, size) it waits on when cores may change them: the tile then
     retries it when a core stores there (coprocessor changes retry every waiting instruction).
+    ``until`` is the cycle at which the wait ends by itself (a scheduling stall), if it does.
     """
 
     reason: str
     l1: tuple[int, int] | None = None
+    until: int | None = None
 
 
 Outcome = Union[Retire, Wait]  # noqa: UP007 - readable on 3.10 too

@@ -1,0 +1,148 @@
+"""Driving the coprocessor with raw Tensix instructions from Python, with no RISC-V program.
+
+For property tests, benchmarks and experiments: put words straight into a pipe's input queue (they go
+through the MOP and replay expanders, the wait gate and the units like pushed words), load tiles into
+SrcA / SrcB, read Dst back, and build common instruction sequences such as the 32x32x32 tile matmul.
+
+    tile = Tile("blackhole")
+    configure_matmul(tile.coprocessor, fp32_dest=True)
+    load_src_tile(tile.coprocessor, SRCA, y_bf16); load_src_tile(tile.coprocessor, SRCB, x_bf16)
+    run_words(tile, MATH_THREAD, matmul_tile_words(tile.coprocessor, phases=4))
+    c = dst_tile_fp32(tile.coprocessor)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from tensixsim.tensix import formats
+from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.coprocessor import Coprocessor
+from tensixsim.tensix.matrix_moves import BF16
+from tensixsim.tensix.regs import FACE_ROWS, SRCA, SRCB, SrcClient
+from tensixsim.tile import Tile
+
+MATH_THREAD = 1
+NEVER = 1 << 62
+
+__all__ = [
+    "MATH_THREAD",
+    "SRCA",
+    "SRCB",
+    "configure_matmul",
+    "dst_tile_fp32",
+    "load_src_tile",
+    "matmul_tile_words",
+    "run_words",
+    "set_addr_mod",
+]
+
+
+def run_words(tile: Tile, thread: int, words: Iterable[int], *, cycle: int | None = None) -> int:
+    """Enter ``words`` into ``thread``'s input queue at ``cycle`` (default: where the coprocessor is)
+    and run the coprocessor until every pipe is idle or blocked. Returns the cycle after the last
+    instruction's unit is free."""
+    engine = tile.backend
+    start = engine.cycle if cycle is None else cycle
+    queue = tile.queues[thread]
+    queue.entries.extend(PushedInstruction(word, f"trisc{thread}", 0, start, False) for word in words)
+    engine.advance_to(NEVER)
+    return max(pipe.done_cycle for pipe in engine.pipes)
+
+
+def set_addr_mod(copro: Coprocessor, thread: int, slot: int, **fields: int) -> None:
+    """Set ADDR_MOD slot ``slot`` of ``thread``: keyword names are the config field suffixes (``SrcAIncr``,
+    ``SrcACR``, ``SrcAClear``, the same for SrcB, ``DestIncr``, ``DestCR``, ``DestClear``, ``DestCToCR``,
+    ``FidelityIncr``, ``FidelityClear``); unnamed fields become zero."""
+    ab = ("SrcAIncr", "SrcACR", "SrcAClear", "SrcBIncr", "SrcBCR", "SrcBClear")
+    dst = ("DestIncr", "DestCR", "DestClear", "DestCToCR", "FidelityIncr", "FidelityClear")
+    unknown = set(fields) - set(ab) - set(dst)
+    if unknown:
+        raise ValueError(f"unknown ADDR_MOD fields {sorted(unknown)}")
+    for kind, names in (("AB", ab), ("DST", dst)):
+        for name in names:
+            copro.config.write_thread_field(f"ADDR_MOD_{kind}_SEC{slot}_{name}", thread, fields.get(name, 0))
+
+
+def load_src_tile(copro: Coprocessor, file: int, tile_bf16: np.ndarray, *, bank: int | None = None) -> None:
+    """Write a (32, 32) BF16 tile (uint16 bits) into SrcA / SrcB as four faces of 16 rows and hand the
+    bank to the matrix unit (as an unpacker's data-valid would)."""
+    regs = copro.regs
+    bank = int(regs.matrix_bank[file]) if bank is None else bank
+    tile_bf16 = np.asarray(tile_bf16, np.uint16).reshape(32, 32)
+    faces = [tile_bf16[r : r + 16, c : c + 16] for r in (0, 16) for c in (0, 16)]
+    for face, data in enumerate(faces):
+        regs.src(file)[bank, face * FACE_ROWS : (face + 1) * FACE_ROWS] = formats.src_from_bf16(data)
+    regs.src_client[file, bank] = SrcClient.MATRIX_UNIT
+
+
+def dst_tile_fp32(copro: Coprocessor, tile: int = 0) -> np.ndarray:
+    """Dst tile ``tile`` as (32, 32) fp32 values: Dst32b if ALU_ACC_CTRL_Fp32_enabled, else Dst16b BF16."""
+    regs = copro.regs
+    if copro.config.field_for_thread("ALU_ACC_CTRL_Fp32_enabled", MATH_THREAD):
+        bits = formats.dst32_to_fp32(regs.read_tile32(tile))
+    else:
+        bits = formats.bf16_to_fp32(formats.dst16_to_bf16(regs.read_tile16(tile)))
+    return bits.astype(np.uint32).view(np.float32)
+
+
+# ------------------------------------------------------------------------------ the tile matmul
+# Dst[32x32] += SrcB[32x32] @ SrcA[32x32] with faces in 16-row blocks (SrcB / Dst face f at rows
+# 16f.., SrcA likewise). One MVMUL is an 8-row half of an output face times one SrcA face; sixteen
+# cover the tile: for inner half t (SrcA faces 2t, 2t+1; SrcB faces t, t+2) and each output face.
+# The RWCs walk it through five ADDR_MOD slots; the fidelity loop is the outer loop, so every Dst
+# block is revisited eight instructions later and nothing stalls.
+MATMUL_ADDR_MODS = {
+    0: {"SrcBIncr": 8, "DestIncr": 8},  # next 8 rows of the SrcB face and of Dst
+    1: {"SrcAIncr": 16, "SrcBCR": 1, "DestIncr": 8},  # next SrcA face, SrcB back to its face start
+    2: {"SrcACR": 1, "SrcBIncr": 32, "SrcBCR": 1, "DestIncr": 8},  # lower SrcB faces, first SrcA face
+    4: {"SrcAIncr": 32, "SrcACR": 1, "SrcBIncr": 48, "SrcBCR": 1, "DestClear": 1},  # second inner half
+    5: {"SrcAClear": 1, "SrcBClear": 1, "DestClear": 1, "FidelityIncr": 1},  # next fidelity phase
+    6: {"SrcAClear": 1, "SrcBClear": 1, "DestClear": 1, "FidelityClear": 1},  # the tile is done
+}
+_MATMUL_SLOTS = (0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0)  # then the last one with slot 5
+
+
+def configure_matmul(
+    copro: Coprocessor, *, fp32_dest: bool = False, thread: int = MATH_THREAD, src_format: int = BF16
+) -> None:
+    """Formats (SrcA format code ``src_format``, Dst FP32 or BF16) and the matmul ADDR_MOD slots."""
+    config = copro.config
+    state = config.state_id(thread)
+    config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", state, src_format)
+    config.write_field("ALU_ACC_CTRL_Fp32_enabled", state, int(fp32_dest))
+    for slot, fields in MATMUL_ADDR_MODS.items():
+        set_addr_mod(copro, thread, slot, **fields)
+
+
+def matmul_tile_words(
+    copro: Coprocessor, phases: int, *, thread: int = MATH_THREAD, record: bool = True
+) -> list[int]:
+    """The words that compute one 32x32x32 tile matmul at ``phases`` fidelity phases (1 LoFi .. 4 HiFi4).
+
+    With ``record``, fifteen MVMULs are first recorded into the replay buffer (once is enough for any
+    number of tiles). Then one MOP (template 1) runs an outer loop over the phases: the fifteen
+    replayed MVMULs and a sixteenth that rewinds the RWCs and steps the fidelity phase (on the last
+    phase: clears it). Also writes the MOP configuration, as the TRISC would through its MOP
+    configuration registers.
+    """
+    if not 1 <= phases <= 4:
+        raise ValueError(f"phases must be 1..4, not {phases}")
+    isa = copro.isa
+
+    def mvmul(slot: int) -> int:
+        return isa.encode("MVMUL", clear_dvalid=0, instr_mod19=0, addr_mode=slot, dst=0)
+
+    count = len(_MATMUL_SLOTS)
+    nop = isa.encode("NOP")
+    play = isa.encode("REPLAY", start_idx=0, len=count, execute_while_loading=0, load_mode=0)
+    # Template 1: OuterCount, InnerCount, StartOp, EndOp0, EndOp1, LoopOp, LoopOp1, Loop0Last, Loop1Last.
+    for index, value in enumerate((phases, 1, play, nop, nop, mvmul(5), nop, mvmul(6), mvmul(5))):
+        copro.frontend.write_mop_config(thread, index, value)
+    words = [isa.encode("MOP", mop_type=1, loop_count=0, zmask_lo16_or_loop_count=0)]
+    if record:
+        load = isa.encode("REPLAY", start_idx=0, len=count, execute_while_loading=0, load_mode=1)
+        words[:0] = [load, *(mvmul(slot) for slot in _MATMUL_SLOTS)]
+    return words

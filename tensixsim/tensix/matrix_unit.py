@@ -1,0 +1,876 @@
+"""The matrix unit's arithmetic: MVMUL, DOTPV, GAPOOL, ELWMUL, ELWADD, ELWSUB and GMPOOL.
+
+Functional model: tt-isa-documentation WormholeB0 MVMUL.md, DOTPV.md, GAPOOL.md, ELWMUL.md, ELWADD.md,
+ELWSUB.md, GMPOOL.md, MatrixUnit.md, Dst.md ("Instruction scheduling") and RWCs.md (ApplyAddrMod, via
+adc.py). No BlackholeA0 page covers these instructions, so the Wormhole models are applied with the
+Blackhole encoding below, as for the data moves (matrix_moves.py).
+
+Blackhole encoding
+------------------
+``clear_dvalid`` (bits 22..23) is ``FlipSrcB << 1 | FlipSrcA``. AddrMod is three bits naming the
+ADDR_MOD slot: ``addr_mode`` bits 0..2 (bits 14..16 of the word), or for GMPOOL / GAPOOL
+``pool_addr_mode`` bits 0..2 (15..17), with ``max_pool_index_en`` (bit 14) GMPOOL's ArgMax. ``dst``
+bits 0..9 are DstRow.
+
+- MVMUL: ``instr_mod19`` bit 0 is BroadcastSrcBRow.
+- ELWADD / ELWSUB: ``dest_accum_en`` is AddDst; ``instr_mod19`` is ``BroadcastSrcBRow << 1 |
+  BroadcastSrcBCol0``. ELWMUL has the same ``instr_mod19``; its model always accumulates, so
+  ``dest_accum_en`` is ignored (the page's syntax passes 1, tt-llk passes 0).
+- DOTPV: ``instr_mod19`` must be 0 (BroadcastSrcBRow is always false); ``dest_accum_en`` is ignored.
+- GMPOOL: ``instr_mod19`` 1 is the documented 16x16 pooling (tt-llk's DIM_16X16); other values name
+  pooling shapes no page describes and raise Unimplemented.
+- GAPOOL: ``instr_mod19`` 0 (the page's syntax) or 1 (tt-llk) is accepted and ignored;
+  ``max_pool_index_en`` must be 0.
+
+Set bits of a slot beyond its documented operand raise UndefinedBehavior (the rule of adc.py and
+matrix_moves.py), before anything changes.
+
+The arithmetic, where the pages are open
+----------------------------------------
+The pages call helpers they never define (ReadBF16, RoundToBF16, ...) and warn that their float
+arithmetic is "a rough guide". The emulator fixes one model, bit-exact and deterministic:
+
+- ``FTZ``: an fp32 value with a zero exponent field (zero or denormal, either sign) becomes +0.
+- Src reads: BF16 is sign, exponent and the top 7 of the 10 mantissa bits; TF32 all 10; FP16 the low
+  5 exponent bits rebiased by +112 (exponent 31 an ordinary binade); exponent 0 reads as +0.
+  SrcAFidelityBits / SrcBFidelityBits are the pages' masks, then FTZ.
+- Every float operation is one IEEE fp32 operation (round to nearest even) followed by FTZ.
+  MVMUL / DOTPV / GAPOOL sum ``x = FTZ(x + FTZ(B[i][k] * A[k][j]))`` for k = 0..15 in order from
+  +0, then ``x = FTZ(x + Dst)``. ELWMUL: ``FTZ(FTZ(A * B) + Dst)``. ELWADD / ELWSUB: ``FTZ(A +/- B)``,
+  divided by 32 / 128 for odd fidelity bits as the page says, then ``+ Dst`` if AddDst.
+- Dst reads: Dst32b FP32, Dst16b BF16 or FP16 (formats.py layouts), FTZ; undefined rows read as
+  zero (for GMPOOL: all bits set, its minus infinity). Dst writes: FP32 with FTZ; RoundToBF16 /
+  RoundToFP16 round to nearest with ties away from zero (the coprocessor's rounding,
+  FloatBitPatterns.md; the packers use the same), FP16 saturating at exponent 31 mantissa 1023 and
+  flushing below 2**-14. A NaN is written as one canonical quiet NaN.
+- Infinity and NaN follow IEEE fp32 arithmetic; the hardware's non-IEEE handling is undocumented.
+- Integers (ALU_ACC_CTRL_INT8_math_enabled): exact, with ``SaturateAddInt32`` clamping at
+  +-(2**31 - 1).
+- SrcAFmt codes 12 and 13 name no format: UndefinedBehavior. SrcA / SrcB rows beyond 63 (an RWC
+  that runs the 16-row SrcA window past the bank) are UndefinedBehavior.
+
+Silicon rounds inside its adder tree in ways no page describes; results can differ from a card in the
+last bits (docs/deviations.md).
+
+Timing
+------
+Each instruction occupies the matrix unit one cycle (one per fidelity phase is the program's loop).
+After an instruction writes Dst, the aligned 8x16 blocks it wrote cannot be read for four cycles: an
+instruction that reads them (every accumulating one, ELWADD / ELWSUB with AddDst) waits
+(``regs.RegFiles.readable_from``). Results are written at issue; the latency shows only through
+that stall.
+
+Fast path: :func:`mvmul_run` executes a run of MVMULs from one MOP / replay expansion as a few
+vectorised operations, with the same results and issue cycles as one at a time (the engine decides
+when nothing else can observe the difference; frontend.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.tensix import formats
+from tensixsim.tensix.adc import (
+    AddrMod,
+    Rwcs,
+    addr_mod,
+    addr_mod_problem,
+    addr_mod_words,
+    apply_addr_mod,
+    read_rwcs,
+    step_rwcs,
+    write_rwcs,
+)
+from tensixsim.tensix.formats import Rounding
+from tensixsim.tensix.matrix_moves import BF16, FP16, INT8, TF32, src_format, src_style
+from tensixsim.tensix.regs import DST_COLS, SRC_ROWS, SRCA, SRCB, SrcClient, clear_src_valid, dst_mapping
+from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.timing import MATRIX
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.coprocessor import Coprocessor
+
+_F32, _U32 = np.float32, np.uint32
+_EXP32 = _U32(0x7F80_0000)
+_CANONICAL_NAN = _U32(0x7FC0_0000)
+K = 16  # the inner dimension of one MVMUL: SrcA rows, SrcB columns
+
+
+# ------------------------------------------------------------------------------ number handling
+# Pure functions on numpy arrays of any shape: raw bits in, fp32 / int64 values out, and back.
+
+
+def ftz(x: np.ndarray) -> np.ndarray:
+    """Zero and denormal fp32 values (either sign) become +0."""
+    x = np.asarray(x, _F32)
+    return np.where((x.view(_U32) & _EXP32) == 0, _F32(0), x)
+
+
+def read_src(bits: np.ndarray, style: int) -> np.ndarray:
+    """19-bit Src datums as fp32 values, in the BF16, TF32 or FP16 style."""
+    b = np.asarray(bits).astype(_U32)
+    sign = (b >> _U32(18) & _U32(1)) << _U32(31)
+    man10 = b >> _U32(8) & _U32(0x3FF)
+    if style == FP16:
+        exp = b & _U32(0x1F)
+        exp32 = exp + _U32(112)
+    else:
+        exp = exp32 = b & _U32(0xFF)
+    man = (man10 >> _U32(3)) << _U32(16) if style == BF16 else man10 << _U32(13)
+    out = np.where(exp == 0, _U32(0), sign | (exp32 << _U32(23)) | man).astype(_U32)
+    return out.view(_F32)
+
+
+def src_a_fidelity_bits(x: np.ndarray, phase: np.ndarray | int) -> np.ndarray:
+    """The SrcA mantissa slice a fidelity phase consumes (SrcAFidelityBits), FTZ."""
+    u = np.asarray(x, _F32).view(_U32)
+    high = (u & _U32(0xFFF8_0000)).view(_F32)
+    with np.errstate(all="ignore"):  # infinity minus infinity: NaN, as fp32 gives
+        rest = x - (u & _U32(0xFFF8_3FFF)).view(_F32)
+    return ftz(np.where((np.asarray(phase) & 1) != 0, rest, high))
+
+
+def src_b_fidelity_bits(x: np.ndarray, phase: np.ndarray | int) -> np.ndarray:
+    """The SrcB mantissa slice a fidelity phase consumes (SrcBFidelityBits), FTZ."""
+    u = np.asarray(x, _F32).view(_U32)
+    high = (u & _U32(0xFFFE_0000)).view(_F32)
+    with np.errstate(all="ignore"):
+        rest = x - (u & _U32(0xFFFE_1FFF)).view(_F32)
+    return ftz(np.where((np.asarray(phase) & 2) != 0, rest, high))
+
+
+def read_src_int8(bits: np.ndarray) -> np.ndarray:
+    """Src Integer "8" (sign bit 18, magnitude bits 8..17) as int64."""
+    b = np.asarray(bits).astype(np.int64)
+    mag = b >> 8 & 0x3FF
+    return np.where(b >> 18 & 1, -mag, mag)
+
+
+def int8_fidelity_masks(phase: np.ndarray | int) -> tuple[np.ndarray, np.ndarray]:
+    """The SrcA and SrcB bit masks an integer fidelity phase applies."""
+    phase = np.asarray(phase)
+    a = np.where(phase & 1, 0x41FFF, 0x4E0FF).astype(_U32)
+    b = np.where(phase & 2, 0x40FFF, 0x7F0FF).astype(_U32)
+    return a, b
+
+
+def dot16(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``b @ a`` over the last two axes with the model's fp32 order: k = 0..15 from +0, FTZ each step.
+
+    ``b``: (..., rows, 16), ``a``: (..., 16, 16) fp32 fidelity slices.
+    """
+    x = np.zeros((*b.shape[:-1], a.shape[-1]), _F32)
+    with np.errstate(all="ignore"):
+        if _no_underflow(b, a):
+            for k in range(K):
+                x += b[..., :, k, None] * a[..., None, k, :]
+            return x
+        for k in range(K):
+            x = ftz(x + ftz(b[..., :, k, None] * a[..., None, k, :]))
+    return x
+
+
+_SAFE_PRODUCT = 2.0**-103
+
+
+def _no_underflow(b: np.ndarray, a: np.ndarray) -> bool:
+    """Whether FTZ can change nothing in ``dot16``: every nonzero product is at least 2**-103, so every
+    product, partial sum and rounding is a multiple of 2**-126 (one ulp at that exponent), hence zero
+    or normal; and no -0 can survive, as the sum starts at +0."""
+    small_b = np.abs(b[b != 0]).min(initial=np.inf)
+    small_a = np.abs(a[a != 0]).min(initial=np.inf)
+    return float(small_a) * float(small_b) >= _SAFE_PRODUCT
+
+
+def saturate_int32(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, -(2**31 - 1), 2**31 - 1)
+
+
+class DstMode(Enum):
+    """How the matrix unit reads and writes Dst: FP32 / INT32 through Dst32b, BF16 / FP16 Dst16b."""
+
+    FP32 = "fp32"
+    BF16 = "bf16"
+    FP16 = "fp16"
+    INT32 = "int32"
+
+    @property
+    def wide(self) -> bool:
+        return self in (DstMode.FP32, DstMode.INT32)
+
+
+def read_dst(bits: np.ndarray, mode: DstMode) -> np.ndarray:
+    """Raw Dst bits (uint32 Dst32b, uint16 Dst16b) as fp32 values (int64 for INT32)."""
+    if mode is DstMode.INT32:
+        return formats.int32_to_int(formats.dst32_to_fp32(bits))
+    if mode is DstMode.FP32:
+        plain = formats.dst32_to_fp32(bits)
+    elif mode is DstMode.BF16:
+        plain = formats.dst16_to_bf16(bits).astype(_U32) << _U32(16)
+    else:
+        plain = formats.fp16_to_fp32(formats.dst16_to_fp16(bits))
+    return ftz(plain.astype(_U32).view(_F32))
+
+
+def write_dst(values: np.ndarray, mode: DstMode) -> np.ndarray:
+    """Values as raw Dst bits: FP32 (FTZ), BF16 / FP16 rounded to nearest, ties away; INT32 saturated."""
+    if mode is DstMode.INT32:
+        return formats.dst32_from_fp32(formats.int32_from_int(saturate_int32(values)))
+    plain = ftz(values).view(_U32)
+    # Which NaN an fp32 operation passes on is the host's choice: write one canonical quiet NaN.
+    plain = np.where(np.isnan(values), _CANONICAL_NAN, plain).astype(_U32)
+    if mode is DstMode.FP32:
+        return formats.dst32_from_fp32(plain)
+    if mode is DstMode.BF16:
+        return formats.dst16_from_bf16(formats.fp32_to_bf16(plain, Rounding.NEAREST_AWAY))
+    return formats.dst16_from_fp16(formats.fp32_to_fp16(plain, Rounding.NEAREST_AWAY))
+
+
+# ------------------------------------------------------------------------------ configuration
+
+
+@dataclass(frozen=True)
+class Formats:
+    """The data formats an arithmetic instruction works in (the pages' "Determine the data formats")."""
+
+    style: int  # SrcAStyle: BF16, FP16, TF32 or INT8 (format codes)
+    dst: DstMode
+
+    @property
+    def integer(self) -> bool:
+        return self.style == INT8
+
+
+def arith_formats(copro: Coprocessor, thread: int) -> Formats | str:
+    """The formats, or why the configuration names none (SrcAFmt 12 / 13)."""
+    field = copro.config.field_for_thread
+    if field("FP16A_FORCE_Enable", thread):
+        return Formats(FP16, DstMode.FP16)
+    if field("ALU_ACC_CTRL_INT8_math_enabled", thread):
+        return Formats(INT8, DstMode.INT32)
+    fmt = src_format(copro, thread)
+    style = src_style(fmt)
+    if style is None:
+        return f"SrcA format code {fmt} names no data format"
+    if field("ALU_ACC_CTRL_Fp32_enabled", thread):
+        return Formats(style, DstMode.FP32)
+    return Formats(style, DstMode.FP16 if style == FP16 else DstMode.BF16)
+
+
+def _formats(ctx: Context) -> Formats:
+    found = arith_formats(ctx.copro, ctx.thread)
+    if isinstance(found, str):
+        raise ctx.error(UndefinedBehavior, found, src_format(ctx.copro, ctx.thread))
+    return found
+
+
+def _fidelity_phase(copro: Coprocessor, thread: int, rwcs: Rwcs) -> int:
+    return (rwcs.fidelity_phase + copro.config.field_for_thread("FIDELITY_BASE_Phase", thread)) & 3
+
+
+def _dst_row(copro: Coprocessor, thread: int, dst_row: int, rwcs: Rwcs, mask: int) -> int:
+    field = copro.config.field_for_thread
+    row = dst_row + field("DEST_TARGET_REG_CFG_MATH_Offset", thread) + rwcs.dst
+    return (row + field("DEST_REGW_BASE_Base", thread)) & mask
+
+
+# ------------------------------------------------------------------------------ shared steps
+
+
+def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
+    if value >> bits:
+        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
+    return value
+
+
+def _both_banks_owned(copro: Coprocessor) -> bool:
+    regs = copro.regs
+    return all(
+        int(regs.src_client[f, int(regs.matrix_bank[f])]) == SrcClient.MATRIX_UNIT for f in (SRCA, SRCB)
+    )
+
+
+def _src_rows(ctx: Context, name: str, first: int, count: int) -> np.ndarray:
+    if first + count > SRC_ROWS:
+        raise ctx.error(UndefinedBehavior, f"{name} rows {first}..{first + count - 1} run past row 63", first)
+    return np.arange(first, first + count)
+
+
+def _bank(copro: Coprocessor, file: int) -> np.ndarray:
+    regs = copro.regs
+    return regs.src(file)[int(regs.matrix_bank[file])]
+
+
+@dataclass
+class _DstAccess:
+    """Rows of Dst an instruction reads / writes, in the view its mode uses."""
+
+    rows: np.ndarray
+    mode: DstMode
+    remap: bool
+    swizzle: bool
+
+    def storage(self, copro: Coprocessor) -> np.ndarray:
+        return copro.regs.storage_rows(self.rows, wide=self.mode.wide, remap=self.remap, swizzle=self.swizzle)
+
+    def read_bits(self, copro: Coprocessor, identity: int = 0) -> np.ndarray:
+        regs = copro.regs
+        if self.mode.wide:
+            return regs.read32(self.rows, identity=identity, remap=self.remap, swizzle=self.swizzle)
+        return regs.read16(self.rows, identity=identity, remap=self.remap)
+
+    def write_bits(self, copro: Coprocessor, bits: np.ndarray) -> None:
+        regs = copro.regs
+        if self.mode.wide:
+            regs.write32(self.rows, bits, remap=self.remap, swizzle=self.swizzle)
+        else:
+            regs.write16(self.rows, np.asarray(bits).astype(np.uint16), remap=self.remap)
+
+
+def _dst_access(ctx: Context, rows: np.ndarray, mode: DstMode) -> _DstAccess:
+    remap, swizzle = dst_mapping(ctx.copro, ctx.thread)
+    return _DstAccess(rows, mode, remap, swizzle)
+
+
+def _stall(ctx: Context, access: _DstAccess) -> Wait | None:
+    """The Dst read-after-write stall, if ``access``'s rows were written too recently."""
+    ready = ctx.copro.regs.readable_from(access.storage(ctx.copro))
+    if ready > ctx.cycle:
+        return Wait(f"Dst rows written by the matrix unit are readable from cycle {ready}", until=ready)
+    return None
+
+
+def _finish(ctx: Context, access: _DstAccess, flips: int, addr_mode: int, srca_row: int) -> Outcome:
+    """Mark the written Dst blocks, latch the SrcA row address (SHIFTXA reads it), flip the Src
+    banks, advance the RWCs."""
+    copro, thread = ctx.copro, ctx.thread
+    copro.regs.written(access.storage(copro), ctx.cycle, MATRIX.dst_write_hidden)
+    copro.regs.srca_row_latch[0] = srca_row
+    _flip_banks(copro, thread, flips)
+    apply_addr_mod(ctx, addr_mode)
+    return Retire(MATRIX.issue)
+
+
+def _flip_banks(copro: Coprocessor, thread: int, flips: int) -> None:
+    for file, name in ((SRCA, "SrcA"), (SRCB, "SrcB")):
+        if flips >> file & 1:
+            disabled = copro.config.thread_field(f"CLR_DVALID_{name}_Disable", thread)
+            clear_src_valid(copro, file, not disabled)
+
+
+def _check_addr_mod(ctx: Context, addr_mode: int) -> None:
+    """Raise now, before anything changes, if ApplyAddrMod would be unimplemented."""
+    problem = addr_mod_problem(
+        read_rwcs(ctx.copro.adc, ctx.thread), addr_mod(ctx.copro, ctx.thread, addr_mode), addr_mode
+    )
+    if problem is not None:
+        raise ctx.error(Unimplemented, problem)
+
+
+# ------------------------------------------------------------------------------ products
+
+
+def products(fmts: Formats, a_bits: np.ndarray, b_bits: np.ndarray, phase: np.ndarray | int) -> np.ndarray:
+    """``SrcB @ SrcA`` for stacks of operands: ``a_bits`` (..., 16, 16) SrcA rows, ``b_bits``
+    (..., rows, 16) SrcB rows, ``phase`` broadcastable to the stack (..., 1, 1). fp32 or int64."""
+    if fmts.integer:
+        mask_a, mask_b = int8_fidelity_masks(phase)
+        a = read_src_int8(a_bits & mask_a)
+        b = read_src_int8(b_bits & mask_b)
+        return b @ a  # exact: |sum| <= 16 * 1023 * 1023
+    a = src_a_fidelity_bits(read_src(a_bits, fmts.style), phase)
+    b = src_b_fidelity_bits(read_src(b_bits, fmts.style), phase)
+    return dot16(b, a)
+
+
+def stacked_products(
+    fmts: Formats,
+    bank_a: np.ndarray,
+    bank_b: np.ndarray,
+    a_first: np.ndarray,
+    b_first: np.ndarray,
+    phases: np.ndarray,
+) -> np.ndarray:
+    """:func:`products` for a run of MVMULs: instruction n multiplies SrcB rows ``b_first[n]``.. (8) by
+    SrcA rows ``a_first[n]``.. (16) at phase ``phases[n]``. Each bank is converted once per phase
+    (the conversions are per datum), then gathered."""
+    a_rows = a_first[:, None] + np.arange(K)
+    b_rows = b_first[:, None] + np.arange(8)
+    if fmts.integer:
+        return products(fmts, bank_a[a_rows], bank_b[b_rows], phases[:, None, None])
+    a_values, b_values = read_src(bank_a, fmts.style), read_src(bank_b, fmts.style)
+    used = sorted(set(phases.tolist()))
+    slot = np.searchsorted(used, phases)
+    a_table = np.stack([src_a_fidelity_bits(a_values, p) for p in used])
+    b_table = np.stack([src_b_fidelity_bits(b_values, p) for p in used])
+    return dot16(b_table[slot[:, None], b_rows], a_table[slot[:, None], a_rows])
+
+
+def accumulate(fmts: Formats, result: np.ndarray, dst_bits: np.ndarray) -> np.ndarray:
+    """``Dst + result`` as new Dst bits."""
+    with np.errstate(all="ignore"):
+        return write_dst(result + read_dst(dst_bits, fmts.dst), fmts.dst)
+
+
+def settle(fmts: Formats, values: np.ndarray) -> np.ndarray:
+    """What reading back ``write_dst(values)`` gives (``read_dst(write_dst(values))``, cheaper for FP32,
+    whose write only flushes)."""
+    if fmts.dst is DstMode.FP32:
+        return ftz(values)
+    if fmts.dst is DstMode.INT32:
+        return saturate_int32(values)
+    return read_dst(write_dst(values, fmts.dst), fmts.dst)
+
+
+# ------------------------------------------------------------------------------ MVMUL, DOTPV, GAPOOL
+
+
+def _multiply(
+    ctx: Context, flips: int, broadcast_row: bool, num_rows: int, addr_mode: int, dst: int
+) -> Outcome:
+    copro, thread = ctx.copro, ctx.thread
+    dst_row = _documented(ctx, "dst", dst, 10)
+    _documented(ctx, "addr_mode", addr_mode, 3)
+    if not _both_banks_owned(copro):
+        return Wait("SrcA / SrcB bank not handed to the matrix unit")
+    fmts = _formats(ctx)
+    rwcs = read_rwcs(copro.adc, thread)
+    rows = 7 if broadcast_row else num_rows
+    a_rows = _src_rows(ctx, "SrcA", rwcs.srca & 0x38, K)
+    b_first = rwcs.srcb & (0x3F if broadcast_row else 0x38)
+    b_rows = np.full(rows, b_first) if broadcast_row else _src_rows(ctx, "SrcB", b_first, rows)
+    first = _dst_row(copro, thread, dst_row, rwcs, 0x400 - rows)
+    written = np.arange(0, rows, 2 if broadcast_row else 1)
+    access = _dst_access(ctx, first + written, fmts.dst)
+    stall = _stall(ctx, access)
+    if stall is not None:
+        return stall
+    _check_addr_mod(ctx, addr_mode)
+    phase = _fidelity_phase(copro, thread, rwcs)
+    result = products(fmts, _bank(copro, SRCA)[a_rows], _bank(copro, SRCB)[b_rows], phase)
+    access.write_bits(copro, accumulate(fmts, result[written], access.read_bits(copro)))
+    return _finish(ctx, access, flips, addr_mode, int(a_rows[0]))
+
+
+@semantics("MVMUL")
+def mvmul(ctx: Context, clear_dvalid: int, instr_mod19: int, addr_mode: int, dst: int) -> Outcome:
+    broadcast = _documented(ctx, "instr_mod19", instr_mod19, 1)
+    return _multiply(ctx, clear_dvalid, bool(broadcast), 8, addr_mode, dst)
+
+
+@semantics("DOTPV")
+def dotpv(
+    ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
+) -> Outcome:
+    _documented(ctx, "instr_mod19", instr_mod19, 0)
+    return _multiply(ctx, clear_dvalid, False, 8, addr_mode, dst)
+
+
+@semantics("GAPOOL")
+def gapool(
+    ctx: Context, clear_dvalid: int, instr_mod19: int, pool_addr_mode: int, max_pool_index_en: int, dst: int
+) -> Outcome:
+    _documented(ctx, "instr_mod19", instr_mod19, 1)
+    _documented(ctx, "max_pool_index_en", max_pool_index_en, 0)
+    return _multiply(ctx, clear_dvalid, False, 4, pool_addr_mode, dst)
+
+
+# ------------------------------------------------------------------------------ element-wise
+
+
+def _elementwise(
+    ctx: Context, op: str, flips: int, add_dst: bool, broadcast: int, addr_mode: int, dst: int
+) -> Outcome:
+    copro, thread = ctx.copro, ctx.thread
+    dst_row = _documented(ctx, "dst", dst, 10)
+    _documented(ctx, "addr_mode", addr_mode, 3)
+    broadcast_row, broadcast_col0 = bool(broadcast & 2), bool(broadcast & 1)
+    if not _both_banks_owned(copro):
+        return Wait("SrcA / SrcB bank not handed to the matrix unit")
+    fmts = _formats(ctx)
+    rwcs = read_rwcs(copro.adc, thread)
+    a_rows = _src_rows(ctx, "SrcA", rwcs.srca & 0x38, 8)
+    b_first = rwcs.srcb & (0x3F if broadcast_row else 0x38)
+    b_rows = np.full(8, b_first) if broadcast_row else _src_rows(ctx, "SrcB", b_first, 8)
+    access = _dst_access(ctx, _dst_row(copro, thread, dst_row, rwcs, 0x3F8) + np.arange(8), fmts.dst)
+    if add_dst:
+        stall = _stall(ctx, access)
+        if stall is not None:
+            return stall
+    _check_addr_mod(ctx, addr_mode)
+    phase = _fidelity_phase(copro, thread, rwcs)
+    a_bits = _bank(copro, SRCA)[a_rows]
+    b_bits = _bank(copro, SRCB)[b_rows]
+    if broadcast_col0:
+        b_bits = np.repeat(b_bits[:, :1], DST_COLS, axis=1)
+    result = elementwise(fmts, op, a_bits, b_bits, phase)
+    old = access.read_bits(copro)
+    access.write_bits(copro, accumulate(fmts, result, old) if add_dst else write_dst(result, fmts.dst))
+    return _finish(ctx, access, flips, addr_mode, int(a_rows[0]))
+
+
+def elementwise(fmts: Formats, op: str, a_bits: np.ndarray, b_bits: np.ndarray, phase: int) -> np.ndarray:
+    """``op`` ("add", "sub", "mul") of same-shaped SrcA / SrcB datums, before any Dst accumulation."""
+    if fmts.integer:
+        if op == "mul":
+            mask_a, mask_b = int8_fidelity_masks(phase)
+            return read_src_int8(a_bits & mask_a) * read_src_int8(b_bits & mask_b)
+        a, b = read_src_int8(a_bits), read_src_int8(b_bits)
+        return a + b if op == "add" else a - b
+    a, b = read_src(a_bits, fmts.style), read_src(b_bits, fmts.style)
+    with np.errstate(all="ignore"):
+        if op == "mul":
+            return ftz(src_a_fidelity_bits(a, phase) * src_b_fidelity_bits(b, phase))
+        result = ftz(a + b if op == "add" else a - b)
+        # The page's divisions for odd fidelity bits ("rarely desirable"), modelled as written.
+        if phase & 1:
+            result = ftz(result / _F32(32))
+        if phase & 2:
+            result = ftz(result / _F32(128))
+        return result
+
+
+@semantics("ELWADD")
+def elwadd(
+    ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
+) -> Outcome:
+    return _elementwise(ctx, "add", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst)
+
+
+@semantics("ELWSUB")
+def elwsub(
+    ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
+) -> Outcome:
+    return _elementwise(ctx, "sub", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst)
+
+
+@semantics("ELWMUL")
+def elwmul(
+    ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
+) -> Outcome:
+    return _elementwise(ctx, "mul", clear_dvalid, True, instr_mod19, addr_mode, dst)
+
+
+# ------------------------------------------------------------------------------ GMPOOL
+# The page's Datum model, vectorised over the 16 columns: sign, a 9-bit exponent and a 10-bit
+# magnitude / mantissa as int64 arrays.
+INT32_STYLE = -1  # GMPOOL's DstStyle for integer results (no format code)
+_NONLINEAR_I_TRANSFORM = (0, 3, 6, 1, 4, 7, 2, 5)
+
+
+def gmpool_styles(fmts: Formats, argmax: bool) -> int:
+    """GMPOOL's DstStyle."""
+    if fmts.integer:
+        return INT32_STYLE
+    wide = fmts.dst is DstMode.FP32
+    if fmts.style == TF32:
+        return INT32_STYLE if argmax else (TF32 if wide else BF16)
+    if argmax and wide:
+        return fmts.style
+    return TF32 if wide else fmts.style
+
+
+def _read_datum(dst_val: np.ndarray, style: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    v = dst_val.astype(np.int64)
+    sign = v >> 31 & 1
+    if style == INT32_STYLE:
+        return sign, (v >> 10 & 0x3F) + ((v >> 24 & 7) << 6), v & 0x3FF
+    if style == FP16:
+        return sign, (v >> 16 & 0x1F) + 15, v >> 21 & 0x3FF
+    man = (v >> 24 & 0x7F) << 3
+    if style == TF32:
+        man = man + (v >> 13 & 7)
+    return sign, (v >> 16 & 0xFF) + 127, man
+
+
+def _write_datum(sign: np.ndarray, exp: np.ndarray, man: np.ndarray, style: int) -> np.ndarray:
+    if style == INT32_STYLE:
+        return (sign << 31) | ((exp & 7) << 10) | man
+    if style == FP16:
+        out = (sign << 31) | (man << 21) | (((exp - 15) & 0x1FF & 0x1F) << 16)
+        return np.where((exp & 0x3F) == 0, 0, out)
+    out = (sign << 31) | ((man & 0x3F8) << 21) | (((exp - 127) & 0x1FF & 0xFF) << 16)
+    if style == TF32:
+        out = out + ((man & 7) << 13)
+    return np.where(exp == 0, 0, out)
+
+
+def _scaled_src(a_val: np.ndarray, style: int, b_val: np.ndarray) -> tuple[np.ndarray, ...]:
+    """ReadAndScaleSrc for one SrcA row (16 columns) against one SrcB datum per column."""
+    a, b = a_val.astype(np.int64), b_val.astype(np.int64)
+    a_exp, b_exp = a & 0xFF, b & 0xFF
+    man = a >> 8 & 0x3FF
+    if style == INT8:
+        exp = np.zeros_like(a)
+    elif style == FP16:
+        exp = (a_exp & 0x1F) + (b_exp & 0x1F)
+    else:
+        exp = a_exp + b_exp
+        if style == BF16:
+            man = man & 0x3F8
+    sign = a >> 18 & 1
+    neg_inf = b_exp == 0
+    flushed = a_exp == 0
+    sign = np.where(neg_inf, 1, np.where(flushed, 0, sign))
+    exp = np.where(neg_inf, 0x1FF, np.where(flushed, 0, exp))
+    man = np.where(neg_inf, 0x3FF, np.where(flushed, 0, man))
+    return sign, exp, man
+
+
+def _comparable(sign: np.ndarray, exp: np.ndarray, man: np.ndarray) -> np.ndarray:
+    return np.where(sign == 1, -1, 1) * ((exp << 10) + man)
+
+
+@semantics("GMPOOL")
+def gmpool(
+    ctx: Context, clear_dvalid: int, instr_mod19: int, pool_addr_mode: int, max_pool_index_en: int, dst: int
+) -> Outcome:
+    copro, thread = ctx.copro, ctx.thread
+    if instr_mod19 != 1:
+        raise ctx.error(
+            Unimplemented,
+            f"GMPOOL instr_mod19={instr_mod19}: only 16x16 pooling (1) is documented",
+            instr_mod19,
+        )
+    dst_row = _documented(ctx, "dst", dst, 10)
+    _documented(ctx, "pool_addr_mode", pool_addr_mode, 3)
+    argmax = bool(max_pool_index_en)
+    if not _both_banks_owned(copro):
+        return Wait("SrcA / SrcB bank not handed to the matrix unit")
+    fmts = _formats(ctx)
+    style = gmpool_styles(fmts, argmax)
+    wide = fmts.dst.wide
+    rwcs = read_rwcs(copro.adc, thread)
+    a_rows = _src_rows(ctx, "SrcA", rwcs.srca & 0x30, 16)
+    b_row = int(_src_rows(ctx, "SrcB", rwcs.srcb & 0x38, 1)[0])
+    first = _dst_row(copro, thread, dst_row, rwcs, 0x3FC)
+    access = _dst_access(ctx, first + np.arange(4), DstMode.FP32 if wide else DstMode.BF16)
+    stall = _stall(ctx, access)
+    if stall is not None:
+        return stall
+    _check_addr_mod(ctx, pool_addr_mode)
+    # Undefined rows read as minus infinity, "i.e. all bits set" (GMPOOL.md).
+    raw = access.read_bits(copro, identity=0xFFFFFFFF if wide else 0xFFFF).astype(np.int64)
+    dst_val = raw[0] if wide else raw[0] << 16
+    sign, exp, man = _read_datum(dst_val, style)
+    max_index = dst_val & 0xFF
+    index_phase = (dst_val + 0x100) & 0xF00
+    a_bank, b_bank = _bank(copro, SRCA), _bank(copro, SRCB)
+    for i_ in range(16):
+        i = i_ ^ 4 if i_ < 8 else i_
+        x = _scaled_src(a_bank[a_rows[i]], fmts.style, np.full(16, b_bank[b_row, i]))
+        take = _comparable(*x) >= _comparable(sign, exp, man)
+        sign, exp, man = (np.where(take, new, old) for new, old in zip(x, (sign, exp, man), strict=True))
+        if i < len(_NONLINEAR_I_TRANSFORM):
+            max_index = np.where(take, (index_phase >> 4) + _NONLINEAR_I_TRANSFORM[i], max_index)
+    if argmax:
+        index = index_phase | (max_index & 0xFF)
+        result = index if style == INT32_STYLE else _write_datum(sign, exp, man, style) | index
+    else:
+        result = _write_datum(sign, exp, man, style)
+    out = np.zeros((4, 16), np.int64)
+    out[0] = result if wide else (result >> 16) & 0xFFFF
+    if wide and argmax:
+        out[1:] = (raw[1:] + 0x100) & 0xF00
+    access.write_bits(copro, out.astype(np.uint32))
+    return _finish(ctx, access, clear_dvalid, pool_addr_mode, int(a_rows[0]))
+
+
+# ------------------------------------------------------------------------------ fast path
+
+
+@dataclass(frozen=True)
+class _RunPlan:
+    """What a run of MVMULs does, worked out from the state at its first issue (cycles relative to it)."""
+
+    a_first: np.ndarray  # per instruction: first SrcA row, first SrcB row, fidelity phase
+    b_first: np.ndarray
+    phases: np.ndarray
+    offsets: list[int]  # issue cycle of each instruction minus the first's
+    rwcs: Rwcs  # the RWCs after the run
+    flips: int  # the last instruction's FlipSrcA / FlipSrcB
+    ready: dict[int, int]  # Dst block -> first readable cycle afterwards, minus the first's issue cycle
+    targets: np.ndarray  # the distinct Dst rows the run starts blocks at
+    waves: list[tuple[np.ndarray, np.ndarray]]  # per visit: (instructions, their index into targets)
+    limited: bool  # stopped by the limit rather than by the words
+
+
+_PLANS: dict[tuple, _RunPlan | None] = {}
+_PLAN_CACHE_SIZE = 256
+
+
+def mvmul_run(ctx: Context, words: Sequence[int], limit: int) -> list[int] | None:
+    """Execute the leading run of plain MVMULs in ``words`` (the first issuing at ``ctx.cycle``) at once.
+
+    Returns the issue cycle of each instruction executed, or None when the run is shorter than two
+    (the caller then issues one at a time). The run stops before any instruction that would raise,
+    stall at its start, issue at or after ``limit``, or follow a bank flip; every effect (Dst, its
+    scheduling state, RWCs, bank flips) equals issuing them one by one.
+
+    Working out the run (addresses, phases, stalls) is memoised on everything it depends on, so a
+    kernel that repeats one MOP pays for it once.
+    """
+    copro, thread, cycle = ctx.copro, ctx.thread, ctx.cycle
+    fmts = arith_formats(copro, thread)
+    if isinstance(fmts, str) or not _both_banks_owned(copro):
+        return None
+    field = copro.config.field_for_thread
+    setup = (
+        fmts,
+        field("DEST_TARGET_REG_CFG_MATH_Offset", thread) + field("DEST_REGW_BASE_Base", thread),
+        field("FIDELITY_BASE_Phase", thread),
+        dst_mapping(copro, thread),
+    )
+    opcode = copro.isa.by_name["MVMUL"].opcode
+    run = []
+    for word in words:
+        if word >> 24 != opcode:
+            break
+        run.append(word)
+    rwcs = read_rwcs(copro.adc, thread)
+    pending = np.maximum(copro.regs.dst_ready - cycle, 0)
+    key = (tuple(run), rwcs, setup, _addr_mod_words_of(copro, thread), pending.tobytes(), id(copro.isa))
+    if key in _PLANS:
+        plan = _PLANS[key]
+    else:
+        plan = _plan(copro, thread, run, rwcs, setup, pending.tolist(), limit - cycle)
+        if plan is None or not plan.limited:  # a limited plan depends on the limit too
+            if len(_PLANS) >= _PLAN_CACHE_SIZE:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    if plan is None or cycle + plan.offsets[-1] >= limit:
+        return None  # too short, or planned for a quieter moment: one at a time now
+    _execute(copro, thread, fmts, setup[3], plan)
+    for block, ready in plan.ready.items():
+        copro.regs.dst_ready[block] = cycle + ready
+    copro.regs.srca_row_latch[0] = plan.a_first[-1]
+    _flip_banks(copro, thread, plan.flips)
+    write_rwcs(copro.adc, thread, plan.rwcs)
+    return [cycle + offset for offset in plan.offsets]
+
+
+def _addr_mod_words_of(copro: Coprocessor, thread: int) -> bytes:
+    """The raw ThreadConfig words of every ADDR_MOD slot of ``thread`` (part of a plan's key)."""
+    config = copro.config
+    return config.thread[thread, addr_mod_words(config.layout)].tobytes()
+
+
+def _plan(
+    copro: Coprocessor,
+    thread: int,
+    run: list[int],
+    rwcs: Rwcs,
+    setup: tuple,
+    ready: list[int],
+    limit: int,
+) -> _RunPlan | None:
+    """Work out the run from relative time 0 (``ready``: each Dst block's pending cycles)."""
+    fmts, offset, fidelity_base, (remap, swizzle) = setup
+    regs, isa = copro.regs, copro.isa
+    rows8 = np.arange(8)
+    mods: dict[int, AddrMod] = {}
+    blocks_of: dict[int, tuple[int, ...]] = {}
+    a_first: list[int] = []
+    b_first: list[int] = []
+    dst_first: list[int] = []
+    phases: list[int] = []
+    offsets: list[int] = []
+    touched: dict[int, int] = {}
+    flips = 0
+    cycle = 0
+    hidden = MATRIX.dst_write_hidden + 1
+    limited = False
+    for word in run:
+        if flips:
+            break
+        decoded = _decoded_mvmul(isa, word)
+        if decoded is None:
+            break
+        slot, dst_row, word_flips = decoded
+        srca, srcb = rwcs.srca & 0x38, rwcs.srcb & 0x38
+        if srca + K > SRC_ROWS or srcb + 8 > SRC_ROWS:
+            break
+        first = (dst_row + offset + rwcs.dst) & 0x3F8
+        blocks = blocks_of.get(first)
+        if blocks is None:
+            storage = regs.storage_rows(first + rows8, wide=fmts.dst.wide, remap=remap, swizzle=swizzle)
+            blocks = blocks_of[first] = tuple(np.unique(storage // 8).tolist())
+        start = max(cycle, *(ready[b] for b in blocks))
+        if start > cycle and not offsets:
+            return None  # the first one stalls: the one-at-a-time path waits
+        if offsets and start >= limit:
+            limited = True
+            break
+        mod = mods.get(slot) or mods.setdefault(slot, addr_mod(copro, thread, slot))
+        if addr_mod_problem(rwcs, mod, slot) is not None:
+            break
+        a_first.append(srca)
+        b_first.append(srcb)
+        dst_first.append(first)
+        phases.append((rwcs.fidelity_phase + fidelity_base) & 3)
+        offsets.append(start)
+        for b in blocks:
+            ready[b] = touched[b] = start + hidden
+        rwcs = step_rwcs(rwcs, mod)
+        flips = word_flips
+        cycle = start + MATRIX.issue
+    if len(offsets) < 2:
+        return None
+    targets, block_index = np.unique(np.array(dst_first), return_inverse=True)
+    visit = np.empty(len(offsets), np.int64)
+    visits: dict[int, int] = {}
+    for n, block in enumerate(block_index.tolist()):
+        visit[n] = visits[block] = visits.get(block, -1) + 1
+    waves = []
+    for w in range(int(visit.max()) + 1):
+        chosen = np.flatnonzero(visit == w)
+        waves.append((chosen, block_index[chosen]))
+    return _RunPlan(
+        np.array(a_first),
+        np.array(b_first),
+        np.array(phases),
+        offsets,
+        rwcs,
+        flips,
+        touched,
+        targets,
+        waves,
+        limited,
+    )
+
+
+def _execute(
+    copro: Coprocessor, thread: int, fmts: Formats, mapping: tuple[bool, bool], plan: _RunPlan
+) -> None:
+    """The run's arithmetic and Dst writes."""
+    rows8 = np.arange(8)
+    result = stacked_products(
+        fmts, _bank(copro, SRCA), _bank(copro, SRCB), plan.a_first, plan.b_first, plan.phases
+    )
+    # Each Dst block is read once, then accumulated visit by visit (the n-th visit of every block
+    # together), each visit settling to what its Dst write would hold, and written once.
+    access = _DstAccess((plan.targets[:, None] + rows8).ravel(), fmts.dst, *mapping)
+    values = read_dst(access.read_bits(copro), fmts.dst).reshape(len(plan.targets), 8, DST_COLS)
+    with np.errstate(all="ignore"):
+        for chosen, where in plan.waves:
+            values[where] = settle(fmts, result[chosen] + values[where])
+    access.write_bits(copro, write_dst(values.reshape(-1, DST_COLS), fmts.dst))
+
+
+_DECODED: dict[int, tuple[int, int, int] | None] = {}
+
+
+def _decoded_mvmul(isa: object, word: int) -> tuple[int, int, int] | None:
+    """(AddrMod, DstRow, clear_dvalid) of a plain MVMUL word; None if it broadcasts or sets
+    undocumented bits (the one-at-a-time path reports those)."""
+    if word not in _DECODED:
+        fields = isa.decode(word).fields  # type: ignore[attr-defined]
+        plain = not (fields["instr_mod19"] or fields["addr_mode"] >> 3 or fields["dst"] >> 10)
+        _DECODED[word] = (fields["addr_mode"], fields["dst"], fields["clear_dvalid"]) if plain else None
+    return _DECODED[word]
