@@ -94,6 +94,7 @@ from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
 
 if TYPE_CHECKING:
+    from tensixsim.isa.spec import IsaTable
     from tensixsim.tensix.coprocessor import Coprocessor
 
 _F32, _U32 = np.float32, np.uint32
@@ -160,14 +161,15 @@ def int8_fidelity_masks(phase: np.ndarray | int) -> tuple[np.ndarray, np.ndarray
     return a, b
 
 
-def dot16(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+def dot16(b: np.ndarray, a: np.ndarray, *, safe: bool | None = None) -> np.ndarray:
     """``b @ a`` over the last two axes with the model's fp32 order: k = 0..15 from +0, FTZ each step.
 
-    ``b``: (..., rows, 16), ``a``: (..., 16, 16) fp32 fidelity slices.
+    ``b``: (..., rows, 16), ``a``: (..., 16, 16) fp32 fidelity slices. ``safe``: the caller knows
+    whether :func:`_no_underflow` holds for them (None: work it out).
     """
     x = np.zeros((*b.shape[:-1], a.shape[-1]), _F32)
     with np.errstate(all="ignore"):
-        if _no_underflow(b, a):
+        if safe if safe is not None else _no_underflow(b, a):
             for k in range(K):
                 x += b[..., :, k, None] * a[..., None, k, :]
             return x
@@ -409,7 +411,9 @@ def stacked_products(
     slot = np.searchsorted(used, phases)
     a_table = np.stack([src_a_fidelity_bits(a_values, p) for p in used])
     b_table = np.stack([src_b_fidelity_bits(b_values, p) for p in used])
-    return dot16(b_table[slot[:, None], b_rows], a_table[slot[:, None], a_rows])
+    # Judged on the whole banks: a tiny value in a row no instruction reads only costs the FTZ path.
+    safe = _no_underflow(b_table, a_table)
+    return dot16(b_table[slot[:, None], b_rows], a_table[slot[:, None], a_rows], safe=safe)
 
 
 def accumulate(fmts: Formats, result: np.ndarray, dst_bits: np.ndarray) -> np.ndarray:
@@ -698,6 +702,8 @@ class _RunPlan:
     ready: dict[int, int]  # Dst block -> first readable cycle afterwards, minus the first's issue cycle
     targets: np.ndarray  # the distinct Dst rows the run starts blocks at
     waves: list[tuple[np.ndarray, np.ndarray]]  # per visit: (instructions, their index into targets)
+    # When every visit covers every target: the instructions in visit-major, target-minor order.
+    visit_order: np.ndarray | None
     limited: bool  # stopped by the limit rather than by the words
 
 
@@ -831,6 +837,8 @@ def _plan(
     for w in range(int(visit.max()) + 1):
         chosen = np.flatnonzero(visit == w)
         waves.append((chosen, block_index[chosen]))
+    regular = all(len(where) == len(targets) for _, where in waves)
+    visit_order = np.concatenate([chosen[np.argsort(where)] for chosen, where in waves]) if regular else None
     return _RunPlan(
         np.array(a_first),
         np.array(b_first),
@@ -841,6 +849,7 @@ def _plan(
         touched,
         targets,
         waves,
+        visit_order,
         limited,
     )
 
@@ -858,19 +867,24 @@ def _execute(
     access = _DstAccess((plan.targets[:, None] + rows8).ravel(), fmts.dst, *mapping)
     values = read_dst(access.read_bits(copro), fmts.dst).reshape(len(plan.targets), 8, DST_COLS)
     with np.errstate(all="ignore"):
-        for chosen, where in plan.waves:
-            values[where] = settle(fmts, result[chosen] + values[where])
+        if plan.visit_order is not None:
+            for visit in result[plan.visit_order].reshape(len(plan.waves), *values.shape):
+                values = settle(fmts, visit + values)
+        else:
+            for chosen, where in plan.waves:
+                values[where] = settle(fmts, result[chosen] + values[where])
     access.write_bits(copro, write_dst(values.reshape(-1, DST_COLS), fmts.dst))
 
 
-_DECODED: dict[int, tuple[int, int, int] | None] = {}
+_DECODED: dict[tuple[int, int], tuple[int, int, int] | None] = {}
 
 
-def _decoded_mvmul(isa: object, word: int) -> tuple[int, int, int] | None:
+def _decoded_mvmul(isa: IsaTable, word: int) -> tuple[int, int, int] | None:
     """(AddrMod, DstRow, clear_dvalid) of a plain MVMUL word; None if it broadcasts or sets
     undocumented bits (the one-at-a-time path reports those)."""
-    if word not in _DECODED:
-        fields = isa.decode(word).fields  # type: ignore[attr-defined]
+    key = (id(isa), word)
+    if key not in _DECODED:
+        fields = isa.decode(word).fields
         plain = not (fields["instr_mod19"] or fields["addr_mode"] >> 3 or fields["dst"] >> 10)
-        _DECODED[word] = (fields["addr_mode"], fields["dst"], fields["clear_dvalid"]) if plain else None
-    return _DECODED[word]
+        _DECODED[key] = (fields["addr_mode"], fields["dst"], fields["clear_dvalid"]) if plain else None
+    return _DECODED[key]
