@@ -5,7 +5,8 @@ undefined rows, the RWCs) with BlackholeA0 Dst.md's Adj16 / Adj32 views and RWCs
 ``load`` puts random register contents and a configuration into a shared Tile's coprocessor and
 returns a reference built from the same state; ``check`` runs one instruction word on both and
 compares the outcome kind ('retire', 'wait', 'undefined', 'unimplemented') and, after a retire, the
-whole state (after anything else, that nothing changed).
+whole state (after anything else, that nothing changed); the configuration never changes.
+``property_test`` makes the Hypothesis test of one instruction from a word strategy and a check.
 """
 
 # The reference keeps the documentation's names so it reads like the pseudocode.
@@ -17,12 +18,13 @@ from collections.abc import Callable
 
 import numpy as np
 from dst_reference import Adj16, Adj32
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from outcomes import RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import Tile
 from tensixsim.tensix import matrix_moves
+from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 
@@ -36,8 +38,9 @@ FP32, FP16, BFP8a, BFP4a, TF32, BF16, BFP8, BFP4 = range(8)
 INT32, INT16, FP8, BFP2a, INT8, BFP2 = 8, 9, 10, 11, 14, 15
 
 
-def execute(word: int, thread: int, cycle: int = 0):
-    ctx = Context(COPRO, thread, cycle, ISA.decode(word), f"trisc{thread}", 0)
+def execute(word: int, thread: int, cycle: int = 0, copro: Coprocessor = COPRO):
+    """One instruction's semantics on ``copro`` (the shared tile's by default), outside the pipeline."""
+    ctx = Context(copro, thread, cycle, copro.isa.decode(word), f"trisc{thread}", 0)
     return lookup("blackhole", ctx.instruction.name)(ctx, **ctx.instruction.fields)
 
 
@@ -50,6 +53,7 @@ class RefState:
         self.SrcAClient = [int(regs.src_client[0, b]) for b in range(2)]
         self.SrcBClient = [int(regs.src_client[1, b]) for b in range(2)]
         self.SrcABank, self.SrcBBank = int(regs.matrix_bank[0]), int(regs.matrix_bank[1])
+        self.UnpackerBank = [int(regs.unpacker_bank[u]) for u in range(2)]
         self.DstBits = [[int(v) for v in row] for row in regs.dst]
         self.Undefined = {r for r in range(1024) if not regs.dst_row_valid[r]}
         self.c = config
@@ -176,15 +180,21 @@ def addr_mods(draw) -> dict:
     return m
 
 
+# The configuration that places and sizes Dst rows (Dst.md's views, DEST_TARGET_REG_CFG_MATH_Offset,
+# DEST_REGW_BASE): strategies by configuration key.
+DST_ADDRESSING = {
+    "remap": st.booleans(),
+    "swizzle": st.booleans(),
+    "Fp32_enabled": st.integers(0, 1),
+    "INT8_math_enabled": st.integers(0, 1),
+    "MATH_Offset": st.integers(0, 4095),
+    "DEST_REGW_BASE": st.integers(0, 0xFFFF),
+}
+
+
 @st.composite
 def configurations(draw) -> dict:
-    return {
-        "remap": draw(st.booleans()),
-        "swizzle": draw(st.booleans()),
-        "Fp32_enabled": draw(st.integers(0, 1)),
-        "INT8_math_enabled": draw(st.integers(0, 1)),
-        "MATH_Offset": draw(st.integers(0, 4095)),
-        "DEST_REGW_BASE": draw(st.integers(0, 0xFFFF)),
+    return {key: draw(strategy) for key, strategy in DST_ADDRESSING.items()} | {
         "SrcA_override": draw(st.integers(0, 1)),
         "SrcA_val": draw(st.integers(0, 15)),
         "REG0_SrcA": draw(st.integers(0, 15)),
@@ -224,8 +234,8 @@ def plain_config(**changes) -> dict:
             dict.fromkeys(
                 list(AB_FIELDS) + list(DST_FIELDS) + list(BIAS_FIELDS) + ["AB2_SrcAIncr", "AB2_SrcBIncr"], 0
             )
-        ]
-        * 8,
+            for _ in range(8)
+        ],
         "rwc": dict.fromkeys(RWC_NAMES, 0),
         "blocked": [False] * 16,
     }
@@ -244,14 +254,15 @@ def random_fill(rng: np.random.Generator, regs: RegFiles) -> None:
     regs.dst_row_valid[:] = rng.random(1024) < 0.8
 
 
+Fill = Callable[[np.random.Generator, RegFiles], None]
+MakeRef = Callable[[RegFiles, dict, int], RefState]
+
+
 def load(
-    seed: int,
-    config: dict,
-    thread: int,
-    ref_class: type[RefState] = RefState,
-    fill: Callable[[np.random.Generator, RegFiles], None] = random_fill,
+    seed: int, config: dict, thread: int, ref_class: MakeRef = RefState, fill: Fill = random_fill
 ) -> RefState:
-    """Random register contents (``fill``) and the configuration given, in the coprocessor."""
+    """Random register contents (``fill``) and the configuration given, in the coprocessor; a
+    reference (``ref_class(regs, config, thread)``) over the same state."""
     rng = np.random.default_rng(seed)
     regs = RegFiles.new(COPRO.arch)
     fill(rng, regs)
@@ -297,6 +308,7 @@ def assert_matches(ref: RefState) -> None:
     assert regs.srcb.tolist() == ref.SrcB
     assert regs.src_client.tolist() == [ref.SrcAClient, ref.SrcBClient]
     assert regs.matrix_bank.tolist() == [ref.SrcABank, ref.SrcBBank]
+    assert regs.unpacker_bank.tolist() == ref.UnpackerBank
     assert {r for r in range(1024) if not regs.dst_row_valid[r]} == ref.Undefined
     got = regs.dst.tolist()
     accept = getattr(ref, "accept_dst", None)  # a reference may declare some differences equivalent
@@ -321,23 +333,29 @@ def check(
     seed: int,
     config: dict,
     thread: int,
-    ref_class: type[RefState],
-    fill: Callable[[np.random.Generator, RegFiles], None] = random_fill,
+    ref_class: MakeRef,
+    fill: Fill = random_fill,
+    *,
+    cycles: int | None = None,
 ) -> str:
-    """Run ``word`` on the emulator and on ``ref_class``'s method ``name``; compare everything."""
+    """Run ``word`` on the emulator and on ``ref_class``'s method ``name``; compare everything.
+    With ``cycles``, a retire must also be ``Retire(cycles)``."""
     ref = load(seed, config, thread, ref_class, fill)
     before = COPRO.regs.copy()
     rwcs_before = {attr: getattr(COPRO.adc, attr).copy() for attr in RWC_NAMES.values()}
+    config_before = (COPRO.config.config.copy(), COPRO.config.thread.copy())
     expected = reference_outcome(lambda: getattr(ref, name)(word))
     if expected == "retire" and ref.waited:
         expected = "wait"
     waited = []
+    retired = []
 
     def run():
         outcome = execute(word, thread)
         if isinstance(outcome, Wait):
             waited.append(outcome)
             return Retire()
+        retired.append(outcome)
         return outcome
 
     saved = matrix_moves.blocked_columns
@@ -350,24 +368,49 @@ def check(
         got = "wait"
     assert got == expected or (expected in ref.acceptable and got in ref.acceptable), (got, expected)
     if got == "retire":
+        if cycles is not None:
+            assert retired == [Retire(cycles)]
         assert_matches(ref)
     else:  # nothing changed
         assert COPRO.regs.equals(before)
         for attr, values in rwcs_before.items():
             assert np.array_equal(getattr(COPRO.adc, attr), values)
+    assert np.array_equal(COPRO.config.config, config_before[0])
+    assert np.array_equal(COPRO.config.thread, config_before[1])
     return got
 
 
 def words(name: str, fields: dict[str, st.SearchStrategy[int]]) -> st.SearchStrategy[int]:
+    """Words of ``name`` with each table field drawn from ``fields``, the others from any value."""
     spec = ISA.by_name[name]
     return st.fixed_dictionaries(
         {f.name: fields.get(f.name, st.integers(0, (1 << f.width) - 1)) for f in spec.fields}
     ).map(lambda values: ISA.encode(name, **values))
 
 
-def mostly(documented: st.SearchStrategy[int], width: int) -> st.SearchStrategy[int]:
-    return st.one_of(*[documented] * 7, st.integers(0, (1 << width) - 1))
+def mostly(documented: st.SearchStrategy[int], width: int, weight: int = 7) -> st.SearchStrategy[int]:
+    """``documented`` ``weight`` times in ``weight + 1``, otherwise any value of a ``width``-bit slot."""
+    return st.one_of(*[documented] * weight, st.integers(0, (1 << width) - 1))
 
 
 SEEDS = st.integers(0, 2**32 - 1)
 THREADS = st.integers(0, 2)
+
+
+def property_test(
+    name: str,
+    word_strategy: st.SearchStrategy[int],
+    config_strategy: st.SearchStrategy[dict],
+    run: Callable[[str, int, int, dict, int], object],
+    test_settings: settings = SETTINGS,
+) -> Callable[..., None]:
+    """``test_<name>_matches_reference``: ``run(name, word, seed, config, thread)`` over drawn words,
+    seeds, configurations and threads."""
+
+    @test_settings
+    @given(word=word_strategy, seed=SEEDS, config=config_strategy, thread=THREADS)
+    def test(word: int, seed: int, config: dict, thread: int) -> None:
+        run(name, word, seed, config, thread)
+
+    test.__name__ = test.__qualname__ = f"test_{name.lower()}_matches_reference"
+    return test

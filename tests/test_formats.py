@@ -22,6 +22,7 @@ from tensixsim.tensix.formats import Rounding
 ALL16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
 
 # fp32 patterns: uniform, plus the special ones the conversions must get right.
+# fmt: off
 SPECIAL32 = [
     0x0000_0000, 0x8000_0000,  # +-0
     0x0000_0001, 0x807F_FFFF, 0x0040_0000,  # denormals
@@ -33,6 +34,7 @@ SPECIAL32 = [
     0x3880_0000, 0x387F_FFFF, 0x3800_0000,  # 2**-14 (FP16 min normal), just below, 2**-15
     0x477F_E000, 0x4780_0000, 0x47FF_E000, 0x4800_0000,  # 65504, 65536, 131008, 131072
 ]
+# fmt: on
 fp32_bits = st.one_of(st.sampled_from(SPECIAL32), st.integers(0, 0xFFFF_FFFF))
 
 
@@ -433,7 +435,7 @@ def test_int32_minus_zero_reads_as_zero():
 def test_to_and_from_float32_helpers():
     x = np.array([1.0, -2.5, 0.0, 3.140625], dtype=np.float32)
     for fmt in ["fp32", "tf32", "bf16", "fp16", "dst32_fp32", "dst16_bf16", "dst16_fp16",
-                "src_tf32", "src_bf16", "src_fp16"]:
+                "src_tf32", "src_bf16", "src_fp16"]:  # fmt: skip
         assert np.array_equal(F.to_float32(F.from_float32(x, fmt), fmt), x), fmt
     ints = np.array([-7, 0, 100], dtype=np.float32)
     for fmt in ["int8", "dst16_int8", "src_int8", "int16", "src_int16", "int32", "dst32_int32"]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import numpy as np
 from dst_reference import bits
-from hypothesis import given
 from hypothesis import strategies as st
 from matrix_harness import (
     BF16,
@@ -34,10 +33,7 @@ from matrix_harness import (
     INT32,
     ISA,
     MATRIX,
-    SEEDS,
-    SETTINGS,
     TF32,
-    THREADS,
     UNPACKERS,
     BFP2a,
     BFP4a,
@@ -48,6 +44,7 @@ from matrix_harness import (
     execute,
     mostly,
     plain_config,
+    property_test,
     words,
 )
 from matrix_harness import check as harness_check
@@ -313,13 +310,7 @@ WORDS = {
 
 
 def _test(name: str):
-    @SETTINGS
-    @given(word=WORDS[name], seed=SEEDS, config=configurations(), thread=THREADS)
-    def test(word: int, seed: int, config: dict, thread: int) -> None:
-        check(name, word, seed, config, thread)
-
-    test.__name__ = f"test_{name.lower()}_matches_reference"
-    return test
+    return property_test(name, WORDS[name], configurations(), check)
 
 
 test_mova2d_matches_reference = _test("MOVA2D")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 from fpu_reference import F, FpuRef, ReadDst, RoundToBF16, RoundToFP16
-from hypothesis import given, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 from matrix_harness import (
     BF16,
@@ -26,10 +26,8 @@ from matrix_harness import (
     INT32,
     ISA,
     MATRIX,
-    SEEDS,
     SETTINGS,
     TF32,
-    THREADS,
     UNPACKERS,
     BFP8a,
     check,
@@ -37,6 +35,7 @@ from matrix_harness import (
     execute,
     load,
     plain_config,
+    property_test,
     words,
 )
 from outcomes import emulator_outcome, reference_outcome
@@ -137,14 +136,12 @@ WORDS = {
 }
 
 
-def _test(name: str):
-    @FPU_SETTINGS
-    @given(word=WORDS[name], seed=SEEDS, config=fpu_configurations(), thread=THREADS)
-    def test(word: int, seed: int, config: dict, thread: int) -> None:
-        check(name, word, seed, config, thread, FpuRef, fpu_fill)
+def _check(name: str, word: int, seed: int, config: dict, thread: int) -> str:
+    return check(name, word, seed, config, thread, FpuRef, fpu_fill)
 
-    test.__name__ = f"test_{name.lower()}_matches_reference"
-    return test
+
+def _test(name: str):
+    return property_test(name, WORDS[name], fpu_configurations(), _check, FPU_SETTINGS)
 
 
 test_mvmul_matches_reference = _test("MVMUL")

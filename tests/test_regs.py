@@ -17,6 +17,8 @@ import pytest
 from dst_reference import Adj16, Adj32, bits
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from matrix_harness import DST_ADDRESSING, words
+from matrix_harness import mostly as harness_mostly
 from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import Tile
@@ -218,13 +220,7 @@ ARRAY_SEED = st.integers(0, 2**32 - 1)
 
 @st.composite
 def configurations(draw) -> dict:
-    return {
-        "remap": draw(st.booleans()),
-        "swizzle": draw(st.booleans()),
-        "Fp32_enabled": draw(st.integers(0, 1)),
-        "INT8_math_enabled": draw(st.integers(0, 1)),
-        "MATH_Offset": draw(st.integers(0, 4095)),
-        "DEST_REGW_BASE": draw(st.integers(0, 0xFFFF)),
+    return {key: draw(strategy) for key, strategy in DST_ADDRESSING.items()} | {
         "SRCA_SET_Base": draw(st.lists(st.integers(0, 3), min_size=3, max_size=3)),
         "SRCB_SET_Base": draw(st.lists(st.integers(0, 3), min_size=3, max_size=3)),
         "CLR_DVALID_SrcA_Disable": draw(st.lists(st.integers(0, 1), min_size=3, max_size=3)),
@@ -294,16 +290,9 @@ def check(ref: Ref, name: str, word: int, thread: int = 1) -> None:
     assert_matches(ref)
 
 
-def words(name: str, fields: dict[str, st.SearchStrategy[int]]) -> st.SearchStrategy[int]:
-    """Words of ``name`` with each table field drawn from ``fields`` (mostly documented values)."""
-    spec = ISA.by_name[name]
-    return st.fixed_dictionaries(
-        {f.name: fields.get(f.name, st.integers(0, (1 << f.width) - 1)) for f in spec.fields}
-    ).map(lambda values: ISA.encode(name, **values))
-
-
 def mostly(documented: st.SearchStrategy[int], width: int) -> st.SearchStrategy[int]:
-    return st.one_of(documented, documented, documented, st.integers(0, (1 << width) - 1))
+    """The documented values three times in four."""
+    return harness_mostly(documented, width, weight=3)
 
 
 ZEROACC_WORDS = words(

@@ -8,10 +8,10 @@ reserved) and a shift amount field at bits 2..23 that must be zero; SHIFTXB SrcR
 ShiftInZero bit 10, AddrMod bits 14..16; GATESRCRST InvalidateSrcBCache bit 1 and the SrcA gate bit 0.
 Other set bits of a field are undefined; TRNSPSRCB and CLREXPHIST have no fields, and bits outside
 every field are not checked (isa/spec.py). It takes the readings src_shifts.py documents where
-the pages are open: SHIFTXA's ``HardwareBug()`` row is unknown unless the test supplies it, so the
-instruction is unimplemented when the result depends on it; ApplyAddrMod's Blackhole ExtraAddrModBit /
-AB2 cases are unimplemented (adc.py); GATESRCRST and CLREXPHIST act on state the emulator has no
-trace of, so they change nothing.
+the pages are open: SHIFTXA's ``HardwareBug()`` row is ``regs.srca_row_latch`` where that is
+known, and where it is unknown the instruction is unimplemented when the result depends on it;
+ApplyAddrMod's Blackhole ExtraAddrModBit / AB2 cases are unimplemented (adc.py); GATESRCRST and
+CLREXPHIST act on state the emulator has no trace of, so they change nothing.
 """
 
 # The reference keeps the documentation's names so it reads like the pseudocode.
@@ -20,89 +20,57 @@ trace of, so they change nothing.
 from __future__ import annotations
 
 import copy
+from functools import partial
 
 import numpy as np
 import pytest
 from dst_reference import bits
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
+from matrix_harness import (
+    COPRO,
+    ISA,
+    MATRIX,
+    SEEDS,
+    SETTINGS,
+    THREADS,
+    UNPACKERS,
+    RefState,
+    execute,
+    mostly,
+    property_test,
+    random_fill,
+    words,
+)
+from matrix_harness import check as harness_check
+from matrix_harness import configurations as harness_configurations
+from matrix_harness import load as harness_load
+from matrix_harness import plain_config as harness_plain_config
+from outcomes import RefUB, RefUnimplemented, emulator_outcome
 
 from tensixsim import Tile
+from tensixsim.errors import Unimplemented
+from tensixsim.raw import MATH_THREAD, configure_matmul, run_words, set_addr_mod
 from tensixsim.tensix import src_shifts
 from tensixsim.tensix.regs import RegFiles
-from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
+from tensixsim.tensix.semantics import Retire, Wait
 
-TILE = Tile("blackhole")
-COPRO = TILE.coprocessor
-ISA = COPRO.isa
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-MATRIX, UNPACKERS = 0, 1  # SrcClient values as regs.py stores them
+SHIFT_SETTINGS = settings(SETTINGS, max_examples=150)
 DIRECTION_RIGHT, DIRECTION_LEFT = 2, 3
 CYCLES = {"SHIFTXA": 1, "SHIFTXB": 2, "TRNSPSRCB": 1, "GATESRCRST": 1, "CLREXPHIST": 1}
-
-
-def execute(word: int, thread: int):
-    ctx = Context(COPRO, thread, 0, ISA.decode(word), f"trisc{thread}", 0)
-    return lookup("blackhole", ctx.instruction.name)(ctx, **ctx.instruction.fields)
 
 
 # ---------------------------------------------------------------------------- reference
 
 
-class Ref:
-    """The pages' state as lists."""
+class Ref(RefState):
+    """The pages' shifts over the shared reference state; ``HardwareBug()`` is the latched SrcA row,
+    None where the emulator does not know it."""
 
-    def __init__(self, regs: RegFiles, config: dict, thread: int, in_row: int | None):
-        self.SrcA = [[[int(v) for v in row] for row in regs.srca[b]] for b in range(2)]
-        self.SrcB = [[[int(v) for v in row] for row in regs.srcb[b]] for b in range(2)]
-        self.SrcAClient = [int(regs.src_client[0, b]) for b in range(2)]
-        self.SrcBClient = [int(regs.src_client[1, b]) for b in range(2)]
-        self.SrcABank, self.SrcBBank = int(regs.matrix_bank[0]), int(regs.matrix_bank[1])
-        self.AddrMods = config["addr_mods"]
-        self.RWC = dict(config["rwc"])
-        self.HardwareBugRow = in_row  # None: the emulator does not know it
-        self.waited = False
-        self.thread = thread
-
-    def ApplyAddrMod(self, AddrMod: int) -> None:
-        """RWCs.md, with Blackhole's 3-bit AddrMod naming the slot directly."""
-        RWC = self.RWC
-        m = self.AddrMods[AddrMod]
-        if RWC["ExtraAddrModBit"] or m["AB2_SrcAIncr"] or m["AB2_SrcBIncr"]:
-            raise RefUnimplemented
-        if m["SrcAClear"]:
-            RWC["SrcA"], RWC["SrcA_Cr"] = 0, 0
-        elif m["SrcACR"]:
-            RWC["SrcA_Cr"] = (RWC["SrcA_Cr"] + m["SrcAIncr"]) & 63
-            RWC["SrcA"] = RWC["SrcA_Cr"]
-        else:
-            RWC["SrcA"] = (RWC["SrcA"] + m["SrcAIncr"]) & 63
-        if m["SrcBClear"]:
-            RWC["SrcB"], RWC["SrcB_Cr"] = 0, 0
-        elif m["SrcBCR"]:
-            RWC["SrcB_Cr"] = (RWC["SrcB_Cr"] + m["SrcBIncr"]) & 63
-            RWC["SrcB"] = RWC["SrcB_Cr"]
-        else:
-            RWC["SrcB"] = (RWC["SrcB"] + m["SrcBIncr"]) & 63
-        if m["DestClear"]:
-            RWC["Dst"], RWC["Dst_Cr"] = 0, 0
-        elif m["DestCToCR"]:
-            RWC["Dst"] = (RWC["Dst"] + m["DestIncr"]) & 1023
-            RWC["Dst_Cr"] = RWC["Dst"]
-        elif m["DestCR"]:
-            RWC["Dst_Cr"] = (RWC["Dst_Cr"] + m["DestIncr"]) & 1023
-            RWC["Dst"] = RWC["Dst_Cr"]
-        else:
-            RWC["Dst"] = (RWC["Dst"] + m["DestIncr"]) & 1023
-        if m["FidelityClear"]:
-            RWC["FidelityPhase"] = 0
-        else:
-            RWC["FidelityPhase"] = (RWC["FidelityPhase"] + m["FidelityIncr"]) & 3
-        if m["BiasClear"]:
-            RWC["ExtraAddrModBit"] = 0
-        elif m["BiasIncr"] & 3:
-            RWC["ExtraAddrModBit"] = (RWC["ExtraAddrModBit"] + 1) & 1
+    def __init__(self, regs: RegFiles, config: dict, thread: int):
+        super().__init__(regs, config, thread)
+        latch = int(regs.srca_row_latch[0])
+        self.HardwareBugRow = None if latch < 0 else latch
 
     def _shiftxa_from(self, SrcA: list, InRow: int, Direction: int) -> list:
         """The page's loops, run on ``SrcA`` (a copy of the bank) with ``HardwareBug() == InRow``."""
@@ -177,57 +145,12 @@ class Ref:
 
 # ---------------------------------------------------------------------------- set-up
 
-RWC_NAMES = {
-    "SrcA": "srca",
-    "SrcA_Cr": "srca_cr",
-    "SrcB": "srcb",
-    "SrcB_Cr": "srcb_cr",
-    "Dst": "dst",
-    "Dst_Cr": "dst_cr",
-    "FidelityPhase": "fidelity_phase",
-    "ExtraAddrModBit": "extra_addr_mod_bit",
-}
-AB_FIELDS = {"SrcAIncr": 6, "SrcACR": 1, "SrcAClear": 1, "SrcBIncr": 6, "SrcBCR": 1, "SrcBClear": 1}
-DST_FIELDS = {
-    "DestIncr": 10,
-    "DestCR": 1,
-    "DestClear": 1,
-    "DestCToCR": 1,
-    "FidelityIncr": 2,
-    "FidelityClear": 1,
-}
-BIAS_FIELDS = {"BiasIncr": 4, "BiasClear": 1}
 SRCA_LAYOUTS = ("random", "same_blocks", "same_low_lanes", "same_high_lanes", "zero")
-
-
-def rare(value: int = 1) -> st.SearchStrategy[int]:
-    return st.sampled_from([0] * 15 + [value])
-
-
-@st.composite
-def addr_mods(draw) -> dict:
-    m = {name: draw(st.integers(0, (1 << w) - 1)) for name, w in (AB_FIELDS | DST_FIELDS).items()}
-    m |= {"BiasIncr": draw(rare(1)), "BiasClear": draw(st.integers(0, 1))}
-    m |= {"AB2_SrcAIncr": draw(rare()), "AB2_SrcBIncr": draw(rare())}
-    return m
 
 
 @st.composite
 def configurations(draw) -> dict:
-    return {
-        "addr_mods": draw(st.lists(addr_mods(), min_size=8, max_size=8)),
-        "rwc": {
-            "SrcA": draw(st.integers(0, 63)),
-            "SrcA_Cr": draw(st.integers(0, 63)),
-            "SrcB": draw(st.integers(0, 63)),
-            "SrcB_Cr": draw(st.integers(0, 63)),
-            "Dst": draw(st.integers(0, 1023)),
-            "Dst_Cr": draw(st.integers(0, 1023)),
-            "FidelityPhase": draw(st.integers(0, 3)),
-            "ExtraAddrModBit": draw(rare()),
-        },
-        "srca_layout": draw(st.sampled_from(SRCA_LAYOUTS)),
-    }
+    return draw(harness_configurations()) | {"srca_layout": draw(st.sampled_from(SRCA_LAYOUTS))}
 
 
 def _layout_srca(srca: np.ndarray, layout: str, rng: np.random.Generator) -> None:
@@ -250,98 +173,24 @@ def _layout_srca(srca: np.ndarray, layout: str, rng: np.random.Generator) -> Non
         srca[:, :, lane] = rng.integers(0, 1 << 19, srca[:, :, lane].shape)
 
 
+def shift_fill(rng: np.random.Generator, regs: RegFiles, layout: str, in_row: int | None) -> None:
+    """The harness's random state, SrcA's blocks shaped by ``layout``, and ``in_row`` (None: unknown)
+    as the latched SrcA row."""
+    random_fill(rng, regs)
+    _layout_srca(regs.srca, layout, rng)
+    regs.srca_row_latch[0] = -1 if in_row is None else in_row
+
+
 def load(seed: int, config: dict, thread: int, in_row: int | None = None) -> Ref:
     """Random register contents and the configuration given, in the coprocessor."""
-    rng = np.random.default_rng(seed)
-    regs = RegFiles.new(COPRO.arch)
-    for src in (regs.srca, regs.srcb):
-        src[:] = rng.integers(0, 1 << 19, src.shape)
-    _layout_srca(regs.srca, config["srca_layout"], rng)
-    regs.src_client[:] = rng.choice([MATRIX, MATRIX, MATRIX, UNPACKERS], (2, 2))
-    regs.matrix_bank[:] = rng.integers(0, 2, 2)
-    regs.unpacker_bank[:] = rng.integers(0, 2, 2)
-    regs.dst[:] = rng.integers(0, 1 << 16, regs.dst.shape)
-    regs.dst_row_valid[:] = rng.random(1024) < 0.8
-    COPRO.regs = regs
-    cfg = COPRO.config
-    cfg.config[:] = 0
-    cfg.thread[:] = 0
-    for slot, m in enumerate(config["addr_mods"]):
-        for kind, names in (("AB", AB_FIELDS), ("DST", DST_FIELDS), ("BIAS", BIAS_FIELDS)):
-            for name in names:
-                cfg.write_thread_field(f"ADDR_MOD_{kind}_SEC{slot}_{name}", thread, m[name])
-        for name in ("SrcAIncr", "SrcBIncr"):
-            cfg.write_thread_field(f"ADDR_MOD_AB2_SEC{slot}_{name}", thread, m[f"AB2_{name}"])
-    adc = COPRO.adc
-    for attr in RWC_NAMES.values():
-        getattr(adc, attr)[:] = 0
-    for key, attr in RWC_NAMES.items():
-        getattr(adc, attr)[thread] = config["rwc"][key]
-    return Ref(regs, config, thread, in_row)
-
-
-def assert_matches(ref: Ref, before: RegFiles) -> None:
-    regs = COPRO.regs
-    assert regs.srca.tolist() == ref.SrcA
-    assert regs.srcb.tolist() == ref.SrcB
-    assert regs.src_client.tolist() == [ref.SrcAClient, ref.SrcBClient]
-    assert regs.matrix_bank.tolist() == [ref.SrcABank, ref.SrcBBank]
-    # Nothing else in the register files moves.
-    assert regs.dst.tolist() == before.dst.tolist()
-    assert regs.dst_row_valid.tolist() == before.dst_row_valid.tolist()
-    assert regs.unpacker_bank.tolist() == before.unpacker_bank.tolist()
-    for key, attr in RWC_NAMES.items():
-        values = getattr(COPRO.adc, attr).tolist()
-        assert values[ref.thread] == ref.RWC[key], key
-        assert values[: ref.thread] + values[ref.thread + 1 :] == [0, 0]
+    return harness_load(
+        seed, config, thread, Ref, partial(shift_fill, layout=config["srca_layout"], in_row=in_row)
+    )
 
 
 def check(name: str, word: int, seed: int, config: dict, thread: int, in_row: int | None = None) -> str:
-    ref = load(seed, config, thread, in_row)
-    before = COPRO.regs.copy()
-    rwcs_before = {attr: getattr(COPRO.adc, attr).copy() for attr in RWC_NAMES.values()}
-    config_before = (COPRO.config.config.copy(), COPRO.config.thread.copy())
-    expected = reference_outcome(lambda: getattr(ref, name)(word))
-    if expected == "retire" and ref.waited:
-        expected = "wait"
-    results = []
-
-    def run():
-        outcome = execute(word, thread)
-        results.append(outcome)
-        return Retire() if isinstance(outcome, Wait) else outcome
-
-    saved = src_shifts.srca_row_latch
-    if in_row is not None:
-        src_shifts.srca_row_latch = lambda copro: in_row
-    try:
-        got = emulator_outcome(run)
-    finally:
-        src_shifts.srca_row_latch = saved
-    if results and isinstance(results[0], Wait):
-        got = "wait"
-    assert got == expected
-    if got == "retire":
-        assert results == [Retire(CYCLES[name])]
-        assert_matches(ref, before)
-    else:  # nothing changed
-        assert COPRO.regs.equals(before)
-        for attr, values in rwcs_before.items():
-            assert np.array_equal(getattr(COPRO.adc, attr), values)
-    assert np.array_equal(COPRO.config.config, config_before[0])
-    assert np.array_equal(COPRO.config.thread, config_before[1])
-    return got
-
-
-def words(name: str, fields: dict[str, st.SearchStrategy[int]]) -> st.SearchStrategy[int]:
-    spec = ISA.by_name[name]
-    return st.fixed_dictionaries(
-        {f.name: fields.get(f.name, st.integers(0, (1 << f.width) - 1)) for f in spec.fields}
-    ).map(lambda values: ISA.encode(name, **values))
-
-
-def mostly(documented: st.SearchStrategy[int], width: int) -> st.SearchStrategy[int]:
-    return st.one_of(*[documented] * 7, st.integers(0, (1 << width) - 1))
+    fill = partial(shift_fill, layout=config["srca_layout"], in_row=in_row)
+    return harness_check(name, word, seed, config, thread, Ref, fill, cycles=CYCLES[name])
 
 
 def raw_words(name: str) -> st.SearchStrategy[int]:
@@ -366,18 +215,10 @@ WORDS = {
     "GATESRCRST": words("GATESRCRST", {"reset_srcb_gate_control": mostly(st.integers(0, 1), 23)}),
     "CLREXPHIST": raw_words("CLREXPHIST"),
 }
-SEEDS = st.integers(0, 2**32 - 1)
-THREADS = st.integers(0, 2)
 
 
 def _test(name: str):
-    @SETTINGS
-    @given(word=WORDS[name], seed=SEEDS, config=configurations(), thread=THREADS)
-    def test(word: int, seed: int, config: dict, thread: int) -> None:
-        check(name, word, seed, config, thread)
-
-    test.__name__ = f"test_{name.lower()}_matches_reference"
-    return test
+    return property_test(name, WORDS[name], configurations(), check, SHIFT_SETTINGS)
 
 
 test_shiftxa_matches_reference = _test("SHIFTXA")
@@ -387,7 +228,7 @@ test_gatesrcrst_matches_reference = _test("GATESRCRST")
 test_clrexphist_matches_reference = _test("CLREXPHIST")
 
 
-@SETTINGS
+@SHIFT_SETTINGS
 @given(
     word=WORDS["SHIFTXA"],
     seed=SEEDS,
@@ -398,11 +239,11 @@ test_clrexphist_matches_reference = _test("CLREXPHIST")
 def test_shiftxa_with_a_known_input_row_matches_reference(
     word: int, seed: int, config: dict, thread: int, in_row: int
 ) -> None:
-    """Where ``HardwareBug()`` is supplied, SHIFTXA reads that block whatever SrcA holds."""
+    """With the latched SrcA row known, SHIFTXA reads that row's block whatever SrcA holds."""
     check("SHIFTXA", word, seed, config, thread, in_row)
 
 
-@SETTINGS
+@SHIFT_SETTINGS
 @given(seed=SEEDS, config=configurations(), thread=THREADS, direction=st.sampled_from([2, 3]))
 def test_shiftxa_outcome_kinds_all_occur(seed: int, config: dict, thread: int, direction: int) -> None:
     """The layouts reach both outcomes: retire when the blocks agree on the lanes read."""
@@ -421,13 +262,7 @@ def test_shiftxa_outcome_kinds_all_occur(seed: int, config: dict, thread: int, d
 
 
 def plain_config(**changes) -> dict:
-    names = list(AB_FIELDS) + list(DST_FIELDS) + list(BIAS_FIELDS) + ["AB2_SrcAIncr", "AB2_SrcBIncr"]
-    config = {
-        "addr_mods": [dict.fromkeys(names, 0) for _ in range(8)],
-        "rwc": dict.fromkeys(RWC_NAMES, 0),
-        "srca_layout": "random",
-    }
-    return config | changes
+    return harness_plain_config(srca_layout="random") | changes
 
 
 def own_banks(bank: int = 1) -> None:
@@ -452,12 +287,11 @@ def test_shiftxa_right_and_left_by_hand() -> None:
     assert regs.srca[1, 3].tolist() == [16 * 3 + c + 2 for c in range(15)] + [0]
 
 
-def test_shiftxa_reads_the_block_of_the_latched_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    load(11, plain_config(), 0)
+def test_shiftxa_reads_the_block_of_the_latched_row() -> None:
+    load(11, plain_config(), 0, in_row=37)  # 37 & 0x30 = 32
     own_banks(0)
     regs = COPRO.regs
     regs.srca[0] = np.arange(64, dtype=np.uint32)[:, None] * 100 + np.arange(16, dtype=np.uint32)
-    monkeypatch.setattr(src_shifts, "srca_row_latch", lambda copro: 37)  # 37 & 0x30 = 32
     assert execute(ISA.encode("SHIFTXA", log2_amount2=0, shift_mode=2), 0) == Retire(1)
     assert regs.srca[0, 0].tolist() == [0] + [3200 + c for c in range(15)]
     assert regs.srca[0, 15].tolist() == [0] + [4700 + c for c in range(15)]
@@ -473,6 +307,119 @@ def test_shiftxa_unknown_input_block_is_unimplemented_and_changes_nothing() -> N
     assert COPRO.regs.equals(before)
 
 
+# SHIFTXA after the instructions that latch a SrcA row address (the SrcA bank's four 16-row blocks
+# distinct: row r lane c holds 100 r + c, so only the latched block gives SHIFTXA's result).
+SHIFT_RIGHT = ISA.encode("SHIFTXA", log2_amount2=0, shift_mode=DIRECTION_RIGHT)
+SHIFT_LEFT = ISA.encode("SHIFTXA", log2_amount2=0, shift_mode=DIRECTION_LEFT)
+
+
+def distinct_blocks(regs: RegFiles, bank: int) -> None:
+    regs.srca[bank] = np.arange(64, dtype=np.uint32)[:, None] * 100 + np.arange(16, dtype=np.uint32)
+
+
+def shifted(first_row: int, direction: int) -> list[list[int]]:
+    """Rows ``first_row``.. of ``distinct_blocks`` shifted one lane, the vacated lane zero."""
+    rows = [[100 * (first_row + i) + c for c in range(16)] for i in range(16)]
+    return [[0, *row[:15]] if direction == DIRECTION_RIGHT else [*row[1:], 0] for row in rows]
+
+
+def matrix_state(seed: int, config: dict | None = None) -> RegFiles:
+    """Random state with an unknown latched row, both banks 0 the matrix unit's, SrcA bank 0 in
+    distinct blocks, SrcB and Dst zero and defined (so MVMUL's results stay finite)."""
+    load(seed, config or plain_config(), 0)
+    own_banks(0)
+    regs = COPRO.regs
+    distinct_blocks(regs, 0)
+    regs.srcb[:] = 0
+    regs.dst[:] = 0
+    regs.dst_row_valid[:] = True
+    return regs
+
+
+def test_shiftxa_after_mvmul_reads_the_block_of_its_first_srca_row() -> None:
+    """RWC SrcA = 32: MVMUL reads SrcA rows 32..47 (RWC & 0x38 onwards) and latches 32; SHIFTXA
+    then shifts rows 32..47 into rows 0..15."""
+    regs = matrix_state(20, plain_config(rwc=plain_config()["rwc"] | {"SrcA": 32}))
+    assert src_shifts.srca_row_latch(COPRO) is None
+    assert execute(ISA.encode("MVMUL", clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=0), 0) == Retire()
+    assert src_shifts.srca_row_latch(COPRO) == 32
+    kept = regs.srca[0, 16:].copy()
+    assert execute(SHIFT_RIGHT, 0, cycle=10) == Retire(1)
+    assert regs.srca[0, :16].tolist() == shifted(32, DIRECTION_RIGHT)
+    assert regs.srca[0, 16:].tolist() == kept.tolist()
+    assert src_shifts.srca_row_latch(COPRO) == 32  # SHIFTXA computes no SrcA row address of its own
+
+
+def test_shiftxa_after_mova2d_reads_the_block_of_its_srca_row() -> None:
+    """MOVA2D from SrcA row 20 (block 1, rows 16..31) latches 20; SHIFTXA left reads rows 16..31."""
+    regs = matrix_state(21)
+    assert (
+        execute(ISA.encode("MOVA2D", dest_32b_lo=0, src=20, addr_mode=0, instr_mod=0, dst=0), 0) == Retire()
+    )
+    assert src_shifts.srca_row_latch(COPRO) == 20
+    assert execute(SHIFT_LEFT, 0, cycle=10) == Retire(1)
+    assert regs.srca[0, :16].tolist() == shifted(16, DIRECTION_LEFT)
+
+
+def test_shiftxa_after_movb2d_is_unimplemented_again() -> None:
+    """MOVB2D names no SrcA address: after it the latched row is unknown, so with distinct blocks
+    SHIFTXA raises Unimplemented and changes nothing."""
+    regs = matrix_state(22)
+    assert (
+        execute(ISA.encode("MOVA2D", dest_32b_lo=0, src=20, addr_mode=0, instr_mod=0, dst=0), 0) == Retire()
+    )
+    assert src_shifts.srca_row_latch(COPRO) == 20
+    word = ISA.encode("MOVB2D", dest_32b_lo=0, src=0, addr_mode=0, movb2d_instr_mod=0, dst=8)
+    assert execute(word, 0, cycle=10) == Retire()
+    assert src_shifts.srca_row_latch(COPRO) is None
+    before = regs.copy()
+    with pytest.raises(Unimplemented):
+        execute(SHIFT_RIGHT, 0, cycle=20)
+    assert COPRO.regs.equals(before)
+
+
+def test_shiftxa_on_a_fresh_tile_treats_the_row_as_unknown() -> None:
+    """Before any instruction latched a row: distinct blocks are Unimplemented, equal blocks retire."""
+    copro = Tile("blackhole").coprocessor
+    regs = copro.regs
+    assert int(regs.srca_row_latch[0]) == -1
+    assert src_shifts.srca_row_latch(copro) is None
+    regs.src_client[0, 0] = MATRIX
+    distinct_blocks(regs, 0)
+    before = regs.copy()
+    with pytest.raises(Unimplemented):
+        execute(SHIFT_RIGHT, 0, copro=copro)
+    assert regs.equals(before)
+    regs.srca[0] = np.tile(regs.srca[0, :16], (4, 1))
+    assert execute(SHIFT_RIGHT, 0, copro=copro) == Retire(1)
+    assert regs.srca[0, :16].tolist() == shifted(0, DIRECTION_RIGHT)
+
+
+@pytest.mark.parametrize("fast_paths", [True, False])
+def test_shiftxa_after_an_mvmul_run_reads_the_block_of_the_last_mvmul(fast_paths: bool) -> None:
+    """Through the pipeline: two replayed MVMULs with ADDR_MOD slot 3 adding 16 to the SrcA RWC (and 8
+    to Dst's, so the second does not wait for the first's Dst rows) read SrcA rows 16..31 then
+    32..47; SHIFTXA then reads rows 32..47, whether the MVMULs ran one by one or as one vectorised
+    run (which latches the row of its last MVMUL)."""
+    tile = Tile("blackhole")
+    copro = tile.coprocessor
+    tile.backend.fast_paths = fast_paths
+    configure_matmul(copro, thread=MATH_THREAD)
+    set_addr_mod(copro, MATH_THREAD, 3, SrcAIncr=16, DestIncr=8)
+    regs = copro.regs
+    regs.src_client[:, 0] = MATRIX
+    distinct_blocks(regs, 0)
+    copro.adc.srca[MATH_THREAD] = 16
+    mvmul = ISA.encode("MVMUL", clear_dvalid=0, instr_mod19=0, addr_mode=3, dst=0)
+    record = ISA.encode("REPLAY", start_idx=0, len=2, execute_while_loading=0, load_mode=1)
+    play = ISA.encode("REPLAY", start_idx=0, len=2, execute_while_loading=0, load_mode=0)
+    run_words(tile, MATH_THREAD, [record, mvmul, mvmul, play, SHIFT_RIGHT])  # a replayed run
+    assert (tile.backend.fast_path_instructions >= 2) == fast_paths
+    assert int(copro.adc.srca[MATH_THREAD]) == 48
+    assert src_shifts.srca_row_latch(copro) == 32
+    assert regs.srca[0, :16].tolist() == shifted(32, DIRECTION_RIGHT)
+
+
 def test_shiftxa_reserved_direction_and_amount_are_undefined() -> None:
     load(13, plain_config(srca_layout="zero"), 0)
     own_banks(0)
@@ -483,9 +430,10 @@ def test_shiftxa_reserved_direction_and_amount_are_undefined() -> None:
 
 
 def test_shiftxb_rotates_and_shifts_in_zero_by_hand() -> None:
-    mods = plain_config()["addr_mods"]
-    mods[5] = mods[5] | {"SrcBIncr": 2}
-    load(14, plain_config(addr_mods=mods, rwc=dict.fromkeys(RWC_NAMES, 0) | {"SrcB": 62}), 2)
+    config = plain_config()
+    config["addr_mods"][5]["SrcBIncr"] = 2
+    config["rwc"]["SrcB"] = 62
+    load(14, config, 2)
     own_banks(1)
     regs = COPRO.regs
     regs.srcb[1, 3] = np.arange(1, 17)  # SrcRow 5 + RWC 62 = 67, modulo 64 row 3

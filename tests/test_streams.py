@@ -22,8 +22,10 @@ def test_counters_accumulate_like_cb_push_back(stream, pushes):
     body = [f"li s0, {stream_reg(stream, TILES_RECEIVED)}"]
     for n in pushes:
         body += ["lw t0, 0(s0)", f"li t1, {n}", "add t0, t0, t1", "sw t0, 0(s0)"]
+    # fmt: off
     body += [f"li s1, {stream_reg(stream, TILES_ACKED)}", "li t0, 7", "sw t0, 0(s1)", "lw a1, 0(s1)",
              "lw a0, 0(s0)", "ecall"]
+    # fmt: on
     tile = Tile("blackhole")
     tile.write(0x6000, assemble("\n".join(body), base=0x6000))
     tile.run(release=["trisc0"])

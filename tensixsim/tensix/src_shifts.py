@@ -132,7 +132,7 @@ def shiftxa(ctx: Context, log2_amount2: int, shift_mode: int) -> Outcome:
             raise ctx.error(
                 Unimplemented,
                 "the input rows depend on the SrcA row address of an earlier matrix-unit instruction "
-                "(the hardware bug of SHIFTXA.md), which the emulator does not record",
+                "(the hardware bug of SHIFTXA.md), unknown at reset and after MOVB2D / MOVD2B",
             )
     bank[:_BLOCK] = result
     return Retire(MATRIX.issue)
