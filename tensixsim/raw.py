@@ -21,6 +21,7 @@ from tensixsim.tensix import formats
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.matrix_moves import BF16
+from tensixsim.tensix.matrix_unit import read_src
 from tensixsim.tensix.regs import FACE_ROWS, SRCA, SRCB, SrcClient
 from tensixsim.tile import Tile
 
@@ -33,10 +34,12 @@ __all__ = [
     "SRCB",
     "configure_matmul",
     "dst_tile_fp32",
+    "dst_tile_int32",
     "load_src_tile",
     "matmul_tile_words",
     "run_words",
     "set_addr_mod",
+    "src_tile_fp32",
 ]
 
 
@@ -86,6 +89,22 @@ def dst_tile_fp32(copro: Coprocessor, tile: int = 0) -> np.ndarray:
     else:
         bits = formats.bf16_to_fp32(formats.dst16_to_bf16(regs.read_tile16(tile)))
     return bits.astype(np.uint32).view(np.float32)
+
+
+def dst_tile_int32(copro: Coprocessor, tile: int = 0) -> np.ndarray:
+    """Dst32b tile ``tile`` as (32, 32) int64 values (Integer "32", sign-magnitude)."""
+    return formats.int32_to_int(formats.dst32_to_fp32(copro.regs.read_tile32(tile)))
+
+
+def src_tile_fp32(copro: Coprocessor, file: int, *, bank: int | None = None, style: int = BF16) -> np.ndarray:
+    """Rows 0..63 of a SrcA / SrcB bank (default: the matrix unit's) as a (32, 32) tile of fp32 values,
+    faces in 16-row blocks, read in ``style`` (BF16, TF32 or FP16 format code) as the matrix unit
+    reads them."""
+    regs = copro.regs
+    bank = int(regs.matrix_bank[file]) if bank is None else bank
+    rows = regs.src(file)[bank]
+    faces = [read_src(rows[f * FACE_ROWS : (f + 1) * FACE_ROWS], style) for f in range(4)]
+    return np.block([[faces[0], faces[1]], [faces[2], faces[3]]])
 
 
 # ------------------------------------------------------------------------------ the tile matmul

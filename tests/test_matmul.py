@@ -22,10 +22,12 @@ from tensixsim.raw import (
     SRCB,
     configure_matmul,
     dst_tile_fp32,
+    dst_tile_int32,
     load_src_tile,
     matmul_tile_words,
     run_words,
     set_addr_mod,
+    src_tile_fp32,
 )
 
 F32, U32 = np.float32, np.uint32
@@ -434,3 +436,21 @@ def test_data_moves_hold_the_matrix_unit_as_documented():
     # MOVD2B: three cycles only MOVD2B.
     assert issue_cycles([move("MOVD2B"), move("MOVD2B")]) == [1, 2]
     assert issue_cycles([move("MOVD2B"), mvmul(0)]) == [1, 5]
+
+
+def test_raw_accessors_round_trip_tiles():
+    rng = np.random.default_rng(2)
+    x = bf16_values(rng, 3)
+    tile = Tile("blackhole")
+    copro = tile.coprocessor
+    load_src_tile(copro, SRCB, bits(x) >> 16)
+    assert np.array_equal(bits(src_tile_fp32(copro, SRCB)), bits(flush(x)))
+    values = rng.integers(-(2**31) + 1, 2**31, (32, 32))
+    magnitude = np.abs(values).astype(np.uint32) | (np.where(values < 0, 1, 0).astype(np.uint32) << 31)
+    # Dst32 keeps Integer "32" under the BF16 shuffle of its high half (formats.py).
+    high = magnitude >> 16
+    shuffled = (high & 0x8000) | ((high & 0x7F) << 8) | ((high & 0x7F80) >> 7)
+    copro.regs.write_tile32(0, (shuffled << 16) | (magnitude & 0xFFFF))
+    assert np.array_equal(dst_tile_int32(copro), values)
+    with pytest.raises(ValueError, match="unknown ADDR_MOD fields"):
+        set_addr_mod(copro, MATH_THREAD, 0, SrcAIncrement=1)
