@@ -71,6 +71,8 @@ PARTIAL: dict[str, str] = {
     "SETC16": "resetting the metadata context counters (undocumented)",
     "STREAMWAIT": "stream phase/message registers read 0 (not modelled)",
     "SHIFTXA": "input rows after MOVB2D / MOVD2B, whose SrcA row address no page gives",
+    "UNPACR": "compressed input, RowSearch, upsampling, Tileize_mode, FP8, srcb_bcast, unpacker 1 context 2+",
+    "UNPACR_NOP": "OverlayClear / SETREG forms (unpack_pop 0 / 3), clear to one or to a register value",
 }
 
 

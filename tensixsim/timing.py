@@ -86,6 +86,15 @@ class MatrixTiming:
     shiftxb: int = 2
 
 
+@dataclass(frozen=True)
+class UnpackTiming:
+    """Unpackers (UNPACR_Regular.md "Performance"; UNPACR_NOP_Nop.md)."""
+
+    address_cycles: int = 2  # computing the initial input address of uncompressed data
+    l1_bytes_per_cycle: int = 16  # at x1 speed; x2 / x4 (Throttle_mode 1 / 2) double / quadruple it
+    nop: int = 1  # UNPACR_NOP and the non-moving UNPACR modes occupy the unpacker one cycle
+
+
 RISCV = RiscvTiming()
 RECORDER = RecorderTiming()
 FRONTEND = FrontendTiming()
@@ -93,6 +102,7 @@ SYNC = SyncTiming()
 THCON = ThconTiming()
 CONFIG = ConfigTiming()
 MATRIX = MatrixTiming()
+UNPACK = UnpackTiming()
 
 # Loosely-timed scheduling: a core may run this many cycles ahead of the others between two
 # synchronisation points. Results do not depend on it; cycle counts may move by up to about one

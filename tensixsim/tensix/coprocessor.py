@@ -4,7 +4,7 @@ Services offered to unit modules (their semantics functions reach them through `
 
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
-  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst);
+  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.UnpackState: context counters);
 - ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
@@ -29,12 +29,14 @@ from tensixsim.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
     config,
     expanders,
+    matrix_legacy,  # noqa: F401 - registers semantics
     matrix_moves,
     matrix_unit,  # noqa: F401 - registers semantics
     regs,
     src_shifts,  # noqa: F401 - registers semantics
     sync,
     thcon,
+    unpack,
 )
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
@@ -66,6 +68,7 @@ class Coprocessor:
         self.adc = AdcState.new(self.arch)
         self.frontend = FrontendState.new(self.arch)
         self.regs = RegFiles.new(self.arch)
+        self.unpackers = unpack.UnpackState.new(self.arch)
         self.busy_until: dict[str, int] = {}
         # Bumped whenever state a waiting instruction may test changes; pipes blocked at an older
         # version try again (from the cycle of the change on).

@@ -1,18 +1,23 @@
-"""Matrix-unit moves between SrcA, SrcB and Dst: MOVA2D, MOVB2D, MOVD2A, MOVD2B, MOVB2A.
+"""Matrix-unit moves between SrcA, SrcB and Dst: MOVA2D, MOVDBGA2D, MOVB2D, MOVD2A, MOVD2B, MOVB2A.
 
-Functional model: tt-isa-documentation WormholeB0 MOVA2D.md, MOVB2D.md, MOVD2A.md, MOVD2B.md and the
-jasondavies fork's MOVB2A.md; RWCs.md (ApplyAddrMod, via adc.apply_addr_mod); the BlackholeA0 Dst.md
-(row mapping, via regs.py). No BlackholeA0 page covers these five instructions, so the Wormhole
-functional models are applied with the Blackhole encoding below.
+Functional model: tt-isa-documentation WormholeB0 MOVA2D.md, MOVDBGA2D.md, MOVB2D.md, MOVD2A.md,
+MOVD2B.md and the jasondavies fork's MOVB2A.md; RWCs.md (ApplyAddrMod, via adc.apply_addr_mod); the
+BlackholeA0 Dst.md (row mapping, via regs.py). No BlackholeA0 page covers these instructions, so the
+Wormhole functional models are applied with the Blackhole encoding below.
+
+MOVDBGA2D is MOVA2D without the wait for ``SrcA[MatrixUnit.SrcABank].AllowedClient == MatrixUnit``
+(its page: "identical to MOVA2D", "ignoring the paragraph about the Wait Gate"): it reads the matrix
+unit's SrcA bank whoever owns it. Its encoding, scheduling hold and everything else are MOVA2D's.
+MOVDBGB2D (Blackhole opcode 0x0C) has no page and stays unimplemented.
 
 Blackhole encoding
 ------------------
 The Blackhole table keeps every Wormhole field at its bit position except AddrMod, which is three bits
 (14..16, naming the ADDR_MOD slot directly, as in adc.py and regs.py's ZEROACC):
 
-- MOVA2D / MOVD2A / MOVD2B: ``dest_32b_lo`` is UseDst32bLo, ``src`` SrcRow, ``addr_mode`` AddrMod,
-  ``instr_mod`` bit 1 (word bit 13) Move8Rows (MOVA2D) or Move4Rows (MOVD2A / MOVD2B), ``dst`` bits
-  0..9 DstRow.
+- MOVA2D / MOVDBGA2D / MOVD2A / MOVD2B: ``dest_32b_lo`` is UseDst32bLo, ``src`` SrcRow, ``addr_mode``
+  AddrMod, ``instr_mod`` bit 1 (word bit 13) Move8Rows (MOVA2D / MOVDBGA2D) or Move4Rows (MOVD2A /
+  MOVD2B), ``dst`` bits 0..9 DstRow.
 - MOVB2D: the table slot ``movb2d_instr_mod`` sits at bits 11..13, one bit lower than Wormhole's
   12..14. It holds the documented syntax's third operand, ``Move4Rows << 2 | Broadcast1RowTo8 << 1 |
   BroadcastCol0`` (tt-llk's Blackhole p_movb2d values agree), and ``dst`` bits 0..9 are DstRow.
@@ -44,7 +49,7 @@ Points the pages leave open, and the readings taken
 
 Timing: each occupies the matrix unit one cycle (throughput one per cycle, MatrixUnit.md). Their
 latency shows as the stalls the pages' "Instruction scheduling" sections describe (:data:`HOLDS`):
-after MOVA2D / MOVB2D the listed Dst readers wait three cycles, after MOVD2A / MOVB2A every other
+after MOVA2D / MOVDBGA2D / MOVB2D the listed Dst readers wait three cycles, after MOVD2A / MOVB2A every other
 matrix-unit instruction waits one, after MOVD2B three. MOVA2D / MOVB2D's Dst writes also follow
 Dst.md's rule (the block written is unreadable for four cycles) and MOVD2A / MOVD2B wait for it.
 """
@@ -252,6 +257,7 @@ _DST_READERS = frozenset(
 )
 HOLDS: dict[str, tuple[int, frozenset[str] | None, frozenset[str]]] = {
     "MOVA2D": (3, _DST_READERS, frozenset()),
+    "MOVDBGA2D": (3, _DST_READERS, frozenset()),
     "MOVB2D": (3, _DST_READERS, frozenset()),
     "MOVD2A": (1, None, frozenset({"MOVD2A", "MOVB2A"})),
     "MOVB2A": (1, None, frozenset({"MOVD2A", "MOVB2A"})),
@@ -350,9 +356,20 @@ def _write_src(ctx: Context, file: int, rows: np.ndarray, values: np.ndarray) ->
 
 @semantics("MOVA2D")
 def mova2d(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
+    return _mova2d(ctx, dest_32b_lo, src, addr_mode, instr_mod, dst, wait_gate=True)
+
+
+@semantics("MOVDBGA2D")
+def movdbga2d(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
+    return _mova2d(ctx, dest_32b_lo, src, addr_mode, instr_mod, dst, wait_gate=False)
+
+
+def _mova2d(
+    ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int, *, wait_gate: bool
+) -> Outcome:
     move8 = _row_flag(ctx, "instr_mod", instr_mod)
     dst_row = _documented(ctx, "dst", dst, 10)
-    if not _owned(ctx, SRCA):
+    if wait_gate and not _owned(ctx, SRCA):
         return Wait("MOVA2D: SrcA bank not handed to the matrix unit")
     count = 8 if move8 else 1
     src_start = _src_rows(ctx, SRCA, src, count)

@@ -1,0 +1,627 @@
+"""The unpackers: UNPACR (L1 -> SrcA / SrcB / Dst) and UNPACR_NOP.
+
+Functional model: tt-isa-documentation WormholeB0 UNPACR.md, UNPACR_Regular.md,
+UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md, UNPACR_NOP*.md, Unpackers/README.md and
+Unpackers/FormatConversion.md; SrcASrcB.md and Dst.md for the register files (regs.py). No BlackholeA0
+page covers the unpackers, so the Wormhole models are applied with the Blackhole encoding and
+configuration names below; where Blackhole is known to differ and no page says how, the emulator
+raises Unimplemented rather than guess.
+
+Blackhole encoding
+------------------
+UNPACR: the Blackhole table keeps every Wormhole bit position. ``unpack_block_selection`` is
+WhichUnpacker, ``addr_mode`` holds Ch1YInc[7:6] Ch1ZInc[5:4] Ch0YInc[3:2] Ch0ZInc[1:0],
+``cfg_context_id`` ContextNumber, ``addr_cnt_context_id`` ContextADC, ``ovrd_thread_id``
+MultiContextMode, ``set_dat_valid`` FlipSrc, ``zero_write2`` AllDatumsAreZero, ``auto_inc_context_id``
+UseContextCounter, ``row_search`` RowSearch. The mode is chosen by ``cfg_context_cnt_inc`` (1:
+IncrementContextCounter, every other operand zero) and then ``search_cache_flush`` (FlushCache, only
+MultiContextMode may be set). Any other set bit in those two forms raises UndefinedBehavior.
+
+- ``last``: the pages' syntax passes false; tt-llk's Blackhole kernels set it on every UNPACR and the
+  ISA yaml describes it as flushing the unpacker's internal accumulation buffers to their consumer.
+  That has no architectural effect in the functional model, so either value is accepted.
+- ``srcb_bcast`` (bit 5; the yaml: broadcast the starting row into the adjacent 8 rows of SrcB) is
+  passed as false by the pages and has no functional model: a set bit raises Unimplemented.
+
+UNPACR_NOP: the Blackhole table splits the 23-bit operand as the ISA yaml does (``unpack_pop`` [1:0],
+``src_clr_val_ctrl`` [3:2], ``bank_clr_ctrl`` [4], ``stall_clr_cntrl`` [5], ``clr_to1_fmt_ctrl``
+[7:6], ``set_dvalid`` [11:8], ``msg_clr_cnt`` [14:12], ``stream_id`` [21:16]), which does not match
+the Wormhole pages' bit layout (tt-llk's own Blackhole p_unpacr_nop carries a note that its bits do not
+match). The readings, from the yaml's field descriptions mapped onto the Wormhole models:
+
+- ``unpack_pop`` 2 with every other operand zero: Nop.
+- ``unpack_pop`` 2 with ``clr_to1_fmt_ctrl`` 3 (the yaml: "a flavor of UNPACR_NOP which sets dvalid
+  of Src Regs, but NOP in all other respects"): the SETDVALID model.
+- ``unpack_pop`` 1: the ZEROSRC model, with ``bank_clr_ctrl`` BothBanks, ``stall_clr_cntrl``
+  WaitLikeUnpacr (the yaml: 0 waits until data-valid is clear, 1 until write-ready), and
+  ``src_clr_val_ctrl`` 0 (zero) or 1 (negative infinity, SrcA only as the page says). Values 2 (clear
+  to one, in the ``clr_to1_fmt_ctrl`` format) and 3 (clear to UNP[0/1]_NOP_REG_CLR_VAL) have no
+  functional model and raise Unimplemented. ``set_dvalid`` bit 0 (word bit 8; the yaml: "set reg bank
+  dvalid once clearing is done", which tt-llk's Blackhole kernels use to hand over a bank) applies the
+  SETDVALID model after the clearing; its bits 1..3 raise UndefinedBehavior.
+- ``unpack_pop`` 0 / 3 (OverlayClear, and the yaml's enhanced SETREG-like flavour of 3): MMIO writes
+  to NoC overlay stream registers, which these semantics do not reach: Unimplemented.
+
+Configuration (Blackhole names)
+-------------------------------
+``ConfigState.THCON_SEC[u].X`` is ``THCON_SEC<u>_REG<n>_X``; ``UNP[u].X`` is ``UNP<u>_X``;
+``FORCE_SHARED_EXP_shared_exp`` is Blackhole's ``UNP<u>_FORCED_SHARED_EXP_shared_exp``. The tile
+descriptor is the 128-bit ``THCON_SEC<u>_REG0_TileDescriptor``, laid out as UNPACR_Regular.md's table.
+
+Points the pages leave open, and the readings taken
+---------------------------------------------------
+- L1 reads outside L1 (``ReadL1Bytes``'s UndefinedBehaviour, with Blackhole's 1536 KiB) raise
+  MemoryFault naming the address; nothing has changed when they do.
+- MultiContextMode on unpacker 1 with a context >= 2: undefined on Wormhole (two contexts), but
+  Blackhole's configuration has eight context fields for THCON_SEC1 too; undocumented, Unimplemented.
+  ``Context_count_non_log2_en`` (Blackhole only) changes the counter's wrap in an undocumented way:
+  Unimplemented when the counter advances with it set.
+- Not modelled, raising Unimplemented: compressed input (IsUncompressed / Disable_zero_compress false),
+  RowSearch, upsampling (Upsample_rate != 0; the README's "rate 3 inserts four zeroes" disagrees with
+  the model's ``(1 << rate) - 1``), Tileize_mode (Blackhole's row width for it differs from Wormhole's
+  and is undocumented), FP8 input (Blackhole's ``Unp_LF8_4b_exp`` and its all-ones case are
+  undocumented). Format codes 12 and 13 name no format: UndefinedBehavior.
+- ``FP32ToFP16`` is undefined by the page: formats.fp32_to_fp16 with truncation (its docstring).
+- A SrcA row beyond the bank once SrcRow is added (the page indexes ``SrcA[Bank][Row]`` unchecked),
+  and an X end before the X start (an unsigned count that wraps to ~2**32 datums): UndefinedBehavior.
+- Dst: the unpacker writes single datums. Dst row validity (regs.py): writing into a row marked
+  undefined makes the row defined, its other datums reading as zero (the value a reader saw). Rows go
+  through Blackhole's Adj16 / Adj32 mapping (DEST_ACCESS_CFG), like every Dst access. No page says the
+  unpacker's Dst writes follow Dst.md's matrix-unit read-after-write rule, so blocks are not marked.
+- FlushCache: the row start cache is not modelled (the page gives no model); it changes nothing.
+- Unpackers' ``ContextCounter[thread]`` lives in :class:`UnpackState` on the coprocessor.
+
+Timing (timing.UNPACK): two cycles of address calculation, then the L1 bytes read at the speed
+``Throttle_mode`` selects within the page's constraints (x1: 16 bytes a cycle). Interference between
+the two unpackers is not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tensixsim.arch import Arch
+from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
+from tensixsim.tensix import formats
+from tensixsim.tensix.adc import UNPACKER0, Y, Z
+from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, SrcClient, dst_mapping
+from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.timing import UNPACK
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.coprocessor import Coprocessor
+
+# Format codes (Unpackers/FormatConversion.md).
+FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4 = 0, 1, 2, 3, 4, 5, 6, 7
+INT32, INT16, FP8, BFP2A, INT8, BFP2 = 8, 9, 10, 11, 14, 15
+FORMAT_NAMES = {
+    FP32: "FP32", FP16: "FP16", BFP8A: "BFP8a", BFP4A: "BFP4a", TF32: "TF32", BF16: "BF16",
+    BFP8: "BFP8", BFP4: "BFP4", INT32: "INT32", INT16: "INT16", FP8: "FP8", BFP2A: "BFP2a",
+    INT8: "INT8", BFP2: "BFP2",
+}  # fmt: skip
+BFP_FORMATS = frozenset({BFP8, BFP8A, BFP4, BFP4A, BFP2, BFP2A})
+WIDE_FORMATS = frozenset({FP32, TF32, INT32})  # 32-bit Dst / 4-byte output addresses
+HALF_FORMATS = frozenset({FP16, BF16, INT16})
+# DatumSizeBytes in sixteenths of a byte (addresses are kept in sixteenths: BFP2 datums are 2 bits
+# and BFP exponents advance 1/16 byte per datum).
+DATUM_SIXTEENTHS = {
+    BFP2: 4, BFP2A: 4, BFP4: 8, BFP4A: 8, BFP8: 16, BFP8A: 16, FP8: 16, INT8: 16,
+    FP16: 32, BF16: 32, INT16: 32, FP32: 64, TF32: 64, INT32: 64,
+}  # fmt: skip
+
+CONTEXTS = 8
+
+
+@dataclass
+class UnpackState:
+    """Unpacker state that is not a register file: ``Unpackers[u].ContextCounter[thread]``."""
+
+    context_counter: np.ndarray  # (2, pipes) uint8, uint3_t counters
+
+    @classmethod
+    def new(cls, arch: Arch) -> UnpackState:
+        return cls(context_counter=np.zeros((2, arch.pipe_count), np.uint8))
+
+
+def unpack_state(copro: Coprocessor) -> UnpackState:
+    """The coprocessor's unpacker state."""
+    return copro.unpackers
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def _cfg(ctx: Context, unit: int, name: str) -> int:
+    """``ConfigState.THCON_SEC[unit].name`` for the issuing pipe's state."""
+    config = ctx.copro.config
+    return config.read_field(f"THCON_SEC{unit}_{name}", config.state_id(ctx.thread))
+
+
+def _unp(ctx: Context, unit: int, name: str) -> int:
+    config = ctx.copro.config
+    return config.read_field(f"UNP{unit}_{name}", config.state_id(ctx.thread))
+
+
+def _base_field(context: int) -> str:
+    return "REG3_Base_address" if context == 0 else f"REG{3 if context < 4 else 4}_Base_cntx{context}_address"
+
+
+def _offset_field(context3: int) -> str:
+    return "REG7_Offset_address" if context3 == 0 else f"REG7_Offset_cntx{context3}_address"
+
+
+def _read_l1(ctx: Context, sixteenths: int, size16: int) -> int:
+    """``ReadL1Bytes(addr, size)`` with both in sixteenths of a byte: bits from the lowest up."""
+    l1_size = ctx.copro.arch.l1_size
+    start = sixteenths // 16
+    end = (sixteenths + size16 + 15) // 16
+    if sixteenths < 0 or end > l1_size:
+        raise MemoryFault(
+            f"pipe {ctx.thread} {ctx.instruction.name}: unpacker L1 read outside L1",
+            address=max(start, 0),
+            size=max(size16 // 16, 1),
+            write=False,
+            core=ctx.core,
+            pc=ctx.pc,
+            cycle=ctx.cycle,
+        )
+    raw = int.from_bytes(ctx.copro.tile.l1[start:end].tobytes(), "little")
+    bit = (sixteenths % 16) // 2  # sixteenths of a byte are half-bits; datums start on whole bits
+    return (raw >> bit) & ((1 << (size16 // 2)) - 1)
+
+
+def _normalised(datum: int, exp: int) -> tuple[int, int, int] | None:
+    """A BFP8 datum (sign, 7-bit magnitude) and its shared exponent, the magnitude shifted up to its
+    leading one and the exponent lowered to match (the pages' shared first steps); None if zero."""
+    datum &= 0xFF
+    sign, mag = datum >> 7, (datum << 1) & 0xFF
+    if mag == 0:
+        return None
+    lz = 8 - mag.bit_length()
+    return sign, (mag << lz) & 0xFF, (exp - lz) & 0xFF
+
+
+def bfp8_to_bf16(datum: int, exp: int) -> int:
+    """UNPACR_Regular.md ``BFP8ToBF16`` (uint8 operands)."""
+    found = _normalised(datum, exp)
+    if found is None:
+        return 0xFF80 if datum & 0x80 else 0
+    sign, mag, exp = found
+    return (sign << 15) | (exp << 7) | (mag & 0x7E)
+
+
+def bfp8a_to_fp16(datum: int, exp: int) -> int | None:
+    """UNPACR_Regular.md ``BFP8aToFP16``; None where the page says UndefinedBehaviour."""
+    found = _normalised(datum, exp)
+    if found is None:
+        return 0xFC00 if datum & 0x80 else 0
+    sign, mag, exp = found
+    if exp & 0xE0:
+        return None
+    return (sign << 15) | (exp << 10) | ((mag & 0x7E) << 3)
+
+
+def _one(fn, value: int) -> int:
+    return int(np.asarray(fn(np.asarray([value])))[0])
+
+
+def convert(ctx: Context, unit: int, in_fmt: int, out_fmt: int, bits: int, exp: int, to_dst: bool) -> int:
+    """UNPACR_Regular.md ``FormatConversion``: the raw value written to Dst or SrcA / SrcB."""
+
+    def undefined(why: str) -> UndefinedBehavior:
+        return ctx.error(UndefinedBehavior, f"format conversion {why}", in_fmt << 4 | out_fmt)
+
+    fmt = in_fmt
+    if in_fmt == FP32:
+        if out_fmt == FP32:
+            pass
+        elif out_fmt == TF32:
+            return _one(formats.dst32_from_fp32, bits) if to_dst else _one(formats.src_from_tf32, bits)
+        elif out_fmt == BF16:
+            bits, fmt = _one(formats.unpack_fp32_to_bf16, bits), BF16
+        elif out_fmt == FP16:
+            bits, fmt = _one(formats.fp32_to_fp16, bits), FP16
+        else:
+            raise undefined(f"FP32 -> {FORMAT_NAMES.get(out_fmt, out_fmt)} is not possible")
+    else:
+        if in_fmt != out_fmt:
+            raise undefined("with InDataFormat != OutDataFormat (only FP32 input converts)")
+        if in_fmt in (BFP8, BFP4, BFP2):
+            shift = {BFP8: 0, BFP4: 4, BFP2: 6}[in_fmt]
+            bits, fmt = bfp8_to_bf16(bits << shift, exp), BF16
+        elif in_fmt in (BFP8A, BFP4A, BFP2A):
+            shift = {BFP8A: 0, BFP4A: 4, BFP2A: 6}[in_fmt]
+            value = bfp8a_to_fp16(bits << shift, exp)
+            if value is None:
+                raise undefined("BFP*a datum whose normalised exponent exceeds FP16's")
+            bits, fmt = value, FP16
+        elif in_fmt == INT8:
+            config = ctx.copro.config
+            name = f"ALU_FORMAT_SPEC_REG0_Src{'B' if unit else 'A'}Unsigned"
+            unsigned = config.read_field(name, config.state_id(ctx.thread))
+            bits, fmt = _one(lambda b: formats.int8_from_sm8(b, unsigned=bool(unsigned)), bits), FP16
+        elif in_fmt == TF32:
+            if to_dst:
+                return _one(formats.dst32_from_fp32, bits)
+            raise undefined("TF32 input is only valid when unpacking to Dst")
+    if fmt == INT16:
+        return bits if to_dst else _one(formats.src_from_int16, bits)
+    if fmt in (INT32, FP32):
+        if to_dst:
+            return _one(formats.dst32_from_fp32, bits)
+        raise undefined(f"{FORMAT_NAMES[fmt]} cannot be written to SrcA / SrcB")
+    if fmt == BF16:
+        return _one(formats.dst16_from_bf16, bits) if to_dst else _one(formats.src_from_bf16, bits)
+    return _one(formats.dst16_from_fp16, bits) if to_dst else _one(formats.src_from_fp16, bits)
+
+
+def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
+    if value >> bits:
+        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
+    return value
+
+
+def _bank_wait(ctx: Context, file: int, bank: int) -> Wait | None:
+    if int(ctx.copro.regs.src_client[file, bank]) != SrcClient.UNPACKERS:
+        return Wait(f"Src{'AB'[file]} bank {bank} is not handed to the unpackers")
+    return None
+
+
+def _flip(ctx: Context, unit: int) -> None:
+    """Hand the unpacker's current bank to the matrix unit (FlipSrc / SETDVALID)."""
+    regs, thread = ctx.copro.regs, ctx.thread
+    base = ctx.copro.config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
+    regs.src_client[unit, int(regs.unpacker_bank[unit])] = SrcClient.MATRIX_UNIT
+    regs.unpacker_bank[unit] ^= 1
+    regs.unpacker_src_row[unit, thread] = base
+
+
+def _advance_counter(ctx: Context, unit: int, current: int) -> int:
+    if _cfg(ctx, unit, "REG2_Context_count_non_log2_en"):
+        raise ctx.error(Unimplemented, "Context_count_non_log2_en is set (undocumented counter wrap)")
+    incremented = (current + 1) & 7
+    if incremented >= 1 << _cfg(ctx, unit, "REG2_Context_count"):
+        incremented = 0
+    return incremented
+
+
+# ------------------------------------------------------------------------------ UNPACR
+
+
+@semantics("UNPACR")
+def unpacr(
+    ctx: Context,
+    unpack_block_selection: int,
+    addr_mode: int,
+    cfg_context_cnt_inc: int,
+    cfg_context_id: int,
+    addr_cnt_context_id: int,
+    ovrd_thread_id: int,
+    set_dat_valid: int,
+    srcb_bcast: int,
+    zero_write2: int,
+    auto_inc_context_id: int,
+    row_search: int,
+    search_cache_flush: int,
+    last: int,
+) -> Outcome:
+    unit = unpack_block_selection
+    others = {
+        "addr_mode": addr_mode,
+        "cfg_context_id": cfg_context_id,
+        "addr_cnt_context_id": addr_cnt_context_id,
+        "set_dat_valid": set_dat_valid,
+        "srcb_bcast": srcb_bcast,
+        "zero_write2": zero_write2,
+        "auto_inc_context_id": auto_inc_context_id,
+        "row_search": row_search,
+        "last": last,
+    }
+    if cfg_context_cnt_inc:  # IncrementContextCounter
+        _documented(ctx, "cfg_context_cnt_inc", cfg_context_cnt_inc, 1)
+        others.update(ovrd_thread_id=ovrd_thread_id, search_cache_flush=search_cache_flush)
+        for name, value in others.items():
+            _documented(ctx, name, value, 0)
+        counters = unpack_state(ctx.copro).context_counter
+        counters[unit, ctx.thread] = _advance_counter(ctx, unit, int(counters[unit, ctx.thread]))
+        return Retire(UNPACK.nop)
+    if search_cache_flush:  # FlushCache: the cache is not modelled
+        for name, value in others.items():
+            _documented(ctx, name, value, 0)
+        return Retire(UNPACK.nop)
+    if srcb_bcast:
+        raise ctx.error(Unimplemented, "srcb_bcast (SrcB row broadcast) has no functional model")
+    return _regular(
+        ctx, unit, addr_mode, cfg_context_id, addr_cnt_context_id, ovrd_thread_id,
+        set_dat_valid, zero_write2, auto_inc_context_id, row_search,
+    )  # fmt: skip
+
+
+def _regular(
+    ctx: Context,
+    unit: int,
+    addr_mode: int,
+    context_number: int,
+    context_adc: int,
+    multi: int,
+    flip_src: int,
+    all_zero: int,
+    use_counter: int,
+    row_search: int,
+) -> Outcome:
+    copro, thread = ctx.copro, ctx.thread
+    config, regs, adc = copro.config, copro.regs, copro.adc
+    counters = unpack_state(copro).context_counter
+    ch0_z_inc, ch0_y_inc = addr_mode & 3, addr_mode >> 2 & 3
+    ch1_z_inc, ch1_y_inc = addr_mode >> 4 & 3, addr_mode >> 6 & 3
+
+    # ---- context and ADC selection
+    if multi:
+        context = int(counters[unit, thread]) if use_counter else context_number
+        context = (context + config.thread_field(f"UNPACK_MISC_CFG_CfgContextOffset_{unit}", thread)) & 7
+        which_adc = context_adc
+        if which_adc == 3:
+            raise ctx.error(UndefinedBehavior, "ContextADC is 3", which_adc)
+        if unit == 1 and context >= 2:
+            raise ctx.error(Unimplemented, f"unpacker 1 context {context} (undocumented on Blackhole)")
+    else:
+        context, which_adc = 0, thread
+    if row_search:
+        raise ctx.error(Unimplemented, "RowSearch is not modelled")
+
+    # ---- tile descriptor and formats
+    desc = _cfg(ctx, unit, "REG0_TileDescriptor")
+    uncompressed = _cfg(ctx, unit, f"REG2_Disable_zero_compress_cntx{context}") if multi else desc >> 4 & 1
+    if not uncompressed:
+        raise ctx.error(Unimplemented, "compressed input (decompression) is not modelled")
+    no_bfp_exp_section = desc >> 5 & 1
+    x_dim = (
+        _cfg(ctx, unit, f"REG5_Tile_x_dim_cntx{context & 3}") if multi and unit == 0 else desc >> 16 & 0xFFFF
+    )
+    y_dim = desc >> 32 & 0xFF
+    z_dim = (desc >> 48 & 0xFF) or 1
+    w_dim = (desc >> 64 & 0xFF) or 1
+    digest = desc >> 120 & 0xFF
+    if multi and _cfg(ctx, unit, "REG2_Ovrd_data_format"):
+        in_fmt = _cfg(ctx, unit, f"REG7_Unpack_data_format_cntx{context}")
+        out_fmt = _cfg(ctx, unit, f"REG7_Unpack_out_data_format_cntx{context}")
+    else:
+        in_fmt = desc & 0xF
+        out_fmt = _cfg(ctx, unit, "REG2_Out_data_format")
+    for what, code in (("InDataFormat", in_fmt), ("OutDataFormat", out_fmt)):
+        if code not in FORMAT_NAMES:
+            raise ctx.error(UndefinedBehavior, f"{what} {code} names no format", code)
+    if FP8 in (in_fmt, out_fmt):
+        raise ctx.error(Unimplemented, "FP8 input (Blackhole's Unp_LF8_4b_exp / all-ones cases undocumented)")
+    size16 = DATUM_SIXTEENTHS[in_fmt]
+    is_bfp = in_fmt in BFP_FORMATS
+
+    # ---- input address (sixteenths of a byte)
+    if multi and context != 0:
+        in_addr = _cfg(ctx, unit, _base_field(context)) + (
+            _cfg(ctx, unit, _offset_field(context & 3)) & 0xFFFF
+        )
+    else:
+        in_addr = _cfg(ctx, unit, "REG3_Base_address") + (_cfg(ctx, unit, "REG7_Offset_address") & 0xFFFF)
+    in_addr = (in_addr + 1 + digest) * 16 * 16
+    force_shared_exp = _cfg(ctx, unit, "REG2_Force_shared_exp")
+    exp_addr = 0
+    if is_bfp and not force_shared_exp:
+        exp_addr = in_addr
+        if in_fmt in (BFP8, BFP8A) or not no_bfp_exp_section:
+            exponents = -(-(x_dim * y_dim * z_dim * w_dim) // 16)
+            in_addr += -(-exponents // 16) * 16 * 16
+
+    adc_value = adc.value
+    xy = adc_value[which_adc, unit, 0]
+    zw = adc_value[thread, unit, 0]
+    x_pos, y_pos = int(xy[0]), int(xy[1])
+    x_end = int(adc_value[which_adc, unit, 1, 0]) + 1
+    if x_end < x_pos:
+        raise ctx.error(UndefinedBehavior, f"X end {x_end} before X start {x_pos} (count wraps)", x_pos)
+    first = ((int(zw[3]) * z_dim + int(zw[2])) * y_dim + y_pos) * x_dim + x_pos
+    count = x_end - x_pos
+
+    exp_addr += first
+    datum_addr = in_addr + first * size16
+    limit = _cfg(ctx, unit, "REG2_Unpack_limit_address") * 16 * 16
+    fifo = _cfg(ctx, unit, "REG2_Unpack_fifo_size") * 16 * 16
+
+    def wrap(addr: int) -> int:
+        return addr - fifo if addr > limit else addr
+
+    exp_addr, datum_addr = wrap(exp_addr), wrap(datum_addr)
+    if _cfg(ctx, unit, "REG2_Tileize_mode"):
+        raise ctx.error(Unimplemented, "Tileize_mode (Blackhole's row stride for it is undocumented)")
+    row_stride = size16 * 16
+
+    # ---- output address
+    if unit == 0:
+        to_dst = (
+            _cfg(ctx, 0, f"REG2_Unpack_if_sel_cntx{context}") if multi else _cfg(ctx, 0, "REG2_Unpack_If_Sel")
+        )
+        transpose = _cfg(ctx, 0, "REG2_Haloize_mode")
+    else:
+        to_dst = transpose = 0
+    out = adc_value[thread, unit, 1]
+    out_addr = (
+        _unp(ctx, unit, "ADDR_BASE_REG_1_Base")
+        + int(out[1]) * _unp(ctx, unit, "ADDR_CTRL_XY_REG_1_Ystride")
+        + int(out[2]) * _unp(ctx, unit, "ADDR_CTRL_ZW_REG_1_Zstride")
+        + int(out[3]) * _unp(ctx, unit, "ADDR_CTRL_ZW_REG_1_Wstride")
+    )
+    for group, align in ((WIDE_FORMATS, 2), (HALF_FORMATS, 1)):
+        if out_fmt in group:
+            if out_addr & ((1 << align) - 1):
+                raise ctx.error(UndefinedBehavior, f"output address {out_addr:#x} is misaligned", out_addr)
+            out_addr >>= align
+    if multi and unit == 0:
+        ctx_out = _cfg(ctx, 0, f"REG5_Dest_cntx{context & 3}_address")
+        out_addr = (
+            out_addr + ctx_out if to_dst or _unp(ctx, 0, "ADD_DEST_ADDR_CNTR_add_dest_addr_cntr") else ctx_out
+        )
+    if _cfg(ctx, unit, "REG2_Upsample_rate"):
+        raise ctx.error(Unimplemented, "upsampling (Upsample_rate != 0) is not modelled")
+    col_shift = 0 if unit == 1 else _cfg(ctx, unit, f"REG2_Shift_amount_cntx{context & 3}")
+    if transpose and datum_addr % 256:
+        raise ctx.error(UndefinedBehavior, "Haloize_mode with input not 16-byte aligned", datum_addr // 16)
+    if to_dst and (col_shift or transpose):
+        raise ctx.error(UndefinedBehavior, "unpacking to Dst with a column shift or Haloize_mode")
+
+    # ---- the datums (computed before anything changes)
+    bank = int(regs.unpacker_bank[unit])
+    if count:
+        waiting = _bank_wait(ctx, unit, bank)
+        if waiting is not None:
+            return waiting
+    set_ovrd = config.thread_field("SRCA_SET_SetOvrdWithAddr", thread)
+    src_row = int(regs.unpacker_src_row[unit, thread])
+    shared_exp = _unp(ctx, unit, "FORCED_SHARED_EXP_shared_exp")
+    src_writes: list[tuple[int, int, int]] = []
+    dst_writes: list[tuple[int, int, int]] = []
+    wide_out = out_fmt in WIDE_FORMATS
+    for i in range(count):
+        bits = _read_l1(ctx, datum_addr, size16)
+        datum_addr += size16
+        if (i + 1) % 16 == 0:
+            datum_addr = wrap(datum_addr - size16 * 16 + row_stride)
+        exp = 0
+        if is_bfp:
+            if force_shared_exp:
+                exp = shared_exp
+            else:
+                exp = _read_l1(ctx, exp_addr - exp_addr % 16, 16)
+                exp_addr += 1
+                if exp_addr % 256 == 0:
+                    exp_addr = wrap(exp_addr)
+        datum = convert(ctx, unit, in_fmt, out_fmt, bits, exp, bool(to_dst))
+        if all_zero:
+            datum = 0
+        row, col = out_addr // 16, out_addr & 15
+        out_addr += 1
+        if unit == 1:
+            src_writes.append(((row + src_row) & 0x3F, col, datum))
+        elif not to_dst:
+            if row < 4 or col < col_shift:
+                continue
+            row, col = row - 4, col - col_shift
+            if set_ovrd:
+                if row >= 64:
+                    raise ctx.error(UndefinedBehavior, f"SrcA row {row} (SetOvrdWithAddr) beyond 63", row)
+            else:
+                if row >= 16:
+                    raise ctx.error(UndefinedBehavior, f"SrcA row {row} beyond 15 (before SrcRow)", row)
+                row += src_row
+                if row >= SRC_ROWS:
+                    raise ctx.error(UndefinedBehavior, f"SrcA row {row} (SrcRow {src_row}) beyond 63", row)
+            if transpose:
+                row, col = (row & ~0xF) | col, row & 0xF
+            src_writes.append((row, col, datum))
+        else:
+            row = (row - 4) & (15 if set_ovrd else 0x3FF)
+            dst_writes.append((row, col, datum))
+
+    # ---- the context counter (may still raise)
+    new_counter = None
+    if multi and use_counter:
+        new_counter = _advance_counter(ctx, unit, context)
+
+    # ---- commit
+    src = regs.src(unit)
+    for row, col, datum in src_writes:
+        src[bank, row, col] = datum & SRC_MASK
+    if dst_writes:
+        remap, swizzle = dst_mapping(copro, thread)
+        for row, col, datum in dst_writes:
+            if wide_out:
+                high = int(regs.dst32_rows(row, remap=remap, swizzle=swizzle))
+                targets = ((high, datum >> 16), (high + 8, datum & 0xFFFF))
+            else:
+                targets = ((int(regs.dst16_rows(row, remap=remap)), datum & 0xFFFF),)
+            for storage, half in targets:
+                if not regs.dst_row_valid[storage]:
+                    regs.dst[storage] = 0
+                    regs.dst_row_valid[storage] = True
+                regs.dst[storage, col] = half
+    if new_counter is not None:
+        counters[unit, thread] = new_counter
+    for i in {thread, which_adc}:
+        adc.increment(i, UNPACKER0 + unit, 0, Y, ch0_y_inc)
+        adc.increment(i, UNPACKER0 + unit, 0, Z, ch0_z_inc)
+        adc.increment(i, UNPACKER0 + unit, 1, Y, ch1_y_inc)
+        adc.increment(i, UNPACKER0 + unit, 1, Z, ch1_z_inc)
+    if flip_src:
+        _flip(ctx, unit)
+    elif _cfg(ctx, unit, "REG2_Unpack_Src_Reg_Set_Upd"):
+        base = config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
+        regs.unpacker_src_row[unit, thread] += 16 + base
+    return Retire(_cycles(ctx, unit, in_fmt, count * size16 // 16))
+
+
+def _cycles(ctx: Context, unit: int, in_fmt: int, nbytes: int) -> int:
+    """Address calculation plus L1 reads at the chosen speed (UNPACR_Regular.md "Performance")."""
+    speed = min(_cfg(ctx, unit, "REG2_Throttle_mode"), 2)
+    if in_fmt in (BFP2, BFP2A):
+        speed = 0
+    per_cycle = UNPACK.l1_bytes_per_cycle << speed
+    return UNPACK.address_cycles + -(-nbytes // per_cycle)
+
+
+# ------------------------------------------------------------------------------ UNPACR_NOP
+
+
+@semantics("UNPACR_NOP")
+def unpacr_nop(
+    ctx: Context,
+    unpacker_select: int,
+    stream_id: int,
+    msg_clr_cnt: int,
+    set_dvalid: int,
+    clr_to1_fmt_ctrl: int,
+    stall_clr_cntrl: int,
+    bank_clr_ctrl: int,
+    src_clr_val_ctrl: int,
+    unpack_pop: int,
+) -> Outcome:
+    unit = unpacker_select
+    if unpack_pop in (0, 3):
+        raise ctx.error(Unimplemented, "OverlayClear / SETREG forms (NoC overlay writes)", unpack_pop)
+    if unpack_pop == 2:
+        for name, value in (
+            ("stream_id", stream_id),
+            ("msg_clr_cnt", msg_clr_cnt),
+            ("set_dvalid", set_dvalid),
+            ("stall_clr_cntrl", stall_clr_cntrl),
+            ("bank_clr_ctrl", bank_clr_ctrl),
+            ("src_clr_val_ctrl", src_clr_val_ctrl),
+        ):
+            _documented(ctx, name, value, 0)
+        if clr_to1_fmt_ctrl == 3:  # SETDVALID
+            _flip(ctx, unit)
+        elif clr_to1_fmt_ctrl:
+            raise ctx.error(UndefinedBehavior, "clr_to1_fmt_ctrl is reserved", clr_to1_fmt_ctrl)
+        return Retire(UNPACK.nop)
+    # ZEROSRC
+    _documented(ctx, "stream_id", stream_id, 0)
+    _documented(ctx, "msg_clr_cnt", msg_clr_cnt, 0)
+    _documented(ctx, "set_dvalid", set_dvalid, 1)
+    if src_clr_val_ctrl >= 2:
+        raise ctx.error(
+            Unimplemented, "src_clr_val_ctrl 2 / 3 (clear to one / to a register)", src_clr_val_ctrl
+        )
+    _documented(ctx, "clr_to1_fmt_ctrl", clr_to1_fmt_ctrl, 0)
+    regs = ctx.copro.regs
+    unpack_bank = int(regs.unpacker_bank[unit])
+    wait_bank = unpack_bank if stall_clr_cntrl else int(regs.matrix_bank[unit])
+    waiting = _bank_wait(ctx, unit, wait_bank)
+    if waiting is not None:
+        return waiting
+    value = SRC_MASK if unit == 0 and src_clr_val_ctrl == 1 else 0
+    banks = [0, 1] if bank_clr_ctrl else [unpack_bank]
+    regs.src(unit)[banks] = value
+    if set_dvalid:
+        _flip(ctx, unit)
+    return Retire(UNPACK.nop)
