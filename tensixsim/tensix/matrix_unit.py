@@ -181,6 +181,13 @@ def dot16(b: np.ndarray, a: np.ndarray, *, safe: bool | None = None) -> np.ndarr
 _SAFE_PRODUCT = 2.0**-103
 
 
+def _multiples_of_min_normal(x: np.ndarray) -> bool:
+    """Whether every value of ``x`` is zero, infinite/NaN or at least 2**-103 in magnitude (so a multiple
+    of 2**-126, one ulp at the smallest normal exponent), and none is -0."""
+    small = np.abs(x[x != 0]).min(initial=np.inf)
+    return float(small) >= _SAFE_PRODUCT and not np.any(np.signbit(x) & (x == 0))
+
+
 def _no_underflow(b: np.ndarray, a: np.ndarray) -> bool:
     """Whether FTZ can change nothing in ``dot16``: every nonzero product is at least 2**-103, so every
     product, partial sum and rounding is a multiple of 2**-126 (one ulp at that exponent), hence zero
@@ -407,13 +414,13 @@ def stacked_products(
     if fmts.integer:
         return products(fmts, bank_a[a_rows], bank_b[b_rows], phases[:, None, None])
     a_values, b_values = read_src(bank_a, fmts.style), read_src(bank_b, fmts.style)
-    used = sorted(set(phases.tolist()))
-    slot = np.searchsorted(used, phases)
-    a_table = np.stack([src_a_fidelity_bits(a_values, p) for p in used])
-    b_table = np.stack([src_b_fidelity_bits(b_values, p) for p in used])
+    # SrcA's slice depends only on phase bit 0, SrcB's only on bit 1: two tables each.
+    a_half, b_half = phases & 1, phases >> 1 & 1
+    a_table = np.stack([src_a_fidelity_bits(a_values, p) if p in a_half else a_values for p in (0, 1)])
+    b_table = np.stack([src_b_fidelity_bits(b_values, 2 * p) if p in b_half else b_values for p in (0, 1)])
     # Judged on the whole banks: a tiny value in a row no instruction reads only costs the FTZ path.
     safe = _no_underflow(b_table, a_table)
-    return dot16(b_table[slot[:, None], b_rows], a_table[slot[:, None], a_rows], safe=safe)
+    return dot16(b_table[b_half[:, None], b_rows], a_table[a_half[:, None], a_rows], safe=safe)
 
 
 def accumulate(fmts: Formats, result: np.ndarray, dst_bits: np.ndarray) -> np.ndarray:
@@ -868,8 +875,19 @@ def _execute(
     values = read_dst(access.read_bits(copro), fmts.dst).reshape(len(plan.targets), 8, DST_COLS)
     with np.errstate(all="ignore"):
         if plan.visit_order is not None:
-            for visit in result[plan.visit_order].reshape(len(plan.waves), *values.shape):
-                values = settle(fmts, visit + values)
+            visits = result[plan.visit_order].reshape(len(plan.waves), *values.shape)
+            if (
+                fmts.dst is DstMode.FP32
+                and _multiples_of_min_normal(visits)
+                and _multiples_of_min_normal(values)
+            ):
+                # Every operand is zero or a multiple of 2**-126 of at least 2**-103: so is every sum,
+                # which is then zero or normal, and never -0. FTZ would change nothing.
+                for visit in visits:
+                    values = visit + values
+            else:
+                for visit in visits:
+                    values = settle(fmts, visit + values)
         else:
             for chosen, where in plan.waves:
                 values[where] = settle(fmts, result[chosen] + values[where])
