@@ -30,6 +30,7 @@ NEVER = 1 << 62
 
 __all__ = [
     "MATH_THREAD",
+    "MATMUL_ADDR_MODS",
     "SRCA",
     "SRCB",
     "configure_matmul",

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tensixsim import SimError, Tile
 from tensixsim.raw import (
     MATH_THREAD,
+    MATMUL_ADDR_MODS,
     SRCA,
     SRCB,
     configure_matmul,
@@ -454,3 +455,61 @@ def test_raw_accessors_round_trip_tiles():
     assert np.array_equal(dst_tile_int32(copro), values)
     with pytest.raises(ValueError, match="unknown ADDR_MOD fields"):
         set_addr_mod(copro, MATH_THREAD, 0, SrcAIncrement=1)
+
+
+# ---------------------------------------------------------------------------- driven by a TRISC program
+def test_trisc1_program_drives_the_tile_matmul_like_raw_words(tmp_path):
+    """TRISC1 sets the ADDR_MOD slots with SETC16, records the replay buffer, writes its MOP
+    configuration registers and pushes the MOP: the same Dst, and the fast path is taken while the core
+    runs (nothing else can push)."""
+    from tensixsim.sdk.build import build
+    from tensixsim.tensix.config import ConfigState
+
+    phases = 4
+    rng = np.random.default_rng(21)
+    x, y = bf16_values(rng, 3), bf16_values(rng, 3)
+    expected = matmul_tile(x, y, phases, True)
+
+    scratch = ConfigState.new(expected.arch)
+    words = set()
+    for slot, fields in MATMUL_ADDR_MODS.items():
+        for name, value in fields.items():
+            kind = "AB" if name.startswith("Src") else "DST"
+            field = f"ADDR_MOD_{kind}_SEC{slot}_{name}"
+            scratch.write_thread_field(field, MATH_THREAD, value)
+            words.add(scratch.layout.thread_fields[field][0])
+    setc16 = [f"TTI_SETC16({w}, {int(scratch.thread[MATH_THREAD, w])});" for w in sorted(words)]
+    mop_words = matmul_tile_words(expected.coprocessor, phases)
+    mop_cfg = [int(v) for v in expected.coprocessor.frontend.mop_cfg[MATH_THREAD]]
+    inline = [
+        f'__asm__ volatile(".word 0x{((w << 2) | (w >> 30)) & 0xFFFFFFFF:08x}");' for w in mop_words[:-1]
+    ]
+    source = "\n".join(
+        [
+            '#include "tensixsim.h"',
+            '#include "tensix_ops_blackhole.h"',
+            "int main(void) {",
+            "    volatile uint32_t *mop = (volatile uint32_t *)0xFFB80000;",
+            *setc16,
+            *inline,
+            *(f"    mop[{i}] = 0x{v:08x}u;" for i, v in enumerate(mop_cfg)),
+            "    TTI_MOP(1, 0, 0);",
+            "    return 0;",
+            "}",
+        ]
+    )
+    path = tmp_path / "matmul_trisc1.c"
+    path.write_text(source)
+    elf = build("trisc1", [path], tmp_path / "matmul_trisc1.elf", build_dir=tmp_path)
+
+    tile = Tile("blackhole")
+    copro = tile.coprocessor
+    copro.config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", 0, 5)
+    copro.config.write_field("ALU_ACC_CTRL_Fp32_enabled", 0, 1)
+    load_src_tile(copro, SRCA, bits(y) >> 16)
+    load_src_tile(copro, SRCB, bits(x) >> 16)
+    tile.load_elf("trisc1", elf)
+    tile.run(release=["trisc1"], max_cycles=1_000_000)
+    assert np.array_equal(copro.regs.dst, expected.coprocessor.regs.dst)
+    assert tile.backend.fast_path_instructions == 16 * phases
+    assert tile.backend.pipes[MATH_THREAD].issued == 16 * phases + len(setc16)
