@@ -170,6 +170,11 @@ def dot16(b: np.ndarray, a: np.ndarray, *, safe: bool | None = None) -> np.ndarr
     x = np.zeros((*b.shape[:-1], a.shape[-1]), _F32)
     with np.errstate(all="ignore"):
         if safe if safe is not None else _no_underflow(b, a):
+            if b.ndim == 2:
+                # One instruction: numpy reduces a non-contiguous axis element by element in index
+                # order, the same sums in one call; it starts from the first product, so + 0 turns a
+                # -0 that +0 + -0 would not have left back into +0.
+                return np.add.reduce(b[:, :, None] * a[None, :, :], axis=1) + _F32(0)
             for k in range(K):
                 x += b[..., :, k, None] * a[..., None, k, :]
             return x
