@@ -73,6 +73,12 @@ PARTIAL: dict[str, str] = {
     "SHIFTXA": "input rows after MOVB2D / MOVD2B, whose SrcA row address no page gives",
     "UNPACR": "compressed input, RowSearch, upsampling, Tileize_mode, FP8, srcb_bcast, unpacker 1 context 2+",
     "UNPACR_NOP": "OverlayClear / SETREG forms (unpack_pop 0 / 3), clear to one or to a register value",
+    "PACR": "BFP / FP8 output, compression, L1 accumulation, downsampling, strided Dst access, config "
+    "contexts, row padding, read-interface masks other than 0/1/3/5/7/10/15, position-dependent edge "
+    "masks, a non-zero YZW output offset, INT8 shift/round, stochastic rounding",
+    "PACR_SETREG": "the write itself (SetRegBase / SetRegHiScaler and the NoC overlay registers)",
+    "SFPCONFIG": "VD 0..8 (LoadMacroConfig)",
+    "SFPMOV": "FROM_SPECIAL with VC 0..9 (LoadMacroConfig, PRNG)",
 }
 
 

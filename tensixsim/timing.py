@@ -95,6 +95,25 @@ class UnpackTiming:
     nop: int = 1  # UNPACR_NOP and the non-moving UNPACR modes occupy the unpacker one cycle
 
 
+@dataclass(frozen=True)
+class SfpuTiming:
+    """Vector unit (SFPU): VectorUnit.md's instruction table and Dst.md's scheduling rule."""
+
+    issue: int = 1  # every instruction modelled so far has an IPC of 1
+    # An SFPSTORE's write hides the aligned 8x16 blocks of Dst it wrote from matrix-unit and packer
+    # readers for this many cycles (Dst.md, "Instruction scheduling": any instruction writing Dst).
+    dst_write_hidden: int = 4
+
+
+@dataclass(frozen=True)
+class PackTiming:
+    """The packer (PACR, PACR_SETREG). No page gives packer throughput: placeholders."""
+
+    issue_cycles: int = 1  # address generation
+    l1_bytes_per_cycle: int = 16  # the packer writes L1 in aligned 16-byte chunks
+    setreg: int = 1
+
+
 RISCV = RiscvTiming()
 RECORDER = RecorderTiming()
 FRONTEND = FrontendTiming()
@@ -103,6 +122,8 @@ THCON = ThconTiming()
 CONFIG = ConfigTiming()
 MATRIX = MatrixTiming()
 UNPACK = UnpackTiming()
+PACK = PackTiming()
+SFPU = SfpuTiming()
 
 # Loosely-timed scheduling: a core may run this many cycles ahead of the others between two
 # synchronisation points. Results do not depend on it; cycle counts may move by up to about one

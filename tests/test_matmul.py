@@ -30,6 +30,7 @@ from tensixsim.raw import (
     set_addr_mod,
     src_tile_fp32,
 )
+from tensixsim.tensix.capture import PushedInstruction
 
 F32, U32 = np.float32, np.uint32
 ISA = Tile("blackhole").coprocessor.isa
@@ -513,3 +514,22 @@ def test_trisc1_program_drives_the_tile_matmul_like_raw_words(tmp_path):
     assert np.array_equal(copro.regs.dst, expected.coprocessor.regs.dst)
     assert tile.backend.fast_path_instructions == 16 * phases
     assert tile.backend.pipes[MATH_THREAD].issued == 16 * phases + len(setc16)
+
+
+def test_a_run_cut_short_by_another_pipe_does_not_stop_later_runs_taking_the_fast_path():
+    rng = np.random.default_rng(8)
+    x, y = bf16_values(rng, 2), bf16_values(rng, 2)
+    busy = Tile("blackhole")
+    copro = busy.coprocessor
+    configure_matmul(copro, fp32_dest=True)
+    load_src_tile(copro, SRCA, bits(y) >> 16)
+    load_src_tile(copro, SRCB, bits(x) >> 16)
+    words = matmul_tile_words(copro, 1)
+    # The MVMULs issue from cycle 17; pipe 0 can issue at 18, so the first goes alone and the other
+    # fifteen, planned after it, together. A run cut that short must not be remembered as "no run".
+    busy.queues[0].entries.append(PushedInstruction(ISA.encode("NOP"), "trisc0", 0, 17, False))
+    run_words(busy, MATH_THREAD, words)
+    assert busy.backend.fast_path_instructions == 15
+    quiet = matmul_tile(x, y, 1, True)  # the same run, state and configuration, nothing else
+    assert quiet.backend.fast_path_instructions == 16
+    assert np.array_equal(busy.coprocessor.regs.dst, quiet.coprocessor.regs.dst)

@@ -4,7 +4,8 @@ Services offered to unit modules (their semantics functions reach them through `
 
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
-  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.UnpackState: context counters);
+  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.UnpackState: context counters), ``packer``
+  (pack.PackState: output streams), ``sfpu`` (sfpu.SfpuState: LRegs, lane flags);
 - ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
@@ -32,7 +33,9 @@ from tensixsim.tensix import (
     matrix_legacy,  # noqa: F401 - registers semantics
     matrix_moves,
     matrix_unit,  # noqa: F401 - registers semantics
+    pack,
     regs,
+    sfpu,
     src_shifts,  # noqa: F401 - registers semantics
     sync,
     thcon,
@@ -69,6 +72,8 @@ class Coprocessor:
         self.frontend = FrontendState.new(self.arch)
         self.regs = RegFiles.new(self.arch)
         self.unpackers = unpack.UnpackState.new(self.arch)
+        self.packer = pack.PackState()
+        self.sfpu = sfpu.SfpuState.new(self.arch)
         self.busy_until: dict[str, int] = {}
         # Bumped whenever state a waiting instruction may test changes; pipes blocked at an older
         # version try again (from the cycle of the change on).

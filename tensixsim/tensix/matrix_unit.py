@@ -716,7 +716,6 @@ class _RunPlan:
     waves: list[tuple[np.ndarray, np.ndarray]]  # per visit: (instructions, their index into targets)
     # When every visit covers every target: the instructions in visit-major, target-minor order.
     visit_order: np.ndarray | None
-    limited: bool  # stopped by the limit rather than by the words
 
 
 _PLANS: dict[tuple, _RunPlan | None] = {}
@@ -757,8 +756,8 @@ def mvmul_run(ctx: Context, words: Sequence[int], limit: int) -> list[int] | Non
     if key in _PLANS:
         plan = _PLANS[key]
     else:
-        plan = _plan(copro, thread, run, rwcs, setup, pending.tolist(), limit - cycle)
-        if plan is None or not plan.limited:  # a limited plan depends on the limit too
+        plan, limited = _plan(copro, thread, run, rwcs, setup, pending.tolist(), limit - cycle)
+        if not limited:  # what the limit cut short depends on the limit too: not kept
             if len(_PLANS) >= _PLAN_CACHE_SIZE:
                 _PLANS.clear()
             _PLANS[key] = plan
@@ -787,8 +786,9 @@ def _plan(
     setup: tuple,
     ready: list[int],
     limit: int,
-) -> _RunPlan | None:
-    """Work out the run from relative time 0 (``ready``: each Dst block's pending cycles)."""
+) -> tuple[_RunPlan | None, bool]:
+    """Work out the run from relative time 0 (``ready``: each Dst block's pending cycles); also whether
+    ``limit`` cut it short. None: fewer than two instructions."""
     fmts, offset, fidelity_base, (remap, swizzle) = setup
     regs, isa = copro.regs, copro.isa
     rows8 = np.arange(8)
@@ -821,7 +821,7 @@ def _plan(
             blocks = blocks_of[first] = tuple(np.unique(storage // 8).tolist())
         start = max(cycle, *(ready[b] for b in blocks))
         if start > cycle and not offsets:
-            return None  # the first one stalls: the one-at-a-time path waits
+            return None, False  # the first one stalls: the one-at-a-time path waits
         if offsets and start >= limit:
             limited = True
             break
@@ -839,7 +839,7 @@ def _plan(
         flips = word_flips
         cycle = start + MATRIX.issue
     if len(offsets) < 2:
-        return None
+        return None, limited
     targets, block_index = np.unique(np.array(dst_first), return_inverse=True)
     visit = np.empty(len(offsets), np.int64)
     visits: dict[int, int] = {}
@@ -851,7 +851,7 @@ def _plan(
         waves.append((chosen, block_index[chosen]))
     regular = all(len(where) == len(targets) for _, where in waves)
     visit_order = np.concatenate([chosen[np.argsort(where)] for chosen, where in waves]) if regular else None
-    return _RunPlan(
+    plan = _RunPlan(
         np.array(a_first),
         np.array(b_first),
         np.array(phases),
@@ -862,8 +862,8 @@ def _plan(
         targets,
         waves,
         visit_order,
-        limited,
     )
+    return plan, limited
 
 
 def _execute(

@@ -1,0 +1,868 @@
+"""The vector unit (SFPU): its state, data movement, lane predication and integer / bit instructions.
+
+Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 VectorUnit.md, LReg.md,
+SFPLOAD.md, SFPSTORE.md, SFPLOADI.md, SFPMOV.md, SFPNOP.md, SFPCONFIG.md, SFPSETCC.md, SFPENCC.md,
+SFPPUSHC.md, SFPPOPC.md, SFPCOMPC.md, SFPAND.md, SFPOR.md, SFPXOR.md, SFPNOT.md, SFPIADD.md, SFPSHFT.md,
+SFPLZ.md, SFPABS.md, SFPEXEXP.md, SFPEXMAN.md, SFPSETEXP.md, SFPSETMAN.md and SFPSETSGN.md; Dst.md and
+WormholeB0 ZEROACC.md for undefined Dst rows; RWCs.md (ApplyPartialAddrMod, via adc.py).
+
+State
+-----
+``SfpuState`` holds, as plain numpy data:
+
+- ``lreg``: ``LReg[17][32]`` raw 32-bit lanes. 0..7 general; 8 (0.8373), 9 (zero) and 10 (1.0) are
+  read-only constants; 11..14 written only by SFPCONFIG; 15 holds ``2 * lane``; 16 is reachable only
+  through SFPLOADMACRO (a 4-bit VD never names it).
+- ``lane_flags`` / ``use_lane_flags``: VectorUnit.md's ``LaneFlags`` and ``UseLaneFlagsForLaneEnable``.
+- ``flag_stack`` / ``stack_depth``: each lane's ``FlagStack`` of (LaneFlags, UseLaneFlagsForLaneEnable)
+  entries, eight deep (SFPPUSHC.md: pushing onto eight entries is undefined behaviour). Entries above
+  the depth are kept False.
+- ``lane_config``: ``LaneConfig[32]`` (18 bits each; SFPCONFIG.md's table).
+- ``sp``: ``RWCs[thread].Sp`` (10 bits), which SFPLOAD / SFPSTORE read and their ``MOD0_FMT_INT32_ALL``
+  mode steps by ``ThreadConfig.SFPU_STACK_Incr``. No page documents its width or another instruction
+  that changes it; the emulator changes it nowhere else.
+
+Reset values: the pages give those of LReg[8..10] and LReg[15], of the lane flags (false) and of
+``LaneConfig.DISABLE_BACKDOOR_LOAD`` (false, "the default"). The others are undocumented and start
+as zero (LReg[0..7], LReg[11..14], the rest of LaneConfig, Sp).
+
+Not modelled (instructions that need it raise Unimplemented): ``LoadMacroConfig`` (SFPCONFIG with VD
+0..8, SFPMOV reading it), the PRNG (SFPMOV ``FROM_SPECIAL`` with VC 9), and the "backdoor load": an
+instruction with VD >= 12 on a lane whose ``LaneConfig.DISABLE_BACKDOOR_LOAD`` is clear writes its own
+bits to ``LoadMacroConfig.InstructionTemplate[VD - 12]`` (SFPCONFIG.md's LaneConfig table); every
+instruction here but SFPCONFIG and SFPNOP raises Unimplemented then. The scheduling note of SFPCONFIG
+(the next instruction may see the old or the new DISABLE_BACKDOOR_LOAD) is not modelled: it sees the
+new value.
+
+Blackhole encoding (the pages' BlackholeA0 diagrams; tt-llk's ckernel_ops.h agrees)
+---------------------------------------------------------------------------------
+- SFPLOAD / SFPSTORE: ``lreg_ind`` is VD, ``instr_mod0`` Mod0, ``sfpu_addr_mode`` the 3-bit AddrMod,
+  ``dest_reg_addr`` bits 0..9 Imm10.
+- SFPLOADI: ``lreg_ind`` VD, ``instr_mod0`` Mod0, ``imm16`` Imm16.
+- Simple-unit instructions: ``lreg_dest`` VD, ``lreg_c`` VC, ``instr_mod1`` Mod1 and ``imm12_math``
+  Imm12 (SFPIADD, SFPSHFT: signed), Imm8 (SFPSETEXP: bits 0..7), Imm1 (SFPSETCC, SFPSETSGN: bit 0),
+  Imm2 (SFPENCC: bits 0..1) or VB (SFPAND, SFPOR: bits 0..3).
+- SFPCONFIG: ``imm16_math`` Imm16, ``config_dest`` VD, ``instr_mod1`` Mod1.
+
+Where a page's syntax fixes an operand at 0 (SFPXOR's and SFPNOT's Imm12 and Mod1, SFPENCC's VC, ...)
+or an operand is narrower than its slot, set bits beyond it raise UndefinedBehavior (the rule of
+adc.py and regs.py), before anything changes. Mod1 bits a functional model never tests are ignored,
+as the model ignores them.
+
+Readings where the pages are open
+---------------------------------
+- Undefined Dst rows (ZEROACC): an SFPLOAD lane that reads one, or an SFPSTORE lane that writes one
+  (an SFPSTORE writes at most 8 of a row's 16 columns, so always only some of them), is undefined
+  behaviour (ZEROACC.md). A Dst32b datum is undefined if either of its storage rows is.
+- SFPLOADI with an undocumented Mod0 reaches UndefinedBehaviour() only on enabled lanes, so it raises
+  only if some lane is enabled (and VD < 8).
+- SFPPUSHC / SFPPOPC: the model's UndefinedBehaviour() (pushing onto a full stack, mutating or popping
+  an empty one) raises if any lane reaches it.
+- The Dst access honours ``DEST_ACCESS_CFG_remap_addrs`` / ``swizzle_32b`` (regs.dst_mapping).
+
+Timing
+------
+VectorUnit.md gives every instruction here an IPC of 1: each occupies the vector unit one cycle
+(``Retire(SFPU.issue)``). Results are written at issue; latencies (1 cycle, SFPCONFIG up to 2) are
+not modelled, nor is SFPLOAD.md's scheduling rule (software must leave three instructions between a
+matrix-unit write of Dst and an SFPLOAD of it; the hardware does not stall). Dst.md says the block an
+instruction writes cannot be read for four cycles: an SFPSTORE marks the 8x16 blocks it wrote
+(``regs.RegFiles.written``), so matrix-unit and packer readers of them wait.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from tensixsim.arch import Arch
+from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.tensix import formats
+from tensixsim.tensix.adc import apply_addr_mod
+from tensixsim.tensix.regs import dst_mapping
+from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.timing import SFPU
+
+LANES = 32
+LREGS = 17
+STACK_DEPTH = 8
+LANE = np.arange(LANES)
+
+# LaneConfig bits (SFPCONFIG.md).
+ENABLE_FP16A_INF = 1 << 0
+DISABLE_BACKDOOR_LOAD = 1 << 1
+ENABLE_DEST_INDEX = 1 << 2
+CAPTURE_DEFAULT_DEST_INDEX = 1 << 3
+BLOCK_DEST_WR_FROM_SFPU = 1 << 4
+BLOCK_SFPU_RD_FROM_DEST = 1 << 5
+DEST_RD_COL_EXCHANGE = 1 << 6
+DEST_WR_COL_EXCHANGE = 1 << 7
+ROW_MASK_SHIFT = 12
+LANE_CONFIG_MASK = (1 << 18) - 1
+
+# SFPLOAD / SFPSTORE Mod0 (the pages' supporting definitions).
+(
+    FMT_SRCB,
+    FMT_FP16,
+    FMT_BF16,
+    FMT_FP32,
+    FMT_INT32,
+    FMT_INT8,
+    FMT_UINT16,
+    FMT_HI16,
+    FMT_INT16,
+    FMT_LO16,
+    FMT_INT32_ALL,
+    FMT_ZERO,
+    FMT_INT32_SM,
+    FMT_INT8_COMP,
+    FMT_LO16_ONLY,
+    FMT_HI16_ONLY,
+) = range(16)
+LOAD_WIDE = frozenset({FMT_FP32, FMT_INT32, FMT_INT32_ALL, FMT_INT32_SM})
+STORE_WIDE = LOAD_WIDE | {FMT_LO16, FMT_HI16}
+
+# Data format codes in the SrcB format fields, and those SFPLOAD / SFPSTORE's MOD0_FMT_SRCB treats as BF16.
+_FP32, _TF32, _BF16, _BFP8, _BFP4, _INT32, _INT16, _BFP2 = 0, 4, 5, 6, 7, 8, 9, 15
+SRCB_AS_BF16 = frozenset({_FP32, _TF32, _BF16, _BFP8, _BFP4, _BFP2, _INT32, _INT16})
+
+
+def _f32_bits(value: float) -> int:
+    return int(np.float32(value).view(np.uint32))
+
+
+# SFPCONFIG's MOD1_IMM16_IS_VALUE values of LReg[11..14].
+CONFIG_DEFAULTS = {
+    11: _f32_bits(-1.0),
+    12: _f32_bits(1 / 65536),
+    13: _f32_bits(-0.67487759),
+    14: _f32_bits(-0.34484843),
+}
+
+
+@dataclass
+class SfpuState:
+    """The vector unit's architectural state (module docstring)."""
+
+    lreg: np.ndarray  # (17, 32) uint32
+    lane_flags: np.ndarray  # (32,) bool
+    use_lane_flags: np.ndarray  # (32,) bool
+    flag_stack: np.ndarray  # (32, 8, 2) bool: [lane][entry][LaneFlags, UseLaneFlagsForLaneEnable]
+    stack_depth: np.ndarray  # (32,) uint8
+    lane_config: np.ndarray  # (32,) uint32, 18 bits
+    sp: np.ndarray  # (pipes,) uint32: RWCs[thread].Sp, 10 bits
+
+    @classmethod
+    def new(cls, arch: Arch) -> SfpuState:
+        lreg = np.zeros((LREGS, LANES), np.uint32)
+        lreg[8] = _f32_bits(0.8373)
+        lreg[10] = _f32_bits(1.0)
+        lreg[15] = 2 * LANE
+        return cls(
+            lreg=lreg,
+            lane_flags=np.zeros(LANES, bool),
+            use_lane_flags=np.zeros(LANES, bool),
+            flag_stack=np.zeros((LANES, STACK_DEPTH, 2), bool),
+            stack_depth=np.zeros(LANES, np.uint8),
+            lane_config=np.zeros(LANES, np.uint32),
+            sp=np.zeros(arch.pipe_count, np.uint32),
+        )
+
+    def copy(self) -> SfpuState:
+        return SfpuState(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
+
+    def equals(self, other: SfpuState) -> bool:
+        return all(np.array_equal(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
+
+    def lane_enabled(self) -> np.ndarray:
+        """VectorUnit.md ``IsLaneEnabled`` for every lane."""
+        row_masked = (self.lane_config[LANE & 7] >> (ROW_MASK_SHIFT + LANE // 8)) & 1
+        return (row_masked == 0) & (~self.use_lane_flags | self.lane_flags)
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def _state(ctx: Context) -> SfpuState:
+    return ctx.copro.sfpu
+
+
+def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
+    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
+    if value >> bits:
+        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
+    return value
+
+
+def _no_backdoor(ctx: Context, s: SfpuState, vd: int) -> None:
+    """Raise if VD >= 12 would be a backdoor load on some lane (not modelled)."""
+    if vd >= 12 and np.any((s.lane_config & DISABLE_BACKDOOR_LOAD) == 0):
+        raise ctx.error(
+            Unimplemented,
+            f"VD={vd} with LaneConfig.DISABLE_BACKDOOR_LOAD clear writes LoadMacroConfig (not modelled)",
+        )
+
+
+def _signed12(value: int) -> int:
+    return value - (1 << 12) if value & 0x800 else value
+
+
+def _i32(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x, np.uint32).view(np.int32)
+
+
+def _write(s: SfpuState, vd: int, values: np.ndarray, lanes: np.ndarray) -> None:
+    s.lreg[vd] = np.where(lanes, np.asarray(values, np.uint32), s.lreg[vd])
+
+
+# ------------------------------------------------------------------------------ Dst access
+
+
+def _resolve_srcb(ctx: Context, mod0: int) -> int:
+    if mod0 != FMT_SRCB:
+        return mod0
+    config = ctx.copro.config
+    state = config.state_id(ctx.thread)
+    if config.read_field("ALU_ACC_CTRL_SFPU_Fp32_enabled", state):
+        return FMT_FP32
+    if config.read_field("ALU_FORMAT_SPEC_REG_SrcB_override", state):
+        fmt = config.read_field("ALU_FORMAT_SPEC_REG_SrcB_val", state)
+    else:
+        fmt = config.read_field("ALU_FORMAT_SPEC_REG1_SrcB", state)
+    return FMT_BF16 if fmt in SRCB_AS_BF16 else FMT_FP16
+
+
+def _dst_addr(ctx: Context, imm10: int, mod0: int, *, store: bool) -> tuple[int, int]:
+    """(Addr, the new Sp) as SFPLOAD (``store`` False) or SFPSTORE compute them."""
+    config, thread = ctx.copro.config, ctx.thread
+    state = config.state_id(thread)
+    addr = imm10 + config.thread_field("DEST_TARGET_REG_CFG_MATH_Offset", thread)
+    dst_offset = (int(ctx.copro.adc.dst[thread]) + config.read_field("DEST_REGW_BASE_Base", state)) & 0x3FF
+    sp = int(_state(ctx).sp[thread])
+    incr = config.thread_field("SFPU_STACK_Incr", thread)
+    sp_base = config.read_field("DEST_SP_BASE_Base", state)
+    if mod0 == FMT_INT32_ALL:
+        if not store and sp != 0:
+            sp = (sp - incr) & 0x3FF
+        sp_offset = (sp + sp_base) & 0x3FF
+        addr += sp_offset + (dst_offset & 3)
+        if store:
+            sp = (sp + incr) & 0x3FF
+    else:
+        sp_offset = (sp + sp_base) & 0x3FF
+        addr += dst_offset + (sp_offset & 3)
+    return addr & 0x3FF, sp
+
+
+def _lane_cells(addr: int, exchange: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each lane's Dst row and column: four rows from ``addr & ~3``, even or odd columns."""
+    rows = ((addr & ~3) + LANE // 8) & 0x3FF
+    cols = (LANE & 7) * 2 + (((addr & 2) != 0) | exchange)
+    return rows, cols
+
+
+def _storage(ctx: Context, rows: np.ndarray, wide: bool) -> list[np.ndarray]:
+    """The DstBits rows holding each lane's datum: [rows] (Dst16b) or [high, low] (Dst32b)."""
+    regs = ctx.copro.regs
+    remap, swizzle = dst_mapping(ctx.copro, ctx.thread)
+    if wide:
+        high = regs.dst32_rows(rows, remap=remap, swizzle=swizzle)
+        return [high, high + 8]
+    return [regs.dst16_rows(rows, remap=remap)]
+
+
+def _read_fp16(x: np.ndarray, inf: np.ndarray) -> np.ndarray:
+    """SFPLOAD.md ``ReadFP16`` of Dst16b bits."""
+    x = x.astype(np.uint32)
+    sign, man, exp = x >> 15, (x >> 5) & 0x3FF, x & 0x1F
+    as_inf = inf & (exp == 0x1F) & (man == 0x3FF)
+    exp = np.where(as_inf, 255, np.where(exp != 0, exp + 112, 0))
+    man = np.where(as_inf, 0, man)
+    return (sign << 31) | (exp << 23) | (man << 13)
+
+
+def _load_datum(mod0: int, raw: np.ndarray, old: np.ndarray, fp16_inf: np.ndarray) -> np.ndarray:
+    """SFPLOAD's Datum from the raw Dst16b / Dst32b bits (``old``: the LReg lanes)."""
+    r = raw.astype(np.uint32)
+    if mod0 == FMT_FP16:
+        return _read_fp16(r, fp16_inf)
+    if mod0 == FMT_BF16:
+        return formats.dst16_to_bf16(r.astype(np.uint16)).astype(np.uint32) << 16
+    if mod0 in LOAD_WIDE:
+        return formats.dst32_to_fp32(r)
+    if mod0 == FMT_INT8:
+        return ((r >> 15) << 31) | ((r >> 5) & 0xFF)
+    if mod0 == FMT_INT8_COMP:
+        return ((r >> 15) << 31) | ((r >> 5) & 0x3FF)
+    if mod0 == FMT_LO16_ONLY:
+        return (old & 0xFFFF0000) | r
+    if mod0 == FMT_HI16_ONLY:
+        return (r << 16) | (old & 0xFFFF)
+    if mod0 == FMT_INT16:
+        return ((r >> 15) << 31) | (r & 0x7FFF)
+    if mod0 in (FMT_UINT16, FMT_LO16):
+        return r
+    if mod0 == FMT_HI16:
+        return r << 16
+    return np.zeros(LANES, np.uint32)  # FMT_ZERO
+
+
+def _to_fp16(x: np.ndarray) -> np.ndarray:
+    """SFPSTORE.md ``ToFP16`` (plain FP16 bits)."""
+    sign = x >> 31
+    exp = ((x >> 23) & 0xFF).astype(np.int64) - 112
+    man = x & 0x7FFFFF
+    under, over = exp <= 0, exp > 31
+    exp = np.where(under, 0, np.where(over, 31, exp)).astype(np.uint32)
+    man = np.where(under, 0, np.where(over, 0x7FFFFF, man)).astype(np.uint32)
+    return (sign << 15) | (exp << 10) | (man >> 13)
+
+
+def _flush(x: np.ndarray) -> np.ndarray:
+    """Zero the mantissa of a zero-exponent FP32 (``ToFP32``, and ``ToBF16`` before truncating)."""
+    return np.where((x & 0x7F800000) == 0, x & 0x80000000, x)
+
+
+def _store_datum(mod0: int, x: np.ndarray) -> np.ndarray:
+    """SFPSTORE's raw Dst16b / Dst32b bits for the LReg lanes ``x``."""
+    x = x.astype(np.uint32)
+    if mod0 == FMT_FP16:
+        return formats.dst16_from_fp16(_to_fp16(x).astype(np.uint16)).astype(np.uint32)
+    if mod0 == FMT_BF16:
+        return formats.dst16_from_bf16((_flush(x) >> 16).astype(np.uint16)).astype(np.uint32)
+    if mod0 == FMT_FP32:
+        return formats.dst32_from_fp32(_flush(x))
+    if mod0 in (FMT_INT32, FMT_INT32_ALL, FMT_INT32_SM):
+        return formats.dst32_from_fp32(x)
+    if mod0 in (FMT_INT8, FMT_INT8_COMP):
+        fp16 = ((x >> 31) << 15) | (16 << 10) | (x & 0x3FF)
+        return formats.dst16_from_fp16(fp16.astype(np.uint16)).astype(np.uint32)
+    if mod0 in (FMT_LO16_ONLY, FMT_UINT16):
+        return x & 0xFFFF
+    if mod0 == FMT_HI16_ONLY:
+        return x >> 16
+    if mod0 == FMT_INT16:
+        return ((x >> 31) << 15) | (x & 0x7FFF)
+    if mod0 == FMT_LO16:
+        return ((x << 16) | (x >> 16)) & 0xFFFFFFFF
+    if mod0 == FMT_HI16:
+        return x
+    return np.zeros(LANES, np.uint32)  # FMT_ZERO
+
+
+# ------------------------------------------------------------------------------ data movement
+
+
+@semantics("SFPLOAD")
+def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int) -> Outcome:
+    s, regs, vd = _state(ctx), ctx.copro.regs, lreg_ind
+    imm10 = _documented(ctx, "dest_reg_addr", dest_reg_addr, 10)
+    _no_backdoor(ctx, s, vd)
+    mod0 = _resolve_srcb(ctx, instr_mod0)
+    addr, sp = _dst_addr(ctx, imm10, mod0, store=False)
+    writes: list[tuple[int, np.ndarray, np.ndarray]] = []
+    if vd < 8:
+        config = s.lane_config
+        lanes = ((config & BLOCK_SFPU_RD_FROM_DEST) == 0) & (s.lane_enabled() | (mod0 == FMT_INT32_ALL))
+        rows, cols = _lane_cells(addr, (config[LANE & 7] & DEST_RD_COL_EXCHANGE) != 0)
+        if mod0 == FMT_ZERO:
+            raw = np.zeros(LANES, np.uint32)
+        else:
+            storage = _storage(ctx, rows, mod0 in LOAD_WIDE)
+            defined = np.logical_and.reduce([regs.dst_row_valid[r] for r in storage])
+            if np.any(lanes & ~defined):
+                raise ctx.error(UndefinedBehavior, "reads a Dst row that ZEROACC left undefined")
+            halves = [regs.dst[r, cols].astype(np.uint32) for r in storage]
+            raw = (halves[0] << 16) | halves[1] if len(halves) == 2 else halves[0]
+        datum = _load_datum(mod0, raw, s.lreg[vd], (config & ENABLE_FP16A_INF) != 0)
+        writes.append((vd, datum, lanes))
+        if vd < 4:
+            capture = (
+                lanes & ((config & ENABLE_DEST_INDEX) != 0) & ((config & CAPTURE_DEFAULT_DEST_INDEX) != 0)
+            )
+            writes.append((vd + 4, (rows << 4) | cols, capture))
+    apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
+    s.sp[ctx.thread] = sp
+    for reg, values, lanes in writes:
+        _write(s, reg, values, lanes)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPSTORE")
+def sfpstore(
+    ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int
+) -> Outcome:
+    s, regs, vd = _state(ctx), ctx.copro.regs, lreg_ind
+    imm10 = _documented(ctx, "dest_reg_addr", dest_reg_addr, 10)
+    _no_backdoor(ctx, s, vd)
+    mod0 = _resolve_srcb(ctx, instr_mod0)
+    addr, sp = _dst_addr(ctx, imm10, mod0, store=True)
+    config = s.lane_config
+    lanes = ((config & BLOCK_DEST_WR_FROM_SFPU) == 0) & (s.lane_enabled() | (mod0 == FMT_INT32_ALL))
+    rows, cols = _lane_cells(addr, (config[LANE & 7] & DEST_WR_COL_EXCHANGE) != 0)
+    wide = mod0 in STORE_WIDE
+    storage = _storage(ctx, rows, wide)
+    defined = np.logical_and.reduce([regs.dst_row_valid[r] for r in storage])
+    if np.any(lanes & ~defined):
+        raise ctx.error(UndefinedBehavior, "writes some columns of a Dst row that ZEROACC left undefined")
+    datum = _store_datum(mod0, s.lreg[vd])
+    apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
+    s.sp[ctx.thread] = sp
+    if wide:
+        regs.dst[storage[0][lanes], cols[lanes]] = (datum[lanes] >> 16).astype(np.uint16)
+        regs.dst[storage[1][lanes], cols[lanes]] = (datum[lanes] & 0xFFFF).astype(np.uint16)
+    else:
+        regs.dst[storage[0][lanes], cols[lanes]] = datum[lanes].astype(np.uint16)
+    written = np.concatenate([r[lanes] for r in storage])
+    if written.size:
+        regs.written(written, ctx.cycle, SFPU.dst_write_hidden)
+    return Retire(SFPU.issue)
+
+
+_LOADI_MODES = (0, 1, 2, 4, 8, 10)
+
+
+@semantics("SFPLOADI")
+def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcome:
+    s, vd, mod0 = _state(ctx), lreg_ind, instr_mod0
+    _no_backdoor(ctx, s, vd)
+    if vd >= 8:
+        return Retire(SFPU.issue)
+    lanes = s.lane_enabled()
+    if mod0 not in _LOADI_MODES:
+        if np.any(lanes):
+            raise ctx.error(UndefinedBehavior, f"Mod0={mod0} is not a documented SFPLOADI mode", mod0)
+        return Retire(SFPU.issue)
+    old = s.lreg[vd]
+    if mod0 == 0:
+        value = np.uint32(imm16 << 16)
+    elif mod0 == 1:
+        sign, exp, man = imm16 >> 15, (imm16 >> 10) & 0x1F, imm16 & 0x3FF
+        value = np.uint32((sign << 31) | ((exp + 112) << 23) | (man << 13))
+    elif mod0 == 2:
+        value = np.uint32(imm16)
+    elif mod0 == 4:
+        value = np.uint32((imm16 - 0x10000 if imm16 & 0x8000 else imm16) & 0xFFFFFFFF)
+    elif mod0 == 8:
+        value = (np.uint32(imm16) << 16) | (old & 0xFFFF)
+    else:
+        value = (old & 0xFFFF0000) | np.uint32(imm16)
+    _write(s, vd, np.broadcast_to(value, (LANES,)), lanes)
+    return Retire(SFPU.issue)
+
+
+# SFPMOV Mod1
+MOV_NEGATE, MOV_ALL_LANES_ENABLED, MOV_FROM_SPECIAL = 1, 2, 8
+
+
+@semantics("SFPMOV")
+def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    s, vc, vd, mod1 = _state(ctx), lreg_c, lreg_dest, instr_mod1
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    _no_backdoor(ctx, s, vd)
+    if mod1 & MOV_FROM_SPECIAL:
+        if vc <= 8:
+            raise ctx.error(Unimplemented, f"SFPMOV from LoadMacroConfig (VC={vc}) is not modelled")
+        if vc == 9:
+            raise ctx.error(Unimplemented, "SFPMOV from the PRNG is not modelled")
+        x = s.lane_config.copy() if vc == 15 else np.zeros(LANES, np.uint32)
+    else:
+        x = s.lreg[vc].copy()
+        if mod1 & MOV_NEGATE:
+            x ^= np.uint32(0x80000000)
+    if vd < 8:
+        _write(s, vd, x, s.lane_enabled() | (mod1 == MOV_ALL_LANES_ENABLED))
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPNOP")
+def sfpnop(ctx: Context) -> Outcome:
+    return Retire(SFPU.issue)
+
+
+# SFPCONFIG Mod1
+CFG_IMM16_IS_VALUE, CFG_OR, CFG_AND, CFG_XOR, CFG_IMM16_IS_LANE_MASK = 1, 2, 4, 6, 8
+
+
+@semantics("SFPCONFIG")
+def sfpconfig(ctx: Context, imm16_math: int, config_dest: int, instr_mod1: int) -> Outcome:
+    s, vd, mod1, imm16 = _state(ctx), config_dest, instr_mod1, imm16_math
+    if vd <= 8:
+        raise ctx.error(Unimplemented, f"SFPCONFIG VD={vd} writes LoadMacroConfig, which is not modelled")
+    lanes = np.ones(LANES, bool)
+    if mod1 & CFG_IMM16_IS_LANE_MASK:
+        lanes &= ((imm16 >> ((LANE & 7) * 2)) & 1) != 0
+    col = LANE & 7
+    lanes &= ~s.use_lane_flags[col] | s.lane_flags[col]
+    source = s.lreg[0][col]
+    if vd in (9, 10):
+        return Retire(SFPU.issue)
+    if vd <= 14:
+        value = np.full(LANES, CONFIG_DEFAULTS[vd], np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source
+        _write(s, vd, value, lanes)
+        return Retire(SFPU.issue)
+    original = s.lane_config
+    value = np.full(LANES, imm16, np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source & LANE_CONFIG_MASK
+    op = mod1 & 6
+    new = {0: value, CFG_OR: original | value, CFG_AND: original & value, CFG_XOR: original ^ value}[op]
+    if mod1 & CFG_IMM16_IS_VALUE:
+        new = new | (original & ~np.uint32(0xFFFF) & LANE_CONFIG_MASK)
+    s.lane_config = np.where(lanes, new, original).astype(np.uint32)
+    return Retire(SFPU.issue)
+
+
+# ------------------------------------------------------------------------------ lane predication
+
+SETCC_IMM_BIT0, SETCC_CLEAR = 1, 8
+SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0 = 0, 2, 4, 6
+
+
+@semantics("SFPSETCC")
+def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    s, mod1 = _state(ctx), instr_mod1
+    imm1 = _documented(ctx, "imm12_math", imm12_math, 1)
+    _no_backdoor(ctx, s, lreg_dest)
+    c = _i32(s.lreg[lreg_c])
+    if mod1 & SETCC_CLEAR:
+        flags = np.zeros(LANES, bool)
+    elif mod1 & SETCC_IMM_BIT0:
+        flags = np.full(LANES, imm1 != 0)
+    else:
+        flags = {SETCC_LT0: c < 0, SETCC_NE0: c != 0, SETCC_GTE0: c >= 0, SETCC_EQ0: c == 0}[mod1]
+    flags = flags & s.use_lane_flags
+    s.lane_flags = np.where(s.lane_enabled(), flags, s.lane_flags)
+    return Retire(SFPU.issue)
+
+
+ENCC_EC, ENCC_EI, ENCC_RI = 1, 2, 8
+ENCC_IMM2_E, ENCC_IMM2_R = 1, 2
+
+
+@semantics("SFPENCC")
+def sfpencc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    s, mod1 = _state(ctx), instr_mod1
+    imm2 = _documented(ctx, "imm12_math", imm12_math, 2)
+    _documented(ctx, "lreg_c", lreg_c, 0)
+    _no_backdoor(ctx, s, lreg_dest)
+    if mod1 & ENCC_EI:
+        s.use_lane_flags = np.full(LANES, (imm2 & ENCC_IMM2_E) != 0)
+    elif mod1 & ENCC_EC:
+        s.use_lane_flags = ~s.use_lane_flags
+    s.lane_flags = np.full(LANES, (imm2 & ENCC_IMM2_R) != 0 if mod1 & ENCC_RI else True)
+    return Retire(SFPU.issue)
+
+
+def _boolean_op(mod1: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """SFPPUSHC.md / SFPPOPC.md ``BooleanOp`` (Mod1 1..12)."""
+    return {
+        1: b,
+        2: ~b,
+        3: a & b,
+        4: a | b,
+        5: a & ~b,
+        6: a | ~b,
+        7: ~a & b,
+        8: ~a | b,
+        9: ~a & ~b,
+        10: ~a | ~b,
+        11: a != b,
+        12: a == b,
+    }[mod1]
+
+
+def _stack_operands(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int) -> SfpuState:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    _documented(ctx, "lreg_c", lreg_c, 0)
+    s = _state(ctx)
+    _no_backdoor(ctx, s, lreg_dest)
+    return s
+
+
+def _top(s: SfpuState, empty: tuple[bool, bool]) -> tuple[np.ndarray, np.ndarray]:
+    """Each lane's stack top (LaneFlags, UseLaneFlagsForLaneEnable), ``empty`` where the stack is."""
+    depth = s.stack_depth.astype(np.int64)
+    top = s.flag_stack[LANE, np.maximum(depth - 1, 0)]
+    has = depth > 0
+    return np.where(has, top[:, 0], empty[0]), np.where(has, top[:, 1], empty[1])
+
+
+@semantics("SFPPUSHC")
+def sfppushc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    s, mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
+    depth = s.stack_depth.astype(np.int64)
+    if mod1 == 0:
+        if np.any(depth >= STACK_DEPTH):
+            raise ctx.error(UndefinedBehavior, "pushes onto a full flag stack")
+        s.flag_stack[LANE, depth, 0] = s.lane_flags
+        s.flag_stack[LANE, depth, 1] = s.use_lane_flags
+        s.stack_depth = (depth + 1).astype(np.uint8)
+        return Retire(SFPU.issue)
+    if np.any(depth == 0):
+        raise ctx.error(UndefinedBehavior, f"Mod1={mod1} mutates an empty flag stack", mod1)
+    top_flags, _ = _top(s, (False, False))
+    if mod1 <= 12:
+        new_flags = _boolean_op(mod1, top_flags, s.lane_flags)
+        new_use = s.use_lane_flags
+    elif mod1 == 13:
+        s.lane_flags = ~s.lane_flags
+        new_flags, new_use = s.lane_flags, s.use_lane_flags
+    else:
+        new_flags, new_use = np.full(LANES, mod1 == 14), np.ones(LANES, bool)
+    s.flag_stack[LANE, depth - 1, 0] = new_flags
+    s.flag_stack[LANE, depth - 1, 1] = new_use
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPPOPC")
+def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    s, mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
+    depth = s.stack_depth.astype(np.int64)
+    top_flags, top_use = _top(s, (False, False))
+    if mod1 == 0:
+        if np.any(depth == 0):
+            raise ctx.error(UndefinedBehavior, "pops an empty flag stack")
+        s.flag_stack[LANE, depth - 1] = False
+        s.stack_depth = (depth - 1).astype(np.uint8)
+        s.use_lane_flags, s.lane_flags = top_use, top_flags
+    elif mod1 <= 12:
+        s.use_lane_flags, s.lane_flags = top_use, _boolean_op(mod1, s.lane_flags, top_flags)
+    elif mod1 == 13:
+        s.lane_flags = ~s.lane_flags
+    else:
+        s.use_lane_flags, s.lane_flags = np.ones(LANES, bool), np.full(LANES, mod1 == 14)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPCOMPC")
+def sfpcompc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    s = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest)
+    _documented(ctx, "instr_mod1", instr_mod1, 0)
+    top_flags, top_use = _top(s, (True, True))
+    s.lane_flags = top_use & s.use_lane_flags & top_flags & ~s.lane_flags
+    return Retire(SFPU.issue)
+
+
+# ------------------------------------------------------------------------------ integer and bit operations
+
+
+def _simple(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray] | None:
+    """The state and enabled lanes of a simple-unit instruction that writes LReg[VD] (None: VD 8..11,
+    which the model leaves untouched)."""
+    s = _state(ctx)
+    _no_backdoor(ctx, s, vd)
+    if vd >= 8:
+        return None
+    return s, s.lane_enabled()
+
+
+def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
+    got = _simple(ctx, vd)
+    if got is not None:
+        s, lanes = got
+        _write(s, vd, op(s.lreg[vb], s.lreg[vc]), lanes)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPAND")
+def sfpand(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    vb = _documented(ctx, "imm12_math", imm12_math, 4)
+    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
+
+
+@semantics("SFPOR")
+def sfpor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    vb = _documented(ctx, "imm12_math", imm12_math, 4)
+    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
+
+
+@semantics("SFPXOR")
+def sfpxor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    _documented(ctx, "instr_mod1", instr_mod1, 0)
+    return _bitwise(ctx, lreg_dest, lreg_c, lreg_dest, np.bitwise_xor)
+
+
+@semantics("SFPNOT")
+def sfpnot(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    _documented(ctx, "instr_mod1", instr_mod1, 0)
+    got = _simple(ctx, lreg_dest)
+    if got is not None:
+        s, lanes = got
+        _write(s, lreg_dest, ~s.lreg[lreg_c], lanes)
+    return Retire(SFPU.issue)
+
+
+IADD_ARG_IMM, IADD_2SCOMP_LREG_DST, IADD_CC_NONE, IADD_CC_GTE0 = 1, 2, 4, 8
+
+
+@semantics("SFPIADD")
+def sfpiadd(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    got = _simple(ctx, lreg_dest)
+    if got is None:
+        return Retire(SFPU.issue)
+    s, lanes = got
+    vd, mod1 = lreg_dest, instr_mod1
+    c = s.lreg[lreg_c].astype(np.int64)
+    if mod1 & IADD_ARG_IMM:
+        result = c + _signed12(imm12_math)
+    elif mod1 & IADD_2SCOMP_LREG_DST:
+        result = c - s.lreg[vd].astype(np.int64)
+    else:
+        result = c + s.lreg[vd].astype(np.int64)
+    result = (result & 0xFFFFFFFF).astype(np.uint32)
+    flags = s.lane_flags if mod1 & IADD_CC_NONE else _i32(result) < 0
+    if mod1 & IADD_CC_GTE0:
+        flags = ~flags
+    _write(s, vd, result, lanes)
+    s.lane_flags = np.where(lanes, flags, s.lane_flags)
+    return Retire(SFPU.issue)
+
+
+SHFT_ARG_IMM, SHFT_ARITHMETIC, SHFT_ARG_IMM_USE_VC = 1, 2, 4
+
+
+@semantics("SFPSHFT")
+def sfpshft(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    got = _simple(ctx, lreg_dest)
+    if got is None:
+        return Retire(SFPU.issue)
+    s, lanes = got
+    mod1 = instr_mod1
+    x = s.lreg[lreg_dest].astype(np.int64)
+    amount = _i32(s.lreg[lreg_c]).astype(np.int64)
+    if mod1 & SHFT_ARG_IMM:
+        if mod1 & SHFT_ARG_IMM_USE_VC:
+            x = s.lreg[lreg_c].astype(np.int64)
+        amount = np.full(LANES, _signed12(imm12_math), np.int64)
+    right = (-amount) & 31
+    left = (x << (amount & 31)) & 0xFFFFFFFF
+    signed = np.where(x >= 1 << 31, x - (1 << 32), x)
+    shifted_right = (signed >> right if mod1 & SHFT_ARITHMETIC else x >> right) & 0xFFFFFFFF
+    _write(s, lreg_dest, np.where(amount >= 0, left, shifted_right).astype(np.uint32), lanes)
+    return Retire(SFPU.issue)
+
+
+LZ_CC_NE0, LZ_NOSGN_MASK, LZ_CC_COMP = 2, 4, 8
+
+
+def _clz32(c: np.ndarray) -> np.ndarray:
+    """Leading zeros of 32-bit values (32 for zero)."""
+    c = c.astype(np.uint64)
+    bits = np.zeros(c.shape, np.int64)
+    for shift in (16, 8, 4, 2, 1):
+        big = c >= (np.uint64(1) << np.uint64(shift))
+        bits = np.where(big, bits + shift, bits)
+        c = np.where(big, c >> np.uint64(shift), c)
+    bits = bits + (c != 0)  # the bit length
+    return 32 - bits
+
+
+@semantics("SFPLZ")
+def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    got = _simple(ctx, lreg_dest)
+    if got is None:
+        return Retire(SFPU.issue)
+    s, lanes = got
+    mod1 = instr_mod1
+    c = s.lreg[lreg_c].copy()
+    if mod1 & LZ_NOSGN_MASK:
+        c &= np.uint32(0x7FFFFFFF)
+    flags = (c != 0) if mod1 & LZ_CC_NE0 else s.lane_flags
+    if mod1 & LZ_CC_COMP:
+        flags = ~flags
+    _write(s, lreg_dest, _clz32(c).astype(np.uint32), lanes)
+    s.lane_flags = np.where(lanes, flags, s.lane_flags)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPABS")
+def sfpabs(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    got = _simple(ctx, lreg_dest)
+    if got is not None:
+        s, lanes = got
+        x = s.lreg[lreg_c].astype(np.int64)
+        negative = x >= 0x80000000
+        if instr_mod1 & 1:
+            result = np.where(negative & (x <= 0xFF800000), x & 0x7FFFFFFF, x)
+        else:
+            result = np.where(negative, (-x) & 0xFFFFFFFF, x)
+        _write(s, lreg_dest, result.astype(np.uint32), lanes)
+    return Retire(SFPU.issue)
+
+
+EXEXP_NODEBIAS, EXEXP_SET_CC_SGN_EXP, EXEXP_SET_CC_COMP_EXP = 1, 2, 8
+
+
+@semantics("SFPEXEXP")
+def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    got = _simple(ctx, lreg_dest)
+    if got is None:
+        return Retire(SFPU.issue)
+    s, lanes = got
+    mod1 = instr_mod1
+    exp = ((s.lreg[lreg_c] >> 23) & 0xFF).astype(np.int64) - (0 if mod1 & EXEXP_NODEBIAS else 127)
+    flags = (exp < 0) if mod1 & EXEXP_SET_CC_SGN_EXP else s.lane_flags
+    if mod1 & EXEXP_SET_CC_COMP_EXP:
+        flags = ~flags
+    _write(s, lreg_dest, (exp & 0xFFFFFFFF).astype(np.uint32), lanes)
+    s.lane_flags = np.where(lanes, flags, s.lane_flags)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPEXMAN")
+def sfpexman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    _documented(ctx, "imm12_math", imm12_math, 0)
+    got = _simple(ctx, lreg_dest)
+    if got is not None:
+        s, lanes = got
+        hidden = 0 if instr_mod1 & 1 else 1 << 23
+        _write(s, lreg_dest, (s.lreg[lreg_c] & np.uint32(0x7FFFFF)) + np.uint32(hidden), lanes)
+    return Retire(SFPU.issue)
+
+
+_SIGN, _EXP, _MAN = np.uint32(0x80000000), np.uint32(0x7F800000), np.uint32(0x7FFFFF)
+
+
+@semantics("SFPSETEXP")
+def sfpsetexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    imm8 = _documented(ctx, "imm12_math", imm12_math, 8)
+    got = _simple(ctx, lreg_dest)
+    if got is not None:
+        s, lanes = got
+        c, b = s.lreg[lreg_c], s.lreg[lreg_dest]
+        if instr_mod1 & 1:
+            exp = np.full(LANES, imm8, np.uint32)
+        elif instr_mod1 & 2:
+            exp = (b >> 23) & 0xFF
+        else:
+            exp = b & 0xFF
+        _write(s, lreg_dest, (c & _SIGN) | (exp.astype(np.uint32) << 23) | (c & _MAN), lanes)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPSETMAN")
+def sfpsetman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    got = _simple(ctx, lreg_dest)
+    if got is not None:
+        s, lanes = got
+        c = s.lreg[lreg_c]
+        man = np.uint32(imm12_math << 11) if instr_mod1 & 1 else s.lreg[lreg_dest] & _MAN
+        _write(s, lreg_dest, (c & (_SIGN | _EXP)) | man, lanes)
+    return Retire(SFPU.issue)
+
+
+@semantics("SFPSETSGN")
+def sfpsetsgn(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    imm1 = _documented(ctx, "imm12_math", imm12_math, 1)
+    got = _simple(ctx, lreg_dest)
+    if got is not None:
+        s, lanes = got
+        c = s.lreg[lreg_c]
+        sign = np.uint32(imm1 << 31) if instr_mod1 & 1 else s.lreg[lreg_dest] & _SIGN
+        _write(s, lreg_dest, sign | (c & ~_SIGN), lanes)
+    return Retire(SFPU.issue)
