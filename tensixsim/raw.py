@@ -20,7 +20,7 @@ import numpy as np
 from tensixsim.tensix import formats
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.coprocessor import Coprocessor
-from tensixsim.tensix.matrix_moves import BF16
+from tensixsim.tensix.formats import BF16
 from tensixsim.tensix.matrix_unit import read_src
 from tensixsim.tensix.regs import FACE_ROWS, SRCA, SRCB, SrcClient
 from tensixsim.tile import Tile

@@ -44,6 +44,21 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = [
+    "BF16",
+    "BFP2",
+    "BFP2A",
+    "BFP4",
+    "BFP4A",
+    "BFP8",
+    "BFP8A",
+    "FORMAT_NAMES",
+    "FP8",
+    "FP16",
+    "FP32",
+    "INT8",
+    "INT16",
+    "INT32",
+    "TF32",
     "Rounding",
     "bf16_to_fp32",
     "dst16_from_bf16",
@@ -81,6 +96,16 @@ __all__ = [
     "to_float32",
     "unpack_fp32_to_bf16",
 ]
+
+# The coprocessor's 4-bit data format codes (Packers/FormatConversion.md, Unpackers/FormatConversion.md;
+# ALU_FORMAT_SPEC, THCON In/Out_data_format). Codes 12 and 13 name no format.
+FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4 = range(8)
+INT32, INT16, FP8, BFP2A, INT8, BFP2 = 8, 9, 10, 11, 14, 15
+FORMAT_NAMES = {
+    FP32: "FP32", FP16: "FP16", BFP8A: "BFP8a", BFP4A: "BFP4a", TF32: "TF32", BF16: "BF16",
+    BFP8: "BFP8", BFP4: "BFP4", INT32: "INT32", INT16: "INT16", FP8: "FP8", BFP2A: "BFP2a",
+    INT8: "INT8", BFP2: "BFP2",
+}  # fmt: skip
 
 _SIGN32 = np.uint32(0x8000_0000)
 _MAG32 = np.uint32(0x7FFF_FFFF)

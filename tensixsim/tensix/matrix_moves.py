@@ -63,6 +63,22 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix.adc import apply_addr_mod
+from tensixsim.tensix.formats import (
+    BF16,
+    BFP2,
+    BFP2A,
+    BFP4,
+    BFP4A,
+    BFP8,
+    BFP8A,
+    FP8,
+    FP16,
+    FP32,
+    INT8,
+    INT16,
+    INT32,
+    TF32,
+)
 from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
@@ -70,9 +86,6 @@ from tensixsim.timing import MATRIX
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
-# ALU_FORMAT_SPEC_REG*_SrcA codes (Packers/FormatConversion.md's 4-bit data type encoding).
-FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4 = range(8)
-INT32, INT16, FP8, BFP2A, INT8, BFP2 = 8, 9, 10, 11, 14, 15
 EIGHT_BIT_EXPONENT = frozenset({FP32, TF32, BF16, BFP8, BFP4, BFP2, INT32, INT16})
 BF16_STYLE = frozenset({FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16})
 FP16_STYLE = frozenset({FP16, FP8, BFP8A, BFP4A, BFP2A, INT8})

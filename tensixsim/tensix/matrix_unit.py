@@ -87,8 +87,8 @@ from tensixsim.tensix.adc import (
     step_rwcs,
     write_rwcs,
 )
-from tensixsim.tensix.formats import Rounding
-from tensixsim.tensix.matrix_moves import BF16, FP16, INT8, TF32, src_format, src_style
+from tensixsim.tensix.formats import BF16, FP16, INT8, TF32, Rounding
+from tensixsim.tensix.matrix_moves import src_format, src_style
 from tensixsim.tensix.regs import DST_COLS, SRC_ROWS, SRCA, SRCB, SrcClient, clear_src_valid, dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX

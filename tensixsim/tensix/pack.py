@@ -110,6 +110,16 @@ import numpy as np
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
+from tensixsim.tensix.formats import (
+    BF16,
+    FORMAT_NAMES,
+    FP16,
+    FP32,
+    INT8,
+    INT16,
+    INT32,
+    TF32,
+)
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import PACK
@@ -117,14 +127,6 @@ from tensixsim.timing import PACK
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
-# Format codes (Packers/FormatConversion.md).
-FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4 = 0, 1, 2, 3, 4, 5, 6, 7
-INT32, INT16, FP8, BFP2A, INT8, BFP2 = 8, 9, 10, 11, 14, 15
-FORMAT_NAMES = {
-    FP32: "FP32", FP16: "FP16", BFP8A: "BFP8a", BFP4A: "BFP4a", TF32: "TF32", BF16: "BF16",
-    BFP8: "BFP8", BFP4: "BFP4", INT32: "INT32", INT16: "INT16", FP8: "FP8", BFP2A: "BFP2a",
-    INT8: "INT8", BFP2: "BFP2",
-}  # fmt: skip
 OUT_BYTES = {FP32: 4, TF32: 4, INT32: 4, BF16: 2, FP16: 2, INT16: 2, INT8: 1}
 INTERFACE_MASKS = {0: (0, 1, 2, 3), 1: (0,), 3: (0, 1), 5: (0, 2), 7: (0, 1, 2), 10: (1, 3), 15: (0, 1, 2, 3)}
 FLOAT32_LIKE = frozenset({FP32, TF32})

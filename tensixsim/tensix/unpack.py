@@ -87,6 +87,23 @@ from tensixsim.arch import Arch
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import UNPACKER0, Y, Z
+from tensixsim.tensix.formats import (
+    BF16,
+    BFP2,
+    BFP2A,
+    BFP4,
+    BFP4A,
+    BFP8,
+    BFP8A,
+    FORMAT_NAMES,
+    FP8,
+    FP16,
+    FP32,
+    INT8,
+    INT16,
+    INT32,
+    TF32,
+)
 from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, SrcClient, dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import UNPACK
@@ -94,14 +111,6 @@ from tensixsim.timing import UNPACK
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
-# Format codes (Unpackers/FormatConversion.md).
-FP32, FP16, BFP8A, BFP4A, TF32, BF16, BFP8, BFP4 = 0, 1, 2, 3, 4, 5, 6, 7
-INT32, INT16, FP8, BFP2A, INT8, BFP2 = 8, 9, 10, 11, 14, 15
-FORMAT_NAMES = {
-    FP32: "FP32", FP16: "FP16", BFP8A: "BFP8a", BFP4A: "BFP4a", TF32: "TF32", BF16: "BF16",
-    BFP8: "BFP8", BFP4: "BFP4", INT32: "INT32", INT16: "INT16", FP8: "FP8", BFP2A: "BFP2a",
-    INT8: "INT8", BFP2: "BFP2",
-}  # fmt: skip
 BFP_FORMATS = frozenset({BFP8, BFP8A, BFP4, BFP4A, BFP2, BFP2A})
 WIDE_FORMATS = frozenset({FP32, TF32, INT32})  # 32-bit Dst / 4-byte output addresses
 HALF_FORMATS = frozenset({FP16, BF16, INT16})
