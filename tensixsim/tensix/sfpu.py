@@ -216,6 +216,15 @@ def _write(s: SfpuState, vd: int, values: np.ndarray, lanes: np.ndarray) -> None
     s.lreg[vd] = np.where(lanes, np.asarray(values, np.uint32), s.lreg[vd])
 
 
+def _write_with_flags(
+    s: SfpuState, vd: int, result: np.ndarray, lanes: np.ndarray, flags: np.ndarray, *, invert: bool
+) -> None:
+    """Write ``result`` to LReg ``vd`` in the enabled ``lanes`` and set their LaneFlags to ``flags``
+    (complemented if ``invert``), the tail shared by the flag-setting integer instructions."""
+    _write(s, vd, result, lanes)
+    s.lane_flags = np.where(lanes, ~flags if invert else flags, s.lane_flags)
+
+
 # ------------------------------------------------------------------------------ Dst access
 
 
@@ -713,10 +722,7 @@ def sfpiadd(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
         result = c + s.lreg[vd].astype(np.int64)
     result = (result & 0xFFFFFFFF).astype(np.uint32)
     flags = s.lane_flags if mod1 & IADD_CC_NONE else _i32(result) < 0
-    if mod1 & IADD_CC_GTE0:
-        flags = ~flags
-    _write(s, vd, result, lanes)
-    s.lane_flags = np.where(lanes, flags, s.lane_flags)
+    _write_with_flags(s, vd, result, lanes, flags, invert=bool(mod1 & IADD_CC_GTE0))
     return Retire(SFPU.issue)
 
 
@@ -771,10 +777,7 @@ def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1
     if mod1 & LZ_NOSGN_MASK:
         c &= np.uint32(0x7FFFFFFF)
     flags = (c != 0) if mod1 & LZ_CC_NE0 else s.lane_flags
-    if mod1 & LZ_CC_COMP:
-        flags = ~flags
-    _write(s, lreg_dest, _clz32(c).astype(np.uint32), lanes)
-    s.lane_flags = np.where(lanes, flags, s.lane_flags)
+    _write_with_flags(s, lreg_dest, _clz32(c).astype(np.uint32), lanes, flags, invert=bool(mod1 & LZ_CC_COMP))
     return Retire(SFPU.issue)
 
 
@@ -807,10 +810,8 @@ def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
     mod1 = instr_mod1
     exp = ((s.lreg[lreg_c] >> 23) & 0xFF).astype(np.int64) - (0 if mod1 & EXEXP_NODEBIAS else 127)
     flags = (exp < 0) if mod1 & EXEXP_SET_CC_SGN_EXP else s.lane_flags
-    if mod1 & EXEXP_SET_CC_COMP_EXP:
-        flags = ~flags
-    _write(s, lreg_dest, (exp & 0xFFFFFFFF).astype(np.uint32), lanes)
-    s.lane_flags = np.where(lanes, flags, s.lane_flags)
+    result = (exp & 0xFFFFFFFF).astype(np.uint32)
+    _write_with_flags(s, lreg_dest, result, lanes, flags, invert=bool(mod1 & EXEXP_SET_CC_COMP_EXP))
     return Retire(SFPU.issue)
 
 
