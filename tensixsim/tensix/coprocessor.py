@@ -156,20 +156,19 @@ class Coprocessor:
         return not bool(self.frontend.mop_busy[thread])
 
     def expand(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
-        """The MOP stage: what one queue entry becomes (a MOP's expansion, or the word itself).
+        """The MOP and replay stages: the words one queue entry becomes at the wait gate.
 
-        BRISC's pushes enter after the MOP expander. The expansion is taken whole when the entry is
-        taken, with the configuration of that moment (the documented model copies it then too).
+        BRISC's pushes enter after the MOP expander. The MOP expansion is taken whole when the entry
+        is taken, with the configuration of that moment (the documented model copies it then too),
+        then each of its words passes the replay expander in order.
         """
-        if entry.core == "brisc":
-            return [word]
         with self._located(entry):
-            return list(self.frontend.mop_stage(thread, word))
-
-    def replay(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
-        """The replay stage: what one word leaving the MOP stage becomes."""
-        with self._located(entry):
-            return self.frontend.replay(thread).feed(word)
+            words = [word] if entry.core == "brisc" else list(self.frontend.mop_stage(thread, word))
+            replay = self.frontend.replay(thread)
+            out: list[int] = []
+            for expanded in words:
+                out.extend(replay.feed(expanded))
+            return out
 
     @contextmanager
     def _located(self, entry: PushedInstruction) -> Iterator[None]:

@@ -251,8 +251,7 @@ class Engine:
             cycle += FRONTEND.mop_exit_penalty
         pipe.last_was_mop = is_mop
         pipe.source = entry
-        for expanded in copro.expand(pipe.thread, word, entry):
-            pipe.words.extend(copro.replay(pipe.thread, expanded, entry))
+        pipe.words.extend(copro.expand(pipe.thread, word, entry))
         # The expander counts as busy until the last word of a MOP expansion has left the pipe.
         copro.frontend.mop_busy[pipe.thread] = is_mop and bool(pipe.words)
         pipe.next_issue = cycle
