@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.errors import Unimplemented
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 
 if TYPE_CHECKING:
@@ -118,17 +118,10 @@ def _units(cnt_set_mask: int) -> list[int]:
     return [unit for unit in range(ADC_UNITS) if cnt_set_mask >> unit & 1]
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 def _split_high(ctx: Context, name: str, field_value: int) -> tuple[int, int]:
     """The yaml's 6-bit ``ch1_y`` / ``ch1_w`` slot holds the u3 Y1 (W1) operand in bits 0..2 and the
     u2 ThreadOverride in bits 3..4; its bit 5 (instruction bit 20) is in no documented field."""
-    _documented(ctx, name, field_value, 5)
+    ctx.documented(name, field_value, 5)
     return field_value & 7, field_value >> 3 & 3
 
 
@@ -165,7 +158,7 @@ def _xyzw(
     """Apply ``change`` (AdcState.set, .increment or .increment_cr) to the counters an XY / ZW
     instruction enables (all four when it has no ``bit_mask``) in each ADC set it names."""
     targets = _operands(ctx, dims, *operands)
-    enabled = 0b1111 if bit_mask is None else _documented(ctx, "bit_mask", bit_mask, 4)
+    enabled = 0b1111 if bit_mask is None else ctx.documented("bit_mask", bit_mask, 4)
     adc = ctx.copro.adc
     for unit in _units(cnt_set_mask):
         for bit, (thread, channel, dim, operand) in enumerate(targets):
@@ -215,7 +208,7 @@ def addrcrzw(
 @semantics("SETADCXX")
 def setadcxx(ctx: Context, cnt_set_mask: int, x_end2: int, x_start: int) -> Outcome:
     # No ThreadOverride here. X1Val is u10 (bits 10..19); the slot's bit 20 is in no documented field.
-    _documented(ctx, "x_end2", x_end2, 10)
+    ctx.documented("x_end2", x_end2, 10)
     adc = ctx.copro.adc
     for unit in _units(cnt_set_mask):
         adc.set(ctx.thread, unit, 0, X, x_start)
@@ -229,7 +222,7 @@ def setrwc(
     ctx: Context, clear_ab_vld: int, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int, bit_mask: int
 ) -> Outcome:
     copro = ctx.copro
-    _documented(ctx, "bit_mask", bit_mask, 4)
+    ctx.documented("bit_mask", bit_mask, 4)
     if clear_ab_vld and not hasattr(copro, "clear_src_valid"):
         # FlipSrcA / FlipSrcB hand a SrcA / SrcB bank back to the unpackers: those register files
         # are not modelled yet. Checked first, so nothing has changed when this is raised.
@@ -258,7 +251,7 @@ def setrwc(
 @semantics("INCRWC")
 def incrwc(ctx: Context, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int) -> Outcome:
     rwc, t = ctx.copro.adc, ctx.thread
-    _documented(ctx, "rwc_cr", rwc_cr, 3)  # SrcACr, SrcBCr, DstCr
+    ctx.documented("rwc_cr", rwc_cr, 3)  # SrcACr, SrcBCr, DstCr
     if rwc_cr & 1:
         rwc.srca[t] = rwc.srca_cr[t] = (int(rwc.srca_cr[t]) + rwc_a) & SRC_MASK
     else:

@@ -48,7 +48,6 @@ from tensixsim.tensix.matrix_unit import (
     Formats,
     _both_banks_owned,
     _check_addr_mod,
-    _documented,
     _dst_access,
     _formats,
     _stall,
@@ -102,7 +101,7 @@ def _conv(ctx: Context, clear_dvalid: int, rotate_weights: int, addr_mode: int, 
 
 
 def _apool(ctx: Context, clear_dvalid: int, pool_addr_mode: int, index_en: int, dst: int) -> Outcome:
-    _documented(ctx, "pool_addr_mode", pool_addr_mode, 3)
+    ctx.documented("pool_addr_mode", pool_addr_mode, 3)
     return _dst_plus_zero(ctx, clear_dvalid, pool_addr_mode)
 
 

@@ -137,13 +137,6 @@ def shuffle_tf32(x: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------ shared steps
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 def _row_flag(ctx: Context, name: str, value: int) -> bool:
     """A 2-bit ``instr_mod`` slot whose bit 1 is the documented flag; bit 0 is undocumented."""
     if value & 1:
@@ -381,7 +374,7 @@ def _mova2d(
     ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int, *, wait_gate: bool
 ) -> Outcome:
     move8 = _row_flag(ctx, "instr_mod", instr_mod)
-    dst_row = _documented(ctx, "dst", dst, 10)
+    dst_row = ctx.documented("dst", dst, 10)
     if wait_gate and not _owned(ctx, SRCA):
         return Wait("MOVA2D: SrcA bank not handed to the matrix unit")
     count = 8 if move8 else 1
@@ -402,7 +395,7 @@ def movb2d(
     broadcast_col0 = movb2d_instr_mod & 1
     broadcast_1_row_to_8 = movb2d_instr_mod >> 1 & 1
     move4 = movb2d_instr_mod >> 2 & 1
-    dst_row = _documented(ctx, "dst", dst, 10)
+    dst_row = ctx.documented("dst", dst, 10)
     if not _owned(ctx, SRCB):
         return Wait("MOVB2D: SrcB bank not handed to the matrix unit")
     regs = ctx.copro.regs
@@ -425,7 +418,7 @@ def _movd2src(
     ctx: Context, file: int, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int
 ) -> Outcome:
     move4 = _row_flag(ctx, "instr_mod", instr_mod)
-    dst_row = _documented(ctx, "dst", dst, 10)
+    dst_row = ctx.documented("dst", dst, 10)
     count = 4 if move4 else 1
     src_rows = _src_rows(ctx, file, src, count) + np.arange(count)
     dst_rows = _dst_rows(ctx, dst_row, count)
@@ -451,9 +444,9 @@ def movd2b(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: 
 
 @semantics("MOVB2A")
 def movb2a(ctx: Context, srca: int, addr_mode: int, instr_mod: int, srcb: int) -> Outcome:
-    srca_row = _documented(ctx, "srca", srca, 6)
+    srca_row = ctx.documented("srca", srca, 6)
     move4 = _row_flag(ctx, "instr_mod", instr_mod)
-    srcb_row = _documented(ctx, "srcb", srcb, 6)
+    srcb_row = ctx.documented("srcb", srcb, 6)
     if not _owned(ctx, SRCB):
         return Wait("MOVB2A: SrcB bank not handed to the matrix unit")
     count = 4 if move4 else 1

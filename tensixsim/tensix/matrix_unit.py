@@ -297,12 +297,6 @@ def _dst_row(copro: Coprocessor, thread: int, dst_row: int, rwcs: Rwcs, mask: in
 # ------------------------------------------------------------------------------ shared steps
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 def _both_banks_owned(copro: Coprocessor) -> bool:
     regs = copro.regs
     return all(
@@ -451,8 +445,8 @@ def _multiply(
     ctx: Context, flips: int, broadcast_row: bool, num_rows: int, addr_mode: int, dst: int
 ) -> Outcome:
     copro, thread = ctx.copro, ctx.thread
-    dst_row = _documented(ctx, "dst", dst, 10)
-    _documented(ctx, "addr_mode", addr_mode, 3)
+    dst_row = ctx.documented("dst", dst, 10)
+    ctx.documented("addr_mode", addr_mode, 3)
     if not _both_banks_owned(copro):
         return Wait("SrcA / SrcB bank not handed to the matrix unit")
     fmts = _formats(ctx)
@@ -476,7 +470,7 @@ def _multiply(
 
 @semantics("MVMUL")
 def mvmul(ctx: Context, clear_dvalid: int, instr_mod19: int, addr_mode: int, dst: int) -> Outcome:
-    broadcast = _documented(ctx, "instr_mod19", instr_mod19, 1)
+    broadcast = ctx.documented("instr_mod19", instr_mod19, 1)
     return _multiply(ctx, clear_dvalid, bool(broadcast), 8, addr_mode, dst)
 
 
@@ -484,7 +478,7 @@ def mvmul(ctx: Context, clear_dvalid: int, instr_mod19: int, addr_mode: int, dst
 def dotpv(
     ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
 ) -> Outcome:
-    _documented(ctx, "instr_mod19", instr_mod19, 0)
+    ctx.documented("instr_mod19", instr_mod19, 0)
     return _multiply(ctx, clear_dvalid, False, 8, addr_mode, dst)
 
 
@@ -492,8 +486,8 @@ def dotpv(
 def gapool(
     ctx: Context, clear_dvalid: int, instr_mod19: int, pool_addr_mode: int, max_pool_index_en: int, dst: int
 ) -> Outcome:
-    _documented(ctx, "instr_mod19", instr_mod19, 1)
-    _documented(ctx, "max_pool_index_en", max_pool_index_en, 0)
+    ctx.documented("instr_mod19", instr_mod19, 1)
+    ctx.documented("max_pool_index_en", max_pool_index_en, 0)
     return _multiply(ctx, clear_dvalid, False, 4, pool_addr_mode, dst)
 
 
@@ -504,8 +498,8 @@ def _elementwise(
     ctx: Context, op: str, flips: int, add_dst: bool, broadcast: int, addr_mode: int, dst: int
 ) -> Outcome:
     copro, thread = ctx.copro, ctx.thread
-    dst_row = _documented(ctx, "dst", dst, 10)
-    _documented(ctx, "addr_mode", addr_mode, 3)
+    dst_row = ctx.documented("dst", dst, 10)
+    ctx.documented("addr_mode", addr_mode, 3)
     broadcast_row, broadcast_col0 = bool(broadcast & 2), bool(broadcast & 1)
     if not _both_banks_owned(copro):
         return Wait("SrcA / SrcB bank not handed to the matrix unit")
@@ -654,8 +648,8 @@ def gmpool(
             f"GMPOOL instr_mod19={instr_mod19}: only 16x16 pooling (1) is documented",
             instr_mod19,
         )
-    dst_row = _documented(ctx, "dst", dst, 10)
-    _documented(ctx, "pool_addr_mode", pool_addr_mode, 3)
+    dst_row = ctx.documented("dst", dst, 10)
+    ctx.documented("pool_addr_mode", pool_addr_mode, 3)
     argmax = bool(max_pool_index_en)
     if not _both_banks_owned(copro):
         return Wait("SrcA / SrcB bank not handed to the matrix unit")

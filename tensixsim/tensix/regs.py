@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.errors import Unimplemented
 from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 
@@ -330,19 +330,12 @@ def clear_src_valid(copro: Coprocessor, bank: int, release: bool) -> None:
 # ------------------------------------------------------------------------------ semantics
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 @semantics("ZEROACC")
 def zeroacc(
     ctx: Context, clear_mode: int, use_32_bit_mode: int, clear_zero_flags: int, addr_mode: int, where: int
 ) -> Outcome:
-    mode = _documented(ctx, "clear_mode", clear_mode, 2)
-    imm10 = _documented(ctx, "where", where, 10)
+    mode = ctx.documented("clear_mode", clear_mode, 2)
+    imm10 = ctx.documented("where", where, 10)
     if clear_zero_flags:
         raise ctx.error(Unimplemented, "clear_zero_flags is set; its Blackhole meaning is undocumented")
     copro, thread = ctx.copro, ctx.thread
@@ -387,7 +380,7 @@ def zeroacc(
 @semantics("ZEROSRC")
 def zerosrc(ctx: Context, zero_val: int, write_mode: int, bank_mask: int, src_mask: int) -> Outcome:
     # Encoding: ClearSrcA/ClearSrcB bits 0..1, BothBanks 2, SingleBankMatrixUnit 3, NegativeInfSrcA 4.
-    negative_inf_srca = _documented(ctx, "zero_val", zero_val, 1)
+    negative_inf_srca = ctx.documented("zero_val", zero_val, 1)
     regs = ctx.copro.regs
     for file, clear in ((SRCA, src_mask & 1), (SRCB, src_mask >> 1 & 1)):
         if not clear:
@@ -407,7 +400,7 @@ def zerosrc(ctx: Context, zero_val: int, write_mode: int, bank_mask: int, src_ma
 @semantics("CLEARDVALID")
 def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
     # cleardvalid: FlipSrcA bit 0, FlipSrcB bit 1; reset: Reset bit 0, KeepReadingSameSrc bit 1.
-    _documented(ctx, "reset", reset, 2)
+    ctx.documented("reset", reset, 2)
     regs = ctx.copro.regs
     if reset & 1:
         regs.matrix_bank[:] = 0
@@ -426,7 +419,7 @@ def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
 @semantics("SETDVALID")
 def setdvalid(ctx: Context, setvalid: int) -> Outcome:
     # setvalid: FlipSrcA bit 0, FlipSrcB bit 1.
-    _documented(ctx, "setvalid", setvalid, 2)
+    ctx.documented("setvalid", setvalid, 2)
     copro, thread = ctx.copro, ctx.thread
     regs = copro.regs
     for file, base in ((SRCA, "SRCA_SET_Base"), (SRCB, "SRCB_SET_Base")):

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
-from tensixsim.errors import SimError
+from tensixsim.errors import SimError, UndefinedBehavior
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Instruction
 
@@ -63,6 +63,15 @@ class Context:
     instruction: Instruction
     core: str  # the core that pushed it
     pc: int  # its address in that core's program
+
+    def documented(self, name: str, value: int, bits: int) -> int:
+        """``value`` of operand slot ``name``, whose documented operand has only its low ``bits`` bits;
+        any other set bit is undefined behaviour (the units' shared rule: never guess)."""
+        if value >> bits:
+            raise self.error(
+                UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value
+            )
+        return value
 
     def error(self, kind: type[SimError], message: str, value: int | None = None) -> SimError:
         """An exception naming the pipe, instruction, pushing core, pc and cycle."""

@@ -188,13 +188,6 @@ def _state(ctx: Context) -> SfpuState:
     return ctx.copro.sfpu
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 def _no_backdoor(ctx: Context, s: SfpuState, vd: int) -> None:
     """Raise if VD >= 12 would be a backdoor load on some lane (not modelled)."""
     if vd >= 12 and np.any((s.lane_config & DISABLE_BACKDOOR_LOAD) == 0):
@@ -366,7 +359,7 @@ def _store_datum(mod0: int, x: np.ndarray) -> np.ndarray:
 @semantics("SFPLOAD")
 def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int) -> Outcome:
     s, regs, vd = _state(ctx), ctx.copro.regs, lreg_ind
-    imm10 = _documented(ctx, "dest_reg_addr", dest_reg_addr, 10)
+    imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
     _no_backdoor(ctx, s, vd)
     mod0 = _resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=False)
@@ -403,7 +396,7 @@ def sfpstore(
     ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int
 ) -> Outcome:
     s, regs, vd = _state(ctx), ctx.copro.regs, lreg_ind
-    imm10 = _documented(ctx, "dest_reg_addr", dest_reg_addr, 10)
+    imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
     _no_backdoor(ctx, s, vd)
     mod0 = _resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=True)
@@ -468,7 +461,7 @@ MOV_NEGATE, MOV_ALL_LANES_ENABLED, MOV_FROM_SPECIAL = 1, 2, 8
 @semantics("SFPMOV")
 def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, vc, vd, mod1 = _state(ctx), lreg_c, lreg_dest, instr_mod1
-    _documented(ctx, "imm12_math", imm12_math, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
     _no_backdoor(ctx, s, vd)
     if mod1 & MOV_FROM_SPECIAL:
         if vc <= 8:
@@ -530,7 +523,7 @@ SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0 = 0, 2, 4, 6
 @semantics("SFPSETCC")
 def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, mod1 = _state(ctx), instr_mod1
-    imm1 = _documented(ctx, "imm12_math", imm12_math, 1)
+    imm1 = ctx.documented("imm12_math", imm12_math, 1)
     _no_backdoor(ctx, s, lreg_dest)
     c = _i32(s.lreg[lreg_c])
     if mod1 & SETCC_CLEAR:
@@ -551,8 +544,8 @@ ENCC_IMM2_E, ENCC_IMM2_R = 1, 2
 @semantics("SFPENCC")
 def sfpencc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, mod1 = _state(ctx), instr_mod1
-    imm2 = _documented(ctx, "imm12_math", imm12_math, 2)
-    _documented(ctx, "lreg_c", lreg_c, 0)
+    imm2 = ctx.documented("imm12_math", imm12_math, 2)
+    ctx.documented("lreg_c", lreg_c, 0)
     _no_backdoor(ctx, s, lreg_dest)
     if mod1 & ENCC_EI:
         s.use_lane_flags = np.full(LANES, (imm2 & ENCC_IMM2_E) != 0)
@@ -581,8 +574,8 @@ def _boolean_op(mod1: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _stack_operands(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int) -> SfpuState:
-    _documented(ctx, "imm12_math", imm12_math, 0)
-    _documented(ctx, "lreg_c", lreg_c, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
+    ctx.documented("lreg_c", lreg_c, 0)
     s = _state(ctx)
     _no_backdoor(ctx, s, lreg_dest)
     return s
@@ -646,7 +639,7 @@ def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
 @semantics("SFPCOMPC")
 def sfpcompc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest)
-    _documented(ctx, "instr_mod1", instr_mod1, 0)
+    ctx.documented("instr_mod1", instr_mod1, 0)
     top_flags, top_use = _top(s, (True, True))
     s.lane_flags = top_use & s.use_lane_flags & top_flags & ~s.lane_flags
     return Retire(SFPU.issue)
@@ -675,27 +668,27 @@ def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
 
 @semantics("SFPAND")
 def sfpand(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    vb = _documented(ctx, "imm12_math", imm12_math, 4)
+    vb = ctx.documented("imm12_math", imm12_math, 4)
     return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
 
 
 @semantics("SFPOR")
 def sfpor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    vb = _documented(ctx, "imm12_math", imm12_math, 4)
+    vb = ctx.documented("imm12_math", imm12_math, 4)
     return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
 
 
 @semantics("SFPXOR")
 def sfpxor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    _documented(ctx, "imm12_math", imm12_math, 0)
-    _documented(ctx, "instr_mod1", instr_mod1, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
+    ctx.documented("instr_mod1", instr_mod1, 0)
     return _bitwise(ctx, lreg_dest, lreg_c, lreg_dest, np.bitwise_xor)
 
 
 @semantics("SFPNOT")
 def sfpnot(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    _documented(ctx, "imm12_math", imm12_math, 0)
-    _documented(ctx, "instr_mod1", instr_mod1, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
+    ctx.documented("instr_mod1", instr_mod1, 0)
     got = _simple(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
@@ -767,7 +760,7 @@ def _clz32(c: np.ndarray) -> np.ndarray:
 
 @semantics("SFPLZ")
 def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    _documented(ctx, "imm12_math", imm12_math, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
     got = _simple(ctx, lreg_dest)
     if got is None:
         return Retire(SFPU.issue)
@@ -783,7 +776,7 @@ def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1
 
 @semantics("SFPABS")
 def sfpabs(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    _documented(ctx, "imm12_math", imm12_math, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
     got = _simple(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
@@ -802,7 +795,7 @@ EXEXP_NODEBIAS, EXEXP_SET_CC_SGN_EXP, EXEXP_SET_CC_COMP_EXP = 1, 2, 8
 
 @semantics("SFPEXEXP")
 def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    _documented(ctx, "imm12_math", imm12_math, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
     got = _simple(ctx, lreg_dest)
     if got is None:
         return Retire(SFPU.issue)
@@ -817,7 +810,7 @@ def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
 
 @semantics("SFPEXMAN")
 def sfpexman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    _documented(ctx, "imm12_math", imm12_math, 0)
+    ctx.documented("imm12_math", imm12_math, 0)
     got = _simple(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
@@ -831,7 +824,7 @@ _SIGN, _EXP, _MAN = np.uint32(0x80000000), np.uint32(0x7F800000), np.uint32(0x7F
 
 @semantics("SFPSETEXP")
 def sfpsetexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    imm8 = _documented(ctx, "imm12_math", imm12_math, 8)
+    imm8 = ctx.documented("imm12_math", imm12_math, 8)
     got = _simple(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
@@ -859,7 +852,7 @@ def sfpsetman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
 
 @semantics("SFPSETSGN")
 def sfpsetsgn(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    imm1 = _documented(ctx, "imm12_math", imm12_math, 1)
+    imm1 = ctx.documented("imm12_math", imm12_math, 1)
     got = _simple(ctx, lreg_dest)
     if got is not None:
         s, lanes = got

@@ -90,13 +90,6 @@ def srca_row_latch(copro: Coprocessor) -> int | None:
     return None if latch < 0 else latch
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    """``value`` of slot ``name``, whose documented operand has only its low ``bits`` bits."""
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 def _owned(ctx: Context, file: int) -> bool:
     regs = ctx.copro.regs
     return int(regs.src_client[file, int(regs.matrix_bank[file])]) == SrcClient.MATRIX_UNIT
@@ -114,7 +107,7 @@ def shift_block(block: np.ndarray, direction: int) -> np.ndarray:
 
 @semantics("SHIFTXA")
 def shiftxa(ctx: Context, log2_amount2: int, shift_mode: int) -> Outcome:
-    _documented(ctx, "log2_amount2", log2_amount2, 0)
+    ctx.documented("log2_amount2", log2_amount2, 0)
     if shift_mode not in (DIRECTION_RIGHT, DIRECTION_LEFT):
         raise ctx.error(UndefinedBehavior, f"shift_mode={shift_mode} is reserved", shift_mode)
     if not _owned(ctx, SRCA):
@@ -140,9 +133,9 @@ def shiftxa(ctx: Context, log2_amount2: int, shift_mode: int) -> Outcome:
 
 @semantics("SHIFTXB")
 def shiftxb(ctx: Context, addr_mode: int, rot_shift: int, shift_row: int) -> Outcome:
-    addr_mod_index = _documented(ctx, "addr_mode", addr_mode, 3)
-    shift_in_zero = _documented(ctx, "rot_shift", rot_shift, 1)
-    src_row = _documented(ctx, "shift_row", shift_row, 6)
+    addr_mod_index = ctx.documented("addr_mode", addr_mode, 3)
+    shift_in_zero = ctx.documented("rot_shift", rot_shift, 1)
+    src_row = ctx.documented("shift_row", shift_row, 6)
     if not _owned(ctx, SRCB):
         return Wait("SHIFTXB: SrcB bank not handed to the matrix unit")
     regs = ctx.copro.regs
@@ -169,7 +162,7 @@ def trnspsrcb(ctx: Context) -> Outcome:
 
 @semantics("GATESRCRST")
 def gatesrcrst(ctx: Context, reset_srcb_gate_control: int, reset_srca_gate_control: int) -> Outcome:
-    _documented(ctx, "reset_srcb_gate_control", reset_srcb_gate_control, 1)
+    ctx.documented("reset_srcb_gate_control", reset_srcb_gate_control, 1)
     return Retire(MATRIX.issue)
 
 

@@ -267,12 +267,6 @@ def convert(ctx: Context, unit: int, in_fmt: int, out_fmt: int, bits: int, exp: 
     return _one(formats.dst16_from_fp16, bits) if to_dst else _one(formats.src_from_fp16, bits)
 
 
-def _documented(ctx: Context, name: str, value: int, bits: int) -> int:
-    if value >> bits:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no documented operand has", value)
-    return value
-
-
 def _bank_wait(ctx: Context, file: int, bank: int) -> Wait | None:
     if int(ctx.copro.regs.src_client[file, bank]) != SrcClient.UNPACKERS:
         return Wait(f"Src{'AB'[file]} bank {bank} is not handed to the unpackers")
@@ -330,16 +324,16 @@ def unpacr(
         "last": last,
     }
     if cfg_context_cnt_inc:  # IncrementContextCounter
-        _documented(ctx, "cfg_context_cnt_inc", cfg_context_cnt_inc, 1)
+        ctx.documented("cfg_context_cnt_inc", cfg_context_cnt_inc, 1)
         others.update(ovrd_thread_id=ovrd_thread_id, search_cache_flush=search_cache_flush)
         for name, value in others.items():
-            _documented(ctx, name, value, 0)
+            ctx.documented(name, value, 0)
         counters = unpack_state(ctx.copro).context_counter
         counters[unit, ctx.thread] = _advance_counter(ctx, unit, int(counters[unit, ctx.thread]))
         return Retire(UNPACK.nop)
     if search_cache_flush:  # FlushCache: the cache is not modelled
         for name, value in others.items():
-            _documented(ctx, name, value, 0)
+            ctx.documented(name, value, 0)
         return Retire(UNPACK.nop)
     if srcb_bcast:
         raise ctx.error(Unimplemented, "srcb_bcast (SrcB row broadcast) has no functional model")
@@ -607,21 +601,21 @@ def unpacr_nop(
             ("bank_clr_ctrl", bank_clr_ctrl),
             ("src_clr_val_ctrl", src_clr_val_ctrl),
         ):
-            _documented(ctx, name, value, 0)
+            ctx.documented(name, value, 0)
         if clr_to1_fmt_ctrl == 3:  # SETDVALID
             _flip(ctx, unit)
         elif clr_to1_fmt_ctrl:
             raise ctx.error(UndefinedBehavior, "clr_to1_fmt_ctrl is reserved", clr_to1_fmt_ctrl)
         return Retire(UNPACK.nop)
     # ZEROSRC
-    _documented(ctx, "stream_id", stream_id, 0)
-    _documented(ctx, "msg_clr_cnt", msg_clr_cnt, 0)
-    _documented(ctx, "set_dvalid", set_dvalid, 1)
+    ctx.documented("stream_id", stream_id, 0)
+    ctx.documented("msg_clr_cnt", msg_clr_cnt, 0)
+    ctx.documented("set_dvalid", set_dvalid, 1)
     if src_clr_val_ctrl >= 2:
         raise ctx.error(
             Unimplemented, "src_clr_val_ctrl 2 / 3 (clear to one / to a register)", src_clr_val_ctrl
         )
-    _documented(ctx, "clr_to1_fmt_ctrl", clr_to1_fmt_ctrl, 0)
+    ctx.documented("clr_to1_fmt_ctrl", clr_to1_fmt_ctrl, 0)
     regs = ctx.copro.regs
     unpack_bank = int(regs.unpacker_bank[unit])
     wait_bank = unpack_bank if stall_clr_cntrl else int(regs.matrix_bank[unit])
