@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from tensixsim.errors import InvalidInstruction, Unimplemented
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix.capture import InputQueue, PushedInstruction
-from tensixsim.tensix.matrix_unit import mvmul_run
+from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.timing import FRONTEND, MATRIX
 

@@ -46,12 +46,12 @@ from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.matrix_unit import (
     DstMode,
     Formats,
-    _both_banks_owned,
     _check_addr_mod,
     _dst_access,
     _formats,
     _stall,
     accumulate,
+    both_banks_owned,
     read_dst,
 )
 from tensixsim.tensix.regs import DST_COLS
@@ -78,7 +78,7 @@ def _dst_plus_zero(ctx: Context, flips: int, addr_mode: int) -> Outcome:
     fmts = _formats(ctx)
     if flips:
         raise ctx.error(Unimplemented, f"clear_dvalid={flips}: no page says whether it flips a bank", flips)
-    if not _both_banks_owned(copro):
+    if not both_banks_owned(copro):
         raise ctx.error(Unimplemented, "no page says whether it waits for the SrcA / SrcB banks")
     rows = np.arange(copro.regs.dst.shape[0] // (2 if fmts.dst.wide else 1))
     access = _dst_access(ctx, rows, fmts.dst)

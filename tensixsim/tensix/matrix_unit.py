@@ -60,14 +60,12 @@ instruction that reads them (every accumulating one, ELWADD / ELWSUB with AddDst
 (``regs.RegFiles.readable_from``). Results are written at issue; the latency shows only through
 that stall.
 
-Fast path: :func:`mvmul_run` executes a run of MVMULs from one MOP / replay expansion as a few
-vectorised operations, with the same results and issue cycles as one at a time (the engine decides
-when nothing else can observe the difference; frontend.py).
+Fast path: matrix_runs.py executes a run of MVMULs from one MOP / replay expansion as a few
+vectorised operations, with the same results and issue cycles as one at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -77,15 +75,11 @@ import numpy as np
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import (
-    AddrMod,
     Rwcs,
     addr_mod,
     addr_mod_problem,
-    addr_mod_words,
     apply_addr_mod,
     read_rwcs,
-    step_rwcs,
-    write_rwcs,
 )
 from tensixsim.tensix.formats import BF16, FP16, INT8, TF32, Rounding
 from tensixsim.tensix.matrix_moves import src_format, src_style
@@ -94,7 +88,6 @@ from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
 
 if TYPE_CHECKING:
-    from tensixsim.isa.spec import IsaTable
     from tensixsim.tensix.coprocessor import Coprocessor
 
 _F32, _U32 = np.float32, np.uint32
@@ -165,11 +158,11 @@ def dot16(b: np.ndarray, a: np.ndarray, *, safe: bool | None = None) -> np.ndarr
     """``b @ a`` over the last two axes with the model's fp32 order: k = 0..15 from +0, FTZ each step.
 
     ``b``: (..., rows, 16), ``a``: (..., 16, 16) fp32 fidelity slices. ``safe``: the caller knows
-    whether :func:`_no_underflow` holds for them (None: work it out).
+    whether :func:`no_underflow` holds for them (None: work it out).
     """
     x = np.zeros((*b.shape[:-1], a.shape[-1]), _F32)
     with np.errstate(all="ignore"):
-        if safe if safe is not None else _no_underflow(b, a):
+        if safe if safe is not None else no_underflow(b, a):
             if b.ndim == 2:
                 # One instruction: numpy reduces a non-contiguous axis element by element in index
                 # order, the same sums in one call; it starts from the first product, so + 0 turns a
@@ -183,23 +176,16 @@ def dot16(b: np.ndarray, a: np.ndarray, *, safe: bool | None = None) -> np.ndarr
     return x
 
 
-_SAFE_PRODUCT = 2.0**-103
+SAFE_PRODUCT = 2.0**-103
 
 
-def _multiples_of_min_normal(x: np.ndarray) -> bool:
-    """Whether every value of ``x`` is zero, infinite/NaN or at least 2**-103 in magnitude (so a multiple
-    of 2**-126, one ulp at the smallest normal exponent), and none is -0."""
-    small = np.abs(x[x != 0]).min(initial=np.inf)
-    return float(small) >= _SAFE_PRODUCT and not np.any(np.signbit(x) & (x == 0))
-
-
-def _no_underflow(b: np.ndarray, a: np.ndarray) -> bool:
+def no_underflow(b: np.ndarray, a: np.ndarray) -> bool:
     """Whether FTZ can change nothing in ``dot16``: every nonzero product is at least 2**-103, so every
     product, partial sum and rounding is a multiple of 2**-126 (one ulp at that exponent), hence zero
     or normal; and no -0 can survive, as the sum starts at +0."""
     small_b = np.abs(b[b != 0]).min(initial=np.inf)
     small_a = np.abs(a[a != 0]).min(initial=np.inf)
-    return float(small_a) * float(small_b) >= _SAFE_PRODUCT
+    return float(small_a) * float(small_b) >= SAFE_PRODUCT
 
 
 def saturate_int32(x: np.ndarray) -> np.ndarray:
@@ -297,7 +283,7 @@ def _dst_row(copro: Coprocessor, thread: int, dst_row: int, rwcs: Rwcs, mask: in
 # ------------------------------------------------------------------------------ shared steps
 
 
-def _both_banks_owned(copro: Coprocessor) -> bool:
+def both_banks_owned(copro: Coprocessor) -> bool:
     regs = copro.regs
     return all(
         int(regs.src_client[f, int(regs.matrix_bank[f])]) == SrcClient.MATRIX_UNIT for f in (SRCA, SRCB)
@@ -310,13 +296,13 @@ def _src_rows(ctx: Context, name: str, first: int, count: int) -> np.ndarray:
     return np.arange(first, first + count)
 
 
-def _bank(copro: Coprocessor, file: int) -> np.ndarray:
+def src_bank(copro: Coprocessor, file: int) -> np.ndarray:
     regs = copro.regs
     return regs.src(file)[int(regs.matrix_bank[file])]
 
 
 @dataclass
-class _DstAccess:
+class DstAccess:
     """Rows of Dst an instruction reads / writes, in the view its mode uses."""
 
     rows: np.ndarray
@@ -341,12 +327,12 @@ class _DstAccess:
             regs.write16(self.rows, np.asarray(bits).astype(np.uint16), remap=self.remap)
 
 
-def _dst_access(ctx: Context, rows: np.ndarray, mode: DstMode) -> _DstAccess:
+def _dst_access(ctx: Context, rows: np.ndarray, mode: DstMode) -> DstAccess:
     remap, swizzle = dst_mapping(ctx.copro, ctx.thread)
-    return _DstAccess(rows, mode, remap, swizzle)
+    return DstAccess(rows, mode, remap, swizzle)
 
 
-def _stall(ctx: Context, access: _DstAccess) -> Wait | None:
+def _stall(ctx: Context, access: DstAccess) -> Wait | None:
     """The Dst read-after-write stall, if ``access``'s rows were written too recently."""
     ready = ctx.copro.regs.readable_from(access.storage(ctx.copro))
     if ready > ctx.cycle:
@@ -354,18 +340,18 @@ def _stall(ctx: Context, access: _DstAccess) -> Wait | None:
     return None
 
 
-def _finish(ctx: Context, access: _DstAccess, flips: int, addr_mode: int, srca_row: int) -> Outcome:
+def _finish(ctx: Context, access: DstAccess, flips: int, addr_mode: int, srca_row: int) -> Outcome:
     """Mark the written Dst blocks, latch the SrcA row address (SHIFTXA reads it), flip the Src
     banks, advance the RWCs."""
     copro, thread = ctx.copro, ctx.thread
     copro.regs.written(access.storage(copro), ctx.cycle, MATRIX.dst_write_hidden)
     copro.regs.srca_row_latch[0] = srca_row
-    _flip_banks(copro, thread, flips)
+    flip_banks(copro, thread, flips)
     apply_addr_mod(ctx, addr_mode)
     return Retire(MATRIX.issue)
 
 
-def _flip_banks(copro: Coprocessor, thread: int, flips: int) -> None:
+def flip_banks(copro: Coprocessor, thread: int, flips: int) -> None:
     for file, name in ((SRCA, "SrcA"), (SRCB, "SrcB")):
         if flips >> file & 1:
             disabled = copro.config.thread_field(f"CLR_DVALID_{name}_Disable", thread)
@@ -397,31 +383,6 @@ def products(fmts: Formats, a_bits: np.ndarray, b_bits: np.ndarray, phase: np.nd
     return dot16(b, a)
 
 
-def stacked_products(
-    fmts: Formats,
-    bank_a: np.ndarray,
-    bank_b: np.ndarray,
-    a_first: np.ndarray,
-    b_first: np.ndarray,
-    phases: np.ndarray,
-) -> np.ndarray:
-    """:func:`products` for a run of MVMULs: instruction n multiplies SrcB rows ``b_first[n]``.. (8) by
-    SrcA rows ``a_first[n]``.. (16) at phase ``phases[n]``. Each bank is converted once per phase
-    (the conversions are per datum), then gathered."""
-    a_rows = a_first[:, None] + np.arange(K)
-    b_rows = b_first[:, None] + np.arange(8)
-    if fmts.integer:
-        return products(fmts, bank_a[a_rows], bank_b[b_rows], phases[:, None, None])
-    a_values, b_values = read_src(bank_a, fmts.style), read_src(bank_b, fmts.style)
-    # SrcA's slice depends only on phase bit 0, SrcB's only on bit 1: two tables each.
-    a_half, b_half = phases & 1, phases >> 1 & 1
-    a_table = np.stack([src_a_fidelity_bits(a_values, p) if p in a_half else a_values for p in (0, 1)])
-    b_table = np.stack([src_b_fidelity_bits(b_values, 2 * p) if p in b_half else b_values for p in (0, 1)])
-    # Judged on the whole banks: a tiny value in a row no instruction reads only costs the FTZ path.
-    safe = _no_underflow(b_table, a_table)
-    return dot16(b_table[b_half[:, None], b_rows], a_table[a_half[:, None], a_rows], safe=safe)
-
-
 def accumulate(fmts: Formats, result: np.ndarray, dst_bits: np.ndarray) -> np.ndarray:
     """``Dst + result`` as new Dst bits."""
     with np.errstate(all="ignore"):
@@ -447,7 +408,7 @@ def _multiply(
     copro, thread = ctx.copro, ctx.thread
     dst_row = ctx.documented("dst", dst, 10)
     ctx.documented("addr_mode", addr_mode, 3)
-    if not _both_banks_owned(copro):
+    if not both_banks_owned(copro):
         return Wait("SrcA / SrcB bank not handed to the matrix unit")
     fmts = _formats(ctx)
     rwcs = read_rwcs(copro.adc, thread)
@@ -463,7 +424,7 @@ def _multiply(
         return stall
     _check_addr_mod(ctx, addr_mode)
     phase = _fidelity_phase(copro, thread, rwcs)
-    result = products(fmts, _bank(copro, SRCA)[a_rows], _bank(copro, SRCB)[b_rows], phase)
+    result = products(fmts, src_bank(copro, SRCA)[a_rows], src_bank(copro, SRCB)[b_rows], phase)
     access.write_bits(copro, accumulate(fmts, result[written], access.read_bits(copro)))
     return _finish(ctx, access, flips, addr_mode, int(a_rows[0]))
 
@@ -501,7 +462,7 @@ def _elementwise(
     dst_row = ctx.documented("dst", dst, 10)
     ctx.documented("addr_mode", addr_mode, 3)
     broadcast_row, broadcast_col0 = bool(broadcast & 2), bool(broadcast & 1)
-    if not _both_banks_owned(copro):
+    if not both_banks_owned(copro):
         return Wait("SrcA / SrcB bank not handed to the matrix unit")
     fmts = _formats(ctx)
     rwcs = read_rwcs(copro.adc, thread)
@@ -515,8 +476,8 @@ def _elementwise(
             return stall
     _check_addr_mod(ctx, addr_mode)
     phase = _fidelity_phase(copro, thread, rwcs)
-    a_bits = _bank(copro, SRCA)[a_rows]
-    b_bits = _bank(copro, SRCB)[b_rows]
+    a_bits = src_bank(copro, SRCA)[a_rows]
+    b_bits = src_bank(copro, SRCB)[b_rows]
     if broadcast_col0:
         b_bits = np.repeat(b_bits[:, :1], DST_COLS, axis=1)
     result = elementwise(fmts, op, a_bits, b_bits, phase)
@@ -651,7 +612,7 @@ def gmpool(
     dst_row = ctx.documented("dst", dst, 10)
     ctx.documented("pool_addr_mode", pool_addr_mode, 3)
     argmax = bool(max_pool_index_en)
-    if not _both_banks_owned(copro):
+    if not both_banks_owned(copro):
         return Wait("SrcA / SrcB bank not handed to the matrix unit")
     fmts = _formats(ctx)
     style = gmpool_styles(fmts, argmax)
@@ -671,7 +632,7 @@ def gmpool(
     sign, exp, man = _read_datum(dst_val, style)
     max_index = dst_val & 0xFF
     index_phase = (dst_val + 0x100) & 0xF00
-    a_bank, b_bank = _bank(copro, SRCA), _bank(copro, SRCB)
+    a_bank, b_bank = src_bank(copro, SRCA), src_bank(copro, SRCB)
     for i_ in range(16):
         i = i_ ^ 4 if i_ < 8 else i_
         x = _scaled_src(a_bank[a_rows[i]], fmts.style, np.full(16, b_bank[b_row, i]))
@@ -690,218 +651,3 @@ def gmpool(
         out[1:] = (raw[1:] + 0x100) & 0xF00
     access.write_bits(copro, out.astype(np.uint32))
     return _finish(ctx, access, clear_dvalid, pool_addr_mode, int(a_rows[0]))
-
-
-# ------------------------------------------------------------------------------ fast path
-
-
-@dataclass(frozen=True)
-class _RunPlan:
-    """What a run of MVMULs does, worked out from the state at its first issue (cycles relative to it)."""
-
-    a_first: np.ndarray  # per instruction: first SrcA row, first SrcB row, fidelity phase
-    b_first: np.ndarray
-    phases: np.ndarray
-    offsets: list[int]  # issue cycle of each instruction minus the first's
-    rwcs: Rwcs  # the RWCs after the run
-    flips: int  # the last instruction's FlipSrcA / FlipSrcB
-    ready: dict[int, int]  # Dst block -> first readable cycle afterwards, minus the first's issue cycle
-    targets: np.ndarray  # the distinct Dst rows the run starts blocks at
-    waves: list[tuple[np.ndarray, np.ndarray]]  # per visit: (instructions, their index into targets)
-    # When every visit covers every target: the instructions in visit-major, target-minor order.
-    visit_order: np.ndarray | None
-
-
-_PLANS: dict[tuple, _RunPlan | None] = {}
-_PLAN_CACHE_SIZE = 256
-
-
-def mvmul_run(ctx: Context, words: Sequence[int], limit: int) -> list[int] | None:
-    """Execute the leading run of plain MVMULs in ``words`` (the first issuing at ``ctx.cycle``) at once.
-
-    Returns the issue cycle of each instruction executed, or None when the run is shorter than two
-    (the caller then issues one at a time). The run stops before any instruction that would raise,
-    stall at its start, issue at or after ``limit``, or follow a bank flip; every effect (Dst, its
-    scheduling state, RWCs, bank flips) equals issuing them one by one.
-
-    Working out the run (addresses, phases, stalls) is memoised on everything it depends on, so a
-    kernel that repeats one MOP pays for it once.
-    """
-    copro, thread, cycle = ctx.copro, ctx.thread, ctx.cycle
-    fmts = arith_formats(copro, thread)
-    if isinstance(fmts, str) or not _both_banks_owned(copro):
-        return None
-    field = copro.config.field_for_thread
-    setup = (
-        fmts,
-        field("DEST_TARGET_REG_CFG_MATH_Offset", thread) + field("DEST_REGW_BASE_Base", thread),
-        field("FIDELITY_BASE_Phase", thread),
-        dst_mapping(copro, thread),
-    )
-    opcode = copro.isa.by_name["MVMUL"].opcode
-    run = []
-    for word in words:
-        if word >> 24 != opcode:
-            break
-        run.append(word)
-    rwcs = read_rwcs(copro.adc, thread)
-    pending = np.maximum(copro.regs.dst_ready - cycle, 0)
-    key = (tuple(run), rwcs, setup, _addr_mod_words_of(copro, thread), pending.tobytes(), id(copro.isa))
-    if key in _PLANS:
-        plan = _PLANS[key]
-    else:
-        plan, limited = _plan(copro, thread, run, rwcs, setup, pending.tolist(), limit - cycle)
-        if not limited:  # what the limit cut short depends on the limit too: not kept
-            if len(_PLANS) >= _PLAN_CACHE_SIZE:
-                _PLANS.clear()
-            _PLANS[key] = plan
-    if plan is None or cycle + plan.offsets[-1] >= limit:
-        return None  # too short, or planned for a quieter moment: one at a time now
-    _execute(copro, thread, fmts, setup[3], plan)
-    for block, ready in plan.ready.items():
-        copro.regs.dst_ready[block] = cycle + ready
-    copro.regs.srca_row_latch[0] = plan.a_first[-1]
-    _flip_banks(copro, thread, plan.flips)
-    write_rwcs(copro.adc, thread, plan.rwcs)
-    return [cycle + offset for offset in plan.offsets]
-
-
-def _addr_mod_words_of(copro: Coprocessor, thread: int) -> bytes:
-    """The raw ThreadConfig words of every ADDR_MOD slot of ``thread`` (part of a plan's key)."""
-    config = copro.config
-    return config.thread[thread, addr_mod_words(config.layout)].tobytes()
-
-
-def _plan(
-    copro: Coprocessor,
-    thread: int,
-    run: list[int],
-    rwcs: Rwcs,
-    setup: tuple,
-    ready: list[int],
-    limit: int,
-) -> tuple[_RunPlan | None, bool]:
-    """Work out the run from relative time 0 (``ready``: each Dst block's pending cycles); also whether
-    ``limit`` cut it short. None: fewer than two instructions."""
-    fmts, offset, fidelity_base, (remap, swizzle) = setup
-    regs, isa = copro.regs, copro.isa
-    rows8 = np.arange(8)
-    mods: dict[int, AddrMod] = {}
-    blocks_of: dict[int, tuple[int, ...]] = {}
-    a_first: list[int] = []
-    b_first: list[int] = []
-    dst_first: list[int] = []
-    phases: list[int] = []
-    offsets: list[int] = []
-    touched: dict[int, int] = {}
-    flips = 0
-    cycle = 0
-    hidden = MATRIX.dst_write_hidden + 1
-    limited = False
-    for word in run:
-        if flips:
-            break
-        decoded = _decoded_mvmul(isa, word)
-        if decoded is None:
-            break
-        slot, dst_row, word_flips = decoded
-        srca, srcb = rwcs.srca & 0x38, rwcs.srcb & 0x38
-        if srca + K > SRC_ROWS or srcb + 8 > SRC_ROWS:
-            break
-        first = (dst_row + offset + rwcs.dst) & 0x3F8
-        blocks = blocks_of.get(first)
-        if blocks is None:
-            storage = regs.storage_rows(first + rows8, wide=fmts.dst.wide, remap=remap, swizzle=swizzle)
-            blocks = blocks_of[first] = tuple(np.unique(storage // 8).tolist())
-        start = max(cycle, *(ready[b] for b in blocks))
-        if start > cycle and not offsets:
-            return None, False  # the first one stalls: the one-at-a-time path waits
-        if offsets and start >= limit:
-            limited = True
-            break
-        mod = mods.get(slot) or mods.setdefault(slot, addr_mod(copro, thread, slot))
-        if addr_mod_problem(rwcs, mod, slot) is not None:
-            break
-        a_first.append(srca)
-        b_first.append(srcb)
-        dst_first.append(first)
-        phases.append((rwcs.fidelity_phase + fidelity_base) & 3)
-        offsets.append(start)
-        for b in blocks:
-            ready[b] = touched[b] = start + hidden
-        rwcs = step_rwcs(rwcs, mod)
-        flips = word_flips
-        cycle = start + MATRIX.issue
-    if len(offsets) < 2:
-        return None, limited
-    targets, block_index = np.unique(np.array(dst_first), return_inverse=True)
-    visit = np.empty(len(offsets), np.int64)
-    visits: dict[int, int] = {}
-    for n, block in enumerate(block_index.tolist()):
-        visit[n] = visits[block] = visits.get(block, -1) + 1
-    waves = []
-    for w in range(int(visit.max()) + 1):
-        chosen = np.flatnonzero(visit == w)
-        waves.append((chosen, block_index[chosen]))
-    regular = all(len(where) == len(targets) for _, where in waves)
-    visit_order = np.concatenate([chosen[np.argsort(where)] for chosen, where in waves]) if regular else None
-    plan = _RunPlan(
-        np.array(a_first),
-        np.array(b_first),
-        np.array(phases),
-        offsets,
-        rwcs,
-        flips,
-        touched,
-        targets,
-        waves,
-        visit_order,
-    )
-    return plan, limited
-
-
-def _execute(
-    copro: Coprocessor, thread: int, fmts: Formats, mapping: tuple[bool, bool], plan: _RunPlan
-) -> None:
-    """The run's arithmetic and Dst writes."""
-    rows8 = np.arange(8)
-    result = stacked_products(
-        fmts, _bank(copro, SRCA), _bank(copro, SRCB), plan.a_first, plan.b_first, plan.phases
-    )
-    # Each Dst block is read once, then accumulated visit by visit (the n-th visit of every block
-    # together), each visit settling to what its Dst write would hold, and written once.
-    access = _DstAccess((plan.targets[:, None] + rows8).ravel(), fmts.dst, *mapping)
-    values = read_dst(access.read_bits(copro), fmts.dst).reshape(len(plan.targets), 8, DST_COLS)
-    with np.errstate(all="ignore"):
-        if plan.visit_order is not None:
-            visits = result[plan.visit_order].reshape(len(plan.waves), *values.shape)
-            if (
-                fmts.dst is DstMode.FP32
-                and _multiples_of_min_normal(visits)
-                and _multiples_of_min_normal(values)
-            ):
-                # Every operand is zero or a multiple of 2**-126 of at least 2**-103: so is every sum,
-                # which is then zero or normal, and never -0. FTZ would change nothing.
-                for visit in visits:
-                    values = visit + values
-            else:
-                for visit in visits:
-                    values = settle(fmts, visit + values)
-        else:
-            for chosen, where in plan.waves:
-                values[where] = settle(fmts, result[chosen] + values[where])
-    access.write_bits(copro, write_dst(values.reshape(-1, DST_COLS), fmts.dst))
-
-
-_DECODED: dict[tuple[int, int], tuple[int, int, int] | None] = {}
-
-
-def _decoded_mvmul(isa: IsaTable, word: int) -> tuple[int, int, int] | None:
-    """(AddrMod, DstRow, clear_dvalid) of a plain MVMUL word; None if it broadcasts or sets
-    undocumented bits (the one-at-a-time path reports those)."""
-    key = (id(isa), word)
-    if key not in _DECODED:
-        fields = isa.decode(word).fields
-        plain = not (fields["instr_mod19"] or fields["addr_mode"] >> 3 or fields["dst"] >> 10)
-        _DECODED[key] = (fields["addr_mode"], fields["dst"], fields["clear_dvalid"]) if plain else None
-    return _DECODED[key]
