@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +46,29 @@ class CoreStats:
 
 
 @dataclass(frozen=True)
+class PipeStats:
+    """One coprocessor pipe: instructions issued and cycles stalled, by the stalled instruction."""
+
+    thread: int
+    issued: int
+    stalled: dict[str, int]
+
+
+@dataclass(frozen=True)
+class UnitStats:
+    """One coprocessor unit: instructions retired and cycles occupied."""
+
+    name: str
+    instructions: int
+    busy_cycles: int
+
+
+@dataclass(frozen=True)
 class RunResult:
     cycles: int
     cores: dict[str, CoreStats]
+    pipes: tuple[PipeStats, ...] = ()
+    units: dict[str, UnitStats] = field(default_factory=dict)
 
     def summary(self, clock_hz: int | None = None) -> str:
         """A readable per-core table."""
@@ -65,6 +85,17 @@ class RunResult:
         if clock_hz:
             total += f" ({self.cycles / clock_hz * 1e6:.2f} us at {clock_hz / 1e9:g} GHz)"
         lines.append(total)
+        if any(p.issued for p in self.pipes):
+            lines += ["", f"{'pipe':8} {'issued':>10} {'stalled':>10}  stalled on"]
+            for pipe in self.pipes:
+                top = sorted(pipe.stalled.items(), key=lambda kv: -kv[1])[:3]
+                where = ", ".join(f"{name} {cycles}" for name, cycles in top)
+                lines.append(f"{pipe.thread:<8} {pipe.issued:>10} {sum(pipe.stalled.values()):>10}  {where}")
+        if self.units:
+            lines += ["", f"{'unit':8} {'instrs':>10} {'busy':>10} {'busy %':>7}"]
+            for unit in sorted(self.units.values(), key=lambda u: -u.busy_cycles):
+                share = 100 * unit.busy_cycles / self.cycles if self.cycles else 0.0
+                lines.append(f"{unit.name:8} {unit.instructions:>10} {unit.busy_cycles:>10} {share:>6.1f}%")
         return "\n".join(lines)
 
 
@@ -176,7 +207,12 @@ class Tile:
             )
             for c in self.cores
         }
-        return RunResult(self.cycle, cores)
+        engine = self.backend if isinstance(self.backend, Engine) else None
+        if engine is None:
+            return RunResult(self.cycle, cores)
+        pipes = tuple(PipeStats(p.thread, p.issued, dict(p.stalled)) for p in engine.pipes)
+        units = {name: UnitStats(name, n, busy) for name, (n, busy) in engine.unit_stats.items()}
+        return RunResult(self.cycle, cores, pipes, units)
 
     # ------------------------------------------------------------------ scheduler
     def _schedule(self, max_cycles: int) -> None:

@@ -388,3 +388,16 @@ def test_matmul_tile_through_three_pipes(monkeypatch: pytest.MonkeyPatch) -> Non
 
     check_ordering(tile, trace, "MVMUL")
     assert len(trace.cycles(MATH_THREAD, "MVMUL")) == 16 * 4  # four fidelity phases of sixteen
+
+    # Where the cycles went: every issued instruction is counted once by its unit, the matrix unit
+    # was occupied one cycle per MVMUL, and the packer's stall at the semaphore is on record.
+    result = tile.result()
+    assert sum(p.issued for p in result.pipes) == sum(u.instructions for u in result.units.values())
+    assert result.units["matrix"].instructions == result.units["matrix"].busy_cycles == 64
+    pack_stall = result.pipes[PACK_THREAD].stalled
+    assert (
+        pack_stall.get("PACR", 0)
+        >= trace.cycles(MATH_THREAD, "MVMUL")[-1] - trace.cycles(PACK_THREAD, "SEMWAIT")[0]
+    )
+    summary = result.summary(tile.arch.clock_hz)
+    assert "matrix" in summary and "stalled on" in summary

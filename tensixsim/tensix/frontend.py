@@ -46,6 +46,9 @@ class Pipe:
     issued: int = 0
     last_cycle: int = 0
     done_cycle: int = 0  # when its last issued instruction leaves its unit
+    blocked_since: int | None = None  # when the head instruction first blocked
+    # Cycles the head instruction spent blocked, by instruction name: where a pipe's time went.
+    stalled: dict[str, int] = field(default_factory=dict)
 
     @property
     def idle(self) -> bool:
@@ -63,6 +66,8 @@ class Engine:
         # (matrix_unit.mvmul_run). Results and cycles are the same either way; off is for comparing.
         self.fast_paths = True
         self.fast_path_instructions = 0  # how many instructions went through a fast path
+        # Per unit: [instructions retired, cycles occupied] (a unit's occupancy may overlap waits).
+        self.unit_stats: dict[str, list[int]] = {}
 
     # ------------------------------------------------------------------ queue consumer interface
     def take_time(self, pipe: int) -> int | None:
@@ -193,6 +198,8 @@ class Engine:
                 assert isinstance(outcome, Retire)
                 self._retired(pipe, instruction.unit, busy, cycle, outcome.cycles, 1)
                 return
+        if pipe.blocked is None:
+            pipe.blocked_since = cycle
         pipe.blocked = f"{instruction.name}: {reason}"
         pipe.blocked_at = cycle
         pipe.blocked_version = copro.version
@@ -204,6 +211,13 @@ class Engine:
         """``count`` instructions left ``pipe``, the last issuing at ``cycle`` and occupying ``unit``
         for ``cycles``."""
         copro = self.copro
+        if pipe.blocked is not None and pipe.blocked_since is not None:
+            name = pipe.blocked.split(":", 1)[0]
+            pipe.stalled[name] = pipe.stalled.get(name, 0) + cycle - pipe.blocked_since
+        pipe.blocked_since = None
+        stats = self.unit_stats.setdefault(unit, [0, 0])
+        stats[0] += count
+        stats[1] += cycles * count
         for _ in range(count):
             pipe.words.popleft()
         if not pipe.words:
