@@ -1,4 +1,4 @@
-"""Tile control registers: soft reset, reset PCs and their overrides, the wall clock."""
+"""Tile control registers: soft reset, reset PCs and their overrides, the wall clock, clock gating."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class TileControl:
     trisc_override: int = 0
     ncrisc_override: int = 0
     wall_latched_high: int = 0
+    clock_gating: dict[int, int] = field(default_factory=dict)  # address -> value (no effect)
     _names: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
@@ -76,6 +77,13 @@ class TileControl:
                 write=setter("ncrisc_override", 1),
             ),
         }
+        for name, address in a.clock_gating_registers:
+            if base <= address < base + a.tile_control_size:
+                registers[address - base] = Register(
+                    name,
+                    read=lambda _, x=address: self.clock_gating.get(x, 0),
+                    write=lambda _, v, x=address: self.clock_gating.__setitem__(x, v),
+                )
         for facts in a.cores:
             if facts.reset_pc_register is not None:
                 registers[facts.reset_pc_register - base] = Register(

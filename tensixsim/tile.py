@@ -21,8 +21,10 @@ from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.control import TileControl
 from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
+from tensixsim.noc import Noc
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.streams import Streams
+from tensixsim.tdma import Tdma
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import NEVER, Engine
@@ -116,6 +118,9 @@ class Tile:
         self._control = self.control.region(self._set_soft_reset)
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions()
+        self.noc = Noc.new(self.arch)
+        self.tdma = Tdma(self.arch)
+        self._block_regions = [*(self.noc.regions() if self.noc is not None else []), *self.tdma.regions()]
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
             self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues)
@@ -543,7 +548,8 @@ class Tile:
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
-        regions = [self._control, *self._stream_regions, *self.coprocessor.mmio_regions(core)]
+        regions = [self._control, *self._stream_regions, *self._block_regions]
+        regions += self.coprocessor.mmio_regions(core)
         facts = core.facts
         pipes = (
             range(self.arch.pipe_count)

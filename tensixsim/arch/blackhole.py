@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tensixsim.arch.common import Arch, CoreFacts
+from tensixsim.arch.common import Arch, CoreFacts, NocFacts
 
 _LOCAL_RAM = 0xFFB00000
 _TILE_CONTROL = 0xFFB12000
@@ -42,4 +42,22 @@ BLACKHOLE = Arch(
     stream_base=0xFFB40000,
     stream_stride=0x1000,
     stream_count=64,
+    noc=NocFacts(
+        niu_bases=(0xFFB20000, 0xFFB30000),
+        niu_size=0x10000,
+        initiator_stride=0x800,
+        initiators=4,
+        width=17,
+        height=12,
+        x_first_routing=(True, False),
+        tensix_endpoint_type=0x0100,
+        default_position=(1, 2),  # the first Tensix tile (NoC #0 column 1, row 2)
+    ),
+    # Names and addresses from tt-metal's blackhole tensix.h (RISCV_DEBUG_REG_*, RISCV_TDMA_REG_*).
+    clock_gating_registers=(
+        ("DEST_CG_CTRL", _TILE_CONTROL + 0x240),
+        ("TDMA_CLK_GATE_EN", 0xFFB11024),
+        ("TDMA_CLK_GATE_HYST", 0xFFB11028),
+    ),
+    tdma_base=0xFFB11000,
 )

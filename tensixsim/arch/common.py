@@ -26,6 +26,21 @@ class CoreFacts:
 
 
 @dataclass(frozen=True)
+class NocFacts:
+    """The tile's two NoC interface units (NIUs) as its cores see them (BlackholeA0/NoC/MemoryMap.md)."""
+
+    niu_bases: tuple[int, ...]  # one register window per NoC
+    niu_size: int
+    initiator_stride: int  # request initiator i starts at niu_base + i * initiator_stride
+    initiators: int
+    width: int  # NIUs per NoC row
+    height: int  # NIUs per NoC column
+    x_first_routing: tuple[bool, ...]  # per NoC: unicast routes move in X before Y
+    tensix_endpoint_type: int  # NOC_ENDPOINT_ID bits 8..23 of a Tensix tile
+    default_position: tuple[int, int]  # NoC #0 coordinates of a tile built without a position
+
+
+@dataclass(frozen=True)
 class Arch:
     """Facts about one chip's Tensix tile."""
 
@@ -63,6 +78,10 @@ class Arch:
     stream_stride: int
     stream_count: int
     extra: dict[str, int] = field(default_factory=dict)
+    noc: NocFacts | None = None
+    # Clock-gating controls: no functional effect in the emulator, so they hold what is written.
+    clock_gating_registers: tuple[tuple[str, int], ...] = ()
+    tdma_base: int | None = None  # the TDMA-RISC register page (mover, packer status, clock gating)
 
     def core(self, name: str) -> CoreFacts:
         for facts in self.cores:

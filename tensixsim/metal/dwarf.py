@@ -1,0 +1,233 @@
+"""What a firmware ELF's debug information says about its data layout.
+
+tt-metal firmware is built with DWARF 5. The mailbox layout (``mailboxes_t``, ``go_msg_t``,
+``launch_msg_t``), the run-state enumerators (``RUN_MSG_GO``, ``RUN_SYNC_MSG_DONE``, ...) and the
+constants folded into the code (the L1 address of the mailbox, the L1 address a core's start-up code
+copies its local-RAM image from) all change between tt-metal versions, so they are read from the ELF
+that is being run rather than written down here.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from elftools.dwarf.die import DIE
+from elftools.dwarf.dwarf_expr import DWARFExprParser
+from elftools.dwarf.locationlists import LocationEntry, LocationExpr
+from elftools.elf.elffile import ELFFile
+
+from tensixsim.errors import InvalidProgram
+
+_STRUCTS = ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type")
+_TRANSPARENT = ("DW_TAG_typedef", "DW_TAG_volatile_type", "DW_TAG_const_type")
+_PATH_PART = re.compile(r"([A-Za-z_]\w*)((?:\[\d+\])*)")
+
+
+@dataclass(frozen=True)
+class Field:
+    """Where a (possibly nested) member lies: byte offset from the start of its outer type, size."""
+
+    offset: int
+    size: int
+
+
+class DebugInfo:
+    """Types, enumerators and constants of one firmware ELF."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._elf = ELFFile(io.BytesIO(path.read_bytes()))
+        if not self._elf.has_dwarf_info():
+            raise InvalidProgram(f"{path}: no debug information (tt-metal firmware is built with DWARF)")
+        self._dwarf = self._elf.get_dwarf_info()
+        self.types: dict[str, DIE] = {}
+        self.enumerators: dict[str, int] = {}
+        self.constants: dict[str, int] = {}
+        self.variables: dict[str, DIE] = {}
+        self._inlined: list[DIE] = []
+        for cu in self._dwarf.iter_CUs():
+            for die in cu.iter_DIEs():
+                self._index(die)
+
+    def _index(self, die: DIE) -> None:
+        tag = die.tag
+        name_attr = die.attributes.get("DW_AT_name")
+        name = name_attr.value.decode() if name_attr is not None else None
+        if tag in _STRUCTS or tag == "DW_TAG_typedef":
+            if name and not die.attributes.get("DW_AT_declaration"):
+                self.types.setdefault(name, die)
+        elif tag == "DW_TAG_enumerator" and name:
+            value = die.attributes["DW_AT_const_value"].value
+            self.enumerators.setdefault(name, value)
+            parent = die.get_parent()
+            enum_name = parent.attributes.get("DW_AT_name") if parent is not None else None
+            if enum_name is not None:  # bare names collide (several enums have a COUNT)
+                self.enumerators.setdefault(f"{enum_name.value.decode()}::{name}", value)
+        elif tag == "DW_TAG_variable" and name and "DW_AT_const_value" in die.attributes:
+            value = die.attributes["DW_AT_const_value"].value
+            if isinstance(value, int):
+                self.constants.setdefault(name, value)
+        elif tag == "DW_TAG_variable" and name and "DW_AT_type" in die.attributes:
+            self.variables.setdefault(name, die)
+        elif tag == "DW_TAG_inlined_subroutine":
+            self._inlined.append(die)
+
+    # ------------------------------------------------------------------ types
+    def array_length(self, variable: str) -> int:
+        """The element count of a global array variable (``cb_interface[NUM_CIRCULAR_BUFFERS]``)."""
+        die = self.variables.get(variable)
+        if die is None:
+            raise InvalidProgram(f"{self.path}: no variable {variable} in the debug information")
+        array = self._strip(die.get_DIE_from_attribute("DW_AT_type"))
+        if array.tag != "DW_TAG_array_type":
+            raise InvalidProgram(f"{self.path}: {variable} is not an array")
+        return self._size(array) // self._size(array.get_DIE_from_attribute("DW_AT_type"))
+
+    def enumerator(self, name: str) -> int:
+        try:
+            return self.enumerators[name]
+        except KeyError:
+            raise InvalidProgram(f"{self.path}: no enumerator {name} in the debug information") from None
+
+    def constant(self, name: str) -> int:
+        """A constant-valued variable (``mailboxes_t* const mailboxes = (mailboxes_t*)96``)."""
+        try:
+            return self.constants[name]
+        except KeyError:
+            raise InvalidProgram(f"{self.path}: no constant {name} in the debug information") from None
+
+    def size_of(self, type_name: str) -> int:
+        return self._size(self._type(type_name))
+
+    def field(self, type_name: str, path: str) -> Field:
+        """Offset and size of ``path`` (``"go_messages[0].signal"``) inside ``type_name``."""
+        die = self._type(type_name)
+        offset = 0
+        for part in path.split("."):
+            match = _PATH_PART.fullmatch(part)
+            if match is None:
+                raise ValueError(f"bad member path {path!r}")
+            found = self._member(die, match.group(1))
+            if found is None:
+                raise InvalidProgram(f"{self.path}: {type_name} has no member {path!r}")
+            member, shift = found
+            location = member.attributes.get("DW_AT_data_member_location")
+            offset += shift + (location.value if location is not None else 0)
+            die = self._strip(member.get_DIE_from_attribute("DW_AT_type"))
+            for index in re.findall(r"\[(\d+)\]", match.group(2)):
+                if die.tag != "DW_TAG_array_type":
+                    raise InvalidProgram(f"{self.path}: {path!r}: {match.group(1)} is not an array")
+                element = self._strip(die.get_DIE_from_attribute("DW_AT_type"))
+                offset += int(index) * self._size(element)
+                die = element
+        return Field(offset, self._size(die))
+
+    def _type(self, name: str) -> DIE:
+        try:
+            return self._strip(self.types[name])
+        except KeyError:
+            raise InvalidProgram(f"{self.path}: no type {name} in the debug information") from None
+
+    def _strip(self, die: DIE) -> DIE:
+        while die.tag in _TRANSPARENT:
+            die = die.get_DIE_from_attribute("DW_AT_type")
+        return die
+
+    def _member(self, die: DIE, name: str) -> tuple[DIE, int] | None:
+        """The member ``name`` of ``die`` and the offset of the anonymous aggregate holding it."""
+        for child in die.iter_children():
+            if child.tag != "DW_TAG_member":
+                continue
+            attr = child.attributes.get("DW_AT_name")
+            if attr is not None and attr.value.decode() == name:
+                return child, 0
+            if attr is None:  # an anonymous struct or union: its members belong to the outer type
+                inner = self._strip(child.get_DIE_from_attribute("DW_AT_type"))
+                found = self._member(inner, name)
+                if found is not None:
+                    location = child.attributes.get("DW_AT_data_member_location")
+                    return found[0], found[1] + (location.value if location is not None else 0)
+        return None
+
+    def _size(self, die: DIE) -> int:
+        die = self._strip(die)
+        if "DW_AT_byte_size" in die.attributes:
+            return die.attributes["DW_AT_byte_size"].value
+        if die.tag == "DW_TAG_array_type":
+            count = 1
+            for sub in die.iter_children():
+                if sub.tag == "DW_TAG_subrange_type":
+                    if "DW_AT_count" in sub.attributes:
+                        count *= sub.attributes["DW_AT_count"].value
+                    elif "DW_AT_upper_bound" in sub.attributes:
+                        # A zero-length array has upper bound -1 (stored as 0xffffffff).
+                        count *= (sub.attributes["DW_AT_upper_bound"].value + 1) & 0xFFFFFFFF
+                    else:
+                        count = 0  # flexible array member
+            return count * self._size(die.get_DIE_from_attribute("DW_AT_type"))
+        raise InvalidProgram(f"{self.path}: cannot size a {die.tag}")
+
+    # ------------------------------------------------------------------ folded constants
+    def inlined_argument(self, function: str, parameter: str) -> int:
+        """The constant ``parameter`` had at an inlined call of ``function`` (all calls must agree).
+
+        tt-metal's start-up code passes the L1 address of a core's local-RAM image to ``do_crt1`` as a
+        compile-time constant; the compiler records it as the parameter's location (a constant with
+        ``DW_OP_stack_value``).
+        """
+        values: set[int] = set()
+        for call in self._inlined:
+            if _name_of(call) != function:
+                continue
+            for child in call.iter_children():
+                if child.tag == "DW_TAG_formal_parameter" and _name_of(child) == parameter:
+                    values.update(self._constant_locations(child))
+        if len(values) != 1:
+            found = ", ".join(f"0x{v:x}" for v in sorted(values)) or "none"
+            raise InvalidProgram(
+                f"{self.path}: cannot read the constant argument {parameter} of {function} (found {found})"
+            )
+        return values.pop()
+
+    def _constant_locations(self, die: DIE) -> set[int]:
+        attr = die.attributes.get("DW_AT_location")
+        if attr is None:
+            if "DW_AT_const_value" in die.attributes:
+                return {die.attributes["DW_AT_const_value"].value}
+            return set()
+        parser = DWARFExprParser(die.dwarfinfo.structs)
+        lists = self._dwarf.location_lists()
+        if attr.form in ("DW_FORM_sec_offset", "DW_FORM_loclistx"):
+            entries = lists.get_location_list_at_offset(attr.value, die=die)
+            exprs = [e.loc_expr for e in entries if isinstance(e, LocationEntry)]
+        else:
+            exprs = [LocationExpr(attr.value).loc_expr]
+        values = set()
+        for expr in exprs:
+            ops = parser.parse_expr(expr)
+            if (
+                len(ops) == 2
+                and ops[1].op_name == "DW_OP_stack_value"
+                and ops[0].op_name.startswith(("DW_OP_const", "DW_OP_lit"))
+            ):
+                first = ops[0]
+                values.add(first.args[0] if first.args else int(first.op_name[len("DW_OP_lit") :]))
+        return values
+
+
+def _name_of(die: DIE) -> str | None:
+    """A DIE's name, following the abstract-origin / specification links of inlined copies."""
+    for _ in range(8):  # links never chain deeper than a few steps
+        name = die.attributes.get("DW_AT_name")
+        if name is not None:
+            return name.value.decode()
+        link = next(
+            (a for a in ("DW_AT_abstract_origin", "DW_AT_specification") if a in die.attributes), None
+        )
+        if link is None:
+            return None
+        die = die.get_DIE_from_attribute(link)
+    return None

@@ -1,0 +1,301 @@
+"""Real tt-metal firmware (the ``ttnn`` wheel from PyPI) boots on the tile and runs empty launches.
+
+The wheel is downloaded once per machine into ``.cache/ttnn/`` (ignored by git); a failed download
+fails these tests. Every address and value checked below comes from the firmware's own DWARF.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from asm import assemble
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tensixsim import Deadlock, InvalidProgram, MemoryFault, Tile, Unimplemented
+from tensixsim.arch import CORE_NAMES
+from tensixsim.metal.firmware import (
+    EMPTY_KERNEL,
+    ArchitectureMismatch,
+    FirmwareSet,
+    LoadedFirmware,
+    RunState,
+    boot,
+    find_firmware_set,
+    find_firmware_sets,
+    jal,
+    launch,
+    load_firmware,
+)
+from tensixsim.metal.wheel import precompiled_firmware
+from tensixsim.riscv.core import CoreState
+
+CACHE = Path(__file__).resolve().parent.parent / ".cache" / "ttnn"
+MARKS = 0x30000  # where the test kernels leave their marks (free L1)
+
+
+@pytest.fixture(scope="session")
+def precompiled() -> Path:
+    return precompiled_firmware(CACHE)
+
+
+@pytest.fixture(scope="session")
+def blackhole_set(precompiled: Path) -> FirmwareSet:
+    return find_firmware_set(precompiled, "blackhole")
+
+
+def booted(firmware: FirmwareSet) -> tuple[Tile, LoadedFirmware, RunState]:
+    tile = Tile("blackhole")
+    loaded = load_firmware(tile, firmware)
+    return tile, loaded, boot(tile, loaded)
+
+
+def text_span(loaded: LoadedFirmware, core: str) -> range:
+    (segment,) = [s for s in loaded.images[core].segments if s.address < 0x80000000]
+    return range(segment.address, segment.address + segment.memsz)
+
+
+# ---------------------------------------------------------------- finding and checking firmware sets
+
+
+def test_the_wheel_holds_blackhole_and_wormhole_sets(precompiled):
+    arches = {s.arch().name for s in find_firmware_sets(precompiled)}
+    assert arches == {"blackhole", "wormhole"}
+
+
+def test_wormhole_firmware_is_refused_by_a_blackhole_tile(precompiled):
+    wormhole = find_firmware_set(precompiled, "wormhole")
+    tile = Tile("blackhole")
+    reset = tile.control.soft_reset
+    with pytest.raises(ArchitectureMismatch) as info:
+        load_firmware(tile, wormhole)
+    assert "wormhole" in str(info.value) and isinstance(info.value, InvalidProgram)
+    assert not tile.l1.any() and tile.control.soft_reset == reset  # nothing written
+
+
+def test_a_set_with_a_wormhole_elf_among_blackhole_ones_is_refused(precompiled, blackhole_set):
+    wormhole = find_firmware_set(precompiled, "wormhole")
+    mixed = FirmwareSet(blackhole_set.path, {**blackhole_set.elfs, "trisc1": wormhole.elfs["trisc1"]})
+    tile = Tile("blackhole")
+    with pytest.raises(ArchitectureMismatch, match="trisc1"):
+        load_firmware(tile, mixed)
+    assert not tile.l1.any()
+
+
+# ---------------------------------------------------------------- boot
+
+
+def test_blackhole_firmware_boots_to_waiting_for_go(blackhole_set):
+    tile, loaded, state = booted(blackhole_set)
+    mailbox = loaded.mailbox
+    assert state.go_signal == mailbox.constants["RUN_MSG_DONE"] != mailbox.constants["RUN_MSG_INIT"]
+    assert all(core.state is CoreState.WAITING for core in tile.cores)
+    # BRISC polls the go message; every other core polls its own run-state byte, which reads DONE.
+    assert mailbox.go_signal in state.polled["brisc"]
+    for core, address in mailbox.subordinate_bytes.items():
+        assert state.polled[core] == (address,)
+        assert state.subordinate_state[core] == mailbox.constants["RUN_SYNC_MSG_DONE"]
+    assert state.waits_for_go(mailbox)
+    # Each core waits inside its own firmware.
+    for core in CORE_NAMES:
+        assert state.pcs[core] in text_span(loaded, core)
+
+
+def test_boot_that_stops_elsewhere_is_a_deadlock(blackhole_set):
+    tile = Tile("blackhole")
+    loaded = load_firmware(tile, blackhole_set)
+    # BRISC never gets to its firmware: it polls a word nobody writes.
+    tile.write(0, assemble("1: lw a0, 0x200(zero)\n beqz a0, 1b\n ecall"))
+    with pytest.raises(Deadlock, match="stopped short of waiting for a go message"):
+        boot(tile, loaded)
+
+
+def test_brisc_firmware_points_the_other_cores_at_their_entries(blackhole_set):
+    tile, loaded, _ = booted(blackhole_set)
+    for core in ("ncrisc", "trisc0", "trisc1", "trisc2"):
+        assert tile.control.reset_pc_of(core) == loaded.images[core].entry
+    assert tile.control.soft_reset & tile.arch.soft_reset_all == 0  # all five released
+
+
+def test_local_ram_images_reach_local_ram_through_the_staging_area(blackhole_set):
+    tile, loaded, _ = booted(blackhole_set)
+    checked = 0
+    for core, image in loaded.images.items():
+        for segment in image.segments:
+            if segment.address >= tile.arch.local_ram_base and segment.data:
+                offset = segment.address - tile.arch.local_ram_base
+                assert tile.local_ram[core][offset : offset + len(segment.data)].tobytes() == segment.data
+                staged = loaded.staging[core] + offset
+                assert tile.read(staged, len(segment.data)) == segment.data
+                checked += 1
+    assert checked  # at least BRISC has initialised data
+
+
+def test_firmware_enables_both_nius(blackhole_set):
+    tile, _, _ = booted(blackhole_set)
+    # device_setup sets bit 0 of NIU_CFG_0 and ROUTER_CFG_0 on both NoCs.
+    assert tile.noc.config[:, 0:2].tolist() == [[1, 1], [1, 1]]
+
+
+def test_boot_is_deterministic(blackhole_set):
+    first = booted(blackhole_set)[2]
+    second = booted(blackhole_set)[2]
+    assert first == second
+
+
+def test_other_blackhole_builds_boot_too(precompiled):
+    sets = [s for s in find_firmware_sets(precompiled) if s.arch().name == "blackhole"]
+    assert len(sets) > 4
+    for firmware in sets[1::9]:  # a sample: each boot takes most of a second
+        _, loaded, state = booted(firmware)
+        assert state.waits_for_go(loaded.mailbox), firmware.build_hash
+
+
+# ---------------------------------------------------------------- launches
+
+
+def marking_kernel(mark: int, slot: int) -> bytes:
+    return assemble(f"li t0, {mark}\n li t1, {MARKS + 4 * slot}\n sw t0, 0(t1)\n li a0, 0\n ret")
+
+
+def marks(tile: Tile) -> list[int]:
+    return np.frombuffer(tile.read(MARKS, 4 * len(CORE_NAMES)), np.uint32).tolist()
+
+
+def test_empty_launch_runs_and_returns_to_waiting_for_go(blackhole_set):
+    tile, loaded, _ = booted(blackhole_set)
+    state = launch(tile, loaded, {core: EMPTY_KERNEL for core in CORE_NAMES})
+    assert state.waits_for_go(loaded.mailbox)
+
+
+def test_every_enabled_kernel_runs_once_per_launch(blackhole_set):
+    tile, loaded, _ = booted(blackhole_set)
+    kernels = {core: marking_kernel(0xC0DE00 + i, i) for i, core in enumerate(CORE_NAMES)}
+    for _ in range(2):
+        tile.write(MARKS, bytes(4 * len(CORE_NAMES)))
+        state = launch(tile, loaded, kernels)
+        assert state.waits_for_go(loaded.mailbox)
+        assert marks(tile) == [0xC0DE00 + i for i in range(len(CORE_NAMES))]
+
+
+# BRISC starts the three TRISCs together (a compute kernel is always all three), so they are enabled
+# together here too.
+@pytest.mark.parametrize(
+    "chosen", [("brisc",), ("ncrisc",), ("brisc", "ncrisc"), ("trisc0", "trisc1", "trisc2")]
+)
+def test_only_enabled_kernels_run(blackhole_set, chosen):
+    tile, loaded, _ = booted(blackhole_set)
+    slots = {core: i for i, core in enumerate(CORE_NAMES) if core in chosen}
+    state = launch(tile, loaded, {core: marking_kernel(0xAB00 + i, i) for core, i in slots.items()})
+    assert state.waits_for_go(loaded.mailbox)
+    assert marks(tile) == [0xAB00 + i if core in chosen else 0 for i, core in enumerate(CORE_NAMES)]
+
+
+def test_debug_info_names_what_it_cannot_find(blackhole_set):
+    debug = blackhole_set.debug("brisc")
+    with pytest.raises(InvalidProgram, match="no_such_member"):
+        debug.field("mailboxes_t", "go_messages[0].no_such_member")
+    with pytest.raises(InvalidProgram, match="not an array"):
+        debug.field("mailboxes_t", "launch_msg_rd_ptr[1]")
+    with pytest.raises(InvalidProgram, match="no_such_function"):
+        debug.inlined_argument("no_such_function", "data_image")
+
+
+# ---------------------------------------------------------------- the boot jump
+
+
+@settings(max_examples=15, deadline=None)
+@given(target=st.integers(0, (1 << 19) - 1).map(lambda t: t * 2))
+def test_boot_jump_matches_the_assembler(target):
+    expected = assemble(f"jal x0, _start + {target}")
+    assert jal(0, target).to_bytes(4, "little") == expected
+
+
+def test_boot_jump_out_of_range_is_refused():
+    with pytest.raises(InvalidProgram):
+        jal(0, 1 << 20)
+
+
+# ---------------------------------------------------------------- NoC interface registers
+# Expected values are built from BlackholeA0/NoC/MemoryMap.md's field tables.
+
+NIU = (0xFFB20000, 0xFFB30000)
+
+
+def run_brisc(tile: Tile, source: str) -> None:
+    tile.write(0, assemble(source))
+    tile.run(release=["brisc"])
+
+
+def word(tile: Tile, address: int) -> int:
+    return int.from_bytes(tile.read(address, 4), "little")
+
+
+@pytest.mark.parametrize("x,y", [(1, 2), (16, 11), (0, 0), (7, 5)])
+def test_node_and_endpoint_ids(x, y):
+    tile = Tile("blackhole")
+    tile.noc.place(x, y)
+    loads = "\n".join(
+        f"li t0, {NIU[noc] + off}\n lw t1, 0(t0)\n li t2, {0x20000 + 16 * noc + k * 4}\n sw t1, 0(t2)"
+        for noc in (0, 1)
+        for k, off in enumerate((0x44, 0x48, 0x148, 0x844))
+    )
+    run_brisc(tile, loads + "\n ecall")
+    for noc, (nx, ny) in enumerate([(x, y), (16 - x, 11 - y)]):  # NoC #1 counts from the far corner
+        node = nx | ny << 6 | 17 << 12 | 12 << 19 | (1 if noc == 0 else 0) << 28
+        base = 0x20000 + 16 * noc
+        assert word(tile, base) == node
+        assert word(tile, base + 4) == 0x0100 << 8 | noc << 24  # Tensix tile, tile index 0
+        assert word(tile, base + 8) == nx | ny << 6  # NOC_ID_LOGICAL: power-on value
+        assert word(tile, base + 12) == node  # repeated at every initiator
+
+
+def test_request_fields_and_configuration_hold_what_is_written():
+    tile = Tile("blackhole")
+    run_brisc(
+        tile,
+        f"li t0, {NIU[1] + 0x1800}\n li t1, 0x12345678\n sw t1, 0x28(t0)\n lw a0, 0x28(t0)\n"
+        f"li t0, {NIU[0] + 0x100}\n li t1, 0xABCD\n sw t1, 0x48(t0)\n lw a1, 0x48(t0)\n"
+        f"lw a2, 0x40(t0)\n ecall",
+    )
+    brisc = tile.core("brisc")
+    assert brisc.reg("a0") == 0x12345678 and brisc.reg("a1") == 0xABCD
+    assert tile.noc.requests[1, 3, 10] == 0x12345678
+
+
+def test_initiating_a_noc_request_is_unimplemented():
+    tile = Tile("blackhole")
+    with pytest.raises(Unimplemented) as info:
+        run_brisc(tile, f"li t0, {NIU[0] + 0x800}\n li t1, 2\n sw t1, 0x1C(t0)\n li t1, 1\n sw t1, 0x40(t0)")
+    # li t0 is two instructions (lui, addi), so the store to NOC_CMD_CTRL is the sixth.
+    assert info.value.core == "brisc" and info.value.pc == 20 and "write request" in str(info.value)
+
+
+def test_unmodelled_niu_register_is_a_memory_fault():
+    tile = Tile("blackhole")
+    with pytest.raises(MemoryFault) as info:
+        run_brisc(tile, f"li t0, {NIU[0] + 0x64}\n lw a0, 0(t0)\n ecall")
+    assert info.value.address == NIU[0] + 0x64 and info.value.core == "brisc" and "noc0" in str(info.value)
+
+
+# ---------------------------------------------------------------- clock gating and the TDMA page
+
+
+def test_clock_gating_controls_hold_what_is_written():
+    tile = Tile("blackhole")
+    run_brisc(
+        tile,
+        "li t0, 0xFFB12240\n li t1, 0x5A\n sw t1, 0(t0)\n lw a0, 0(t0)\n"
+        "li t0, 0xFFB11024\n li t1, 0x3F\n sw t1, 0(t0)\n lw a1, 0(t0)\n lw a2, 4(t0)\n ecall",
+    )
+    brisc = tile.core("brisc")
+    assert (brisc.reg("a0"), brisc.reg("a1"), brisc.reg("a2")) == (0x5A, 0x3F, 0)
+
+
+def test_unmodelled_tdma_register_is_a_memory_fault():
+    tile = Tile("blackhole")
+    with pytest.raises(MemoryFault) as info:
+        run_brisc(tile, "li t0, 0xFFB11000\n li t1, 1\n sw t1, 0(t0)\n ecall")
+    assert info.value.address == 0xFFB11000 and info.value.write and "tdma" in str(info.value)
