@@ -268,7 +268,9 @@ class Tile:
             if not all(history[c.name] and history[c.name][-1] in history[c.name][:-1] for c in live):
                 continue
             marks = (self._memory_digest(), self._side_effects, self.coprocessor.version)
-            if spin_marks == marks:
+            # A pipe that can still issue (a busy unit, a timed wait) may yet change what they poll.
+            backend_moves = isinstance(self.backend, Engine) and self.backend.can_progress()
+            if spin_marks == marks and not backend_moves:
                 raise self._deadlock(live, history)
             spin_marks = marks
             for c in live:

@@ -20,7 +20,7 @@ from elftools.elf.elffile import ELFFile
 import tensixsim.sdk.build as sdk_build
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.isa import isa_for, to_stream_word
-from tensixsim.sdk import gen_linker_scripts, gen_mmio_header, programs
+from tensixsim.sdk import gen_cfg_header, gen_linker_scripts, gen_mmio_header, programs
 from tensixsim.sdk.build import BuildError, ToolchainMissing, build, find_toolchain, march_for
 from tensixsim.sdk.layout import CODE_WINDOW_SIZE, L1_USER_BASE, core_layout, core_layouts
 
@@ -39,6 +39,13 @@ def test_mmio_header_matches_its_generator() -> None:
     assert gen_mmio_header.HEADER_PATH.read_text() == gen_mmio_header.render(ARCH), (
         "include/tensixsim.h is stale: run python -m tensixsim.sdk.gen_mmio_header"
     )
+
+
+def test_cfg_header_matches_its_generator() -> None:
+    assert gen_cfg_header.HEADER_PATH.read_text() == gen_cfg_header.render(), (
+        "include/tensix_cfg_blackhole.h is stale: run python -m tensixsim.sdk.gen_cfg_header"
+    )
+    assert gen_cfg_header.main(["--check"]) == 0
 
 
 @pytest.mark.parametrize("core", CORE_NAMES)

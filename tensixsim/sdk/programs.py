@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from tensixsim.arch import get_arch
 from tensixsim.sdk.build import DEFAULT_BUILD_DIR, build
 from tensixsim.sdk.layout import L1_USER_BASE, core_layouts
@@ -224,3 +226,161 @@ def build_tensix_push(
         defines={"TENSIX_PUSH_COUNT": f"{count}u"},
         build_dir=root,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Compute kernels on all five cores (examples/kernels/, layout in kernels.h): BRISC reads tiles into
+# input circular buffers, TRISC0 unpacks, TRISC1 computes, TRISC2 packs, NCRISC writes tiles out.
+
+KERNELS_DIR = EXAMPLES_DIR / "kernels"
+KERNEL_SRC0 = 0x30000  # input 0, tiles back to back (kernels.h)
+KERNEL_SRC1 = 0x60000  # input 1
+KERNEL_DST = 0x90000  # output
+KERNEL_CB_IN0_BASE = 0x21000
+KERNEL_CB_STREAMS = {"in0": 0, "in1": 1, "out": 16}
+BF16_TILE_BYTES = 32 * 32 * 2
+BFP8_TILE_BYTES = 64 + 32 * 32  # one shared exponent per 16-datum face row, then the datums
+ELTWISE_OPS = {"add": "ELWADD", "sub": "ELWSUB", "mul": "ELWMUL"}
+_FORMAT_CODES = {"fp32": 0, "fp16": 1, "bf16": 5, "bfp8": 6}  # TK_FMT_* in tensix_kernel.h
+
+
+def _build_kernel(
+    tag: str, math_source: str, defines: dict[str, object], build_dir: Path | None, arch: str
+) -> dict[str, Path]:
+    root = _root(build_dir)
+    sources = {
+        "brisc": "reader.c",
+        "ncrisc": "writer.c",
+        "trisc0": "unpack.c",
+        "trisc1": math_source,
+        "trisc2": "pack.c",
+    }
+    return {
+        core: build(
+            core,
+            [KERNELS_DIR / source],
+            root / "examples" / f"kernel_{tag}_{core}.elf",
+            arch=arch,
+            defines=defines,
+            build_dir=root,
+        )
+        for core, source in sources.items()
+    }
+
+
+def build_eltwise(
+    op: str,
+    *,
+    tiles: int = 8,
+    phases: int = 4,
+    cb_in0_base: int | None = None,
+    build_dir: Path | None = None,
+    arch: str = "blackhole",
+) -> dict[str, Path]:
+    """BF16 ``a op b`` (``op`` add, sub or mul) over ``tiles`` tile pairs at KERNEL_SRC0 / KERNEL_SRC1,
+    BF16 tiles to KERNEL_DST. ``phases`` is ELWMUL's fidelity phases (ignored for add / sub);
+    ``cb_in0_base`` moves input 0's circular buffer (for tests of bad configuration)."""
+    if op not in ELTWISE_OPS:
+        raise ValueError(f"op must be one of {sorted(ELTWISE_OPS)}, not {op!r}")
+    phases = phases if op == "mul" else 1
+    defines: dict[str, object] = {
+        "KERNEL_OP": ELTWISE_OPS[op],
+        "KERNEL_TILES": f"{tiles}u",
+        "KERNEL_PHASES": f"{phases}u",
+    }
+    tag = f"{op}_t{tiles}_p{phases}"
+    if cb_in0_base is not None:
+        defines["KERNEL_CB_IN0_BASE"] = f"0x{cb_in0_base:X}u"
+        tag += f"_cb{cb_in0_base:x}"
+    return _build_kernel(tag, "eltwise_math.c", defines, build_dir, arch)
+
+
+def build_matmul(
+    *,
+    mt: int = 2,
+    nt: int = 2,
+    kt: int = 2,
+    phases: int = 4,
+    build_dir: Path | None = None,
+    arch: str = "blackhole",
+) -> dict[str, Path]:
+    """BF16 C = A @ B for A of mt x kt tiles (row-major tile order at KERNEL_SRC0) and B of kt x nt
+    tiles (at KERNEL_SRC1); C's mt x nt BF16 tiles to KERNEL_DST, row-major. ``phases``: 1 LoFi ..
+    4 HiFi4."""
+    defines: dict[str, object] = {
+        "KERNEL_MATMUL_MT": f"{mt}u",
+        "KERNEL_MATMUL_NT": f"{nt}u",
+        "KERNEL_MATMUL_KT": f"{kt}u",
+        "KERNEL_TILES": f"{mt * nt * kt}u",
+        "KERNEL_OUT_TILES": f"{mt * nt}u",
+        "KERNEL_PHASES": f"{phases}u",
+    }
+    return _build_kernel(f"matmul_{mt}x{kt}x{nt}_p{phases}", "matmul_math.c", defines, build_dir, arch)
+
+
+def build_copy_bfp8_to_fp16(
+    *, tiles: int = 4, build_dir: Path | None = None, arch: str = "blackhole"
+) -> dict[str, Path]:
+    """Copy ``tiles`` bfp8_b tiles at KERNEL_SRC0 to FP16 tiles at KERNEL_DST: unpacked to SrcA, SrcB
+    zeroed, ELWADD into FP32 Dst, packed as FP16."""
+    defines: dict[str, object] = {
+        "KERNEL_OP": "ELWADD",
+        "KERNEL_TILES": f"{tiles}u",
+        "KERNEL_ONE_INPUT": None,
+        "KERNEL_IN_FMT": f"{_FORMAT_CODES['bfp8']}u",
+        "KERNEL_IN_PAGE": f"{BFP8_TILE_BYTES}u",
+        "KERNEL_SRCB_FMT": f"{_FORMAT_CODES['bf16']}u",
+        "KERNEL_OUT_FMT": f"{_FORMAT_CODES['fp16']}u",
+        "KERNEL_PACK_INTER": f"{_FORMAT_CODES['fp32']}u",
+    }
+    return _build_kernel(f"copy_bfp8_fp16_t{tiles}", "eltwise_math.c", defines, build_dir, arch)
+
+
+def tile_to_faces(tile: np.ndarray) -> np.ndarray:
+    """A (32, 32) tile in the order the kernels keep it in L1: four 16x16 faces (top-left, top-right,
+    bottom-left, bottom-right), rows of 16 inside a face."""
+    tile = np.asarray(tile).reshape(32, 32)
+    return np.concatenate([tile[r : r + 16, c : c + 16].ravel() for r in (0, 16) for c in (0, 16)])
+
+
+def tile_from_faces(flat: np.ndarray) -> np.ndarray:
+    faces = np.asarray(flat).reshape(4, 16, 16)
+    return np.block([[faces[0], faces[1]], [faces[2], faces[3]]])
+
+
+def tiles_to_l1(tiles: Iterable[np.ndarray], dtype: str = "<u2") -> np.ndarray:
+    """(32, 32) tiles of 16-bit patterns as the bytes of consecutive tiles in L1."""
+    return np.concatenate([tile_to_faces(t).astype(dtype).view(np.uint8) for t in tiles])
+
+
+def tiles_from_l1(data: bytes | np.ndarray, count: int, dtype: str = "<u2") -> list[np.ndarray]:
+    """``count`` (32, 32) tiles of 16-bit patterns from consecutive tiles' bytes."""
+    flat = np.frombuffer(bytes(data), dtype).reshape(count, 32 * 32)
+    return [tile_from_faces(f) for f in flat]
+
+
+def bfp8_tile_bytes(exponents: np.ndarray, datums: np.ndarray) -> bytes:
+    """One bfp8_b tile in L1: ``exponents`` (64,) are the shared exponents of the 16-datum face rows
+    in face order, ``datums`` (32, 32) the sign-and-7-bit-magnitude bytes in tile order."""
+    flat = tile_to_faces(np.asarray(datums, np.uint8)).astype(np.uint8)
+    return np.asarray(exponents, np.uint8).tobytes() + flat.tobytes()
+
+
+def round_fp32_to_bf16(x: np.ndarray) -> np.ndarray:
+    """fp32 values to BF16 bits as the packer rounds: to nearest, ties away from zero; zero and
+    denormals to +0 (no NaN or infinity is expected in the kernels' data)."""
+    u = np.asarray(x, np.float32).view(np.uint32)
+    sign, mag = u & 0x80000000, u & 0x7FFFFFFF
+    rounded = ((mag + 0x8000) >> 16) | (sign >> 16)
+    return np.where((mag & 0x7F800000) == 0, 0, rounded).astype(np.uint16)
+
+
+def eltwise_model(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The BF16 bits build_eltwise's kernel writes for BF16 bit patterns ``a``, ``b``: one fp32
+    operation (ELWMUL at four fidelity phases sees every mantissa bit, so the product is exact),
+    zero and denormal results to +0 in Dst, then the packer's rounding to BF16."""
+    x = (np.asarray(a, np.uint32) << 16).view(np.float32)
+    y = (np.asarray(b, np.uint32) << 16).view(np.float32)
+    with np.errstate(all="ignore"):
+        result = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op](x, y)
+    return round_fp32_to_bf16(result)

@@ -99,6 +99,10 @@ class Engine:
             a // 4096 for p in self.pipes if p.blocked is not None and p.watch_l1 for a in (p.watch_l1[0],)
         }
 
+    def can_progress(self) -> bool:
+        """Some pipe has an instruction it will try again without any other state changing."""
+        return any(self._ready_cycle(pipe) is not None for pipe in self.pipes)
+
     def thread_idle(self, thread: int, cycle: int) -> bool:
         """No instruction of ``thread`` is queued, in flight, or still occupying its unit."""
         pipe = self.pipes[thread]

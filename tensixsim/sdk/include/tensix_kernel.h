@@ -1,0 +1,445 @@
+/* tensix_kernel.h: a small compute-kernel library for the Tensix coprocessor (Blackhole).
+ *
+ * The data path of one 32x32 tile: L1 -> unpackers -> SrcA / SrcB (TRISC0), the matrix unit writes
+ * Dst (TRISC1), the packer writes Dst back to L1 (TRISC2). BRISC (reader) and NCRISC (writer) move
+ * tiles between circular buffers and the rest of L1.
+ *
+ * Tiles are 32x32 datums stored as four 16x16 faces (top-left, top-right, bottom-left,
+ * bottom-right), rows of 16 inside a face. Dst is used as 32-bit (ALU_ACC_CTRL_Fp32_enabled) and
+ * split in two halves of four tiles (256 Dst32 rows each) for double buffering.
+ *
+ * Synchronisation:
+ * - reader -> TRISC0 and TRISC2 -> writer: circular buffers whose counters live in stream
+ *   registers ("tiles received" 10 / "tiles acked" 8, compared as 16-bit numbers).
+ * - TRISC0 -> TRISC1: the SrcA / SrcB banks themselves (the last UNPACR of a tile hands its bank to
+ *   the matrix unit; the last matrix instruction of a tile hands both back).
+ * - TRISC1 -> TRISC2: semaphore TK_SEM_MATH_PACK counts full Dst halves (max 2): the matrix unit
+ *   waits while both are full, the packer waits while none is, and takes one when it has packed it.
+ * - A TRISC and its own pipe: before changing the configuration a tile's instructions read (its L1
+ *   addresses) or giving the tile's pages away, the core waits until its pipe has finished them
+ *   (tk_wait_pipe_idle: a load from CoprocessorDoneCheck, which holds the core until then).
+ *
+ * Configuration words are written through MMIO by the core that owns them, before it pushes any
+ * instruction that reads them (or, per tile, while the unit is known idle as above): TRISC0 the
+ * unpackers' (THCON_SEC0/1 REG0/2/3/7, UNP0/1_*), TRISC1 word 1 (ALU formats, Fp32_enabled),
+ * TRISC2 the packer's (THCON_SEC0_REG1/9, PCK*, word 0's Dstacc override, the packer's Dst
+ * offset). No two cores read-modify-write the same word.
+ */
+#ifndef TENSIX_KERNEL_H
+#define TENSIX_KERNEL_H
+
+#include "tensixsim.h"
+#include "tensix_cfg_blackhole.h"
+#include "tensix_ops_blackhole.h"
+
+/* ---- data formats (the configuration registers' format codes) ---- */
+#define TK_FMT_FP32 0u
+#define TK_FMT_FP16 1u
+#define TK_FMT_BF16 5u
+#define TK_FMT_BFP8 6u /* bfp8_b: a tile is 64 exponent bytes (one per face row), then 1024 datums */
+
+#define TK_TILE_DATUMS 1024u
+#define TK_FACE_DATUMS 256u
+#define TK_DST_HALF_ROWS 256u /* one half of Dst32 holds four tiles of 64 rows */
+
+/* ---- semaphores ---- */
+#define TK_SEM_MATH_PACK 1u
+#define TK_SEM(i) (1u << (i))
+
+/* Wait-gate block masks (STALLWAIT / SEMWAIT stall_res) and STALLWAIT conditions (wait_res). */
+#define TK_BLOCK_SYNC (1u << 1)
+#define TK_BLOCK_PACK (1u << 2)
+#define TK_BLOCK_UNPACK (1u << 3)
+#define TK_BLOCK_MATH (1u << 6)
+#define TK_WAIT_UNPACK0 (1u << 1)
+#define TK_WAIT_UNPACK1 (1u << 2)
+#define TK_WAIT_PACK (1u << 3)
+#define TK_WAIT_MATH (1u << 4)
+/* SEMWAIT conditions: keep waiting while the value is zero / while it has reached its maximum. */
+#define TK_SEMWAIT_ZERO 1u
+#define TK_SEMWAIT_FULL 2u
+
+/* SETADC* cnt_set_mask */
+#define TK_ADC_UNP0 1u
+#define TK_ADC_UNP1 2u
+#define TK_ADC_PACK 4u
+
+/* A TRISC's view of the Tensix semaphores (stores: bit 0 clear posts, set takes one). */
+static inline uint32_t tk_sem_read(uint32_t sem)
+{
+    return mmio_read32(TENSIX_SEMAPHORE_BASE + 4u * sem);
+}
+
+static inline void tk_sem_post(uint32_t sem)
+{
+    mmio_write32(TENSIX_SEMAPHORE_BASE + 4u * sem, 0u);
+}
+
+/* TRISC: wait until every instruction this core pushed has left the coprocessor (the load from
+   CoprocessorDoneCheck is held until then; its value means nothing). */
+static inline void tk_wait_pipe_idle(void)
+{
+    (void)mmio_read32(TENSIX_PCBUF_BASE + 4u);
+}
+
+/* ---- circular buffers on stream registers ---- */
+#define TK_STREAM_TILES_ACKED 8u
+#define TK_STREAM_TILES_RECEIVED 10u
+
+typedef struct {
+    uint32_t stream;     /* the stream whose registers hold the counters */
+    uint32_t base;       /* L1 address of page 0 */
+    uint32_t page_bytes; /* a multiple of 16 */
+    uint32_t pages;
+    uint32_t done;    /* pages this side has pushed (producer) or popped (consumer) */
+    uint16_t counter; /* this side's counter as last written (the 16-bit counters may start anywhere) */
+} tk_cb;
+
+static inline volatile uint32_t *tk_cb_reg(const tk_cb *cb, uint32_t reg)
+{
+    return (volatile uint32_t *)(uintptr_t)STREAM_REG_ADDR(cb->stream, reg);
+}
+
+static inline void tk_cb_init(tk_cb *cb, uint32_t stream, uint32_t base, uint32_t page_bytes, uint32_t pages,
+                              int producer)
+{
+    cb->stream = stream;
+    cb->base = base;
+    cb->page_bytes = page_bytes;
+    cb->pages = pages;
+    cb->done = 0;
+    cb->counter =
+        (uint16_t)*tk_cb_reg(cb, producer ? TK_STREAM_TILES_RECEIVED : TK_STREAM_TILES_ACKED);
+}
+
+/* The L1 address of the page the next push (producer) or the next pop (consumer) concerns. */
+static inline uint32_t tk_cb_page(const tk_cb *cb, uint32_t ahead)
+{
+    return cb->base + ((cb->done + ahead) % cb->pages) * cb->page_bytes;
+}
+
+/* Producer: wait for a free page. */
+static inline void tk_cb_reserve_back(const tk_cb *cb)
+{
+    while ((uint16_t)(cb->counter - (uint16_t)*tk_cb_reg(cb, TK_STREAM_TILES_ACKED)) >= cb->pages)
+        ;
+}
+
+/* Producer: the page is written (by this core, or by its unit, finished); hand it on. */
+static inline void tk_cb_push_back(tk_cb *cb)
+{
+    sdk_fence();
+    cb->counter++;
+    cb->done++;
+    *tk_cb_reg(cb, TK_STREAM_TILES_RECEIVED) = cb->counter;
+}
+
+/* Consumer: wait until at least n pages are in. */
+static inline void tk_cb_wait_front(const tk_cb *cb, uint32_t n)
+{
+    while ((uint16_t)((uint16_t)*tk_cb_reg(cb, TK_STREAM_TILES_RECEIVED) - cb->counter) < n)
+        ;
+    sdk_fence(); /* drop anything stale this core may hold of the pages */
+}
+
+/* Consumer: the front page has been used up; give it back. */
+static inline void tk_cb_pop_front(tk_cb *cb)
+{
+    cb->counter++;
+    cb->done++;
+    *tk_cb_reg(cb, TK_STREAM_TILES_ACKED) = cb->counter;
+}
+
+/* ---- configuration through MMIO (state 0: every pipe keeps CFG_STATE_ID 0) ---- */
+#define TK_CFG_STATE 0u
+
+/* Bytes one datum of an unpacker output format occupies in the output address (BFP8 counts as one). */
+static inline uint32_t tk_out_datum_units(uint32_t fmt)
+{
+    return fmt == TK_FMT_FP32 ? 4u : (fmt == TK_FMT_FP16 || fmt == TK_FMT_BF16) ? 2u : 1u;
+}
+
+/* Unpacker `unit` (0: SrcA, 1: SrcB): tiles of four 256-datum faces in `in_fmt`, written to Src as
+   `out_fmt`; one UNPACR moves one face and steps the Src row by 16. TRISC0, before any UNPACR. */
+static inline void tk_unpack_configure(uint32_t unit, uint32_t in_fmt, uint32_t out_fmt)
+{
+    uint32_t word = unit ? CFG_THCON_SEC1_REG0_TileDescriptor_WORD : CFG_THCON_SEC0_REG0_TileDescriptor_WORD;
+    /* Tile descriptor: format, IsUncompressed, XDim 256 | YDim 1, ZDim 4 faces | WDim 1, digest 0. */
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 0u), in_fmt | 1u << 4 | TK_FACE_DATUMS << 16);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 1u), 1u | 4u << 16);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 2u), 1u);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 3u), 0u);
+    if (unit) {
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC1_REG2_Out_data_format, out_fmt);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC1_REG2_Unpack_limit_address, 0x1FFFFu);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd, 1u);
+        CFG_WRITE(TK_CFG_STATE, UNP1_ADDR_BASE_REG_1_Base, 0u);
+    } else {
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Out_data_format, out_fmt);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Unpack_limit_address, 0x1FFFFu);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Unpack_Src_Reg_Set_Upd, 1u);
+        /* SrcA's output addresses start four rows in: the first 64 datums are discarded. */
+        CFG_WRITE(TK_CFG_STATE, UNP0_ADDR_BASE_REG_1_Base, 64u * tk_out_datum_units(out_fmt));
+    }
+}
+
+/* Where unpacker `unit` reads its next tile (the register holds address / 16 - 1). Only while no
+   UNPACR is in the pipe (tk_wait_pipe_idle). */
+static inline void tk_unpack_set_address(uint32_t unit, uint32_t l1_addr)
+{
+    uint32_t value = l1_addr / 16u - 1u;
+    if (unit)
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC1_REG3_Base_address, value);
+    else
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG3_Base_address, value);
+}
+
+/* The unpackers' X range (a face's 256 datums) and counters from zero. TRISC0, once. */
+static inline void tk_unpack_init_adcs(void)
+{
+    TTI_SETADCXY(TK_ADC_UNP0 | TK_ADC_UNP1, 0, 0, 0, 0, 0xF);
+    TTI_SETADCZW(TK_ADC_UNP0 | TK_ADC_UNP1, 0, 0, 0, 0, 0xF);
+    TTI_SETADCXX(TK_ADC_UNP0 | TK_ADC_UNP1, TK_FACE_DATUMS - 1u, 0);
+}
+
+/* One tile by unpacker 0 (face per UNPACR, channel 0 Z += 1); the last hands SrcA over. */
+#define TK_UNPACK_TILE_A()                             \
+    do {                                               \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1); \
+    } while (0)
+
+#define TK_UNPACK_TILE_B()                             \
+    do {                                               \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1); \
+    } while (0)
+
+/* SrcB: zero the bank unpacker 1 writes (once it may write it) and hand it over (ZEROSRC form). */
+#define TK_UNPACK_ZERO_B() TTI_UNPACR_NOP(1, 0, 0, 1, 0, 1, 0, 0, 1)
+
+/* Rewind both unpackers' Z / W (the face and tile counters) for the next tile. */
+#define TK_UNPACK_REWIND() TTI_SETADCZW(TK_ADC_UNP0 | TK_ADC_UNP1, 0, 0, 0, 0, 0xF)
+
+/* ---- matrix unit (TRISC1) ---- */
+
+/* SrcA / SrcB formats as the matrix unit reads them, Dst 32-bit. TRISC1 owns Config word 1. */
+static inline void tk_math_configure(uint32_t srca_fmt, uint32_t srcb_fmt)
+{
+    uint32_t value = CFG_VALUE(ALU_FORMAT_SPEC_REG0_SrcA, srca_fmt) | CFG_VALUE(ALU_FORMAT_SPEC_REG1_SrcB, srcb_fmt) |
+                     CFG_VALUE(ALU_ACC_CTRL_Fp32_enabled, 1u);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, CFG_ALU_ACC_CTRL_Fp32_enabled_WORD), value);
+}
+
+/* Dst halves: math starts in half 0; SEMINIT gives TK_SEM_MATH_PACK its maximum of two. */
+#define TK_MATH_INIT_SYNC()                                              \
+    do {                                                                 \
+        TTI_SEMINIT(2, 0, TK_SEM(TK_SEM_MATH_PACK));                     \
+        TTI_SETC16(THD_DEST_TARGET_REG_CFG_MATH_Offset_REG, 0);          \
+    } while (0)
+
+/* Before writing a Dst half: wait while both halves are full, then mark the half undefined (every
+   reader sees zero: an accumulating instruction starts from +0). */
+static inline void tk_math_acquire_dst(uint32_t half)
+{
+    TTI_SEMWAIT(TK_BLOCK_MATH, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_FULL);
+    if (half)
+        TTI_ZEROACC(2, 1, 0, 0, 1);
+    else
+        TTI_ZEROACC(2, 1, 0, 0, 0);
+}
+
+/* The half is complete: let the packer have it, and aim the matrix unit at the other one. */
+static inline void tk_math_release_dst(uint32_t half)
+{
+    TTI_SEMPOST(TK_SEM(TK_SEM_MATH_PACK));
+    if (half)
+        TTI_SETC16(THD_DEST_TARGET_REG_CFG_MATH_Offset_REG, 0);
+    else
+        TTI_SETC16(THD_DEST_TARGET_REG_CFG_MATH_Offset_REG, TK_DST_HALF_ROWS);
+}
+
+/* ADDR_MOD slots of the element-wise loop: slot 0 steps SrcA, SrcB and Dst by 8 rows; slots 1..3
+   rewind them at the end of a pass, 1 keeping the fidelity phase, 2 stepping it (the next pass of a
+   multi-phase ELWMUL), 3 clearing it (the last pass). */
+static inline void tk_math_eltwise_addr_mods(void)
+{
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC0_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC0_SrcAIncr, 8) | THD_VALUE(ADDR_MOD_AB_SEC0_SrcBIncr, 8));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC0_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC0_DestIncr, 8));
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC1_SrcAClear_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC1_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC1_SrcBClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC1_DestClear_REG, THD_VALUE(ADDR_MOD_DST_SEC1_DestClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC2_SrcAClear_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC2_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC2_SrcBClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC2_DestClear_REG,
+               THD_VALUE(ADDR_MOD_DST_SEC2_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC2_FidelityIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC3_SrcAClear_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC3_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC3_SrcBClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC3_DestClear_REG,
+               THD_VALUE(ADDR_MOD_DST_SEC3_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC3_FidelityClear, 1));
+}
+
+/* One element-wise pass over a tile: eight 8-row instructions, the eighth with ADDR_MOD slot
+   `last_slot` and `last_flags` (clear_dvalid: 3 hands both Src banks back). OP is ELWADD, ELWSUB or
+   ELWMUL. */
+#define TK_ELTWISE_PASS(OP, last_slot, last_flags) TK_ELTWISE_PASS_(OP, last_slot, last_flags)
+#define TK_ELTWISE_PASS_(OP, last_slot, last_flags)     \
+    do {                                                \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(0, 0, 0, 0, 0);                        \
+        TTI_##OP(last_flags, 0, 0, last_slot, 0);       \
+    } while (0)
+
+/* The 32x32x32 tile matmul, Dst += SrcB @ SrcA (SrcB holds the left operand's tile). Sixteen MVMULs
+   per fidelity phase: for each inner half (SrcA faces 2t, 2t+1; SrcB faces t, t+2) and each output
+   face, an 8-row half face times one SrcA face. Fifteen are recorded in the replay buffer; a MOP
+   (template 1) replays them and issues the sixteenth per phase, whose ADDR_MOD rewinds the RWCs and
+   steps the fidelity phase; the very last one also hands both Src banks back. */
+#define TK_MATMUL_REPLAY_LEN 15u
+
+static inline void tk_matmul_addr_mods(void)
+{
+    /* 0: next 8 rows of the SrcB face and of Dst */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC0_SrcAIncr_REG, THD_VALUE(ADDR_MOD_AB_SEC0_SrcBIncr, 8));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC0_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC0_DestIncr, 8));
+    /* 1: next SrcA face, SrcB back to its face start */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC1_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC1_SrcAIncr, 16) | THD_VALUE(ADDR_MOD_AB_SEC1_SrcBCR, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC1_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC1_DestIncr, 8));
+    /* 2: the lower SrcB faces, back to the first SrcA face */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC2_SrcAIncr_REG, THD_VALUE(ADDR_MOD_AB_SEC2_SrcACR, 1) |
+                                                       THD_VALUE(ADDR_MOD_AB_SEC2_SrcBIncr, 32) |
+                                                       THD_VALUE(ADDR_MOD_AB_SEC2_SrcBCR, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC2_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC2_DestIncr, 8));
+    /* 4: the second inner half */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC4_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC4_SrcAIncr, 32) | THD_VALUE(ADDR_MOD_AB_SEC4_SrcACR, 1) |
+                   THD_VALUE(ADDR_MOD_AB_SEC4_SrcBIncr, 48) | THD_VALUE(ADDR_MOD_AB_SEC4_SrcBCR, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC4_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC4_DestClear, 1));
+    /* 5: the next fidelity phase */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC5_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC5_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC5_SrcBClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC5_DestIncr_REG,
+               THD_VALUE(ADDR_MOD_DST_SEC5_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC5_FidelityIncr, 1));
+    /* 6: the tile is done */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC6_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC6_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC6_SrcBClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC6_DestIncr_REG,
+               THD_VALUE(ADDR_MOD_DST_SEC6_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC6_FidelityClear, 1));
+}
+
+/* Record the fifteen MVMULs (ADDR_MOD slots 0 1 0 2 0 1 0 4 0 1 0 2 0 1 0) and write the MOP
+   configuration for `phases` fidelity phases (1 LoFi .. 4 HiFi4). TRISC1, once. */
+static inline void tk_matmul_init(uint32_t phases)
+{
+    volatile uint32_t *mop = (volatile uint32_t *)(uintptr_t)TENSIX_MOP_CFG_BASE;
+    tk_matmul_addr_mods();
+    TTI_REPLAY(0, TK_MATMUL_REPLAY_LEN, 0, 1);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 1, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 2, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 1, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 4, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 1, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 2, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    TTI_MVMUL(0, 0, 1, 0);
+    TTI_MVMUL(0, 0, 0, 0);
+    /* Template 1: OuterCount, InnerCount, StartOp, EndOp0, EndOp1, LoopOp, LoopOp1, Loop0Last,
+       Loop1Last. */
+    mop[0] = phases;
+    mop[1] = 1u;
+    mop[2] = TT_OP_REPLAY(0, TK_MATMUL_REPLAY_LEN, 0, 0);
+    mop[3] = TT_OP_NOP;
+    mop[4] = TT_OP_NOP;
+    mop[5] = TT_OP_MVMUL(0, 0, 5, 0);
+    mop[6] = TT_OP_NOP;
+    mop[7] = TT_OP_MVMUL(3, 0, 6, 0);
+    mop[8] = TT_OP_MVMUL(0, 0, 5, 0);
+}
+
+#define TK_MATMUL_TILE() TTI_MOP(1, 0, 0)
+
+/* ---- packer (TRISC2) ---- */
+
+static inline uint32_t tk_format_bytes(uint32_t fmt)
+{
+    return fmt == TK_FMT_FP32 ? 4u : 2u;
+}
+
+/* The packer: Dst32 rows read as `inter` (the early conversion: FP32 as is, BF16 rounded), written
+   to L1 as `out_fmt`; one PACR reads four Dst rows (one per read interface), sixteen make a tile.
+   TRISC2, before any PACR. */
+static inline void tk_pack_configure(uint32_t inter, uint32_t out_fmt)
+{
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_Disable_zero_compress, 1u);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_In_data_format, inter);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_Out_data_format, out_fmt);
+    CFG_WRITE(TK_CFG_STATE, PCK_DEST_RD_CTRL_Read_32b_data, 1u);
+    CFG_WRITE(TK_CFG_STATE, ALU_FORMAT_SPEC_REG_Dstacc_val, inter);
+    CFG_WRITE(TK_CFG_STATE, ALU_FORMAT_SPEC_REG_Dstacc_override, 1u);
+    /* One Y step is one 16-datum Dst row. */
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16u * tk_format_bytes(inter));
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG9_Pack_0_2_limit_address, 0x1FFFFu);
+    CFG_WRITE(TK_CFG_STATE, PCK_EDGE_OFFSET_SEC0_mask, 0xFFFFu);
+}
+
+/* Packer ADCs (X 0..15, Y from 0) and ADDR_MOD slots (0: Y += 4 rows; 1: Y back to 0). TRISC2, once. */
+static inline void tk_pack_init(void)
+{
+    TTI_SETADCXY(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+    TTI_SETADCZW(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+    TTI_SETADCXX(TK_ADC_PACK, 15, 0);
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 4));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcClear, 1));
+}
+
+/* Where the next tile goes, and which Dst half it comes from. Only while no PACR is in the pipe
+   (tk_wait_pipe_idle). */
+static inline void tk_pack_set_target(uint32_t l1_addr, uint32_t half)
+{
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_L1_Dest_addr, l1_addr / 16u - 1u);
+    CFG_WRITE(TK_CFG_STATE, DEST_TARGET_REG_CFG_PACK_SEC0_Offset, half ? TK_DST_HALF_ROWS : 0u);
+}
+
+/* Pack one tile: wait for a full Dst half, sixteen PACRs (the last flushes and rewinds Y), then once
+   the packer is idle give the half back to math. */
+#define TK_PACK_TILE()                                                                          \
+    do {                                                                                        \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO);                  \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);                                           \
+        TTI_PACR(0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1);                                           \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                                             \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                                   \
+    } while (0)
+
+#endif /* TENSIX_KERNEL_H */
