@@ -39,4 +39,7 @@ def test_run_reports_errors_without_a_traceback(capsys):
 
 def test_demo_command(capsys):
     assert main(["demo"]) == 0
-    assert "[ok] BRISC's verdict" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "[ok] BRISC's verdict" in out
+    assert "[ok] C = A @ B within BF16 rounding" in out and "FAIL" not in out
+    assert "stalled on" in out and "matrix" in out  # per-pipe and per-unit cycles
