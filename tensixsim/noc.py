@@ -1,36 +1,67 @@
-"""The tile's two NoC interface units (NIUs), as far as the cores' registers go.
+"""The tile's two NoC interface units (NIUs): registers, requests and their completion.
 
-Modelled from BlackholeA0/NoC/MemoryMap.md and Counters.md, per NIU (window at ``niu_bases[noc]``):
+Modelled from BlackholeA0/NoC/README.md, MemoryMap.md, Counters.md and Atomics.md, per NIU (window at
+``niu_bases[noc]``):
 
 - Four request initiators (``i * 0x800``): the request fields ``NOC_TARG_ADDR_LO`` ..
-  ``NOC_BRCST_EXCLUDE`` (``+0x00`` .. ``+0x2C``) are plain storage. ``NOC_CMD_CTRL`` (``+0x40``) reads
-  0 (no request pending). Writing it with the low bit set would initiate a NoC request; transfers
-  are not modelled, so that raises :class:`~tensixsim.errors.Unimplemented` naming the request.
+  ``NOC_BRCST_EXCLUDE`` (``+0x00`` .. ``+0x2C``) are plain storage. Writing ``NOC_CMD_CTRL`` (``+0x40``)
+  with the low bit set initiates a request from those fields (below). ``NOC_CMD_CTRL`` always reads 0:
+  a request is taken (and split into packets) on the cycle it is written.
 - ``NOC_NODE_ID`` / ``NOC_ENDPOINT_ID`` (``+0x44`` / ``+0x48``, repeated in every initiator): read-only,
   computed from the tile's NoC #0 position (NoC #1 coordinates count from the opposite corner).
-- ``NOC_CLEAR_OUTSTANDING_REQ_CNT`` (``+0x60``): write-only; it clears the outstanding-request
-  counters, which are always zero here.
-- Configuration (``+0x100`` .. ``+0x17C``): storage. Reading: ``NOC_ID_LOGICAL`` starts as the NIU's
-  own NoC coordinates (the documented power-on value); every other register starts at 0 (the
-  documentation gives no reset values). ``DEBUG_COUNTER_RESET`` and ``NIU_TRANS_COUNT_RTZ_CLR`` hold
-  nothing (they read 0).
-- Counters (``+0x200`` .. ``+0x2FC``): read-only. No request is ever initiated, so every counter
-  stays 0, which is the value hardware would show.
+- ``NOC_CLEAR_OUTSTANDING_REQ_CNT`` (``+0x60``): clears the ``NIU_MST_REQS_OUTSTANDING_ID`` counters
+  whose bits are set.
+- Configuration (``+0x100`` .. ``+0x17C``): storage. ``NOC_ID_LOGICAL`` starts as the NIU's own NoC
+  coordinates (the documented power-on value); every other register starts at 0 (the documentation
+  gives no reset values). ``DEBUG_COUNTER_RESET`` and ``NIU_TRANS_COUNT_RTZ_CLR`` hold nothing.
+- Counters (``+0x200`` .. ``+0x2FC``): read-only, the 62 documented counters, updated at the points
+  Counters.md lists (the ``REQS_OUTSTANDING`` / ``WRITE_REQS_OUTGOING`` ones are 8 bits wide).
 
 Every other address in a window (request FIFO status, router debug, security fences, ...) is a
 :class:`~tensixsim.errors.MemoryFault` naming the register offset.
+
+Requests. Coordinates are raw NoC coordinates of the NoC the request uses (no translation: a request
+made while ``NIU_CFG_0`` bit 14 enables translation is :class:`~tensixsim.errors.Unimplemented`). The
+endpoints that exist are this tile (L1, and for inline writes its MMIO registers) and the DRAM tiles
+(:mod:`tensixsim.dram`); another Tensix tile or any other tile of the grid is Unimplemented, and
+coordinates outside the grid are :class:`NoEndpoint`. Supported: reads (split into 16 KiB packets),
+writes from L1 with a length or a byte-enable mask, inline writes to MMIO, atomic increment and the
+Zaamo atomics, and broadcast writes / atomics whose rectangle is this tile alone. Everything is checked
+before anything changes. Readings where the pages are silent:
+
+- A request leaves the NIU on the cycle ``NOC_CMD_CTRL`` is written; the "started" / "sent" / "accepted"
+  counters and ``REQS_OUTSTANDING`` count it then. Packets of one NIU share its outgoing link (one
+  flit per cycle) and read responses its incoming link.
+- Write data are read from L1 when the request is taken (``WRITE_REQS_OUTGOING`` drops once the packet
+  has left, ``1 + flits`` cycles later); read data are read at the target when the response is
+  built; atomics act at the target on arrival.
+- Inline writes to L1 (unsafe on Blackhole, MemoryMap.md) and zero-length reads / writes are
+  :class:`~tensixsim.errors.UndefinedBehavior`; ``NOC_CMD_L1_ACC_AT_EN`` (unusable, a hardware bug) too.
+- Completions are events at a cycle (latency and bandwidth from :data:`tensixsim.timing.NOC`). The
+  tile delivers them in cycle order before the earliest core's cycle, and a counter read delivers
+  every event up to the reading cycle first; a core polling L1 sees a transfer's data at its next
+  slice boundary, as with a store from another core.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tensixsim.arch import Arch
 from tensixsim.arch.common import NocFacts
-from tensixsim.errors import Unimplemented
+from tensixsim.dram import Dram
+from tensixsim.errors import InvalidProgram, MemoryFault, SimError, UndefinedBehavior, Unimplemented
 from tensixsim.memory import Access, MmioRegion, Register
+from tensixsim.timing import NOC
+
+if TYPE_CHECKING:
+    from tensixsim.tile import Tile
 
 # Offsets inside one request initiator.
 REQUEST_FIELDS = (
@@ -47,29 +78,114 @@ REQUEST_FIELDS = (
     "NOC_AT_DATA",
     "NOC_BRCST_EXCLUDE",
 )
+(
+    TARG_LO,
+    TARG_MID,
+    TARG_HI,
+    RET_LO,
+    RET_MID,
+    RET_HI,
+    PACKET_TAG,
+    CTRL,
+    AT_LEN_BE,
+    AT_LEN_BE_1,
+    AT_DATA,
+    _,
+) = range(len(REQUEST_FIELDS))
 NOC_CMD_CTRL = 0x40
 NOC_NODE_ID = 0x44
 NOC_ENDPOINT_ID = 0x48
 NOC_CLEAR_OUTSTANDING_REQ_CNT = 0x60
 CONFIG_BASE = 0x100
 CONFIG_WORDS = 32
-NOC_ID_LOGICAL = 0x12  # configuration word index
+NIU_CFG_0 = 0x00  # configuration word index
+TRANSLATION_ENABLE = 1 << 14
+NOC_ID_LOGICAL = 0x12
 DEBUG_COUNTER_RESET = 0x1D
 NIU_TRANS_COUNT_RTZ_CLR = 0x1F
 COUNTER_BASE = 0x200
 COUNTER_WORDS = 64
 _REQUEST_TYPES = {0: "read", 1: "atomic", 2: "write", 3: "reserved"}
 
+# NOC_CTRL fields (MemoryMap.md).
+CMD_RD, CMD_AT, CMD_WR = 0, 1, 2
+CMD_WR_BE = 1 << 2
+CMD_WR_INLINE = 1 << 3
+CMD_RESP_MARKED = 1 << 4
+CMD_BRCST_PACKET = 1 << 5
+CMD_BRCST_SRC_INCLUDE = 1 << 17
+CMD_L1_ACC_AT_EN = 1 << 31
+
+# Counter indices (Counters.md).
+MST_ATOMIC_RESP_RECEIVED = 0
+MST_WR_ACK_RECEIVED = 1
+MST_RD_RESP_RECEIVED = 2
+MST_RD_DATA_WORD_RECEIVED = 3
+MST_CMD_ACCEPTED = 4
+MST_RD_REQ_SENT = 5
+MST_NONPOSTED_ATOMIC_SENT = 6
+MST_POSTED_ATOMIC_SENT = 7
+MST_NONPOSTED_WR_DATA_WORD_SENT = 8
+MST_POSTED_WR_DATA_WORD_SENT = 9
+MST_NONPOSTED_WR_REQ_SENT = 10
+MST_POSTED_WR_REQ_SENT = 11
+MST_NONPOSTED_WR_REQ_STARTED = 12
+MST_POSTED_WR_REQ_STARTED = 13
+MST_RD_REQ_STARTED = 14
+MST_NONPOSTED_ATOMIC_STARTED = 15
+MST_REQS_OUTSTANDING_ID = 16  # + transaction id, 8 bits
+MST_WRITE_REQS_OUTGOING_ID = 32  # + transaction id, 8 bits
+SLV_ATOMIC_RESP_SENT = 48
+SLV_WR_ACK_SENT = 49
+SLV_RD_RESP_SENT = 50
+SLV_RD_DATA_WORD_SENT = 51
+SLV_REQ_ACCEPTED = 52
+SLV_RD_REQ_RECEIVED = 53
+SLV_NONPOSTED_ATOMIC_RECEIVED = 54
+SLV_POSTED_ATOMIC_RECEIVED = 55
+SLV_NONPOSTED_WR_DATA_WORD_RECEIVED = 56
+SLV_POSTED_WR_DATA_WORD_RECEIVED = 57
+SLV_NONPOSTED_WR_REQ_RECEIVED = 58
+SLV_POSTED_WR_REQ_RECEIVED = 59
+SLV_NONPOSTED_WR_REQ_STARTED = 60
+SLV_POSTED_WR_REQ_STARTED = 61
+_EIGHT_BIT = range(MST_REQS_OUTSTANDING_ID, SLV_ATOMIC_RESP_SENT)
+
+# NOC_AT_LEN_BE of an atomic (Atomics.md): Ofs bits 0..1, opcode bits 12..15.
+AT_INCREMENT = 0x1
+AT_ZAAMO = 0xA
+
+
+class NoEndpoint(InvalidProgram):
+    """A NoC request names coordinates where the grid has no tile."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a request's coordinates lead: this tile or a DRAM group."""
+
+    kind: str  # "tile" or "dram"
+    group: int = 0
+    hops: int = 0  # routers passed on the way from this tile, on the request's NoC
+
 
 @dataclass
 class Noc:
-    """The NIU registers that hold state, for both NoCs."""
+    """Both NIUs of the tile: register state, counters, requests in flight."""
 
     facts: NocFacts
     position: tuple[int, int]  # NoC #0 coordinates of this tile
     tile_index: int  # NOC_ENDPOINT_ID bits 0..7
     requests: np.ndarray  # (nocs, initiators, len(REQUEST_FIELDS)) uint32
     config: np.ndarray  # (nocs, CONFIG_WORDS) uint32
+    counters: np.ndarray  # (nocs, COUNTER_WORDS) uint32
+    dram: Dram | None = None
+    tile: Tile | None = field(default=None, repr=False)
+    # Completion events: (cycle, sequence, action); actions run in cycle order.
+    pending: list[tuple[int, int, Callable[[int], None]]] = field(default_factory=list, repr=False)
+    tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
+    rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
+    _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
 
     @classmethod
     def new(cls, arch: Arch, position: tuple[int, int] | None = None, tile_index: int = 0) -> Noc | None:
@@ -84,9 +200,17 @@ class Noc:
             tile_index,
             np.zeros((nocs, facts.initiators, len(REQUEST_FIELDS)), np.uint32),
             np.zeros((nocs, CONFIG_WORDS), np.uint32),
+            np.zeros((nocs, COUNTER_WORDS), np.uint32),
+            Dram.new(arch),
+            tx_free=[0] * nocs,
+            rx_free=[0] * nocs,
         )
         noc.place(*(position or facts.default_position))
         return noc
+
+    def attach(self, tile: Tile) -> None:
+        """The tile whose L1 and registers this tile's requests reach."""
+        self.tile = tile
 
     def place(self, x: int, y: int) -> None:
         """Put the tile at NoC #0 coordinates (x, y); resets NOC_ID_LOGICAL to the raw coordinates."""
@@ -99,9 +223,9 @@ class Noc:
             nx, ny = self.coordinates(noc)
             self.config[noc, NOC_ID_LOGICAL] = nx | ny << 6
 
-    def coordinates(self, noc: int) -> tuple[int, int]:
-        """This tile's coordinates on ``noc``: NoC #1 counts from the opposite corner."""
-        x, y = self.position
+    def coordinates(self, noc: int, position: tuple[int, int] | None = None) -> tuple[int, int]:
+        """``position`` (default: this tile) on ``noc``: NoC #1 counts from the opposite corner."""
+        x, y = position if position is not None else self.position
         if noc == 0:
             return x, y
         return self.facts.width - 1 - x, self.facts.height - 1 - y
@@ -114,22 +238,484 @@ class Noc:
     def endpoint_id(self, noc: int) -> int:
         return self.tile_index & 0xFF | self.facts.tensix_endpoint_type << 8 | noc << 24
 
+    # ------------------------------------------------------------------ endpoints and timing
+    def hops(self, noc: int, source: tuple[int, int], target: tuple[int, int]) -> int:
+        """Routers a packet passes from ``source`` to ``target`` (``noc``'s coordinates): each NoC
+        only moves towards increasing coordinates, wrapping around the torus."""
+        return (target[0] - source[0]) % self.facts.width + (target[1] - source[1]) % self.facts.height
+
+    def endpoint(self, noc: int, hi: int, what: str) -> Endpoint:
+        """The tile at the coordinates in ``hi`` (a ``*_ADDR_HI`` register) on ``noc``."""
+        x, y = hi & 0x3F, hi >> 6 & 0x3F
+        if not (x < self.facts.width and y < self.facts.height):
+            raise NoEndpoint(
+                f"NoC #{noc} {what} names ({x}, {y}), "
+                f"outside the {self.facts.width}x{self.facts.height} grid",
+                value=hi,
+            )
+        own = self.coordinates(noc)
+        hops = self.hops(noc, own, (x, y))
+        noc0 = self.coordinates(noc, (x, y))  # the mapping is its own inverse
+        if (x, y) == own:
+            return Endpoint("tile", hops=0)
+        if noc0 in self.facts.dram_tiles and self.dram is not None:
+            return Endpoint("dram", self.facts.dram_tiles[noc0], hops)
+        raise Unimplemented(
+            f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}): only this tile {own} and the DRAM tiles "
+            "are modelled",
+            value=hi,
+        )
+
+    def _latency(self, hops: int) -> int:
+        return NOC.niu_to_router + hops * NOC.router_hop + NOC.router_to_niu
+
+    def _access(self, endpoint: Endpoint) -> int:
+        return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_access
+
+    @staticmethod
+    def flits(size: int) -> int:
+        return max(1, -(-size // NOC.flit_bytes))
+
+    # ------------------------------------------------------------------ memory at the endpoints
+    def _l1_span(self, address: int, size: int, what: str) -> None:
+        l1 = self.tile.arch.l1_size if self.tile is not None else 0
+        if not (address >= 0 and address + size <= l1):
+            raise Unimplemented(
+                f"{what} 0x{address:x}..0x{address + size:x} is not L1 (MMIO through the NoC is modelled "
+                "for inline writes only)",
+                value=address,
+            )
+
+    def _check(self, endpoint: Endpoint, address: int, size: int, what: str) -> None:
+        if endpoint.kind == "tile":
+            self._l1_span(address, size, what)
+        else:
+            self.dram.check(endpoint.group, address, size, write=False)
+
+    def _read(self, endpoint: Endpoint, address: int, size: int) -> bytes:
+        if endpoint.kind == "tile":
+            return self.tile.l1[address : address + size].tobytes()
+        return self.dram.read(endpoint.group, address, size)
+
+    def _write(self, endpoint: Endpoint, address: int, data: bytes, cycle: int) -> None:
+        if endpoint.kind == "tile":
+            self.tile.l1_store(address, data, cycle)
+        else:
+            self.dram.write(endpoint.group, address, data)
+
+    # ------------------------------------------------------------------ events
+    def schedule(self, cycle: int, action: Callable[[int], None]) -> None:
+        heapq.heappush(self.pending, (cycle, next(self._sequence), action))
+
+    def next_event(self) -> int | None:
+        return self.pending[0][0] if self.pending else None
+
+    def deliver(self, until: int) -> int:
+        """Complete every event due at or before ``until``; returns how many ran."""
+        ran = 0
+        while self.pending and self.pending[0][0] <= until:
+            cycle, _, action = heapq.heappop(self.pending)
+            action(cycle)
+            ran += 1
+        return ran
+
+    def _count(self, noc: int, cycle: int | None, *changes: tuple[int, int]) -> None:
+        """Add to counters; with ``cycle``, wake the cores polling them."""
+        for index, delta in changes:
+            mask = 0xFF if index in _EIGHT_BIT else 0xFFFFFFFF
+            self.counters[noc, index] = (int(self.counters[noc, index]) + delta) & mask
+        if cycle is not None and self.tile is not None:
+            base = self.facts.niu_bases[noc] + COUNTER_BASE
+            for index, _ in changes:
+                self.tile.register_written(base + 4 * index, cycle)
+
+    # ------------------------------------------------------------------ requests
+    def initiate(self, noc: int, initiator: int, cycle: int) -> None:
+        """Take the request in ``initiator``'s fields (raises before changing anything)."""
+        f = [int(v) for v in self.requests[noc, initiator]]
+        ctrl = f[CTRL]
+        kind = ctrl & 3
+        if self.config[noc, NIU_CFG_0] & TRANSLATION_ENABLE:
+            raise Unimplemented(f"NoC #{noc}: requests with coordinate translation enabled")
+        if ctrl & CMD_L1_ACC_AT_EN:
+            raise UndefinedBehavior(
+                "NOC_CMD_L1_ACC_AT_EN (unusable on Blackhole: a hardware bug)", value=ctrl
+            )
+        if kind == CMD_RD:
+            plan = self._plan_read(noc, f, cycle)
+        elif kind == CMD_WR:
+            plan = self._plan_write(noc, f, cycle)
+        elif kind == CMD_AT:
+            plan = self._plan_atomic(noc, f, cycle)
+        else:
+            raise UndefinedBehavior("request type 3 is reserved", value=ctrl)
+        plan()
+
+    def _txn(self, f: list[int]) -> int:
+        return f[PACKET_TAG] >> 10 & 0xF
+
+    def _own(self, noc: int, hi: int, what: str) -> None:
+        if self.endpoint(noc, hi, what).kind != "tile":
+            raise Unimplemented(f"NoC #{noc}: {what} elsewhere than this tile", value=hi)
+
+    def _length(self, f: list[int], what: str) -> int:
+        if f[AT_LEN_BE_1]:
+            raise Unimplemented(f"{what} of 4 GiB or more", value=f[AT_LEN_BE_1])
+        if f[AT_LEN_BE] == 0:
+            raise UndefinedBehavior(f"zero-length {what}")
+        return f[AT_LEN_BE]
+
+    def _plan_read(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
+        size = self._length(f, "read")
+        if f[CTRL] & CMD_BRCST_PACKET:
+            raise UndefinedBehavior("broadcast read (NOC_CMD_BRCST_PACKET must be false for reads)")
+        source = self.endpoint(noc, f[TARG_HI], "read source (NOC_TARG_ADDR_HI)")
+        self._own(noc, f[RET_HI], "read destination (NOC_RET_ADDR_HI)")
+        src = f[TARG_LO] | f[TARG_MID] << 32
+        dst = f[RET_LO]
+        if f[RET_MID]:
+            raise Unimplemented("read destination above 4 GiB in a Tensix tile", value=f[RET_MID])
+        self._check(source, src, size, "read source")
+        self._l1_span(dst, size, "read destination")
+        packets = -(-size // NOC.max_packet_bytes)
+        txn = self._txn(f)
+        loop = source.kind == "tile"
+        back = 0 if loop else self._return_hops(noc, f[TARG_HI])
+
+        def run() -> None:
+            self._count(
+                noc,
+                cycle,
+                (MST_REQS_OUTSTANDING_ID + txn, packets),
+                (MST_CMD_ACCEPTED, packets),
+                (MST_RD_REQ_STARTED, packets),
+                (MST_RD_REQ_SENT, packets),
+            )
+            for k in range(packets):
+                offset = k * NOC.max_packet_bytes
+                length = min(NOC.max_packet_bytes, size - offset)
+                flits = self.flits(length)
+                sent = max(cycle, self.tx_free[noc]) + 1  # one header flit
+                self.tx_free[noc] = sent
+                arrive = sent + self._latency(source.hops) + self._access(source)
+                first = arrive + self._latency(back)
+                done = max(first + flits, self.rx_free[noc] + flits + 1)
+                self.rx_free[noc] = done
+                self.schedule(
+                    done, self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
+                )
+
+        return run
+
+    def _return_hops(self, noc: int, hi: int) -> int:
+        return self.hops(noc, (hi & 0x3F, hi >> 6 & 0x3F), self.coordinates(noc))
+
+    def _read_done(
+        self, noc: int, txn: int, source: Endpoint, src: int, dst: int, length: int, loop: bool
+    ) -> Callable[[int], None]:
+        def done(cycle: int) -> None:
+            data = self._read(source, src, length)
+            self.tile.l1_store(dst, data, cycle)
+            flits = self.flits(length)
+            changes = [
+                (MST_RD_RESP_RECEIVED, 1),
+                (MST_RD_DATA_WORD_RECEIVED, flits),
+                (MST_REQS_OUTSTANDING_ID + txn, -1),
+            ]
+            if loop:
+                changes += [
+                    (SLV_REQ_ACCEPTED, 1),
+                    (SLV_RD_REQ_RECEIVED, 1),
+                    (SLV_RD_RESP_SENT, 1),
+                    (SLV_RD_DATA_WORD_SENT, flits),
+                ]
+            self._count(noc, cycle, *changes)
+
+        return done
+
+    def _broadcast_target(self, noc: int, hi: int, ctrl: int, what: str) -> None:
+        """A broadcast rectangle must be this tile alone, with the initiator included."""
+        end, start = (hi & 0x3F, hi >> 6 & 0x3F), (hi >> 12 & 0x3F, hi >> 18 & 0x3F)
+        own = self.coordinates(noc)
+        if start != own or end != own:
+            raise Unimplemented(
+                f"NoC #{noc} broadcast {what} to {start}..{end}: only this tile {own} is modelled", value=hi
+            )
+        if not ctrl & CMD_BRCST_SRC_INCLUDE:
+            raise Unimplemented(
+                f"NoC #{noc} broadcast {what} excluding the initiator from a rectangle of itself alone",
+                value=ctrl,
+            )
+
+    def _plan_write(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
+        ctrl = f[CTRL]
+        marked = bool(ctrl & CMD_RESP_MARKED)
+        txn = self._txn(f)
+        if ctrl & CMD_WR_INLINE:
+            return self._plan_inline(noc, f, cycle, marked, txn)
+        self._own(noc, f[TARG_HI], "write source (NOC_TARG_ADDR_HI)")
+        if ctrl & CMD_BRCST_PACKET:
+            self._broadcast_target(noc, f[RET_HI], ctrl, "write")
+            target = Endpoint("tile")
+        else:
+            target = self.endpoint(noc, f[RET_HI], "write destination (NOC_RET_ADDR_HI)")
+        src = f[TARG_LO]
+        dst = f[RET_LO] | f[RET_MID] << 32
+        if f[TARG_MID]:
+            raise Unimplemented("write source above 4 GiB in a Tensix tile", value=f[TARG_MID])
+        if ctrl & CMD_WR_BE:
+            mask = f[AT_LEN_BE] | f[AT_LEN_BE_1] << 32
+            src, dst = src & ~0xF, dst & ~0xF
+            self._l1_span(src, 64, "write source")
+            self._check(target, dst, 64, "write destination")
+            pieces = [(0, 64)]
+        else:
+            mask = None
+            size = self._length(f, "write")
+            self._l1_span(src, size, "write source")
+            self._check(target, dst, size, "write destination")
+            pieces = [(k, min(NOC.max_packet_bytes, size - k)) for k in range(0, size, NOC.max_packet_bytes)]
+        packets = len(pieces)
+        loop = target.kind == "tile"
+        back = 0 if loop else self._return_hops(noc, f[RET_HI] if not ctrl & CMD_BRCST_PACKET else 0)
+
+        def run() -> None:
+            changes = [
+                (MST_WRITE_REQS_OUTGOING_ID + txn, packets),
+                (MST_CMD_ACCEPTED, packets),
+                (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, packets),
+            ]
+            if marked:
+                changes.append((MST_REQS_OUTSTANDING_ID + txn, packets))
+            self._count(noc, cycle, *changes)
+            for offset, length in pieces:
+                data = self.tile.l1[src + offset : src + offset + length].tobytes()
+                flits = self.flits(length)
+                left = max(cycle, self.tx_free[noc]) + 1 + flits
+                self.tx_free[noc] = left
+                arrive = left + self._latency(target.hops) + self._access(target)
+                self.schedule(left, self._write_left(noc, txn, marked, flits))
+                self.schedule(
+                    arrive, self._write_arrived(noc, target, dst + offset, data, mask, marked, loop)
+                )
+                if marked:
+                    self.schedule(arrive + self._latency(back), self._acked(noc, txn))
+
+        return run
+
+    def _write_left(self, noc: int, txn: int, marked: bool, flits: int) -> Callable[[int], None]:
+        def left(cycle: int) -> None:
+            self._count(
+                noc,
+                cycle,
+                (MST_NONPOSTED_WR_REQ_SENT if marked else MST_POSTED_WR_REQ_SENT, 1),
+                (MST_NONPOSTED_WR_DATA_WORD_SENT if marked else MST_POSTED_WR_DATA_WORD_SENT, flits),
+                (MST_WRITE_REQS_OUTGOING_ID + txn, -1),
+            )
+
+        return left
+
+    def _write_arrived(
+        self, noc: int, target: Endpoint, dst: int, data: bytes, mask: int | None, marked: bool, loop: bool
+    ) -> Callable[[int], None]:
+        def arrived(cycle: int) -> None:
+            if mask is None:
+                self._write(target, dst, data, cycle)
+            else:
+                old = bytearray(self._read(target, dst, 64))
+                for i in range(64):
+                    if mask >> i & 1:
+                        old[i] = data[i]
+                self._write(target, dst, bytes(old), cycle)
+            if loop:
+                flits = self.flits(len(data))
+                self._count(
+                    noc,
+                    cycle,
+                    (SLV_NONPOSTED_WR_REQ_STARTED if marked else SLV_POSTED_WR_REQ_STARTED, 1),
+                    (
+                        SLV_NONPOSTED_WR_DATA_WORD_RECEIVED if marked else SLV_POSTED_WR_DATA_WORD_RECEIVED,
+                        flits,
+                    ),
+                    (SLV_NONPOSTED_WR_REQ_RECEIVED if marked else SLV_POSTED_WR_REQ_RECEIVED, 1),
+                    *([(SLV_WR_ACK_SENT, 1)] if marked else []),
+                )
+
+        return arrived
+
+    def _acked(self, noc: int, txn: int) -> Callable[[int], None]:
+        def acked(cycle: int) -> None:
+            self._count(noc, cycle, (MST_WR_ACK_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
+
+        return acked
+
+    def _plan_inline(self, noc: int, f: list[int], cycle: int, marked: bool, txn: int) -> Callable[[], None]:
+        ctrl = f[CTRL]
+        if ctrl & CMD_BRCST_PACKET:
+            self._broadcast_target(noc, f[TARG_HI], ctrl, "inline write")
+            target = Endpoint("tile")
+        else:
+            target = self.endpoint(noc, f[TARG_HI], "inline write destination (NOC_TARG_ADDR_HI)")
+        address = f[TARG_LO] | f[TARG_MID] << 32
+        if target.kind != "tile":
+            raise InvalidProgram(
+                "inline write to a DRAM tile (NOC_CMD_WR_INLINE needs a Tensix or Ethernet tile)",
+                value=address,
+            )
+        if address < self.tile.arch.l1_size:
+            raise UndefinedBehavior(
+                "inline write to L1 (unsafe on Blackhole: a hardware bug; tt-metal writes from L1 instead)",
+                value=address,
+            )
+        if address & 3 or f[TARG_MID]:
+            raise UndefinedBehavior("inline write to an unaligned or 64-bit MMIO address", value=address)
+        value = f[AT_DATA]
+
+        def run() -> None:
+            changes = [
+                (MST_CMD_ACCEPTED, 1),
+                (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, 1),
+                (MST_NONPOSTED_WR_REQ_SENT if marked else MST_POSTED_WR_REQ_SENT, 1),
+            ]
+            if marked:
+                changes.append((MST_REQS_OUTSTANDING_ID + txn, 1))
+            self._count(noc, cycle, *changes)
+            sent = max(cycle, self.tx_free[noc]) + 1
+            self.tx_free[noc] = sent
+            arrive = sent + self._latency(0)
+
+            def arrived(at: int) -> None:
+                self.tile.register_access(address, at, value)
+                self._count(
+                    noc,
+                    at,
+                    (SLV_NONPOSTED_WR_REQ_STARTED if marked else SLV_POSTED_WR_REQ_STARTED, 1),
+                    (SLV_NONPOSTED_WR_REQ_RECEIVED if marked else SLV_POSTED_WR_REQ_RECEIVED, 1),
+                    (SLV_NONPOSTED_WR_DATA_WORD_RECEIVED if marked else SLV_POSTED_WR_DATA_WORD_RECEIVED, 1),
+                    *([(SLV_WR_ACK_SENT, 1)] if marked else []),
+                )
+
+            self.schedule(arrive, arrived)
+            if marked:
+                self.schedule(arrive + self._latency(0), self._acked(noc, txn))
+
+        return run
+
+    def _plan_atomic(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
+        ctrl = f[CTRL]
+        marked = bool(ctrl & CMD_RESP_MARKED)
+        txn = self._txn(f)
+        if ctrl & CMD_BRCST_PACKET:
+            self._broadcast_target(noc, f[TARG_HI], ctrl, "atomic")
+            target = Endpoint("tile")
+        else:
+            target = self.endpoint(noc, f[TARG_HI], "atomic target (NOC_TARG_ADDR_HI)")
+        if target.kind != "tile":
+            raise InvalidProgram("atomic on a DRAM tile (atomics act on Tensix or Ethernet L1 only)")
+        address = f[TARG_LO]
+        if f[TARG_MID]:
+            raise InvalidProgram("atomic target above 4 GiB", value=f[TARG_MID])
+        self._l1_span(address & ~0xF, 16, "atomic target")
+        at = f[AT_LEN_BE]
+        opcode = at >> 12 & 0xF
+        if opcode == AT_ZAAMO and not at >> 11 & 1:
+            raise Unimplemented("atomic opcode 0xA without bit 11", value=at)
+        if opcode not in (AT_INCREMENT, AT_ZAAMO):
+            raise Unimplemented(
+                f"NoC atomic opcode 0x{opcode:x} (increment and Zaamo are modelled)", value=at
+            )
+        if marked:
+            self._own(noc, f[RET_HI], "atomic response (NOC_RET_ADDR_HI)")
+            self._l1_span(f[RET_LO], 4, "atomic response")
+        ret = f[RET_LO]
+        data = f[AT_DATA]
+
+        def run() -> None:
+            changes = [
+                (MST_CMD_ACCEPTED, 1),
+                (MST_NONPOSTED_ATOMIC_SENT if marked else MST_POSTED_ATOMIC_SENT, 1),
+            ]
+            if marked:
+                changes += [(MST_REQS_OUTSTANDING_ID + txn, 1), (MST_NONPOSTED_ATOMIC_STARTED, 1)]
+            self._count(noc, cycle, *changes)
+            sent = max(cycle, self.tx_free[noc]) + 1
+            self.tx_free[noc] = sent
+            arrive = sent + self._latency(0) + NOC.l1_access
+            result: list[int] = []
+
+            def arrived(when: int) -> None:
+                result.append(self._atomic(address, at, data, when))
+                self._count(
+                    noc,
+                    when,
+                    (SLV_REQ_ACCEPTED, 1),
+                    (SLV_NONPOSTED_ATOMIC_RECEIVED if marked else SLV_POSTED_ATOMIC_RECEIVED, 1),
+                    *([(SLV_ATOMIC_RESP_SENT, 1)] if marked else []),
+                )
+
+            def responded(when: int) -> None:
+                self.tile.l1_store(ret, result[0].to_bytes(4, "little"), when)
+                self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
+
+            self.schedule(arrive, arrived)
+            if marked:
+                self.schedule(arrive + self._latency(0), responded)
+
+        return run
+
+    def _atomic(self, address: int, at: int, data: int, cycle: int) -> int:
+        """Atomics.md's functional model of increment and the Zaamo operations; returns ``Result``."""
+        l1 = self.tile.l1
+        result = int.from_bytes(l1[address : address + 4].tobytes(), "little")
+        where = (address & ~0xF) + (at & 3) * 4
+        old = int.from_bytes(l1[where : where + 4].tobytes(), "little")
+        if at >> 12 & 0xF == AT_INCREMENT:
+            mask = (2 << (at >> 2 & 0x1F)) - 1
+            new = ((old + data) & mask) | (old & ~mask)
+        else:
+            new = _zaamo(at >> 8 & 7, old, data)
+        self.tile.l1_store(where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle)
+        return result
+
     # ------------------------------------------------------------------ registers
     def _command(self, noc: int, initiator: int):
         def write(access: Access, value: int) -> None:
             if not value & 1:
                 return  # nothing to initiate
-            fields = dict(zip(REQUEST_FIELDS, self.requests[noc, initiator].tolist(), strict=True))
-            kind = _REQUEST_TYPES[fields["NOC_CTRL"] & 3]
-            detail = ", ".join(f"{name}=0x{v:x}" for name, v in fields.items() if v)
-            raise Unimplemented(
-                f"NoC #{noc} initiator {initiator}: {kind} request ({detail or 'all fields 0'}); "
-                "NoC transfers are not modelled",
-                core=access.core.name,
-                pc=access.core.fault_pc(),
-                cycle=access.cycle,
-                value=value,
-            )
+            self.deliver(access.cycle)
+            try:
+                self.initiate(noc, initiator, access.cycle)
+            except SimError as error:
+                raise self._located(error, noc, initiator, access) from None
+
+        return write
+
+    def _located(self, error: SimError, noc: int, initiator: int, access: Access) -> SimError:
+        """``error`` naming the request, the core, its pc and the cycle."""
+        fields = self.requests[noc, initiator].tolist()
+        kind = _REQUEST_TYPES[fields[CTRL] & 3]
+        detail = ", ".join(f"{n}=0x{v:x}" for n, v in zip(REQUEST_FIELDS, fields, strict=True) if v)
+        where = {"core": access.core.name, "pc": access.core.fault_pc(), "cycle": access.cycle}
+        message = (
+            f"NoC #{noc} initiator {initiator}: {kind} request ({detail or 'all fields 0'}): {error.message}"
+        )
+        if isinstance(error, MemoryFault):
+            return MemoryFault(message, address=error.address, size=error.size, write=error.write, **where)
+        return type(error)(message, value=error.value, **where)
+
+    def _counter(self, noc: int, index: int):
+        def read(access: Access) -> int:
+            self.deliver(access.cycle)
+            return int(self.counters[noc, index])
+
+        return read
+
+    def _clear_outstanding(self, noc: int):
+        def write(access: Access, value: int) -> None:
+            self.deliver(access.cycle)
+            for i in range(16):
+                if value >> i & 1:
+                    self.counters[noc, MST_REQS_OUTSTANDING_ID + i] = 0
 
         return write
 
@@ -147,7 +733,10 @@ class Noc:
                         watch="write",
                     )
                 registers[start + NOC_CMD_CTRL] = Register(
-                    f"NOC_CMD_CTRL[{initiator}]", read=lambda _: 0, write=self._command(noc, initiator)
+                    f"NOC_CMD_CTRL[{initiator}]",
+                    read=lambda _: 0,
+                    write=self._command(noc, initiator),
+                    watch="write",
                 )
                 registers[start + NOC_NODE_ID] = Register(
                     "NOC_NODE_ID", read=lambda _, n=noc: self.node_id(n), watch="write"
@@ -156,11 +745,11 @@ class Noc:
                     "NOC_ENDPOINT_ID", read=lambda _, n=noc: self.endpoint_id(n), watch="write"
                 )
             registers[NOC_CLEAR_OUTSTANDING_REQ_CNT] = Register(
-                "NOC_CLEAR_OUTSTANDING_REQ_CNT", write=lambda _a, _v: None
+                "NOC_CLEAR_OUTSTANDING_REQ_CNT", write=self._clear_outstanding(noc)
             )
             for index in range(CONFIG_WORDS):
                 if index in (DEBUG_COUNTER_RESET, NIU_TRANS_COUNT_RTZ_CLR):
-                    # Pulses: the counters and interrupt sources they clear are always zero here.
+                    # Pulses: the debug counters and interrupt sources they clear are not modelled.
                     registers[CONFIG_BASE + 4 * index] = Register(
                         f"NOC_CFG[{index}]", read=lambda _: 0, write=lambda _a, _v: None, watch="write"
                     )
@@ -172,8 +761,26 @@ class Noc:
                     watch="write",
                 )
             for index in range(COUNTER_WORDS):
+                # Counters change when written through the bus or when a transfer completes, which
+                # signals the tile like a register write (see _count).
                 registers[COUNTER_BASE + 4 * index] = Register(
-                    f"NOC_STATUS[{index}]", read=lambda _: 0, watch="write"
+                    f"NOC_STATUS[{index}]", read=self._counter(noc, index), watch="write"
                 )
             regions.append(MmioRegion(f"noc{noc}", base, self.facts.niu_size, registers))
         return regions
+
+
+def _zaamo(op: int, old: int, data: int) -> int:
+    def signed(v: int) -> int:
+        return v - (1 << 32) if v >> 31 else v
+
+    return [
+        old + data,
+        old ^ data,
+        old | data,
+        old & data,
+        old if signed(old) < signed(data) else data,
+        old if signed(old) > signed(data) else data,
+        old if old < data else data,
+        old if old > data else data,
+    ][op] & 0xFFFFFFFF

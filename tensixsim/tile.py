@@ -119,6 +119,8 @@ class Tile:
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions()
         self.noc = Noc.new(self.arch)
+        if self.noc is not None:
+            self.noc.attach(self)
         self.tdma = Tdma(self.arch)
         self._block_regions = [*(self.noc.regions() if self.noc is not None else []), *self.tdma.regions()]
         self.coprocessor = Coprocessor(self)
@@ -225,11 +227,18 @@ class Tile:
         spin_marks: tuple[int, int, int] | None = None  # memory digest, side effects, coprocessor state
         while True:
             running = [c for c in self.cores if c.state is CoreState.RUNNING]
+            if running and self.noc is not None and self.noc.pending:
+                # NoC transfers due before the earliest core acts complete first (they may wake it).
+                self.noc.deliver(min(c.time for c in running))
+                running = [c for c in self.cores if c.state is CoreState.RUNNING]
             if not running:
                 # No core can push any more before one wakes: let the backend run on.
                 woke = self.wakes
                 self.backend.advance_to(NEVER)
                 if self.wakes != woke:
+                    continue
+                if self.noc is not None and self.noc.pending:
+                    self.noc.deliver(self.noc.next_event())  # the next transfer may wake a core
                     continue
                 waiting = [c for c in self.cores if c.state is CoreState.WAITING]
                 if waiting or self.backend.blocked_pipes():
@@ -270,7 +279,7 @@ class Tile:
             marks = (self._memory_digest(), self._side_effects, self.coprocessor.version)
             # A pipe that can still issue (a busy unit, a timed wait) may yet change what they poll.
             backend_moves = isinstance(self.backend, Engine) and self.backend.can_progress()
-            if spin_marks == marks and not backend_moves:
+            if spin_marks == marks and not (self.noc is not None and self.noc.pending) and not backend_moves:
                 raise self._deadlock(live, history)
             spin_marks = marks
             for c in live:

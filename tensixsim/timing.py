@@ -100,6 +100,18 @@ class SfpuTiming:
     """Vector unit (SFPU): VectorUnit.md's instruction table and Dst.md's scheduling rule."""
 
     issue: int = 1  # every instruction modelled so far has an IPC of 1
+    # The MAD sub-unit (SFPMAD and the instructions scheduled "as per SFPMAD") needs this many cycles
+    # for its result; the hardware stalls a next vector-unit instruction that reads it (SFPMAD.md).
+    mad_latency: int = 2
+    # SFPSWAP, and SFPSHFT2's SUBVEC_SHFLROR1_AND_COPY4 / SUBVEC_SHFLROR1 / SUBVEC_SHFLSHR1 modes: IPC
+    # at most 1, latency 2; on the next cycle the unit accepts only SFPNOP and stalls anything else
+    # (SFPSWAP.md, SFPSHFT2.md "Instruction scheduling"). Modelled as occupying the unit two cycles,
+    # which also delays a following SFPNOP by one cycle.
+    swap: int = 2
+    lane_shuffle: int = 2
+    # SFPLOAD.md / SFPLOADMACRO.md: at least three instructions between a matrix-unit write of Dst and
+    # a vector-unit load of the same rows; modelled as a stall until this many cycles have passed.
+    matrix_write_gap: int = 3
     # An SFPSTORE's write hides the aligned 8x16 blocks of Dst it wrote from matrix-unit and packer
     # readers for this many cycles (Dst.md, "Instruction scheduling": any instruction writing Dst).
     dst_write_hidden: int = 4
@@ -107,11 +119,35 @@ class SfpuTiming:
 
 @dataclass(frozen=True)
 class PackTiming:
-    """The packer (PACR, PACR_SETREG). No page gives packer throughput: placeholders."""
+    """The packer (PACR, PACR_SETREG): WormholeB0 L1.md's packer bandwidth."""
 
     issue_cycles: int = 1  # address generation
-    l1_bytes_per_cycle: int = 16  # the packer writes L1 in aligned 16-byte chunks
+    l1_bytes_per_cycle: int = 16  # one 128-bit write per cycle
+    # One 128-bit L1 accumulate every five cycles (atomic read-modify-write) or two (non-atomic);
+    # the atomic figure is the one charged (which form the packer uses is not documented).
+    l1_accumulate_cycles: int = 5
+    l1_accumulate_nonatomic_cycles: int = 2
     setreg: int = 1
+
+
+@dataclass(frozen=True)
+class NocTiming:
+    """NoC requests (BlackholeA0/NoC/README.md "Performance"; the endpoint figures are placeholders).
+
+    A packet is one header flit and ``ceil(bytes / flit_bytes)`` data flits; a link moves one flit per
+    cycle. A packet's header reaches the far NIU after ``niu_to_router + hops * router_hop +
+    router_to_niu`` cycles and its last flit one cycle per further flit later. Responses travel back
+    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC: ``l1_access`` and
+    ``dram_access`` are guesses meant to be refined against measurements.
+    """
+
+    niu_to_router: int = 5  # "~5 cycles"
+    router_hop: int = 9  # router to neighbouring router
+    router_to_niu: int = 5  # "~5 cycles"
+    flit_bytes: int = 64  # 512-bit flits, one per cycle per link
+    max_packet_bytes: int = 16384  # 256 data flits
+    l1_access: int = 8  # guess: the far NIU reading or writing L1
+    dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
 
 RISCV = RiscvTiming()
@@ -124,6 +160,7 @@ MATRIX = MatrixTiming()
 UNPACK = UnpackTiming()
 PACK = PackTiming()
 SFPU = SfpuTiming()
+NOC = NocTiming()
 
 # Loosely-timed scheduling: a core may run this many cycles ahead of the others between two
 # synchronisation points. Results do not depend on it; cycle counts may move by up to about one

@@ -265,7 +265,8 @@ def test_request_fields_and_configuration_hold_what_is_written():
     assert tile.noc.requests[1, 3, 10] == 0x12345678
 
 
-def test_initiating_a_noc_request_is_unimplemented():
+def test_a_write_request_from_an_unmodelled_tile_is_unimplemented():
+    # All request fields zero: the write's source is DRAM tile (0, 0), which no model serves.
     tile = Tile("blackhole")
     with pytest.raises(Unimplemented) as info:
         run_brisc(tile, f"li t0, {NIU[0] + 0x800}\n li t1, 2\n sw t1, 0x1C(t0)\n li t1, 1\n sw t1, 0x40(t0)")

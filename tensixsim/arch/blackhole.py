@@ -52,6 +52,13 @@ BLACKHOLE = Arch(
         x_first_routing=(True, False),
         tensix_endpoint_type=0x0100,
         default_position=(1, 2),  # the first Tensix tile (NoC #0 column 1, row 2)
+        # Columns 0 and 9 of NoC #0: D0..D3 and D4..D7, three tiles per group (NoC #0 map, Coordinates.md).
+        dram_tiles={
+            (column, row): group + 4 * (column == 9)
+            for column in (0, 9)
+            for row, group in enumerate((0, 0, 1, 1, 2, 3, 3, 3, 2, 2, 1, 0))
+        },
+        dram_group_bytes=4 << 30,  # "the same 4 GiB of GDDR6 is common across groups of three DRAM tiles"
     ),
     # Names and addresses from tt-metal's blackhole tensix.h (RISCV_DEBUG_REG_*, RISCV_TDMA_REG_*).
     clock_gating_registers=(

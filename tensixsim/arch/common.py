@@ -38,6 +38,10 @@ class NocFacts:
     x_first_routing: tuple[bool, ...]  # per NoC: unicast routes move in X before Y
     tensix_endpoint_type: int  # NOC_ENDPOINT_ID bits 8..23 of a Tensix tile
     default_position: tuple[int, int]  # NoC #0 coordinates of a tile built without a position
+    # DRAM tiles: NoC #0 coordinates -> the memory group (channel) they expose. Every tile of a group
+    # reaches the same memory (BlackholeA0/NoC/README.md, the NoC #0 map in Coordinates.md).
+    dram_tiles: dict[tuple[int, int], int] = field(default_factory=dict)
+    dram_group_bytes: int = 0
 
 
 @dataclass(frozen=True)

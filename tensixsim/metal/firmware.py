@@ -246,7 +246,12 @@ def load_firmware(
         for p in placements
         if p.destination >= tile.arch.local_ram_base
     }
-    return LoadedFirmware(firmware, images, mailbox, staging)
+    loaded = LoadedFirmware(firmware, images, mailbox, staging)
+    if tile.noc is not None and tile.noc.dram is not None:
+        from tensixsim.metal.launch import write_host_tables  # launch builds on this module
+
+        write_host_tables(tile, loaded)
+    return loaded
 
 
 # ---------------------------------------------------------------------------- running

@@ -1,0 +1,245 @@
+"""The host's side of a tt-metal slow-dispatch launch: tables, runtime arguments, kernel images.
+
+Host tables (written before boot, since the BRISC firmware copies them into its local RAM at start):
+
+- At ``MEM_BANK_TO_NOC_SCRATCH`` (read from the firmware: the L1 address its ``main`` copies the bank
+  tables from, which is the staging area past TRISC2's and NCRISC's images; 0x13080 in ttnn 0.81.1):
+  ``dram_bank_to_noc_xy[NUM_NOCS][NUM_DRAM_BANKS]`` and ``l1_bank_to_noc_xy[NUM_NOCS][NUM_L1_BANKS]``
+  (``uint16``, ``x | y << 6`` in the raw coordinates of each NoC), then ``bank_to_dram_offset`` and
+  ``bank_to_l1_offset`` (``int32``), each table at the offset the sizes in the firmware's DWARF give.
+  DRAM bank ``i`` is DRAM group ``i`` (offset 0); every L1 bank is this tile (offset 0).
+- 1 KiB further on (``MEM_BANK_TO_NOC_XY_SIZE + MEM_BANK_OFFSET_SIZE`` past the bank tables): the
+  worker logical-to-virtual column and row maps (``uint8``). Logical column ``i`` is the ``i``-th
+  Tensix column of NoC #0 (1..7, 10..16), logical row ``j`` is row ``2 + j``: "virtual" coordinates
+  here are raw NoC #0 coordinates, since no NIU translates coordinates in the emulator.
+
+Kernel configuration region (from ``kernel_config_base``, BRISC's staging area once booted): runtime
+arguments of each processor (``RTA_WORDS`` words each, then the common ones), semaphores,
+circular-buffer configuration (four words per CB index: address, size, page count, page size, as
+``setup_local_cb_read_write_interfaces`` reads them), then kernel images. A kernel image is an ELF
+linked at its final L1 address (see :mod:`tensixsim.metal.kernels`); it must lie wholly in the
+kernel-text part of the region, below ``kernel_config_limit``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tensixsim.arch import CORE_NAMES
+from tensixsim.errors import Deadlock, InvalidProgram
+from tensixsim.loader.elf import read_elf
+from tensixsim.metal.firmware import (
+    _PROCESSOR_ENUM,
+    LoadedFirmware,
+    RunState,
+    _expect_go_wait,
+    run_until_quiet,
+)
+from tensixsim.tile import Tile
+
+RTA_WORDS = 64  # runtime-argument words per processor
+SEMAPHORES = 16
+CB_WORDS = 4
+TENSIX_COLUMNS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16)
+MEM_BANK_TO_NOC_XY_SIZE = 1024  # dev_mem_map.h
+MEM_BANK_OFFSET_SIZE = 1024
+
+
+class LaunchTimeout(Deadlock):
+    """A launch whose kernels never let the firmware report done."""
+
+
+class KernelOverrun(InvalidProgram):
+    """A kernel image outside its slot in the kernel configuration region."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a launch puts things, as offsets from ``base`` (bytes)."""
+
+    base: int
+    rta: int = 0
+    crta: int = RTA_WORDS * 4 * len(CORE_NAMES)
+    semaphores: int = RTA_WORDS * 4 * (len(CORE_NAMES) + 1)
+    cbs: int = RTA_WORDS * 4 * (len(CORE_NAMES) + 1) + 16 * SEMAPHORES
+    text: int = 0x2000  # kernel images from base + text
+    limit: int = 0x40000  # the region ends at base + limit
+
+    @property
+    def text_start(self) -> int:
+        return self.base + self.text
+
+    @property
+    def text_end(self) -> int:
+        return self.base + self.limit
+
+
+def layout(loaded: LoadedFirmware) -> Layout:
+    return Layout(loaded.staging["brisc"])
+
+
+# ---------------------------------------------------------------------------- host tables
+def bank_table_address(loaded: LoadedFirmware, tile: Tile) -> int:
+    """The firmware's ``MEM_BANK_TO_NOC_SCRATCH``: past TRISC2's staged image and NCRISC's IRAM scratch."""
+    trisc2 = loaded.staging["trisc2"] + tile.arch.core("trisc2").local_ram_size
+    return trisc2 + tile.arch.core("ncrisc").local_ram_size
+
+
+def write_host_tables(tile: Tile, loaded: LoadedFirmware) -> dict[str, int]:
+    """Bank-to-NoC and logical-to-virtual tables where the firmware reads them at boot."""
+    debug = loaded.firmware.debug("brisc")
+    nocs = len(tile.arch.noc.niu_bases)
+    dram_banks = debug.array_length("dram_bank_to_noc_xy") // nocs
+    l1_banks = debug.array_length("l1_bank_to_noc_xy") // nocs
+    dram = tile.noc.dram
+    if dram_banks > dram.groups:
+        raise InvalidProgram(f"firmware wants {dram_banks} DRAM banks, the chip has {dram.groups} groups")
+    raw = bytearray()
+    for noc in range(nocs):
+        for bank in range(dram_banks):
+            x, y = tile.noc.coordinates(noc, dram.endpoint(bank))
+            raw += struct.pack("<H", x | y << 6)
+    for noc in range(nocs):
+        x, y = tile.noc.coordinates(noc)
+        raw += struct.pack("<H", x | y << 6) * l1_banks
+    raw += bytes(4 * dram_banks) + bytes(4 * l1_banks)
+    base = bank_table_address(loaded, tile)
+    tile.write(base, bytes(raw))
+    columns = debug.array_length("worker_logical_col_to_virtual_col")
+    rows = debug.array_length("worker_logical_row_to_virtual_row")
+    col_map = bytes(TENSIX_COLUMNS[i] if i < len(TENSIX_COLUMNS) else 0 for i in range(columns))
+    row_map = bytes(2 + j if j < 10 else 0 for j in range(rows))
+    logical = base + MEM_BANK_TO_NOC_XY_SIZE + MEM_BANK_OFFSET_SIZE
+    tile.write(logical, col_map + row_map)
+    return {"bank_tables": base, "logical_to_virtual": logical, "dram_banks": dram_banks}
+
+
+# ---------------------------------------------------------------------------- launch
+@dataclass(frozen=True)
+class CircularBuffer:
+    index: int
+    address: int
+    size: int
+    pages: int
+
+    @property
+    def page_size(self) -> int:
+        return self.size // self.pages
+
+
+@dataclass
+class Program:
+    """What one launch runs: kernel ELFs per core, their arguments, CBs and semaphores."""
+
+    kernels: dict[str, Path]
+    runtime_args: dict[str, list[int]] = field(default_factory=dict)
+    common_args: list[int] = field(default_factory=list)
+    circular_buffers: list[CircularBuffer] = field(default_factory=list)
+    semaphores: list[int] = field(default_factory=list)
+
+
+def launch_program(
+    tile: Tile, loaded: LoadedFirmware, program: Program, *, max_cycles: int = 50_000_000
+) -> RunState:
+    """Write ``program`` and a launch message, send go, run until the firmware reports done.
+
+    Raises :class:`KernelOverrun` for an image outside its slot and :class:`LaunchTimeout` when the
+    cores stop (or the cycle limit passes) before the firmware reports done. Nothing is written when
+    the program is refused.
+    """
+    debug = loaded.firmware.debug("brisc")
+    mailbox = loaded.mailbox
+    where = layout(loaded)
+    unknown = set(program.kernels) - set(CORE_NAMES)
+    if unknown:
+        raise ValueError(f"no core named {', '.join(sorted(unknown))}")
+    writes: list[tuple[int, bytes]] = []
+    config = "kernel_config"
+    fields: dict[str, int] = {
+        f"{config}.kernel_config_base[{debug.enumerator('ProgrammableCoreType::TENSIX')}]": where.base,
+        f"{config}.mode": debug.enumerator("dispatch_mode::DISPATCH_MODE_HOST"),
+        f"{config}.brisc_noc_mode": debug.enumerator("noc_mode::DM_DEDICATED_NOC"),
+        f"{config}.min_remote_cb_start_index": debug.array_length("cb_interface"),
+        f"{config}.sem_offset[{debug.enumerator('ProgrammableCoreType::TENSIX')}]": where.semaphores,
+        f"{config}.local_cb_offset": where.cbs,
+        f"{config}.remote_cb_offset": where.cbs + CB_WORDS * 4 * debug.array_length("cb_interface"),
+    }
+    enables = 0
+    for core, path in program.kernels.items():
+        index = debug.enumerator(f"TensixProcessorTypes::{_PROCESSOR_ENUM[core]}")
+        image = read_elf(Path(path))
+        for segment in image.segments:
+            end = segment.address + segment.memsz
+            if not (where.text_start <= segment.address and end <= where.text_end):
+                raise KernelOverrun(
+                    f"{path}: {core} kernel segment 0x{segment.address:x}..0x{end:x} is outside the kernel "
+                    f"slot 0x{where.text_start:x}..0x{where.text_end:x}",
+                    value=segment.address,
+                )
+            writes.append((segment.address, segment.data + bytes(segment.memsz - len(segment.data))))
+        if not where.text_start <= image.entry < where.text_end:
+            raise KernelOverrun(f"{path}: entry 0x{image.entry:x} outside the kernel slot", value=image.entry)
+        enables |= 1 << index
+        fields[f"{config}.kernel_text_offset[{index}]"] = image.entry - where.base
+        fields[f"{config}.kernel_text_size[{index}]"] = sum(s.memsz for s in image.segments)
+        args = program.runtime_args.get(core, [])
+        if len(args) > RTA_WORDS:
+            raise InvalidProgram(f"{core}: {len(args)} runtime arguments, at most {RTA_WORDS}")
+        rta = where.rta + RTA_WORDS * 4 * CORE_NAMES.index(core)
+        writes.append((where.base + rta, struct.pack(f"<{len(args)}I", *args)))
+        fields[f"{config}.rta_offset[{index}].rta_offset"] = rta
+        fields[f"{config}.rta_offset[{index}].crta_offset"] = where.crta
+    spans = sorted((a, a + len(d)) for a, d in writes if a >= where.text_start)
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        if start < end:
+            raise KernelOverrun(f"kernel images overlap at 0x{start:x}", value=start)
+    if len(program.common_args) > RTA_WORDS:
+        raise InvalidProgram(f"{len(program.common_args)} common runtime arguments, at most {RTA_WORDS}")
+    writes.append(
+        (where.base + where.crta, struct.pack(f"<{len(program.common_args)}I", *program.common_args))
+    )
+    if len(program.semaphores) > SEMAPHORES:
+        raise InvalidProgram(f"{len(program.semaphores)} semaphores, at most {SEMAPHORES}")
+    # One semaphore per 16 bytes (L1 alignment of the NoC).
+    writes.append(
+        (where.base + where.semaphores, b"".join(struct.pack("<I12x", v) for v in program.semaphores))
+    )
+    mask = 0
+    for cb in program.circular_buffers:
+        mask |= 1 << cb.index
+        writes.append(
+            (
+                where.base + where.cbs + CB_WORDS * 4 * cb.index,
+                struct.pack("<4I", cb.address, cb.size, cb.pages, cb.page_size),
+            )
+        )
+    fields[f"{config}.local_cb_mask"] = mask
+    fields[f"{config}.enables"] = enables
+    read_ptr = int.from_bytes(
+        tile.read(mailbox.base + debug.field("mailboxes_t", "launch_msg_rd_ptr").offset, 4), "little"
+    )
+    message = mailbox.base + debug.field("mailboxes_t", f"launch[{read_ptr}]").offset
+    raw = bytearray(debug.size_of("launch_msg_t"))
+    for path, value in fields.items():
+        spot = debug.field("launch_msg_t", path)
+        raw[spot.offset : spot.offset + spot.size] = value.to_bytes(spot.size, "little")
+    for address, data in writes:
+        tile.write(address, data)
+    tile.write(message, bytes(raw))
+    index = int.from_bytes(tile.read(mailbox.go_message_index, 4), "little")
+    go = mailbox.base + debug.field("mailboxes_t", f"go_messages[{index}].signal").offset
+    tile.write(go, bytes([mailbox.constants["RUN_MSG_GO"]]))
+    try:
+        state = run_until_quiet(tile, loaded, max_cycles=max_cycles)
+        return _expect_go_wait(state, mailbox, "launch")
+    except Deadlock as stop:
+        raise LaunchTimeout(f"the firmware never reported done: {stop.message}", cycle=stop.cycle) from None
+    except Exception as error:
+        if type(error).__name__ == "CycleLimitExceeded":
+            raise LaunchTimeout(
+                f"the firmware never reported done within {max_cycles} cycles", cycle=max_cycles
+            ) from None
+        raise
