@@ -8,18 +8,31 @@ documented-as-mishandled inputs are RefUnimplemented). No emulator code is impor
 
 ``c`` is a dict of concept-named configuration; ``dst`` a list of 1024 rows of 16 uint16 (DstBits) and
 ``valid`` 1024 bools; ``adc`` a dict {"ch0": [x, y, z, w], "ch1": [...], "ch0_cr": ..., "ch1_cr": ...};
-``state`` {"addr": int, "needs_new": bool, "pending": bytes}; ``l1`` a bytearray.
+``state`` {"addr": int, "needs_new": bool, "pending": bytes, "exp_addr": int, "exp_pending": bytes};
+``l1`` a bytearray.
+
+BFP output follows the value table of FloatBitPatterns.md (a BFP8 datum means Mag / 2**6 * 2**(Exp - bias))
+and FormatConversion.md's late conversion ("converted to BF16, then round to BFP8 with one shared 8b
+exponent per 16 datums"; BFP4 / BFP2 truncate the BFP8 result; BFP8a goes through E5M7), with the
+readings pack.py documents: the shared exponent is the block's largest, rounding is to nearest with
+ties away from zero over exact fractions, a magnitude past 127 saturates, exponent 0 is zero, and a
+zero magnitude is written with sign 0.
 """
 
 # ruff: noqa: N802, N806
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from outcomes import RefFault, RefUB, RefUnimplemented, RefWait
 
 L1_SIZE = 1536 * 1024
 FP32, FP16, TF32, BF16, INT32, INT16, INT8 = 0, 1, 4, 5, 8, 9, 14
+BFP8a, BFP4a, BFP8, BFP4, FP8, BFP2a, BFP2 = 2, 3, 6, 7, 10, 11, 15
 SIZE = {FP32: 4, TF32: 4, INT32: 4, BF16: 2, FP16: 2, INT16: 2, INT8: 1}
+BFP_BITS = {BFP8: 8, BFP4: 4, BFP2: 2, BFP8a: 8, BFP4a: 4, BFP2a: 2}
+A_STYLE = (BFP8a, BFP4a, BFP2a)
 MASKS = {0: [0, 1, 2, 3], 1: [0], 3: [0, 1], 5: [0, 2], 7: [0, 1, 2], 10: [1, 3], 15: [0, 1, 2, 3]}
 
 
@@ -60,6 +73,8 @@ def Early(c: dict, raw: int) -> int:
             return v if c["raw"] else RoundE8(v, 13)
         if inter == BF16:
             return v >> 16 if c["raw"] else RoundE8(v, 16) >> 16
+        if inter == BFP8:  # truncating to BF16, or rounding to E8M6
+            return v >> 16 if c["raw"] else RoundE8(v, 17) >> 16
         if inter == INT32:
             return v
         sign, mag = v >> 31, v & 0x7FFFFFFF
@@ -76,6 +91,8 @@ def Early(c: dict, raw: int) -> int:
     v = Dst16ToBF16(raw)
     if inter == BF16:
         return v if c["raw"] else RoundE8(v << 16, 16) >> 16
+    if inter == BFP8:
+        return v if c["raw"] else RoundE8(v << 16, 17) >> 16
     return RoundE8(v << 16, 13)
 
 
@@ -92,6 +109,7 @@ def Value(bits: int, wide: bool) -> tuple[bool, int]:
 
 def ReLU(c: dict, x: int) -> int:
     mode, inter = c["relu"], c["inter"]
+    inter = BF16 if inter == BFP8 else inter  # E8M6 is held as BF16
     if mode == 0:
         return x
     if inter in (INT32, INT16, INT8):
@@ -124,7 +142,7 @@ def ReLU(c: dict, x: int) -> int:
 def ExpThreshold(c: dict, d: int) -> int:
     if not c["exp_threshold_en"]:
         return d
-    inter = c["inter"]
+    inter = BF16 if c["inter"] == BFP8 else c["inter"]
     if inter in (FP32, TF32):
         e = (d >> 23) & 0xFF
     elif inter == BF16:
@@ -150,7 +168,11 @@ def ToFP16(v: int) -> int:
 
 
 def Late(c: dict, d: int) -> bytes:
+    """One datum's L1 bytes; for BFP outputs, the BF16 (or FP16 for the a styles) before blocking."""
     inter, out = c["inter"], c["out"]
+    inter = BF16 if inter == BFP8 else inter
+    if out in BFP_BITS:
+        out = FP16 if out in A_STYLE else BF16
     if inter in (INT32, INT16, INT8):
         return d.to_bytes(SIZE[out], "little")
     if inter == FP16:
@@ -173,9 +195,118 @@ def Late(c: dict, d: int) -> bytes:
     return ToFP16(v).to_bytes(2, "little")
 
 
+def BfpBlock(c: dict, block: list[int]) -> tuple[int, list[int]]:
+    """16 datums (BF16, or FP16 for the a styles) -> (shared exponent, BFP datums)."""
+    a = c["out"] in A_STYLE
+    fields = []
+    for d in block:
+        if a:  # FP16 -> E5M7: truncate three mantissa bits
+            fields.append((d >> 15, (d >> 10) & 0x1F, (d & 0x3FF) >> 3))
+        else:
+            fields.append((d >> 15, (d >> 7) & 0xFF, d & 0x7F))
+    shared = max(e for _, e, _ in fields)
+    bits = BFP_BITS[c["out"]]
+    out = []
+    for sign, e, m in fields:
+        if e == 0:
+            mag = 0
+        else:
+            # value = (1 + m / 128) * 2**(e - bias) = Mag / 64 * 2**(shared - bias)
+            exact = (128 + m) * Fraction(2) ** (e - shared) / 2
+            mag = min(int(exact + Fraction(1, 2)), 127)  # nearest, ties away from zero; saturate
+        mag >>= 8 - bits  # BFP4 / BFP2: truncate the BFP8 magnitude
+        out.append((sign << (bits - 1) | mag) if mag else 0)
+    return shared, out
+
+
+def BfpBytes(c: dict, datums: list[int]) -> tuple[bytes, bytes]:
+    """Datum bytes (low bits first) and exponent bytes of a whole number of 16-datum blocks."""
+    bits = BFP_BITS[c["out"]]
+    data, exps = bytearray(), bytearray()
+    for b in range(0, len(datums), 16):
+        shared, block = BfpBlock(c, [int.from_bytes(d, "little") for d in datums[b : b + 16]])
+        exps.append(shared)
+        acc = 0
+        for i, v in enumerate(block):
+            acc |= v << (bits * i)
+        data += acc.to_bytes(16 * bits // 8, "little")
+    return bytes(data), bytes(exps)
+
+
+ACC_FLOATS = {"fp32": (8, 23), "bf16": (8, 7), "fp16": (5, 10)}
+
+
+def Accumulate(a: int, b: int, fmt: str) -> int:
+    """L1 accumulation of one lane ("fp32" / "bf16" / "fp16" bits): the exact sum (fractions) rounded
+    to nearest even, with the readings pack.py documents (denormals read as zero, underflow to signed
+    zero, NaN / inf rules with an 8-bit exponent, FP16 saturating)."""
+    eb, mb = ACC_FLOATS[fmt]
+    top, max_e, bias = eb + mb, (1 << eb) - 1, (1 << (eb - 1)) - 1
+    fields = [(x >> top & 1, x >> mb & max_e, x & ((1 << mb) - 1)) for x in (a, b)]
+    if eb == 8:
+        nan = [e == max_e and m for _, e, m in fields]
+        inf = [e == max_e and not m for _, e, m in fields]
+        if any(nan) or (all(inf) and fields[0][0] != fields[1][0]):
+            return max_e << mb | 1 << (mb - 1)
+        if inf[0]:
+            return a
+        if inf[1]:
+            return b
+    values = [
+        Fraction(0) if e == 0 else (-1) ** s * (1 + Fraction(m, 1 << mb)) * Fraction(2) ** (e - bias)
+        for s, e, m in fields
+    ]
+    total = values[0] + values[1]
+    if total == 0:
+        both_zero = values[0] == 0 and values[1] == 0
+        return (fields[0][0] & fields[1][0]) << top if both_zero else 0
+    sign, v = int(total < 0), abs(total)
+    e = bias
+    while v >= Fraction(2) ** (e + 1 - bias):
+        e += 1
+    while v < Fraction(2) ** (e - bias):
+        e -= 1
+    scaled = v / Fraction(2) ** (e - bias) * (1 << mb)  # in [2**mb, 2**(mb+1))
+    q, r = divmod(scaled, 1)
+    q = int(q) + (r > Fraction(1, 2) or (r == Fraction(1, 2) and int(q) % 2 == 1))
+    if q == 2 << mb:
+        q, e = q >> 1, e + 1
+    if e <= 0:
+        return sign << top
+    if eb == 8 and e >= max_e:
+        return sign << top | max_e << mb
+    if eb == 5 and e > max_e:
+        return sign << top | ((1 << top) - 1)
+    return sign << top | e << mb | (q - (1 << mb))
+
+
+def AccumulateL1(out: int, old: bytes, new: bytes) -> bytes:
+    """L1.md's near-memory accumulate, lane by lane: FP32 / INT32 in 4-byte lanes, BF16 / FP16 in 2."""
+    size = 4 if out in (FP32, INT32) else 2
+    result = bytearray()
+    for i in range(0, len(new), size):
+        a = int.from_bytes(old[i : i + size], "little")
+        b = int.from_bytes(new[i : i + size], "little")
+        if out == INT32:  # sign-magnitude, saturating
+            va = -(a & 0x7FFFFFFF) if a >> 31 else a & 0x7FFFFFFF
+            vb = -(b & 0x7FFFFFFF) if b >> 31 else b & 0x7FFFFFFF
+            v = max(-0x7FFFFFFF, min(0x7FFFFFFF, va + vb))
+            r = (0x80000000 | -v) if v < 0 else v
+        else:
+            r = Accumulate(a, b, {FP32: "fp32", BF16: "bf16", FP16: "fp16"}[out])
+        result += r.to_bytes(size, "little")
+    return bytes(result)
+
+
 def CheckConversion(c: dict) -> None:
     """FormatConversion.md's tables: "No" is undefined; forms not modelled are unimplemented."""
     inter, out, raw, r10 = c["inter"], c["out"], c["raw"], c["round10"]
+    if inter in (BFP4, BFP4a, BFP2, BFP2a):
+        raise RefUB  # valid only as LateToFormat
+    if out == FP8 or inter in (BFP8a, FP8):
+        raise RefUnimplemented
+    if inter == BFP8 and r10:
+        raise RefUnimplemented
     if c["read32"]:
         if inter in (FP16, INT16):
             raise RefUB
@@ -201,7 +332,12 @@ def pacr(c: dict, dst, valid, adc: dict, state: dict, l1: bytearray, ready, cycl
     """One PACR with instruction fields ``f`` (read_intf_sel, zero_write, flush, last, addr_mode)."""
     if f["read_intf_sel"] not in MASKS:
         raise RefUnimplemented
+    strided = f.get("dst_access_mode", 0)  # interface k reads 16 rows on (ttsim's Blackhole packer)
+    if strided and f["read_intf_sel"] not in (0, 1, 3):
+        raise RefUnimplemented
     CheckConversion(c)
+    if c.get("l1_acc") and c["out"] not in (FP32, BF16, FP16, INT32):
+        raise RefUnimplemented
     if c["relu"] >= 2 and c["inter"] in (INT32, INT16, INT8):
         raise RefUnimplemented
     if c["relu"] >= 2 and c["relu_threshold"] & 0x8000:
@@ -209,7 +345,7 @@ def pacr(c: dict, dst, valid, adc: dict, state: dict, l1: bytearray, ready, cycl
     if c["exp_threshold_en"] and c["relu"] == 3:
         raise RefUnimplemented
     edge_used = not (f["zero_write"] or f["flush"]) and c["edge_mask"] != 0xFFFF
-    if edge_used and c["edge_mode"] and c["inter"] not in (FP32, TF32, BF16):
+    if edge_used and c["edge_mode"] and c["inter"] not in (FP32, TF32, BF16, BFP8):
         raise RefUnimplemented
     ch0, ch1 = adc["ch0"], adc["ch1"]
     bpd, xmask = {0: (4, 3), 1: (2, 7)}.get(c["inter"] & 3, (1, 15))
@@ -227,10 +363,12 @@ def pacr(c: dict, dst, valid, adc: dict, state: dict, l1: bytearray, ready, cycl
         raise RefUnimplemented
     if n and len(ifs) == 1 and Src % 16 + n > 16:
         raise RefUnimplemented
+    if c["out"] in BFP_BITS and n * len(ifs) % 16:
+        raise RefUnimplemented
     from_dst = not (f["zero_write"] or f["flush"])
-    addrs = [(Src + 16 * k + i) & 0x3FFF for k in ifs for i in range(n)]
+    addrs = [(Src + (256 if strided else 16) * k + i) & 0x3FFF for k in ifs for i in range(n)]
     edge = c["edge_mask"] if from_dst else 0xFFFF
-    if edge != 0xFFFF and c["edge_mode"] and c["inter"] not in (FP32, TF32, BF16):
+    if edge != 0xFFFF and c["edge_mode"] and c["inter"] not in (FP32, TF32, BF16, BFP8):
         raise RefUnimplemented
     datums = []
     for a in addrs:
@@ -247,34 +385,48 @@ def pacr(c: dict, dst, valid, adc: dict, state: dict, l1: bytearray, ready, cycl
                 datums.append(("masked", 0))
                 continue
         datums.append(("raw", raw))
-    out = bytearray()
+    out = []
     for kind, raw in datums:
         if kind == "masked":
-            d = (0xFF80 if c["inter"] == BF16 else 0xFF800000) if c["edge_mode"] else 0
+            d = (0xFF80 if c["inter"] in (BF16, BFP8) else 0xFF800000) if c["edge_mode"] else 0
         else:
             d = Early(c, raw)
         d = ReLU(c, d)
         d = ExpThreshold(c, d)
-        out += Late(c, d)
+        out.append(Late(c, d))
+    if c["out"] in BFP_BITS:
+        data, exps = BfpBytes(c, out)
+    else:
+        data, exps = b"".join(out), b""
     # output address generator
-    addr = state["addr"]
+    addr, exp_addr = state["addr"], state["exp_addr"]
     if state["needs_new"]:
         A = (c["l1_dest"] + (0 if c["sub_header"] else 1)) & 0xFFFFFFFF
         if c["limit"] * 2 + 1 < A:
             A -= c["fifo"] * 2
         A &= 0xFFFFFFFF
         if c["out"] & 2:
+            exp_addr = (A & 0x1FFFF) << 4
             A += c["exp_section"]
         addr = (A & 0x1FFFF) << 4
-    buf = state["pending"] + bytes(out)
     last = f["last"] or f["flush"]
-    if last and len(buf) % 16:
-        buf += bytes(16 - len(buf) % 16)
-    whole = len(buf) // 16 * 16
-    if whole and addr + whole > L1_SIZE:
-        raise RefFault
-    l1[addr : addr + whole] = buf[:whole]
-    state["addr"], state["pending"], state["needs_new"] = addr + whole, buf[whole:], bool(last)
+    writes = []
+    for key, at, new in (("pending", addr, data), ("exp_pending", exp_addr, exps)):
+        buf = state[key] + new
+        if last and len(buf) % 16:
+            buf += bytes(16 - len(buf) % 16)
+        whole = len(buf) // 16 * 16
+        if whole and at + whole > L1_SIZE:
+            raise RefFault
+        writes.append((key, at, buf, whole))
+    for key, at, buf, whole in writes:
+        chunks = buf[:whole]
+        if c.get("l1_acc") and whole:
+            chunks = AccumulateL1(c["out"], bytes(l1[at : at + whole]), chunks)
+        l1[at : at + whole] = chunks
+        state[key] = buf[whole:]
+    state["addr"], state["exp_addr"] = addr + writes[0][3], exp_addr + writes[1][3]
+    state["needs_new"] = bool(last)
     m = c["addr_mods"][f["addr_mode"]]
     for ch, key in ((ch0, "src"), (ch1, "dst")):
         crkey = "ch0_cr" if ch is ch0 else "ch1_cr"

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from pack_reference import Accumulate as ref_accumulate  # noqa: N813 - the reference keeps page names
 
 from tensixsim.tensix import formats as F  # noqa: N812 - short alias keeps vectors on one line
 from tensixsim.tensix.formats import Rounding
@@ -452,3 +453,150 @@ def test_to_and_from_float32_helpers():
         F.to_float32(np.uint16(0), "fp64")
     with pytest.raises(ValueError):
         F.from_float32(np.float32([0.5]), "int8")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Block floats (packer output)
+# ---------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(fp32_bits)
+def test_packer_rounding_to_e8m6(bits):
+    got = int(F.packer_round_to_e8m6(np.array([bits], dtype=np.uint32))[0])
+    exp = bits >> 23 & 0xFF
+    if exp == 0:
+        assert got == 0
+    elif exp == 0xFF:
+        assert got == ((bits & 0x8000_0000) | 0x7F80_0000) >> 16
+    else:
+        assert got == ref_round_8bit_exp(bits, 6, "away") >> 16
+
+
+def bfp_value(datum: int, exponent: int, bits: int, bias: int) -> Fraction:
+    """FloatBitPatterns.md's BFP value tables: Mag / 2**(bits - 2) * 2**(Exp - bias) (sign 1, magnitude
+    0 is minus infinity; returned as None)."""
+    sign, mag = datum >> (bits - 1), datum & ((1 << (bits - 1)) - 1)
+    if mag == 0:
+        return None if sign else Fraction(0)
+    return (-1 if sign else 1) * Fraction(mag, 1 << (bits - 2)) * Fraction(2) ** (exponent - bias)
+
+
+def ref_bfp_block(values: list[tuple[int, int, int]], bits: int, bias: int) -> tuple[int, list[int]]:
+    """(sign, exponent, 7-bit mantissa) x 16 -> the BFP block: the exponent is the largest; each BFP8
+    magnitude is the nearest multiple of 2**(shared - bias - 6) to |value| (ties away, at most 127),
+    then truncated to ``bits`` - 1 bits; zero magnitudes are +0."""
+    shared = max(e for _, e, _ in values)
+    unit = Fraction(2) ** (shared - bias - 6)
+    out = []
+    for sign, e, m in values:
+        v = Fraction(0) if e == 0 else (1 + Fraction(m, 128)) * Fraction(2) ** (e - bias)
+        q, r = divmod(v, unit)
+        mag8 = min(int(q) + (r >= unit / 2), 127)
+        mag = mag8 >> (8 - bits)
+        out.append(sign << (bits - 1) | mag if mag else 0)
+    return shared, out
+
+
+block_bf16 = st.lists(
+    st.one_of(
+        st.integers(0, 0xFFFF),
+        st.integers(0x3F00, 0x40FF),  # exponents close together, so small shifts dominate
+        st.sampled_from([0, 0x8000, 0x0001, 0x7F80, 0xFF80, 0x7FFF, 0x3FFF, 0xBF80]),
+    ),
+    min_size=16,
+    max_size=16,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(block_bf16, st.sampled_from([8, 4, 2]))
+def test_bfp_from_bf16_matches_the_value_tables(block, bits):
+    shared, datums = F.bfp_from_bf16(np.array(block, np.uint16), bits)
+    fields = [(v >> 15, v >> 7 & 0xFF, v & 0x7F) for v in block]
+    want_shared, want = ref_bfp_block(fields, bits, 127)
+    assert int(shared[0]) == want_shared and datums.tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(block_bf16, st.sampled_from([8, 4, 2]))
+def test_bfp_a_from_fp16_truncates_to_e5m7_then_blocks(block, bits):
+    shared, datums = F.bfp_a_from_fp16(np.array(block, np.uint16), bits)
+    fields = [(v >> 15, v >> 10 & 0x1F, (v & 0x3FF) >> 3) for v in block]
+    want_shared, want = ref_bfp_block(fields, bits, 15)
+    assert int(shared[0]) == want_shared and datums.tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 0xFE), st.lists(st.integers(0, 0xFF), min_size=16, max_size=16))
+def test_bfp8_round_trips_through_the_unpackers_conversion(exponent, signs_and_mantissas):
+    """Both directions: BF16 values sharing one exponent with a six-bit mantissa pack to BFP8 exactly
+    (nothing to round) and the unpackers' BFP8ToBF16 gives them back."""
+    from tensixsim.tensix.unpack import bfp8_to_bf16
+
+    values = [(sm & 0x80) << 8 | exponent << 7 | (sm & 0x7E) for sm in signs_and_mantissas]
+    shared, datums = F.bfp_from_bf16(np.array(values, np.uint16))
+    assert int(shared[0]) == exponent
+    for d, v in zip(datums.tolist(), values, strict=True):
+        assert bfp_value(d, exponent, 8, 127) == ieee_value(v, 8, 7)
+    back = bfp8_to_bf16(datums, np.full(16, exponent))
+    assert back.tolist() == values
+
+
+def test_bfp_datum_bytes_put_the_first_datum_lowest():
+    assert F.bfp_datum_bytes(np.arange(16), 8) == bytes(range(16))
+    assert F.bfp_datum_bytes(np.array([1, 2] * 8), 4) == bytes([0x21] * 8)
+    assert F.bfp_datum_bytes(np.array([1, 2, 3, 0] * 4), 2) == bytes([0b00111001] * 4)
+
+
+# ---------------------------------------------------------------------------------------------------
+# L1 accumulation
+# ---------------------------------------------------------------------------------------------------
+
+ACC_FORMATS = {"fp32": (8, 23), "bf16": (8, 7), "fp16": (5, 10)}
+
+
+def acc_operands(fmt: str):
+    eb, mb = ACC_FORMATS[fmt]
+    width = 1 + eb + mb
+    top = 1 << (width - 1)
+    special = [0, top, 1, top | 1, ((1 << eb) - 1) << mb, (((1 << eb) - 1) << mb) | 1, (1 << (width - 1)) - 1]
+    return st.one_of(st.integers(0, (1 << width) - 1), st.sampled_from(special))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.sampled_from(sorted(ACC_FORMATS)))
+def test_l1_float_accumulation_rounds_to_nearest_even(data, fmt):
+    a = data.draw(acc_operands(fmt))
+    width = 1 + sum(ACC_FORMATS[fmt])
+    # often a nearby pattern of either sign, so cancellation, carries and ties happen
+    near = st.tuples(st.integers(-300, 300), st.integers(0, 1)).map(
+        lambda t: ((a + t[0]) % (1 << width)) ^ (t[1] << (width - 1))
+    )
+    b = data.draw(st.one_of(acc_operands(fmt), near))
+    got = int(F.accumulate_float(np.array([a]), np.array([b]), fmt)[0])
+    assert got == ref_accumulate(a, b, fmt), (hex(a), hex(b))
+
+
+def test_l1_float_accumulation_hand_vectors():
+    fp32 = [
+        (0x3F800000, 0x3F800000, 0x40000000),  # 1 + 1
+        (0x3F800000, 0xBF800000, 0),  # exact cancellation: +0
+        (0x80000000, 0x80000000, 0x80000000),  # -0 + -0
+        (0x7F7FFFFF, 0x7F7FFFFF, 0x7F800000),  # overflow: infinity
+        (0x3F800000, 0x33800000, 0x3F800000),  # 1 + 2**-24: the tie goes to even
+        (0x3F800001, 0x33800000, 0x3F800002),
+        (0x7F800000, 0xFF800000, 0x7FC00000),  # inf - inf
+        (0x00400000, 0x3F800000, 0x3F800000),
+    ]  # a denormal reads as zero
+    for a, b, want in fp32:
+        assert int(F.accumulate_float(np.array([a]), np.array([b]), "fp32")[0]) == want, hex(a)
+    assert int(F.accumulate_float(np.array([0x7800]), np.array([0x7800]), "fp16")[0]) == 0x7C00  # exp 31
+    assert int(F.accumulate_float(np.array([0x7FFF]), np.array([0x7BFF]), "fp16")[0]) == 0x7FFF  # saturate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-(2**31) + 1, 2**31 - 1), st.integers(-(2**31) + 1, 2**31 - 1))
+def test_l1_int32_accumulation_saturates_sign_magnitude(x, y):
+    got = F.accumulate_int32(F.int32_from_int(np.array([x])), F.int32_from_int(np.array([y])))
+    assert int(F.int32_to_int(got)[0]) == max(-(2**31) + 1, min(2**31 - 1, x + y))

@@ -9,7 +9,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from outcomes import emulator_outcome as outcome
 from outcomes import reference_outcome as ref_outcome
-from pack_reference import BF16, FP16, FP32, INT8, INT16, INT32, TF32, pacr
+from pack_reference import (
+    BF16,
+    BFP2,
+    BFP4,
+    BFP8,
+    FP8,
+    FP16,
+    FP32,
+    INT8,
+    INT16,
+    INT32,
+    TF32,
+    BFP2a,
+    BFP4a,
+    BFP8a,
+    pacr,
+)
 
 from tensixsim.tensix import formats
 from tensixsim.tensix.pack import pack_state
@@ -33,9 +49,15 @@ COMBOS = [
     (1, INT8, INT8, 1, 1, 0), (0, BF16, BF16, 0, 0, 0), (0, BF16, BF16, 1, 0, 0), (0, BF16, FP32, 0, 0, 0),
     (0, BF16, FP16, 1, 0, 0), (0, TF32, TF32, 0, 0, 0), (0, FP16, FP16, 0, 0, 0), (0, FP16, FP16, 1, 0, 0),
     (0, FP16, FP32, 1, 0, 0), (0, FP16, BF16, 0, 0, 0), (0, INT16, INT16, 0, 0, 0),
+    # block-float outputs (Dst -> BF16 / E8M6 / FP16 -> BFP*)
+    (1, FP32, BFP8, 0, 0, 0), (1, BF16, BFP4, 0, 0, 0), (1, BFP8, BFP8, 0, 0, 0), (1, BFP8, BFP2, 1, 0, 0),
+    (0, BFP8, BFP8, 0, 0, 0), (0, BFP8, BFP4, 1, 0, 0), (0, BF16, BFP8, 1, 0, 0), (0, FP16, BFP8a, 0, 0, 0),
+    (0, FP16, BFP4a, 1, 0, 0), (1, FP32, BFP8a, 0, 0, 0), (1, TF32, BFP2a, 0, 0, 0), (0, FP16, BFP2, 0, 0, 0),
+    (1, BFP8, FP32, 0, 0, 0), (0, BFP8, BF16, 1, 0, 0),
     (1, FP16, FP16, 0, 0, 0), (0, INT32, INT32, 0, 0, 0), (1, FP32, TF32, 0, 0, 0), (1, BF16, INT8, 0, 0, 0),
+    (1, BFP4, BFP4, 0, 0, 0), (1, INT32, BFP8, 0, 0, 0),
 ]  # fmt: skip
-UNDEFINED_COMBOS = COMBOS[-4:]
+UNDEFINED_COMBOS = COMBOS[-6:]
 
 
 def execute(name: str, cycle: int = CYCLE, **fields: int):
@@ -59,7 +81,7 @@ def reset() -> None:
     adc.cr[:] = 0
     state = pack_state(COPRO)
     state.data_address = state.exponent_address = 0
-    state.needs_new_address, state.pending = True, b""
+    state.needs_new_address, state.pending, state.exponent_pending = True, b"", b""
     TILE.l1[:] = 0
 
 
@@ -69,7 +91,7 @@ def base_config(**changes) -> dict:
         "base0": 0, "xstride": 0, "ystride": 64, "zstride": 1024, "offset": 0,
         "l1_dest": 0x100 - 1, "sub_header": 0, "limit": 0x1FFFF, "fifo": 0, "exp_section": 0,
         "relu": 0, "relu_threshold": 0, "exp_threshold_en": 0, "exp_threshold": 0,
-        "edge_mask": 0xFFFF, "edge_mode": 0,
+        "edge_mask": 0xFFFF, "edge_mode": 0, "l1_acc": 0,
         "addr_mods": [
             {"ysrc_incr": 0, "ysrc_cr": 0, "ysrc_clear": 0, "ydst_incr": 0, "ydst_cr": 0, "ydst_clear": 0,
              "zsrc_incr": 0, "zsrc_clear": 0, "zdst_incr": 0, "zdst_clear": 0}
@@ -105,6 +127,7 @@ def apply(c: dict) -> None:
     for i in range(4):
         setf(f"PCK_EDGE_OFFSET_SEC{i}_mask", c["edge_mask"])
     setf("PCK_EDGE_MODE_mode", c["edge_mode"])
+    setf("THCON_SEC0_REG1_Pack_L1_Acc", c["l1_acc"])
     for i, m in enumerate(c["addr_mods"]):
         for key, value in m.items():
             name = {"ysrc": "Ysrc", "ydst": "Ydst", "zsrc": "Zsrc", "zdst": "Zdst"}[key[:4]]
@@ -127,9 +150,11 @@ def run_both(c: dict, adc: dict, program: list[dict], dst: np.ndarray, valid: np
     COPRO.regs.dst[:] = dst
     COPRO.regs.dst_row_valid[:] = valid
     COPRO.regs.dst_ready[:] = ready
+    noise = np.random.default_rng(int(dst[0, 0]))  # what L1 holds where the output goes (L1 accumulation)
+    TILE.l1[0xF00:0x3000] = noise.integers(0, 256, 0x2100, dtype=np.uint8)
     ref_l1 = bytearray(TILE.l1.tobytes())
     ref_adc = {k: list(v) for k, v in adc.items()}
-    state = {"addr": 0, "needs_new": True, "pending": b""}
+    state = {"addr": 0, "needs_new": True, "pending": b"", "exp_addr": 0, "exp_pending": b""}
     dst_list, valid_list, ready_list = dst.tolist(), valid.tolist(), ready.tolist()
     results = []
     for fields in program:
@@ -150,6 +175,7 @@ fields_st = st.fixed_dictionaries(
         "flush": st.sampled_from([0, 0, 0, 0, 1]),
         "last": st.integers(0, 1),
         "addr_mode": st.integers(0, 3),
+        "dst_access_mode": st.sampled_from([0, 0, 0, 1]),
     }
 )
 addr_mod_st = st.fixed_dictionaries(
@@ -190,6 +216,7 @@ def scenarios(draw):
         exp_threshold_en=draw(st.sampled_from([0, 0, 1])),
         exp_threshold=draw(st.sampled_from([0, 15, 120, 127])),
         edge_mask=draw(st.sampled_from([0xFFFF, 0xFFFF, 0x00FF, 0])), edge_mode=draw(st.integers(0, 1)),
+        l1_acc=draw(st.sampled_from([0, 0, 0, 1])),
         addr_mods=draw(st.lists(addr_mod_st, min_size=4, max_size=4)),
     )  # fmt: skip
     x0 = draw(st.sampled_from([0, 0, 0, 0, 3, 8]))
@@ -307,6 +334,94 @@ def test_read_after_matrix_write_waits():
     assert isinstance(execute("PACR", cycle=CYCLE + 3, read_intf_sel=1, last=1), Retire)
 
 
+# A block of 16 BF16 values and its BFP8 form by hand: the shared exponent is 2.0's (0x80); 1.0 is
+# 32 / 64 * 2, 1.5 is 48, -0.25 is sign | 8, 0x407F (3.984375) rounds to 128 and saturates to 127,
+# 0x3F81 is 32.25 -> 32, 0x3F82 is the tie 32.5 -> 33, tiny values become +0 whatever their sign.
+BLOCK_BF16 = [0x3F80, 0x3FC0, 0x4000, 0xBE80, 0, 0x407F, 0x3F81, 0x3F82,
+              0x3A80, 0xBA80, 0x8000, 0xC000, 0x3F80, 0x3F80, 0x3F80, 0x3F80]  # fmt: skip
+BLOCK_BFP8 = [32, 48, 64, 0x88, 0, 127, 32, 33, 0, 0, 0, 0xC0, 32, 32, 32, 32]
+
+
+def pack_block(out: int) -> None:
+    reset()
+    apply(base_config(read32=0, inter=BF16, out=out, raw=1, exp_section=1))
+    COPRO.regs.dst[0, :] = formats.dst16_from_bf16(np.array(BLOCK_BF16, np.uint16))
+    COPRO.adc.value[0, PACKERS, 1, 0] = 15
+    assert isinstance(execute("PACR", read_intf_sel=1, last=1), Retire)
+
+
+def test_bfp8_block_shares_the_largest_exponent_and_rounds_ties_away():
+    pack_block(BFP8)
+    assert TILE.l1[0x1000:0x1010].tobytes() == bytes([0x80] + [0] * 15)  # exponent section (16 bytes)
+    assert list(TILE.l1[0x1010:0x1020]) == BLOCK_BFP8
+    assert not TILE.l1[0x1020:0x1040].any()
+
+
+def test_bfp4_and_bfp2_truncate_the_bfp8_magnitudes_two_and_four_a_byte():
+    pack_block(BFP4)
+    nibbles = [(v >> 7) << 3 | (v & 0x7F) >> 4 if (v & 0x7F) >> 4 else 0 for v in BLOCK_BFP8]
+    assert list(TILE.l1[0x1010:0x1018]) == [nibbles[i] | nibbles[i + 1] << 4 for i in range(0, 16, 2)]
+    assert not TILE.l1[0x1018:0x1020].any() and TILE.l1[0x1000] == 0x80
+    pack_block(BFP2)
+    pairs = [(v >> 7) << 1 | 1 if (v & 0x7F) >> 6 else 0 for v in BLOCK_BFP8]  # only 64 and 127 keep a bit
+    want = [sum(pairs[i + k] << (2 * k) for k in range(4)) for i in range(0, 16, 4)]
+    assert list(TILE.l1[0x1010:0x1014]) == want and want == [0x10, 0x04, 0xC0, 0]
+
+
+def test_bfp8a_from_fp16_uses_the_five_bit_exponent():
+    reset()
+    apply(base_config(read32=0, inter=FP16, out=BFP8a, raw=1, exp_section=1))
+    values = [0x3C00, 0x4000, 0xB800] + [0] * 13  # 1.0, 2.0, -0.5
+    COPRO.regs.dst[0, :] = formats.dst16_from_fp16(np.array(values, np.uint16))
+    COPRO.adc.value[0, PACKERS, 1, 0] = 15
+    assert isinstance(execute("PACR", read_intf_sel=1, last=1), Retire)
+    assert TILE.l1[0x1000] == 16  # 2.0's FP16 exponent
+    assert list(TILE.l1[0x1010:0x1013]) == [32, 64, 0x80 | 16]
+
+
+def test_bfp_exponents_and_datums_stream_separately_across_pacrs():
+    """Two PACRs of 64 BFP8 datums: four exponents each, appended to the exponent stream."""
+    reset()
+    apply(base_config(inter=BFP8, out=BFP8, exp_section=1, ystride=16))  # BFP8 reads Dst a byte a datum
+    rows = formats.dst32_from_fp32(np.arange(128, dtype=np.uint32).reshape(8, 16) << 23)  # 2**(i-127)
+    COPRO.regs.write32(np.arange(8), rows)
+    COPRO.adc.value[0, PACKERS, 1, 0] = 15
+    COPRO.config.write_thread_field("ADDR_MOD_PACK_SEC1_YsrcIncr", 0, 4)
+    for last in (0, 1):
+        assert isinstance(execute("PACR", addr_mode=1, read_intf_sel=0, last=last), Retire)
+    # each block's largest exponent is its last datum's; 0 has exponent 0 (and packs as 0)
+    assert list(TILE.l1[0x1000:0x1008]) == [15, 31, 47, 63, 79, 95, 111, 127]
+    assert not TILE.l1[0x1008:0x1010].any()
+    data = TILE.l1[0x1010:0x1090].reshape(8, 16)
+    assert data[:, 15].tolist() == [64] * 8 and data[:, 14].tolist() == [32] * 8 and data[0, 0] == 0
+
+
+def test_untilize_strided_mode_packs_one_tile_row_from_two_faces():
+    """tt-llk's Blackhole untilize: two read interfaces in the strided mode read row r of face 0 and of
+    face 1 (16 Dst rows apart), one 32-datum row of the untilized tile per PACR."""
+    reset()
+    apply(base_config(read32=0, inter=BF16, out=BF16, raw=1, ystride=32))
+    tile = np.arange(1024, dtype=np.uint16).reshape(32, 32) | 0x4000  # distinct BF16 values
+    faces = [tile[:16, :16], tile[:16, 16:], tile[16:, :16], tile[16:, 16:]]
+    for f, face in enumerate(faces):
+        COPRO.regs.dst[16 * f : 16 * f + 16] = formats.dst16_from_bf16(face)
+    COPRO.adc.value[0, PACKERS, 1, 0] = 15
+    COPRO.config.write_thread_field("ADDR_MOD_PACK_SEC1_YsrcIncr", 0, 1)
+    for _ in range(16):  # the top half of the tile: rows 0..15 of faces 0 and 1
+        assert isinstance(execute("PACR", addr_mode=1, read_intf_sel=3, dst_access_mode=1, last=0), Retire)
+    execute("PACR", flush=1)
+    got = np.frombuffer(TILE.l1[0x1000 : 0x1000 + 16 * 64].tobytes(), np.uint16).reshape(16, 32)
+    assert np.array_equal(got, tile[:16])
+
+
+def test_bfp_output_needs_whole_blocks_of_16():
+    reset()
+    apply(base_config(inter=BF16, out=BFP8))
+    COPRO.adc.value[0, PACKERS, 1, 0] = 7
+    assert outcome(lambda: execute("PACR", read_intf_sel=1, last=1)) == "unimplemented"
+    assert not TILE.l1.any()
+
+
 # ---------------------------------------------------------------------------- bad configurations
 
 
@@ -314,7 +429,8 @@ def test_read_after_matrix_write_waits():
     ("change", "kind"),
     [
         ({"out": 12}, "undefined"),
-        ({"out": 6, "inter": 6}, "unimplemented"),
+        ({"out": FP8, "inter": FP16, "read32": 0}, "unimplemented"),
+        ({"out": BFP8, "inter": BFP4}, "undefined"),
         ({"l1_dest": 0x17FFF}, "fault"),
         ({"l1_dest": 0x1FFFE}, "fault"),
     ],
@@ -335,8 +451,8 @@ def test_bad_configuration_changes_nothing(change, kind):
 
 @pytest.mark.parametrize(
     "fields",
-    [{"cfg_context": 1}, {"row_pad_zero": 1}, {"dst_access_mode": 1}, {"ovrd_thread_id": 1}, {"ctxt_ctrl": 1},
-     {"concat": 2}, {"read_intf_sel": 6}],
+    [{"cfg_context": 1}, {"row_pad_zero": 1}, {"dst_access_mode": 1, "read_intf_sel": 5},
+     {"ovrd_thread_id": 1}, {"ctxt_ctrl": 1}, {"concat": 2}, {"read_intf_sel": 6}],
 )  # fmt: skip
 def test_undocumented_fields_raise_unimplemented(fields):
     reset()
@@ -346,12 +462,27 @@ def test_undocumented_fields_raise_unimplemented(fields):
     assert not TILE.l1.any()
 
 
-def test_l1_accumulate_and_compression_unimplemented():
-    for name, value in (("THCON_SEC0_REG1_Pack_L1_Acc", 1), ("THCON_SEC0_REG1_Disable_zero_compress", 0)):
+def test_compression_and_l1_accumulation_in_int8_unimplemented():
+    for changes, name, value in (
+        ({"inter": INT8, "out": INT8}, "THCON_SEC0_REG1_Pack_L1_Acc", 1),
+        ({}, "THCON_SEC0_REG1_Disable_zero_compress", 0),
+    ):
         reset()
-        apply(base_config())
+        apply(base_config(**changes))
         setf(name, value)
         assert outcome(lambda: execute("PACR", last=1)) == "unimplemented"
+
+
+def test_l1_accumulation_adds_onto_l1_and_takes_five_cycles_a_chunk():
+    reset()
+    apply(base_config(l1_acc=1))  # FP32 out
+    COPRO.regs.write32(np.array([0]), formats.dst32_from_fp32(np.full((1, 16), 0x3F800000, np.uint32)))
+    TILE.l1[0x1000:0x1040] = np.frombuffer(np.full(16, 0x40000000, "<u4").tobytes(), np.uint8)  # 2.0
+    COPRO.adc.value[0, PACKERS, 1, 0] = 15
+    result = execute("PACR", read_intf_sel=1, last=1)
+    assert isinstance(result, Retire) and result.cycles == 1 + 4 * 5  # four 16-byte chunks
+    got = np.frombuffer(TILE.l1[0x1000:0x1040].tobytes(), "<u4")
+    assert (got == 0x40400000).all()  # 3.0
 
 
 def test_pacr_setreg():

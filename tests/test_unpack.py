@@ -30,6 +30,7 @@ from unpack_reference import (
     unpacr_regular,
 )
 
+from tensixsim.tensix import formats
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
 
@@ -258,6 +259,61 @@ def test_bfp8_with_exponent_section():
     assert list(COPRO.regs.srcb[0, 0, :4]) == [0x80, (1 << 18) | 0x80, 0, (1 << 18) | 0xFF]  # 0x80: -inf
 
 
+def test_tileize_reads_a_row_major_block_32_datums_a_row():
+    """Blackhole Tileize_mode: a 32x32 BF16 tile from a row-major block two tiles wide (rows of 128
+    bytes: Shift_amount 8), 1024 datums in one UNPACR; each group of 32 datums is one input row, so
+    SrcA row 2r holds input row r's columns 0..15 and row 2r + 1 its columns 16..31."""
+    reset()
+    apply_config(0, plain(Tileize_mode=1, XDim=1024, Shift_amount_cntx=[8, 0, 0, 0]))
+    COPRO.config.write_thread_field("SRCA_SET_SetOvrdWithAddr", 0, 1)
+    block = np.arange(32 * 64, dtype=np.uint16).reshape(32, 64) | 0x3F80  # distinct BF16 values
+    TILE.write(0x1000, block.tobytes())
+    COPRO.adc.value[0, 0, 1, 0] = 1023
+    assert isinstance(execute("UNPACR", 0), Retire)
+    srca = formats.src_to_bf16(COPRO.regs.srca[0]).reshape(32, 32)
+    assert np.array_equal(srca, block[:, :32])
+
+
+def test_tileize_needs_a_16_byte_aligned_start():
+    reset()
+    apply_config(0, plain(Tileize_mode=1, Shift_amount_cntx=[2, 0, 0, 0]))
+    COPRO.adc.value[0, 0, 0, 0] = 1  # X start 1: the first BF16 datum is 2 bytes into the row
+    COPRO.adc.value[0, 0, 1, 0] = 255
+    before = snapshot()
+    assert outcome(lambda: execute("UNPACR", 0)) == "undefined"
+    assert_unchanged(before)
+
+
+def test_tileize_byte_formats_read_16_datums_a_row():
+    reset()
+    apply_config(0, plain(Tileize_mode=1, InDataFormat=INT8, Out_data_format=INT8, XDim=256,
+                          Shift_amount_cntx=[4, 0, 0, 0], OutBase=64))  # fmt: skip
+    block = (np.arange(16 * 64) % 100).astype(np.uint8).reshape(16, 64)  # rows of 64 bytes
+    TILE.write(0x1000, block.tobytes())
+    COPRO.adc.value[0, 0, 1, 0] = 255
+    assert isinstance(execute("UNPACR", 0), Retire)
+    got = formats.src_to_fp16(COPRO.regs.srca[0, :16]) & 0x3FF
+    assert np.array_equal(got, block[:, :16])
+
+
+@pytest.mark.parametrize(("changes", "count", "cycles"), [
+    ({"Throttle_mode": 0}, 256, 2 + 512 // 16),  # x1: 16 bytes a cycle after two address cycles
+    ({"Throttle_mode": 1}, 256, 2 + 512 // 32),
+    ({"Throttle_mode": 2}, 256, 2 + 512 // 64),
+    ({"Throttle_mode": 0, "Tileize_mode": 1, "XDim": 1024}, 1024, 2 + 2048 // 64),  # tileize: x4
+    ({"Throttle_mode": 2, "InDataFormat": BFP2, "Out_data_format": BFP2}, 256, 2 + 64 // 16),  # BFP2: x1
+])  # fmt: skip
+def test_unpacr_cycles_follow_the_speed_the_mode_wants(changes, count, cycles):
+    reset()
+    throttle = changes.pop("Throttle_mode")
+    apply_config(0, plain(**changes))
+    sec(0, "REG2_Throttle_mode", throttle)
+    COPRO.config.write_thread_field("SRCA_SET_SetOvrdWithAddr", 0, 1)
+    COPRO.adc.value[0, 0, 1, 0] = count - 1
+    result = execute("UNPACR", 0)
+    assert isinstance(result, Retire) and result.cycles == cycles
+
+
 def test_nop_variants():
     reset()
     COPRO.regs.srca[:] = 5
@@ -285,7 +341,9 @@ BAD = [
     ("formats disagree", plain(InDataFormat=BF16, Out_data_format=FP16), "undefined"),
     ("compressed", plain(IsUncompressed=0), "unimplemented"),
     ("upsampling", plain(Upsample_rate=1), "unimplemented"),
-    ("tileize", plain(Tileize_mode=1), "unimplemented"),
+    ("tileize compressed", plain(Tileize_mode=1, IsUncompressed=0), "undefined"),
+    ("tileize upsampling", plain(Tileize_mode=1, Upsample_rate=1), "undefined"),
+    ("tileize sub-byte", plain(Tileize_mode=1, InDataFormat=BFP4, Out_data_format=BFP4), "undefined"),
     ("misaligned output", plain(OutBase=64 * 2 + 1), "undefined"),
     ("SrcA row beyond 15", plain(OutBase=64 * 2 + 16 * 2 * 16), "undefined"),
 ]
@@ -366,7 +424,7 @@ def unit_config(draw, unit: int) -> dict:
         Force_shared_exp=draw(bit),
         Unpack_limit_address=draw(st.sampled_from([0x1FFFF, 0x1FFFF, 0x180])),
         Unpack_fifo_size=draw(st.sampled_from([0, 0x40])),
-        Tileize_mode=draw(st.sampled_from([0] * 15 + [1])),
+        Tileize_mode=draw(st.sampled_from([0] * 7 + [1])),
         Haloize_mode=draw(rare) if unit == 0 else 0,
         Unpack_If_Sel=draw(st.sampled_from([0, 0, 1])) if unit == 0 else 0,
         Upsample_rate=draw(st.sampled_from([0] * 15 + [1])),
@@ -446,18 +504,27 @@ def randomise_regs(rng: np.random.Generator, thread_rows: bool) -> list[int]:
     ),
 )
 def test_unpacr_matches_reference(cfg, unit, thread, adcs, seed, operands):
+    compare_with_reference(cfg.draw(unit_config(unit)), unit, thread, adcs, seed, operands)
+
+
+def compare_with_reference(c: dict, unit: int, thread: int, adcs: dict, seed: int, operands: dict,
+                           set_ovrd_all: int | None = None) -> str:  # fmt: skip
+    """One UNPACR with configuration ``c`` on the emulator and the reference; the outcome."""
     reset()
     from tensixsim.tensix.unpack import unpack_state
 
     unpack_state(COPRO)
     rng = np.random.default_rng(seed)
-    c = cfg.draw(unit_config(unit))
     cfgs = [plain(), plain()]
     cfgs[unit] = c
     apply_config(unit, c)
     TILE.l1[0x1000 : 0x1000 + WINDOW] = rng.integers(0, 256, WINDOW, dtype=np.uint8)
     TILE.l1[-WINDOW:] = rng.integers(0, 256, WINDOW, dtype=np.uint8)
     set_ovrd = randomise_regs(rng, thread_rows=True)
+    if set_ovrd_all is not None:
+        set_ovrd = [set_ovrd_all] * 3
+        for t in range(3):
+            COPRO.config.write_thread_field("SRCA_SET_SetOvrdWithAddr", t, set_ovrd_all)
     set_adcs(rng, adcs, thread, unit)
     before = snapshot()
     ref = ref_state(copy.deepcopy(cfgs), set_ovrd)
@@ -482,6 +549,34 @@ def test_unpacr_matches_reference(cfg, unit, thread, adcs, seed, operands):
         assert_state(new, before)
     else:
         assert_unchanged(before)
+    return got
+
+
+TILEIZE_FORMATS = [(BF16, BF16), (FP16, FP16), (FP32, BF16), (FP32, TF32), (INT8, INT8), (BFP8, BFP8),
+                   (INT16, INT16), (FP32, FP32), (TF32, TF32), (BFP4, BFP4)]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    formats_=st.sampled_from(TILEIZE_FORMATS),
+    to_dst=bit,
+    shifts=st.lists(st.integers(0, 15), min_size=3, max_size=3),
+    count=st.integers(1, 1024),
+    x0=st.sampled_from([0, 0, 0, 16, 3]),
+    out_base=st.sampled_from([64, 128, 130]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_tileize_matches_reference(formats_, to_dst, shifts, count, x0, out_base, seed):
+    """Tileize_mode over whole tiles: row widths, row strides from the three Shift_amount fields, and
+    the alignment rule; unpacker 0 into SrcA (SetOvrdWithAddr, 64 rows) or Dst."""
+    in_fmt, out_fmt = formats_
+    scale = 4 if out_fmt in (FP32, TF32) else 2 if out_fmt in (BF16, FP16, INT16) else 1  # OutBase is bytes
+    c = plain(InDataFormat=in_fmt, Out_data_format=out_fmt, Tileize_mode=1, XDim=1024, YDim=1,
+              Shift_amount_cntx=[*shifts, 0], Unpack_If_Sel=to_dst, OutBase=out_base * scale)  # fmt: skip
+    adcs = {"x0": x0, "count": count, "y0": 0, "z0": 0, "w0": 0, "y1": 0, "z1": 0, "w1": 0}
+    operands = {"addr_mode": 0, "cfg_context_id": 0, "addr_cnt_context_id": 0, "ovrd_thread_id": 0,
+                "set_dat_valid": 0, "zero_write2": 0, "auto_inc_context_id": 0, "last": 1}  # fmt: skip
+    compare_with_reference(c, 0, 0, adcs, seed, operands, set_ovrd_all=0 if to_dst else 1)
 
 
 @SETTINGS

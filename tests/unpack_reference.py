@@ -189,8 +189,9 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
     IsUncompressed = (
         c["Disable_zero_compress_cntx"][WhichContext] if MultiContextMode else c["IsUncompressed"]
     )
-    if not IsUncompressed:
-        raise RefUnimplemented
+    DiscontiguousInputRows = c["Tileize_mode"]
+    if not IsUncompressed:  # decompression is not modelled; with Tileize_mode the page says undefined
+        raise RefUB if DiscontiguousInputRows else RefUnimplemented
     XDim = c["Tile_x_dim_cntx"][WhichContext & 3] if MultiContextMode and unit == 0 else c["XDim"]
     YDim, ZDim, WDim = c["YDim"], c["ZDim"] or 1, c["WDim"] or 1
     if MultiContextMode and c["Ovrd_data_format"]:
@@ -228,9 +229,16 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
         return a - c["Unpack_fifo_size"] * 256 if a > c["Unpack_limit_address"] * 256 else a
 
     InAddr_Exponents, InAddr_Datums = WrapAddr(InAddr_Exponents), WrapAddr(InAddr_Datums)
-    if c["Tileize_mode"]:
-        raise RefUnimplemented
-    RowStride = Size16 * 16
+    if DiscontiguousInputRows:
+        if Size16 < 16:
+            raise RefUB  # ttsim: Tileize_mode needs whole-byte datums
+        RowStride = (
+            c["Shift_amount_cntx"][0] << 4 | c["Shift_amount_cntx"][1] << 8 | c["Shift_amount_cntx"][2] << 12
+        ) * 16
+        RowWidth = 32 if Size16 > 16 else 16  # Blackhole (ttsim); the Wormhole page has 16
+    else:
+        RowStride = Size16 * 16
+        RowWidth = 16
     if unit == 0:
         UnpackToDst = c["Unpack_if_sel_cntx"][WhichContext] if MultiContextMode else c["Unpack_If_Sel"]
         Transpose = c["Haloize_mode"]
@@ -250,9 +258,9 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
         CtxOutAddr = c["Dest_cntx"][WhichContext & 3]
         OutAddr = OutAddr + CtxOutAddr if UnpackToDst or c["add_dest_addr_cntr"] else CtxOutAddr
     if c["Upsample_rate"]:
-        raise RefUnimplemented
-    ColShift = 0 if unit == 1 else c["Shift_amount_cntx"][WhichContext & 3]
-    if Transpose and InAddr_Datums % 256:
+        raise RefUB if DiscontiguousInputRows else RefUnimplemented
+    ColShift = 0 if DiscontiguousInputRows or unit == 1 else c["Shift_amount_cntx"][WhichContext & 3]
+    if (Transpose or DiscontiguousInputRows) and InAddr_Datums % 256:
         raise RefUB
     if UnpackToDst and (ColShift or Transpose):
         raise RefUB
@@ -264,8 +272,8 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
     for i in range(InputNumDatums):
         DatumBits = ReadL1Bits(L1, InAddr_Datums, Size16)
         InAddr_Datums += Size16
-        if (i + 1) % 16 == 0:
-            InAddr_Datums = WrapAddr(InAddr_Datums - Size16 * 16 + RowStride)
+        if (i + 1) % RowWidth == 0:
+            InAddr_Datums = WrapAddr(InAddr_Datums - Size16 * RowWidth + RowStride)
         ExpBits = 0
         if In in BFP:
             if c["Force_shared_exp"]:

@@ -51,6 +51,7 @@ __all__ = [
     "BFP4A",
     "BFP8",
     "BFP8A",
+    "BFP_BLOCK",
     "FORMAT_NAMES",
     "FP8",
     "FP16",
@@ -60,7 +61,12 @@ __all__ = [
     "INT32",
     "TF32",
     "Rounding",
+    "accumulate_float",
+    "accumulate_int32",
     "bf16_to_fp32",
+    "bfp_a_from_fp16",
+    "bfp_datum_bytes",
+    "bfp_from_bf16",
     "dst16_from_bf16",
     "dst16_from_fp16",
     "dst16_to_bf16",
@@ -85,6 +91,7 @@ __all__ = [
     "packer_round_fp16",
     "packer_round_fp32_to_bf16",
     "packer_round_fp32_to_tf32",
+    "packer_round_to_e8m6",
     "src_from_bf16",
     "src_from_fp16",
     "src_from_int16",
@@ -288,6 +295,154 @@ def packer_round_fp16(bits: np.ndarray) -> np.ndarray:
     """
     x = _u16(bits)
     return np.where((x & np.uint16(0x7C00)) == 0, np.uint16(0), x).astype(np.uint16)
+
+
+def packer_round_to_e8m6(bits: np.ndarray) -> np.ndarray:
+    """The packers' rounding FP32 -> E8M6 early conversion (IntermediateFormat BFP8, Read_raw false),
+    with the 8-bit-exponent rounding rules; the result is BF16 bits whose lowest mantissa bit is zero."""
+    return (_packer_round_8bit_exp(_u32(bits), 17) >> np.uint32(16)).astype(np.uint16)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Block floats (the packers' BFP output)
+# ---------------------------------------------------------------------------------------------------
+
+BFP_BLOCK = 16  # datums sharing one exponent
+
+
+def _bfp_blocks(sign: np.ndarray, exp: np.ndarray, man7: np.ndarray, datum_bits: int):
+    """Shared exponents and sign-magnitude datums for blocks of 16 (sign, exponent, 7-bit mantissa).
+
+    Packers/FormatConversion.md: the shared exponent of a block is the largest of its datums'
+    exponents; each magnitude (implicit one included) is shifted right to that exponent and rounded to
+    nearest, ties away from zero, to 7 bits; BFP4 / BFP2 then truncate to 3 / 1 bits. Readings where
+    the page is silent (they agree with Tenstorrent's ttsim): exponent 0 is zero (the page flushes
+    denormals when the mantissa narrows); a rounding carry past 7 bits saturates to 127 rather than
+    raising the shared exponent; the all-ones exponent is an ordinary binade; a datum whose magnitude
+    ends up zero is written as +0, since sign 1 with magnitude 0 means minus infinity in BFP.
+    """
+    exp = np.asarray(exp).astype(np.int64).reshape(-1, BFP_BLOCK)
+    man7 = np.asarray(man7).astype(np.int64).reshape(-1, BFP_BLOCK)
+    sign = np.asarray(sign).astype(np.int64).reshape(-1, BFP_BLOCK)
+    shared = exp.max(axis=1)
+    significand = np.where(exp == 0, 0, 0x80 | man7)
+    shift = np.minimum(shared[:, None] - exp, 9)
+    mag = np.minimum((significand + (1 << shift)) >> (shift + 1), 0x7F) >> (8 - datum_bits)
+    datums = np.where(mag == 0, 0, (sign << (datum_bits - 1)) | mag)
+    return shared, datums.ravel()
+
+
+def bfp_from_bf16(bits: np.ndarray, datum_bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Plain BF16 datums (a multiple of 16) -> BFP8 / BFP4 / BFP2 (``datum_bits`` 8 / 4 / 2): (shared
+    8-bit exponent per block of 16, the datums of ``datum_bits`` bits in order), as :func:`_bfp_blocks`."""
+    x = _u16(bits).astype(np.int64)
+    return _bfp_blocks(x >> 15, x >> 7 & 0xFF, x & 0x7F, datum_bits)
+
+
+def bfp_a_from_fp16(bits: np.ndarray, datum_bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Plain FP16 datums (a multiple of 16) -> BFP8a / BFP4a / BFP2a: the mantissa truncated to
+    E5M7's seven bits, then blocks as :func:`_bfp_blocks` with the 5-bit exponent (stored in a byte)."""
+    x = _u16(bits).astype(np.int64)
+    return _bfp_blocks(x >> 15, x >> 10 & 0x1F, (x & 0x3FF) >> 3, datum_bits)
+
+
+def bfp_datum_bytes(datums: np.ndarray, datum_bits: int) -> bytes:
+    """BFP datums as they lie in L1: ``8 // datum_bits`` datums a byte, the first in the lowest bits."""
+    d = np.asarray(datums).astype(np.int64).reshape(-1, 8 // datum_bits)
+    shifts = datum_bits * np.arange(8 // datum_bits, dtype=np.int64)
+    return ((d << shifts).sum(axis=1)).astype(np.uint8).tobytes()
+
+
+# ---------------------------------------------------------------------------------------------------
+# L1 accumulation (the packers' near-memory accumulate)
+# ---------------------------------------------------------------------------------------------------
+
+# (exponent bits, mantissa bits) of the float formats L1 can accumulate in (WormholeB0 L1.md: 4 x FP32,
+# 4 x INT32, 8 x FP16 or 8 x BF16 per 128 bits).
+_ACC_FLOATS = {"fp32": (8, 23), "bf16": (8, 7), "fp16": (5, 10)}
+
+
+def _leading_zeros(x: np.ndarray, width: int) -> np.ndarray:
+    """Leading zeros of each non-negative ``x`` below bit ``width`` (``width`` for zero)."""
+    count = np.full(x.shape, width, np.int64)
+    for bit in range(width):
+        count = np.where((x >> bit) != 0, width - 1 - bit, count)
+    return count
+
+
+def accumulate_float(old: np.ndarray, new: np.ndarray, fmt: str) -> np.ndarray:
+    """``old + new`` for plain-layout "fp32" / "bf16" / "fp16" bits, as the packers' L1 accumulation.
+
+    No page gives the adder's rounding; the reading taken (it agrees with Tenstorrent's ttsim on
+    finite operands) is IEEE 754 addition rounded to nearest, ties to even, with denormal inputs read
+    as zero and results below the smallest normal flushed to zero keeping their sign. With an 8-bit
+    exponent: a NaN operand or infinities of opposite signs give the quiet NaN with sign 0 and only
+    the top mantissa bit set; an infinity operand gives itself; overflow gives infinity. FP16 has no
+    infinity or NaN on the coprocessor (exponent 31 is an ordinary binade): overflow saturates to
+    exponent 31, mantissa all ones. An exact cancellation is +0; the sum of two zeros is -0 only when
+    both are -0.
+    """
+    exp_bits, man_bits = _ACC_FLOATS[fmt]
+    width = 1 + exp_bits + man_bits
+    top = np.int64(exp_bits + man_bits)
+    max_exp = (1 << exp_bits) - 1
+    a = np.asarray(old).astype(np.int64)
+    b = np.asarray(new).astype(np.int64)
+    sign_a, sign_b = a >> top & 1, b >> top & 1
+    exp_a, exp_b = a >> man_bits & max_exp, b >> man_bits & max_exp
+    man_a, man_b = a & ((1 << man_bits) - 1), b & ((1 << man_bits) - 1)
+    # Order the operands by magnitude (denormals read as zero).
+    mag_a = np.where(exp_a == 0, 0, a & ((1 << top) - 1))
+    mag_b = np.where(exp_b == 0, 0, b & ((1 << top) - 1))
+    swap = mag_b > mag_a
+    big_s, small_s = np.where(swap, sign_b, sign_a), np.where(swap, sign_a, sign_b)
+    big_e, small_e = np.where(swap, exp_b, exp_a), np.where(swap, exp_a, exp_b)
+    big_m = np.where(swap, man_b, man_a) | (1 << man_bits)
+    small_m = np.where(small_e == 0, 0, np.where(swap, man_a, man_b) | (1 << man_bits))
+    big_m = np.where(big_e == 0, 0, big_m)
+    # Three extra low bits (guard, round, sticky) for the aligned smaller operand.
+    wide_big, wide_small = big_m << 3, small_m << 3
+    shift = np.minimum(big_e - small_e, man_bits + 5)
+    lost = (wide_small & ((np.int64(1) << shift) - 1)) != 0
+    aligned = (wide_small >> shift) | lost
+    same = big_s == small_s
+    total = np.where(same, wide_big + aligned, wide_big - aligned)
+    exp = big_e.copy()
+    carry = total >> (man_bits + 4) != 0  # a carry into the next binade (adding)
+    total = np.where(carry, (total >> 1) | (total & 1), total)
+    exp = exp + carry
+    norm = np.maximum(_leading_zeros(total, man_bits + 4), 0)  # cancellation (subtracting)
+    norm = np.where(total == 0, 0, norm)
+    total, exp = total << norm, exp - norm
+    low, kept = total & 7, total >> 3
+    kept = kept + ((low > 4) | ((low == 4) & (kept & 1 == 1)))
+    overflow_m = kept >> (man_bits + 1) != 0
+    kept, exp = np.where(overflow_m, kept >> 1, kept), exp + overflow_m
+    result = big_s << top | exp << man_bits | (kept & ((1 << man_bits) - 1))
+    result = np.where(exp <= 0, big_s << top, result)  # underflow: signed zero
+    if exp_bits == 8:
+        result = np.where(exp >= max_exp, big_s << top | max_exp << man_bits, result)
+    else:
+        result = np.where(exp > max_exp, big_s << top | ((1 << top) - 1), result)
+    result = np.where(total == 0, 0, result)  # exact cancellation (or two zeros): +0 ...
+    result = np.where((mag_a == 0) & (mag_b == 0), (sign_a & sign_b) << top, result)  # ... -0 + -0 = -0
+    if exp_bits == 8:
+        nan_a = (exp_a == max_exp) & (man_a != 0)
+        nan_b = (exp_b == max_exp) & (man_b != 0)
+        inf_a = (exp_a == max_exp) & (man_a == 0)
+        inf_b = (exp_b == max_exp) & (man_b == 0)
+        quiet_nan = max_exp << man_bits | 1 << (man_bits - 1)
+        result = np.where(inf_a, a, np.where(inf_b, b, result))
+        result = np.where(nan_a | nan_b | (inf_a & inf_b & (sign_a != sign_b)), quiet_nan, result)
+    return result.astype(np.uint32 if width == 32 else np.uint16)
+
+
+def accumulate_int32(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """``old + new`` for sign-magnitude Integer "32" bits, saturating the magnitude (L1.md); a zero
+    sum is +0."""
+    total = int32_to_int(old) + int32_to_int(new)
+    top = (1 << 31) - 1
+    return int32_from_int(np.clip(total, -top, top))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -25,17 +25,25 @@ bit on Wormhole), ``ctxt_ctrl`` [3:2], ``flush`` [1], ``last`` [0].
   interface must stay within its row. Anything else raises Unimplemented.
 - ``concat``: the page gives Concat no effect without compression (which is not modelled); values 0
   and 1 are accepted, wider values raise Unimplemented.
-- ``cfg_context``, ``row_pad_zero``, ``dst_access_mode`` (tt-llk's strided mode), ``addr_cnt_context``,
+- ``dst_access_mode`` (tt-llk's DST_ACCESS_STRIDED_MODE, which its Blackhole untilize uses): reading
+  taken from ttsim's Blackhole packer (no page): read interface k starts 16 Dst rows (256 datums) on
+  from the start instead of one row, so two interfaces read row r of a tile's left and right faces, one
+  untilized 32-datum row. Accepted with ``read_intf_sel`` 0, 1 and 3 (the masks evidenced), else
+  Unimplemented. Row validity, the read-after-write stall and Adj16 / Adj32 apply to the rows read.
+- ``cfg_context``, ``row_pad_zero``, ``addr_cnt_context``,
   ``ovrd_thread_id`` (the Blackhole configuration has no ``Addr_cnt_context`` field) and ``ctxt_ctrl``
   have no Blackhole page: a non-zero value raises Unimplemented.
 
 PACR_SETREG: the Blackhole slots (``push`` [23], ``mode_sel`` [22], ``unused`` [21:12], ``disable_stall``
 [11:10], ``addr_sel`` [9:8], ``stream_id`` [7:2], ``flush`` [1], ``last`` [0]) are bit for bit the page's
 ``TT_PACR_SETREG(1, AddrSel, Value10, 0xf, AddrMid, 1, 0)``: ``mode_sel`` is AddrSel, ``unused`` Value10,
-``stream_id`` AddrMid. Any other value of the constant slots raises UndefinedBehavior. The write's
-address and value depend on ``SetRegBase`` / ``SetRegHiScaler``, TDMA-RISC state that is not
-modelled, and its target is the NoC overlay stream registers, which the coprocessor does not reach:
-the documented form raises Unimplemented.
+``stream_id`` AddrMid. Any other value of the constant slots raises UndefinedBehavior. The write goes to
+``0xFFB00000 + SetRegBase[AddrSel] + (AddrMid << 12)`` with a value scaled by
+``SetRegHiScaler[Out_data_format & 3]``; the page says both are set through TDMA-RISC rather than
+backend configuration, and no page or configuration field gives their addresses or reset values
+(tt-llk's Blackhole kernels never issue PACR_SETREG). Although the NoC overlay stream registers it
+targets are modelled (streams.py), the address and value cannot be formed: the documented form raises
+Unimplemented.
 
 Configuration (Blackhole names)
 -------------------------------
@@ -58,7 +66,8 @@ Points the pages leave open, and the readings taken
   adds ``YZW_Addr >> 4``. A non-zero ``YZW_Addr`` when a new output address is taken therefore raises
   Unimplemented (the Y / Z / W counters still advance exactly).
 - Dst rows go through Blackhole's Adj16 / Adj32 mapping (DEST_ACCESS_CFG) like every Dst access;
-  Dst.md's further "also affect how packers address Dst" is read as the strided mode (Unimplemented).
+  Dst.md's further "also affect how packers address Dst" is read as applying that mapping to the rows
+  the read interfaces (strided or not) name.
   Undefined Dst rows (ZEROACC) are fetched as raw zero. Dst.md's read-after-write rule applies: a PACR
   reading a block the matrix unit wrote less than five cycles ago waits (``Wait(until=...)``).
 - ZeroWrite fetches raw zero datums (from ``/dev/null``) in place of Dst; they pass the early
@@ -70,10 +79,24 @@ Points the pages leave open, and the readings taken
   INT32 (bitcast) / INT8 (sign and low 7 bits, low 8 bits, or saturation with a zero ShiftAmount); from
   Dst16b BF16 (rounding or identity) / TF32 (rounding) / FP16 (rounding or identity) / INT16.
   Rounding is formats.packer_round_* (ties away from zero, denormals and minus zero to +0, NaN to
-  infinity). Not modelled (Unimplemented): the E8M6 / E5M7 / E5M6 / FP8 / BFP intermediates, the
+  infinity). IntermediateFormat BFP8 is E8M6 (rounding, Read_raw false) or BF16 (truncation from Dst32b,
+  identity from Dst16b, Read_raw true), held as BF16 bits; ReLU, thresholds and edge masking treat it as
+  BF16. Not modelled (Unimplemented): the E5M7 / E5M6 (BFP8a) and FP8 intermediates, the
   TF32-in-BF16 form for a late TF32 -> FP16, TF32 with Read_raw to anything but FP32, INT8 from
   Dst16b, a non-zero ShiftAmount (the rounding rule of the shifted-out bits is not given),
   ``INT_DESCALE_Mode`` 1 ("for some value z"), stochastic rounding (``ALU_ROUNDING_MODE_Packer_srnd_en``).
+- Block-float output (BFP8 / BFP4 / BFP2 and the a styles): the late conversion takes each datum to
+  BF16 (b styles, by the rules below) or to FP16 and then E5M7 (a styles), and formats.bfp_from_bf16 /
+  bfp_a_from_fp16 round each block of 16 to one shared exponent (that function's docstring gives the
+  rounding and the readings where the page is silent: saturation at 127, +0 for zero magnitudes,
+  exponent 0 as zero). The datums go to the data stream (BFP4: two a byte, BFP2: four, the first in
+  the low bits) and the exponents, one byte per block (the a styles' five bits zero-extended), to the
+  exponent stream, which OutputAddressGenerator.md places at the output address with the data
+  ``Exp_section_size`` 16-byte units on (tt-llk's Blackhole set_packer_config sets it to the number
+  of faces: 16 bytes of exponents per 256 datums). The exponent stream buffers and flushes like the
+  data stream. A PACR must produce whole blocks of 16 datums (a block split across instructions is
+  undocumented): Unimplemented otherwise. IntermediateFormat / In_data_format BFP4 / BFP2 (and a) are
+  valid only as Out_data_format (the page's (‡)): UndefinedBehavior.
 - Late conversion: truncation when the mantissa narrows; FP32 / TF32 / BF16 -> FP16 is
   formats.fp32_to_fp16 (truncate, saturate to exponent 31 / mantissa 1023, NaN to that "infinity");
   the page calls some inputs with 2**-15 < |x| < 2**-14 mishandled, so such a datum raises
@@ -91,13 +114,24 @@ Points the pages leave open, and the readings taken
   zero), other values raise Unimplemented, as do ``ApplyRelu`` bits 2..3.
 - Exponent thresholding is the page's model (zero is +0). With ReLU mode 3 as well, the order of the
   two stages matters and is not documented: Unimplemented.
-- Not modelled, raising Unimplemented: compression, L1 accumulation (``Pack_L1_Acc``: no page),
+- L1 accumulation (``THCON_SEC0_REG1_Pack_L1_Acc``, the field tt-llk's Blackhole
+  reconfigure_packer_l1_acc sets, with ``Disable_pack_zero_flags`` which only matters for
+  compression): each 16-byte chunk the packer writes is added lane by lane to what L1 holds, the
+  near-memory accumulate of WormholeB0 L1.md (4 x FP32, 4 x INT32 sign-magnitude with saturation,
+  8 x FP16 or 8 x BF16): formats.accumulate_float / accumulate_int32, whose docstrings give the
+  rounding reading (no page gives it). Other output formats raise Unimplemented. Zero padding written
+  on Last / Flush accumulates like data (adding zero).
+- Not modelled, raising Unimplemented: compression,
   downsampling (``Downsample_mask`` other than 0 / 0xffff, ``Downsample_rate``), L1 as input source,
   ``Add_l1_dest_addr_offset`` (TDMA-RISC state), ``Dis_shared_exp_assembler``, ``Enable_out_fifo``,
   ``Add_tile_header_size``, ``Auto_set_last_pacr_intf_sel``, ``pack_start_intf_pos``,
-  ``pack_dis_y_pos_start_offset``, and output formats FP8 and BFP*.
+  ``pack_dis_y_pos_start_offset``, and output format FP8 (Blackhole's e4m3 form, selected by
+  ``Pac_LF8_4b_exp``, has no page; the Wormhole page's FP8 is e5m2).
 
-Timing (timing.PACK): no page gives packer throughput; the figures are placeholders.
+Timing (timing.PACK): address generation, then 128 bits written a cycle (L1.md: each packer "one 128-bit
+write per cycle, or one 128-bit atomic accumulate every five cycles, or one 128-bit non-atomic
+accumulate every two cycles"). Which of the two accumulate forms Blackhole's packer uses is not given:
+the atomic one (five cycles per 16-byte chunk) is charged. Port and bank contention are not modelled.
 """
 
 from __future__ import annotations
@@ -112,6 +146,12 @@ from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
 from tensixsim.tensix.formats import (
     BF16,
+    BFP2,
+    BFP2A,
+    BFP4,
+    BFP4A,
+    BFP8,
+    BFP8A,
     FORMAT_NAMES,
     FP16,
     FP32,
@@ -128,7 +168,13 @@ if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
 OUT_BYTES = {FP32: 4, TF32: 4, INT32: 4, BF16: 2, FP16: 2, INT16: 2, INT8: 1}
+BFP_BITS = {BFP8: 8, BFP4: 4, BFP2: 2, BFP8A: 8, BFP4A: 4, BFP2A: 2}  # bits per datum
+BFP_A = frozenset({BFP8A, BFP4A, BFP2A})  # the 5-bit shared exponent styles
+LATE_ONLY = frozenset({BFP4, BFP4A, BFP2, BFP2A})  # valid only as LateToFormat
+ACCUMULATE = {FP32: "fp32", BF16: "bf16", FP16: "fp16", INT32: "int32"}  # L1's accumulate lane formats
 INTERFACE_MASKS = {0: (0, 1, 2, 3), 1: (0,), 3: (0, 1), 5: (0, 2), 7: (0, 1, 2), 10: (1, 3), 15: (0, 1, 2, 3)}
+STRIDED_MASKS = frozenset({0, 1, 3})  # the masks evidenced with dst_access_mode (tt-llk untilize, ttsim)
+STRIDED_INTERFACE_DATUMS = 256  # dst_access_mode: read interface k starts 16 Dst rows on
 FLOAT32_LIKE = frozenset({FP32, TF32})
 NEG_INF32, NEG_INF_BF16 = 0xFF800000, 0xFF80
 L1_ADDRESS_MASK = 0x1FFFF
@@ -142,6 +188,7 @@ class PackState:
     exponent_address: int = 0  # ExponentStream.ByteAddress
     needs_new_address: bool = True  # the three streams' NeedsNewAddress (always set together here)
     pending: bytes = b""  # datums buffered before L1, fewer than 16 bytes
+    exponent_pending: bytes = b""  # BFP shared exponents buffered before L1, fewer than 16 bytes
 
 
 def pack_state(copro: Coprocessor) -> PackState:
@@ -162,23 +209,23 @@ def _cfg(ctx: Context, name: str) -> int:
     return _field(ctx, f"THCON_SEC0_REG1_{name}")
 
 
-def _one(fn, value: int) -> int:
-    return int(np.asarray(fn(np.asarray([value])))[0])
+def _i64(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values).astype(np.int64)
 
 
-def _is_nan(bits: int, fmt: int) -> bool:
+def _is_nan(bits: np.ndarray, fmt: int) -> np.ndarray:
     if fmt in FLOAT32_LIKE:
-        return (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF != 0
+        return ((bits & 0x7F800000) == 0x7F800000) & (bits & 0x7FFFFF != 0)
     if fmt == BF16:
-        return (bits & 0x7F80) == 0x7F80 and bits & 0x7F != 0
-    return False  # FP16 has no NaN on the coprocessor
+        return ((bits & 0x7F80) == 0x7F80) & (bits & 0x7F != 0)
+    return np.zeros(np.shape(bits), bool)  # FP16 has no NaN on the coprocessor
 
 
-def _key(bits: int, fmt: int) -> int:
-    """A non-NaN float's order as a signed integer (sign-magnitude; -0 == +0)."""
+def _key(bits: np.ndarray | int, fmt: int) -> np.ndarray:
+    """Non-NaN floats' order as signed integers (sign-magnitude; -0 == +0)."""
     top = 31 if fmt in FLOAT32_LIKE else 15
     mag = bits & ((1 << top) - 1)
-    return -mag if bits >> top & 1 else mag
+    return np.where(bits >> top & 1, -mag, mag)
 
 
 def _undefined(ctx: Context, message: str, value: int | None = None) -> UndefinedBehavior:
@@ -221,8 +268,13 @@ def _conversion(ctx: Context) -> Conversion:
     ):
         if code not in FORMAT_NAMES:
             raise _undefined(ctx, f"{what} {code} names no format", code)
-    if out not in OUT_BYTES:
+    for what, code in (("IntermediateFormat", inter), ("In_data_format", late_from)):
+        if code in LATE_ONLY:
+            raise _undefined(ctx, f"{what} {FORMAT_NAMES[code]} is valid only as Out_data_format", code)
+    if out not in OUT_BYTES and out not in BFP_BITS:
         raise _unimplemented(ctx, f"output format {FORMAT_NAMES[out]} is not modelled", out)
+    if inter == BFP8A:
+        raise _unimplemented(ctx, "the E5M7 / E5M6 intermediates (IntermediateFormat BFP8a)", inter)
     if inter != late_from:
         raise _unimplemented(
             ctx,
@@ -238,6 +290,8 @@ def _conversion(ctx: Context) -> Conversion:
             raise _undefined(ctx, no, inter)
         if inter == BF16 and round10:
             raise _unimplemented(ctx, "BF16 intermediate with Round_10b_mant (TF32 for a late TF32 -> FP16)")
+        if inter == BFP8 and round10:
+            raise _unimplemented(ctx, "BFP8 intermediate with Round_10b_mant")
         if inter == TF32 and raw and out != FP32:
             raise _unimplemented(ctx, "TF32 intermediate with Read_raw converted to anything but FP32")
         if inter == INT8 and not raw:
@@ -248,16 +302,16 @@ def _conversion(ctx: Context) -> Conversion:
                 shift = _field(ctx, "INT_DESCALE_VALUES_SEC0_Value") & 31
             if shift:
                 raise _unimplemented(ctx, "INT8 with a non-zero ShiftAmount (rounding rule not given)", shift)
-        if inter not in (FP32, TF32, BF16, INT32, INT8):
+        if inter not in (FP32, TF32, BF16, BFP8, INT32, INT8):
             raise _unimplemented(ctx, f"{name} intermediate from Dst32b is not modelled", inter)
     else:
         if inter == INT32 or (inter == FP32 and not (round10 and not raw)):
             raise _undefined(ctx, no, inter)
-        if inter in (BF16, FP16) and round10:
+        if inter in (BF16, BFP8, FP16) and round10:
             raise _unimplemented(ctx, f"{name} intermediate from Dst16b with Round_10b_mant")
         if inter == TF32 and raw:
             raise _unimplemented(ctx, "TF32 intermediate from Dst16b with Read_raw")
-        if inter not in (FP32, TF32, BF16, FP16, INT16):
+        if inter not in (FP32, TF32, BF16, BFP8, FP16, INT16):
             raise _unimplemented(ctx, f"{name} intermediate from Dst16b is not modelled", inter)
     ints = {INT32: INT32, INT16: INT16, INT8: INT8}
     if (
@@ -269,18 +323,20 @@ def _conversion(ctx: Context) -> Conversion:
     return Conversion(read32, inter, out, raw, unsigned, round10)
 
 
-def early(conv: Conversion, raw_bits: int) -> int:
-    """EarlyFormatConversion of one Dst datum (raw register-file bits) to the intermediate datum:
-    FP32 / TF32 / INT32 as plain 32-bit, BF16 / FP16 / INT16 as plain 16-bit, INT8 as the L1 byte."""
+def early(conv: Conversion, raw: np.ndarray) -> np.ndarray:
+    """EarlyFormatConversion of Dst datums (raw register-file bits) to intermediate datums: FP32 /
+    TF32 / INT32 as plain 32-bit, BF16 / FP16 / INT16 as plain 16-bit, INT8 as the L1 byte."""
     inter = conv.inter
     if conv.read32:
-        value = _one(formats.dst32_to_fp32, raw_bits)
+        value = _i64(formats.dst32_to_fp32(raw))
         if inter == FP32:
-            return _one(formats.packer_round_fp32_to_tf32, value) if conv.round10 and not conv.raw else value
+            return _i64(formats.packer_round_fp32_to_tf32(value)) if conv.round10 and not conv.raw else value
         if inter == TF32:
-            return value if conv.raw else _one(formats.packer_round_fp32_to_tf32, value)
+            return value if conv.raw else _i64(formats.packer_round_fp32_to_tf32(value))
         if inter == BF16:
-            return value >> 16 if conv.raw else _one(formats.packer_round_fp32_to_bf16, value)
+            return value >> 16 if conv.raw else _i64(formats.packer_round_fp32_to_bf16(value))
+        if inter == BFP8:  # truncation to BF16, or rounding to E8M6 (held as BF16 bits)
+            return value >> 16 if conv.raw else _i64(formats.packer_round_to_e8m6(value))
         if inter == INT32:
             return value
         # INT8 (ShiftAmount is zero)
@@ -288,46 +344,51 @@ def early(conv: Conversion, raw_bits: int) -> int:
         if conv.raw:
             return mag & 0xFF if conv.unsigned else sign << 7 | (mag & 0x7F)
         if conv.unsigned:
-            return 0 if sign else min(mag, 255)
-        return sign << 7 | min(mag, 127)
+            return np.where(sign == 1, 0, np.minimum(mag, 255))
+        return sign << 7 | np.minimum(mag, 127)
     if inter == INT16:
-        return raw_bits
+        return _i64(raw)
     if inter == FP16:
-        value = _one(formats.dst16_to_fp16, raw_bits)
-        return value if conv.raw else _one(formats.packer_round_fp16, value)
-    value = _one(formats.dst16_to_bf16, raw_bits)
+        value = formats.dst16_to_fp16(raw)
+        return _i64(value if conv.raw else formats.packer_round_fp16(value))
+    value = formats.dst16_to_bf16(raw)
     if inter == BF16:
-        return value if conv.raw else _one(formats.packer_round_bf16, value)
+        return _i64(value if conv.raw else formats.packer_round_bf16(value))
+    if inter == BFP8:  # identity, or rounding to E8M6 (held as BF16 bits)
+        return _i64(value if conv.raw else formats.packer_round_to_e8m6(_i64(value) << 16))
     # TF32 (or FP32 with Round_10b_mant): no bits dropped, only the rounding flushes apply
-    return _one(formats.packer_round_fp32_to_tf32, value << 16)
+    return _i64(formats.packer_round_fp32_to_tf32(_i64(value) << 16))
 
 
-def _relu(ctx: Context, conv: Conversion, mode: int, threshold: int, bits: int) -> int:
-    """ReLUStage on an intermediate datum (ReLU.md)."""
+def _relu(conv: Conversion, mode: int, threshold: int, bits: np.ndarray) -> np.ndarray:
+    """ReLUStage on intermediate datums (ReLU.md)."""
     if mode == 0:
         return bits
-    inter = conv.inter
+    inter = BF16 if conv.inter == BFP8 else conv.inter
     if inter in (INT32, INT16, INT8):
         top = {INT32: 31, INT16: 15, INT8: 7}[inter]
         if inter == INT8 and conv.unsigned:
             return bits  # UINT8 datums are never negative
-        return 0 if bits >> top & 1 else bits
+        return np.where(bits >> top & 1, 0, bits)
     t = threshold << 16 if inter in FLOAT32_LIKE else threshold
-    if _is_nan(bits, inter):
-        return bits
+    nan = _is_nan(bits, inter)
     x = _key(bits, inter)
+    t_nan = bool(_is_nan(np.int64(t), inter))
+    t_key = int(_key(t, inter))
     if mode == 1:
-        return 0 if x <= 0 else bits
-    t_nan = _is_nan(t, inter)
-    if mode == 2:
-        return 0 if not t_nan and x <= _key(t, inter) else bits
-    if x <= 0:
-        return 0
-    return t if not t_nan and x > _key(t, inter) else bits
+        zero = x <= 0
+    elif mode == 2:
+        zero = x <= t_key if not t_nan else np.zeros(len(bits), bool)
+    else:
+        zero = x <= 0
+        if not t_nan:
+            bits = np.where(~nan & (x > t_key), t, bits)
+    return np.where(~nan & zero, 0, bits)
 
 
-def _threshold_exp(inter: int, threshold: int, bits: int) -> int:
+def _threshold_exp(inter: int, threshold: int, bits: np.ndarray) -> np.ndarray:
     """ApplyExponentThresholding (ExponentThresholding.md) with Exp_threshold_en set."""
+    inter = BF16 if inter == BFP8 else inter
     if inter in FLOAT32_LIKE:
         exp = bits >> 23 & 0xFF
     elif inter == BF16:
@@ -336,38 +397,49 @@ def _threshold_exp(inter: int, threshold: int, bits: int) -> int:
         exp = bits >> 10 & 0x1F
     else:
         return bits
-    return 0 if exp < threshold else bits
+    return np.where(exp < threshold, 0, bits)
 
 
-def late(ctx: Context, conv: Conversion, bits: int) -> bytes:
-    """The late format conversion of one intermediate datum to its L1 bytes (little-endian)."""
+def late(ctx: Context, conv: Conversion, bits: np.ndarray) -> np.ndarray:
+    """The late format conversion of intermediate datums to their L1 values (OUT_BYTES wide each); for
+    a BFP output, to the BF16 (BFP*) or FP16 (BFP*a, whose E5M7 step is in formats) datums that are
+    then rounded in blocks of 16 (FormatConversion.md: "converted to BF16 ... then round")."""
     inter, out = conv.inter, conv.out
+    inter = BF16 if inter == BFP8 else inter
+    if out in BFP_BITS:
+        out = FP16 if out in BFP_A else BF16
     if inter in (INT32, INT16, INT8):
-        return bits.to_bytes(OUT_BYTES[out], "little")
+        return bits
     if inter == FP16:
         if out == FP16:
-            return bits.to_bytes(2, "little")
+            return bits
         exp, man = bits >> 10 & 0x1F, bits & 0x3FF
-        if exp == 31:
-            raise _unimplemented(ctx, f"FP16 datum {bits:#06x} with exponent 31 widened to an 8-bit exponent")
-        if exp == 0 and man:
-            if out != BF16:
-                raise _unimplemented(ctx, f"FP16 denormal {bits:#06x} widened (documented as mishandled)")
-            return (bits & 0x8000).to_bytes(2, "little")
-        value = _one(formats.fp16_to_fp32, bits)
-        return (value >> 16 if out == BF16 else value).to_bytes(2 if out == BF16 else 4, "little")
+        problem = (exp == 31) | ((exp == 0) & (man != 0) & (out != BF16))
+        if problem.any():
+            value = int(bits[np.argmax(problem)])
+            if value >> 10 & 0x1F == 31:
+                why = f"FP16 datum {value:#06x} with exponent 31 widened to an 8-bit exponent"
+            else:
+                why = f"FP16 denormal {value:#06x} widened (documented as mishandled)"
+            raise _unimplemented(ctx, why)
+        wide = _i64(formats.fp16_to_fp32(bits))
+        if out == BF16:
+            return np.where((exp == 0) & (man != 0), bits & 0x8000, wide >> 16)
+        return wide
     value = bits << 16 if inter == BF16 else bits  # FP32 bits
     if out in FLOAT32_LIKE:
-        return value.to_bytes(4, "little")
+        return value
     if out == BF16:
-        return (value >> 16).to_bytes(2, "little")
+        return value >> 16
     # -> FP16
     mag = value & 0x7FFFFFFF
-    if 0x38000000 < mag < 0x38800000:  # 2**-15 < |x| < 2**-14
+    problem = (mag > 0x38000000) & (mag < 0x38800000)  # 2**-15 < |x| < 2**-14
+    if problem.any():
+        first = int(value[np.argmax(problem)])
         raise _unimplemented(
-            ctx, f"FP32 {value:#010x} in 2**-15 < |x| < 2**-14 to FP16 (documented as mishandled)"
+            ctx, f"FP32 {first:#010x} in 2**-15 < |x| < 2**-14 to FP16 (documented as mishandled)"
         )
-    return _one(formats.fp32_to_fp16, value).to_bytes(2, "little")
+    return _i64(formats.fp32_to_fp16(value))
 
 
 def _edge_mask(ctx: Context) -> int:
@@ -390,7 +462,7 @@ def _edge_mask(ctx: Context) -> int:
 _ZERO_CHECKS = (
     "Add_l1_dest_addr_offset", "Dis_shared_exp_assembler", "Enable_out_fifo", "Add_tile_header_size",
     "Auto_set_last_pacr_intf_sel", "pack_start_intf_pos", "pack_dis_y_pos_start_offset",
-    "Source_interface_selection", "Pack_L1_Acc", "Downsample_rate", "All_pack_disable_zero_compress_ovrd",
+    "Source_interface_selection", "Downsample_rate", "All_pack_disable_zero_compress_ovrd",
 )  # fmt: skip
 
 
@@ -413,7 +485,6 @@ def pacr(
     for name, value in (
         ("cfg_context", cfg_context),
         ("row_pad_zero", row_pad_zero),
-        ("dst_access_mode", dst_access_mode),
         ("addr_cnt_context", addr_cnt_context),
         ("ovrd_thread_id", ovrd_thread_id),
         ("ctxt_ctrl", ctxt_ctrl),
@@ -424,6 +495,8 @@ def pacr(
         raise _unimplemented(ctx, f"concat={concat} (Blackhole's wider Concat field)", concat)
     if read_intf_sel not in INTERFACE_MASKS:
         raise _unimplemented(ctx, f"read_intf_sel={read_intf_sel:#06b} (interface mapping not evidenced)")
+    if dst_access_mode and read_intf_sel not in STRIDED_MASKS:
+        raise _unimplemented(ctx, f"strided Dst access with read_intf_sel={read_intf_sel:#06b}")
     for name in _ZERO_CHECKS:
         value = _cfg(ctx, name)
         if value:
@@ -437,6 +510,10 @@ def pacr(
     adc, regs = copro.adc, copro.regs
     state = pack_state(copro)
     conv = _conversion(ctx)
+    l1_acc = bool(_cfg(ctx, "Pack_L1_Acc"))
+    if l1_acc and conv.out not in ACCUMULATE:
+        why = f"L1 accumulation in {FORMAT_NAMES[conv.out]} (L1 accumulates FP32 / INT32 / FP16 / BF16)"
+        raise _unimplemented(ctx, why, conv.out)
     relu_mode = _field(ctx, "STACC_RELU_ApplyRelu")
     if relu_mode > 3:
         raise _unimplemented(ctx, f"STACC_RELU_ApplyRelu={relu_mode} (bits 2..3)", relu_mode)
@@ -451,9 +528,9 @@ def pacr(
         raise _unimplemented(ctx, "exponent thresholding with ReLU mode 3 (stage order not documented)")
     edge_mode = _field(ctx, "PCK_EDGE_MODE_mode")
     edge_mask = 0xFFFF if zero_write or flush else _edge_mask(ctx)
-    if edge_mask != 0xFFFF and edge_mode and conv.inter not in (FP32, TF32, BF16):
+    if edge_mask != 0xFFFF and edge_mode and conv.inter not in (FP32, TF32, BF16, BFP8):
         raise _unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
-    masked = (NEG_INF_BF16 if conv.inter == BF16 else NEG_INF32) if edge_mode else 0
+    masked = (NEG_INF_BF16 if conv.inter in (BF16, BFP8) else NEG_INF32) if edge_mode else 0
 
     # ---- input address generator
     ch0 = [int(v) for v in adc.value[thread, PACKERS, 0]]
@@ -483,14 +560,21 @@ def pacr(
             )
         if len(interfaces) == 1 and (source & 15) + count > 16:
             raise _unimplemented(ctx, f"one read interface reading {count} datums from column {source & 15}")
-    addresses = [(source + 16 * k + i) & 0x3FFF for k in interfaces for i in range(count)]
+    if conv.out in BFP_BITS and (count * len(interfaces)) % formats.BFP_BLOCK:
+        raise _unimplemented(
+            ctx, f"BFP output of {count * len(interfaces)} datums (a 16-datum block split across PACRs)"
+        )
+    # interface k starts one Dst row (16 datums) on, or in the strided mode one face (16 rows) on
+    spacing = STRIDED_INTERFACE_DATUMS if dst_access_mode else 16
+    offsets = spacing * np.array(interfaces, np.int64)[:, None] + np.arange(count, dtype=np.int64)
+    addresses = (source + offsets.ravel()) & 0x3FFF
 
     # ---- fetch (with the read-after-write stall)
     from_dst = not (zero_write or flush)
-    raw_datums = [0] * len(addresses)
-    if from_dst and addresses:
+    raw_datums = np.zeros(len(addresses), np.int64)
+    if from_dst and len(addresses):
         remap, swizzle = dst_mapping(copro, thread)
-        rows = np.array(sorted({a >> 4 for a in addresses}))
+        rows, which = np.unique(addresses >> 4, return_inverse=True)
         storage = regs.storage_rows(rows, wide=conv.read32, remap=remap, swizzle=swizzle)
         until = regs.readable_from(storage)
         if until > ctx.cycle:
@@ -499,17 +583,26 @@ def pacr(
             values = regs.read32(rows, remap=remap, swizzle=swizzle)
         else:
             values = regs.read16(rows, remap=remap)
-        by_row = {int(r): values[i] for i, r in enumerate(rows)}
-        raw_datums = [int(by_row[a >> 4][a & 15]) for a in addresses]
+        raw_datums = values[which.ravel(), addresses & 15].astype(np.int64)
 
     # ---- the datums' pipeline
-    out = bytearray()
-    for a, raw in zip(addresses, raw_datums, strict=True):
-        datum = masked if from_dst and not edge_mask >> (a & 15) & 1 else early(conv, raw)
-        datum = _relu(ctx, conv, relu_mode, relu_threshold, datum)
+    datums = raw_datums
+    if len(addresses):
+        datums = early(conv, datums)
+        if from_dst and edge_mask != 0xFFFF:
+            datums = np.where((edge_mask >> (addresses & 15)) & 1 == 1, datums, masked)
+        datums = _relu(conv, relu_mode, relu_threshold, datums)
         if exp_threshold is not None:
-            datum = _threshold_exp(conv.inter, exp_threshold, datum)
-        out += late(ctx, conv, datum)
+            datums = _threshold_exp(conv.inter, exp_threshold, datums)
+        datums = late(ctx, conv, datums)
+    exponents = b""
+    if conv.out in BFP_BITS:
+        to_blocks = formats.bfp_a_from_fp16 if conv.out in BFP_A else formats.bfp_from_bf16
+        shared, bfp = to_blocks(datums, BFP_BITS[conv.out])
+        out, exponents = formats.bfp_datum_bytes(bfp, BFP_BITS[conv.out]), shared.astype(np.uint8).tobytes()
+    else:
+        width = OUT_BYTES[conv.out]
+        out = datums.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :width].tobytes()
 
     # ---- output address generator
     data_address, exponent_address = state.data_address, state.exponent_address
@@ -533,32 +626,22 @@ def pacr(
             out_addr += _cfg(ctx, "Exp_section_size")
         data_address = (out_addr & L1_ADDRESS_MASK) << 4
 
-    # ---- the 16-byte writes (checked before anything is written)
-    buffered = state.pending + bytes(out)
+    # ---- the 16-byte writes of both streams (checked before anything is written)
     flushing = bool(last or flush)
-    if flushing and len(buffered) % 16:
-        buffered += bytes(16 - len(buffered) % 16)
-    whole = len(buffered) - len(buffered) % 16
-    chunks = [(data_address + i, buffered[i : i + 16]) for i in range(0, whole, 16)]
-    l1_size = copro.arch.l1_size
-    for address, _ in chunks:
-        if address + 16 > l1_size:
-            raise MemoryFault(
-                f"pipe {thread} PACR: packer L1 write outside L1",
-                address=address,
-                size=16,
-                write=True,
-                core=ctx.core,
-                pc=ctx.pc,
-                cycle=ctx.cycle,
-            )
+    data = _stream_writes(ctx, data_address, state.pending + out, flushing)
+    exps = _stream_writes(ctx, exponent_address, state.exponent_pending + exponents, flushing)
 
     # ---- commit
-    for address, data in chunks:
-        copro.l1_write(address, data, ctx.cycle)
-    state.data_address = data_address + whole
-    state.exponent_address = exponent_address
-    state.pending = buffered[whole:]
+    for address, buffered, whole in (data, exps):
+        if whole:  # the 16-byte chunks are consecutive: one write
+            chunk = buffered[:whole]
+            if l1_acc:
+                chunk = _accumulated(copro.tile.l1[address : address + whole], chunk, conv.out)
+            copro.l1_write(address, chunk, ctx.cycle)
+    state.data_address = data_address + data[2]
+    state.exponent_address = exponent_address + exps[2]
+    state.pending = data[1][data[2] :]
+    state.exponent_pending = exps[1][exps[2] :]
     state.needs_new_address = flushing
     mod = pack_addr_mod(copro, thread, addr_mode)
     for channel, y_clear, y_cr, y_incr, z_clear, z_incr in (
@@ -575,7 +658,41 @@ def pacr(
             adc.set(thread, PACKERS, channel, Z, 0)
         else:
             adc.increment(thread, PACKERS, channel, Z, z_incr)
-    return Retire(PACK.issue_cycles + -(-len(out) // PACK.l1_bytes_per_cycle))
+    if l1_acc:  # one 128-bit read-modify-write per chunk written
+        return Retire(PACK.issue_cycles + data[2] // 16 * PACK.l1_accumulate_cycles)
+    return Retire(PACK.issue_cycles + -(-(len(out) + len(exponents)) // PACK.l1_bytes_per_cycle))
+
+
+def _accumulated(old: np.ndarray, new: bytes, fmt: int) -> bytes:
+    """The L1 bytes after accumulating ``new`` onto ``old`` lane by lane in output format ``fmt``."""
+    lanes = np.dtype("<u4") if fmt in (FP32, INT32) else np.dtype("<u2")
+    before = np.frombuffer(old.tobytes(), lanes)
+    after = np.frombuffer(new, lanes)
+    if fmt == INT32:
+        total = formats.accumulate_int32(before, after)
+    else:
+        total = formats.accumulate_float(before, after, ACCUMULATE[fmt])
+    return total.astype(lanes).tobytes()
+
+
+def _stream_writes(ctx: Context, address: int, buffered: bytes, flushing: bool) -> tuple[int, bytes, int]:
+    """An output stream's buffer (zero-padded to 16 bytes when flushing) and how many of its bytes go
+    to L1 now, as whole 16-byte chunks from ``address``; MemoryFault if one would leave L1."""
+    if flushing and len(buffered) % 16:
+        buffered += bytes(16 - len(buffered) % 16)
+    whole = len(buffered) - len(buffered) % 16
+    l1_size = ctx.copro.arch.l1_size
+    if whole and address + whole > l1_size:
+        raise MemoryFault(
+            f"pipe {ctx.thread} PACR: packer L1 write outside L1",
+            address=address + 16 * max(0, (l1_size - address) // 16),
+            size=16,
+            write=True,
+            core=ctx.core,
+            pc=ctx.pc,
+            cycle=ctx.cycle,
+        )
+    return address, buffered, whole
 
 
 # ------------------------------------------------------------------------------ PACR_SETREG

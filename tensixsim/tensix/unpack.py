@@ -56,14 +56,24 @@ Points the pages leave open, and the readings taken
   Blackhole's configuration has eight context fields for THCON_SEC1 too; undocumented, Unimplemented.
   ``Context_count_non_log2_en`` (Blackhole only) changes the counter's wrap in an undocumented way:
   Unimplemented when the counter advances with it set.
+- Tileize_mode (the page's DiscontiguousInputRows): the page's RowStride (the three 4-bit
+  ``Shift_amount_cntx0..2`` fields, in 16-byte units), no column shift, a 16-byte-aligned first datum
+  and no compression or upsampling (UndefinedBehavior otherwise). Blackhole reads 32 datums per input
+  row for formats wider than a byte and 16 for byte formats where the Wormhole page reads 16; that
+  fact and the UndefinedBehavior for sub-byte (BFP4 / BFP2) datums come from Tenstorrent's ttsim
+  Blackhole unpacker, and agree with tt-llk's Blackhole tilize, which unpacks a whole 32x32 tile (X
+  dimension 1024) with one UNPACR and the row pitch in ``Shift_amount``. The FIFO wrap is applied at
+  each input row start, as the page does every 16 datums.
 - Not modelled, raising Unimplemented: compressed input (IsUncompressed / Disable_zero_compress false),
   RowSearch, upsampling (Upsample_rate != 0; the README's "rate 3 inserts four zeroes" disagrees with
-  the model's ``(1 << rate) - 1``), Tileize_mode (Blackhole's row width for it differs from Wormhole's
-  and is undocumented), FP8 input (Blackhole's ``Unp_LF8_4b_exp`` and its all-ones case are
-  undocumented). Format codes 12 and 13 name no format: UndefinedBehavior.
+  the model's ``(1 << rate) - 1``), FP8 input (Blackhole's e4m3 ``Unp_LF8_4b_exp`` form and its
+  all-ones case have no page). Format codes 12 and 13 name no format: UndefinedBehavior.
 - ``FP32ToFP16`` is undefined by the page: formats.fp32_to_fp16 with truncation (its docstring).
 - A SrcA row beyond the bank once SrcRow is added (the page indexes ``SrcA[Bank][Row]`` unchecked),
   and an X end before the X start (an unsigned count that wraps to ~2**32 datums): UndefinedBehavior.
+  When several datums fail, the first in the page's order (its read, its exponent read, its
+  conversion, its placement) decides the error, as datum-by-datum execution would; the datums are
+  converted and placed as whole numpy arrays.
 - Dst: the unpacker writes single datums. Dst row validity (regs.py): writing into a row marked
   undefined makes the row defined, its other datums reading as zero (the value a reader saw). Rows go
   through Blackhole's Adj16 / Adj32 mapping (DEST_ACCESS_CFG), like every Dst access. No page says the
@@ -71,9 +81,14 @@ Points the pages leave open, and the readings taken
 - FlushCache: the row start cache is not modelled (the page gives no model); it changes nothing.
 - Unpackers' ``ContextCounter[thread]`` lives in :class:`UnpackState` on the coprocessor.
 
-Timing (timing.UNPACK): two cycles of address calculation, then the L1 bytes read at the speed
-``Throttle_mode`` selects within the page's constraints (x1: 16 bytes a cycle). Interference between
-the two unpackers is not modelled.
+Timing (timing.UNPACK): two cycles of address calculation, then the L1 bytes read at the speed the
+page's "Performance" section gives (x1 / x2 / x4: 16 / 32 / 64 bytes a cycle; ``Throttle_mode``,
+except that Tileize_mode always wants x4, BFP2 x1 and BFP4 into Dst at most x2); the instruction
+occupies the unpack unit for all of it. The ISA table gives both unpackers the one "unpack" unit,
+so the frontend serialises their UNPACRs: the two never read L1 at the same time and the page's
+interference table (both active: the slower grants) is never reached, so it is not modelled. This
+is slower than the hardware, where a second UNPACR may start after the first one's two address
+cycles and the two share L1's read ports.
 """
 
 from __future__ import annotations
@@ -122,6 +137,9 @@ DATUM_SIXTEENTHS = {
 }  # fmt: skip
 
 CONTEXTS = 8
+# Datums read from one input row in Tileize_mode on Blackhole: 32 for formats wider than a byte, 16
+# for byte formats (Tenstorrent's ttsim Blackhole unpacker; the Wormhole page's 16 for every format).
+TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW = 32, 16
 
 
 @dataclass
@@ -162,77 +180,59 @@ def _offset_field(context3: int) -> str:
     return "REG7_Offset_address" if context3 == 0 else f"REG7_Offset_cntx{context3}_address"
 
 
-def _read_l1(ctx: Context, sixteenths: int, size16: int) -> int:
-    """``ReadL1Bytes(addr, size)`` with both in sixteenths of a byte: bits from the lowest up."""
-    l1_size = ctx.copro.arch.l1_size
-    start = sixteenths // 16
-    end = (sixteenths + size16 + 15) // 16
-    if sixteenths < 0 or end > l1_size:
-        raise MemoryFault(
-            f"pipe {ctx.thread} {ctx.instruction.name}: unpacker L1 read outside L1",
-            address=max(start, 0),
-            size=max(size16 // 16, 1),
-            write=False,
-            core=ctx.core,
-            pc=ctx.pc,
-            cycle=ctx.cycle,
-        )
-    raw = int.from_bytes(ctx.copro.tile.l1[start:end].tobytes(), "little")
-    bit = (sixteenths % 16) // 2  # sixteenths of a byte are half-bits; datums start on whole bits
-    return (raw >> bit) & ((1 << (size16 // 2)) - 1)
+# The count of leading zeros of every byte (8 for zero): BFP normalisation's shift.
+_LEADING_ZEROS8 = np.array([8 - v.bit_length() for v in range(256)], np.int64)
 
 
-def _normalised(datum: int, exp: int) -> tuple[int, int, int] | None:
-    """A BFP8 datum (sign, 7-bit magnitude) and its shared exponent, the magnitude shifted up to its
-    leading one and the exponent lowered to match (the pages' shared first steps); None if zero."""
-    datum &= 0xFF
-    sign, mag = datum >> 7, (datum << 1) & 0xFF
-    if mag == 0:
-        return None
-    lz = 8 - mag.bit_length()
-    return sign, (mag << lz) & 0xFF, (exp - lz) & 0xFF
+def _normalised(datums: np.ndarray, exps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """BFP8 datums (sign, 7-bit magnitude) and their shared exponents: the sign, the magnitude shifted
+    up to its leading one and the exponent lowered to match (the pages' shared first steps).
+    Zero magnitudes come back as magnitude 0 (callers give them their own result)."""
+    datums = datums & 0xFF
+    sign, mag = datums >> 7, (datums << 1) & 0xFF
+    lz = _LEADING_ZEROS8[mag]
+    return sign, (mag << lz) & 0xFF, (exps - lz) & 0xFF
 
 
-def bfp8_to_bf16(datum: int, exp: int) -> int:
-    """UNPACR_Regular.md ``BFP8ToBF16`` (uint8 operands)."""
-    found = _normalised(datum, exp)
-    if found is None:
-        return 0xFF80 if datum & 0x80 else 0
-    sign, mag, exp = found
-    return (sign << 15) | (exp << 7) | (mag & 0x7E)
+def bfp8_to_bf16(datums: np.ndarray, exps: np.ndarray) -> np.ndarray:
+    """UNPACR_Regular.md ``BFP8ToBF16`` on arrays of uint8 operands."""
+    sign, mag, exp = _normalised(datums, exps)
+    return np.where(mag == 0, sign * 0xFF80, (sign << 15) | (exp << 7) | (mag & 0x7E))
 
 
-def bfp8a_to_fp16(datum: int, exp: int) -> int | None:
-    """UNPACR_Regular.md ``BFP8aToFP16``; None where the page says UndefinedBehaviour."""
-    found = _normalised(datum, exp)
-    if found is None:
-        return 0xFC00 if datum & 0x80 else 0
-    sign, mag, exp = found
-    if exp & 0xE0:
-        return None
-    return (sign << 15) | (exp << 10) | ((mag & 0x7E) << 3)
+def bfp8a_to_fp16(datums: np.ndarray, exps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """UNPACR_Regular.md ``BFP8aToFP16`` on arrays, with the mask of datums for which the page says
+    UndefinedBehaviour (a normalised exponent beyond FP16's five bits)."""
+    sign, mag, exp = _normalised(datums, exps)
+    zero = mag == 0
+    value = np.where(zero, sign * 0xFC00, (sign << 15) | ((exp & 0x1F) << 10) | ((mag & 0x7E) << 3))
+    return value, ~zero & (exp & 0xE0 != 0)
 
 
-def _one(fn, value: int) -> int:
-    return int(np.asarray(fn(np.asarray([value])))[0])
+def _i64(values: np.ndarray) -> np.ndarray:
+    return np.asarray(values).astype(np.int64)
 
 
-def convert(ctx: Context, unit: int, in_fmt: int, out_fmt: int, bits: int, exp: int, to_dst: bool) -> int:
-    """UNPACR_Regular.md ``FormatConversion``: the raw value written to Dst or SrcA / SrcB."""
+def convert(
+    ctx: Context, unit: int, in_fmt: int, out_fmt: int, bits: np.ndarray, exps: np.ndarray, to_dst: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """UNPACR_Regular.md ``FormatConversion`` on arrays of datums: the raw values written to Dst or
+    SrcA / SrcB, and the mask of datums whose conversion is undefined (None if none can be). A
+    conversion that is undefined for every datum raises."""
 
     def undefined(why: str) -> UndefinedBehavior:
         return ctx.error(UndefinedBehavior, f"format conversion {why}", in_fmt << 4 | out_fmt)
 
-    fmt = in_fmt
+    fmt, bad = in_fmt, None
     if in_fmt == FP32:
         if out_fmt == FP32:
             pass
         elif out_fmt == TF32:
-            return _one(formats.dst32_from_fp32, bits) if to_dst else _one(formats.src_from_tf32, bits)
+            return _i64(formats.dst32_from_fp32(bits) if to_dst else formats.src_from_tf32(bits)), None
         elif out_fmt == BF16:
-            bits, fmt = _one(formats.unpack_fp32_to_bf16, bits), BF16
+            bits, fmt = formats.unpack_fp32_to_bf16(bits), BF16
         elif out_fmt == FP16:
-            bits, fmt = _one(formats.fp32_to_fp16, bits), FP16
+            bits, fmt = formats.fp32_to_fp16(bits), FP16
         else:
             raise undefined(f"FP32 -> {FORMAT_NAMES.get(out_fmt, out_fmt)} is not possible")
     else:
@@ -240,31 +240,93 @@ def convert(ctx: Context, unit: int, in_fmt: int, out_fmt: int, bits: int, exp: 
             raise undefined("with InDataFormat != OutDataFormat (only FP32 input converts)")
         if in_fmt in (BFP8, BFP4, BFP2):
             shift = {BFP8: 0, BFP4: 4, BFP2: 6}[in_fmt]
-            bits, fmt = bfp8_to_bf16(bits << shift, exp), BF16
+            bits, fmt = bfp8_to_bf16(bits << shift, exps), BF16
         elif in_fmt in (BFP8A, BFP4A, BFP2A):
             shift = {BFP8A: 0, BFP4A: 4, BFP2A: 6}[in_fmt]
-            value = bfp8a_to_fp16(bits << shift, exp)
-            if value is None:
-                raise undefined("BFP*a datum whose normalised exponent exceeds FP16's")
-            bits, fmt = value, FP16
+            bits, bad = bfp8a_to_fp16(bits << shift, exps)
+            fmt = FP16
         elif in_fmt == INT8:
             config = ctx.copro.config
             name = f"ALU_FORMAT_SPEC_REG0_Src{'B' if unit else 'A'}Unsigned"
             unsigned = config.read_field(name, config.state_id(ctx.thread))
-            bits, fmt = _one(lambda b: formats.int8_from_sm8(b, unsigned=bool(unsigned)), bits), FP16
+            bits, fmt = formats.int8_from_sm8(bits, unsigned=bool(unsigned)), FP16
         elif in_fmt == TF32:
             if to_dst:
-                return _one(formats.dst32_from_fp32, bits)
+                return _i64(formats.dst32_from_fp32(bits)), None
             raise undefined("TF32 input is only valid when unpacking to Dst")
     if fmt == INT16:
-        return bits if to_dst else _one(formats.src_from_int16, bits)
+        return _i64(bits if to_dst else formats.src_from_int16(bits)), bad
     if fmt in (INT32, FP32):
         if to_dst:
-            return _one(formats.dst32_from_fp32, bits)
+            return _i64(formats.dst32_from_fp32(bits)), bad
         raise undefined(f"{FORMAT_NAMES[fmt]} cannot be written to SrcA / SrcB")
     if fmt == BF16:
-        return _one(formats.dst16_from_bf16, bits) if to_dst else _one(formats.src_from_bf16, bits)
-    return _one(formats.dst16_from_fp16, bits) if to_dst else _one(formats.src_from_fp16, bits)
+        return _i64(formats.dst16_from_bf16(bits) if to_dst else formats.src_from_bf16(bits)), bad
+    return _i64(formats.dst16_from_fp16(bits) if to_dst else formats.src_from_fp16(bits)), bad
+
+
+def _datum_addresses(start: int, count: int, size16: int, width: int, row_stride: int, wrap) -> np.ndarray:
+    """The input address (sixteenths) of each datum: ``width`` datums a row, the next row
+    ``row_stride`` on from the row's start, the FIFO wrap applied at each row start."""
+    rows = -(-count // width)
+    starts = np.empty(rows, np.int64)
+    addr = start
+    for r in range(rows):
+        starts[r] = addr
+        addr = wrap(addr + row_stride)
+    return (starts[:, None] + size16 * np.arange(width, dtype=np.int64)).ravel()[:count]
+
+
+def _exponent_addresses(start: int, count: int, wrap) -> np.ndarray:
+    """The exponent address (sixteenths) of each datum: one sixteenth on per datum, the FIFO wrap
+    applied each time the address reaches a 16-byte boundary."""
+    out = np.empty(count, np.int64)
+    i, addr = 0, start
+    while i < count:
+        n = min(count - i, 256 - addr % 256)
+        out[i : i + n] = addr + np.arange(n, dtype=np.int64)
+        i, addr = i + n, addr + n
+        if addr % 256 == 0:
+            addr = wrap(addr)
+    return out
+
+
+def _gather_bits(l1: np.ndarray, addr16: np.ndarray, size16: int) -> np.ndarray:
+    """``ReadL1Bytes`` of ``size16`` sixteenths at each address (sixteenths), bits from the lowest up.
+    Addresses outside L1 give garbage here; the caller checks them (``_first_fault``)."""
+    bit = addr16 // 2  # sixteenths of a byte are half-bits; datums start on whole bits
+    byte, shift = bit >> 3, bit & 7
+    nbits = size16 // 2
+    last = len(l1) - 1
+    raw = np.zeros(len(addr16), np.uint64)
+    for k in range((7 + nbits + 7) // 8):
+        raw |= l1[np.clip(byte + k, 0, last)].astype(np.uint64) << np.uint64(8 * k)
+    return ((raw >> shift.astype(np.uint64)) & np.uint64((1 << nbits) - 1)).astype(np.int64)
+
+
+def _first(mask: np.ndarray | None) -> int | None:
+    if mask is None or not mask.any():
+        return None
+    return int(np.argmax(mask))
+
+
+def _read_fault(ctx: Context, addr16: int, size16: int) -> MemoryFault:
+    return MemoryFault(
+        f"pipe {ctx.thread} {ctx.instruction.name}: unpacker L1 read outside L1",
+        address=max(addr16 // 16, 0),
+        size=max(size16 // 16, 1),
+        write=False,
+        core=ctx.core,
+        pc=ctx.pc,
+        cycle=ctx.cycle,
+    )
+
+
+def _last_writes(flat: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The last write to each position only, as writing the datums one by one leaves them."""
+    _, first_from_end = np.unique(flat[::-1], return_index=True)
+    keep = len(flat) - 1 - first_from_end
+    return flat[keep], values[keep]
 
 
 def _bank_wait(ctx: Context, file: int, bank: int) -> Wait | None:
@@ -378,7 +440,10 @@ def _regular(
     # ---- tile descriptor and formats
     desc = _cfg(ctx, unit, "REG0_TileDescriptor")
     uncompressed = _cfg(ctx, unit, f"REG2_Disable_zero_compress_cntx{context}") if multi else desc >> 4 & 1
+    tileize = _cfg(ctx, unit, "REG2_Tileize_mode")  # the page's DiscontiguousInputRows
     if not uncompressed:
+        if tileize:
+            raise ctx.error(UndefinedBehavior, "Tileize_mode with compressed input")
         raise ctx.error(Unimplemented, "compressed input (decompression) is not modelled")
     no_bfp_exp_section = desc >> 5 & 1
     x_dim = (
@@ -437,9 +502,14 @@ def _regular(
         return addr - fifo if addr > limit else addr
 
     exp_addr, datum_addr = wrap(exp_addr), wrap(datum_addr)
-    if _cfg(ctx, unit, "REG2_Tileize_mode"):
-        raise ctx.error(Unimplemented, "Tileize_mode (Blackhole's row stride for it is undocumented)")
-    row_stride = size16 * 16
+    if tileize:
+        if size16 < 16:
+            raise ctx.error(UndefinedBehavior, f"Tileize_mode with {FORMAT_NAMES[in_fmt]} (sub-byte) datums")
+        # Blackhole reads 32 datums a row for formats wider than a byte (Wormhole: 16)
+        row_width = TILEIZE_ROW_WIDE if size16 > 16 else TILEIZE_ROW_NARROW
+        row_stride = 256 * sum(_cfg(ctx, unit, f"REG2_Shift_amount_cntx{i}") << (4 * i) for i in range(3))
+    else:
+        row_width, row_stride = 16, size16 * 16
 
     # ---- output address
     if unit == 0:
@@ -467,10 +537,14 @@ def _regular(
             out_addr + ctx_out if to_dst or _unp(ctx, 0, "ADD_DEST_ADDR_CNTR_add_dest_addr_cntr") else ctx_out
         )
     if _cfg(ctx, unit, "REG2_Upsample_rate"):
+        if tileize:
+            raise ctx.error(UndefinedBehavior, "Tileize_mode with upsampling")
         raise ctx.error(Unimplemented, "upsampling (Upsample_rate != 0) is not modelled")
-    col_shift = 0 if unit == 1 else _cfg(ctx, unit, f"REG2_Shift_amount_cntx{context & 3}")
-    if transpose and datum_addr % 256:
-        raise ctx.error(UndefinedBehavior, "Haloize_mode with input not 16-byte aligned", datum_addr // 16)
+    col_shift = 0 if unit == 1 or tileize else _cfg(ctx, unit, f"REG2_Shift_amount_cntx{context & 3}")
+    if (transpose or tileize) and datum_addr % 256:
+        raise ctx.error(
+            UndefinedBehavior, "Haloize_mode / Tileize_mode with input not 16-byte aligned", datum_addr // 16
+        )
     if to_dst and (col_shift or transpose):
         raise ctx.error(UndefinedBehavior, "unpacking to Dst with a column shift or Haloize_mode")
 
@@ -483,49 +557,68 @@ def _regular(
     set_ovrd = config.thread_field("SRCA_SET_SetOvrdWithAddr", thread)
     src_row = int(regs.unpacker_src_row[unit, thread])
     shared_exp = _unp(ctx, unit, "FORCED_SHARED_EXP_shared_exp")
-    src_writes: list[tuple[int, int, int]] = []
-    dst_writes: list[tuple[int, int, int]] = []
     wide_out = out_fmt in WIDE_FORMATS
-    for i in range(count):
-        bits = _read_l1(ctx, datum_addr, size16)
-        datum_addr += size16
-        if (i + 1) % 16 == 0:
-            datum_addr = wrap(datum_addr - size16 * 16 + row_stride)
-        exp = 0
-        if is_bfp:
-            if force_shared_exp:
-                exp = shared_exp
-            else:
-                exp = _read_l1(ctx, exp_addr - exp_addr % 16, 16)
-                exp_addr += 1
-                if exp_addr % 256 == 0:
-                    exp_addr = wrap(exp_addr)
-        datum = convert(ctx, unit, in_fmt, out_fmt, bits, exp, bool(to_dst))
-        if all_zero:
-            datum = 0
-        row, col = out_addr // 16, out_addr & 15
-        out_addr += 1
-        if unit == 1:
-            src_writes.append(((row + src_row) & 0x3F, col, datum))
-        elif not to_dst:
-            if row < 4 or col < col_shift:
-                continue
-            row, col = row - 4, col - col_shift
-            if set_ovrd:
-                if row >= 64:
-                    raise ctx.error(UndefinedBehavior, f"SrcA row {row} (SetOvrdWithAddr) beyond 63", row)
-            else:
-                if row >= 16:
-                    raise ctx.error(UndefinedBehavior, f"SrcA row {row} beyond 15 (before SrcRow)", row)
-                row += src_row
-                if row >= SRC_ROWS:
-                    raise ctx.error(UndefinedBehavior, f"SrcA row {row} (SrcRow {src_row}) beyond 63", row)
-            if transpose:
-                row, col = (row & ~0xF) | col, row & 0xF
-            src_writes.append((row, col, datum))
+    l1 = copro.tile.l1
+    l1_size = copro.arch.l1_size
+    # Datum by datum, the page reads the datum, then its exponent, converts it and places it; the
+    # first datum that fails decides the error, in that order: (datum, step, error).
+    failures: list[tuple[int, int, Exception]] = []
+    addrs = _datum_addresses(datum_addr, count, size16, row_width, row_stride, wrap)
+    bad = (addrs < 0) | ((addrs + size16 + 15) // 16 > l1_size)
+    if (i := _first(bad)) is not None:
+        failures.append((i, 0, _read_fault(ctx, int(addrs[i]), size16)))
+    bits = _gather_bits(l1, addrs, size16)
+    exps = np.zeros(count, np.int64)
+    if is_bfp:
+        if force_shared_exp:
+            exps[:] = shared_exp
         else:
-            row = (row - 4) & (15 if set_ovrd else 0x3FF)
-            dst_writes.append((row, col, datum))
+            exp_addrs = _exponent_addresses(exp_addr, count, wrap)
+            bad = (exp_addrs < 0) | (exp_addrs // 16 + 1 > l1_size)
+            if (i := _first(bad)) is not None:
+                failures.append((i, 1, _read_fault(ctx, int(exp_addrs[i]) // 16 * 16, 16)))
+            exps = l1[np.clip(exp_addrs // 16, 0, len(l1) - 1)].astype(np.int64)
+    datums = np.zeros(count, np.int64)
+    if count:
+        try:
+            datums, bad = convert(ctx, unit, in_fmt, out_fmt, bits, exps, bool(to_dst))
+        except UndefinedBehavior as e:
+            failures.append((0, 2, e))
+        else:
+            if (i := _first(bad)) is not None:
+                why = "format conversion of a BFP*a datum whose normalised exponent exceeds FP16's"
+                failures.append((i, 2, ctx.error(UndefinedBehavior, why, in_fmt << 4 | out_fmt)))
+    if all_zero:
+        datums[:] = 0
+    outs = out_addr + np.arange(count, dtype=np.int64)
+    rows, cols = outs >> 4, outs & 15
+    if unit == 1:
+        rows = (rows + src_row) & 0x3F
+    elif not to_dst:
+        keep = (rows >= 4) & (cols >= col_shift)
+        rows, cols, datums = rows[keep] - 4, cols[keep] - col_shift, datums[keep]
+        index = np.flatnonzero(keep)
+        if set_ovrd:
+            if (i := _first(rows >= 64)) is not None:
+                row = int(rows[i])
+                error = ctx.error(UndefinedBehavior, f"SrcA row {row} (SetOvrdWithAddr) beyond 63", row)
+                failures.append((int(index[i]), 3, error))
+        else:
+            if (i := _first((rows >= 16) | (rows + src_row >= SRC_ROWS))) is not None:
+                row = int(rows[i])
+                if row >= 16:
+                    error = ctx.error(UndefinedBehavior, f"SrcA row {row} beyond 15 (before SrcRow)", row)
+                else:
+                    row += src_row
+                    error = ctx.error(UndefinedBehavior, f"SrcA row {row} (SrcRow {src_row}) beyond 63", row)
+                failures.append((int(index[i]), 3, error))
+            rows = rows + src_row
+        if transpose:
+            rows, cols = (rows & ~0xF) | cols, rows & 0xF
+    else:
+        rows = (rows - 4) & (15 if set_ovrd else 0x3FF)
+    if failures:
+        raise min(failures, key=lambda f: f[:2])[2]
 
     # ---- the context counter (may still raise)
     new_counter = None
@@ -533,22 +626,24 @@ def _regular(
         new_counter = _advance_counter(ctx, unit, context)
 
     # ---- commit
-    src = regs.src(unit)
-    for row, col, datum in src_writes:
-        src[bank, row, col] = datum & SRC_MASK
-    if dst_writes:
+    if count and not to_dst:
+        flat, values = _last_writes(rows * 16 + cols, datums & SRC_MASK)
+        regs.src(unit)[bank, flat >> 4, flat & 15] = values
+    elif count:
         remap, swizzle = dst_mapping(copro, thread)
-        for row, col, datum in dst_writes:
-            if wide_out:
-                high = int(regs.dst32_rows(row, remap=remap, swizzle=swizzle))
-                targets = ((high, datum >> 16), (high + 8, datum & 0xFFFF))
-            else:
-                targets = ((int(regs.dst16_rows(row, remap=remap)), datum & 0xFFFF),)
-            for storage, half in targets:
-                if not regs.dst_row_valid[storage]:
-                    regs.dst[storage] = 0
-                    regs.dst_row_valid[storage] = True
-                regs.dst[storage, col] = half
+        if wide_out:
+            high = regs.dst32_rows(rows, remap=remap, swizzle=swizzle)
+            storage = np.stack([high, high + 8], axis=1).ravel()
+            values = np.stack([datums >> 16, datums & 0xFFFF], axis=1).ravel()
+            cols = np.repeat(cols, 2)
+        else:
+            storage, values = regs.dst16_rows(rows, remap=remap), datums & 0xFFFF
+        flat, values = _last_writes(storage * 16 + cols, values)
+        touched = np.unique(flat >> 4)
+        fresh = touched[~regs.dst_row_valid[touched]]
+        regs.dst[fresh] = 0  # an undefined row becomes defined, its other datums zero
+        regs.dst_row_valid[fresh] = True
+        regs.dst[flat >> 4, flat & 15] = values
     if new_counter is not None:
         counters[unit, thread] = new_counter
     for i in {thread, which_adc}:
@@ -561,14 +656,19 @@ def _regular(
     elif _cfg(ctx, unit, "REG2_Unpack_Src_Reg_Set_Upd"):
         base = config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
         regs.unpacker_src_row[unit, thread] += 16 + base
-    return Retire(_cycles(ctx, unit, in_fmt, count * size16 // 16))
+    return Retire(_cycles(ctx, unit, in_fmt, count * size16 // 16, bool(tileize), bool(to_dst)))
 
 
-def _cycles(ctx: Context, unit: int, in_fmt: int, nbytes: int) -> int:
-    """Address calculation plus L1 reads at the chosen speed (UNPACR_Regular.md "Performance")."""
+def _cycles(ctx: Context, unit: int, in_fmt: int, nbytes: int, tileize: bool, to_dst: bool) -> int:
+    """Address calculation plus L1 reads at the speed the mode wants (UNPACR_Regular.md "Performance":
+    DiscontiguousInputRows always x4, BFP2 always x1, BFP4 into Dst at most x2, else Throttle_mode)."""
     speed = min(_cfg(ctx, unit, "REG2_Throttle_mode"), 2)
-    if in_fmt in (BFP2, BFP2A):
+    if tileize:
+        speed = 2
+    elif in_fmt in (BFP2, BFP2A):
         speed = 0
+    elif to_dst and in_fmt in (BFP4, BFP4A):
+        speed = min(speed, 1)
     per_cycle = UNPACK.l1_bytes_per_cycle << speed
     return UNPACK.address_cycles + -(-nbytes // per_cycle)
 
