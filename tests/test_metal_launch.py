@@ -1,7 +1,12 @@
-"""Slow-dispatch launches through the real tt-metal firmware: a DRAM -> L1 -> DRAM copy kernel.
+"""Slow-dispatch launches through the real tt-metal firmware: a DRAM copy, and add-one on five cores.
 
 The copy kernel (tensixsim/sdk/examples/metal/copy.c) uses the firmware's runtime-argument pointer
 and the DRAM bank tables the host wrote before boot; the expected result is the input buffer itself.
+
+Add-one (tensixsim/metal/examples.py): reader on NCRISC, unpack / math / pack on the TRISCs, writer
+on BRISC, meeting at the circular buffers the firmware sets up from the launch message. The
+expected bits come from :func:`add_one_reference`, written from the documented arithmetic, not
+from the emulator's code.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import pytest
 
 from tensixsim import Tile
 from tensixsim.dram import InterleavedBuffer, tilize, untilize
+from tensixsim.metal.examples import add_one_program, build_add_one
 from tensixsim.metal.firmware import boot, find_firmware_set, load_firmware
 from tensixsim.metal.kernels import build_kernel
 from tensixsim.metal.launch import KernelOverrun, LaunchTimeout, Program, launch_program, layout
@@ -109,3 +115,90 @@ def test_a_kernel_outside_its_slot_is_refused(firmware):
     with pytest.raises(KernelOverrun, match="outside the kernel slot"):
         launch_program(tile, loaded, Program(kernels={"brisc": elf}))
     assert (tile.l1 == before).all()  # nothing written
+
+
+# ---------------------------------------------------------------------------- add-one
+def add_one_reference(bits: np.ndarray) -> np.ndarray:
+    """bf16(x + 1) as the tile computes it, from the documented steps, over bf16 bit patterns.
+
+    The unpacker and the matrix unit read a bf16 datum whose exponent field is zero as +0.0; ELWADD
+    is one binary32 addition (round to nearest even) whose result, if its exponent field is zero, is
+    +0.0; the packer rounds the binary32 Dst value to bf16 to nearest, ties away from zero (a
+    magnitude carry into the exponent field is the next binade, or infinity). NaN inputs are not
+    covered (the documentation does not say which NaN the matrix unit produces).
+    """
+    x = bits.astype(np.uint32) << 16
+    x[(x & 0x7F800000) == 0] = 0
+    assert not ((x & 0x7F800000) == 0x7F800000).__and__((x & 0x007FFFFF) != 0).any(), "NaN input"
+    total = (x.view(np.float32) + np.float32(1.0)).view(np.uint32)
+    total[(total & 0x7F800000) == 0] = 0
+    sign, magnitude = total & 0x80000000, total & 0x7FFFFFFF
+    rounded = sign | (((magnitude + 0x8000) >> 16) << 16)
+    return (rounded >> 16).astype(np.uint16)
+
+
+def every_non_nan_bf16(rows: int, cols: int, seed: int) -> np.ndarray:
+    """Every bf16 bit pattern but the NaNs, shuffled, the rest filled with values whose x + 1 is a
+    bf16 tie (x = 2**k + 2**(k-7) .. needs the packer's ties-away rounding)."""
+    patterns = np.arange(1 << 16, dtype=np.uint32)
+    exponent, mantissa = (patterns >> 7) & 0xFF, patterns & 0x7F
+    patterns = patterns[~((exponent == 0xFF) & (mantissa != 0))].astype(np.uint16)
+    rng = np.random.default_rng(seed)
+    # x in [2**8, 2**9) with an even last mantissa bit: x + 1 lies exactly halfway between two bf16s.
+    ties = (0x4380 | (rng.integers(0, 64, rows * cols - len(patterns)) * 2)).astype(np.uint16)
+    data = np.concatenate([patterns, ties])
+    return rng.permutation(data).reshape(rows, cols)
+
+
+def test_add_one_reference_rounds_ties_away_and_flushes():
+    one = 0x3F80
+    cases = {
+        0x0000: one, 0x8000: one, 0x0001: one, 0xBF80: 0x0000,  # 0, -0, denormal, -1 + 1 = +0
+        0x4380: 0x4381, 0x4382: 0x4383,  # 256 + 1 = 257 rounds away to 258; 260 + 1 -> 262
+        0xC380: 0xC37F,  # -256 + 1 = -255 exactly
+        0x7F80: 0x7F80, 0xFF80: 0xFF80, 0x7F7F: 0x7F7F,  # infinities, the largest finite value
+        0x4B80: 0x4B80,  # 2**24: the 1 is lost in binary32
+    }  # fmt: skip
+    got = add_one_reference(np.array(list(cases), np.uint16))
+    assert [hex(v) for v in got] == [hex(v) for v in cases.values()]
+
+
+def test_add_one_on_64_bf16_tiles_through_the_firmware(firmware):
+    tile, loaded = booted(firmware)
+    banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
+    matrix = every_non_nan_bf16(8 * 32, 8 * 32, seed=1)  # 64 tiles
+    source = InterleavedBuffer(0x100000, TILE_BYTES, 64, banks)
+    target = InterleavedBuffer(0x400000, TILE_BYTES, 64, banks)
+    source.write(tile.noc.dram, tilize(matrix))
+    program = add_one_program(build_add_one(loaded, BUILD), source.base, target.base, 64)
+    state = launch_program(tile, loaded, program)
+    assert state.waits_for_go(loaded.mailbox)
+    result = untilize(np.frombuffer(target.read(tile.noc.dram), np.uint16), 8 * 32, 8 * 32)
+    expected = add_one_reference(matrix)
+    wrong = np.flatnonzero(result != expected)
+    assert wrong.size == 0, [
+        (hex(matrix.flat[i]), hex(result.flat[i]), hex(expected.flat[i])) for i in wrong[:8]
+    ]
+
+
+def test_add_one_without_its_output_buffer_never_reports_done(firmware):
+    tile, loaded = booted(firmware)
+    banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
+    source = InterleavedBuffer(0x100000, TILE_BYTES, 4, banks)
+    source.write(tile.noc.dram, bytes(source.size))
+    program = add_one_program(build_add_one(loaded, BUILD), source.base, 0x400000, 4)
+    # No CB 16: the firmware leaves its interface zeroed (no pages), so the packer never finds room.
+    program.circular_buffers = [cb for cb in program.circular_buffers if cb.index != 16]
+    with pytest.raises(LaunchTimeout, match="trisc2 spins"):
+        launch_program(tile, loaded, program, max_cycles=300_000)
+
+
+def test_a_firmware_whose_cb_interface_differs_from_metal_h_is_refused(firmware, monkeypatch):
+    from tensixsim.errors import InvalidProgram
+    from tensixsim.metal import kernels
+
+    _, loaded = booted(firmware)
+    kernels.check_cb_layout(loaded, "trisc0")  # the real layout passes
+    monkeypatch.setitem(kernels.CB_LAYOUT, "tiles_received", (24, 2))
+    with pytest.raises(InvalidProgram, match=r"tiles_received at 26 \(2 bytes\), metal.h expects 24"):
+        build_kernel(KERNELS / "add1_unpack.c", "trisc0", loaded, layout(loaded).text_start, BUILD)

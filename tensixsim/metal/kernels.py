@@ -4,7 +4,15 @@ A kernel is linked at the L1 address the launch puts it (position-dependent code
 (section ``.start``) first, and with the firmware globals it uses (``rta_l1_base``,
 ``dram_bank_to_noc_xy``, ...) resolved to their addresses in the firmware ELF of the same core, as
 tt-metal links kernels against their firmware. Kernels have no writable static data: everything
-must live on the firmware's stack or in L1 buffers named by runtime arguments.
+must live on the firmware's stack, in the firmware's globals (``cb_interface``) or in L1 buffers
+named by runtime arguments.
+
+Kernels see the SDK's headers (``tensixsim/sdk/include``) and these macros, taken from the firmware
+of the core they are built for: ``NUM_DRAM_BANKS`` (data-movement cores), ``OPERAND_START_STREAM``
+(the stream of circular buffer 0), and ``NOC_INDEX``, the NoC tt-metal gives the core's kernel by
+default (NoC 0 for BRISC, the writer; NoC 1 for NCRISC, the reader). ``metal.h`` declares the
+firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it with the firmware's DWARF
+before anything is built.
 """
 
 from __future__ import annotations
@@ -24,7 +32,23 @@ FIRMWARE_SYMBOLS = (
     "dram_bank_to_noc_xy",
     "bank_to_dram_offset",
     "sem_l1_base",
+    "cb_interface",
 )
+# metal.h's metal_cb_t: LocalCBInterface member -> (byte offset, size).
+CB_LAYOUT = {
+    "fifo_size": (0, 4),
+    "fifo_limit": (4, 4),
+    "fifo_page_size": (8, 4),
+    "fifo_num_pages": (12, 4),
+    "fifo_rd_ptr": (16, 4),
+    "fifo_wr_ptr": (20, 4),
+    "tiles_acked": (24, 2),
+    "tiles_received": (26, 2),
+    "fifo_wr_tile_ptr": (28, 4),
+}
+CB_SIZE = 32
+DEFAULT_NOC = {"brisc": 0, "ncrisc": 1}
+INCLUDE = Path(__file__).resolve().parent.parent / "sdk" / "include"
 CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-ffreestanding", "-fno-builtin", "-fno-pic", "-mno-relax")
 
 
@@ -38,6 +62,22 @@ def link_script(address: int) -> str:
     )
 
 
+def check_cb_layout(loaded: LoadedFirmware, core: str) -> None:
+    """Refuse a firmware whose ``LocalCBInterface`` is not the one ``metal.h`` declares."""
+    debug = loaded.firmware.debug(core)
+    if debug.size_of("LocalCBInterface") != CB_SIZE:
+        raise InvalidProgram(
+            f"{core} firmware: LocalCBInterface is {debug.size_of('LocalCBInterface')} bytes"
+        )
+    for name, (offset, size) in CB_LAYOUT.items():
+        where = debug.field("LocalCBInterface", name)
+        if (where.offset, where.size) != (offset, size):
+            raise InvalidProgram(
+                f"{core} firmware: LocalCBInterface.{name} at {where.offset} ({where.size} bytes), "
+                f"metal.h expects {offset} ({size} bytes)"
+            )
+
+
 def build_kernel(
     source: Path, core: str, loaded: LoadedFirmware, address: int, out_dir: Path, defines: dict | None = None
 ) -> Path:
@@ -46,12 +86,23 @@ def build_kernel(
     symbols = loaded.images[core].symbols
     defsyms = [f"-Wl,--defsym={name}=0x{symbols[name]:x}" for name in FIRMWARE_SYMBOLS if name in symbols]
     debug = loaded.firmware.debug(core)
-    banks = debug.array_length("dram_bank_to_noc_xy") // 2
-    flags = [*arch_flags(get_arch("blackhole")), *CFLAGS, f"-DNUM_DRAM_BANKS={banks}"]
-    flags += [f"-D{k}={v}" for k, v in sorted((defines or {}).items())]
+    macros = {}
+    if "cb_interface" in debug.variables:  # TRISC1's firmware sets up no circular buffers
+        check_cb_layout(loaded, core)
+        macros["OPERAND_START_STREAM"] = str(debug.constant("OPERAND_START_STREAM"))
+    if "dram_bank_to_noc_xy" in debug.variables:
+        macros["NUM_DRAM_BANKS"] = str(debug.array_length("dram_bank_to_noc_xy") // 2)
+    if core in DEFAULT_NOC:
+        macros["NOC_INDEX"] = str(DEFAULT_NOC[core])
+    macros.update({k: str(v) for k, v in (defines or {}).items()})
+    flags = [*arch_flags(get_arch("blackhole")), *CFLAGS, f"-I{INCLUDE}", f"-I{source.parent}"]
+    flags += [f"-D{k}={v}" for k, v in sorted(macros.items())]
     script = link_script(address)
+    headers = sorted(source.parent.glob("*.h")) + sorted(INCLUDE.glob("*.h"))
     key = hashlib.sha256(
-        "\0".join([source.read_text(), core, script, *flags, *defsyms, "nmagic"]).encode()
+        "\0".join(
+            [source.read_text(), *(h.read_text() for h in headers), core, script, *flags, *defsyms]
+        ).encode()
     ).hexdigest()[:20]
     out_dir.mkdir(parents=True, exist_ok=True)
     elf = out_dir / f"{source.stem}-{core}-{key}.elf"
