@@ -420,3 +420,146 @@ def test_cores_polling_a_semaphore_while_a_unit_is_busy_is_not_a_deadlock(tmp_pa
     result = tile.run(release=["trisc0", "trisc2"], max_cycles=200_000)
     assert result.cores["trisc0"].exit_code == 0 and result.cores["trisc2"].exit_code == 0
     assert result.pipes[0].stalled.get("SEMGET", 0) > 0  # the SEMGET really waited for the unpacker
+
+
+# ------------------------------------------------------------------------------ fp32 tilize / untilize
+
+# Every step of these kernels is documented as exact for FP32: the unpacker's FP32 -> FP32 into Dst
+# is WriteDstFP32 (a rearrangement of the bits), the packer's early FP32 -> FP32 from Dst32b is the
+# identity (denormals and NaN preserved) and its late FP32 -> FP32 neither narrows nor widens. So the
+# reference is the identity on all 32 bits, moved by the layout change alone: negative zero,
+# denormals, infinities and NaN payloads included.
+SPECIAL_FP32 = [
+    0x00000000, 0x80000000,  # +0, -0
+    0x00000001, 0x807FFFFF, 0x00400000,  # denormals: smallest, largest (negative), one in the middle
+    0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF,  # smallest / largest normals
+    0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0xFFFFFFFF,  # infinities, NaNs (quiet, signalling)
+    0x3F800000, 0x3F800001, 0x0D800000, 0x72800000,  # one and its neighbour, tiny and huge exponents
+]  # fmt: skip
+FP32_BLOCK_BYTES = 32 * 32 * 4
+
+
+def fp32_blocks(seed: int, count: int) -> list[np.ndarray]:
+    """``count`` (32, 32) blocks of FP32 bit patterns: random normal numbers, the first block with the
+    special values along its first row and down its last column (so they reach every face)."""
+    rng = np.random.default_rng(seed)
+    blocks = [rng.standard_normal((32, 32)).astype(np.float32).view(np.uint32) for _ in range(count)]
+    blocks[0][0, : len(SPECIAL_FP32)] = SPECIAL_FP32
+    blocks[0][32 - len(SPECIAL_FP32) :, 31] = SPECIAL_FP32
+    return blocks
+
+
+def faces_reference(block: np.ndarray) -> list[int]:
+    """A block's datums in tile order, written from the tile layout itself: faces top-left, top-right,
+    bottom-left, bottom-right; 16 rows of 16 inside each."""
+    return [
+        int(block[face_row + i][face_col + j])
+        for face_row in (0, 16)
+        for face_col in (0, 16)
+        for i in range(16)
+        for j in range(16)
+    ]
+
+
+def rows_reference(faces: list[int]) -> list[int]:
+    """The inverse: a tiled block's datums in row-major order (row r, column c of the block is face
+    2 * (r // 16) + c // 16, face row r % 16, face column c % 16)."""
+    return [
+        faces[256 * (2 * (r // 16) + c // 16) + 16 * (r % 16) + c % 16] for r in range(32) for c in range(32)
+    ]
+
+
+def fp32_out(tile: Tile, count: int) -> list[list[int]]:
+    data = np.frombuffer(bytes(tile.read(programs.KERNEL_DST, count * FP32_BLOCK_BYTES)), "<u4")
+    return [[int(v) for v in data[1024 * t : 1024 * (t + 1)]] for t in range(count)]
+
+
+def check_dst_passes(trace: Trace, passes: int) -> None:
+    """One UNPACR per Dst pass, 32 PACRs per pass. A pass is packed only after it was unpacked and
+    TRISC1 handed it over; the unpacker overwrites a Dst half (and TRISC1 clears it) only after the
+    packer has read the pass that was there before."""
+    unpacks = trace.cycles(UNPACK, "UNPACR")
+    clears = trace.cycles(MATH, "ZEROACC")
+    posts = trace.cycles(MATH, "SEMPOST")
+    packs = trace.cycles(PACK, "PACR")
+    assert len(unpacks) == len(clears) == len(posts) == passes and len(packs) == 32 * passes
+    for p in range(passes):
+        assert clears[p] < unpacks[p] < posts[p] < packs[32 * p]
+        if p >= 2:
+            assert clears[p] > packs[32 * (p - 2) + 31]
+
+
+def check_tilize_finished(tile: Tile, blocks: int, mid: int = 0) -> None:
+    check_finished_cleanly(tile, blocks, blocks, two_inputs=False)
+    streams = tile.streams
+    stream = programs.KERNEL_CB_MID_STREAM
+    assert streams.read(stream, TILES_RECEIVED) == streams.read(stream, TILES_ACKED) == mid
+    assert not tile.coprocessor.sync.sem_value[2:4].any()  # TK_SEM_DST_FREE / _FULL drained
+
+
+@pytest.mark.parametrize("mode", ["tilize", "untilize"])
+def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    count = 3
+    blocks = fp32_blocks(31 + len(mode), count)
+    tiled = [faces_reference(b) for b in blocks]
+    if mode == "tilize":
+        data, expected = [b.ravel() for b in blocks], tiled
+    else:
+        data, expected = tiled, [rows_reference(f) for f in tiled]
+    elfs = programs.build_tilize_fp32(mode, tiles=count)
+    inputs = {programs.KERNEL_SRC0: np.concatenate([np.asarray(d, "<u4") for d in data]).tobytes()}
+    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    out = fp32_out(tile, count)
+    for t in range(count):
+        assert out[t] == expected[t], f"block {t}"
+    # The references agree with the row-major numbers themselves.
+    assert rows_reference(tiled[0]) == [int(v) for v in blocks[0].ravel()]
+    assert not any(tile.read(programs.KERNEL_DST + count * FP32_BLOCK_BYTES, 256))
+    check_tilize_finished(tile, count)
+    check_dst_passes(trace, count)
+
+
+def test_tilize_then_untilize_in_one_run_is_the_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    count = 2
+    blocks = fp32_blocks(7, count)
+    elfs = programs.build_tilize_fp32("round_trip", tiles=count)
+    inputs = {programs.KERNEL_SRC0: np.concatenate([b.ravel() for b in blocks]).astype("<u4").tobytes()}
+    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    out = fp32_out(tile, count)
+    for t in range(count):
+        assert out[t] == [int(v) for v in blocks[t].ravel()], f"block {t}"
+    # The last tilized block is still in the mid buffer's page, in tile order.
+    page = (count - 1) % 2
+    mid = np.frombuffer(
+        bytes(tile.read(programs.KERNEL_CB_MID_BASE + page * FP32_BLOCK_BYTES, FP32_BLOCK_BYTES)), "<u4"
+    )
+    assert [int(v) for v in mid] == faces_reference(blocks[-1])
+    check_tilize_finished(tile, count, mid=count)
+    check_dst_passes(trace, 2 * count)
+    unpacks, packs = trace.cycles(UNPACK, "UNPACR"), trace.cycles(PACK, "PACR")
+    for t in range(count):  # the tiled block is read back only once it has been packed
+        assert unpacks[2 * t + 1] > packs[32 * (2 * t) + 31]
+
+
+@st.composite
+def fp32_bit_blocks(draw) -> np.ndarray:
+    """A block of arbitrary FP32 bit patterns with special values scattered in."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    block = rng.integers(0, 2**32, (32, 32), dtype=np.uint64).astype(np.uint32)
+    picks = draw(st.lists(st.tuples(st.integers(0, 1023), st.sampled_from(SPECIAL_FP32)), max_size=64))
+    for index, value in picks:
+        block.flat[index] = value
+    return block
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(block=fp32_bit_blocks())
+def test_tilize_round_trip_keeps_every_bit_pattern(block: np.ndarray) -> None:
+    elfs = programs.build_tilize_fp32("round_trip", tiles=1)
+    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: block.astype("<u4").tobytes()})
+    assert fp32_out(tile, 1)[0] == [int(v) for v in block.ravel()]
+
+
+def test_tilize_rejects_an_unknown_mode() -> None:
+    with pytest.raises(ValueError, match="mode must be"):
+        programs.build_tilize_fp32("transpose")

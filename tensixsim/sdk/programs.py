@@ -336,6 +336,58 @@ def build_copy_bfp8_to_fp16(
     return _build_kernel(f"copy_bfp8_fp16_t{tiles}", "eltwise_math.c", defines, build_dir, arch)
 
 
+BLOCK_FP32_BYTES = 32 * 32 * 4  # one 32x32 fp32 block, row-major or tiled
+
+
+TILIZE_MODES = {"untilize": 0, "tilize": 1, "round_trip": 2}  # KERNEL_TILIZE in kernels/tilize.h
+# The round trip's TRISC2 -> TRISC0 buffer (kernels/tilize.h): two pages after the output buffer's four.
+KERNEL_CB_MID_STREAM = 2
+KERNEL_CB_MID_BASE = 0x25000 + 4 * BLOCK_FP32_BYTES
+
+
+def build_tilize_fp32(
+    mode: str = "tilize", *, tiles: int = 2, build_dir: Path | None = None, arch: str = "blackhole"
+) -> dict[str, Path]:
+    """``tiles`` 32x32 fp32 blocks at KERNEL_SRC0 to KERNEL_DST, each through Dst (the unpacker
+    writes it: every fp32 bit kept) and unchanged in value. ``mode`` "tilize" reads row-major blocks
+    (unpacker Tileize_mode) and writes tiles (four 16x16 faces, :func:`tile_to_faces` order);
+    "untilize" reads tiles and writes row-major blocks (the packer's strided Dst access);
+    "round_trip" reads row-major blocks, tilizes each into a circular buffer that TRISC0 unpacks
+    again, and writes it back untilized."""
+    if mode not in TILIZE_MODES:
+        raise ValueError(f"mode must be one of {sorted(TILIZE_MODES)}, not {mode!r}")
+    defines: dict[str, object] = {
+        "KERNEL_TILES": f"{tiles}u",
+        "KERNEL_ONE_INPUT": None,
+        "KERNEL_TILIZE": f"{TILIZE_MODES[mode]}u",
+        "KERNEL_ROW_BYTES": f"{32 * 4}u",
+        "KERNEL_IN_FMT": f"{_FORMAT_CODES['fp32']}u",
+        "KERNEL_IN_PAGE": f"{BLOCK_FP32_BYTES}u",
+        "KERNEL_OUT_FMT": f"{_FORMAT_CODES['fp32']}u",
+        "KERNEL_OUT_PAGE": f"{BLOCK_FP32_BYTES}u",
+    }
+    root = _root(build_dir)
+    tag = f"{mode}_fp32_t{tiles}"
+    sources = {
+        "brisc": "reader.c",
+        "ncrisc": "writer.c",
+        "trisc0": "tilize_unpack.c",
+        "trisc1": "tilize_math.c",
+        "trisc2": "tilize_pack.c",
+    }
+    return {
+        core: build(
+            core,
+            [KERNELS_DIR / source],
+            root / "examples" / f"kernel_{tag}_{core}.elf",
+            arch=arch,
+            defines=defines,
+            build_dir=root,
+        )
+        for core, source in sources.items()
+    }
+
+
 def tile_to_faces(tile: np.ndarray) -> np.ndarray:
     """A (32, 32) tile in the order the kernels keep it in L1: four 16x16 faces (top-left, top-right,
     bottom-left, bottom-right), rows of 16 inside a face."""

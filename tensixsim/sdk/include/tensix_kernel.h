@@ -442,4 +442,174 @@ static inline void tk_pack_set_target(uint32_t l1_addr, uint32_t half)
         TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                                   \
     } while (0)
 
+/* ---- fp32 blocks through Dst: tilize / untilize (unpacker 0 writes Dst directly) ----
+ *
+ * A 32x32 fp32 block takes one UNPACR of 1024 datums into a Dst half (Unpack_If_Sel: 32-bit datums
+ * reach Dst unchanged, where SrcA would keep only 19 bits). With Tileize_mode the unpacker reads
+ * the rows of a row-major block (32 datums a row, `row_bytes` apart), and the block lands in Dst as
+ * it lies in L1: Dst row 2r holds columns 0..15 of row r, Dst row 2r + 1 columns 16..31. Without it
+ * the unpacker copies a tiled block (four faces) face row by face row.
+ *
+ * The packer then either tilizes (Dst rows 0, 2, .. 30 are face 0, rows 1, 3, .. 31 face 1, rows 32
+ * on faces 2 and 3: read interfaces 0 and 2, or 1 and 3, two rows apart) or untilizes (the strided
+ * Dst access: interfaces 0 and 1 read row r of a face and of the face beside it, one 32-datum row of
+ * the block), writing one contiguous 4096-byte block either way.
+ *
+ * Dst halves with the unpacker as their writer: TRISC1 clears a half and posts TK_SEM_DST_FREE;
+ * TRISC0 takes it, unpacks, and once its pipe is idle posts TK_SEM_DST_FULL; TRISC1 takes that and
+ * hands the half to the packer (TK_SEM_MATH_PACK, as above). The two new semaphores are used from
+ * the cores (MMIO), so they need no SEMINIT.
+ */
+#define TK_SEM_DST_FREE 2u
+#define TK_SEM_DST_FULL 3u
+#define TK_BLOCK_DATUMS 1024u
+
+/* A TRISC: take one from a semaphore once it is non-zero (only this core takes from it). */
+static inline void tk_sem_take(uint32_t sem)
+{
+    while (tk_sem_read(sem) == 0u)
+        ;
+    mmio_write32(TENSIX_SEMAPHORE_BASE + 4u * sem, 1u);
+}
+
+/* Unpacker 0 reads row-major blocks (Tileize_mode, rows `row_bytes` apart: a multiple of 16, below
+   64 KiB) or tiled ones. Only while no UNPACR is in the pipe. */
+static inline void tk_unpack_dst_tileize(uint32_t tileize, uint32_t row_bytes)
+{
+    uint32_t shift = tileize ? row_bytes / 16u : 0u; /* Shift_amount_cntx0..2: the pitch, 4 bits each */
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Tileize_mode, tileize ? 1u : 0u);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Shift_amount_cntx0, shift & 0xFu);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Shift_amount_cntx1, shift >> 4 & 0xFu);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Shift_amount_cntx2, shift >> 8 & 0xFu);
+}
+
+/* Unpacker 0: fp32 blocks of 1024 datums into Dst as fp32, read as tk_unpack_dst_tileize says; X
+   counts the block's datums from 0. TRISC0, before any UNPACR. */
+static inline void tk_unpack_dst_configure(uint32_t tileize, uint32_t row_bytes)
+{
+    uint32_t word = CFG_THCON_SEC0_REG0_TileDescriptor_WORD;
+    /* Tile descriptor: FP32, IsUncompressed, XDim 1024 | YDim 1, ZDim 1 | WDim 1, digest 0. */
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 0u), TK_FMT_FP32 | 1u << 4 | TK_BLOCK_DATUMS << 16);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 1u), 1u | 1u << 16);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 2u), 1u);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 3u), 0u);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Out_data_format, TK_FMT_FP32);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Unpack_limit_address, 0x1FFFFu);
+    CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Unpack_If_Sel, 1u);
+    tk_unpack_dst_tileize(tileize, row_bytes);
+    TTI_SETADCXY(TK_ADC_UNP0, 0, 0, 0, 0, 0xF);
+    TTI_SETADCZW(TK_ADC_UNP0, 0, 0, 0, 0, 0xF);
+    TTI_SETADCXX(TK_ADC_UNP0, TK_BLOCK_DATUMS - 1u, 0);
+}
+
+/* The Dst half unpacker 0 writes next (its output addresses start four rows in, as for SrcA: the
+   byte address of Dst32 row 4 of the half). Only while no UNPACR is in the pipe. */
+static inline void tk_unpack_dst_half(uint32_t half)
+{
+    CFG_WRITE(TK_CFG_STATE, UNP0_ADDR_BASE_REG_1_Base, ((half ? TK_DST_HALF_ROWS : 0u) + 4u) * 16u * 4u);
+}
+
+/* One block into Dst: one UNPACR, counters unchanged. */
+#define TK_UNPACK_BLOCK_TO_DST() TTI_UNPACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)
+
+/* TRISC1: clear the half the unpacker writes next once the packer has left it, and let TRISC0 have it. */
+static inline void tk_math_offer_dst(uint32_t half)
+{
+    tk_math_acquire_dst(half);
+    tk_wait_pipe_idle(); /* the ZEROACC is done before the unpacker may write */
+    tk_sem_post(TK_SEM_DST_FREE);
+}
+
+/* TRISC1: wait until the unpacker has filled the half, then hand it to the packer. */
+static inline void tk_math_pass_dst(void)
+{
+    tk_sem_take(TK_SEM_DST_FULL);
+    TTI_SEMPOST(TK_SEM(TK_SEM_MATH_PACK));
+}
+
+/* The packer for fp32 blocks from Dst32: as tk_pack_configure(FP32, FP32), and one Z step is the 32
+   Dst rows of two faces (or of 16 block rows). TRISC2, before any PACR. */
+static inline void tk_pack_block_configure(void)
+{
+    tk_pack_configure(TK_FMT_FP32, TK_FMT_FP32);
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 32u * 16u * 4u);
+}
+
+/* Packer ADCs and ADDR_MOD slots for a block. Tilize (`strided` 0): 0 Y += 4 rows; 1 Y back to 0;
+   2 Y back to 0 and Z += 1; 3 Y and Z back to 0. Untilize (`strided` 1): slot 0 steps Y by one row,
+   1..3 as for tilize. TRISC2, once; tk_pack_block_step switches slot 0 between the two (a SETC16,
+   ordered with the PACRs before and after it in the pipe). */
+static inline void tk_pack_block_step(uint32_t strided)
+{
+    if (strided)
+        TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
+    else
+        TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 4));
+}
+
+static inline void tk_pack_block_init(uint32_t strided)
+{
+    TTI_SETADCXY(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+    TTI_SETADCZW(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+    TTI_SETADCXX(TK_ADC_PACK, 15, 0);
+    tk_pack_block_step(strided);
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC2_YsrcIncr_REG,
+               THD_VALUE(ADDR_MOD_PACK_SEC2_YsrcClear, 1) | THD_VALUE(ADDR_MOD_PACK_SEC2_ZsrcIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC3_YsrcIncr_REG,
+               THD_VALUE(ADDR_MOD_PACK_SEC3_YsrcClear, 1) | THD_VALUE(ADDR_MOD_PACK_SEC3_ZsrcClear, 1));
+}
+
+/* PACR forms: normal Dst access with read interfaces `intf` (5: rows Y and Y + 2; 10: Y + 1 and
+   Y + 3), or strided (interfaces 0 and 1: row Y and row Y + 16). */
+#define TK_PACR_ROWS(intf, slot, last) TTI_PACR(0, 0, 0, slot, 0, 0, intf, 0, 0, 0, 0, last)
+#define TK_PACR_STRIDED(slot, last) TTI_PACR(0, 0, 1, slot, 0, 0, 3, 0, 0, 0, 0, last)
+#define TK_REPEAT7(x) \
+    do {              \
+        x;            \
+        x;            \
+        x;            \
+        x;            \
+        x;            \
+        x;            \
+        x;            \
+    } while (0)
+#define TK_REPEAT15(x)   \
+    do {                 \
+        TK_REPEAT7(x);   \
+        TK_REPEAT7(x);   \
+        x;               \
+    } while (0)
+
+/* Tilize a block held row-major in a Dst half: per face pair, eight PACRs of two face rows through
+   interfaces 0 and 2 (the left face), then eight through 1 and 3 (the right face). Waits for and
+   gives back the half like TK_PACK_TILE. */
+#define TK_PACK_BLOCK_TILIZE()                                                 \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TK_REPEAT7(TK_PACR_ROWS(5, 0, 0));                                     \
+        TK_PACR_ROWS(5, 1, 0);                                                 \
+        TK_REPEAT7(TK_PACR_ROWS(10, 0, 0));                                    \
+        TK_PACR_ROWS(10, 2, 0);                                                \
+        TK_REPEAT7(TK_PACR_ROWS(5, 0, 0));                                     \
+        TK_PACR_ROWS(5, 1, 0);                                                 \
+        TK_REPEAT7(TK_PACR_ROWS(10, 0, 0));                                    \
+        TK_PACR_ROWS(10, 3, 1);                                                \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+
+/* Untilize a tiled block in a Dst half: 32 strided PACRs, each one row of the block (faces 0 and 1,
+   then 2 and 3). */
+#define TK_PACK_BLOCK_UNTILIZE()                                               \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TK_REPEAT15(TK_PACR_STRIDED(0, 0));                                    \
+        TK_PACR_STRIDED(2, 0);                                                 \
+        TK_REPEAT15(TK_PACR_STRIDED(0, 0));                                    \
+        TK_PACR_STRIDED(3, 1);                                                 \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+
 #endif /* TENSIX_KERNEL_H */
