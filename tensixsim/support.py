@@ -71,14 +71,18 @@ PARTIAL: dict[str, str] = {
     "SETC16": "resetting the metadata context counters (undocumented)",
     "STREAMWAIT": "stream phase/message registers read 0 (not modelled)",
     "SHIFTXA": "input rows after MOVB2D / MOVD2B, whose SrcA row address no page gives",
-    "UNPACR": "compressed input, RowSearch, upsampling, Tileize_mode, FP8, srcb_bcast, unpacker 1 context 2+",
+    "UNPACR": "compressed input, RowSearch, upsampling, FP8, srcb_bcast, unpacker 1 context 2+, "
+    "sub-byte formats in Tileize_mode",
     "UNPACR_NOP": "OverlayClear / SETREG forms (unpack_pop 0 / 3), clear to one or to a register value",
-    "PACR": "BFP / FP8 output, compression, L1 accumulation, downsampling, strided Dst access, config "
-    "contexts, row padding, read-interface masks other than 0/1/3/5/7/10/15, position-dependent edge "
+    "PACR": "FP8 output, the BFP8a intermediate, BFP blocks split across PACRs, L1 accumulation in "
+    "formats other than FP32/INT32/FP16/BF16, compression, downsampling, config contexts, row padding, "
+    "read-interface masks other than 0/1/3/5/7/10/15 (0/1/3 in strided mode), position-dependent edge "
     "masks, a non-zero YZW output offset, INT8 shift/round, stochastic rounding",
     "PACR_SETREG": "the write itself (SetRegBase / SetRegHiScaler and the NoC overlay registers)",
-    "SFPCONFIG": "VD 0..8 (LoadMacroConfig)",
-    "SFPMOV": "FROM_SPECIAL with VC 0..9 (LoadMacroConfig, PRNG)",
+    "SFPLOADMACRO": "LoadMacroConfig that differs between lanes, two sub-units changing one register "
+    "in a cycle, scheduled work that would wait",
+    "SFPTRANSP": "the backdoor load when lanes disagree on DISABLE_BACKDOOR_LOAD",
+    "SFPSHFT2": "the backdoor load of modes 2 and 3 when lanes disagree on DISABLE_BACKDOOR_LOAD",
 }
 
 

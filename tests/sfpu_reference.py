@@ -6,8 +6,10 @@ ApplyAddrMod) with the vector unit's state as lists: ``LReg[17][32]``, ``LaneFla
 tuples, top last), ``LaneConfig[32]`` and ``Sp``. Each instruction is a method taking the word, with
 its operands cut out of the word by the pages' BlackholeA0 encoding diagrams. The outcome boundary
 follows the emulator's stated readings: RefUB where the pages say undefined (or where an operand
-the syntax fixes at 0 is not), RefUnimplemented where state is not modelled (LoadMacroConfig, the
-PRNG, the backdoor load).
+the syntax fixes at 0 is not), RefUnimplemented where state is not modelled (the backdoor load of
+instructions whose methods still call ``backdoor``). ``PRNGState[32]`` is VectorUnit.md's PRNG state;
+``InstructionTemplate[32][4]``, ``Sequence[32][4]`` and ``Misc[32]`` are SFPLOADMACRO.md's
+``LoadMacroConfig``.
 """
 
 # The reference keeps the documentation's names so it reads like the pseudocode.
@@ -210,6 +212,10 @@ class SfpuRef(RefState):
         ]
         self.LaneConfig = [int(v) for v in sfpu.lane_config]
         self.Sp = int(sfpu.sp[thread])
+        self.PRNGState = [int(v) for v in sfpu.prng]
+        self.InstructionTemplate = [[int(v) for v in row] for row in sfpu.macro_template]
+        self.Sequence = [[int(v) for v in row] for row in sfpu.macro_sequence]
+        self.Misc = [int(v) for v in sfpu.macro_misc]
         self.x = extra or {}
 
     # ------------------------------------------------------------------ shared pieces
@@ -220,9 +226,25 @@ class SfpuRef(RefState):
             return self.LaneFlags[Lane]
         return True
 
+    def AdvancePRNG(self, Lane: int) -> int:
+        # VectorUnit.md "PRNG"
+        Result = self.PRNGState[Lane]
+        Taps = bin(Result & 0x80200003).count("1")
+        self.PRNGState[Lane] = ((~Taps << 31) | (Result >> 1)) & M32
+        return Result
+
     def backdoor(self, VD: int) -> None:
         if VD >= 12 and any(not (c >> 1) & 1 for c in self.LaneConfig):
             raise RefUnimplemented
+
+    def BackdoorLanes(self, VD: int) -> list[bool]:
+        # SFPCONFIG.md's LaneConfig table: VD >= 12 and DISABLE_BACKDOOR_LOAD clear
+        return [VD >= 12 and not (self.LaneConfig[Lane] >> 1) & 1 for Lane in range(32)]
+
+    def LoadTemplate(self, VD: int, word: int, Lanes: list[bool]) -> None:
+        for Lane in range(32):
+            if Lanes[Lane]:
+                self.InstructionTemplate[Lane][VD - 12] = word
 
     def ApplyPartialAddrMod(self, AddrMod: int) -> None:
         phase = self.RWC["FidelityPhase"]
@@ -257,7 +279,7 @@ class SfpuRef(RefState):
         VD, Mod0, AddrMod, Imm = bits(word, 20, 23), bits(word, 16, 19), bits(word, 13, 15), bits(word, 0, 12)
         if Imm >> 10:
             raise RefUB
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
         Mod0 = self.ResolveMod0(Mod0)
         x = self.x
         Addr = (Imm + self.c["MATH_Offset"]) % 1024
@@ -295,12 +317,13 @@ class SfpuRef(RefState):
         self.Sp = Sp
         for (r, lane), v in new.items():
             self.LReg[r][lane] = v
+        self.LoadTemplate(VD, word, Backdoor)
 
     def SFPSTORE(self, word: int) -> None:
         VD, Mod0, AddrMod, Imm = bits(word, 20, 23), bits(word, 16, 19), bits(word, 13, 15), bits(word, 0, 12)
         if Imm >> 10:
             raise RefUB
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
         Mod0 = self.ResolveMod0(Mod0)
         x = self.x
         Addr = (Imm + self.c["MATH_Offset"]) % 1024
@@ -314,7 +337,7 @@ class SfpuRef(RefState):
             Addr = (Addr + DstOffset + (SpOffset & 3)) % 1024
         writes = []
         for Lane in range(32):
-            if (self.LaneConfig[Lane] >> 4) & 1:
+            if (self.LaneConfig[Lane] >> 4) & 1 or Backdoor[Lane]:
                 continue
             if not (self.LaneEnabled(Lane) or Mod0 == FMT_INT32_ALL):
                 continue
@@ -332,11 +355,12 @@ class SfpuRef(RefState):
         self.Sp = Sp
         for wide, Row, Column, value in writes:
             (self.Dst32Write if wide else self.Dst16Write)(Row, Column, value)
+        self.LoadTemplate(VD, word, Backdoor)
 
     def SFPLOADI(self, word: int) -> None:
         VD, Mod0, Imm16 = bits(word, 20, 23), bits(word, 16, 19), bits(word, 0, 15)
-        self.backdoor(VD)
         if VD >= 8:
+            self.LoadTemplate(VD, word, self.BackdoorLanes(VD))
             return
         for Lane in range(32):
             if not self.LaneEnabled(Lane):
@@ -361,14 +385,24 @@ class SfpuRef(RefState):
     def SFPMOV(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
         zero(Imm12)
-        self.backdoor(VD)
-        if Mod1 & 8 and VC <= 9:
-            raise RefUnimplemented
+        Backdoor = self.BackdoorLanes(VD)
         old = [row[:] for row in self.LReg]
         for Lane in range(32):
+            if Backdoor[Lane]:
+                self.InstructionTemplate[Lane][VD - 12] = word
+                continue
             if self.LaneEnabled(Lane) or Mod1 == 2:
                 if Mod1 & 8:
-                    x = self.LaneConfig[Lane] if VC == 15 else 0
+                    if VC <= 3:
+                        x = self.InstructionTemplate[Lane][VC]
+                    elif VC <= 7:
+                        x = self.Sequence[Lane][VC - 4]
+                    elif VC == 8:
+                        x = self.Misc[Lane]
+                    elif VC == 9:
+                        x = self.AdvancePRNG(Lane)
+                    else:
+                        x = self.LaneConfig[Lane] if VC == 15 else 0
                 else:
                     x = old[VC][Lane] ^ (0x80000000 if Mod1 & 1 else 0)
                 if VD < 8:
@@ -379,8 +413,6 @@ class SfpuRef(RefState):
 
     def SFPCONFIG(self, word: int) -> None:
         Imm16, VD, Mod1 = bits(word, 8, 23), bits(word, 4, 7), bits(word, 0, 3)
-        if VD <= 8:
-            raise RefUnimplemented
         Flags = self.LaneFlags[:]
         Use = self.UseLaneFlagsForLaneEnable[:]
         L0 = self.LReg[0][:]
@@ -389,7 +421,15 @@ class SfpuRef(RefState):
                 continue
             if Use[Lane & 7] and not Flags[Lane & 7]:
                 continue
-            if VD in (11, 12, 13, 14):
+            if VD <= 3:
+                self.InstructionTemplate[Lane][VD] = L0[Lane & 7]
+            elif VD <= 7:
+                self.Sequence[Lane][VD - 4] = Imm16 if Mod1 & 1 else L0[Lane & 7]
+            elif VD == 8:
+                Value = (Imm16 if Mod1 & 1 else L0[Lane & 7]) & 0xFFF
+                Misc = self.Misc[Lane]
+                self.Misc[Lane] = {0: Value, 2: Misc | Value, 4: Misc & Value, 6: Misc ^ Value}[Mod1 & 6]
+            elif VD in (11, 12, 13, 14):
                 if Mod1 & 1:
                     Value = {11: f32(-1.0), 12: f32(1 / 65536), 13: f32(-0.67487759), 14: f32(-0.34484843)}[
                         VD
@@ -411,10 +451,11 @@ class SfpuRef(RefState):
         Imm12, VC, VD, Mod1 = fields(word)
         if Imm12 >> 1:
             raise RefUB
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
+        self.LoadTemplate(VD, word, Backdoor)
         en = [self.LaneEnabled(lane) for lane in range(32)]
         for Lane in range(32):
-            if en[Lane]:
+            if en[Lane] and not Backdoor[Lane]:
                 if not self.UseLaneFlagsForLaneEnable[Lane] or Mod1 & 8:
                     self.LaneFlags[Lane] = False
                 elif Mod1 & 1:
@@ -428,8 +469,11 @@ class SfpuRef(RefState):
         if Imm12 >> 2:
             raise RefUB
         zero(VC)
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
+        self.LoadTemplate(VD, word, Backdoor)
         for Lane in range(32):
+            if Backdoor[Lane]:
+                continue
             if Mod1 & 2:
                 self.UseLaneFlagsForLaneEnable[Lane] = (Imm12 & 1) != 0
             elif Mod1 & 1:
@@ -440,9 +484,12 @@ class SfpuRef(RefState):
         Imm12, VC, VD, Mod1 = fields(word)
         zero(Imm12)
         zero(VC)
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
+        self.LoadTemplate(VD, word, Backdoor)
         for Lane in range(32):
             S = self.FlagStack[Lane]
+            if Backdoor[Lane]:
+                continue
             if Mod1 == 0:
                 if len(S) >= 8:
                     raise RefUB
@@ -467,9 +514,12 @@ class SfpuRef(RefState):
         Imm12, VC, VD, Mod1 = fields(word)
         zero(Imm12)
         zero(VC)
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
+        self.LoadTemplate(VD, word, Backdoor)
         for Lane in range(32):
             S = self.FlagStack[Lane]
+            if Backdoor[Lane]:
+                continue
             TopFlags, TopUse = S[-1] if S else (False, False)
             if Mod1 == 0:
                 if not S:
@@ -491,9 +541,12 @@ class SfpuRef(RefState):
         zero(Imm12)
         zero(VC)
         zero(Mod1)
-        self.backdoor(VD)
+        Backdoor = self.BackdoorLanes(VD)
+        self.LoadTemplate(VD, word, Backdoor)
         for Lane in range(32):
             S = self.FlagStack[Lane]
+            if Backdoor[Lane]:
+                continue
             TopFlags, TopUse = S[-1] if S else (True, True)
             if TopUse and self.UseLaneFlagsForLaneEnable[Lane]:
                 self.LaneFlags[Lane] = TopFlags and not self.LaneFlags[Lane]
@@ -501,9 +554,13 @@ class SfpuRef(RefState):
                 self.LaneFlags[Lane] = False
 
     # ------------------------------------------------------------------ integer and bit operations
-    def lanewise(self, VD: int, op) -> None:
-        """Run ``op(Lane)`` on each enabled lane if VD < 8 (8..11: nothing)."""
-        self.backdoor(VD)
+    def lanewise(self, VD: int, op, word: int | None = None) -> None:
+        """Run ``op(Lane)`` on each enabled lane if VD < 8 (8..11: nothing; 12..15: the backdoor load of
+        ``word``, or RefUnimplemented without it)."""
+        if word is None:
+            self.backdoor(VD)
+        else:
+            self.LoadTemplate(VD, word, self.BackdoorLanes(VD))
         if VD >= 8:
             return
         for Lane in [lane for lane in range(32) if self.LaneEnabled(lane)]:
@@ -518,7 +575,7 @@ class SfpuRef(RefState):
         def op(Lane):
             self.LReg[VD][Lane] = self.LReg[VB][Lane] & self.LReg[VC][Lane]
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPOR(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -529,7 +586,7 @@ class SfpuRef(RefState):
         def op(Lane):
             self.LReg[VD][Lane] = self.LReg[VB][Lane] | self.LReg[VC][Lane]
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPXOR(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -539,7 +596,7 @@ class SfpuRef(RefState):
         def op(Lane):
             self.LReg[VD][Lane] = self.LReg[VD][Lane] ^ self.LReg[VC][Lane]
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPNOT(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -549,7 +606,7 @@ class SfpuRef(RefState):
         def op(Lane):
             self.LReg[VD][Lane] = ~self.LReg[VC][Lane] & M32
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPIADD(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -568,7 +625,7 @@ class SfpuRef(RefState):
             if Mod1 & 8:
                 self.LaneFlags[Lane] = not self.LaneFlags[Lane]
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPSHFT(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -588,7 +645,7 @@ class SfpuRef(RefState):
                 r = x >> ((-Shift) & 31)
             self.LReg[VD][Lane] = r
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPLZ(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -604,7 +661,7 @@ class SfpuRef(RefState):
             if Mod1 & 8:
                 self.LaneFlags[Lane] = not self.LaneFlags[Lane]
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPABS(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -620,7 +677,7 @@ class SfpuRef(RefState):
                     x = (-x) & M32
             self.LReg[VD][Lane] = x
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPEXEXP(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -635,7 +692,7 @@ class SfpuRef(RefState):
             if Mod1 & 8:
                 self.LaneFlags[Lane] = not self.LaneFlags[Lane]
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPEXMAN(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -645,7 +702,7 @@ class SfpuRef(RefState):
         def op(Lane):
             self.LReg[VD][Lane] = Hidden + (self.LReg[VC][Lane] & 0x7FFFFF)
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPSETEXP(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -657,7 +714,7 @@ class SfpuRef(RefState):
             Exp = Imm12 if Mod1 & 1 else (b >> 23) & 0xFF if Mod1 & 2 else b & 0xFF
             self.LReg[VD][Lane] = (c & 0x80000000) | (Exp << 23) | (c & 0x7FFFFF)
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPSETMAN(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -667,7 +724,7 @@ class SfpuRef(RefState):
             Man = Imm12 << 11 if Mod1 & 1 else b & 0x7FFFFF
             self.LReg[VD][Lane] = (c & 0xFF800000) | Man
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)
 
     def SFPSETSGN(self, word: int) -> None:
         Imm12, VC, VD, Mod1 = fields(word)
@@ -679,4 +736,4 @@ class SfpuRef(RefState):
             Sign = Imm12 if Mod1 & 1 else b >> 31
             self.LReg[VD][Lane] = (Sign << 31) | (c & 0x7FFFFFFF)
 
-        self.lanewise(VD, op)
+        self.lanewise(VD, op, word)

@@ -34,7 +34,7 @@ from outcomes import emulator_outcome, reference_outcome
 from sfpu_reference import SfpuRef
 
 from tensixsim import Tile
-from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.errors import UndefinedBehavior
 from tensixsim.raw import run_words, set_addr_mod
 from tensixsim.tensix import sfpu
 from tensixsim.tensix.regs import RegFiles
@@ -85,8 +85,8 @@ def sfpu_profiles(draw) -> dict:
 def random_sfpu(rng: np.random.Generator, profile: dict) -> sfpu.SfpuState:
     s = sfpu.SfpuState.new(COPRO.arch)
     s.lreg[:8] = rng.integers(0, 1 << 32, (8, 32), dtype=np.uint64)
-    special = rng.random((8, 32)) < 0.3
-    s.lreg[:8][special] = rng.choice(SPECIAL, int(special.sum()))
+    special = rng.random((8, 32)) < profile.get("special_odds", 0.3)
+    s.lreg[:8][special] = rng.choice(profile.get("special", SPECIAL), int(special.sum()))
     s.lreg[11:15] = rng.integers(0, 1 << 32, (4, 32), dtype=np.uint64)
     use = profile["use"]
     s.lane_flags[:] = np.repeat(rng.random(4) < 0.5, 8) if use == "rows" else rng.random(32) < 0.5
@@ -107,6 +107,11 @@ def random_sfpu(rng: np.random.Generator, profile: dict) -> sfpu.SfpuState:
     s.lane_config[:] = cols[np.arange(32) & 7]
     sp = profile["sp"]
     s.sp[:] = 0 if sp == 0 else rng.integers(0, 8 if sp == "small" else 1024, s.sp.shape)
+    s.prng[:] = rng.integers(0, 1 << 32, 32, dtype=np.uint64)
+    # LoadMacroConfig, per column as SFPCONFIG writes it
+    s.macro_template[:] = rng.integers(0, 1 << 32, (8, 4), dtype=np.uint64)[np.arange(32) & 7]
+    s.macro_sequence[:] = rng.integers(0, 1 << 32, (8, 4), dtype=np.uint64)[np.arange(32) & 7]
+    s.macro_misc[:] = rng.integers(0, 1 << 12, 8)[np.arange(32) & 7]
     return s
 
 
@@ -154,10 +159,25 @@ def assert_sfpu(ref: SfpuRef, others: np.ndarray) -> None:
         assert s.flag_stack[lane].tolist() == expected, lane
     assert int(s.sp[ref.thread]) == ref.Sp
     assert np.array_equal(np.delete(s.sp, ref.thread), others)
+    assert s.prng.tolist() == ref.PRNGState
+    assert s.macro_template.tolist() == ref.InstructionTemplate
+    assert s.macro_sequence.tolist() == ref.Sequence
+    assert s.macro_misc.tolist() == ref.Misc
 
 
-def run_case(name: str, word: int, seed: int, profile: dict, thread: int, dst: dict | None = None) -> str:
-    """Run ``word`` on a random state; compare outcome and state with the reference."""
+def run_case(
+    name: str,
+    word: int,
+    seed: int,
+    profile: dict,
+    thread: int,
+    dst: dict | None = None,
+    *,
+    ref_type: type[SfpuRef] = SfpuRef,
+    cycles: int = 1,
+) -> str:
+    """Run ``word`` on a random state; compare outcome, issue cycles and state with the reference
+    (an instance of ``ref_type``)."""
     rng = np.random.default_rng(seed)
     if dst is not None:
         load(seed, dst["config"], thread, lambda *args: None, dst_fill)
@@ -170,9 +190,9 @@ def run_case(name: str, word: int, seed: int, profile: dict, thread: int, dst: d
     regs_before = COPRO.regs.copy()
     rwcs_before = {attr: getattr(COPRO.adc, attr).copy() for attr in RWC_NAMES.values()}
     if dst is not None:
-        ref = SfpuRef(before, thread, COPRO.regs, dst["config"], dst["extra"])
+        ref = ref_type(before, thread, COPRO.regs, dst["config"], dst["extra"])
     else:
-        ref = SfpuRef(before, thread)
+        ref = ref_type(before, thread)
     expected = reference_outcome(lambda: getattr(ref, name)(word))
     retired = []
 
@@ -184,7 +204,7 @@ def run_case(name: str, word: int, seed: int, profile: dict, thread: int, dst: d
     got = emulator_outcome(run)
     assert got == expected, (got, expected)
     if got == "retire":
-        assert retired == [Retire(1)]
+        assert retired == [Retire(cycles)]
         assert_sfpu(ref, np.delete(before.sp, thread))
         if dst is not None:
             assert_matches(ref)
@@ -263,7 +283,7 @@ def test_sfploadi_matches_reference(word: int, seed: int, profile: dict, thread:
 
 @SETTINGS
 @given(
-    word=words("SFPCONFIG", {"config_dest": mostly(st.integers(9, 15), 4)}),
+    word=words("SFPCONFIG", {}),
     seed=SEEDS,
     profile=sfpu_profiles(),
     thread=THREADS,
@@ -423,19 +443,19 @@ def test_int32_all_uses_the_stack_pointer(fresh) -> None:
     assert int(fresh.sp[0]) == 0  # Sp 0 is not decremented
 
 
-def test_undefined_rows_and_unmodelled_state(fresh) -> None:
+def test_undefined_rows_and_backdoor_load(fresh) -> None:
     COPRO.regs.dst_row_valid[2] = False
     with pytest.raises(UndefinedBehavior):
         run("SFPLOAD", lreg_ind=0, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=0)
     with pytest.raises(UndefinedBehavior):
         run("SFPSTORE", lreg_ind=0, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=0)
     run("SFPLOAD", lreg_ind=0, instr_mod0=sfpu.FMT_ZERO, sfpu_addr_mode=0, dest_reg_addr=0)  # reads nothing
-    with pytest.raises(Unimplemented):
-        run("SFPCONFIG", imm16_math=0, config_dest=4, instr_mod1=0)
-    with pytest.raises(Unimplemented):
-        simple("SFPMOV", vc=9, vd=0, mod1=8)
-    with pytest.raises(Unimplemented):  # backdoor load with DISABLE_BACKDOOR_LOAD clear
-        simple("SFPAND", vc=0, vd=12)
+    # DISABLE_BACKDOOR_LOAD is clear at reset: VD 12 writes the word to InstructionTemplate[0]
+    simple("SFPAND", vc=0, vd=12)
+    word = ISA.encode("SFPAND", imm12_math=0, lreg_c=0, lreg_dest=12, instr_mod1=0)
+    assert set(fresh.macro_template[:, 0].tolist()) == {word}
+    simple("SFPMOV", vc=0, vd=1, mod1=8)  # FROM_SPECIAL reads it back
+    assert set(fresh.lreg[1].tolist()) == {word}
     with pytest.raises(UndefinedBehavior):
         simple("SFPPOPC")
     with pytest.raises(UndefinedBehavior):

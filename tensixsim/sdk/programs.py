@@ -388,6 +388,48 @@ def build_tilize_fp32(
     }
 
 
+SFPU_OPS = {"relu": 1, "exp": 2, "recip": 3, "affine": 4}  # SFPU_OP in examples/kernels/sfpu_math.c
+SFPU_AFFINE_SCALE = 0x3EAAAAAB  # FP32 1/3
+SFPU_AFFINE_BIAS = 0xBF000000  # FP32 -0.5
+
+
+def build_sfpu(
+    op: str,
+    *,
+    tiles: int = 2,
+    out_fmt: str = "fp32",
+    recip_steps: int = 2,
+    build_dir: Path | None = None,
+    arch: str = "blackhole",
+) -> dict[str, Path]:
+    """A vector-unit operation (``op``: relu, exp, recip, affine; see sfpu_math.c) over ``tiles`` BF16
+    tiles at KERNEL_SRC0: each is copied into an FP32 Dst half (ELWADD with a zeroed SrcB), transformed
+    by the SFPU with FP32 loads and stores, and packed as ``out_fmt`` (fp32 or bf16) to KERNEL_DST.
+    ``recip_steps`` is the reciprocal's Newton-Raphson steps (1 or 2)."""
+    if op not in SFPU_OPS:
+        raise ValueError(f"op must be one of {sorted(SFPU_OPS)}, not {op!r}")
+    if out_fmt not in ("fp32", "bf16"):
+        raise ValueError(f"out_fmt must be fp32 or bf16, not {out_fmt!r}")
+    if recip_steps not in (1, 2):
+        raise ValueError(f"recip_steps must be 1 or 2, not {recip_steps!r}")
+    out_page = 32 * 32 * (4 if out_fmt == "fp32" else 2)
+    defines: dict[str, object] = {
+        "SFPU_OP": SFPU_OPS[op],
+        "SFPU_RECIP_STEPS": recip_steps,
+        "SFPU_AFFINE_SCALE": f"0x{SFPU_AFFINE_SCALE:08X}u",
+        "SFPU_AFFINE_BIAS": f"0x{SFPU_AFFINE_BIAS:08X}u",
+        "KERNEL_TILES": f"{tiles}u",
+        "KERNEL_ONE_INPUT": None,
+        "KERNEL_IN_FMT": f"{_FORMAT_CODES['bf16']}u",
+        "KERNEL_IN_PAGE": f"{BF16_TILE_BYTES}u",
+        "KERNEL_OUT_FMT": f"{_FORMAT_CODES[out_fmt]}u",
+        "KERNEL_OUT_PAGE": f"{out_page}u",
+        "KERNEL_PACK_INTER": f"{_FORMAT_CODES[out_fmt]}u",
+    }
+    tag = f"sfpu_{op}_t{tiles}_{out_fmt}" + (f"_n{recip_steps}" if op == "recip" else "")
+    return _build_kernel(tag, "sfpu_math.c", defines, build_dir, arch)
+
+
 def tile_to_faces(tile: np.ndarray) -> np.ndarray:
     """A (32, 32) tile in the order the kernels keep it in L1: four 16x16 faces (top-left, top-right,
     bottom-left, bottom-right), rows of 16 inside a face."""

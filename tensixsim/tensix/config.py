@@ -200,8 +200,8 @@ def store_config(
     for s in (0, 1) if state is None else (state,):
         config.store_word(s, index, value & MASK32, via_rmwcib=via_rmwcib)
     if index == config.layout.config_word("PRNG_SEED_Seed_Val"):
-        # Writing the seed (re-)seeds every PRNG. No PRNG is modelled yet; the unit that adds one
-        # provides copro.seed_prng. Until then the seed stays readable as PRNG_SEED_Seed_Val.
+        # Writing the seed (re-)seeds every PRNG: the vector unit's is modelled (copro.seed_prng);
+        # the packers' and the matrix unit's stochastic-rounding PRNGs are not.
         seed_prng = getattr(copro, "seed_prng", None)
         if seed_prng is not None:
             seed_prng(value & MASK32)

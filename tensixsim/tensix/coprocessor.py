@@ -36,6 +36,10 @@ from tensixsim.tensix import (
     pack,
     regs,
     sfpu,
+    sfpu_convert,
+    sfpu_float,
+    sfpu_lanes,  # noqa: F401 - registers semantics
+    sfpu_macro,  # noqa: F401 - registers semantics
     src_shifts,  # noqa: F401 - registers semantics
     sync,
     thcon,
@@ -122,6 +126,10 @@ class Coprocessor:
         """SETRWC's FlipSrcA / FlipSrcB (regs.clear_src_valid)."""
         regs.clear_src_valid(self, bank, release)
 
+    def seed_prng(self, seed: int) -> None:
+        """A write of Config.PRNG_SEED_Seed_Val: (re-)seed the vector unit's PRNG (sfpu_convert.py)."""
+        sfpu_convert.seed_prng(self.sfpu, seed)
+
     def matrix_hold(self, name: str, cycle: int) -> int | None:
         """Until when the matrix unit holds its instruction ``name`` after a data move (or None)."""
         return matrix_moves.held_until(self, name, cycle)
@@ -138,12 +146,17 @@ class Coprocessor:
     def gate_blocks(self, thread: int, instruction: Instruction, cycle: int) -> str | None:
         """Why the wait gate holds ``instruction`` on ``thread`` (None: it may go)."""
         gate = getattr(sync, "gate_blocks", None)
-        return gate(self, thread, instruction, cycle) if gate is not None else None
+        reason = gate(self, thread, instruction, cycle) if gate is not None else None
+        # The vector unit's own interlock on an SFPMAD-family result holds its next reader a cycle.
+        return reason if reason is not None else sfpu_float.mad_hold(self, instruction, cycle)
 
     def gate_release_cycle(self, thread: int, cycle: int) -> int | None:
         """When ``thread``'s wait gate opens with no other state change (None: it needs one)."""
         release = getattr(sync, "gate_release_cycle", None)
-        return release(self, thread, cycle) if release is not None else None
+        cycles = [release(self, thread, cycle) if release is not None else None]
+        cycles.append(sfpu_float.mad_release_cycle(self, cycle))  # the earlier of the two is safe
+        known = [c for c in cycles if c is not None]
+        return min(known) if known else None
 
     def thread_idle(self, thread: int, cycle: int) -> bool:
         """Nothing of ``thread`` is queued, in flight or still executing (CoprocessorDoneCheck)."""

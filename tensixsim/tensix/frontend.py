@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from tensixsim.errors import InvalidInstruction, Unimplemented
 from tensixsim.riscv.core import CoreState
+from tensixsim.tensix import sfpu_macro
 from tensixsim.tensix.capture import InputQueue, PushedInstruction
 from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
@@ -121,6 +122,8 @@ class Engine:
                 if cycle is not None and cycle < best_cycle:
                     best, best_cycle = pipe, cycle
             if best is None:
+                # Vector-unit work SFPLOADMACRO scheduled runs too (all of it at the end of a run).
+                sfpu_macro.settle(copro, horizon - 1 if horizon < NEVER else None)
                 self.cycle = max(self.cycle, horizon) if horizon < NEVER else self.cycle
                 return
             woke = tile.wakes
@@ -188,12 +191,17 @@ class Engine:
                     value=word,
                 )
             ctx = Context(copro, pipe.thread, cycle, instruction, source.core, source.pc)
-            if self.fast_paths and instruction.name == "MVMUL" and len(pipe.words) > 1:
+            sfpu_macro.settle(copro, cycle)  # vector-unit work SFPLOADMACRO scheduled up to now first
+            fast = self.fast_paths and not sfpu_macro.pending(copro)
+            if fast and instruction.name == "MVMUL" and len(pipe.words) > 1:
                 cycles = mvmul_run(ctx, pipe.words, self._quiet_until(pipe))
                 if cycles is not None:
                     self._retire_run(pipe, instruction.unit, busy, cycles)
                     return
-            outcome = fn(ctx, **instruction.fields)
+            if instruction.unit == "sfpu":
+                outcome = sfpu_macro.issue(ctx, fn)  # scheduled work may discard it; counts it down
+            else:
+                outcome = fn(ctx, **instruction.fields)
             if isinstance(outcome, Wait):
                 reason = outcome.reason
                 pipe.watch_l1 = outcome.l1

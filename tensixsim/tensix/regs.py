@@ -87,6 +87,9 @@ class RegFiles:
     # Scheduling state (Dst.md "Instruction scheduling"): the first cycle at which each aligned 8-row
     # block of DstBits may be read again after a matrix-unit write.
     dst_ready: np.ndarray  # (128,) int64
+    # The same for the vector unit's writes only (SFPSTORE also sets dst_ready): a block whose two
+    # entries differ was last written by the matrix unit (SFPLOAD.md's gap, ``matrix_ready``).
+    dst_sfpu_ready: np.ndarray  # (128,) int64
     # The matrix unit's hold after a data move (matrix_moves.HOLDS): [move index + 1 (0: none), the
     # first cycle it no longer holds].
     move_hold: np.ndarray  # (2,) int64
@@ -108,6 +111,7 @@ class RegFiles:
             dst=np.zeros((DST_ROWS, DST_COLS), np.uint16),
             dst_row_valid=np.ones(DST_ROWS, bool),
             dst_ready=np.zeros(DST_ROWS // DST_BLOCK_ROWS, np.int64),
+            dst_sfpu_ready=np.zeros(DST_ROWS // DST_BLOCK_ROWS, np.int64),
             move_hold=np.zeros(2, np.int64),
             srca_row_latch=np.full(1, -1, np.int64),
         )
@@ -179,10 +183,20 @@ class RegFiles:
         """The first cycle at which the DstBits rows ``storage`` may all be read."""
         return int(self.dst_ready[np.asarray(storage) // DST_BLOCK_ROWS].max(initial=0))
 
-    def written(self, storage: np.ndarray, cycle: int, hidden: int) -> None:
-        """A matrix-unit instruction issued at ``cycle`` wrote DstBits rows ``storage``: their blocks
-        cannot be read for the next ``hidden`` cycles."""
-        self.dst_ready[np.asarray(storage) // DST_BLOCK_ROWS] = cycle + hidden + 1
+    def written(self, storage: np.ndarray, cycle: int, hidden: int, *, sfpu: bool = False) -> None:
+        """An instruction issued at ``cycle`` (a matrix-unit one, or the vector unit's if ``sfpu``) wrote
+        DstBits rows ``storage``: their blocks cannot be read for the next ``hidden`` cycles."""
+        blocks = np.asarray(storage) // DST_BLOCK_ROWS
+        self.dst_ready[blocks] = cycle + hidden + 1
+        if sfpu:
+            self.dst_sfpu_ready[blocks] = cycle + hidden + 1
+
+    def matrix_ready(self, storage: np.ndarray) -> int:
+        """``readable_from`` over the blocks of DstBits rows ``storage`` the matrix unit wrote last
+        (0 if none): what SFPLOAD.md's gap counts from."""
+        blocks = np.asarray(storage) // DST_BLOCK_ROWS
+        ready = self.dst_ready[blocks]
+        return int(ready[ready != self.dst_sfpu_ready[blocks]].max(initial=0))
 
     def mark_undefined16(self, rows: np.ndarray | int, *, remap: bool = False) -> None:
         """``Dst16b[rows][:] = Undefined``."""

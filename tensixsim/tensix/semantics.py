@@ -63,6 +63,25 @@ class Context:
     instruction: Instruction
     core: str  # the core that pushed it
     pc: int  # its address in that core's program
+    # An instruction SFPLOADMACRO scheduled onto a vector sub-unit (sfpu_macro.py): its functional model
+    # reads LaneConfig.DISABLE_BACKDOOR_LOAD as true, it cannot wait, and ``vb`` / ``vc`` (when not None)
+    # replace the model's ``VB = VD`` / ``VC = VD`` assignment (SFPLOADMACRO.md).
+    scheduled: bool = False
+    vb: int | None = None
+    vc: int | None = None
+
+    @property
+    def word(self) -> int:
+        """The instruction's 32-bit word (what a backdoor load writes)."""
+        return self.instruction.word
+
+    def implicit_vb(self, vd: int) -> int:
+        """VB of a functional model that assigns ``VB = VD``."""
+        return vd if self.vb is None else self.vb
+
+    def implicit_vc(self, vd: int) -> int:
+        """VC of a functional model that assigns ``VC = VD`` (SFPADDI, SFPMULI)."""
+        return vd if self.vc is None else self.vc
 
     def documented(self, name: str, value: int, bits: int) -> int:
         """``value`` of operand slot ``name``, whose documented operand has only its low ``bits`` bits;

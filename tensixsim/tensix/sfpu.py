@@ -21,18 +21,30 @@ State
 - ``sp``: ``RWCs[thread].Sp`` (10 bits), which SFPLOAD / SFPSTORE read and their ``MOD0_FMT_INT32_ALL``
   mode steps by ``ThreadConfig.SFPU_STACK_Incr``. No page documents its width or another instruction
   that changes it; the emulator changes it nowhere else.
+- ``prng``: VectorUnit.md's PRNG ``State[32]``; its advance rule, seeding and reset value are in
+  sfpu_convert.py (SFPMOV ``FROM_SPECIAL`` with VC 9 reads and advances it).
+- ``macro_template`` / ``macro_sequence`` / ``macro_misc``: ``LoadMacroConfig[32]`` (SFPLOADMACRO.md),
+  written by SFPCONFIG with VD 0..8 and by the backdoor load, read by SFPMOV ``FROM_SPECIAL`` with
+  VC 0..8 and by SFPLOADMACRO; ``macro_pending`` / ``macro_clock``: the instructions SFPLOADMACRO
+  scheduled and the scheduler's clock (layout in sfpu_macro.py).
 
 Reset values: the pages give those of LReg[8..10] and LReg[15], of the lane flags (false) and of
 ``LaneConfig.DISABLE_BACKDOOR_LOAD`` (false, "the default"). The others are undocumented and start
-as zero (LReg[0..7], LReg[11..14], the rest of LaneConfig, Sp).
+as zero (LReg[0..7], LReg[11..14], the rest of LaneConfig, Sp, LoadMacroConfig).
 
-Not modelled (instructions that need it raise Unimplemented): ``LoadMacroConfig`` (SFPCONFIG with VD
-0..8, SFPMOV reading it), the PRNG (SFPMOV ``FROM_SPECIAL`` with VC 9), and the "backdoor load": an
-instruction with VD >= 12 on a lane whose ``LaneConfig.DISABLE_BACKDOOR_LOAD`` is clear writes its own
-bits to ``LoadMacroConfig.InstructionTemplate[VD - 12]`` (SFPCONFIG.md's LaneConfig table); every
-instruction here but SFPCONFIG and SFPNOP raises Unimplemented then. The scheduling note of SFPCONFIG
-(the next instruction may see the old or the new DISABLE_BACKDOOR_LOAD) is not modelled: it sees the
-new value.
+The "backdoor load" (SFPCONFIG.md's LaneConfig table): an instruction with VD >= 12 on a lane whose
+``LaneConfig.DISABLE_BACKDOOR_LOAD`` is clear writes its own bits to
+``LoadMacroConfig.InstructionTemplate[VD - 12]`` of that lane instead of doing its lane work there
+(``_backdoor`` / ``_load_template``). The table says "instructions with VD >= 12", wider than the
+pages whose models test the bit, so every instruction here with a VD does it except SFPCONFIG (whose
+VD 12..14 writes LReg, as kernels rely on) and SFPNOP (no VD). What is not lane work (the RWC advance
+and Sp of SFPLOAD / SFPSTORE) still happens. An instruction scheduled by SFPLOADMACRO reads the bit as
+set (``Context.scheduled``).
+The scheduling note of SFPCONFIG (the next instruction may see the old or the new
+DISABLE_BACKDOOR_LOAD) is not modelled: it sees the new value.
+
+VD 16 (LReg[16]) comes only from SFPLOADMACRO; the simple-unit models write it (``VD < 8 || VD == 16``)
+and set no LaneFlags for it, and use ``Context.implicit_vb`` where the model assigns ``VB = VD``.
 
 Blackhole encoding (the pages' BlackholeA0 diagrams; tt-llk's ckernel_ops.h agrees)
 ---------------------------------------------------------------------------------
@@ -64,30 +76,37 @@ Timing
 ------
 VectorUnit.md gives every instruction here an IPC of 1: each occupies the vector unit one cycle
 (``Retire(SFPU.issue)``). Results are written at issue; latencies (1 cycle, SFPCONFIG up to 2) are
-not modelled, nor is SFPLOAD.md's scheduling rule (software must leave three instructions between a
-matrix-unit write of Dst and an SFPLOAD of it; the hardware does not stall). Dst.md says the block an
-instruction writes cannot be read for four cycles: an SFPSTORE marks the 8x16 blocks it wrote
-(``regs.RegFiles.written``), so matrix-unit and packer readers of them wait.
+not modelled. SFPLOAD.md's scheduling rule (software must leave three instructions between a
+matrix-unit write of Dst and an SFPLOAD of the same rows) is modelled as a stall: an SFPLOAD (and the
+load of SFPLOADMACRO) whose lanes read a block the matrix unit wrote fewer than
+``SFPU.matrix_write_gap + 1`` cycles before waits (``Wait(until=...)``) until it may read it
+(``regs.RegFiles.matrix_ready``); the vector unit's own writes do not hold it. Dst.md says the block
+an instruction writes cannot be read for four cycles: an SFPSTORE marks the 8x16 blocks it wrote
+(``regs.RegFiles.written``), so matrix-unit and packer readers of them wait. The work SFPLOADMACRO
+schedules runs at its documented cycles (sfpu_macro.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.regs import dst_mapping
-from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.timing import SFPU
+from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.timing import MATRIX, SFPU
 
 LANES = 32
 LREGS = 17
 STACK_DEPTH = 8
 LANE = np.arange(LANES)
+# SFPLOADMACRO's scheduler state: slots of scheduled instructions and clock words (sfpu_macro.py).
+MACRO_SLOTS, MACRO_COLUMNS, MACRO_CLOCK = 32, 16, 6
 
 # LaneConfig bits (SFPCONFIG.md).
 ENABLE_FP16A_INF = 1 << 0
@@ -152,6 +171,17 @@ class SfpuState:
     stack_depth: np.ndarray  # (32,) uint8
     lane_config: np.ndarray  # (32,) uint32, 18 bits
     sp: np.ndarray  # (pipes,) uint32: RWCs[thread].Sp, 10 bits
+    prng: np.ndarray  # (32,) uint32: VectorUnit.md's per-lane PRNG State (sfpu_convert.py)
+    # The MAD sub-unit's result in flight (sfpu_float.py): the cycle it is ready, the LRegs the
+    # hardware's stalling logic thinks it writes and those it writes.
+    mad_ready: np.ndarray  # (1,) int64
+    mad_seen: np.ndarray  # (17,) bool
+    mad_wrote: np.ndarray  # (17,) bool
+    macro_template: np.ndarray  # (32, 4) uint32: LoadMacroConfig[lane].InstructionTemplate
+    macro_sequence: np.ndarray  # (32, 4) uint32: LoadMacroConfig[lane].Sequence
+    macro_misc: np.ndarray  # (32,) uint32: LoadMacroConfig[lane].Misc, 12 bits
+    macro_pending: np.ndarray  # (MACRO_SLOTS, MACRO_COLUMNS) int64: scheduled instructions
+    macro_clock: np.ndarray  # (MACRO_CLOCK,) int64
 
     @classmethod
     def new(cls, arch: Arch) -> SfpuState:
@@ -167,6 +197,15 @@ class SfpuState:
             stack_depth=np.zeros(LANES, np.uint8),
             lane_config=np.zeros(LANES, np.uint32),
             sp=np.zeros(arch.pipe_count, np.uint32),
+            prng=np.zeros(LANES, np.uint32),
+            mad_ready=np.zeros(1, np.int64),
+            mad_seen=np.zeros(LREGS, bool),
+            mad_wrote=np.zeros(LREGS, bool),
+            macro_template=np.zeros((LANES, 4), np.uint32),
+            macro_sequence=np.zeros((LANES, 4), np.uint32),
+            macro_misc=np.zeros(LANES, np.uint32),
+            macro_pending=np.zeros((MACRO_SLOTS, MACRO_COLUMNS), np.int64),
+            macro_clock=np.zeros(MACRO_CLOCK, np.int64),
         )
 
     def copy(self) -> SfpuState:
@@ -188,13 +227,17 @@ def _state(ctx: Context) -> SfpuState:
     return ctx.copro.sfpu
 
 
-def _no_backdoor(ctx: Context, s: SfpuState, vd: int) -> None:
-    """Raise if VD >= 12 would be a backdoor load on some lane (not modelled)."""
-    if vd >= 12 and np.any((s.lane_config & DISABLE_BACKDOOR_LOAD) == 0):
-        raise ctx.error(
-            Unimplemented,
-            f"VD={vd} with LaneConfig.DISABLE_BACKDOOR_LOAD clear writes LoadMacroConfig (not modelled)",
-        )
+def _backdoor(ctx: Context, s: SfpuState, vd: int) -> np.ndarray:
+    """The lanes on which an instruction with this VD is a backdoor load (module docstring)."""
+    if vd < 12 or ctx.scheduled:
+        return np.zeros(LANES, bool)
+    return (s.lane_config & DISABLE_BACKDOOR_LOAD) == 0
+
+
+def _load_template(ctx: Context, s: SfpuState, vd: int, lanes: np.ndarray) -> None:
+    """The backdoor load: the instruction's own bits to ``InstructionTemplate[VD - 12]`` of ``lanes``."""
+    if np.any(lanes):
+        s.macro_template[lanes, vd - 12] = ctx.word
 
 
 def _signed12(value: int) -> int:
@@ -215,7 +258,8 @@ def _write_with_flags(
     """Write ``result`` to LReg ``vd`` in the enabled ``lanes`` and set their LaneFlags to ``flags``
     (complemented if ``invert``), the tail shared by the flag-setting integer instructions."""
     _write(s, vd, result, lanes)
-    s.lane_flags = np.where(lanes, ~flags if invert else flags, s.lane_flags)
+    if vd < 8:  # LReg[16] (SFPLOADMACRO) leaves the flags alone
+        s.lane_flags = np.where(lanes, ~flags if invert else flags, s.lane_flags)
 
 
 # ------------------------------------------------------------------------------ Dst access
@@ -356,11 +400,31 @@ def _store_datum(mod0: int, x: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------ data movement
 
 
+def _after_matrix_write(ctx: Context, storage: np.ndarray) -> int:
+    """The first cycle the vector unit may read DstBits rows ``storage`` after the matrix unit's last
+    write of their blocks: SFPLOAD.md's three-instruction gap, as cycles."""
+    ready = ctx.copro.regs.matrix_ready(storage)  # write cycle + MATRIX.dst_write_hidden + 1
+    return ready - MATRIX.dst_write_hidden + SFPU.matrix_write_gap if ready else 0
+
+
 @semantics("SFPLOAD")
 def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int) -> Outcome:
-    s, regs, vd = _state(ctx), ctx.copro.regs, lreg_ind
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
-    _no_backdoor(ctx, s, vd)
+    plan = load_plan(ctx, lreg_ind, instr_mod0, sfpu_addr_mode, imm10)
+    if isinstance(plan, Wait):
+        return plan
+    plan[1]()
+    return Retire(SFPU.issue)
+
+
+def load_plan(
+    ctx: Context, vd: int, instr_mod0: int, sfpu_addr_mode: int, imm10: int
+) -> Wait | tuple[int, Callable[[], None]]:
+    """SFPLOAD's functional model (SFPLOADMACRO's load too): raises or waits having changed nothing,
+    else returns ``Addr`` and the function that makes the changes (it may still raise first, in
+    ApplyPartialAddrMod)."""
+    s, regs = _state(ctx), ctx.copro.regs
+    backdoor = _backdoor(ctx, s, vd)
     mod0 = _resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=False)
     writes: list[tuple[int, np.ndarray, np.ndarray]] = []
@@ -372,6 +436,9 @@ def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, d
             raw = np.zeros(LANES, np.uint32)
         else:
             storage = _storage(ctx, rows, mod0 in LOAD_WIDE)
+            until = _after_matrix_write(ctx, np.concatenate([r[lanes] for r in storage]))
+            if until > ctx.cycle:
+                return Wait(f"Dst rows the matrix unit wrote are readable from cycle {until}", until=until)
             defined = np.logical_and.reduce([regs.dst_row_valid[r] for r in storage])
             if np.any(lanes & ~defined):
                 raise ctx.error(UndefinedBehavior, "reads a Dst row that ZEROACC left undefined")
@@ -384,24 +451,40 @@ def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, d
                 lanes & ((config & ENABLE_DEST_INDEX) != 0) & ((config & CAPTURE_DEFAULT_DEST_INDEX) != 0)
             )
             writes.append((vd + 4, (rows << 4) | cols, capture))
-    apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
-    s.sp[ctx.thread] = sp
-    for reg, values, lanes in writes:
-        _write(s, reg, values, lanes)
-    return Retire(SFPU.issue)
+
+    def commit() -> None:
+        apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
+        s.sp[ctx.thread] = sp
+        for reg, values, lanes in writes:
+            _write(s, reg, values, lanes)
+        _load_template(ctx, s, vd, backdoor)
+
+    return addr, commit
 
 
 @semantics("SFPSTORE")
 def sfpstore(
     ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int
 ) -> Outcome:
-    s, regs, vd = _state(ctx), ctx.copro.regs, lreg_ind
+    s, vd = _state(ctx), lreg_ind
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
-    _no_backdoor(ctx, s, vd)
+    backdoor = _backdoor(ctx, s, vd)
     mod0 = _resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=True)
+    write = store_plan(ctx, vd, mod0, addr, ~backdoor)
+    apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
+    s.sp[ctx.thread] = sp
+    write()
+    _load_template(ctx, s, vd, backdoor)
+    return Retire(SFPU.issue)
+
+
+def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray) -> Callable[[], None]:
+    """SFPSTORE's lane work at ``Addr`` on the ``allowed`` lanes, Mod0 resolved (SFPLOADMACRO's
+    scheduled SFPSTORE shares it): raises having changed nothing, else returns the write."""
+    s, regs = _state(ctx), ctx.copro.regs
     config = s.lane_config
-    lanes = ((config & BLOCK_DEST_WR_FROM_SFPU) == 0) & (s.lane_enabled() | (mod0 == FMT_INT32_ALL))
+    lanes = allowed & ((config & BLOCK_DEST_WR_FROM_SFPU) == 0) & (s.lane_enabled() | (mod0 == FMT_INT32_ALL))
     rows, cols = _lane_cells(addr, (config[LANE & 7] & DEST_WR_COL_EXCHANGE) != 0)
     wide = mod0 in STORE_WIDE
     storage = _storage(ctx, rows, wide)
@@ -409,17 +492,18 @@ def sfpstore(
     if np.any(lanes & ~defined):
         raise ctx.error(UndefinedBehavior, "writes some columns of a Dst row that ZEROACC left undefined")
     datum = _store_datum(mod0, s.lreg[vd])
-    apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
-    s.sp[ctx.thread] = sp
-    if wide:
-        regs.dst[storage[0][lanes], cols[lanes]] = (datum[lanes] >> 16).astype(np.uint16)
-        regs.dst[storage[1][lanes], cols[lanes]] = (datum[lanes] & 0xFFFF).astype(np.uint16)
-    else:
-        regs.dst[storage[0][lanes], cols[lanes]] = datum[lanes].astype(np.uint16)
-    written = np.concatenate([r[lanes] for r in storage])
-    if written.size:
-        regs.written(written, ctx.cycle, SFPU.dst_write_hidden)
-    return Retire(SFPU.issue)
+
+    def write() -> None:
+        if wide:
+            regs.dst[storage[0][lanes], cols[lanes]] = (datum[lanes] >> 16).astype(np.uint16)
+            regs.dst[storage[1][lanes], cols[lanes]] = (datum[lanes] & 0xFFFF).astype(np.uint16)
+        else:
+            regs.dst[storage[0][lanes], cols[lanes]] = datum[lanes].astype(np.uint16)
+        written = np.concatenate([r[lanes] for r in storage])
+        if written.size:
+            regs.written(written, ctx.cycle, SFPU.dst_write_hidden, sfpu=True)
+
+    return write
 
 
 _LOADI_MODES = (0, 1, 2, 4, 8, 10)
@@ -428,8 +512,8 @@ _LOADI_MODES = (0, 1, 2, 4, 8, 10)
 @semantics("SFPLOADI")
 def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcome:
     s, vd, mod0 = _state(ctx), lreg_ind, instr_mod0
-    _no_backdoor(ctx, s, vd)
     if vd >= 8:
+        _load_template(ctx, s, vd, _backdoor(ctx, s, vd))
         return Retire(SFPU.issue)
     lanes = s.lane_enabled()
     if mod0 not in _LOADI_MODES:
@@ -462,19 +546,29 @@ MOV_NEGATE, MOV_ALL_LANES_ENABLED, MOV_FROM_SPECIAL = 1, 2, 8
 def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, vc, vd, mod1 = _state(ctx), lreg_c, lreg_dest, instr_mod1
     ctx.documented("imm12_math", imm12_math, 0)
-    _no_backdoor(ctx, s, vd)
+    backdoor = _backdoor(ctx, s, vd)
+    active = ~backdoor & (s.lane_enabled() | (mod1 == MOV_ALL_LANES_ENABLED))
     if mod1 & MOV_FROM_SPECIAL:
-        if vc <= 8:
-            raise ctx.error(Unimplemented, f"SFPMOV from LoadMacroConfig (VC={vc}) is not modelled")
-        if vc == 9:
-            raise ctx.error(Unimplemented, "SFPMOV from the PRNG is not modelled")
-        x = s.lane_config.copy() if vc == 15 else np.zeros(LANES, np.uint32)
+        if vc <= 3:
+            x = s.macro_template[:, vc].copy()
+        elif vc <= 7:
+            x = s.macro_sequence[:, vc - 4].copy()
+        elif vc == 8:
+            x = s.macro_misc.copy()
+        elif vc == 9:
+            from tensixsim.tensix.sfpu_convert import advance_prng  # that module imports this one
+
+            # AdvancePRNG() runs on every enabled lane, whether or not VD is written.
+            x = advance_prng(s, active)
+        else:
+            x = s.lane_config.copy() if vc == 15 else np.zeros(LANES, np.uint32)
     else:
         x = s.lreg[vc].copy()
         if mod1 & MOV_NEGATE:
             x ^= np.uint32(0x80000000)
-    if vd < 8:
-        _write(s, vd, x, s.lane_enabled() | (mod1 == MOV_ALL_LANES_ENABLED))
+    if vd < 8 or vd == 16:
+        _write(s, vd, x, active)
+    _load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -490,15 +584,26 @@ CFG_IMM16_IS_VALUE, CFG_OR, CFG_AND, CFG_XOR, CFG_IMM16_IS_LANE_MASK = 1, 2, 4, 
 @semantics("SFPCONFIG")
 def sfpconfig(ctx: Context, imm16_math: int, config_dest: int, instr_mod1: int) -> Outcome:
     s, vd, mod1, imm16 = _state(ctx), config_dest, instr_mod1, imm16_math
-    if vd <= 8:
-        raise ctx.error(Unimplemented, f"SFPCONFIG VD={vd} writes LoadMacroConfig, which is not modelled")
     lanes = np.ones(LANES, bool)
     if mod1 & CFG_IMM16_IS_LANE_MASK:
         lanes &= ((imm16 >> ((LANE & 7) * 2)) & 1) != 0
     col = LANE & 7
     lanes &= ~s.use_lane_flags[col] | s.lane_flags[col]
     source = s.lreg[0][col]
-    if vd in (9, 10):
+    if vd <= 3:  # InstructionTemplate: always from LReg[0]
+        s.macro_template[lanes, vd] = source[lanes]
+        return Retire(SFPU.issue)
+    if vd <= 7:
+        value = np.full(LANES, imm16, np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source
+        s.macro_sequence[lanes, vd - 4] = value[lanes]
+        return Retire(SFPU.issue)
+    if vd == 8:  # Misc: a uint12_t Value
+        original = s.macro_misc
+        value = (np.full(LANES, imm16, np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source) & np.uint32(0xFFF)
+        new = {0: value, CFG_OR: original | value, CFG_AND: original & value, CFG_XOR: original ^ value}
+        s.macro_misc = np.where(lanes, new[mod1 & 6], original).astype(np.uint32)
+        return Retire(SFPU.issue)
+    if vd in (9, 10) or vd > 15:  # VD 16 (from SFPLOADMACRO) matches no case of the model
         return Retire(SFPU.issue)
     if vd <= 14:
         value = np.full(LANES, CONFIG_DEFAULTS[vd], np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source
@@ -524,7 +629,7 @@ SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0 = 0, 2, 4, 6
 def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, mod1 = _state(ctx), instr_mod1
     imm1 = ctx.documented("imm12_math", imm12_math, 1)
-    _no_backdoor(ctx, s, lreg_dest)
+    backdoor = _backdoor(ctx, s, lreg_dest)
     c = _i32(s.lreg[lreg_c])
     if mod1 & SETCC_CLEAR:
         flags = np.zeros(LANES, bool)
@@ -533,7 +638,8 @@ def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
     else:
         flags = {SETCC_LT0: c < 0, SETCC_NE0: c != 0, SETCC_GTE0: c >= 0, SETCC_EQ0: c == 0}[mod1]
     flags = flags & s.use_lane_flags
-    s.lane_flags = np.where(s.lane_enabled(), flags, s.lane_flags)
+    s.lane_flags = np.where(s.lane_enabled() & ~backdoor, flags, s.lane_flags)
+    _load_template(ctx, s, lreg_dest, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -546,12 +652,13 @@ def sfpencc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
     s, mod1 = _state(ctx), instr_mod1
     imm2 = ctx.documented("imm12_math", imm12_math, 2)
     ctx.documented("lreg_c", lreg_c, 0)
-    _no_backdoor(ctx, s, lreg_dest)
+    backdoor = _backdoor(ctx, s, lreg_dest)
     if mod1 & ENCC_EI:
-        s.use_lane_flags = np.full(LANES, (imm2 & ENCC_IMM2_E) != 0)
+        s.use_lane_flags = np.where(backdoor, s.use_lane_flags, (imm2 & ENCC_IMM2_E) != 0)
     elif mod1 & ENCC_EC:
-        s.use_lane_flags = ~s.use_lane_flags
-    s.lane_flags = np.full(LANES, (imm2 & ENCC_IMM2_R) != 0 if mod1 & ENCC_RI else True)
+        s.use_lane_flags = np.where(backdoor, s.use_lane_flags, ~s.use_lane_flags)
+    s.lane_flags = np.where(backdoor, s.lane_flags, (imm2 & ENCC_IMM2_R) != 0 if mod1 & ENCC_RI else True)
+    _load_template(ctx, s, lreg_dest, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -573,12 +680,30 @@ def _boolean_op(mod1: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     }[mod1]
 
 
-def _stack_operands(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int) -> SfpuState:
+_FLAG_FIELDS = ("lane_flags", "use_lane_flags", "flag_stack", "stack_depth")
+
+
+def _stack_operands(
+    ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int
+) -> tuple[SfpuState, np.ndarray, list[np.ndarray]]:
+    """The state, the lanes a backdoor load takes over and the flag state to put back on them."""
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("lreg_c", lreg_c, 0)
     s = _state(ctx)
-    _no_backdoor(ctx, s, lreg_dest)
-    return s
+    return s, _backdoor(ctx, s, lreg_dest), [getattr(s, name).copy() for name in _FLAG_FIELDS]
+
+
+def _stack_done(
+    ctx: Context, s: SfpuState, vd: int, backdoor: np.ndarray, saved: list[np.ndarray]
+) -> Outcome:
+    """Put back the flag state of the lanes a backdoor load took over and write their template."""
+    if np.any(backdoor):
+        for name, old in zip(_FLAG_FIELDS, saved, strict=True):
+            new = getattr(s, name).copy()
+            new[backdoor] = old[backdoor]
+            setattr(s, name, new)
+        _load_template(ctx, s, vd, backdoor)
+    return Retire(SFPU.issue)
 
 
 def _top(s: SfpuState, empty: tuple[bool, bool]) -> tuple[np.ndarray, np.ndarray]:
@@ -591,16 +716,17 @@ def _top(s: SfpuState, empty: tuple[bool, bool]) -> tuple[np.ndarray, np.ndarray
 
 @semantics("SFPPUSHC")
 def sfppushc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s, mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
+    (s, backdoor, saved), mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
     depth = s.stack_depth.astype(np.int64)
     if mod1 == 0:
-        if np.any(depth >= STACK_DEPTH):
+        if np.any(~backdoor & (depth >= STACK_DEPTH)):
             raise ctx.error(UndefinedBehavior, "pushes onto a full flag stack")
-        s.flag_stack[LANE, depth, 0] = s.lane_flags
-        s.flag_stack[LANE, depth, 1] = s.use_lane_flags
+        at = np.minimum(depth, STACK_DEPTH - 1)  # a full stack only on lanes put back below
+        s.flag_stack[LANE, at, 0] = s.lane_flags
+        s.flag_stack[LANE, at, 1] = s.use_lane_flags
         s.stack_depth = (depth + 1).astype(np.uint8)
-        return Retire(SFPU.issue)
-    if np.any(depth == 0):
+        return _stack_done(ctx, s, lreg_dest, backdoor, saved)
+    if np.any(~backdoor & (depth == 0)):
         raise ctx.error(UndefinedBehavior, f"Mod1={mod1} mutates an empty flag stack", mod1)
     top_flags, _ = _top(s, (False, False))
     if mod1 <= 12:
@@ -613,16 +739,16 @@ def sfppushc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
         new_flags, new_use = np.full(LANES, mod1 == 14), np.ones(LANES, bool)
     s.flag_stack[LANE, depth - 1, 0] = new_flags
     s.flag_stack[LANE, depth - 1, 1] = new_use
-    return Retire(SFPU.issue)
+    return _stack_done(ctx, s, lreg_dest, backdoor, saved)
 
 
 @semantics("SFPPOPC")
 def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s, mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
+    (s, backdoor, saved), mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
     depth = s.stack_depth.astype(np.int64)
     top_flags, top_use = _top(s, (False, False))
     if mod1 == 0:
-        if np.any(depth == 0):
+        if np.any(~backdoor & (depth == 0)):
             raise ctx.error(UndefinedBehavior, "pops an empty flag stack")
         s.flag_stack[LANE, depth - 1] = False
         s.stack_depth = (depth - 1).astype(np.uint8)
@@ -633,27 +759,27 @@ def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
         s.lane_flags = ~s.lane_flags
     else:
         s.use_lane_flags, s.lane_flags = np.ones(LANES, bool), np.full(LANES, mod1 == 14)
-    return Retire(SFPU.issue)
+    return _stack_done(ctx, s, lreg_dest, backdoor, saved)
 
 
 @semantics("SFPCOMPC")
 def sfpcompc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest)
+    s, backdoor, saved = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest)
     ctx.documented("instr_mod1", instr_mod1, 0)
     top_flags, top_use = _top(s, (True, True))
     s.lane_flags = top_use & s.use_lane_flags & top_flags & ~s.lane_flags
-    return Retire(SFPU.issue)
+    return _stack_done(ctx, s, lreg_dest, backdoor, saved)
 
 
 # ------------------------------------------------------------------------------ integer and bit operations
 
 
 def _simple(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray] | None:
-    """The state and enabled lanes of a simple-unit instruction that writes LReg[VD] (None: VD 8..11,
-    which the model leaves untouched)."""
+    """The state and enabled lanes of a simple-unit instruction that writes LReg[VD] (None: VD 8..15,
+    which the model leaves untouched, after the backdoor load of VD 12..15)."""
     s = _state(ctx)
-    _no_backdoor(ctx, s, vd)
-    if vd >= 8:
+    if vd >= 8 and vd != 16:
+        _load_template(ctx, s, vd, _backdoor(ctx, s, vd))
         return None
     return s, s.lane_enabled()
 
@@ -682,7 +808,7 @@ def sfpor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1
 def sfpxor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("instr_mod1", instr_mod1, 0)
-    return _bitwise(ctx, lreg_dest, lreg_c, lreg_dest, np.bitwise_xor)
+    return _bitwise(ctx, ctx.implicit_vb(lreg_dest), lreg_c, lreg_dest, np.bitwise_xor)
 
 
 @semantics("SFPNOT")
@@ -706,13 +832,14 @@ def sfpiadd(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
         return Retire(SFPU.issue)
     s, lanes = got
     vd, mod1 = lreg_dest, instr_mod1
+    vb = ctx.implicit_vb(vd)
     c = s.lreg[lreg_c].astype(np.int64)
     if mod1 & IADD_ARG_IMM:
         result = c + _signed12(imm12_math)
     elif mod1 & IADD_2SCOMP_LREG_DST:
-        result = c - s.lreg[vd].astype(np.int64)
+        result = c - s.lreg[vb].astype(np.int64)
     else:
-        result = c + s.lreg[vd].astype(np.int64)
+        result = c + s.lreg[vb].astype(np.int64)
     result = (result & 0xFFFFFFFF).astype(np.uint32)
     flags = s.lane_flags if mod1 & IADD_CC_NONE else _i32(result) < 0
     _write_with_flags(s, vd, result, lanes, flags, invert=bool(mod1 & IADD_CC_GTE0))
@@ -729,7 +856,7 @@ def sfpshft(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
         return Retire(SFPU.issue)
     s, lanes = got
     mod1 = instr_mod1
-    x = s.lreg[lreg_dest].astype(np.int64)
+    x = s.lreg[ctx.implicit_vb(lreg_dest)].astype(np.int64)
     amount = _i32(s.lreg[lreg_c]).astype(np.int64)
     if mod1 & SHFT_ARG_IMM:
         if mod1 & SHFT_ARG_IMM_USE_VC:
@@ -828,7 +955,7 @@ def sfpsetexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
     got = _simple(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
-        c, b = s.lreg[lreg_c], s.lreg[lreg_dest]
+        c, b = s.lreg[lreg_c], s.lreg[ctx.implicit_vb(lreg_dest)]
         if instr_mod1 & 1:
             exp = np.full(LANES, imm8, np.uint32)
         elif instr_mod1 & 2:
@@ -845,7 +972,7 @@ def sfpsetman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
     if got is not None:
         s, lanes = got
         c = s.lreg[lreg_c]
-        man = np.uint32(imm12_math << 11) if instr_mod1 & 1 else s.lreg[lreg_dest] & _MAN
+        man = np.uint32(imm12_math << 11) if instr_mod1 & 1 else s.lreg[ctx.implicit_vb(lreg_dest)] & _MAN
         _write(s, lreg_dest, (c & (_SIGN | _EXP)) | man, lanes)
     return Retire(SFPU.issue)
 
@@ -857,6 +984,6 @@ def sfpsetsgn(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
     if got is not None:
         s, lanes = got
         c = s.lreg[lreg_c]
-        sign = np.uint32(imm1 << 31) if instr_mod1 & 1 else s.lreg[lreg_dest] & _SIGN
+        sign = np.uint32(imm1 << 31) if instr_mod1 & 1 else s.lreg[ctx.implicit_vb(lreg_dest)] & _SIGN
         _write(s, lreg_dest, sign | (c & ~_SIGN), lanes)
     return Retire(SFPU.issue)

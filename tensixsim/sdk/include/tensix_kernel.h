@@ -375,6 +375,56 @@ static inline void tk_matmul_init(uint32_t phases)
 
 #define TK_MATMUL_TILE() TTI_MOP(1, 0, 0)
 
+/* ---- vector unit (SFPU, TRISC1) ----
+ * SFPLOAD / SFPSTORE move 32 datums between Dst and an LReg: lane l is Dst row (addr & ~3) + l / 8,
+ * column 2 * (l & 7) + ((addr >> 1) & 1), so Dst addresses 0, 2, 4, ... 62 (from the matrix unit's Dst
+ * offset) cover one tile of a 32-bit Dst half. The loop steps the Dst RWC by two per SFPSTORE (ADDR_MOD
+ * slot TK_SFPU_ADDR_STEP; the SFPLOAD uses TK_SFPU_ADDR_STAY) and rewinds it afterwards. */
+#define TK_SFPU_FP32 3u /* SFPLOAD / SFPSTORE Mod0: Dst32 datums as FP32 */
+#define TK_LREG_ZERO 9u /* LReg[9] reads 0.0 */
+#define TK_LREG_ONE 10u /* LReg[10] reads 1.0 */
+#define TK_SFPU_ADDR_STEP 6u
+#define TK_SFPU_ADDR_STAY 7u
+#define TK_SFPU_TILE_STEPS 32u
+#define TK_BLOCK_SFPU (1u << 8)
+#define TK_WAIT_SFPU (1u << 11)
+
+/* The SFPU loop's ADDR_MOD slots: TK_SFPU_ADDR_STEP adds 2 to the Dst RWC, TK_SFPU_ADDR_STAY nothing.
+   TRISC1, once. */
+static inline void tk_sfpu_addr_mods(void)
+{
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC6_SrcAIncr_REG, 0);
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC6_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC6_DestIncr, 2));
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC7_SrcAIncr_REG, 0);
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC7_DestIncr_REG, 0);
+}
+
+/* A 32-bit constant in LReg `lreg` (0..7) on every enabled lane: high half, then low half. */
+#define TK_SFPU_LOADI32(lreg, value)                                \
+    do {                                                            \
+        TTI_SFPLOADI(lreg, 8, ((uint32_t)(value) >> 16) & 0xFFFFu); \
+        TTI_SFPLOADI(lreg, 10, (uint32_t)(value) & 0xFFFFu);        \
+    } while (0)
+
+/* A 32-bit constant in LReg `lreg` (11..14, written only by SFPCONFIG): through LReg[0], whose first
+   eight lanes SFPCONFIG broadcasts to all 32. */
+#define TK_SFPU_CONFIG_LREG(lreg, value) \
+    do {                                 \
+        TK_SFPU_LOADI32(0, value);       \
+        TTI_SFPCONFIG(0, lreg, 0);       \
+    } while (0)
+
+/* Before the vector unit reads Dst: hold it until the matrix unit has finished the tile. */
+#define TK_SFPU_WAIT_MATH() TTI_STALLWAIT(TK_BLOCK_SFPU, TK_WAIT_MATH)
+
+/* After a tile's SFPU work: Dst RWC back to 0, and the next SEMPOST held until the vector unit is idle
+   (the packer must not see the half before the last SFPSTORE). */
+#define TK_SFPU_DONE()                              \
+    do {                                            \
+        TTI_SETRWC(0, 0, 0, 0, 0, 4);               \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_SFPU); \
+    } while (0)
+
 /* ---- packer (TRISC2) ---- */
 
 static inline uint32_t tk_format_bytes(uint32_t fmt)
