@@ -191,18 +191,18 @@ def pack_words(tile: Tile) -> list[int]:
 
 
 class Trace:
-    """(thread, instruction name, issue cycle) of every instruction the engine retires, including
+    """(thread, instruction word, issue cycle) of every instruction the engine retires, including
     each of a run of MVMULs the engine executes as one vectorised step."""
 
     def __init__(self, tile: Tile, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.issued: list[tuple[int, str, int]] = []
+        self.issued: list[tuple[int, int, int]] = []
+        self.isa = tile.coprocessor.isa
         engine = tile.backend
-        isa = tile.coprocessor.isa
         retired, retire_run = engine._retired, engine._retire_run
 
         def record(pipe, cycles: list[int]) -> None:
             for word, cycle in zip(list(pipe.words)[: len(cycles)], cycles, strict=True):
-                self.issued.append((pipe.thread, isa.decode(word).name, cycle))
+                self.issued.append((pipe.thread, word, cycle))
 
         def one(pipe, unit, busy, cycle, cycles, count):
             if count == 1:  # a run (count > 1) is recorded with its cycles by run() below
@@ -217,7 +217,11 @@ class Trace:
         monkeypatch.setattr(engine, "_retire_run", run)
 
     def cycles(self, thread: int, name: str) -> list[int]:
-        return [c for t, n, c in self.issued if t == thread and n == name]
+        return [c for t, w, c in self.issued if t == thread and self.isa.decode(w).name == name]
+
+    def words(self, thread: int, unit: str) -> list[int]:
+        """The words ``thread`` issued to ``unit``, in order."""
+        return [w for t, w, _ in self.issued if t == thread and self.isa.decode(w).spec.unit == unit]
 
 
 def run_three(tile: Tile, programs: dict[int, list[int]]) -> None:

@@ -47,6 +47,7 @@ from pack_reference import BF16, FP32, Early, Late
 from sfpu_float_reference import SfpuFloatRef
 from sfpu_lanes_reference import LanesRef
 from sfpu_reference import FMT_FP32, FP32Shuffle, LoadDatum, StoreDatum
+from test_e2e_raw import Trace
 from test_matmul import reference_eltwise
 from test_sdk_kernels import check_finished_cleanly
 
@@ -335,37 +336,6 @@ def reference_tiles(
 # ------------------------------------------------------------------------------ running a kernel
 
 
-class WordTrace:
-    """(thread, word, issue cycle) of every instruction the engine retires."""
-
-    def __init__(self, tile: Tile, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.issued: list[tuple[int, int, int]] = []
-        engine = tile.backend
-        retired, retire_run = engine._retired, engine._retire_run
-
-        def record(pipe, cycles: list[int]) -> None:
-            for word, cycle in zip(list(pipe.words)[: len(cycles)], cycles, strict=True):
-                self.issued.append((pipe.thread, word, cycle))
-
-        def one(pipe, unit, busy, cycle, cycles, count):
-            if count == 1:
-                record(pipe, [cycle])
-            return retired(pipe, unit, busy, cycle, cycles, count)
-
-        def run(pipe, unit, busy, cycles):
-            record(pipe, cycles)
-            return retire_run(pipe, unit, busy, cycles)
-
-        monkeypatch.setattr(engine, "_retired", one)
-        monkeypatch.setattr(engine, "_retire_run", run)
-
-    def sfpu_words(self, thread: int) -> list[int]:
-        return [w for t, w, _ in self.issued if t == thread and ISA.decode(w).spec.unit == "sfpu"]
-
-    def cycles(self, thread: int, name: str) -> list[int]:
-        return [c for t, w, c in self.issued if t == thread and ISA.decode(w).name == name]
-
-
 def run_sfpu(op: str, inputs: list[np.ndarray], out_fmt: str, monkeypatch, recip_steps: int = 2):
     """Build and run the kernel on BF16 tiles; returns (output bit-pattern tiles, tile, trace)."""
     elfs = programs.build_sfpu(op, tiles=len(inputs), out_fmt=out_fmt, recip_steps=recip_steps)
@@ -373,7 +343,7 @@ def run_sfpu(op: str, inputs: list[np.ndarray], out_fmt: str, monkeypatch, recip
     for core, elf in elfs.items():
         tile.load_elf(core, elf)
     tile.write(programs.KERNEL_SRC0, programs.tiles_to_l1(inputs))
-    trace = WordTrace(tile, monkeypatch)
+    trace = Trace(tile, monkeypatch)
     tile.run(max_cycles=400_000)
     size = 4 if out_fmt == "fp32" else 2
     data = tile.read(programs.KERNEL_DST, len(inputs) * TILE_DATUMS * size)
@@ -394,10 +364,10 @@ def as_float(out: np.ndarray, out_fmt: str) -> np.ndarray:
 
 
 def check_pipeline(
-    op: str, inputs, outs, trace: WordTrace, out_fmt: str, recip_steps: int = 2
+    op: str, inputs, outs, trace: Trace, out_fmt: str, recip_steps: int = 2
 ) -> list[np.ndarray]:
     """The words pushed, the bit-exact reference, and the ordering of the units; returns Dst values."""
-    assert trace.sfpu_words(MATH) == expected_words(op, len(inputs), recip_steps)
+    assert trace.words(MATH, "sfpu") == expected_words(op, len(inputs), recip_steps)
     dsts = [copied(t) for t in inputs]
     expected = reference_tiles(op, dsts, out_fmt, recip_steps)
     for t, (got, want) in enumerate(zip(outs, expected, strict=True)):
