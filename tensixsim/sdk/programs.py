@@ -245,15 +245,22 @@ _FORMAT_CODES = {"fp32": 0, "fp16": 1, "bf16": 5, "bfp8": 6}  # TK_FMT_* in tens
 
 
 def _build_kernel(
-    tag: str, math_source: str, defines: dict[str, object], build_dir: Path | None, arch: str
+    tag: str,
+    math_source: str,
+    defines: dict[str, object],
+    build_dir: Path | None,
+    arch: str,
+    *,
+    unpack_source: str = "unpack.c",
+    pack_source: str = "pack.c",
 ) -> dict[str, Path]:
     root = _root(build_dir)
     sources = {
         "brisc": "reader.c",
         "ncrisc": "writer.c",
-        "trisc0": "unpack.c",
+        "trisc0": unpack_source,
         "trisc1": math_source,
-        "trisc2": "pack.c",
+        "trisc2": pack_source,
     }
     return {
         core: build(
@@ -366,26 +373,15 @@ def build_tilize_fp32(
         "KERNEL_OUT_FMT": f"{_FORMAT_CODES['fp32']}u",
         "KERNEL_OUT_PAGE": f"{BLOCK_FP32_BYTES}u",
     }
-    root = _root(build_dir)
-    tag = f"{mode}_fp32_t{tiles}"
-    sources = {
-        "brisc": "reader.c",
-        "ncrisc": "writer.c",
-        "trisc0": "tilize_unpack.c",
-        "trisc1": "tilize_math.c",
-        "trisc2": "tilize_pack.c",
-    }
-    return {
-        core: build(
-            core,
-            [KERNELS_DIR / source],
-            root / "examples" / f"kernel_{tag}_{core}.elf",
-            arch=arch,
-            defines=defines,
-            build_dir=root,
-        )
-        for core, source in sources.items()
-    }
+    return _build_kernel(
+        f"{mode}_fp32_t{tiles}",
+        "tilize_math.c",
+        defines,
+        build_dir,
+        arch,
+        unpack_source="tilize_unpack.c",
+        pack_source="tilize_pack.c",
+    )
 
 
 SFPU_OPS = {"relu": 1, "exp": 2, "recip": 3, "affine": 4}  # SFPU_OP in examples/kernels/sfpu_math.c
