@@ -90,6 +90,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
@@ -215,9 +216,31 @@ class SfpuState:
         return all(np.array_equal(getattr(self, f.name), getattr(other, f.name)) for f in fields(self))
 
     def lane_enabled(self) -> np.ndarray:
-        """VectorUnit.md ``IsLaneEnabled`` for every lane."""
-        row_masked = (self.lane_config[LANE & 7] >> (ROW_MASK_SHIFT + LANE // 8)) & 1
-        return (row_masked == 0) & (~self.use_lane_flags | self.lane_flags)
+        """VectorUnit.md ``IsLaneEnabled`` for every lane (read-only: it may be shared)."""
+        config, use, flags = self.lane_config, self.use_lane_flags, self.lane_flags
+        # Every vector-unit instruction asks, and the inputs rarely change: remember the answer by their
+        # contents (so in-place changes of the arrays are seen too).
+        key = (config.tobytes(), use.tobytes(), flags.tobytes(), config.dtype.char, use.dtype.char)
+        enabled = _ENABLED.get(key)
+        if enabled is None:
+            enabled = _lane_enabled(config, use, flags)
+            enabled.flags.writeable = False
+            if len(_ENABLED) >= _MEMO_SIZE:
+                _ENABLED.clear()
+            _ENABLED[key] = enabled
+        return enabled
+
+
+def _lane_enabled(lane_config: np.ndarray, use_lane_flags: np.ndarray, lane_flags: np.ndarray) -> np.ndarray:
+    """``IsLaneEnabled``: the row mask of LaneConfig, then the lane flags if they are in use."""
+    row_masked = (lane_config[LANE & 7] >> (ROW_MASK_SHIFT + LANE // 8)) & 1
+    return (row_masked == 0) & (~use_lane_flags | lane_flags)
+
+
+# Answers that depend only on their (hashable) inputs, kept for reuse by the hot paths; a bound on
+# their size keeps a program that cycles through many configurations from growing them without end.
+_MEMO_SIZE = 4096
+_ENABLED: dict[tuple, np.ndarray] = {}
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -227,16 +250,20 @@ def _state(ctx: Context) -> SfpuState:
     return ctx.copro.sfpu
 
 
+NO_LANES, ALL_LANES = np.zeros(LANES, bool), np.ones(LANES, bool)
+NO_LANES.flags.writeable = ALL_LANES.flags.writeable = False
+
+
 def _backdoor(ctx: Context, s: SfpuState, vd: int) -> np.ndarray:
-    """The lanes on which an instruction with this VD is a backdoor load (module docstring)."""
+    """The lanes on which an instruction with this VD is a backdoor load (module docstring); read-only."""
     if vd < 12 or ctx.scheduled:
-        return np.zeros(LANES, bool)
+        return NO_LANES
     return (s.lane_config & DISABLE_BACKDOOR_LOAD) == 0
 
 
 def _load_template(ctx: Context, s: SfpuState, vd: int, lanes: np.ndarray) -> None:
     """The backdoor load: the instruction's own bits to ``InstructionTemplate[VD - 12]`` of ``lanes``."""
-    if np.any(lanes):
+    if lanes is not NO_LANES and np.any(lanes):
         s.macro_template[lanes, vd - 12] = ctx.word
 
 
@@ -308,14 +335,46 @@ def _lane_cells(addr: int, exchange: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return rows, cols
 
 
-def _storage(ctx: Context, rows: np.ndarray, wide: bool) -> list[np.ndarray]:
-    """The DstBits rows holding each lane's datum: [rows] (Dst16b) or [high, low] (Dst32b)."""
-    regs = ctx.copro.regs
+class Cells(NamedTuple):
+    """Where each lane of an SFPLOAD / SFPSTORE at one ``Addr`` goes in Dst (read-only arrays)."""
+
+    rows: np.ndarray  # (32,) Dst16b / Dst32b row
+    cols: np.ndarray  # (32,) column
+    storage: np.ndarray  # (1, 32) Dst16b: the DstBits rows; (2, 32) Dst32b: those of the high, low halves
+    reach: np.ndarray  # (32,) the lanes LaneConfig's BLOCK_SFPU_RD_FROM_DEST (load) or
+    # BLOCK_DEST_WR_FROM_SFPU (store) does not keep away from Dst
+    capture: np.ndarray  # (32,) the lanes whose LaneConfig has ENABLE_DEST_INDEX and
+    # CAPTURE_DEFAULT_DEST_INDEX (SFPLOAD with VD < 4 writes their Dst index to LReg[VD + 4])
+
+
+_CELLS: dict[tuple, Cells] = {}
+
+
+def _cells(ctx: Context, lane_config: np.ndarray, addr: int, wide: bool, *, store: bool) -> Cells:
+    """The lanes' Dst cells at ``addr`` under the configuration of ``ctx``'s thread: a function of
+    LaneConfig, the address and the Dst mapping only, so remembered."""
     remap, swizzle = dst_mapping(ctx.copro, ctx.thread)
+    key = (lane_config.tobytes(), lane_config.dtype.char, addr, wide, store, remap, swizzle)
+    cells = _CELLS.get(key)
+    if cells is not None:
+        return cells
+    regs = ctx.copro.regs
+    exchange = (lane_config[LANE & 7] & (DEST_WR_COL_EXCHANGE if store else DEST_RD_COL_EXCHANGE)) != 0
+    rows, cols = _lane_cells(addr, exchange)
     if wide:
         high = regs.dst32_rows(rows, remap=remap, swizzle=swizzle)
-        return [high, high + 8]
-    return [regs.dst16_rows(rows, remap=remap)]
+        storage = np.stack([high, high + 8])
+    else:
+        storage = np.stack([regs.dst16_rows(rows, remap=remap)])
+    reach = (lane_config & (BLOCK_DEST_WR_FROM_SFPU if store else BLOCK_SFPU_RD_FROM_DEST)) == 0
+    capture = ((lane_config & ENABLE_DEST_INDEX) != 0) & ((lane_config & CAPTURE_DEFAULT_DEST_INDEX) != 0)
+    cells = Cells(rows, cols, storage, reach, capture)
+    for array in cells:
+        array.flags.writeable = False
+    if len(_CELLS) >= _MEMO_SIZE:
+        _CELLS.clear()
+    _CELLS[key] = cells
+    return cells
 
 
 def _read_fp16(x: np.ndarray, inf: np.ndarray) -> np.ndarray:
@@ -400,11 +459,26 @@ def _store_datum(mod0: int, x: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------ data movement
 
 
-def _after_matrix_write(ctx: Context, storage: np.ndarray) -> int:
-    """The first cycle the vector unit may read DstBits rows ``storage`` after the matrix unit's last
-    write of their blocks: SFPLOAD.md's three-instruction gap, as cycles."""
-    ready = ctx.copro.regs.matrix_ready(storage)  # write cycle + MATRIX.dst_write_hidden + 1
+def _after_matrix_write(ctx: Context, storage: np.ndarray, lanes: np.ndarray) -> int:
+    """The first cycle the vector unit may read the DstBits rows ``storage`` (``Cells.storage``) of
+    ``lanes`` after the matrix unit's last write of their blocks: SFPLOAD.md's three-instruction gap, as
+    cycles."""
+    regs = ctx.copro.regs
+    # Only blocks the matrix unit wrote last count, those whose two ready cycles differ
+    # (regs.RegFiles.dst_sfpu_ready): most of the time there are none.
+    if not (regs.dst_ready != regs.dst_sfpu_ready).any():
+        return 0
+    ready = regs.matrix_ready(storage[:, lanes].ravel())  # write cycle + MATRIX.dst_write_hidden + 1
     return ready - MATRIX.dst_write_hidden + SFPU.matrix_write_gap if ready else 0
+
+
+def _check_defined(ctx: Context, storage: np.ndarray, lanes: np.ndarray, message: str) -> None:
+    """UndefinedBehavior if a lane of ``lanes`` has a datum in a DstBits row ZEROACC left undefined."""
+    valid = ctx.copro.regs.dst_row_valid
+    if not valid.all():  # most of the time every row is defined
+        defined = np.logical_and.reduce(valid[storage])
+        if np.any(lanes & ~defined):
+            raise ctx.error(UndefinedBehavior, message)
 
 
 @semantics("SFPLOAD")
@@ -430,27 +504,25 @@ def load_plan(
     writes: list[tuple[int, np.ndarray, np.ndarray]] = []
     if vd < 8:
         config = s.lane_config
-        lanes = ((config & BLOCK_SFPU_RD_FROM_DEST) == 0) & (s.lane_enabled() | (mod0 == FMT_INT32_ALL))
-        rows, cols = _lane_cells(addr, (config[LANE & 7] & DEST_RD_COL_EXCHANGE) != 0)
+        cells = _cells(ctx, config, addr, mod0 in LOAD_WIDE, store=False)
+        rows, cols, storage = cells.rows, cells.cols, cells.storage
+        lanes = cells.reach if mod0 == FMT_INT32_ALL else cells.reach & s.lane_enabled()
         if mod0 == FMT_ZERO:
             raw = np.zeros(LANES, np.uint32)
         else:
-            storage = _storage(ctx, rows, mod0 in LOAD_WIDE)
-            until = _after_matrix_write(ctx, np.concatenate([r[lanes] for r in storage]))
+            until = _after_matrix_write(ctx, storage, lanes)
             if until > ctx.cycle:
                 return Wait(f"Dst rows the matrix unit wrote are readable from cycle {until}", until=until)
-            defined = np.logical_and.reduce([regs.dst_row_valid[r] for r in storage])
-            if np.any(lanes & ~defined):
-                raise ctx.error(UndefinedBehavior, "reads a Dst row that ZEROACC left undefined")
-            halves = [regs.dst[r, cols].astype(np.uint32) for r in storage]
+            _check_defined(ctx, storage, lanes, "reads a Dst row that ZEROACC left undefined")
+            halves = regs.dst[storage, cols].astype(np.uint32)
             raw = (halves[0] << 16) | halves[1] if len(halves) == 2 else halves[0]
-        datum = _load_datum(mod0, raw, s.lreg[vd], (config & ENABLE_FP16A_INF) != 0)
+        fp16_inf = (config & ENABLE_FP16A_INF) != 0 if mod0 == FMT_FP16 else NO_LANES
+        datum = _load_datum(mod0, raw, s.lreg[vd], fp16_inf)
         writes.append((vd, datum, lanes))
         if vd < 4:
-            capture = (
-                lanes & ((config & ENABLE_DEST_INDEX) != 0) & ((config & CAPTURE_DEFAULT_DEST_INDEX) != 0)
-            )
-            writes.append((vd + 4, (rows << 4) | cols, capture))
+            capture = lanes & cells.capture
+            if capture.any():  # (a write on no lane changes nothing)
+                writes.append((vd + 4, (rows << 4) | cols, capture))
 
     def commit() -> None:
         apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
@@ -471,7 +543,7 @@ def sfpstore(
     backdoor = _backdoor(ctx, s, vd)
     mod0 = _resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=True)
-    write = store_plan(ctx, vd, mod0, addr, ~backdoor)
+    write = store_plan(ctx, vd, mod0, addr, ALL_LANES if backdoor is NO_LANES else ~backdoor)
     apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
     s.sp[ctx.thread] = sp
     write()
@@ -483,25 +555,21 @@ def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray)
     """SFPSTORE's lane work at ``Addr`` on the ``allowed`` lanes, Mod0 resolved (SFPLOADMACRO's
     scheduled SFPSTORE shares it): raises having changed nothing, else returns the write."""
     s, regs = _state(ctx), ctx.copro.regs
-    config = s.lane_config
-    lanes = allowed & ((config & BLOCK_DEST_WR_FROM_SFPU) == 0) & (s.lane_enabled() | (mod0 == FMT_INT32_ALL))
-    rows, cols = _lane_cells(addr, (config[LANE & 7] & DEST_WR_COL_EXCHANGE) != 0)
     wide = mod0 in STORE_WIDE
-    storage = _storage(ctx, rows, wide)
-    defined = np.logical_and.reduce([regs.dst_row_valid[r] for r in storage])
-    if np.any(lanes & ~defined):
-        raise ctx.error(UndefinedBehavior, "writes some columns of a Dst row that ZEROACC left undefined")
+    cells = _cells(ctx, s.lane_config, addr, wide, store=True)
+    lanes = allowed & cells.reach
+    if mod0 != FMT_INT32_ALL:
+        lanes = lanes & s.lane_enabled()
+    _check_defined(ctx, cells.storage, lanes, "writes some columns of a Dst row that ZEROACC left undefined")
     datum = _store_datum(mod0, s.lreg[vd])
 
     def write() -> None:
-        if wide:
-            regs.dst[storage[0][lanes], cols[lanes]] = (datum[lanes] >> 16).astype(np.uint16)
-            regs.dst[storage[1][lanes], cols[lanes]] = (datum[lanes] & 0xFFFF).astype(np.uint16)
-        else:
-            regs.dst[storage[0][lanes], cols[lanes]] = datum[lanes].astype(np.uint16)
-        written = np.concatenate([r[lanes] for r in storage])
-        if written.size:
-            regs.written(written, ctx.cycle, SFPU.dst_write_hidden, sfpu=True)
+        rows, cols, values = cells.storage[:, lanes], cells.cols[lanes], datum[lanes]
+        # One row of halves per storage row: [high, low] (Dst32b) or [the 16 bits] (Dst16b).
+        halves = np.array((values >> 16, values & 0xFFFF)) if wide else values[np.newaxis]
+        regs.dst[rows, cols] = halves.astype(np.uint16)
+        if rows.size:
+            regs.written(rows.ravel(), ctx.cycle, SFPU.dst_write_hidden, sfpu=True)
 
     return write
 

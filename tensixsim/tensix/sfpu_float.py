@@ -103,77 +103,92 @@ MAN = 0x7FFFFF
 # ------------------------------------------------------------------------------ the multiply-add
 
 
+def _k(value: int) -> np.ndarray:
+    """A 0-d int64 constant: numpy combines a small array with one faster than with a Python int."""
+    return np.array(value, np.int64)
+
+
+# The multiply-add's constants, named after their values.
+_0, _1, _3, _4, _7, _20, _23, _27, _63, _127, _255 = map(_k, (0, 1, 3, 4, 7, 20, 23, 27, 63, 127, 255))
+_0xFF, _0xFFFFF, _MAN, _HIDDEN = map(_k, (0xFF, 0xFFFFF, MAN, MAN + 1))
+_SIGN, _INF, _NAN, _ZM_ONE = map(_k, (SIGN, INF, CANONICAL_NAN, (MAN + 1) << 3))
+
+
 def _bit_length(v: np.ndarray) -> np.ndarray:
-    """Bit lengths of non-negative int64 values below 2**32."""
-    n = np.zeros(v.shape, np.int64)
-    for shift in (16, 8, 4, 2, 1):
-        big = v >= (1 << shift)
-        n = np.where(big, n + shift, n)
-        v = np.where(big, v >> shift, v)
-    return n + (v != 0)
+    """Bit lengths of non-negative int64 values below 2**53: frexp's exponent, exact there (each such
+    value converts to float64 without rounding)."""
+    return np.frexp(v.astype(np.float64))[1].astype(np.int64)
 
 
 def _semi_sticky_shift(v: np.ndarray, amount: np.ndarray) -> np.ndarray:
     """``v >> amount`` with the shifted-out bits ORed into bit 0, unless nothing at all remains."""
-    amount = np.minimum(amount, 63)
+    amount = np.minimum(amount, _63)
     out = v >> amount
-    return np.where(out != 0, out | ((out << amount) != v), 0)
+    return (out | ((out << amount) != v)) * (out != _0)
 
 
-def _unpack(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(biased exponent, mantissa with its hidden bit); denormals flush to a zero mantissa."""
-    e = (v >> 23) & 0xFF
-    return e, np.where(e == 0, 0, (v & MAN) | (MAN + 1))
+def _some(mask: np.ndarray) -> bool:
+    return np.count_nonzero(mask) != 0  # as mask.any(), faster on small arrays
 
 
 def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Lanewise ``x * y + z`` of FP32 bit patterns as the MAD sub-unit computes it (module docstring)."""
-    x, y, z = (np.asarray(v, np.uint32).astype(np.int64) for v in (x, y, z))
-    xe, xm = _unpack(x)
-    ye, ym = _unpack(y)
-    ze, zm = _unpack(z)
-    zm = zm << 3
-    p_sign, z_sign = (x ^ y) & SIGN, z & SIGN
-    pm = (xm * ym) << 3  # below 2**51
-    pm = (pm >> 23) | ((pm & MAN) != 0)  # 23 bits fewer, sticky
-    pe = xe + ye - 127
+    """Lanewise ``x * y + z`` of FP32 bit patterns (equal-shaped) as the MAD sub-unit computes it
+    (module docstring).
 
-    x_special, y_special, z_special = xe == 255, ye == 255, ze == 255
-    nan = (
-        (x_special & ((xm != MAN + 1) | (ym == 0)))
-        | (y_special & ((ym != MAN + 1) | (xm == 0)))
-        | (z_special & (zm != (MAN + 1) << 3))
-        | (z_special & (x_special | y_special) & (z_sign != p_sign))
-    )
-    special = x_special | y_special | z_special | (pe >= 255)
-    special_result = np.where(nan, CANONICAL_NAN, np.where(z_special, z, p_sign | INF))
-    no_product = (pm == 0) | (pe < 0)
-    no_product_result = np.where(zm != 0, z, z_sign & p_sign)
+    Every lane is first computed as a sum of finite terms; the rarer outcomes (an overflow, an exact
+    zero, no product, a NaN or infinite operand) then replace it, each only when some lane has one."""
+    v = np.array((x, y, z), np.int64)
+    e = (v >> _23) & _0xFF
+    m = ((v & _MAN) | _HIDDEN) * (e != _0)  # the hidden bit; denormals flush to a zero mantissa
+    x, y, z = v
+    xe, ye, ze = e
+    xm, ym, zm = m
+    zm = zm << _3
+    p_sign, z_sign = (x ^ y) & _SIGN, z & _SIGN
+    q = xm * ym  # below 2**48: with three guard bits (q << 3), cut by 23 bits, the dropped ones sticky
+    pm = (q >> _20) | ((q & _0xFFFFF) != _0)  # below 2**28
+    pe = xe + ye - _127
 
     re = np.maximum(pe, ze)
-    pm = _semi_sticky_shift(pm, re - pe)
-    zm = _semi_sticky_shift(zm, re - ze)
-    r_sign = np.where(pm >= zm, p_sign, z_sign)
-    rm = np.where(p_sign == z_sign, pm + zm, np.abs(pm - zm))
-    exact_zero = rm == 0
+    pm_aligned = _semi_sticky_shift(pm, re - pe)
+    zm_aligned = _semi_sticky_shift(zm, re - ze)
+    r_sign = np.where(pm_aligned >= zm_aligned, p_sign, z_sign)
+    same_sign = p_sign == z_sign
+    rm = np.where(same_sign, pm_aligned + zm_aligned, np.abs(pm_aligned - zm_aligned))  # below 2**29
+    exact_zero = rm == _0
 
-    n = _bit_length(rm) - 27  # normalise to 26 fraction bits
+    n = _bit_length(rm) - _27  # normalise to 26 fraction bits
     re = re + n
-    overflow = re >= 255
-    low = re <= 0
-    n = np.where(low, n + 1, n)
-    re = np.where(low, 0, re)
-    right = np.clip(n, 0, 63)
-    shifted_right = (rm >> right) | ((rm & (right | 1)) != 0)
-    rm = np.where(n <= 0, rm << np.clip(-n, 0, 63), shifted_right)
-    r = (re << 23) + ((rm >> 3) & MAN)
-    r = r + (((rm & 7) + (r & 1)) > 4)  # to nearest, ties to even
-    r = np.where((r >> 23) == 0, 0, r)  # a denormal result flushes to zero
+    low = re <= _0
+    n = n + low
+    # -27 <= n <= 3 (rm is below 2**29), so neither shift below reaches 63.
+    right = np.maximum(n, _0)
+    shifted_right = (rm >> right) | ((rm & (right | _1)) != _0)
+    rm = np.where(n <= _0, rm << np.maximum(-n, _0), shifted_right)
+    r = (np.maximum(re, _0) << _23) + ((rm >> _3) & _MAN)
+    r = r + (((rm & _7) + (r & _1)) > _4)  # to nearest, ties to even
+    r = r * ((r >> _23) != _0)  # a denormal result flushes to zero
+    result = r_sign | r
 
-    result = np.where(overflow, r_sign | INF, r_sign | r)
-    result = np.where(exact_zero, z_sign & p_sign, result)
-    result = np.where(no_product, no_product_result, result)
-    result = np.where(special, special_result, result)
+    overflow = re >= _255
+    if _some(overflow):
+        result = np.where(overflow, r_sign | _INF, result)
+    if _some(exact_zero):
+        result = np.where(exact_zero, z_sign & p_sign, result)
+    no_product = (pm == _0) | (pe < _0)
+    if _some(no_product):
+        result = np.where(no_product, np.where(zm != _0, z, z_sign & p_sign), result)
+    x_special, y_special, z_special = e == _255
+    special = x_special | y_special | z_special | (pe >= _255)
+    if _some(special):
+        nan = (
+            (x_special & ((xm != _HIDDEN) | (ym == _0)))
+            | (y_special & ((ym != _HIDDEN) | (xm == _0)))
+            | (z_special & (zm != _ZM_ONE))
+            | (z_special & (x_special | y_special) & (z_sign != p_sign))
+        )
+        special_result = np.where(nan, _NAN, np.where(z_special, z, p_sign | _INF))
+        result = np.where(special, special_result, result)
     return result.astype(np.uint32)
 
 
@@ -221,13 +236,16 @@ def _mad_result(
     ``LReg[7] & 15`` if ``indirect``) when below 8 or 16; record the result in flight (``seen_all``: the
     stalling logic assumes every LReg is written)."""
     _load_template(ctx, s, vd, backdoor)
-    indirect = indirect and vd != 16
-    targets = (s.lreg[7] & 15).astype(np.int64) if indirect else np.full(LANES, vd, np.int64)
-    written = lanes & ((targets < 8) | (targets == 16))
     wrote = np.zeros(LREGS, bool)
-    wrote[targets[written]] = True
-    for reg in np.flatnonzero(wrote):
-        _write(s, reg, d, written & (targets == reg))
+    if indirect and vd != 16:
+        targets = (s.lreg[7] & 15).astype(np.int64)
+        written = lanes & ((targets < 8) | (targets == 16))
+        wrote[targets[written]] = True
+        for reg in np.flatnonzero(wrote):
+            _write(s, reg, d, written & (targets == reg))
+    elif (vd < 8 or vd == 16) and lanes.any():  # every lane's target is VD
+        wrote[vd] = True
+        _write(s, vd, d, lanes)
     if not ctx.scheduled:  # SFPLOADMACRO's scheduled instructions get no automatic stall (SFPMAD.md)
         s.mad_seen = np.full(LREGS, seen_all)
         s.mad_seen[vd] = True
@@ -243,8 +261,11 @@ def _mad(
     s, lanes, backdoor = _mad_operands(ctx, lreg_dest)
     mod1 = instr_mod1
     a = _indirect_va(s, va, bool(mod1 & MAD_INDIRECT_VA))
-    b = s.lreg[lreg_src_b] ^ np.uint32(SIGN if mod1 & MAD_NEGATE_VB else 0)
-    c = s.lreg[lreg_src_c] ^ np.uint32(SIGN if mod1 & MAD_NEGATE_VC else 0)
+    b, c = s.lreg[lreg_src_b], s.lreg[lreg_src_c]
+    if mod1 & MAD_NEGATE_VB:
+        b = b ^ np.uint32(SIGN)
+    if mod1 & MAD_NEGATE_VC:
+        c = c ^ np.uint32(SIGN)
     indirect = bool(mod1 & MAD_INDIRECT_VD)
     return _mad_result(ctx, s, backdoor, lreg_dest, indirect, fma(a, b, c), lanes, indirect)
 
@@ -544,8 +565,22 @@ _SIMPLE_VC = {"SFPLZ", "SFPABS", "SFPEXEXP", "SFPEXMAN", "SFPNOT", "SFPDIVP2", "
 _MAD_FAMILY = {"SFPMAD", "SFPADD", "SFPMUL", "SFPMUL24"}
 
 
+_READS: dict[tuple[str, int], tuple[frozenset[int], frozenset[int]]] = {}
+
+
 def _reads(ins: Instruction) -> tuple[frozenset[int], frozenset[int]]:
-    """(the LRegs the stalling logic thinks ``ins`` reads, those it really reads) - SFPMAD.md's list."""
+    """(the LRegs the stalling logic thinks ``ins`` reads, those it really reads) - SFPMAD.md's list;
+    a function of the instruction word, so remembered."""
+    key = (ins.name, ins.word)
+    reads = _READS.get(key)
+    if reads is None:
+        if len(_READS) >= 4096:  # bounded: a program holds few distinct words, a random test many
+            _READS.clear()
+        reads = _READS[key] = _reads_of(ins)
+    return reads
+
+
+def _reads_of(ins: Instruction) -> tuple[frozenset[int], frozenset[int]]:
     name, f = ins.name, ins.fields
     vc, vd, mod1 = f.get("lreg_c", f.get("lreg_src_c", 0)), f.get("lreg_dest", 0), f.get("instr_mod1", 0)
     both: frozenset[int] = _NONE

@@ -193,7 +193,7 @@ def _now(s: sfpu.SfpuState, cycle: int) -> int:
 
 def pending(copro: Coprocessor) -> bool:
     """Whether any scheduled work is outstanding."""
-    return bool(copro.sfpu.macro_pending[:, VALID].any())
+    return np.count_nonzero(copro.sfpu.macro_pending[:, VALID]) != 0
 
 
 # ------------------------------------------------------------------------------ running the work
@@ -203,6 +203,8 @@ def settle(copro: Coprocessor, cycle: int | None) -> None:
     """Run the scheduled work due at cycles up to ``cycle`` (None: as far as time alone takes it) and
     the countdown steps of the cycles before it."""
     s = copro.sfpu
+    if not pending(copro):
+        return  # the engine asks before every instruction; mostly nothing is scheduled
     clock = s.macro_clock
     while True:
         p = s.macro_pending
@@ -352,7 +354,7 @@ def issue(ctx: Context, fn: Semantics) -> Outcome:
     """A thread issues vector-unit instruction ``ctx.instruction`` at ``ctx.cycle``: run the work due
     first, discard the instruction if scheduled work occupies its sub-unit, count the issue down."""
     copro, cycle = ctx.copro, ctx.cycle
-    settle(copro, cycle)
+    settle(copro, cycle)  # the engine has done it already; direct callers too
     s = copro.sfpu
     clock = s.macro_clock
     name = ctx.instruction.name
@@ -367,6 +369,8 @@ def issue(ctx: Context, fn: Semantics) -> Outcome:
         outcome: Outcome = Retire(SFPU.issue)  # the scheduled work takes priority: silently discarded
     else:
         outcome = fn(ctx, **ctx.instruction.fields)
+    if not pending(copro):
+        return outcome  # nothing to count down
     now = _now(s, cycle)
     if isinstance(outcome, Retire) and clock[TICKED] < now:
         _tick(s, now)
