@@ -28,6 +28,13 @@ class SimError(Exception):
         self.value = value
         super().__init__(self._format())
 
+    def located(self, core: str | None, pc: int | None) -> SimError:
+        """Fill in the core and pc where the raiser did not know them (e.g. a wait-gate check)."""
+        if self.core is None and self.pc is None:
+            self.core, self.pc = core, pc
+            self.args = (self._format(),)
+        return self
+
     def _format(self) -> str:
         where = []
         if self.core is not None:

@@ -93,6 +93,13 @@ class UnpackTiming:
     address_cycles: int = 2  # computing the initial input address of uncompressed data
     l1_bytes_per_cycle: int = 16  # at x1 speed; x2 / x4 (Throttle_mode 1 / 2) double / quadruple it
     nop: int = 1  # UNPACR_NOP and the non-moving UNPACR modes occupy the unpacker one cycle
+    # Both unpackers fetching from L1 at once: ``shared_speeds[want0][want1]`` is (gets0, gets1), each
+    # speed 0 / 1 / 2 for x1 / x2 / x4 (the page's table; rows: what unpacker 0 wants).
+    shared_speeds: tuple[tuple[tuple[int, int], ...], ...] = (
+        ((0, 0), (0, 1), (0, 2)),
+        ((1, 0), (0, 0), (0, 1)),
+        ((2, 0), (1, 0), (1, 1)),
+    )
 
 
 @dataclass(frozen=True)

@@ -406,8 +406,12 @@ def test_indirect_modes_stall_conservatively() -> None:
 
 def test_a_read_the_stalling_logic_misses_is_undefined() -> None:
     iadd = {"imm12_math": 0, "lreg_c": 10, "lreg_dest": 0, "instr_mod1": 4}  # reads VD = LReg[0]
-    with pytest.raises(UndefinedBehavior, match="LReg\\[0\\]"):
+    with pytest.raises(UndefinedBehavior, match="LReg\\[0\\]") as info:
         pipe_program(("SFPMAD", mad_fields(10, 10, 9, 0)), ("SFPIADD", iadd))
+    # Raised at the wait gate, and still named after the pushing core and pc.
+    error = info.value
+    assert error.core is not None and error.pc is not None and error.cycle is not None
+    assert str(error).startswith(f"{error.core} pc=0x{error.pc:08x} cycle=")
     nop = ("SFPNOP", {})
     tile, _ = pipe_program(("SFPMAD", mad_fields(10, 10, 9, 0)), nop, ("SFPIADD", iadd))
     assert not tile.backend.pipes[0].stalled

@@ -70,11 +70,12 @@ def _documented_blocks() -> dict[str, int]:
 DOC_BLOCKS = _documented_blocks()
 
 # STALLWAIT.md condition bits, and the unit whose busy state stands for each (C5..C8 are SrcA/SrcB
-# ownership; C10, a pending RISC-V MMIO access, never holds in the emulator).
+# ownership; C10, a pending RISC-V MMIO access, never holds in the emulator). C1 / C2 watch one
+# unpacker each (its L1 fetch, unpack.py), not the unpackers' shared issue slot.
 CONDITION_UNITS = {
     0: "thcon",
-    1: "unpack",
-    2: "unpack",
+    1: "unpacker0",
+    2: "unpacker1",
     3: "pack",
     4: "matrix",
     9: "xmov",
@@ -198,6 +199,8 @@ def tile() -> Tile:
 def reset(copro, busy_until: dict[str, int] | None = None) -> None:
     copro.sync = sync.SyncState.new(copro.arch)
     copro.busy_until = dict(busy_until or {})
+    for u, name in enumerate(("unpacker0", "unpacker1")):  # an unpacker's busy time is its own state
+        copro.unpackers.end[u] = copro.busy_until.pop(name, 0)
 
 
 def instruction(name: str, **fields: int):

@@ -886,14 +886,19 @@ def test_atomics_with_mem_hier_sel_set_are_undefined(name):
 
 @pytest.mark.parametrize(
     ("mask", "cycles"),
-    [(0b0001, 2), (0b0010, 10), (0b0100, 10), (0b1000, 30), (0b1001, 30), (0, 30)],
+    [(0b0001, 2), (0b0010, 10), (0b0100, 20), (0b0110, 20), (0b1000, 30), (0b1001, 30), (0, 30)],
 )
 def test_flushdma_occupies_the_unit_until_the_selected_units_are_idle(mask, cycles):
-    COPRO.busy_until.update({"unpack": CYCLE + 10, "pack": CYCLE + 30})
+    # Unpacker 0 fetches until CYCLE + 10, unpacker 1 until CYCLE + 20; the packer is busy until + 30.
+    # The shared unpack issue slot (an UNPACR's address cycles) is not what C1 / C2 wait for.
+    COPRO.busy_until.update({"unpack": CYCLE + 40, "pack": CYCLE + 30})
+    ends = COPRO.unpackers.end.copy()
+    COPRO.unpackers.end[:] = (CYCLE + 10, CYCLE + 20)
     try:
         assert execute("FLUSHDMA", flush_spec=mask) == Retire(cycles)
     finally:
         COPRO.busy_until.clear()
+        COPRO.unpackers.end[:] = ends
 
 
 # Blackhole's THCON_CFGREG_BASE_ADDR32 and GLOBAL_CFGREG_BASE_ADDR32 (cfg_defines.h; the first THCON_

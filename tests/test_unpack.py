@@ -31,6 +31,7 @@ from unpack_reference import (
 )
 
 from tensixsim.tensix import formats
+from tensixsim.tensix.regs import apply_handovers
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
 
@@ -62,6 +63,8 @@ def reset() -> None:
     regs.dst_row_valid[:] = True
     if hasattr(COPRO, "unpackers"):
         COPRO.unpackers.context_counter[:] = 0
+        COPRO.unpackers.end[:] = 0  # every test starts at cycle 0 with idle unpackers
+    regs.src_handover_at[:] = -1
     TILE.l1[:] = 0
 
 
@@ -148,6 +151,7 @@ def snapshot() -> dict:
         "srca": regs.srca.copy(),
         "srcb": regs.srcb.copy(),
         "client": regs.src_client.copy(),
+        "handover": regs.src_handover_at.copy(),
         "ubank": regs.unpacker_bank.copy(),
         "mbank": regs.matrix_bank.copy(),
         "srcrow": regs.unpacker_src_row.copy(),
@@ -224,8 +228,13 @@ def test_bf16_face_into_srca_rows_0_to_15():
         mantissa, exponent, sign = v & 0x7F, (v >> 7) & 0xFF, v >> 15
         assert srca[i // 16, i % 16] == (sign << 18) | (mantissa << 11) | exponent
     assert srca[16:].sum() == 0
-    # FlipSrc handed bank 0 to the matrix unit; Ch0Y and Ch1Y advanced by one.
-    assert COPRO.regs.src_client[0, 0] == 0 and COPRO.regs.unpacker_bank[0] == 1
+    # FlipSrc hands bank 0 to the matrix unit once the 512 bytes have landed (two address cycles, then
+    # 16 bytes a cycle: Throttle_mode 0); the unpacker moves on to bank 1 at once. Ch0Y and Ch1Y
+    # advanced by one.
+    assert COPRO.regs.src_client[0, 0] == 1 and COPRO.regs.src_handover_at[0, 0] == 2 + 512 // 16
+    assert COPRO.regs.unpacker_bank[0] == 1
+    apply_handovers(COPRO, 2 + 512 // 16)
+    assert COPRO.regs.src_client[0, 0] == 0
     assert COPRO.adc.value[0, 0, 0, 1] == 1 and COPRO.adc.value[0, 0, 1, 1] == 1
 
 
@@ -311,7 +320,9 @@ def test_unpacr_cycles_follow_the_speed_the_mode_wants(changes, count, cycles):
     COPRO.config.write_thread_field("SRCA_SET_SetOvrdWithAddr", 0, 1)
     COPRO.adc.value[0, 0, 1, 0] = count - 1
     result = execute("UNPACR", 0)
-    assert isinstance(result, Retire) and result.cycles == cycles
+    # The shared issue slot is taken for the two address cycles; the unpacker fetches until ``cycles``.
+    assert isinstance(result, Retire) and result.cycles == 2
+    assert COPRO.unpackers.end[0] == cycles
 
 
 def test_nop_variants():
@@ -546,6 +557,7 @@ def compare_with_reference(c: dict, unit: int, thread: int, adcs: dict, seed: in
     got = outcome(lambda: execute("UNPACR", thread, unpack_block_selection=unit, **operands))
     assert got == expected
     if got == "retire":
+        apply_handovers(COPRO, 1 << 62)  # FlipSrc's hand-over happens once the data has landed
         assert_state(new, before)
     else:
         assert_unchanged(before)

@@ -12,6 +12,11 @@ Services offered to unit modules (their semantics functions reach them through `
 - ``register_read(address, cycle)`` / ``register_write(address, value, cycle)``: the tile's MMIO
   registers (config, GPRs, semaphores, streams...) as the coprocessor reaches them;
 - ``unit_busy(unit, cycle)``: whether a unit still has an instruction in flight at ``cycle``;
+  ``busy_end(unit)``: the first cycle it has none. Besides the ISA table's units, ``"unpacker0"`` /
+  ``"unpacker1"`` name one unpacker (its UNPACR's data still moving, unpack.py);
+- ``next_timed_change()`` / ``apply_timed_changes(cycle)``: state changes due at a later cycle (a
+  Src bank handed to the matrix unit once the unpacker's data has landed); the engine applies them
+  in cycle order;
 - ``state_changed(cycle)``: a unit's state changed outside an instruction (an MMIO write from a
   core); pipes waiting on it try again.
 """
@@ -102,7 +107,22 @@ class Coprocessor:
 
     # ------------------------------------------------------------------ services for units
     def unit_busy(self, unit: str, cycle: int) -> bool:
-        return self.busy_until.get(unit, 0) > cycle
+        return self.busy_end(unit) > cycle
+
+    def busy_end(self, unit: str) -> int:
+        """The first cycle from which ``unit`` has nothing in flight (as far as is known now)."""
+        if unit in unpack.UNPACKER_UNITS:
+            return unpack.busy_end(self, unpack.UNPACKER_UNITS.index(unit))
+        return self.busy_until.get(unit, 0)
+
+    def next_timed_change(self) -> int | None:
+        """The cycle of the earliest state change scheduled for later (None: none)."""
+        return regs.next_handover(self)
+
+    def apply_timed_changes(self, cycle: int) -> None:
+        """Make the scheduled changes due by ``cycle``; pipes waiting on them retry from ``cycle``."""
+        if regs.apply_handovers(self, cycle):
+            self.bump(cycle - 1)
 
     def l1_read(self, address: int, size: int) -> bytes:
         self._check_l1(address, size, write=False)

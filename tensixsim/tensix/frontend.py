@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tensixsim.errors import InvalidInstruction, Unimplemented
+from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import sfpu_macro
 from tensixsim.tensix.capture import InputQueue, PushedInstruction
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
 NEVER = 1 << 62
+# Units whose occupancy also holds the issuing thread: an UNPACR's address cycles (UNPACR_Regular.md
+# "Performance": the issuing thread cannot start its next instruction meanwhile).
+THREAD_HELD_UNITS = frozenset({"unpack"})
 
 
 @dataclass
@@ -102,6 +105,8 @@ class Engine:
 
     def can_progress(self) -> bool:
         """Some pipe has an instruction it will try again without any other state changing."""
+        if self.copro.next_timed_change() is not None:
+            return True
         return any(self._ready_cycle(pipe) is not None for pipe in self.pipes)
 
     def thread_idle(self, thread: int, cycle: int) -> bool:
@@ -121,6 +126,14 @@ class Engine:
                 cycle = self._ready_cycle(pipe)
                 if cycle is not None and cycle < best_cycle:
                     best, best_cycle = pipe, cycle
+            due = copro.next_timed_change()
+            if due is not None and due < horizon and (best is None or due <= best_cycle):
+                # A change scheduled earlier (a Src bank's hand-over) comes before what issues then.
+                woke = tile.wakes
+                copro.apply_timed_changes(due)
+                if tile.wakes != woke:
+                    return
+                continue
             if best is None:
                 # Vector-unit work SFPLOADMACRO scheduled runs too (all of it at the end of a run).
                 sfpu_macro.settle(copro, horizon - 1 if horizon < NEVER else None)
@@ -178,7 +191,10 @@ class Engine:
             if held is not None:
                 pipe.next_issue = held  # the matrix unit holds it after a data move
                 return
-        reason = copro.gate_blocks(pipe.thread, instruction, cycle)
+        try:
+            reason = copro.gate_blocks(pipe.thread, instruction, cycle)
+        except SimError as error:
+            raise error.located(source.core, source.pc) from None
         retry_at = copro.gate_release_cycle(pipe.thread, cycle + 1) if reason is not None else None
         if reason is None:
             fn = lookup(copro.arch.name, instruction.name)
@@ -192,8 +208,8 @@ class Engine:
                 )
             ctx = Context(copro, pipe.thread, cycle, instruction, source.core, source.pc)
             sfpu_macro.settle(copro, cycle)  # vector-unit work SFPLOADMACRO scheduled up to now first
-            fast = self.fast_paths and not sfpu_macro.pending(copro)
-            if fast and instruction.name == "MVMUL" and len(pipe.words) > 1:
+            fast = self.fast_paths and instruction.name == "MVMUL" and len(pipe.words) > 1
+            if fast and not sfpu_macro.pending(copro):
                 cycles = mvmul_run(ctx, pipe.words, self._quiet_until(pipe))
                 if cycles is not None:
                     self._retire_run(pipe, instruction.unit, busy, cycles)
@@ -237,7 +253,7 @@ class Engine:
         pipe.blocked = None
         pipe.retry_at = None
         pipe.watch_l1 = None
-        pipe.next_issue = cycle + 1
+        pipe.next_issue = cycle + (max(cycles, 1) if unit in THREAD_HELD_UNITS else 1)
         pipe.issued += count
         pipe.last_cycle = cycle
         copro.busy_until[unit] = max(busy, cycle + cycles)
@@ -252,7 +268,7 @@ class Engine:
     def _quiet_until(self, pipe: Pipe) -> int:
         """The first cycle at which anything but ``pipe`` itself may next act on the coprocessor: another
         pipe issuing, or a running core that can push into another pipe."""
-        quiet = NEVER
+        quiet = self.copro.next_timed_change() or NEVER
         for other in self.pipes:
             if other is not pipe:
                 ready = self._ready_cycle(other)

@@ -31,7 +31,9 @@ Not modelled: ``RISCV_DEBUG_REG_DBG_FEATURE_DISABLE`` bit 11 (Dst16b as the high
 is taken as clear; Dst's read-after-write scheduling stall is the scheduler's business.
 
 Services offered to other units (wired on the coprocessor): :func:`src_valid` (the wait gate's
-STALLWAIT C5..C8) and :func:`clear_src_valid` (SETRWC's FlipSrcA / FlipSrcB).
+STALLWAIT C5..C8) and :func:`clear_src_valid` (SETRWC's FlipSrcA / FlipSrcB); :func:`hand_over` gives
+a bank to the matrix unit from a later cycle (an unpacker's FlipSrc once its data has landed), and
+the pipe engine makes pending hand-overs in cycle order (:func:`next_handover`, :func:`apply_handovers`).
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ class RegFiles:
     src_client: np.ndarray  # (2 files, 2 banks) uint8: SrcX[Bank].AllowedClient, a SrcClient
     matrix_bank: np.ndarray  # (2,) uint8: MatrixUnit::SrcABank, SrcBBank
     unpacker_bank: np.ndarray  # (2,) uint8: Unpackers[0]::SrcBank (SrcA), Unpackers[1]::SrcBank (SrcB)
+    # A hand-over to the matrix unit still on its way: the cycle from which SrcX[bank] becomes the
+    # matrix unit's (the unpacker is still moving its data), -1 for none (see hand_over).
+    src_handover_at: np.ndarray  # (2 files, 2 banks) int64
     # Unpackers[u].SrcRow[thread]: the unpack unit's write row, reset by SETDVALID, so it lives here.
     unpacker_src_row: np.ndarray  # (2, pipes) uint32
     dst: np.ndarray  # (1024, 16) uint16: DstBits
@@ -107,6 +112,7 @@ class RegFiles:
             src_client=np.full((2, SRC_BANKS), SrcClient.UNPACKERS, np.uint8),
             matrix_bank=np.zeros(2, np.uint8),
             unpacker_bank=np.zeros(2, np.uint8),
+            src_handover_at=np.full((2, SRC_BANKS), -1, np.int64),
             unpacker_src_row=np.zeros((2, arch.pipe_count), np.uint32),
             dst=np.zeros((DST_ROWS, DST_COLS), np.uint16),
             dst_row_valid=np.ones(DST_ROWS, bool),
@@ -329,6 +335,33 @@ def src_valid(copro: Coprocessor, bank: str) -> bool:
     return int(regs.src_client[file, index]) == SrcClient.MATRIX_UNIT
 
 
+def hand_over(copro: Coprocessor, file: int, bank: int, at: int, cycle: int) -> None:
+    """Give SrcA / SrcB (``file``) ``bank`` to the matrix unit from cycle ``at`` on; ``cycle`` is now.
+    A later hand-over waits in ``src_handover_at`` and :func:`apply_handovers` makes it: the matrix
+    unit's own tests of ``src_client`` cannot see a bank before the unpacker has filled it."""
+    if at <= cycle:
+        copro.regs.src_client[file, bank] = SrcClient.MATRIX_UNIT
+    else:
+        copro.regs.src_handover_at[file, bank] = at
+
+
+def next_handover(copro: Coprocessor) -> int | None:
+    """The cycle of the earliest pending hand-over (None: none)."""
+    pending = copro.regs.src_handover_at
+    return int(pending[pending >= 0].min()) if (pending >= 0).any() else None
+
+
+def apply_handovers(copro: Coprocessor, cycle: int) -> bool:
+    """Make every pending hand-over due at or before ``cycle``; whether there was one."""
+    regs = copro.regs
+    due = (regs.src_handover_at >= 0) & (regs.src_handover_at <= cycle)
+    if not due.any():
+        return False
+    regs.src_client[due] = SrcClient.MATRIX_UNIT
+    regs.src_handover_at[due] = -1
+    return True
+
+
 def clear_src_valid(copro: Coprocessor, bank: int, release: bool) -> None:
     """SETRWC FlipSrcA (``bank`` 0) / FlipSrcB (1): give the matrix unit's current bank of that file
     back to the unpackers if ``release`` (CLR_DVALID_Src<A|B>_Disable clear), then flip the matrix
@@ -420,6 +453,7 @@ def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
         regs.matrix_bank[:] = 0
         regs.unpacker_bank[:] = 0
         regs.src_client[:] = SrcClient.UNPACKERS
+        regs.src_handover_at[:] = -1  # a hand-over still on its way is reset too
         return Retire()
     keep_reading_same = reset >> 1 & 1
     for file in (SRCA, SRCB):

@@ -211,8 +211,9 @@ class Condition:
 # itself for C4 and C11).
 STALLWAIT_CONDITIONS: tuple[Condition, ...] = (
     Condition("C0", "ThCon memory requests outstanding", unit="thcon"),  # THCON
-    Condition("C1", "unpacker 0 busy", unit="unpack"),  # UNPACK0
-    Condition("C2", "unpacker 1 busy", unit="unpack"),  # UNPACK1
+    # One unpacker each: its UNPACR's address cycles and data phase (coprocessor.busy_end).
+    Condition("C1", "unpacker 0 busy", unit="unpacker0"),  # UNPACK0
+    Condition("C2", "unpacker 1 busy", unit="unpacker1"),  # UNPACK1
     Condition("C3", "packer busy", unit="pack"),  # PACK0
     Condition("C4", "matrix unit busy", unit="matrix"),  # MATH
     # SrcA/SrcB ownership: SrcX[bank].AllowedClient != the client that waits.
@@ -353,7 +354,7 @@ def gate_release_cycle(copro: Coprocessor, thread: int, cycle: int) -> int | Non
     for bit, condition in enumerate(STALLWAIT_CONDITIONS):
         if conditions >> bit & 1 and condition.unit is not None:
             # Tested at the previous cycle: free at busy_until, so passes one cycle later.
-            earliest = max(earliest, copro.busy_until.get(condition.unit, 0) + 1)
+            earliest = max(earliest, copro.busy_end(condition.unit) + 1)
     return earliest
 
 

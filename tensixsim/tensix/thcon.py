@@ -286,7 +286,7 @@ def dmanop(ctx: Context) -> Outcome:
 
 # FLUSHDMA conditions C1..C3 and the unit whose pipeline they watch. C0 (this unit's outstanding
 # memory requests) never holds here: every access completes when its instruction executes.
-_FLUSH_UNITS = ((1, "unpack"), (2, "unpack"), (3, "pack"))
+_FLUSH_UNITS = ((1, "unpacker0"), (2, "unpacker1"), (3, "pack"))
 
 
 @semantics("FLUSHDMA")
@@ -294,12 +294,12 @@ def flushdma(ctx: Context, flush_spec: int) -> Outcome:
     _check_index(ctx, "flush_spec", flush_spec, 4)
     mask = flush_spec or 0xF
     # Occupies the unit until every selected condition is met. We know when a unit is busy, not
-    # which thread its instructions came from or which unpacker runs them: wait for the whole unit
-    # (never shorter than the hardware).
+    # which thread its instructions came from: wait for the whole unit (never shorter than the
+    # hardware). Each unpacker is busy until its L1 fetch ends.
     end = ctx.cycle + THCON.flushdma
     for bit, unit in _FLUSH_UNITS:
         if mask >> bit & 1:
-            end = max(end, ctx.copro.busy_until.get(unit, 0))
+            end = max(end, ctx.copro.busy_end(unit))
     return Retire(end - ctx.cycle)
 
 

@@ -81,14 +81,38 @@ Points the pages leave open, and the readings taken
 - FlushCache: the row start cache is not modelled (the page gives no model); it changes nothing.
 - Unpackers' ``ContextCounter[thread]`` lives in :class:`UnpackState` on the coprocessor.
 
-Timing (timing.UNPACK): two cycles of address calculation, then the L1 bytes read at the speed the
-page's "Performance" section gives (x1 / x2 / x4: 16 / 32 / 64 bytes a cycle; ``Throttle_mode``,
-except that Tileize_mode always wants x4, BFP2 x1 and BFP4 into Dst at most x2); the instruction
-occupies the unpack unit for all of it. The ISA table gives both unpackers the one "unpack" unit,
-so the frontend serialises their UNPACRs: the two never read L1 at the same time and the page's
-interference table (both active: the slower grants) is never reached, so it is not modelled. This
-is slower than the hardware, where a second UNPACR may start after the first one's two address
-cycles and the two share L1's read ports.
+Timing (timing.UNPACK; UNPACR_Regular.md "Performance")
+-------------------------------------------------------
+An UNPACR spends two cycles computing its input address: it holds the unpackers' shared issue slot
+(the ISA table's one "unpack" unit, so no other UNPACR starts) and its own thread for them
+(``Retire(address_cycles)``; the frontend's THREAD_HELD_UNITS). Its unpacker then fetches the L1
+bytes on its own, at the speed the mode wants (x1 / x2 / x4: 16 / 32 / 64 bytes a cycle;
+``Throttle_mode``, except that Tileize_mode always wants x4, BFP2 x1 and BFP4 into Dst at most x2).
+While both unpackers fetch, each gets the speed the page's interference table grants
+(``UNPACK.shared_speeds``); whichever finishes first leaves the other its own speed again. A later
+start can so slow down the other unpacker's remaining fetch: :func:`start_fetch` recomputes its end
+(``UnpackState`` keeps each fetch as plain data, :func:`left_at` gives its bytes left at a cycle).
+The readings taken:
+
+- Only fetching counts as "active" for the table: an UNPACR's two address cycles do not slow the
+  other unpacker down. The bytes counted are the datums' (``count * DatumSizeBytes``), not BFP
+  exponent sections or row padding; a fetch ends on the cycle its last partial beat is read.
+- Any instruction for an unpacker still fetching (UNPACR in every mode, UNPACR_NOP) waits until
+  the fetch ends (``Wait(until=end)``), and only then starts its own address cycles: an unpacker
+  runs its instructions in order and the page gives no overlap between them. A wait leaves the
+  shared issue slot free, so the other unpacker's UNPACR may go meanwhile.
+- STALLWAIT C1 / C2 ("unpacker 0 / 1 busy") hold while that unpacker's UNPACR is in its address
+  cycles or fetching (``coprocessor.busy_end("unpacker0" / "unpacker1")``); UNPACR_NOP's one cycle
+  is not counted (its effects are immediate).
+- FlipSrc hands the bank to the matrix unit at the end of the fetch (regs.hand_over; the pipe
+  engine makes the hand-over in cycle order), so the matrix unit never reads a bank before the
+  unpacker has filled it; the unpacker itself goes on with the other bank at once. If a later
+  fetch slows this one down, the hand-over moves with its end. UNPACR_NOP's SETDVALID form waits for
+  the fetch like any unpacker instruction, then hands over at once. The matrix unit's own SETDVALID
+  hands over at once (no page ties it to the unpackers' progress).
+- The issuing pipe counts as busy until the fetch ends (CoprocessorDoneCheck, ``raw.run_words``);
+  a pipe whose fetch another start slows down is extended likewise.
+- Compressed input (more than two address cycles) and upsampling are not modelled (above).
 """
 
 from __future__ import annotations
@@ -119,7 +143,7 @@ from tensixsim.tensix.formats import (
     INT32,
     TF32,
 )
-from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, SrcClient, dst_mapping
+from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, SrcClient, dst_mapping, hand_over
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import UNPACK
 
@@ -142,15 +166,83 @@ CONTEXTS = 8
 TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW = 32, 16
 
 
+# The per-unpacker names the coprocessor's ``busy_end`` / ``unit_busy`` take (STALLWAIT C1 / C2).
+UNPACKER_UNITS = ("unpacker0", "unpacker1")
+
+
 @dataclass
 class UnpackState:
-    """Unpacker state that is not a register file: ``Unpackers[u].ContextCounter[thread]``."""
+    """Unpacker state that is not a register file: ``Unpackers[u].ContextCounter[thread]``, and the
+    L1 fetch of each unpacker's latest UNPACR (the "Timing" paragraph above)."""
 
     context_counter: np.ndarray  # (2, pipes) uint8, uint3_t counters
+    # Per unpacker: the first cycle it has nothing in flight (its data phase has ended).
+    end: np.ndarray  # (2,) int64
+    # Its fetch as a piecewise-constant rate: ``left`` bytes remained at cycle ``anchor``; it fetches
+    # at ``shared_speed`` until ``shared_until`` (the other unpacker fetching too), then at ``want``.
+    anchor: np.ndarray  # (2,) int64
+    left: np.ndarray  # (2,) int64
+    want: np.ndarray  # (2,) int8: 0 / 1 / 2 for x1 / x2 / x4
+    shared_until: np.ndarray  # (2,) int64
+    shared_speed: np.ndarray  # (2,) int8
+    thread: np.ndarray  # (2,) int8: the pipe that issued it (-1: none)
 
     @classmethod
     def new(cls, arch: Arch) -> UnpackState:
-        return cls(context_counter=np.zeros((2, arch.pipe_count), np.uint8))
+        return cls(
+            context_counter=np.zeros((2, arch.pipe_count), np.uint8),
+            end=np.zeros(2, np.int64),
+            anchor=np.zeros(2, np.int64),
+            left=np.zeros(2, np.int64),
+            want=np.zeros(2, np.int8),
+            shared_until=np.zeros(2, np.int64),
+            shared_speed=np.zeros(2, np.int8),
+            thread=np.full(2, -1, np.int8),
+        )
+
+
+def busy_end(copro: Coprocessor, unit: int) -> int:
+    """The first cycle from which unpacker ``unit`` has nothing in flight (STALLWAIT C1 / C2)."""
+    return int(copro.unpackers.end[unit])
+
+
+def _rate(speed: int) -> int:
+    return UNPACK.l1_bytes_per_cycle << speed
+
+
+def left_at(state: UnpackState, unit: int, cycle: int) -> int:
+    """The bytes unpacker ``unit`` still has to fetch at the start of ``cycle`` (0 once done)."""
+    if int(state.end[unit]) <= cycle:
+        return 0
+    anchor, until = int(state.anchor[unit]), int(state.shared_until[unit])
+    shared = max(0, min(cycle, until) - anchor)
+    solo = max(0, cycle - max(until, anchor))
+    moved = shared * _rate(int(state.shared_speed[unit])) + solo * _rate(int(state.want[unit]))
+    return int(state.left[unit]) - moved
+
+
+def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: int) -> None:
+    """Unpacker ``unit`` starts fetching ``nbytes`` at speed ``want`` at cycle ``start``: set its
+    schedule, and the other unpacker's from ``start`` on if it is still fetching then (the page's
+    interference table while both fetch; whichever ends first frees the other to its own speed)."""
+    other = 1 - unit
+    rest = left_at(state, other, start)
+    state.anchor[unit], state.left[unit], state.want[unit] = start, nbytes, want
+    if rest <= 0:
+        state.shared_until[unit], state.shared_speed[unit] = start, want
+        state.end[unit] = start + -(-nbytes // _rate(want))
+        return
+    other_want = int(state.want[other])
+    wants = (want, other_want) if unit == 0 else (other_want, want)
+    gets = UNPACK.shared_speeds[wants[0]][wants[1]]
+    speed, other_speed = (gets[0], gets[1]) if unit == 0 else (gets[1], gets[0])
+    ends = [start + -(-nbytes // _rate(speed)), start + -(-rest // _rate(other_speed))]
+    shared_end = min(ends)
+    for u, total, shared, alone in ((unit, nbytes, speed, want), (other, rest, other_speed, other_want)):
+        state.anchor[u], state.left[u] = start, total
+        state.shared_until[u], state.shared_speed[u] = shared_end, shared
+        remaining = total - (shared_end - start) * _rate(shared)
+        state.end[u] = shared_end + (-(-remaining // _rate(alone)) if remaining > 0 else 0)
 
 
 def unpack_state(copro: Coprocessor) -> UnpackState:
@@ -335,13 +427,34 @@ def _bank_wait(ctx: Context, file: int, bank: int) -> Wait | None:
     return None
 
 
-def _flip(ctx: Context, unit: int) -> None:
-    """Hand the unpacker's current bank to the matrix unit (FlipSrc / SETDVALID)."""
+def _flip(ctx: Context, unit: int, at: int | None = None) -> None:
+    """Hand the unpacker's current bank to the matrix unit (FlipSrc / SETDVALID), from cycle ``at``
+    (default: now); the unpacker goes on with the other bank at once."""
     regs, thread = ctx.copro.regs, ctx.thread
     base = ctx.copro.config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
-    regs.src_client[unit, int(regs.unpacker_bank[unit])] = SrcClient.MATRIX_UNIT
+    bank = int(regs.unpacker_bank[unit])
+    hand_over(ctx.copro, unit, bank, ctx.cycle if at is None else at, ctx.cycle)
     regs.unpacker_bank[unit] ^= 1
     regs.unpacker_src_row[unit, thread] = base
+
+
+def _fetch_wait(ctx: Context, unit: int) -> Wait | None:
+    """An instruction for an unpacker whose UNPACR is still fetching waits until it is done."""
+    end = int(unpack_state(ctx.copro).end[unit])
+    if end > ctx.cycle:
+        return Wait(f"unpacker {unit} is fetching from L1 until cycle {end}", until=end)
+    return None
+
+
+def _extend_done(copro: Coprocessor, thread: int, cycle: int, now: int, signal: bool) -> None:
+    """``thread``'s pipe has work in an unpacker until ``cycle`` (CoprocessorDoneCheck, run_words);
+    ``signal``: tell the tile (a pipe that is not issuing now may have been reported done earlier)."""
+    pipes = getattr(getattr(copro.tile, "backend", None), "pipes", None)
+    if pipes is None or thread < 0:
+        return
+    pipes[thread].done_cycle = max(pipes[thread].done_cycle, cycle)
+    if signal:
+        copro.tile.pipe_progress(thread, now)
 
 
 def _advance_counter(ctx: Context, unit: int, current: int) -> int:
@@ -374,6 +487,8 @@ def unpacr(
     last: int,
 ) -> Outcome:
     unit = unpack_block_selection
+    if (waiting := _fetch_wait(ctx, unit)) is not None:
+        return waiting
     others = {
         "addr_mode": addr_mode,
         "cfg_context_id": cfg_context_id,
@@ -625,7 +740,21 @@ def _regular(
     if multi and use_counter:
         new_counter = _advance_counter(ctx, unit, context)
 
+    want = _speed(ctx, unit, in_fmt, bool(tileize), bool(to_dst))
+
     # ---- commit
+    state = unpack_state(copro)
+    other_end, other_thread = int(state.end[1 - unit]), int(state.thread[1 - unit])
+    start = ctx.cycle + UNPACK.address_cycles
+    start_fetch(state, unit, start, count * size16 // 16, want)
+    state.thread[unit] = thread
+    end = int(state.end[unit])
+    if int(state.end[1 - unit]) != other_end:  # this fetch slowed the other unpacker's down
+        moved = int(state.end[1 - unit])
+        pending = regs.src_handover_at[1 - unit]
+        pending[pending == other_end] = moved  # its FlipSrc waits for its data
+        _extend_done(copro, other_thread, moved, ctx.cycle, other_thread != thread)
+    _extend_done(copro, thread, end, ctx.cycle, False)
     if count and not to_dst:
         flat, values = _last_writes(rows * 16 + cols, datums & SRC_MASK)
         regs.src(unit)[bank, flat >> 4, flat & 15] = values
@@ -652,15 +781,15 @@ def _regular(
         adc.increment(i, UNPACKER0 + unit, 1, Y, ch1_y_inc)
         adc.increment(i, UNPACKER0 + unit, 1, Z, ch1_z_inc)
     if flip_src:
-        _flip(ctx, unit)
+        _flip(ctx, unit, end)  # the matrix unit sees the bank once the data has landed
     elif _cfg(ctx, unit, "REG2_Unpack_Src_Reg_Set_Upd"):
         base = config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
         regs.unpacker_src_row[unit, thread] += 16 + base
-    return Retire(_cycles(ctx, unit, in_fmt, count * size16 // 16, bool(tileize), bool(to_dst)))
+    return Retire(UNPACK.address_cycles)
 
 
-def _cycles(ctx: Context, unit: int, in_fmt: int, nbytes: int, tileize: bool, to_dst: bool) -> int:
-    """Address calculation plus L1 reads at the speed the mode wants (UNPACR_Regular.md "Performance":
+def _speed(ctx: Context, unit: int, in_fmt: int, tileize: bool, to_dst: bool) -> int:
+    """The speed the mode wants, 0 / 1 / 2 for x1 / x2 / x4 (UNPACR_Regular.md "Performance":
     DiscontiguousInputRows always x4, BFP2 always x1, BFP4 into Dst at most x2, else Throttle_mode)."""
     speed = min(_cfg(ctx, unit, "REG2_Throttle_mode"), 2)
     if tileize:
@@ -669,8 +798,7 @@ def _cycles(ctx: Context, unit: int, in_fmt: int, nbytes: int, tileize: bool, to
         speed = 0
     elif to_dst and in_fmt in (BFP4, BFP4A):
         speed = min(speed, 1)
-    per_cycle = UNPACK.l1_bytes_per_cycle << speed
-    return UNPACK.address_cycles + -(-nbytes // per_cycle)
+    return speed
 
 
 # ------------------------------------------------------------------------------ UNPACR_NOP
@@ -690,6 +818,8 @@ def unpacr_nop(
     unpack_pop: int,
 ) -> Outcome:
     unit = unpacker_select
+    if (waiting := _fetch_wait(ctx, unit)) is not None:
+        return waiting
     if unpack_pop in (0, 3):
         raise ctx.error(Unimplemented, "OverlayClear / SETREG forms (NoC overlay writes)", unpack_pop)
     if unpack_pop == 2:
