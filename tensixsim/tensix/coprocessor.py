@@ -43,6 +43,7 @@ from tensixsim.tensix import (
     sfpu,
     sfpu_convert,
     sfpu_float,
+    sfpu_integer,  # noqa: F401 - registers semantics
     sfpu_lanes,  # noqa: F401 - registers semantics
     sfpu_macro,  # noqa: F401 - registers semantics
     src_shifts,  # noqa: F401 - registers semantics

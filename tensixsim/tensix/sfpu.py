@@ -1,10 +1,12 @@
-"""The vector unit (SFPU): its state, data movement, lane predication and integer / bit instructions.
+"""The vector unit (SFPU): its state, data movement and lane predication, and what the unit's other
+modules share (sfpu_integer: integer and bit instructions; sfpu_float: the FMA family, LUTs,
+reciprocal; sfpu_lanes: swaps and shuffles; sfpu_convert: casts, stochastic rounding, the PRNG;
+sfpu_macro: SFPLOADMACRO).
 
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 VectorUnit.md, LReg.md,
 SFPLOAD.md, SFPSTORE.md, SFPLOADI.md, SFPMOV.md, SFPNOP.md, SFPCONFIG.md, SFPSETCC.md, SFPENCC.md,
-SFPPUSHC.md, SFPPOPC.md, SFPCOMPC.md, SFPAND.md, SFPOR.md, SFPXOR.md, SFPNOT.md, SFPIADD.md, SFPSHFT.md,
-SFPLZ.md, SFPABS.md, SFPEXEXP.md, SFPEXMAN.md, SFPSETEXP.md, SFPSETMAN.md and SFPSETSGN.md; Dst.md and
-WormholeB0 ZEROACC.md for undefined Dst rows; RWCs.md (ApplyPartialAddrMod, via adc.py).
+SFPPUSHC.md, SFPPOPC.md and SFPCOMPC.md; Dst.md and WormholeB0 ZEROACC.md for undefined Dst rows;
+RWCs.md (ApplyPartialAddrMod, via adc.py).
 
 State
 -----
@@ -35,7 +37,7 @@ as zero (LReg[0..7], LReg[11..14], the rest of LaneConfig, Sp, LoadMacroConfig).
 The "backdoor load" (SFPCONFIG.md's LaneConfig table): an instruction with VD >= 12 on a lane whose
 ``LaneConfig.DISABLE_BACKDOOR_LOAD`` is clear writes its own bits to
 ``LoadMacroConfig.InstructionTemplate[VD - 12]`` of that lane instead of doing its lane work there
-(``_backdoor`` / ``_load_template``). The table says "instructions with VD >= 12", wider than the
+(``backdoor_lanes`` / ``load_template``). The table says "instructions with VD >= 12", wider than the
 pages whose models test the bit, so every instruction here with a VD does it except SFPCONFIG (whose
 VD 12..14 writes LReg, as kernels rely on) and SFPNOP (no VD). What is not lane work (the RWC advance
 and Sp of SFPLOAD / SFPSTORE) still happens. An instruction scheduled by SFPLOADMACRO reads the bit as
@@ -246,7 +248,7 @@ _ENABLED: dict[tuple, np.ndarray] = {}
 # ------------------------------------------------------------------------------ helpers
 
 
-def _state(ctx: Context) -> SfpuState:
+def unit_state(ctx: Context) -> SfpuState:
     return ctx.copro.sfpu
 
 
@@ -254,37 +256,37 @@ NO_LANES, ALL_LANES = np.zeros(LANES, bool), np.ones(LANES, bool)
 NO_LANES.flags.writeable = ALL_LANES.flags.writeable = False
 
 
-def _backdoor(ctx: Context, s: SfpuState, vd: int) -> np.ndarray:
+def backdoor_lanes(ctx: Context, s: SfpuState, vd: int) -> np.ndarray:
     """The lanes on which an instruction with this VD is a backdoor load (module docstring); read-only."""
     if vd < 12 or ctx.scheduled:
         return NO_LANES
     return (s.lane_config & DISABLE_BACKDOOR_LOAD) == 0
 
 
-def _load_template(ctx: Context, s: SfpuState, vd: int, lanes: np.ndarray) -> None:
+def load_template(ctx: Context, s: SfpuState, vd: int, lanes: np.ndarray) -> None:
     """The backdoor load: the instruction's own bits to ``InstructionTemplate[VD - 12]`` of ``lanes``."""
     if lanes is not NO_LANES and np.any(lanes):
         s.macro_template[lanes, vd - 12] = ctx.word
 
 
-def _signed12(value: int) -> int:
+def signed12(value: int) -> int:
     return value - (1 << 12) if value & 0x800 else value
 
 
-def _i32(x: np.ndarray) -> np.ndarray:
+def as_int32(x: np.ndarray) -> np.ndarray:
     return np.asarray(x, np.uint32).view(np.int32)
 
 
-def _write(s: SfpuState, vd: int, values: np.ndarray, lanes: np.ndarray) -> None:
+def write_lanes(s: SfpuState, vd: int, values: np.ndarray, lanes: np.ndarray) -> None:
     s.lreg[vd] = np.where(lanes, np.asarray(values, np.uint32), s.lreg[vd])
 
 
-def _write_with_flags(
+def write_with_flags(
     s: SfpuState, vd: int, result: np.ndarray, lanes: np.ndarray, flags: np.ndarray, *, invert: bool
 ) -> None:
     """Write ``result`` to LReg ``vd`` in the enabled ``lanes`` and set their LaneFlags to ``flags``
     (complemented if ``invert``), the tail shared by the flag-setting integer instructions."""
-    _write(s, vd, result, lanes)
+    write_lanes(s, vd, result, lanes)
     if vd < 8:  # LReg[16] (SFPLOADMACRO) leaves the flags alone
         s.lane_flags = np.where(lanes, ~flags if invert else flags, s.lane_flags)
 
@@ -292,7 +294,7 @@ def _write_with_flags(
 # ------------------------------------------------------------------------------ Dst access
 
 
-def _resolve_srcb(ctx: Context, mod0: int) -> int:
+def resolve_srcb(ctx: Context, mod0: int) -> int:
     if mod0 != FMT_SRCB:
         return mod0
     config = ctx.copro.config
@@ -312,7 +314,7 @@ def _dst_addr(ctx: Context, imm10: int, mod0: int, *, store: bool) -> tuple[int,
     state = config.state_id(thread)
     addr = imm10 + config.thread_field("DEST_TARGET_REG_CFG_MATH_Offset", thread)
     dst_offset = (int(ctx.copro.adc.dst[thread]) + config.read_field("DEST_REGW_BASE_Base", state)) & 0x3FF
-    sp = int(_state(ctx).sp[thread])
+    sp = int(unit_state(ctx).sp[thread])
     incr = config.thread_field("SFPU_STACK_Incr", thread)
     sp_base = config.read_field("DEST_SP_BASE_Base", state)
     if mod0 == FMT_INT32_ALL:
@@ -497,9 +499,9 @@ def load_plan(
     """SFPLOAD's functional model (SFPLOADMACRO's load too): raises or waits having changed nothing,
     else returns ``Addr`` and the function that makes the changes (it may still raise first, in
     ApplyPartialAddrMod)."""
-    s, regs = _state(ctx), ctx.copro.regs
-    backdoor = _backdoor(ctx, s, vd)
-    mod0 = _resolve_srcb(ctx, instr_mod0)
+    s, regs = unit_state(ctx), ctx.copro.regs
+    backdoor = backdoor_lanes(ctx, s, vd)
+    mod0 = resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=False)
     writes: list[tuple[int, np.ndarray, np.ndarray]] = []
     if vd < 8:
@@ -528,8 +530,8 @@ def load_plan(
         apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
         s.sp[ctx.thread] = sp
         for reg, values, lanes in writes:
-            _write(s, reg, values, lanes)
-        _load_template(ctx, s, vd, backdoor)
+            write_lanes(s, reg, values, lanes)
+        load_template(ctx, s, vd, backdoor)
 
     return addr, commit
 
@@ -538,23 +540,23 @@ def load_plan(
 def sfpstore(
     ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int
 ) -> Outcome:
-    s, vd = _state(ctx), lreg_ind
+    s, vd = unit_state(ctx), lreg_ind
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
-    backdoor = _backdoor(ctx, s, vd)
-    mod0 = _resolve_srcb(ctx, instr_mod0)
+    backdoor = backdoor_lanes(ctx, s, vd)
+    mod0 = resolve_srcb(ctx, instr_mod0)
     addr, sp = _dst_addr(ctx, imm10, mod0, store=True)
     write = store_plan(ctx, vd, mod0, addr, ALL_LANES if backdoor is NO_LANES else ~backdoor)
     apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
     s.sp[ctx.thread] = sp
     write()
-    _load_template(ctx, s, vd, backdoor)
+    load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)
 
 
 def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray) -> Callable[[], None]:
     """SFPSTORE's lane work at ``Addr`` on the ``allowed`` lanes, Mod0 resolved (SFPLOADMACRO's
     scheduled SFPSTORE shares it): raises having changed nothing, else returns the write."""
-    s, regs = _state(ctx), ctx.copro.regs
+    s, regs = unit_state(ctx), ctx.copro.regs
     wide = mod0 in STORE_WIDE
     cells = _cells(ctx, s.lane_config, addr, wide, store=True)
     lanes = allowed & cells.reach
@@ -579,9 +581,9 @@ _LOADI_MODES = (0, 1, 2, 4, 8, 10)
 
 @semantics("SFPLOADI")
 def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcome:
-    s, vd, mod0 = _state(ctx), lreg_ind, instr_mod0
+    s, vd, mod0 = unit_state(ctx), lreg_ind, instr_mod0
     if vd >= 8:
-        _load_template(ctx, s, vd, _backdoor(ctx, s, vd))
+        load_template(ctx, s, vd, backdoor_lanes(ctx, s, vd))
         return Retire(SFPU.issue)
     lanes = s.lane_enabled()
     if mod0 not in _LOADI_MODES:
@@ -602,7 +604,7 @@ def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcom
         value = (np.uint32(imm16) << 16) | (old & 0xFFFF)
     else:
         value = (old & 0xFFFF0000) | np.uint32(imm16)
-    _write(s, vd, np.broadcast_to(value, (LANES,)), lanes)
+    write_lanes(s, vd, np.broadcast_to(value, (LANES,)), lanes)
     return Retire(SFPU.issue)
 
 
@@ -612,9 +614,9 @@ MOV_NEGATE, MOV_ALL_LANES_ENABLED, MOV_FROM_SPECIAL = 1, 2, 8
 
 @semantics("SFPMOV")
 def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s, vc, vd, mod1 = _state(ctx), lreg_c, lreg_dest, instr_mod1
+    s, vc, vd, mod1 = unit_state(ctx), lreg_c, lreg_dest, instr_mod1
     ctx.documented("imm12_math", imm12_math, 0)
-    backdoor = _backdoor(ctx, s, vd)
+    backdoor = backdoor_lanes(ctx, s, vd)
     active = ~backdoor & (s.lane_enabled() | (mod1 == MOV_ALL_LANES_ENABLED))
     if mod1 & MOV_FROM_SPECIAL:
         if vc <= 3:
@@ -635,8 +637,8 @@ def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod
         if mod1 & MOV_NEGATE:
             x ^= np.uint32(0x80000000)
     if vd < 8 or vd == 16:
-        _write(s, vd, x, active)
-    _load_template(ctx, s, vd, backdoor)
+        write_lanes(s, vd, x, active)
+    load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -651,7 +653,7 @@ CFG_IMM16_IS_VALUE, CFG_OR, CFG_AND, CFG_XOR, CFG_IMM16_IS_LANE_MASK = 1, 2, 4, 
 
 @semantics("SFPCONFIG")
 def sfpconfig(ctx: Context, imm16_math: int, config_dest: int, instr_mod1: int) -> Outcome:
-    s, vd, mod1, imm16 = _state(ctx), config_dest, instr_mod1, imm16_math
+    s, vd, mod1, imm16 = unit_state(ctx), config_dest, instr_mod1, imm16_math
     lanes = np.ones(LANES, bool)
     if mod1 & CFG_IMM16_IS_LANE_MASK:
         lanes &= ((imm16 >> ((LANE & 7) * 2)) & 1) != 0
@@ -675,7 +677,7 @@ def sfpconfig(ctx: Context, imm16_math: int, config_dest: int, instr_mod1: int) 
         return Retire(SFPU.issue)
     if vd <= 14:
         value = np.full(LANES, CONFIG_DEFAULTS[vd], np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source
-        _write(s, vd, value, lanes)
+        write_lanes(s, vd, value, lanes)
         return Retire(SFPU.issue)
     original = s.lane_config
     value = np.full(LANES, imm16, np.uint32) if mod1 & CFG_IMM16_IS_VALUE else source & LANE_CONFIG_MASK
@@ -695,10 +697,10 @@ SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0 = 0, 2, 4, 6
 
 @semantics("SFPSETCC")
 def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s, mod1 = _state(ctx), instr_mod1
+    s, mod1 = unit_state(ctx), instr_mod1
     imm1 = ctx.documented("imm12_math", imm12_math, 1)
-    backdoor = _backdoor(ctx, s, lreg_dest)
-    c = _i32(s.lreg[lreg_c])
+    backdoor = backdoor_lanes(ctx, s, lreg_dest)
+    c = as_int32(s.lreg[lreg_c])
     if mod1 & SETCC_CLEAR:
         flags = np.zeros(LANES, bool)
     elif mod1 & SETCC_IMM_BIT0:
@@ -707,7 +709,7 @@ def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
         flags = {SETCC_LT0: c < 0, SETCC_NE0: c != 0, SETCC_GTE0: c >= 0, SETCC_EQ0: c == 0}[mod1]
     flags = flags & s.use_lane_flags
     s.lane_flags = np.where(s.lane_enabled() & ~backdoor, flags, s.lane_flags)
-    _load_template(ctx, s, lreg_dest, backdoor)
+    load_template(ctx, s, lreg_dest, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -717,16 +719,16 @@ ENCC_IMM2_E, ENCC_IMM2_R = 1, 2
 
 @semantics("SFPENCC")
 def sfpencc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s, mod1 = _state(ctx), instr_mod1
+    s, mod1 = unit_state(ctx), instr_mod1
     imm2 = ctx.documented("imm12_math", imm12_math, 2)
     ctx.documented("lreg_c", lreg_c, 0)
-    backdoor = _backdoor(ctx, s, lreg_dest)
+    backdoor = backdoor_lanes(ctx, s, lreg_dest)
     if mod1 & ENCC_EI:
         s.use_lane_flags = np.where(backdoor, s.use_lane_flags, (imm2 & ENCC_IMM2_E) != 0)
     elif mod1 & ENCC_EC:
         s.use_lane_flags = np.where(backdoor, s.use_lane_flags, ~s.use_lane_flags)
     s.lane_flags = np.where(backdoor, s.lane_flags, (imm2 & ENCC_IMM2_R) != 0 if mod1 & ENCC_RI else True)
-    _load_template(ctx, s, lreg_dest, backdoor)
+    load_template(ctx, s, lreg_dest, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -757,8 +759,8 @@ def _stack_operands(
     """The state, the lanes a backdoor load takes over and the flag state to put back on them."""
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("lreg_c", lreg_c, 0)
-    s = _state(ctx)
-    return s, _backdoor(ctx, s, lreg_dest), [getattr(s, name).copy() for name in _FLAG_FIELDS]
+    s = unit_state(ctx)
+    return s, backdoor_lanes(ctx, s, lreg_dest), [getattr(s, name).copy() for name in _FLAG_FIELDS]
 
 
 def _stack_done(
@@ -770,7 +772,7 @@ def _stack_done(
             new = getattr(s, name).copy()
             new[backdoor] = old[backdoor]
             setattr(s, name, new)
-        _load_template(ctx, s, vd, backdoor)
+        load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -839,219 +841,14 @@ def sfpcompc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
     return _stack_done(ctx, s, lreg_dest, backdoor, saved)
 
 
-# ------------------------------------------------------------------------------ integer and bit operations
+# ------------------------------------------------------------------------------ shared by the unit's modules
 
 
-def _simple(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray] | None:
+def simple_operands(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray] | None:
     """The state and enabled lanes of a simple-unit instruction that writes LReg[VD] (None: VD 8..15,
     which the model leaves untouched, after the backdoor load of VD 12..15)."""
-    s = _state(ctx)
+    s = unit_state(ctx)
     if vd >= 8 and vd != 16:
-        _load_template(ctx, s, vd, _backdoor(ctx, s, vd))
+        load_template(ctx, s, vd, backdoor_lanes(ctx, s, vd))
         return None
     return s, s.lane_enabled()
-
-
-def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
-    got = _simple(ctx, vd)
-    if got is not None:
-        s, lanes = got
-        _write(s, vd, op(s.lreg[vb], s.lreg[vc]), lanes)
-    return Retire(SFPU.issue)
-
-
-@semantics("SFPAND")
-def sfpand(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    vb = ctx.documented("imm12_math", imm12_math, 4)
-    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
-
-
-@semantics("SFPOR")
-def sfpor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    vb = ctx.documented("imm12_math", imm12_math, 4)
-    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
-
-
-@semantics("SFPXOR")
-def sfpxor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    ctx.documented("imm12_math", imm12_math, 0)
-    ctx.documented("instr_mod1", instr_mod1, 0)
-    return _bitwise(ctx, ctx.implicit_vb(lreg_dest), lreg_c, lreg_dest, np.bitwise_xor)
-
-
-@semantics("SFPNOT")
-def sfpnot(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    ctx.documented("imm12_math", imm12_math, 0)
-    ctx.documented("instr_mod1", instr_mod1, 0)
-    got = _simple(ctx, lreg_dest)
-    if got is not None:
-        s, lanes = got
-        _write(s, lreg_dest, ~s.lreg[lreg_c], lanes)
-    return Retire(SFPU.issue)
-
-
-IADD_ARG_IMM, IADD_2SCOMP_LREG_DST, IADD_CC_NONE, IADD_CC_GTE0 = 1, 2, 4, 8
-
-
-@semantics("SFPIADD")
-def sfpiadd(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    got = _simple(ctx, lreg_dest)
-    if got is None:
-        return Retire(SFPU.issue)
-    s, lanes = got
-    vd, mod1 = lreg_dest, instr_mod1
-    vb = ctx.implicit_vb(vd)
-    c = s.lreg[lreg_c].astype(np.int64)
-    if mod1 & IADD_ARG_IMM:
-        result = c + _signed12(imm12_math)
-    elif mod1 & IADD_2SCOMP_LREG_DST:
-        result = c - s.lreg[vb].astype(np.int64)
-    else:
-        result = c + s.lreg[vb].astype(np.int64)
-    result = (result & 0xFFFFFFFF).astype(np.uint32)
-    flags = s.lane_flags if mod1 & IADD_CC_NONE else _i32(result) < 0
-    _write_with_flags(s, vd, result, lanes, flags, invert=bool(mod1 & IADD_CC_GTE0))
-    return Retire(SFPU.issue)
-
-
-SHFT_ARG_IMM, SHFT_ARITHMETIC, SHFT_ARG_IMM_USE_VC = 1, 2, 4
-
-
-@semantics("SFPSHFT")
-def sfpshft(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    got = _simple(ctx, lreg_dest)
-    if got is None:
-        return Retire(SFPU.issue)
-    s, lanes = got
-    mod1 = instr_mod1
-    x = s.lreg[ctx.implicit_vb(lreg_dest)].astype(np.int64)
-    amount = _i32(s.lreg[lreg_c]).astype(np.int64)
-    if mod1 & SHFT_ARG_IMM:
-        if mod1 & SHFT_ARG_IMM_USE_VC:
-            x = s.lreg[lreg_c].astype(np.int64)
-        amount = np.full(LANES, _signed12(imm12_math), np.int64)
-    right = (-amount) & 31
-    left = (x << (amount & 31)) & 0xFFFFFFFF
-    signed = np.where(x >= 1 << 31, x - (1 << 32), x)
-    shifted_right = (signed >> right if mod1 & SHFT_ARITHMETIC else x >> right) & 0xFFFFFFFF
-    _write(s, lreg_dest, np.where(amount >= 0, left, shifted_right).astype(np.uint32), lanes)
-    return Retire(SFPU.issue)
-
-
-LZ_CC_NE0, LZ_NOSGN_MASK, LZ_CC_COMP = 2, 4, 8
-
-
-def _clz32(c: np.ndarray) -> np.ndarray:
-    """Leading zeros of 32-bit values (32 for zero)."""
-    c = c.astype(np.uint64)
-    bits = np.zeros(c.shape, np.int64)
-    for shift in (16, 8, 4, 2, 1):
-        big = c >= (np.uint64(1) << np.uint64(shift))
-        bits = np.where(big, bits + shift, bits)
-        c = np.where(big, c >> np.uint64(shift), c)
-    bits = bits + (c != 0)  # the bit length
-    return 32 - bits
-
-
-@semantics("SFPLZ")
-def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    ctx.documented("imm12_math", imm12_math, 0)
-    got = _simple(ctx, lreg_dest)
-    if got is None:
-        return Retire(SFPU.issue)
-    s, lanes = got
-    mod1 = instr_mod1
-    c = s.lreg[lreg_c].copy()
-    if mod1 & LZ_NOSGN_MASK:
-        c &= np.uint32(0x7FFFFFFF)
-    flags = (c != 0) if mod1 & LZ_CC_NE0 else s.lane_flags
-    _write_with_flags(s, lreg_dest, _clz32(c).astype(np.uint32), lanes, flags, invert=bool(mod1 & LZ_CC_COMP))
-    return Retire(SFPU.issue)
-
-
-@semantics("SFPABS")
-def sfpabs(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    ctx.documented("imm12_math", imm12_math, 0)
-    got = _simple(ctx, lreg_dest)
-    if got is not None:
-        s, lanes = got
-        x = s.lreg[lreg_c].astype(np.int64)
-        negative = x >= 0x80000000
-        if instr_mod1 & 1:
-            result = np.where(negative & (x <= 0xFF800000), x & 0x7FFFFFFF, x)
-        else:
-            result = np.where(negative, (-x) & 0xFFFFFFFF, x)
-        _write(s, lreg_dest, result.astype(np.uint32), lanes)
-    return Retire(SFPU.issue)
-
-
-EXEXP_NODEBIAS, EXEXP_SET_CC_SGN_EXP, EXEXP_SET_CC_COMP_EXP = 1, 2, 8
-
-
-@semantics("SFPEXEXP")
-def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    ctx.documented("imm12_math", imm12_math, 0)
-    got = _simple(ctx, lreg_dest)
-    if got is None:
-        return Retire(SFPU.issue)
-    s, lanes = got
-    mod1 = instr_mod1
-    exp = ((s.lreg[lreg_c] >> 23) & 0xFF).astype(np.int64) - (0 if mod1 & EXEXP_NODEBIAS else 127)
-    flags = (exp < 0) if mod1 & EXEXP_SET_CC_SGN_EXP else s.lane_flags
-    result = (exp & 0xFFFFFFFF).astype(np.uint32)
-    _write_with_flags(s, lreg_dest, result, lanes, flags, invert=bool(mod1 & EXEXP_SET_CC_COMP_EXP))
-    return Retire(SFPU.issue)
-
-
-@semantics("SFPEXMAN")
-def sfpexman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    ctx.documented("imm12_math", imm12_math, 0)
-    got = _simple(ctx, lreg_dest)
-    if got is not None:
-        s, lanes = got
-        hidden = 0 if instr_mod1 & 1 else 1 << 23
-        _write(s, lreg_dest, (s.lreg[lreg_c] & np.uint32(0x7FFFFF)) + np.uint32(hidden), lanes)
-    return Retire(SFPU.issue)
-
-
-_SIGN, _EXP, _MAN = np.uint32(0x80000000), np.uint32(0x7F800000), np.uint32(0x7FFFFF)
-
-
-@semantics("SFPSETEXP")
-def sfpsetexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    imm8 = ctx.documented("imm12_math", imm12_math, 8)
-    got = _simple(ctx, lreg_dest)
-    if got is not None:
-        s, lanes = got
-        c, b = s.lreg[lreg_c], s.lreg[ctx.implicit_vb(lreg_dest)]
-        if instr_mod1 & 1:
-            exp = np.full(LANES, imm8, np.uint32)
-        elif instr_mod1 & 2:
-            exp = (b >> 23) & 0xFF
-        else:
-            exp = b & 0xFF
-        _write(s, lreg_dest, (c & _SIGN) | (exp.astype(np.uint32) << 23) | (c & _MAN), lanes)
-    return Retire(SFPU.issue)
-
-
-@semantics("SFPSETMAN")
-def sfpsetman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    got = _simple(ctx, lreg_dest)
-    if got is not None:
-        s, lanes = got
-        c = s.lreg[lreg_c]
-        man = np.uint32(imm12_math << 11) if instr_mod1 & 1 else s.lreg[ctx.implicit_vb(lreg_dest)] & _MAN
-        _write(s, lreg_dest, (c & (_SIGN | _EXP)) | man, lanes)
-    return Retire(SFPU.issue)
-
-
-@semantics("SFPSETSGN")
-def sfpsetsgn(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    imm1 = ctx.documented("imm12_math", imm12_math, 1)
-    got = _simple(ctx, lreg_dest)
-    if got is not None:
-        s, lanes = got
-        c = s.lreg[lreg_c]
-        sign = np.uint32(imm1 << 31) if instr_mod1 & 1 else s.lreg[ctx.implicit_vb(lreg_dest)] & _SIGN
-        _write(s, lreg_dest, sign | (c & ~_SIGN), lanes)
-    return Retire(SFPU.issue)

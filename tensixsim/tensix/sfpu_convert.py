@@ -54,7 +54,8 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.tensix.sfpu import LANES, SfpuState, _backdoor, _clz32, _load_template, _state, _write
+from tensixsim.tensix.sfpu import LANES, SfpuState, backdoor_lanes, load_template, unit_state, write_lanes
+from tensixsim.tensix.sfpu_integer import clz32
 from tensixsim.timing import SFPU
 
 _M32 = np.uint64(0xFFFFFFFF)
@@ -101,7 +102,7 @@ def _sm32_to_fp32(c: np.ndarray, stochastic: bool, prng: np.ndarray) -> np.ndarr
     """SFPCAST_IntFloat.md: sign-magnitude integers to FP32 (``prng``: the AdvancePRNG results)."""
     sign = (c & _SIGN).astype(np.uint64)
     mag = (c & _MAG).astype(np.uint64)
-    lz = _clz32(mag).astype(np.uint64)  # below 32: the magnitude has at most 31 bits
+    lz = clz32(mag).astype(np.uint64)  # below 32: the magnitude has at most 31 bits
     norm = (mag << lz) & _M32
     # The exponent field counts the hidden bit (bit 23 of norm >> 8) once more: 157 - lz + 1 = 158 - lz.
     d = sign + (((np.uint64(157) - lz) << np.uint64(23)) + (norm >> np.uint64(8)))
@@ -116,8 +117,8 @@ def _sm32_to_fp32(c: np.ndarray, stochastic: bool, prng: np.ndarray) -> np.ndarr
 @semantics("SFPCAST")
 def sfpcast(ctx: Context, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     vc = ctx.documented("lreg_src_c", lreg_src_c, 4)
-    s, vd, mode = _state(ctx), lreg_dest, instr_mod1 & 3
-    backdoor = _backdoor(ctx, s, vd)
+    s, vd, mode = unit_state(ctx), lreg_dest, instr_mod1 & 3
+    backdoor = backdoor_lanes(ctx, s, vd)
     lanes = s.lane_enabled() & ~backdoor
     c = s.lreg[vc].copy()
     if mode == CAST_INT32_SM32:
@@ -129,8 +130,8 @@ def sfpcast(ctx: Context, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> O
         prng = advance_prng(s, lanes) if stochastic else s.prng
         result = _sm32_to_fp32(c, stochastic, prng)
     if vd < 8 or vd == 16:
-        _write(s, vd, result.astype(np.uint32), lanes)
-    _load_template(ctx, s, vd, backdoor)
+        write_lanes(s, vd, result.astype(np.uint32), lanes)
+    load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)
 
 
@@ -215,8 +216,8 @@ def sfp_stoch_rnd(
         ctx.documented("imm8_math", imm8_math, 0)
         if use_imm5:
             raise ctx.error(UndefinedBehavior, f"Mod1={instr_mod1}: UseImm5 with a floating-point mode")
-    s, vd = _state(ctx), lreg_dest
-    backdoor = _backdoor(ctx, s, vd)
+    s, vd = unit_state(ctx), lreg_dest
+    backdoor = backdoor_lanes(ctx, s, vd)
     lanes = s.lane_enabled() & ~backdoor
     c = s.lreg[lreg_src_c].copy()
     shift = np.full(LANES, imm8_math) if use_imm5 else s.lreg[lreg_src_b] & np.uint32(31)
@@ -232,6 +233,6 @@ def sfp_stoch_rnd(
     else:
         result = _float_int(c, mode, bits)
     if vd < 8 or vd == 16:
-        _write(s, vd, result, lanes)
-    _load_template(ctx, s, vd, backdoor)
+        write_lanes(s, vd, result, lanes)
+    load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)

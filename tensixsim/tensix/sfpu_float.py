@@ -85,11 +85,11 @@ from tensixsim.tensix.sfpu import (
     LANES,
     LREGS,
     SfpuState,
-    _backdoor,
-    _load_template,
-    _simple,
-    _state,
-    _write,
+    backdoor_lanes,
+    load_template,
+    simple_operands,
+    unit_state,
+    write_lanes,
 )
 from tensixsim.timing import SFPU
 
@@ -212,8 +212,8 @@ _ALL = np.ones(LREGS, bool)
 
 def _mad_operands(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray, np.ndarray]:
     """The state, the lanes a MAD-sub-unit instruction with VD ``vd`` computes on and its backdoor lanes."""
-    s = _state(ctx)
-    backdoor = _backdoor(ctx, s, vd)
+    s = unit_state(ctx)
+    backdoor = backdoor_lanes(ctx, s, vd)
     return s, s.lane_enabled() & ~backdoor, backdoor
 
 
@@ -235,17 +235,17 @@ def _mad_result(
     """Load the word into the ``backdoor`` lanes' template; write ``d`` to each of ``lanes``' ``vd`` (or
     ``LReg[7] & 15`` if ``indirect``) when below 8 or 16; record the result in flight (``seen_all``: the
     stalling logic assumes every LReg is written)."""
-    _load_template(ctx, s, vd, backdoor)
+    load_template(ctx, s, vd, backdoor)
     wrote = np.zeros(LREGS, bool)
     if indirect and vd != 16:
         targets = (s.lreg[7] & 15).astype(np.int64)
         written = lanes & ((targets < 8) | (targets == 16))
         wrote[targets[written]] = True
         for reg in np.flatnonzero(wrote):
-            _write(s, reg, d, written & (targets == reg))
+            write_lanes(s, reg, d, written & (targets == reg))
     elif (vd < 8 or vd == 16) and lanes.any():  # every lane's target is VD
         wrote[vd] = True
-        _write(s, vd, d, lanes)
+        write_lanes(s, vd, d, lanes)
     if not ctx.scheduled:  # SFPLOADMACRO's scheduled instructions get no automatic stall (SFPMAD.md)
         s.mad_seen = np.full(LREGS, seen_all)
         s.mad_seen[vd] = True
@@ -425,7 +425,7 @@ DIVP2_ADD = 1
 @semantics("SFPDIVP2")
 def sfpdivp2(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     imm8 = ctx.documented("imm12_math", imm12_math, 8)
-    got = _simple(ctx, lreg_dest)
+    got = simple_operands(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
         c = s.lreg[lreg_c]
@@ -434,7 +434,7 @@ def sfpdivp2(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
             exp = np.where(exp == 255, exp, (exp + np.uint32(imm8)) & 0xFF)
         else:
             exp = np.full(LANES, imm8, np.uint32)
-        _write(s, lreg_dest, (c & np.uint32(SIGN | MAN)) | (exp.astype(np.uint32) << 23), lanes)
+        write_lanes(s, lreg_dest, (c & np.uint32(SIGN | MAN)) | (exp.astype(np.uint32) << 23), lanes)
     return Retire(SFPU.issue)
 
 
@@ -492,7 +492,7 @@ def approx_exp(x: np.ndarray) -> np.ndarray:
 @semantics("SFPARECIP")
 def sfparecip(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     vb = ctx.documented("imm12_math", imm12_math, 4)
-    got = _simple(ctx, lreg_dest)
+    got = simple_operands(ctx, lreg_dest)
     if got is not None:
         s, lanes = got
         x = s.lreg[lreg_c]
@@ -504,7 +504,7 @@ def sfparecip(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
             x = np.where(s.lreg[vb] >= SIGN, approx_recip(magnitude), x)
         else:
             x = sign | approx_exp(magnitude)
-        _write(s, lreg_dest, x, lanes)
+        write_lanes(s, lreg_dest, x, lanes)
     return Retire(SFPU.issue)
 
 
@@ -526,15 +526,15 @@ def _compare(
     ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int, le: bool
 ) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
-    s, vd, mod1 = _state(ctx), lreg_dest, instr_mod1
-    backdoor = _backdoor(ctx, s, vd)
+    s, vd, mod1 = unit_state(ctx), lreg_dest, instr_mod1
+    backdoor = backdoor_lanes(ctx, s, vd)
     result = sign_mag_is_smaller(s.lreg[lreg_c], s.lreg[ctx.implicit_vb(vd)])
     if le:
         result = ~result
     lanes = s.lane_enabled() & ~backdoor
-    _load_template(ctx, s, vd, backdoor)
+    load_template(ctx, s, vd, backdoor)
     if mod1 & CMP_SET_VD and (vd < 8 or vd == 16):
-        _write(s, vd, np.where(result, 0xFFFFFFFF, 0).astype(np.uint32), lanes)
+        write_lanes(s, vd, np.where(result, 0xFFFFFFFF, 0).astype(np.uint32), lanes)
     if mod1 & CMP_SET_CC:
         s.lane_flags = np.where(lanes, result, s.lane_flags)
     if mod1 & CMP_MUTATE_STACK:

@@ -48,10 +48,10 @@ from tensixsim.tensix.sfpu import (
     LANE,
     LANES,
     SfpuState,
-    _backdoor,
-    _load_template,
-    _state,
-    _write,
+    backdoor_lanes,
+    load_template,
+    unit_state,
+    write_lanes,
 )
 from tensixsim.timing import SFPU
 
@@ -83,8 +83,8 @@ def _total_order(x: np.ndarray) -> np.ndarray:
 @semantics("SFPSWAP")
 def sfpswap(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
-    s, vc, vd, mod1 = _state(ctx), lreg_src_c, lreg_dest, instr_mod1
-    backdoor = _backdoor(ctx, s, vd)
+    s, vc, vd, mod1 = unit_state(ctx), lreg_src_c, lreg_dest, instr_mod1
+    backdoor = backdoor_lanes(ctx, s, vd)
     c, d = s.lreg[vc].copy(), s.lreg[vd].copy()
     if mod1 == SWAP_SWAP:
         swap = np.ones(LANES, bool)
@@ -97,14 +97,14 @@ def sfpswap(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, inst
     index = (s.lane_config & ENABLE_DEST_INDEX) != 0
     plain, indexed = swap & ~index, swap & index
     if vc < 8:
-        _write(s, vc, d, plain | (indexed & (vc < 4)))
+        write_lanes(s, vc, d, plain | (indexed & (vc < 4)))
     if vd < 8:
-        _write(s, vd, c, plain | (indexed & (vd < 4)))
+        write_lanes(s, vd, c, plain | (indexed & (vd < 4)))
     vca, vda = 4 + (vc & 3), 4 + (vd & 3)
     ca, da = s.lreg[vca].copy(), s.lreg[vda].copy()
-    _write(s, vca, da, indexed)
-    _write(s, vda, ca, indexed)
-    _load_template(ctx, s, vd, backdoor)
+    write_lanes(s, vca, da, indexed)
+    write_lanes(s, vda, ca, indexed)
+    load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.swap)
 
 
@@ -115,7 +115,7 @@ def _whole_vector_backdoor(ctx: Context, s: SfpuState, vd: int) -> bool:
     """The test ``VD < 12 || LaneConfig.DISABLE_BACKDOOR_LOAD`` that SFPTRANSP.md and two SFPSHFT2 modes
     make once, outside any lane loop: True (after the backdoor load) if it fails on every lane, False if
     on none; lanes that disagree leave the page open (Unimplemented)."""
-    backdoor = _backdoor(ctx, s, vd)
+    backdoor = backdoor_lanes(ctx, s, vd)
     if not backdoor.any():
         return False
     if not backdoor.all():
@@ -123,7 +123,7 @@ def _whole_vector_backdoor(ctx: Context, s: SfpuState, vd: int) -> bool:
             Unimplemented,
             f"VD={vd}: lanes disagree on LaneConfig.DISABLE_BACKDOOR_LOAD, which the page tests once",
         )
-    _load_template(ctx, s, vd, backdoor)
+    load_template(ctx, s, vd, backdoor)
     return True
 
 
@@ -132,7 +132,7 @@ def sfptransp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("lreg_c", lreg_c, 0)
     ctx.documented("instr_mod1", instr_mod1, 0)
-    s = _state(ctx)
+    s = unit_state(ctx)
     if _whole_vector_backdoor(ctx, s, lreg_dest):
         return Retire(SFPU.issue)
     # Each group of four LRegs as [register][row][column]; the transpose swaps register and row.
@@ -168,7 +168,7 @@ def _shift(b: np.ndarray, amount: np.ndarray) -> np.ndarray:
 
 @semantics("SFPSHFT2")
 def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
-    s, vc, vd, mod1 = _state(ctx), lreg_src_c, lreg_dest, instr_mod1
+    s, vc, vd, mod1 = unit_state(ctx), lreg_src_c, lreg_dest, instr_mod1
     if mod1 > SHFT2_SHFT_IMM:
         raise ctx.error(UndefinedBehavior, f"Mod1={mod1} is not a documented SFPSHFT2 mode", mod1)
     if mod1 == SHFT2_SHFT_IMM:
@@ -180,7 +180,7 @@ def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, ins
         vb = ctx.documented("imm12_math", imm12_math, 4)
         amount = s.lreg[vc].view(np.int32).astype(np.int64)
     cycles = SFPU.lane_shuffle if mod1 in _SLOW_SHFT2 else SFPU.issue
-    backdoor = _backdoor(ctx, s, vd)
+    backdoor = backdoor_lanes(ctx, s, vd)
     once = mod1 in (SHFT2_SUBVEC_SHFLROR1_AND_COPY4, SHFT2_SUBVEC_SHFLROR1)
     if once and _whole_vector_backdoor(ctx, s, vd):
         return Retire(cycles)
@@ -195,7 +195,7 @@ def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, ins
             l3 = vc_value[_PREVIOUS_IN_ROW]
         new = [s.lreg[1].copy(), s.lreg[2].copy(), s.lreg[3].copy(), l3]
         for reg, values in enumerate(new):
-            _write(s, reg, values, lanes)
+            write_lanes(s, reg, values, lanes)
     elif vd < 8 or vd == 16:
         if mod1 == SHFT2_SUBVEC_SHFLROR1:
             result = vc_value[_PREVIOUS_IN_ROW]
@@ -203,6 +203,6 @@ def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, ins
             result = np.where(LANE & 7, vc_value[_PREVIOUS_IN_ROW], 0).astype(np.uint32)
         else:
             result = _shift(s.lreg[vb], amount)
-        _write(s, vd, result, lanes)
-    _load_template(ctx, s, vd, backdoor)
+        write_lanes(s, vd, result, lanes)
+    load_template(ctx, s, vd, backdoor)
     return Retire(cycles)

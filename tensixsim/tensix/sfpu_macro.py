@@ -326,7 +326,7 @@ def _execute(copro: Coprocessor, op: np.ndarray, cycle: int) -> None:
     ctx = _context(copro, op, cycle)
     instruction = ctx.instruction
     if op[UNIT] == STORE:
-        mod0 = sfpu._resolve_srcb(ctx, int(op[MOD0]))
+        mod0 = sfpu.resolve_srcb(ctx, int(op[MOD0]))
         sfpu.store_plan(ctx, int(op[VD]), mod0, int(op[ADDR]), np.ones(sfpu.LANES, bool))()
         return
     fn = lookup(copro.arch.name, instruction.name)
