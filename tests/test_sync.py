@@ -210,7 +210,7 @@ def instruction(name: str, **fields: int):
 
 
 def execute(copro, thread: int, name: str, cycle: int = 0, **fields: int):
-    """The semantics alone, as the brief's Context calls them."""
+    """The semantics alone, called with a Context as the pipe engine would call them."""
     instr = instruction(name, **fields)
     ctx = Context(copro, thread, cycle, instr, f"trisc{thread}", 0x6000)
     return lookup("blackhole", name)(ctx, **ctx.instruction.fields)
