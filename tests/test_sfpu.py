@@ -82,6 +82,22 @@ def sfpu_profiles(draw) -> dict:
     }
 
 
+# For the instruction families' property tests: VD 8..15 a third of the time, the backdoor load on
+# some lanes, and each family's own special operand values.
+ANY_VD = mostly(st.integers(0, 7), 4, 3)
+
+
+def profiles_with(special: list[int]) -> st.SearchStrategy[dict]:
+    """Random vector-unit state knobs with the operand specials ``special``."""
+
+    @st.composite
+    def profiles(draw) -> dict:
+        backdoor_off = draw(st.sampled_from([1.0, 1.0, 0.5, 0.0]))
+        return {**draw(sfpu_profiles()), "backdoor_off": backdoor_off, "special": special}
+
+    return profiles()
+
+
 def random_sfpu(rng: np.random.Generator, profile: dict) -> sfpu.SfpuState:
     s = sfpu.SfpuState.new(COPRO.arch)
     s.lreg[:8] = rng.integers(0, 1 << 32, (8, 32), dtype=np.uint64)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matrix_harness import COPRO, SEEDS, SETTINGS, THREADS, words
 from sfpu_lanes_reference import LanesRef
-from test_sfpu import SPECIAL, f32, fresh, mostly, run, run_case, sfpu_profiles
+from test_sfpu import ANY_VD, SPECIAL, f32, fresh, mostly, profiles_with, run, run_case
 
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior
@@ -38,14 +38,6 @@ CONVERT_SPECIAL += [0x3FFFFFFE, 0xBF400000, 0x3E99999A]
 
 PROPERTY = settings(SETTINGS, max_examples=250)
 
-ANY_VD = mostly(st.integers(0, 7), 4, 3)  # VD 8..15 a third of the time
-
-
-@st.composite
-def profiles(draw) -> dict:
-    backdoor_off = draw(st.sampled_from([1.0, 1.0, 0.5, 0.0]))  # the backdoor load on some lanes
-    return {**draw(sfpu_profiles()), "backdoor_off": backdoor_off, "special": CONVERT_SPECIAL}
-
 
 CAST_WORDS = words(
     "SFPCAST",
@@ -54,7 +46,7 @@ CAST_WORDS = words(
 
 
 @PROPERTY
-@given(word=CAST_WORDS, seed=SEEDS, profile=profiles(), thread=THREADS)
+@given(word=CAST_WORDS, seed=SEEDS, profile=profiles_with(CONVERT_SPECIAL), thread=THREADS)
 def test_sfpcast_matches_reference(word: int, seed: int, profile: dict, thread: int) -> None:
     run_case("SFPCAST", word, seed, profile, thread, ref_type=LanesRef)
 
@@ -77,7 +69,7 @@ def stoch_rnd_words(draw) -> int:
 
 
 @PROPERTY
-@given(word=stoch_rnd_words(), seed=SEEDS, profile=profiles(), thread=THREADS)
+@given(word=stoch_rnd_words(), seed=SEEDS, profile=profiles_with(CONVERT_SPECIAL), thread=THREADS)
 def test_sfp_stoch_rnd_matches_reference(word: int, seed: int, profile: dict, thread: int) -> None:
     run_case("SFP_STOCH_RND", word, seed, profile, thread, ref_type=LanesRef)
 

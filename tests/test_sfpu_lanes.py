@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matrix_harness import ISA, SEEDS, SETTINGS, THREADS, words
 from sfpu_lanes_reference import LanesRef, SignMagIsSmaller
-from test_sfpu import SPECIAL, f32, fresh, mostly, run, run_case, sfpu_profiles
+from test_sfpu import ANY_VD, SPECIAL, f32, fresh, mostly, profiles_with, run, run_case
 
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior, Unimplemented
@@ -35,14 +35,6 @@ ORDER_SPECIAL += [0x40000000, 0xC0000000, 0x3FFFFFFF, 0xBFFFFFFF]
 
 PROPERTY = settings(SETTINGS, max_examples=250)
 
-ANY_VD = mostly(st.integers(0, 7), 4, 3)  # VD 8..15 a third of the time
-
-
-@st.composite
-def profiles(draw) -> dict:
-    backdoor_off = draw(st.sampled_from([1.0, 1.0, 0.5, 0.0]))  # the backdoor load on some lanes
-    return {**draw(sfpu_profiles()), "backdoor_off": backdoor_off, "special": ORDER_SPECIAL}
-
 
 SWAP_WORDS = words(
     "SFPSWAP",
@@ -56,7 +48,7 @@ SWAP_WORDS = words(
 
 
 @PROPERTY
-@given(word=SWAP_WORDS, seed=SEEDS, profile=profiles(), thread=THREADS)
+@given(word=SWAP_WORDS, seed=SEEDS, profile=profiles_with(ORDER_SPECIAL), thread=THREADS)
 def test_sfpswap_matches_reference(word: int, seed: int, profile: dict, thread: int) -> None:
     run_case("SFPSWAP", word, seed, profile, thread, ref_type=LanesRef, cycles=SFPU.swap)
 
@@ -73,7 +65,7 @@ TRANSP_WORDS = words(
 
 
 @PROPERTY
-@given(word=TRANSP_WORDS, seed=SEEDS, profile=profiles(), thread=THREADS)
+@given(word=TRANSP_WORDS, seed=SEEDS, profile=profiles_with(ORDER_SPECIAL), thread=THREADS)
 def test_sfptransp_matches_reference(word: int, seed: int, profile: dict, thread: int) -> None:
     run_case("SFPTRANSP", word, seed, profile, thread, ref_type=LanesRef)
 
@@ -89,7 +81,7 @@ def shft2_words(draw) -> int:
 
 
 @PROPERTY
-@given(word=shft2_words(), seed=SEEDS, profile=profiles(), thread=THREADS)
+@given(word=shft2_words(), seed=SEEDS, profile=profiles_with(ORDER_SPECIAL), thread=THREADS)
 def test_sfpshft2_matches_reference(word: int, seed: int, profile: dict, thread: int) -> None:
     mod1 = word & 15
     cycles = SFPU.lane_shuffle if mod1 in (2, 3, 4) else SFPU.issue
