@@ -138,6 +138,18 @@ class PackTiming:
 
 
 @dataclass(frozen=True)
+class MoverTiming:
+    """The mover (XMOV): WormholeB0 Mover.md "Performance", measured under ideal conditions (no L1
+    access-port contention; with contention the page measures a copy at a third of this speed and an
+    L1 memset at one write per three cycles, which is not modelled). No Blackhole page gives figures."""
+
+    issue: int = 1  # XMOV executes in a single cycle; the transfer goes on in the background
+    copy_units: int = 8  # memcpy: eight 16-byte reads and eight 16-byte writes ...
+    copy_cycles: int = 11  # ... every eleven cycles
+    set_cycles_per_unit: int = 1  # memset (to L1 or not): one 16-byte write per cycle
+
+
+@dataclass(frozen=True)
 class NocTiming:
     """NoC requests (BlackholeA0/NoC/README.md "Performance"; the endpoint figures are placeholders).
 
@@ -166,6 +178,7 @@ CONFIG = ConfigTiming()
 MATRIX = MatrixTiming()
 UNPACK = UnpackTiming()
 PACK = PackTiming()
+MOVER = MoverTiming()
 SFPU = SfpuTiming()
 NOC = NocTiming()
 

@@ -38,6 +38,7 @@ from tensixsim.tensix import (
     matrix_legacy,  # noqa: F401 - registers semantics
     matrix_moves,
     matrix_unit,  # noqa: F401 - registers semantics
+    mover,  # noqa: F401 - registers semantics
     pack,
     regs,
     sfpu,
