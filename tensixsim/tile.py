@@ -219,6 +219,11 @@ class Tile:
             return RunResult(self.cycle, cores)
         pipes = tuple(PipeStats(p.thread, p.issued, dict(p.stalled)) for p in engine.pipes)
         units = {name: UnitStats(name, n, busy) for name, (n, busy) in engine.unit_stats.items()}
+        unpackers = self.coprocessor.unpackers  # their L1 fetches run behind the unpack issue slot
+        for unit in range(len(unpackers.fetches)):
+            if unpackers.fetches[unit]:
+                name = f"unpacker{unit}"
+                units[name] = UnitStats(name, int(unpackers.fetches[unit]), int(unpackers.fetch_cycles[unit]))
         return RunResult(self.cycle, cores, pipes, units)
 
     # ------------------------------------------------------------------ scheduler

@@ -393,10 +393,14 @@ def test_matmul_tile_through_three_pipes(monkeypatch: pytest.MonkeyPatch) -> Non
     check_ordering(tile, trace, "MVMUL")
     assert len(trace.cycles(MATH_THREAD, "MVMUL")) == 16 * 4  # four fidelity phases of sixteen
 
-    # Where the cycles went: every issued instruction is counted once by its unit, the matrix unit
-    # was occupied one cycle per MVMUL, and the packer's stall at the semaphore is on record.
+    # Where the cycles went: every issued instruction is counted once by its unit (the unpackers'
+    # entries count their L1 fetches, one per UNPACR, behind the unpack unit's issue slot), the matrix
+    # unit was occupied one cycle per MVMUL, and the packer's stall at the semaphore is on record.
     result = tile.result()
-    assert sum(p.issued for p in result.pipes) == sum(u.instructions for u in result.units.values())
+    units = {name: u for name, u in result.units.items() if not name.startswith("unpacker")}
+    assert sum(p.issued for p in result.pipes) == sum(u.instructions for u in units.values())
+    unpacrs = len(trace.cycles(UNPACK_THREAD, "UNPACR"))
+    assert result.units["unpacker0"].instructions + result.units["unpacker1"].instructions == unpacrs
     assert result.units["matrix"].instructions == result.units["matrix"].busy_cycles == 64
     pack_stall = result.pipes[PACK_THREAD].stalled
     assert (

@@ -207,6 +207,10 @@ def test_two_unpackers_overlap_and_share_l1():
     assert list(tile.coprocessor.unpackers.end) == [17, 19]
     assert done == 19
     assert fetch_ends([(0, 3, 512, "x4"), (1, 5, 512, "x4")]) == [17, 19]
+    # Run statistics: each unpacker's fetch time, unpacker 0's including its slow-down (8 + 6).
+    units = tile.result().units
+    assert (units["unpacker0"].instructions, units["unpacker0"].busy_cycles) == (1, 17 - 3)
+    assert (units["unpacker1"].instructions, units["unpacker1"].busy_cycles) == (1, 19 - 5)
 
 
 def test_one_unpacker_serialises_its_unpacrs():

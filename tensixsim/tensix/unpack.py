@@ -186,6 +186,9 @@ class UnpackState:
     shared_until: np.ndarray  # (2,) int64
     shared_speed: np.ndarray  # (2,) int8
     thread: np.ndarray  # (2,) int8: the pipe that issued it (-1: none)
+    # Per unpacker, for run statistics: fetches started and cycles spent fetching.
+    fetches: np.ndarray  # (2,) int64
+    fetch_cycles: np.ndarray  # (2,) int64
 
     @classmethod
     def new(cls, arch: Arch) -> UnpackState:
@@ -198,6 +201,8 @@ class UnpackState:
             shared_until=np.zeros(2, np.int64),
             shared_speed=np.zeros(2, np.int8),
             thread=np.full(2, -1, np.int8),
+            fetches=np.zeros(2, np.int64),
+            fetch_cycles=np.zeros(2, np.int64),
         )
 
 
@@ -227,10 +232,13 @@ def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: in
     interference table while both fetch; whichever ends first frees the other to its own speed)."""
     other = 1 - unit
     rest = left_at(state, other, start)
+    other_end = int(state.end[other])
     state.anchor[unit], state.left[unit], state.want[unit] = start, nbytes, want
+    state.fetches[unit] += 1
     if rest <= 0:
         state.shared_until[unit], state.shared_speed[unit] = start, want
         state.end[unit] = start + -(-nbytes // _rate(want))
+        state.fetch_cycles[unit] += int(state.end[unit]) - start
         return
     other_want = int(state.want[other])
     wants = (want, other_want) if unit == 0 else (other_want, want)
@@ -243,6 +251,8 @@ def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: in
         state.shared_until[u], state.shared_speed[u] = shared_end, shared
         remaining = total - (shared_end - start) * _rate(shared)
         state.end[u] = shared_end + (-(-remaining // _rate(alone)) if remaining > 0 else 0)
+    state.fetch_cycles[unit] += int(state.end[unit]) - start
+    state.fetch_cycles[other] += int(state.end[other]) - other_end  # slowed by the newcomer
 
 
 def unpack_state(copro: Coprocessor) -> UnpackState:
