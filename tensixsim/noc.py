@@ -11,17 +11,30 @@ Modelled from BlackholeA0/NoC/README.md, MemoryMap.md, Counters.md and Atomics.m
   computed from the tile's NoC #0 position (NoC #1 coordinates count from the opposite corner).
 - ``NOC_CLEAR_OUTSTANDING_REQ_CNT`` (``+0x60``): clears the ``NIU_MST_REQS_OUTSTANDING_ID`` counters
   whose bits are set.
-- Configuration (``+0x100`` .. ``+0x17C``): storage. ``NOC_ID_LOGICAL`` starts as the NIU's own NoC
-  coordinates (the documented power-on value); every other register starts at 0 (the documentation
-  gives no reset values). ``DEBUG_COUNTER_RESET`` and ``NIU_TRANS_COUNT_RTZ_CLR`` hold nothing.
+- Configuration (``+0x100`` .. ``+0x17C``, named by ``NocFacts.config_registers``): storage.
+  ``NOC_ID_LOGICAL`` starts as the NIU's own NoC coordinates (the documented power-on value); every
+  other register starts at 0 (the documentation gives no reset values). ``DEBUG_COUNTER_RESET`` and
+  ``NIU_TRANS_COUNT_RTZ_CLR`` hold nothing. ``NOC_ID_LOGICAL`` is only read by software: the NIU
+  itself never uses it.
 - Counters (``+0x200`` .. ``+0x2FC``): read-only, the 62 documented counters, updated at the points
   Counters.md lists (the ``REQS_OUTSTANDING`` / ``WRITE_REQS_OUTGOING`` ones are 8 bits wide).
 
 Every other address in a window (request FIFO status, router debug, security fences, ...) is a
 :class:`~tensixsim.errors.MemoryFault` naming the register offset.
 
-Requests. Coordinates are raw NoC coordinates of the NoC the request uses (no translation: a request
-made while ``NIU_CFG_0`` bit 14 enables translation is :class:`~tensixsim.errors.Unimplemented`). The
+Coordinate translation (Coordinates.md, "Translation Algorithm"). While bit 14 of the issuing NIU's
+``NIU_CFG_0`` is set, the X/Y coordinates in ``NOC_TARG_ADDR_HI`` and ``NOC_RET_ADDR_HI`` go through
+:meth:`Noc.translate`, with that NIU's tables and masks, when ``NOC_CMD_CTRL`` is written; the result
+is raw coordinates of the request's NoC and the request is routed as below. As on Blackhole (not
+Wormhole) the registers keep what software wrote. Readings where the pages are silent:
+
+- Both ``HI`` fields are translated for every request type, used or not (the page names both).
+- A broadcast rectangle (``NOC_TARG_ADDR_HI`` of an atomic or inline write, ``NOC_RET_ADDR_HI`` of a
+  write from L1) has its corners translated as the pairs (StartX, StartY) and (EndX, EndY), since the
+  algorithm maps an ``X, Y`` pair; the span is then taken from the translated corners (MemoryMap.md).
+- Bits 12..31 of a unicast ``HI`` field (reserved) and bits 24..31 of a rectangle pass unchanged.
+
+Requests. Coordinates (after any translation) are raw NoC coordinates of the NoC the request uses. The
 endpoints that exist are this tile (L1, and for inline writes its MMIO registers) and the DRAM tiles
 (:mod:`tensixsim.dram`); another Tensix tile or any other tile of the grid is Unimplemented, and
 coordinates outside the grid are :class:`NoEndpoint`. Supported: reads (split into 16 KiB packets),
@@ -98,11 +111,9 @@ NOC_ENDPOINT_ID = 0x48
 NOC_CLEAR_OUTSTANDING_REQ_CNT = 0x60
 CONFIG_BASE = 0x100
 CONFIG_WORDS = 32
-NIU_CFG_0 = 0x00  # configuration word index
-TRANSLATION_ENABLE = 1 << 14
-NOC_ID_LOGICAL = 0x12
-DEBUG_COUNTER_RESET = 0x1D
-NIU_TRANS_COUNT_RTZ_CLR = 0x1F
+TRANSLATION_ENABLE = 1 << 14  # NIU_CFG_0
+# Configuration registers with no storage: pulses clearing state that is not modelled.
+_CONFIG_PULSES = ("DEBUG_COUNTER_RESET", "NIU_TRANS_COUNT_RTZ_CLR")
 COUNTER_BASE = 0x200
 COUNTER_WORDS = 64
 _REQUEST_TYPES = {0: "read", 1: "atomic", 2: "write", 3: "reserved"}
@@ -221,7 +232,67 @@ class Noc:
         self.position = (x, y)
         for noc in range(len(self.facts.niu_bases)):
             nx, ny = self.coordinates(noc)
-            self.config[noc, NOC_ID_LOGICAL] = nx | ny << 6
+            self.config[noc, self._config_index("NOC_ID_LOGICAL")] = nx | ny << 6
+
+    def _config_index(self, name: str) -> int:
+        return (self.facts.config_registers[name] - CONFIG_BASE) // 4
+
+    def _config(self, noc: int, name: str) -> int:
+        return int(self.config[noc, self._config_index(name)])
+
+    def _table(self, noc: int, name: str, index: int) -> int:
+        """Entry ``index`` (0..31) of the 5-bit lookup table ``name``: six entries per 32-bit word, from
+        bit 0 up (bits 30 and 31 of each word are not entries)."""
+        word, slot = divmod(index, 6)
+        return self._config(noc, f"{name}_{word}") >> 5 * slot & 0x1F
+
+    # ------------------------------------------------------------------ coordinate translation
+    def translating(self, noc: int) -> bool:
+        return bool(self._config(noc, "NIU_CFG_0") & TRANSLATION_ENABLE)
+
+    def translate(self, noc: int, x: int, y: int) -> tuple[int, int]:
+        """Raw coordinates for the translated pair (x, y) (6 bits each) at NIU ``noc``
+        (Coordinates.md, "Translation Algorithm")."""
+        x5, y5 = x & 0x1F, y & 0x1F
+        # Two bits above the last DDR table entry mark columns 9 and 0 as DRAM columns.
+        flags = self._config(noc, "DDR_COORD_TRANSLATE_TABLE_5")
+        dram_columns = {c for c, bit in ((9, 10), (0, 11)) if flags >> bit & 1}
+        if self._config(noc, "DDR_COORD_TRANSLATE_COL_SWAP") >> y5 & 1 and (x5 ^ 9) in dram_columns:
+            raw_x = x5 ^ 9
+        elif self._config(noc, "NOC_ID_TRANSLATE_ROW_MASK") >> y5 & 1:
+            raw_x = x
+        else:
+            raw_x = self._table(noc, "NOC_X_ID_TRANSLATE_TABLE", x5)
+        # Y depends on the X given, not on the X produced.
+        if x5 in dram_columns:
+            raw_y = self._table(noc, "DDR_COORD_TRANSLATE_TABLE", y5)
+        elif self._config(noc, "NOC_ID_TRANSLATE_COL_MASK") >> x5 & 1:
+            raw_y = y
+        else:
+            raw_y = self._table(noc, "NOC_Y_ID_TRANSLATE_TABLE", y5)
+        return raw_x, raw_y
+
+    def translate_hi(self, noc: int, hi: int, rectangle: bool) -> int:
+        """A ``*_ADDR_HI`` value with its coordinates translated: (x, y) in bits 0..11, and for a
+        broadcast rectangle also (StartX, StartY) in bits 12..23; other bits unchanged."""
+        corners = 2 if rectangle else 1
+        for k in range(corners):
+            shift = 12 * k
+            x, y = self.translate(noc, hi >> shift & 0x3F, hi >> shift + 6 & 0x3F)
+            hi = hi & ~(0xFFF << shift) | (x | y << 6) << shift
+        return hi
+
+    def _translated_fields(self, noc: int, f: list[int]) -> tuple[int, int]:
+        """``NOC_TARG_ADDR_HI`` and ``NOC_RET_ADDR_HI`` of request fields ``f`` as the NIU uses them."""
+        ctrl = f[CTRL]
+        broadcast = bool(ctrl & CMD_BRCST_PACKET)
+        # The field holding a broadcast rectangle: the target of an atomic or an inline write, the
+        # return address (destination) of a write from L1.
+        targ_rect = (ctrl & 3) == CMD_AT or ((ctrl & 3) == CMD_WR and bool(ctrl & CMD_WR_INLINE))
+        return (
+            self.translate_hi(noc, f[TARG_HI], broadcast and targ_rect),
+            self.translate_hi(noc, f[RET_HI], broadcast and not targ_rect),
+        )
 
     def coordinates(self, noc: int, position: tuple[int, int] | None = None) -> tuple[int, int]:
         """``position`` (default: this tile) on ``noc``: NoC #1 counts from the opposite corner."""
@@ -335,8 +406,8 @@ class Noc:
         f = [int(v) for v in self.requests[noc, initiator]]
         ctrl = f[CTRL]
         kind = ctrl & 3
-        if self.config[noc, NIU_CFG_0] & TRANSLATION_ENABLE:
-            raise Unimplemented(f"NoC #{noc}: requests with coordinate translation enabled")
+        if self.translating(noc):
+            f[TARG_HI], f[RET_HI] = self._translated_fields(noc, f)
         if ctrl & CMD_L1_ACC_AT_EN:
             raise UndefinedBehavior(
                 "NOC_CMD_L1_ACC_AT_EN (unusable on Blackhole: a hardware bug)", value=ctrl
@@ -695,10 +766,12 @@ class Noc:
         fields = self.requests[noc, initiator].tolist()
         kind = _REQUEST_TYPES[fields[CTRL] & 3]
         detail = ", ".join(f"{n}=0x{v:x}" for n, v in zip(REQUEST_FIELDS, fields, strict=True) if v)
+        detail = detail or "all fields 0"
         where = {"core": access.core.name, "pc": access.core.fault_pc(), "cycle": access.cycle}
-        message = (
-            f"NoC #{noc} initiator {initiator}: {kind} request ({detail or 'all fields 0'}): {error.message}"
-        )
+        if self.translating(noc):
+            targ, ret = self._translated_fields(noc, fields)
+            detail += f"; translated: NOC_TARG_ADDR_HI=0x{targ:x}, NOC_RET_ADDR_HI=0x{ret:x}"
+        message = f"NoC #{noc} initiator {initiator}: {kind} request ({detail}): {error.message}"
         if isinstance(error, MemoryFault):
             return MemoryFault(message, address=error.address, size=error.size, write=error.write, **where)
         return type(error)(message, value=error.value, **where)
@@ -747,15 +820,18 @@ class Noc:
             registers[NOC_CLEAR_OUTSTANDING_REQ_CNT] = Register(
                 "NOC_CLEAR_OUTSTANDING_REQ_CNT", write=self._clear_outstanding(noc)
             )
+            names = {offset: name for name, offset in self.facts.config_registers.items()}
             for index in range(CONFIG_WORDS):
-                if index in (DEBUG_COUNTER_RESET, NIU_TRANS_COUNT_RTZ_CLR):
+                offset = CONFIG_BASE + 4 * index
+                name = names.get(offset, f"NOC_CFG[{index}]")
+                if name in _CONFIG_PULSES:
                     # Pulses: the debug counters and interrupt sources they clear are not modelled.
-                    registers[CONFIG_BASE + 4 * index] = Register(
-                        f"NOC_CFG[{index}]", read=lambda _: 0, write=lambda _a, _v: None, watch="write"
+                    registers[offset] = Register(
+                        name, read=lambda _: 0, write=lambda _a, _v: None, watch="write"
                     )
                     continue
-                registers[CONFIG_BASE + 4 * index] = Register(
-                    f"NOC_CFG[{index}]",
+                registers[offset] = Register(
+                    name,
                     read=lambda _, n=noc, i=index: int(self.config[n, i]),
                     write=lambda _, v, n=noc, i=index: self.config[n].__setitem__(i, v),
                     watch="write",

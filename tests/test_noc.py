@@ -13,7 +13,7 @@ import struct
 
 import pytest
 from asm import assemble
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tensixsim import Tile
@@ -374,17 +374,6 @@ def test_read_past_l1_is_refused_before_anything_changes():
         fail({0: 0x17FFF0, 2: hi(0, OWN), 3: DST, 5: hi(0, OWN), 8: 64})
 
 
-def test_translation_enabled_is_unimplemented():
-    tile = Tile("blackhole")
-    tile.noc.config[0, 0] = 1 << 14
-    record = struct.pack("<13I", NIU[0], 0, 0, hi(0, OWN), DST, 0, hi(0, OWN), 0, 0, 64, 0, 0, 0) + bytes(12)
-    tile.write(TABLE, struct.pack("<I", 1) + bytes(12) + record)
-    tile.write(WAITS, struct.pack("<I", 0))
-    tile.write(0, assemble(PROGRAM))
-    with pytest.raises(Unimplemented, match="translation"):
-        tile.run(release=["brisc"])
-
-
 # ---------------------------------------------------------------- DRAM helpers
 
 
@@ -424,3 +413,261 @@ def test_interleaved_pages_go_round_robin(page, pages, banks, base):
             tile.noc.dram.read(p % banks, base + (p // banks) * stride, page)
             == data[p * page : (p + 1) * page]
         )
+
+
+# ---------------------------------------------------------------- coordinate translation
+
+# The translation registers (MemoryMap.md, "NIU and NoC Router Configuration"): offsets from NIU_BASE.
+TRANSLATION_REGS = {
+    **{f"NOC_X_ID_TRANSLATE_TABLE_{i}": 0x118 + 4 * i for i in range(6)},
+    **{f"NOC_Y_ID_TRANSLATE_TABLE_{i}": 0x130 + 4 * i for i in range(6)},
+    "NOC_ID_TRANSLATE_COL_MASK": 0x150,
+    "NOC_ID_TRANSLATE_ROW_MASK": 0x154,
+    **{f"DDR_COORD_TRANSLATE_TABLE_{i}": 0x158 + 4 * i for i in range(6)},
+    "DDR_COORD_TRANSLATE_COL_SWAP": 0x170,
+}
+NIU_CFG_0, NOC_ID_LOGICAL = 0x100, 0x148
+TRANSLATE = 1 << 14  # NIU_CFG_0: coordinate translation enable
+
+
+def table_entries(regs: dict[str, int], prefix: str) -> list[int]:
+    """The 32 five-bit entries of a six-register table, low bits of each register first."""
+    entries = []
+    for i in range(6):
+        word = regs[f"{prefix}_{i}"]
+        for _ in range(6):
+            entries.append(word & 31)
+            word >>= 5
+    return entries[:32]
+
+
+def reference_translate(regs: dict[str, int], x: int, y: int) -> tuple[int, int]:
+    """Coordinates.md, "Translation Algorithm": translated (x, y) -> raw NoC coordinates."""
+    xs = table_entries(regs, "NOC_X_ID_TRANSLATE_TABLE")
+    ys = table_entries(regs, "NOC_Y_ID_TRANSLATE_TABLE")
+    ddr = table_entries(regs, "DDR_COORD_TRANSLATE_TABLE")
+    ddr_x = []
+    if regs["DDR_COORD_TRANSLATE_TABLE_5"] & (1 << 10):
+        ddr_x.append(9)
+    if regs["DDR_COORD_TRANSLATE_TABLE_5"] & (1 << 11):
+        ddr_x.append(0)
+    lx, ly = x % 32, y % 32
+    if (regs["DDR_COORD_TRANSLATE_COL_SWAP"] & (1 << ly)) and (lx ^ 9) in ddr_x:
+        new_x = lx ^ 9
+    elif regs["NOC_ID_TRANSLATE_ROW_MASK"] & (1 << ly):
+        new_x = x
+    else:
+        new_x = xs[lx]
+    if lx in ddr_x:
+        new_y = ddr[ly]
+    elif regs["NOC_ID_TRANSLATE_COL_MASK"] & (1 << lx):
+        new_y = y
+    else:
+        new_y = ys[ly]
+    return new_x, new_y
+
+
+def reference_hi(regs: dict[str, int], value: int, rectangle: bool) -> int:
+    """A ``*_ADDR_HI`` value as the NIU uses it: (x, y) in bits 0..11 translated, and for a broadcast
+    rectangle (StartX, StartY) in bits 12..23 too (MemoryMap.md); other bits kept."""
+    corners = [0, 12] if rectangle else [0]
+    for shift in corners:
+        x, y = reference_translate(regs, (value >> shift) % 64, (value >> (shift + 6)) % 64)
+        value = (value & ~(0xFFF << shift)) | (x << shift) | (y << (shift + 6))
+    return value
+
+
+# Register contents: the special values (nothing, everything, the DDR column flags) and anything.
+register_word = st.one_of(
+    st.sampled_from([0, 0xFFFFFFFF, 1 << 10, 1 << 11, 3 << 10]), st.integers(0, 0xFFFFFFFF)
+)
+translation_regs = st.fixed_dictionaries({name: register_word for name in TRANSLATION_REGS})
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    regs=translation_regs,
+    other=translation_regs,
+    noc=st.integers(0, 1),
+    his=st.lists(st.integers(0, 0xFFFFFFFF), min_size=1, max_size=6),
+)
+def test_translation_matches_the_documented_algorithm(regs, other, noc, his):
+    tile = Tile("blackhole")
+    for n, values in ((noc, regs), (1 - noc, other)):  # each NIU has its own tables
+        for name, offset in TRANSLATION_REGS.items():
+            tile.noc.config[n, (offset - 0x100) // 4] = values[name]
+    got = {(x, y): tile.noc.translate(noc, x, y) for x in range(64) for y in range(64)}
+    want = {(x, y): reference_translate(regs, x, y) for x in range(64) for y in range(64)}
+    assert got == want
+    for value in his:
+        assert tile.noc.translate_hi(noc, value, False) == reference_hi(regs, value, False)
+        assert tile.noc.translate_hi(noc, value, True) == reference_hi(regs, value, True)
+
+
+def store_words(stores: list[tuple[int, int]]) -> str:
+    return "".join(f"li t0, {address}\n li t1, {value}\n sw t1, 0(t0)\n" for address, value in stores)
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_translation_registers_hold_what_the_core_writes(seed):
+    rng = random.Random(seed)
+    tile = Tile("blackhole")
+    offsets = [NIU_CFG_0, NOC_ID_LOGICAL, *TRANSLATION_REGS.values()]
+    values = {
+        (noc, off): rng.getrandbits(32) | (TRANSLATE if off == NIU_CFG_0 else 0)
+        for noc in (0, 1)
+        for off in offsets
+    }
+    stores = store_words([(NIU[noc] + off, v) for (noc, off), v in values.items()])
+    loads = "".join(
+        f"li t0, {NIU[noc] + off}\n lw t1, 0(t0)\n li t2, {WAITS + 4 * k}\n sw t1, 0(t2)\n"
+        for k, (noc, off) in enumerate(values)
+    )
+    tile.write(0, assemble(stores + loads + "ecall"))
+    tile.run(release=["brisc"])
+    got = struct.unpack_from(f"<{len(values)}I", tile.l1, WAITS)
+    assert list(got) == list(values.values())
+    # The words written through the bus are the ones translation uses.
+    for noc in (0, 1):
+        regs = {name: values[(noc, off)] for name, off in TRANSLATION_REGS.items()}
+        for x, y in ((0, 0), (9, 3), (17, 30), (63, 41), (rng.randrange(64), rng.randrange(64))):
+            assert tile.noc.translate(noc, x, y) == reference_translate(regs, x, y)
+
+
+def set_entry(regs: dict[str, int], prefix: str, index: int, value: int) -> None:
+    word, slot = divmod(index, 6)
+    name = f"{prefix}_{word}"
+    regs[name] = regs[name] & ~(31 << 5 * slot) | value << 5 * slot
+
+
+def lead_to(regs: dict[str, int], translated: tuple[int, int], raw: tuple[int, int]) -> None:
+    """Change ``regs`` so that the translated pair goes to ``raw`` (through the tables)."""
+    tx, ty = translated[0] % 32, translated[1] % 32
+    regs["DDR_COORD_TRANSLATE_COL_SWAP"] &= ~(1 << ty)
+    regs["NOC_ID_TRANSLATE_ROW_MASK"] &= ~(1 << ty)
+    set_entry(regs, "NOC_X_ID_TRANSLATE_TABLE", tx, raw[0])
+    if reference_translate(regs, *translated)[1] != raw[1]:
+        if tx in (0, 9) and regs["DDR_COORD_TRANSLATE_TABLE_5"] & (1 << (11 if tx == 0 else 10)):
+            set_entry(regs, "DDR_COORD_TRANSLATE_TABLE", ty, raw[1])
+        else:
+            regs["NOC_ID_TRANSLATE_COL_MASK"] &= ~(1 << tx)
+            set_entry(regs, "NOC_Y_ID_TRANSLATE_TABLE", ty, raw[1])
+
+
+def hi_of(xy: tuple[int, int]) -> int:
+    return xy[0] | xy[1] << 6
+
+
+@settings(max_examples=6, deadline=None)
+@given(data=st.data(), regs=translation_regs, noc=st.integers(0, 1), seed=st.integers(0, 1000))
+def test_requests_with_translation_reach_the_translated_endpoints(data, regs, noc, seed):
+    """Reads, writes and broadcasts through a core whose NIU translates, against the reference."""
+    regs = dict(regs)
+    own = on_noc(noc, OWN)
+    dram_raw = {on_noc(noc, xy): group for group, xy in DRAM_TILE.items()}
+    pair = st.tuples(st.integers(0, 63), st.integers(0, 63))
+    lead_to(regs, data.draw(pair), own)
+    lead_to(regs, data.draw(pair), data.draw(st.sampled_from(sorted(dram_raw))))
+    mapped = {(x, y): reference_translate(regs, x, y) for x in range(64) for y in range(64)}
+    to_own = sorted(p for p, r in mapped.items() if r == own)
+    to_dram = sorted(p for p, r in mapped.items() if r in dram_raw)
+    assume(to_own and to_dram)  # the second change can undo the first
+    pick_own = st.sampled_from(to_own)
+    pick_dram = st.sampled_from(to_dram)
+    junk = st.integers(0, 0xFFFFF)  # bits 12..31 of a unicast HI field: reserved, kept, ignored
+
+    def own_hi() -> int:
+        return hi_of(data.draw(pick_own)) | data.draw(junk) << 12
+
+    rng = random.Random(seed)
+    tile = Tile("blackhole")
+    src = bytes(rng.getrandbits(8) for _ in range(0x1000))
+    tile.write(SRC, src)
+    read_from = data.draw(pick_dram)
+    read_group = dram_raw[mapped[read_from]]
+    dram_data = bytes(rng.getrandbits(8) for _ in range(512))
+    tile.noc.dram.write(read_group, 0x1000, dram_data)
+    write_to = data.draw(pick_dram)
+    write_group = dram_raw[mapped[write_to]]
+    sems = bytes(rng.getrandbits(8) for _ in range(16))
+    tile.write(SEMS, sems)
+    rect = hi_of(data.draw(pick_own)) | hi_of(data.draw(pick_own)) << 12  # EndX/EndY, StartX/StartY
+    brcst, include = 1 << 5, 1 << 17
+    requests = [  # (noc, {field: value}), fields as in REQUEST_FIELDS
+        (noc, {0: SRC, 2: own_hi(), 3: DST, 5: own_hi(), 8: 256}),
+        (noc, {0: 0x1000, 2: hi_of(read_from), 3: DST + 0x1000, 5: own_hi(), 8: 512}),
+        (noc, {0: SRC + 0x800, 2: own_hi(), 3: 0x200000, 5: hi_of(write_to), 7: 2 | 0x10, 8: 300}),
+        (
+            noc,
+            {
+                0: SEMS,
+                2: rect,
+                3: RET,
+                5: own_hi(),
+                7: 1 | 0x10 | brcst | include,
+                8: 31 << 2 | 1 << 12,
+                10: 5,
+            },
+        ),
+        (noc, {0: SRC + 0x400, 2: own_hi(), 3: DST + 0x2000, 5: rect, 7: 2 | brcst | include, 8: 128}),
+        # The other NIU does not translate: raw coordinates, whatever its tables hold.
+        (1 - noc, {0: SRC, 2: hi(1 - noc, OWN), 3: DST + 0x3000, 5: hi(1 - noc, OWN), 8: 64}),
+    ]
+    records = []
+    for n, (on, fields) in enumerate(requests):
+        f = [fields.get(k, 0) for k in range(12)]
+        records.append(struct.pack("<13I", NIU[on] + (n % 4) * 0x800, *f) + bytes(12))
+    tile.write(TABLE, struct.pack("<I", len(records)) + bytes(12) + b"".join(records))
+    waits = [
+        (NIU[noc] + 0x200 + 4 * C["RD_RESP_RECEIVED"], 2),
+        (NIU[noc] + 0x200 + 4 * C["WR_ACK_RECEIVED"], 1),
+        (NIU[noc] + 0x200 + 4 * C["ATOMIC_RESP_RECEIVED"], 1),
+        (NIU[noc] + 0x200 + 4 * C["POSTED_WR_REQ_SENT"], 1),
+        (NIU[1 - noc] + 0x200 + 4 * C["RD_RESP_RECEIVED"], 1),
+    ]
+    tile.write(WAITS, struct.pack("<I", len(waits)) + b"".join(struct.pack("<II", *w) for w in waits))
+    other_tables = {name: rng.getrandbits(32) for name in TRANSLATION_REGS}
+    config = [(NIU[noc] + TRANSLATION_REGS[name], v) for name, v in regs.items()]
+    config += [(NIU[1 - noc] + TRANSLATION_REGS[name], v) for name, v in other_tables.items()]
+    config += [(NIU[noc] + NIU_CFG_0, TRANSLATE)]
+    # After the requests: every initiator's NOC_TARG_ADDR_HI and NOC_RET_ADDR_HI, on both NIUs.
+    readback = "".join(
+        f"li t0, {NIU[on] + i * 0x800 + off}\n lw t1, 0(t0)\n li t2, {0x29000 + 4 * k}\n sw t1, 0(t2)\n"
+        for k, (on, i, off) in enumerate((on, i, off) for on in (0, 1) for i in range(4) for off in (8, 0x14))
+    )
+    tile.write(0, assemble(store_words(config) + PROGRAM.replace("6:  ecall", "6:\n" + readback + "ecall")))
+    tile.run(release=["brisc"], max_cycles=2_000_000)
+
+    l1 = tile.l1.tobytes()
+    assert l1[DST : DST + 256] == src[:256]
+    assert l1[DST + 0x1000 : DST + 0x1200] == dram_data
+    assert tile.noc.dram.read(write_group, 0x200000, 300) == src[0x800 : 0x800 + 300]
+    (old,) = struct.unpack_from("<I", sems, 0)
+    assert struct.unpack_from("<II", l1, SEMS)[0] == (old + 5) & 0xFFFFFFFF
+    assert struct.unpack_from("<I", l1, RET)[0] == old
+    assert l1[DST + 0x2000 : DST + 0x2080] == src[0x400:0x480]
+    assert l1[DST + 0x3000 : DST + 0x3040] == src[:64]
+    # Blackhole keeps what software wrote in the HI fields (Wormhole would write back the result).
+    last = {}
+    for n, (on, fields) in enumerate(requests):
+        last[(on, n % 4)] = (fields.get(2, 0), fields.get(5, 0))
+    got = struct.unpack_from("<16I", l1, 0x29000)
+    for k, (on, i) in enumerate((on, i) for on in (0, 1) for i in range(4)):
+        assert got[2 * k : 2 * k + 2] == last.get((on, i), (0, 0)), (on, i)
+
+
+def test_translated_coordinates_outside_the_grid_name_both_values():
+    tile = Tile("blackhole")
+    config = [(NIU[0] + TRANSLATION_REGS[f"NOC_X_ID_TRANSLATE_TABLE_{i}"], 0xFFFFFFFF) for i in range(6)]
+    config.append((NIU[0] + NIU_CFG_0, TRANSLATE))
+    record = struct.pack("<13I", NIU[0], 0, 0, hi(0, OWN), DST, 0, hi(0, OWN), 0, 0, 64, 0, 0, 0) + bytes(12)
+    tile.write(TABLE, struct.pack("<I", 1) + bytes(12) + record)
+    tile.write(WAITS, struct.pack("<I", 0))
+    tile.write(0, assemble(store_words(config) + PROGRAM))
+    with pytest.raises(NoEndpoint) as info:
+        tile.run(release=["brisc"])
+    message = str(info.value)
+    assert f"NOC_TARG_ADDR_HI=0x{hi(0, OWN):x}" in message  # what software wrote
+    assert "(31, " in message and "translated" in message  # where the table sent it
+    assert tile.noc.requests[0, 0, 2] == hi(0, OWN)

@@ -59,6 +59,21 @@ BLACKHOLE = Arch(
             for row, group in enumerate((0, 0, 1, 1, 2, 3, 3, 3, 2, 2, 1, 0))
         },
         dram_group_bytes=4 << 30,  # "the same 4 GiB of GDDR6 is common across groups of three DRAM tiles"
+        # MemoryMap.md, "NIU and NoC Router Configuration"; 0x14C is not named there.
+        config_registers={
+            "NIU_CFG_0": 0x100,
+            **{f"ROUTER_CFG_{i}": 0x104 + 4 * i for i in range(5)},
+            **{f"NOC_X_ID_TRANSLATE_TABLE_{i}": 0x118 + 4 * i for i in range(6)},
+            **{f"NOC_Y_ID_TRANSLATE_TABLE_{i}": 0x130 + 4 * i for i in range(6)},
+            "NOC_ID_LOGICAL": 0x148,
+            "NOC_ID_TRANSLATE_COL_MASK": 0x150,
+            "NOC_ID_TRANSLATE_ROW_MASK": 0x154,
+            **{f"DDR_COORD_TRANSLATE_TABLE_{i}": 0x158 + 4 * i for i in range(6)},
+            "DDR_COORD_TRANSLATE_COL_SWAP": 0x170,
+            "DEBUG_COUNTER_RESET": 0x174,
+            "NIU_TRANS_COUNT_RTZ_CFG": 0x178,
+            "NIU_TRANS_COUNT_RTZ_CLR": 0x17C,
+        },
     ),
     # Names and addresses from tt-metal's blackhole tensix.h (RISCV_DEBUG_REG_*, RISCV_TDMA_REG_*).
     clock_gating_registers=(

@@ -42,6 +42,9 @@ class NocFacts:
     # reaches the same memory (BlackholeA0/NoC/README.md, the NoC #0 map in Coordinates.md).
     dram_tiles: dict[tuple[int, int], int] = field(default_factory=dict)
     dram_group_bytes: int = 0
+    # Named configuration registers: name -> offset from the NIU base (32 bits each; a six-word table
+    # is listed word by word, NAME_0 .. NAME_5).
+    config_registers: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
