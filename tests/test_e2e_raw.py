@@ -194,7 +194,8 @@ class Trace:
     """(thread, instruction word, issue cycle) of every instruction the engine retires, including
     each of a run of MVMULs the engine executes as one vectorised step."""
 
-    def __init__(self, tile: Tile, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, tile: Tile, monkeypatch: pytest.MonkeyPatch | None = None) -> None:
+        """Without ``monkeypatch`` the tile's engine keeps the recording hooks (a tile of its own)."""
         self.issued: list[tuple[int, int, int]] = []
         self.isa = tile.coprocessor.isa
         engine = tile.backend
@@ -213,8 +214,9 @@ class Trace:
             record(pipe, cycles)
             return retire_run(pipe, unit, busy, cycles)
 
-        monkeypatch.setattr(engine, "_retired", one)
-        monkeypatch.setattr(engine, "_retire_run", run)
+        patch = monkeypatch.setattr if monkeypatch is not None else setattr
+        patch(engine, "_retired", one)
+        patch(engine, "_retire_run", run)
 
     def cycles(self, thread: int, name: str) -> list[int]:
         return [c for t, w, c in self.issued if t == thread and self.isa.decode(w).name == name]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_e2e_raw import Trace
 
 from tensixsim import raw
 from tensixsim.tensix import unpack
@@ -177,33 +178,15 @@ def word(tile: Tile, name: str, **values: int) -> int:
     return isa.encode(name, **(dict.fromkeys(isa.by_name[name].field_names, 0) | values))
 
 
-def record_issues(tile: Tile) -> list[tuple[int, str, int]]:
-    """(thread, instruction name, issue cycle) of every instruction retired from now on."""
-    engine, isa = tile.backend, tile.coprocessor.isa
-    issued: list[tuple[int, str, int]] = []
-    retired = engine._retired
-
-    def one(pipe, unit, busy, cycle, cycles, count):
-        issued.extend((pipe.thread, isa.decode(w).name, cycle) for w in list(pipe.words)[:count])
-        return retired(pipe, unit, busy, cycle, cycles, count)
-
-    engine._retired = one
-    return issued
-
-
-def cycles_of(issued: list[tuple[int, str, int]], thread: int, name: str) -> list[int]:
-    return [c for t, n, c in issued if t == thread and n == name]
-
-
 def test_two_unpackers_overlap_and_share_l1():
     # Both want x4, 512 bytes each. Unpacker 0 issues at 1 and fetches from 3 at 64 bytes a cycle;
     # unpacker 1 issues at 3 (the address slot) and fetches from 5: both get x2 while both fetch.
     # Unpacker 0 has 512 - 2 * 64 = 384 bytes left at 5: 12 cycles at 32, done at 17; unpacker 1
     # moved 12 * 32 = 384 by then, its last 128 at x4 take 2 cycles: done at 19.
     tile = new_tile({(0, 0): 256, (0, 1): 256}, (2, 2))
-    issued = record_issues(tile)
+    trace = Trace(tile)
     done = raw.run_words(tile, 0, [unpacr(tile, 0), unpacr(tile, 1)])
-    assert cycles_of(issued, 0, "UNPACR") == [1, 3]
+    assert trace.cycles(0, "UNPACR") == [1, 3]
     assert list(tile.coprocessor.unpackers.end) == [17, 19]
     assert done == 19
     assert fetch_ends([(0, 3, 512, "x4"), (1, 5, 512, "x4")]) == [17, 19]
@@ -216,9 +199,9 @@ def test_two_unpackers_overlap_and_share_l1():
 def test_one_unpacker_serialises_its_unpacrs():
     # The second UNPACR on unpacker 0 waits until the first has fetched its 512 bytes (x4: 3 + 8).
     tile = new_tile({(0, 0): 256}, (2, 2))
-    issued = record_issues(tile)
+    trace = Trace(tile)
     done = raw.run_words(tile, 0, [unpacr(tile, 0), unpacr(tile, 0)])
-    assert cycles_of(issued, 0, "UNPACR") == [1, 11]
+    assert trace.cycles(0, "UNPACR") == [1, 11]
     assert done == 11 + 2 + 8
 
 
@@ -234,7 +217,7 @@ def test_one_unpacker_serialises_its_unpacrs():
 )
 def test_random_unpacrs_match_the_reference_schedule(counts, throttle, program):
     tile = new_tile(counts, throttle)
-    issued = record_issues(tile)
+    trace = Trace(tile)
     pushed = []
     for thread, unit, gap in program:
         at = max([p for t, _, p in pushed if t == thread], default=0) + gap  # a thread's words in order
@@ -245,10 +228,10 @@ def test_random_unpacrs_match_the_reference_schedule(counts, throttle, program):
     nbytes = {key: 2 * count for key, count in counts.items()}
     wants = (SPEED_NAMES[throttle[0]], SPEED_NAMES[throttle[1]])
     issues, ends = reference_schedule(pushed, nbytes, wants)
-    got = sorted(c for t, n, c in issued if n == "UNPACR")
+    got = sorted(c for thread in UNPACKER_THREADS for c in trace.cycles(thread, "UNPACR"))
     assert got == sorted(issues)
     for thread in UNPACKER_THREADS:
-        mine = [c for t, n, c in issued if t == thread]
+        mine = [c for t, _, c in trace.issued if t == thread]
         assert mine == [issues[k] for k, p in enumerate(pushed) if p[0] == thread]
         last = [ends[k] for k, p in enumerate(pushed) if p[0] == thread]
         assert tile.backend.pipes[thread].done_cycle == max(last, default=0)
@@ -263,12 +246,12 @@ def test_stallwait_c1_and_c2_watch_their_own_unpacker():
     # unpacker is done (it sees the previous cycle's state).
     for condition, expected in ((1, 35 + 1), (2, 9 + 1)):
         tile = new_tile({(0, 0): 256, (0, 1): 32}, (0, 0))
-        issued = record_issues(tile)
+        trace = Trace(tile)
         raw.run_words(tile, 0, [unpacr(tile, 0), unpacr(tile, 1)])
         assert list(tile.coprocessor.unpackers.end) == [35, 9]
         stallwait = word(tile, "STALLWAIT", stall_res=B0, wait_res=1 << condition)
         raw.run_words(tile, MATH_THREAD, [stallwait, word(tile, "NOP")], cycle=0)
-        assert cycles_of(issued, MATH_THREAD, "NOP") == [expected]
+        assert trace.cycles(MATH_THREAD, "NOP") == [expected]
 
 
 def test_matrix_unit_waits_for_the_data():
@@ -279,7 +262,7 @@ def test_matrix_unit_waits_for_the_data():
     copro = tile.coprocessor
     for field in ("ALU_FORMAT_SPEC_REG0_SrcA", "ALU_FORMAT_SPEC_REG1_SrcB"):
         copro.config.write_field(field, copro.config.state_id(MATH_THREAD), BF16)
-    issued = record_issues(tile)
+    trace = Trace(tile)
     for thread, words in (
         (0, [unpacr(tile, 0, 1), unpacr(tile, 1, 1)]),
         (MATH_THREAD, [word(tile, "ELWADD")]),
@@ -290,5 +273,5 @@ def test_matrix_unit_waits_for_the_data():
     assert list(copro.regs.src_handover_at[:, 0]) == [35, 37]
     tile.backend.advance_to(raw.NEVER)
     assert fetch_ends([(0, 3, 512, "x1"), (1, 5, 512, "x1")]) == [35, 37]
-    assert cycles_of(issued, MATH_THREAD, "ELWADD") == [37]
+    assert trace.cycles(MATH_THREAD, "ELWADD") == [37]
     assert (copro.regs.src_handover_at == -1).all()
