@@ -43,6 +43,7 @@ from tensixsim.tensix import (
     regs,
     sfpu,
     sfpu_convert,
+    sfpu_flags,  # noqa: F401 - registers semantics
     sfpu_float,
     sfpu_integer,  # noqa: F401 - registers semantics
     sfpu_lanes,  # noqa: F401 - registers semantics
