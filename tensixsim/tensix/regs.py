@@ -348,7 +348,9 @@ def hand_over(copro: Coprocessor, file: int, bank: int, at: int, cycle: int) -> 
 def next_handover(copro: Coprocessor) -> int | None:
     """The cycle of the earliest pending hand-over (None: none)."""
     pending = copro.regs.src_handover_at
-    return int(pending[pending >= 0].min()) if (pending >= 0).any() else None
+    if pending.max() < 0:  # asked before every instruction: mostly nothing is pending
+        return None
+    return int(pending[pending >= 0].min())
 
 
 def apply_handovers(copro: Coprocessor, cycle: int) -> bool:
