@@ -105,8 +105,15 @@ class Tile:
     """One Tensix tile. ``Tile("blackhole")``."""
 
     def __init__(
-        self, arch: str = "blackhole", *, quantum: int = DEFAULT_QUANTUM, backend: str = "coprocessor"
+        self,
+        arch: str = "blackhole",
+        *,
+        quantum: int = DEFAULT_QUANTUM,
+        backend: str = "coprocessor",
+        engine: str = "native",
     ) -> None:
+        """``engine``: "native" runs the coprocessor's hot path in C (falling back to "python", the
+        reference engine, when no C compiler is available); results and cycles are the same."""
         self.arch = get_arch(arch)
         self.quantum = quantum
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
@@ -125,7 +132,7 @@ class Tile:
         self._block_regions = [*(self.noc.regions() if self.noc is not None else []), *self.tdma.regions()]
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
-            self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues)
+            self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues, engine)
         elif backend == "recorder":
             self.backend = Recorder(self.queues)
         else:
@@ -317,8 +324,8 @@ class Tile:
             if other is not core and other.state is CoreState.RUNNING
         )
 
-    def note_side_effect(self) -> None:
-        self._side_effects += 1
+    def note_side_effect(self, count: int = 1) -> None:
+        self._side_effects += count
 
     def _memory_digest(self) -> int:
         digest = zlib.crc32(self.l1)
@@ -515,6 +522,12 @@ class Tile:
             return 0
         self.backend.advance_to(min(cycle, self.horizon(core)))
         return min(self.queues[pipe].depth - len(self.queues[pipe].entries) for pipe in pipes)
+
+    def engine_for_pushes(self, core: Core) -> tuple[int, int, int] | None:
+        """What ``core``'s hooks need to push straight into the native engine (see NativeEngine.attach),
+        or None when pushes go through Python."""
+        native = getattr(self.backend, "native", None)
+        return native.attach() if native is not None else None
 
     def push(self, core: Core, pipe: int, instruction: int, pc: int, cycle: int, *, inline: bool) -> None:
         """Enter ``instruction`` into ``pipe``'s queue (may raise Stall)."""

@@ -42,7 +42,7 @@ from tensixsim.riscv.cpu import (
     configure_cpu,
 )
 from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.capture import CORE_INDEX, PushedInstruction
 from tensixsim.timing import RISCV
 
 if TYPE_CHECKING:
@@ -222,10 +222,22 @@ class Core:
         s.repeat = 0
         s.repeat_start = 0
         s.spin_threshold = spin_threshold
-        # Room is only worth computing for a core that pushes; a first push takes the Python path,
-        # which refreshes it (see _push).
-        s.push_free = self.tile.push_room(self, self.time) if self.hooks.native and self.tensix_pushed else 0
         s.push_count = 0
+        s.engine_pushes = 0
+        s.engine = None
+        engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.push_pipes else None
+        if engine is not None:
+            # The hooks push straight into the native coprocessor engine until Python next runs.
+            s.engine, s.engine_push, s.due = engine
+            s.time_base = self.time
+            s.push_horizon = self.tile.horizon(self)
+            s.core_index = CORE_INDEX[self.name]
+            s.push_free = 0
+        else:
+            # Room is only worth computing for a core that pushes; a first push takes the Python
+            # path, which refreshes it (see _push).
+            pushed = self.hooks.native and self.tensix_pushed
+            s.push_free = self.tile.push_room(self, self.time) if pushed else 0
         self._slice_start = self.time
         self._extra = 0
         self._fixup: tuple[int, int, int] | None = None
@@ -330,8 +342,16 @@ class Core:
         )
 
     def _drain_pushes(self) -> None:
-        """Hand the pushes the native hooks took to the tile, in order (before any Python work)."""
+        """Hand the pushes the native hooks took to the tile, in order (before any Python work).
+
+        Pushes that went straight into the native engine are counted; from here on in the slice,
+        Python sees every push (it may change what the engine was told at slice start)."""
         s = self.hooks.state
+        s.engine = None
+        if s.engine_pushes:
+            self.tensix_pushed += s.engine_pushes
+            self.tile.note_side_effect(s.engine_pushes)
+            s.engine_pushes = 0
         count = s.push_count
         if not count:
             return

@@ -11,6 +11,9 @@ typedef int (*uc_stop_fn)(void *uc);
 typedef int (*uc_reg_fn)(void *uc, int regid, void *value);
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t addr, void *buf, uint64_t size);
 typedef void (*py_intr_fn)(void *uc, uint32_t intno, void *user);
+/* tsim_engine_push of the coprocessor engine (tensix/native/engine.c): 1 when it took the push. */
+typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle,
+                              uint32_t core, uint32_t inline_word, int64_t horizon, int64_t due);
 
 enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4 };
 enum { PUSH_RING = 256, PUSH_PORTS = 3 };
@@ -61,6 +64,16 @@ struct core_hooks {
     uint64_t busy[64];      /* loop heads Python found busy (not polling), direct-mapped by address */
     uint8_t executed[1024]; /* one flag per tracked 4 KiB page */
     struct push_entry push_ring[PUSH_RING];
+    /* While `engine` is set, pushes go straight into the native coprocessor engine's queues (it
+     * advances itself when a queue is full); Python sets it at slice start and clears it whenever it
+     * runs during the slice, since it may then change what the engine's parameters assume. */
+    void *engine;
+    engine_push_fn engine_push;
+    int64_t time_base;      /* the core's cycle at icount 0 */
+    int64_t push_horizon;   /* the earliest cycle another running core can act at */
+    int64_t due;            /* the coprocessor's next timed change, or -1 */
+    uint64_t core_index;
+    uint64_t engine_pushes; /* pushes the engine took this slice */
 };
 
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
@@ -102,6 +115,14 @@ static uint32_t done_before(const struct core_hooks *h, uint32_t pc)
 
 static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t pipe)
 {
+    if (h->engine) {
+        int64_t cycle = h->time_base + (int64_t)done_before(h, pc);
+        if (!h->engine_push(h->engine, pipe & 0xFF, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
+                            h->push_horizon, h->due))
+            return 0;
+        h->engine_pushes++;
+        return 1;
+    }
     if (!h->push_free || h->push_count >= PUSH_RING)
         return 0;
     struct push_entry *e = &h->push_ring[h->push_count++];

@@ -2,14 +2,15 @@
 
 The C sources are in ``examples/``. Each ``build_*`` function compiles one program for the cores
 it runs on and returns the ELF paths by core. The Python models here (:func:`demo_expected`,
-:func:`compute_reference`) are written independently of the C code, so a run on the emulator can
-be checked against them; ``tests/test_sdk.py`` pins the models to the C code by compiling the
-kernels for the host.
+:func:`compute_reference`, :func:`tensix_stream_gprs`) are written independently of the C code, so
+a run on the emulator can be checked against them; ``tests/test_sdk.py`` pins the first two to the
+C code by compiling the kernels for the host, ``tests/test_bench_programs.py`` the third by running
+the program on the emulator.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,6 +227,58 @@ def build_tensix_push(
         defines={"TENSIX_PUSH_COUNT": f"{count}u"},
         build_dir=root,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensix stream benchmark: TRISC0 pushes SETDMAREG words, half inline, half through its MMIO
+# address, and the coprocessor executes them into its GPRs.
+
+TENSIX_STREAM_DEFAULT_COUNT = 64
+TENSIX_STREAM_BLOCK = 16  # STREAM_BLOCK in tensix_stream.c
+
+
+def build_tensix_stream(
+    core: str = "trisc0",
+    *,
+    count: int = TENSIX_STREAM_DEFAULT_COUNT,
+    build_dir: Path | None = None,
+    arch: str = "blackhole",
+) -> Path:
+    """Build tensix_stream.c for one TRISC; the program returns ``count``, and the GPRs of its
+    thread end as :func:`tensix_stream_gprs` says."""
+    if get_arch(arch).core(core).pipe is None:
+        raise ValueError(f"{core} has no Tensix pipe of its own; use a TRISC")
+    root = _root(build_dir)
+    return build(
+        core,
+        [BENCH_DIR / "tensix_stream.c"],
+        root / "examples" / f"tensix_stream_n{count}_{core}.elf",
+        arch=arch,
+        defines={"TENSIX_STREAM_COUNT": f"{count}u"},
+        build_dir=root,
+    )
+
+
+def tensix_stream_writes(count: int) -> Iterator[tuple[int, int]]:
+    """The (half-register, 16-bit value) that each SETDMAREG of tensix_stream.c writes, in order:
+    ``count // 2`` inline words repeating a block of TENSIX_STREAM_BLOCK constants, then one store
+    per loop counter value i, writing i's low 16 bits."""
+    inline = count // 2
+    for i in range(inline):
+        j = i % TENSIX_STREAM_BLOCK
+        yield 2 + j % 5, (j * 0x9E37 + 0x1234) & 0xFFFF
+    for i in range(count - inline):
+        yield 8 + i % 4, i & 0xFFFF
+
+
+def tensix_stream_gprs(count: int, gpr_count: int = 64) -> list[int]:
+    """The pushing thread's ``gpr_count`` GPRs after tensix_stream.c pushed ``count`` words into a
+    coprocessor whose GPRs started at zero: each half-register holds the last value written to it
+    (half-register h is GPR h // 2's low half if h is even, its high half if odd)."""
+    halves = [0] * (2 * gpr_count)
+    for half, value in tensix_stream_writes(count):
+        halves[half] = value
+    return [halves[2 * g] | halves[2 * g + 1] << 16 for g in range(gpr_count)]
 
 
 # ---------------------------------------------------------------------------------------------

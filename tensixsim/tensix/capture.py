@@ -8,9 +8,12 @@ for capture-only runs (``Tile(backend="recorder")``).
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+import numpy as np
+
+from tensixsim.arch import CORE_NAMES
 from tensixsim.timing import RECORDER, RecorderTiming
 
 
@@ -24,7 +27,154 @@ class PushedInstruction(NamedTuple):
     inline: bool  # True: a word in the instruction stream; False: a store to the push address
 
 
-_CYCLE = PushedInstruction._fields.index("cycle")
+# A queue entry as the native engine sees it: one row of int64 (tensix/native/engine.h QE_*).
+QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE = range(5)
+QE_FIELDS = 5
+CORE_INDEX = {name: i for i, name in enumerate(CORE_NAMES)}
+QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY = range(3)
+HISTORY_COUNT, HISTORY_CAPACITY, HISTORY_RECORD = range(3)
+
+
+def row_of(entry: PushedInstruction) -> tuple[int, int, int, int, int]:
+    return (entry.word, entry.pc, entry.cycle, CORE_INDEX[entry.core], int(entry.inline))
+
+
+def entry_of(row: list[int]) -> PushedInstruction:
+    core = CORE_NAMES[row[QE_CORE]]
+    return PushedInstruction(row[QE_WORD], core, row[QE_PC], row[QE_CYCLE], bool(row[QE_INLINE]))
+
+
+class EntryRing:
+    """The entries of one input queue, oldest first, as rows of an int64 ring both engines read.
+
+    Offers the deque operations the model uses (append, extend, popleft, [0], len, iteration, clear);
+    ``ctl`` holds head, count and capacity (a power of two). ``on_grow`` is called after the ring
+    moves to a bigger array (the native engine then points at the new one).
+    """
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.ctl = np.zeros(3, np.int64)
+        self.rows = np.zeros((capacity, QE_FIELDS), np.int64)
+        self.ctl[QUEUE_CAPACITY] = capacity
+        self.on_grow: Callable[[], None] | None = None
+
+    def __len__(self) -> int:
+        return int(self.ctl[QUEUE_COUNT])
+
+    def __bool__(self) -> bool:
+        return bool(self.ctl[QUEUE_COUNT])
+
+    def _index(self, i: int) -> int:
+        return (int(self.ctl[QUEUE_HEAD]) + i) & (len(self.rows) - 1)
+
+    def __getitem__(self, i: int) -> PushedInstruction:
+        count = len(self)
+        if i < 0:
+            i += count
+        if not 0 <= i < count:
+            raise IndexError("queue index out of range")
+        return entry_of(self.rows[self._index(i)].tolist())
+
+    def __iter__(self) -> Iterator[PushedInstruction]:
+        return iter([entry_of(row) for row in self.ordered_rows().tolist()])
+
+    def ordered_rows(self) -> np.ndarray:
+        """The entries' rows, oldest first (a copy)."""
+        head, count = int(self.ctl[QUEUE_HEAD]), len(self)
+        return self.rows[(head + np.arange(count)) & (len(self.rows) - 1)]
+
+    def _reserve(self, more: int) -> None:
+        count = len(self)
+        if count + more <= len(self.rows):
+            return
+        capacity = len(self.rows)
+        while capacity < count + more:
+            capacity *= 2
+        rows = np.zeros((capacity, QE_FIELDS), np.int64)
+        rows[:count] = self.ordered_rows()
+        self.rows = rows
+        self.ctl[QUEUE_HEAD] = 0
+        self.ctl[QUEUE_CAPACITY] = capacity
+        if self.on_grow is not None:
+            self.on_grow()
+
+    def append(self, entry: PushedInstruction) -> None:
+        self._reserve(1)
+        self.rows[self._index(len(self))] = row_of(entry)
+        self.ctl[QUEUE_COUNT] += 1
+
+    def extend(self, entries: Iterable[PushedInstruction]) -> None:
+        self.extend_rows(np.array([row_of(e) for e in entries], np.int64).reshape(-1, QE_FIELDS))
+
+    def extend_rows(self, rows: np.ndarray) -> None:
+        """Append entries given as QE rows."""
+        n = len(rows)
+        if not n:
+            return
+        self._reserve(n)
+        self.rows[(int(self.ctl[QUEUE_HEAD]) + len(self) + np.arange(n)) & (len(self.rows) - 1)] = rows
+        self.ctl[QUEUE_COUNT] += n
+
+    def popleft(self) -> PushedInstruction:
+        if not len(self):
+            raise IndexError("pop from an empty queue")
+        entry = entry_of(self.rows[self._index(0)].tolist())
+        self.ctl[QUEUE_HEAD] += 1
+        self.ctl[QUEUE_COUNT] -= 1
+        return entry
+
+    def clear(self) -> None:
+        self.ctl[QUEUE_HEAD] = 0
+        self.ctl[QUEUE_COUNT] = 0
+
+
+class History:
+    """The entries a queue's consumer took, with the cycle each was taken, as int64 rows
+    ``(cycle taken, QE fields...)`` the native engine appends to while ``record`` is on."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self.ctl = np.zeros(3, np.int64)
+        self.rows = np.zeros((capacity, 1 + QE_FIELDS), np.int64)
+        self.ctl[HISTORY_CAPACITY] = capacity
+        self.ctl[HISTORY_RECORD] = 1
+        self.on_grow: Callable[[], None] | None = None
+
+    def __len__(self) -> int:
+        return int(self.ctl[HISTORY_COUNT])
+
+    def append(self, item: tuple[int, PushedInstruction]) -> None:
+        count = len(self)
+        if count == len(self.rows):
+            self.grow()
+        cycle, entry = item
+        self.rows[count] = (cycle, *row_of(entry))
+        self.ctl[HISTORY_COUNT] = count + 1
+
+    def extend_rows(self, cycles: np.ndarray, rows: np.ndarray) -> None:
+        """Append entries given as QE rows, taken at ``cycles``."""
+        count, n = len(self), len(rows)
+        while count + n > len(self.rows):
+            self.grow()
+        self.rows[count : count + n, 0] = cycles
+        self.rows[count : count + n, 1:] = rows
+        self.ctl[HISTORY_COUNT] = count + n
+
+    def grow(self) -> None:
+        rows = np.zeros((2 * len(self.rows), 1 + QE_FIELDS), np.int64)
+        rows[: len(self)] = self.rows[: len(self)]
+        self.rows = rows
+        self.ctl[HISTORY_CAPACITY] = len(rows)
+        if self.on_grow is not None:
+            self.on_grow()
+
+    def items(self) -> list[tuple[int, PushedInstruction]]:
+        return [(row[0], entry_of(row[1:])) for row in self.rows[: len(self)].tolist()]
+
+    def __getitem__(self, i: int) -> tuple[int, PushedInstruction]:
+        return self.items()[i]
+
+    def __iter__(self) -> Iterator[tuple[int, PushedInstruction]]:
+        return iter(self.items())
 
 
 class InputQueue:
@@ -33,10 +183,18 @@ class InputQueue:
     def __init__(self, pipe: int, depth: int) -> None:
         self.pipe = pipe
         self.depth = depth
-        self.entries: deque[PushedInstruction] = deque()
-        self.taken: list[tuple[int, PushedInstruction]] = []  # (cycle taken, entry), when recorded
+        self.entries = EntryRing()
+        self.taken = History()  # (cycle taken, entry), while recorded
         self.full_stalls = 0
-        self.record = True
+
+    @property
+    def record(self) -> bool:
+        """Whether taken entries are kept (``taken``, ``history()``)."""
+        return bool(self.taken.ctl[HISTORY_RECORD])
+
+    @record.setter
+    def record(self, on: bool) -> None:
+        self.taken.ctl[HISTORY_RECORD] = int(on)
 
     def history(self) -> list[PushedInstruction]:
         """Every instruction that entered this queue, in order."""
@@ -62,16 +220,23 @@ class Recorder:
     def advance_to(self, cycle: int) -> None:
         interval = self.drain_interval
         for queue in self.queues:
-            entries, taken, next_free = queue.entries, queue.taken, self.next_free[queue.pipe]
-            while entries:
-                when = entries[0][_CYCLE] + 1  # per instruction: plain indexing, no max() call
-                if when < next_free:
-                    when = next_free
-                if when > cycle:
-                    break
-                taken.append((when, entries.popleft()))
-                next_free = when + interval
-            self.next_free[queue.pipe] = next_free
+            entries = queue.entries
+            if not entries:
+                continue
+            rows = entries.ordered_rows()
+            # Entry i is taken at when_i = max(cycle_i + 1, when_{i-1} + interval): a running maximum
+            # of (cycle_j + 1 - j * interval) over j <= i, plus i * interval.
+            steps = np.arange(len(rows), dtype=np.int64) * interval
+            first = np.maximum(rows[:, QE_CYCLE] + 1 - steps, self.next_free[queue.pipe])
+            when = np.maximum.accumulate(first) + steps
+            n = int(np.searchsorted(when, cycle, side="right"))
+            if not n:
+                continue
+            if queue.record:
+                queue.taken.extend_rows(when[:n], rows[:n])
+            entries.ctl[QUEUE_HEAD] += n
+            entries.ctl[QUEUE_COUNT] -= n
+            self.next_free[queue.pipe] = int(when[n - 1]) + interval
         self.cycle = max(self.cycle, min(cycle, 1 << 62))
 
     def blocked_pipes(self) -> list:

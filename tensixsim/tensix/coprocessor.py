@@ -23,14 +23,16 @@ Services offered to unit modules (their semantics functions reach them through `
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
-from tensixsim.isa.spec import Instruction
+from tensixsim.isa.spec import UNITS, Instruction
 from tensixsim.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
     config,
@@ -69,6 +71,50 @@ if TYPE_CHECKING:
 MMIO_UNITS = (sync, thcon, config, expanders)
 
 
+class UnitClock(MutableMapping[str, int]):
+    """``Coprocessor.unit_clock`` by unit name; units never busy read as absent. Names that are not
+    an ISA unit are kept aside (only the Python model sees them)."""
+
+    def __init__(self, clock: np.ndarray) -> None:
+        self._clock = clock
+        self._other: dict[str, int] = {}
+
+    def __getitem__(self, unit: str) -> int:
+        if unit not in _UNIT_INDEX:
+            return self._other[unit]
+        value = int(self._clock[_UNIT_INDEX[unit]])
+        if not value:
+            raise KeyError(unit)
+        return value
+
+    def __setitem__(self, unit: str, cycle: int) -> None:
+        if unit in _UNIT_INDEX:
+            self._clock[_UNIT_INDEX[unit]] = cycle
+        else:
+            self._other[unit] = cycle
+
+    def __delitem__(self, unit: str) -> None:
+        if unit not in self:
+            raise KeyError(unit)  # as a dict
+        if unit in _UNIT_INDEX:
+            self._clock[_UNIT_INDEX[unit]] = 0
+        else:
+            del self._other[unit]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([UNITS[i] for i in np.flatnonzero(self._clock)] + list(self._other))
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self._clock)) + len(self._other)
+
+    def clear(self) -> None:
+        self._clock[:] = 0
+        self._other.clear()
+
+
+_UNIT_INDEX = {name: i for i, name in enumerate(UNITS)}
+
+
 class Coprocessor:
     """State and services of the coprocessor (the pipe engine lives in frontend.py)."""
 
@@ -86,11 +132,13 @@ class Coprocessor:
         self.unpackers = unpack.UnpackState.new(self.arch)
         self.packer = pack.PackState()
         self.sfpu = sfpu.SfpuState.new(self.arch)
-        self.busy_until: dict[str, int] = {}
-        # Bumped whenever state a waiting instruction may test changes; pipes blocked at an older
-        # version try again (from the cycle of the change on).
-        self.version = 0
-        self.version_cycle = 0
+        # Per unit (isa.spec.UNITS order): the first cycle it has nothing in flight; shared with the
+        # native engine, seen by name through ``busy_until``.
+        self.unit_clock = np.zeros(len(UNITS), np.int64)
+        # [version, version_cycle]: the version is bumped whenever state a waiting instruction may
+        # test changes; pipes blocked at an older version try again (from the cycle of the change on).
+        self.counters = np.zeros(2, np.int64)
+        self._busy_until = UnitClock(self.unit_clock)
         self.mop_opcode = self.isa.by_name["MOP"].opcode
 
     def mmio_regions(self, core: Core) -> list[MmioRegion]:
@@ -108,6 +156,19 @@ class Coprocessor:
                 region.registers[address - page] = register
         return list(pages.values())
 
+    @property
+    def busy_until(self) -> UnitClock:
+        """Per unit name: the first cycle it has nothing in flight (absent: never busy)."""
+        return self._busy_until
+
+    @busy_until.setter
+    def busy_until(self, values: Mapping[str, int]) -> None:
+        self._busy_until.clear()
+        self._busy_until.update(values)
+
+    version = property(lambda self: int(self.counters[0]), doc="state version (see bump)")
+    version_cycle = property(lambda self: int(self.counters[1]), doc="cycle of the latest state change")
+
     # ------------------------------------------------------------------ services for units
     def unit_busy(self, unit: str, cycle: int) -> bool:
         return self.busy_end(unit) > cycle
@@ -116,7 +177,7 @@ class Coprocessor:
         """The first cycle from which ``unit`` has nothing in flight (as far as is known now)."""
         if unit in unpack.UNPACKER_UNITS:
             return unpack.busy_end(self, unpack.UNPACKER_UNITS.index(unit))
-        return self.busy_until.get(unit, 0)
+        return self._busy_until.get(unit, 0)
 
     def next_timed_change(self) -> int | None:
         """The cycle of the earliest state change scheduled for later (None: none)."""
@@ -161,8 +222,10 @@ class Coprocessor:
         self.bump(cycle)
 
     def bump(self, cycle: int) -> None:
-        self.version += 1
-        self.version_cycle = max(self.version_cycle, cycle)
+        counters = self.counters
+        counters[0] += 1
+        if cycle > counters[1]:
+            counters[1] = cycle
         self.tile.coprocessor_changed(cycle)
 
     # ------------------------------------------------------------------ frontend stages

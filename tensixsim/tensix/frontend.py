@@ -11,14 +11,16 @@ running core's cycle, and it stops as soon as it wakes a waiting core.
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
+from tensixsim.isa.spec import OPCODE_SHIFT, UNITS
 from tensixsim.riscv.core import CoreState
-from tensixsim.tensix import sfpu_macro
-from tensixsim.tensix.capture import InputQueue, PushedInstruction
+from tensixsim.tensix import native, sfpu_macro
+from tensixsim.tensix.capture import QE_CORE, QE_FIELDS, InputQueue, PushedInstruction, entry_of, row_of
 from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.timing import FRONTEND, MATRIX
@@ -27,32 +29,154 @@ if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
 NEVER = 1 << 62
+ENGINES = ("native", "python")
+UNIT_INDEX = {name: i for i, name in enumerate(UNITS)}
+NO_UNIT = 255  # unit_of: an opcode the ISA table does not define
 # Units whose occupancy also holds the issuing thread: an UNPACR's address cycles (UNPACR_Regular.md
 # "Performance": the issuing thread cannot start its next instruction meanwhile).
 THREAD_HELD_UNITS = frozenset({"unpack"})
 
 
-@dataclass
-class Pipe:
-    """One thread's path from its input queue to the units."""
+# Per-pipe fields in the engine's shared int64 array (tensix/native/engine.h PIPE_*).
+(
+    NEXT_ISSUE,
+    BLOCKED,
+    BLOCKED_AT,
+    BLOCKED_VERSION,
+    RETRY_AT,
+    LAST_WAS_MOP,
+    ISSUED,
+    LAST_CYCLE,
+    DONE_CYCLE,
+    BLOCKED_SINCE,
+    WORDS_HEAD,
+    WORDS_END,
+    WORDS_CAPACITY,
+    SRC,
+) = range(14)
+PIPE_FIELDS = SRC + QE_FIELDS
+_NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 
-    thread: int
-    queue: InputQueue
-    words: deque[int] = field(default_factory=deque)  # expanded words of the entry in flight
-    source: PushedInstruction | None = None  # the queue entry they came from
-    next_issue: int = 0  # earliest cycle for its next instruction
-    blocked: str | None = None  # why the head instruction waits
-    blocked_at: int = 0
-    blocked_version: int = -1  # coprocessor state version when it blocked
-    retry_at: int | None = None  # a cycle at which the block lifts by itself (a lag, a busy unit)
-    watch_l1: tuple[int, int] | None = None  # L1 bytes a core may store to that could unblock it
-    last_was_mop: bool = False
-    issued: int = 0
-    last_cycle: int = 0
-    done_cycle: int = 0  # when its last issued instruction leaves its unit
-    blocked_since: int | None = None  # when the head instruction first blocked
-    # Cycles the head instruction spent blocked, by instruction name: where a pipe's time went.
-    stalled: dict[str, int] = field(default_factory=dict)
+
+def _int_field(index: int, doc: str) -> property:
+    return property(
+        lambda self: int(self.v[index]), lambda self, value: self.v.__setitem__(index, value), doc=doc
+    )
+
+
+def _optional_field(index: int, doc: str) -> property:
+    def get(self: Pipe) -> int | None:
+        value = int(self.v[index])
+        return None if value == _NONE else value
+
+    def set_(self: Pipe, value: int | None) -> None:
+        self.v[index] = _NONE if value is None else value
+
+    return property(get, set_, doc=doc)
+
+
+class WordBuffer:
+    """The expanded words of the queue entry in flight, oldest first (a deque's operations over a
+    uint32 array the native engine shares; head and end live in the pipe's row)."""
+
+    def __init__(self, row: np.ndarray, capacity: int = 4096) -> None:
+        self.v = row
+        self.array = np.zeros(capacity, np.uint32)
+        row[WORDS_CAPACITY] = capacity
+        self.on_grow: Callable[[], None] | None = None
+
+    def __len__(self) -> int:
+        return int(self.v[WORDS_END] - self.v[WORDS_HEAD])
+
+    def __bool__(self) -> bool:
+        return bool(self.v[WORDS_END] != self.v[WORDS_HEAD])
+
+    def __getitem__(self, i: int) -> int:
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("word index out of range")
+        return int(self.array[int(self.v[WORDS_HEAD]) + i])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].tolist())
+
+    def popleft(self) -> int:
+        word = self[0]
+        self.v[WORDS_HEAD] += 1
+        return word
+
+    def extend(self, words: Iterable[int]) -> None:
+        new = np.fromiter(words, np.uint32)
+        rest = self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].copy()
+        need = len(rest) + len(new)
+        if need > len(self.array):
+            self.array = np.zeros(max(need, 2 * len(self.array)), np.uint32)
+            self.v[WORDS_CAPACITY] = len(self.array)
+            if self.on_grow is not None:
+                self.on_grow()
+        self.array[: len(rest)] = rest
+        self.array[len(rest) : need] = new
+        self.v[WORDS_HEAD] = 0
+        self.v[WORDS_END] = need
+
+    def clear(self) -> None:
+        self.v[WORDS_HEAD] = self.v[WORDS_END] = 0
+
+
+class Pipe:
+    """One thread's path from its input queue to the units. Its numbers live in one row of the
+    engine's shared array, so the native engine and this model see the same pipe."""
+
+    next_issue = _int_field(NEXT_ISSUE, "earliest cycle for its next instruction")
+    blocked_at = _int_field(BLOCKED_AT, "cycle the head instruction last failed to go")
+    blocked_version = _int_field(BLOCKED_VERSION, "coprocessor state version when it blocked")
+    retry_at = _optional_field(RETRY_AT, "a cycle at which the block lifts by itself (a lag, a busy unit)")
+    issued = _int_field(ISSUED, "instructions issued")
+    last_cycle = _int_field(LAST_CYCLE, "cycle of the last issue")
+    done_cycle = _int_field(DONE_CYCLE, "when its last issued instruction leaves its unit")
+    blocked_since = _optional_field(BLOCKED_SINCE, "when the head instruction first blocked")
+
+    def __init__(self, thread: int, queue: InputQueue, row: np.ndarray) -> None:
+        self.thread = thread
+        self.queue = queue
+        self.v = row
+        row[RETRY_AT] = row[BLOCKED_SINCE] = _NONE
+        row[SRC + QE_CORE] = _NONE
+        self.words = WordBuffer(row)  # expanded words of the entry in flight
+        self._reason = ""  # why the head instruction waits (while BLOCKED)
+        self.watch_l1: tuple[int, int] | None = None  # L1 bytes a core may store to that could unblock it
+        # Cycles the head instruction spent blocked, by instruction name: where a pipe's time went.
+        self.stalled: dict[str, int] = {}
+
+    @property
+    def blocked(self) -> str | None:
+        """Why the head instruction waits (None: it does not)."""
+        return self._reason if self.v[BLOCKED] else None
+
+    @blocked.setter
+    def blocked(self, reason: str | None) -> None:
+        self.v[BLOCKED] = reason is not None
+        self._reason = reason or ""
+
+    @property
+    def last_was_mop(self) -> bool:
+        return bool(self.v[LAST_WAS_MOP])
+
+    @last_was_mop.setter
+    def last_was_mop(self, value: bool) -> None:
+        self.v[LAST_WAS_MOP] = value
+
+    @property
+    def source(self) -> PushedInstruction | None:
+        """The queue entry the words in flight came from."""
+        row = self.v[SRC : SRC + QE_FIELDS].tolist()
+        return None if row[QE_CORE] == _NONE else entry_of(row)
+
+    @source.setter
+    def source(self, entry: PushedInstruction) -> None:
+        self.v[SRC : SRC + QE_FIELDS] = row_of(entry)
 
     @property
     def idle(self) -> bool:
@@ -60,18 +184,42 @@ class Pipe:
 
 
 class Engine:
-    """Runs the three pipes of one coprocessor."""
+    """Runs the three pipes of one coprocessor, natively where it can (``engine="native"``)."""
 
-    def __init__(self, copro: Coprocessor, queues: list[InputQueue]) -> None:
+    def __init__(self, copro: Coprocessor, queues: list[InputQueue], engine: str = "native") -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
         self.copro = copro
-        self.pipes = [Pipe(q.pipe, q) for q in queues]
-        self.cycle = 0  # everything before this cycle has been processed
+        self.state = np.zeros((len(queues), PIPE_FIELDS), np.int64)
+        self.pipes = [Pipe(q.pipe, q, self.state[q.pipe]) for q in queues]
+        self._reached = np.zeros(1, np.int64)  # everything before this cycle has been processed
         # Execute runs of MVMULs as one vectorised step when nothing else can observe the difference
         # (matrix_unit.mvmul_run). Results and cycles are the same either way; off is for comparing.
         self.fast_paths = True
         self.fast_path_instructions = 0  # how many instructions went through a fast path
-        # Per unit: [instructions retired, cycles occupied] (a unit's occupancy may overlap waits).
-        self.unit_stats: dict[str, list[int]] = {}
+        # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits).
+        self.unit_counts = np.zeros((len(UNITS), 2), np.int64)
+        self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
+        for spec in copro.isa.by_name.values():
+            self.unit_of[spec.opcode] = UNIT_INDEX[spec.unit]
+        self.native = native.NativeEngine(self) if engine == "native" and native.available() else None
+        self.engine = "native" if self.native is not None else "python"
+        if self.native is not None:
+            self._reached = self.native.out[native.OUT_REACHED :][:1]  # one clock for both
+
+    @property
+    def cycle(self) -> int:
+        """Everything before this cycle has been processed."""
+        return int(self._reached[0])
+
+    @cycle.setter
+    def cycle(self, value: int) -> None:
+        self._reached[0] = value
+
+    @property
+    def unit_stats(self) -> dict[str, list[int]]:
+        """Per unit that retired anything: [instructions, busy cycles]."""
+        return {UNITS[i]: [int(n), int(b)] for i, (n, b) in enumerate(self.unit_counts.tolist()) if n}
 
     # ------------------------------------------------------------------ queue consumer interface
     def take_time(self, pipe: int) -> int | None:
@@ -118,31 +266,41 @@ class Engine:
     def advance_to(self, horizon: int) -> None:
         """Process every instruction that issues before ``horizon`` (stops early on a wake-up)."""
         copro = self.copro
-        tile = copro.tile
         while True:
-            best: Pipe | None = None
-            best_cycle = horizon
-            for pipe in self.pipes:
-                cycle = self._ready_cycle(pipe)
-                if cycle is not None and cycle < best_cycle:
-                    best, best_cycle = pipe, cycle
-            due = copro.next_timed_change()
-            if due is not None and due < horizon and (best is None or due <= best_cycle):
-                # A change scheduled earlier (a Src bank's hand-over) comes before what issues then.
-                woke = tile.wakes
-                copro.apply_timed_changes(due)
-                if tile.wakes != woke:
+            if self.native is not None and not sfpu_macro.pending(copro):
+                if self.native.step(horizon):
                     return
-                continue
-            if best is None:
-                # Vector-unit work SFPLOADMACRO scheduled runs too (all of it at the end of a run).
-                sfpu_macro.settle(copro, horizon - 1 if horizon < NEVER else None)
-                self.cycle = max(self.cycle, horizon) if horizon < NEVER else self.cycle
+            elif self._step(horizon):
                 return
+
+    def _step(self, horizon: int) -> bool:
+        """One step of the reference engine: True when ``advance_to`` is done."""
+        copro = self.copro
+        tile = copro.tile
+        best: Pipe | None = None
+        best_cycle = horizon
+        for pipe in self.pipes:
+            cycle = self._ready_cycle(pipe)
+            if cycle is not None and cycle < best_cycle:
+                best, best_cycle = pipe, cycle
+        due = copro.next_timed_change()
+        if due is not None and due < horizon and (best is None or due <= best_cycle):
+            # A change scheduled earlier (a Src bank's hand-over) comes before what issues then.
             woke = tile.wakes
-            self._issue(best, best_cycle)
-            if tile.wakes != woke:
-                return  # a core woke at best_cycle: it may push; do not run ahead of it
+            copro.apply_timed_changes(due)
+            return tile.wakes != woke
+        if best is None:
+            self.reached(horizon)
+            return True
+        woke = tile.wakes
+        self._issue(best, best_cycle)
+        return tile.wakes != woke  # a core woke at best_cycle: it may push; do not run ahead of it
+
+    def reached(self, horizon: int) -> None:
+        """Nothing more issues before ``horizon``."""
+        # Vector-unit work SFPLOADMACRO scheduled runs too (all of it at the end of a run).
+        sfpu_macro.settle(self.copro, horizon - 1 if horizon < NEVER else None)
+        self.cycle = max(self.cycle, horizon) if horizon < NEVER else self.cycle
 
     def _ready_cycle(self, pipe: Pipe) -> int | None:
         """Earliest cycle ``pipe`` can try its next instruction, or None if it has none."""
@@ -153,11 +311,10 @@ class Engine:
                 return max(pipe.next_issue, pipe.retry_at)
             return None  # only a state change can unblock it
         if pipe.words:
-            try:
-                unit = self.copro.isa.decode(pipe.words[0]).unit
-            except InvalidInstruction:
+            unit = self.unit_of[pipe.words[0] >> OPCODE_SHIFT]
+            if unit == NO_UNIT:
                 return pipe.next_issue  # _issue reports it
-            return max(pipe.next_issue, self.copro.busy_until.get(unit, 0))
+            return max(pipe.next_issue, int(self.copro.unit_clock[unit]))
         if pipe.queue.entries:
             return max(pipe.next_issue, pipe.queue.entries[0].cycle + 1)
         return None
@@ -182,7 +339,7 @@ class Engine:
                 cycle=cycle,
                 value=word,
             ) from exc
-        busy = copro.busy_until.get(instruction.unit, 0)
+        busy = int(copro.unit_clock[UNIT_INDEX[instruction.unit]])
         if busy > cycle:
             pipe.next_issue = busy  # the unit is occupied: try again when it frees up
             return
@@ -243,7 +400,7 @@ class Engine:
             name = pipe.blocked.split(":", 1)[0]
             pipe.stalled[name] = pipe.stalled.get(name, 0) + cycle - pipe.blocked_since
         pipe.blocked_since = None
-        stats = self.unit_stats.setdefault(unit, [0, 0])
+        stats = self.unit_counts[UNIT_INDEX[unit]]
         stats[0] += count
         stats[1] += cycles * count
         for _ in range(count):
@@ -256,7 +413,7 @@ class Engine:
         pipe.next_issue = cycle + (max(cycles, 1) if unit in THREAD_HELD_UNITS else 1)
         pipe.issued += count
         pipe.last_cycle = cycle
-        copro.busy_until[unit] = max(busy, cycle + cycles)
+        copro.unit_clock[UNIT_INDEX[unit]] = max(busy, cycle + cycles)
         pipe.done_cycle = max(pipe.done_cycle, cycle + cycles)
         copro.bump(cycle)
         copro.tile.pipe_progress(pipe.thread, cycle)

@@ -1,0 +1,87 @@
+"""Builds the package's C parts on first use and caches them per source hash.
+
+Two libraries: ``riscv/native.c`` (the baby cores' Unicorn hooks) and ``tensix/native/*.c`` (the
+coprocessor engine). They are compiled with the system C compiler the first time they are needed
+(ctypes loads them; no Python headers, Unicorn headers or link step are involved) into
+``$TENSIXSIM_CACHE`` (default ``~/.cache/tensixsim``), keyed by a hash of their sources, so an editable
+checkout rebuilds exactly when a source changes. Without a compiler the pure-Python paths run; the
+user is told so once, on stderr.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+_warned = False
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("TENSIXSIM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "tensixsim"
+    )
+    return Path(root)
+
+
+def pure_python_requested() -> bool:
+    """``TENSIXSIM_PURE_PYTHON`` set: use the Python reference paths only."""
+    return bool(os.environ.get("TENSIXSIM_PURE_PYTHON"))
+
+
+def warn_pure_python(reason: str) -> None:
+    """Say once per process that the slow path runs, and why."""
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    print(
+        f"tensixsim: {reason}; running the pure-Python engines, about 100x slower "
+        "(install a C compiler, e.g. gcc, to get the native ones)",
+        file=sys.stderr,
+    )
+
+
+def build_library(
+    name: str, sources: Sequence[Path], tag: str = "", defines: Sequence[str] = ()
+) -> ctypes.CDLL | None:
+    """Compile ``sources`` into one shared library (cached) and load it; None without a compiler.
+    ``defines`` are preprocessor macros (tests build deliberately broken variants with them)."""
+    digest = hashlib.sha256((tag + " ".join(defines)).encode())
+    for source in sources:
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    for header in sorted({h for s in sources for h in s.parent.glob("*.h")}):
+        digest.update(header.read_bytes())
+    target = cache_dir() / f"{name}-{digest.hexdigest()[:16]}.so"
+    if not target.exists():
+        compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+        if compiler is None:
+            warn_pure_python("no C compiler found")
+            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Build to a private name and rename, so parallel workers never load a half-written file.
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
+        os.close(fd)
+        result = subprocess.run(
+            [compiler, "-O2", "-shared", "-fPIC", *(f"-D{d}" for d in defines), "-o", tmp]
+            + [str(source) for source in sources],
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            os.unlink(tmp)
+            warn_pure_python(f"building {name} failed:\n{result.stderr.strip()}")
+            return None
+        os.replace(tmp, target)
+    try:
+        return ctypes.CDLL(str(target))
+    except OSError as error:
+        warn_pure_python(f"loading {name} failed: {error}")
+        return None

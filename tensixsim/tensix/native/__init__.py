@@ -1,0 +1,334 @@
+"""The native coprocessor engine: C sources in this folder, loaded with ctypes.
+
+``copro.h`` is the state the C side sees: pointers into the numpy arrays of the Python model, filled
+here by :func:`view_of`. ``ops.c`` (with ``thcon.c``, ``adc.c``...) executes the instructions it
+implements and defers every other case to the Python semantics, having changed nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tensixsim.native_build import build_library, pure_python_requested
+from tensixsim.tensix import sfpu_macro
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.coprocessor import Coprocessor
+    from tensixsim.tensix.frontend import Engine
+
+NEVER = 1 << 62
+
+_HERE = Path(__file__).parent
+NATIVE_DEFER = 0
+RWC_FIELDS = ("srca", "srca_cr", "srcb", "srcb_cr", "dst", "dst_cr", "fidelity_phase", "extra_addr_mod_bit")
+
+_P = ctypes.c_void_p
+
+
+class CoproView(ctypes.Structure):
+    """Mirror of ``struct copro_view`` (copro.h)."""
+
+    _fields_ = [
+        ("threads", ctypes.c_uint64),
+        ("l1_size", ctypes.c_uint64),
+        ("l1", _P),
+        ("gprs", _P),
+        ("adc_value", _P),
+        ("adc_cr", _P),
+        ("rwc", _P * len(RWC_FIELDS)),
+        ("config", _P),
+        ("thread_config", _P),
+        ("config_words", ctypes.c_uint64),
+        ("thread_config_words", ctypes.c_uint64),
+        ("sync_gate_kind", _P),
+    ]
+
+
+def _pointer(array: np.ndarray, dtype: type) -> int:
+    if array.dtype != np.dtype(dtype) or not array.flags.c_contiguous:
+        raise TypeError(f"native engine needs a C-contiguous {np.dtype(dtype)} array, got {array.dtype}")
+    return array.ctypes.data
+
+
+def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
+    """A view of ``copro``'s state for the C side, and the arrays it points into (keep them alive;
+    a state array replaced later needs a new view)."""
+    adc, config = copro.adc, copro.config
+    arrays = (
+        copro.tile.l1,
+        copro.thcon.gprs,
+        adc.value,
+        adc.cr,
+        *(getattr(adc, name) for name in RWC_FIELDS),
+        config.config,
+        config.thread,
+        copro.sync.gate_kind,
+    )
+    view = CoproView()
+    view.threads = copro.threads
+    view.l1_size = copro.arch.l1_size
+    view.l1 = _pointer(copro.tile.l1, np.uint8)
+    view.gprs = _pointer(copro.thcon.gprs, np.uint32)
+    view.adc_value = _pointer(adc.value, np.uint32)
+    view.adc_cr = _pointer(adc.cr, np.uint32)
+    for i, name in enumerate(RWC_FIELDS):
+        view.rwc[i] = _pointer(getattr(adc, name), np.uint32)
+    view.config = _pointer(config.config, np.uint32)
+    view.thread_config = _pointer(config.thread, np.uint16)
+    view.config_words = config.config.shape[1]
+    view.thread_config_words = config.thread.shape[1]
+    view.sync_gate_kind = _pointer(copro.sync.gate_kind, np.uint8)
+    return view, arrays
+
+
+MAX_THREADS = 3
+RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY = range(4)
+NOTIFY_QUEUE, NOTIFY_RETIRED = 1, 2
+# engine.h OUT_*
+OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
+OUT_NATIVE, OUT_PENDING, OUT_REACHED = range(5, 8)
+OUT_FIELDS = 8
+WAIT_COPRO = 1
+
+
+def wait_queue(t: int) -> int:
+    return 2 << (3 * t)
+
+
+def wait_thread_idle(t: int) -> int:
+    return 4 << (3 * t)
+
+
+def wait_mop_idle(t: int) -> int:
+    return 8 << (3 * t)
+
+
+class EngineStruct(ctypes.Structure):
+    """Mirror of ``struct engine`` (engine.h)."""
+
+    _fields_ = [
+        ("view", _P),
+        ("threads", ctypes.c_uint64),
+        ("pipe", _P),
+        ("words", _P * MAX_THREADS),
+        ("queue_ctl", _P * MAX_THREADS),
+        ("queue", _P * MAX_THREADS),
+        ("history_ctl", _P * MAX_THREADS),
+        ("history", _P * MAX_THREADS),
+        ("copro", _P),
+        ("busy_until", _P),
+        ("unit_stats", _P),
+        ("unit_of", _P),
+        ("thread_held", _P),
+        ("mop_cfg", _P),
+        ("mop_cfg_written", _P),
+        ("zmask_hi16", _P),
+        ("mop_busy", _P),
+        ("replay_buffer", _P),
+        ("replay_written", _P),
+        ("record_slot", _P),
+        ("record_left", _P),
+        ("record_exec", _P),
+        ("out", _P),
+        ("waiters", ctypes.c_int64),
+        ("queue_depth", ctypes.c_int64),
+        ("mop_exit_penalty", ctypes.c_int64),
+        ("matrix_unit", ctypes.c_uint64),
+        ("brisc_core", ctypes.c_uint64),
+        ("op_mop", ctypes.c_uint32),
+        ("op_mop_cfg", ctypes.c_uint32),
+        ("op_replay", ctypes.c_uint32),
+        ("op_nop", ctypes.c_uint32),
+    ]
+
+
+def available() -> bool:
+    """Whether the native engine can run here (a C compiler was found, or it is cached)."""
+    return library() is not None
+
+
+class NativeEngine:
+    """The C loop in front of a :class:`~tensixsim.tensix.frontend.Engine`: it runs every step it
+    can natively and hands each other step to the engine's reference code (``Engine._issue``,
+    ``Coprocessor.apply_timed_changes``), so both always agree on state and cycles."""
+
+    def __init__(self, engine: Engine) -> None:
+        from tensixsim.isa.spec import UNITS
+        from tensixsim.tensix.frontend import NO_UNIT, THREAD_HELD_UNITS
+        from tensixsim.timing import FRONTEND
+
+        self.engine = engine
+        self.copro = copro = engine.copro
+        self.tile = copro.tile
+        self.lib = library()
+        if len(engine.pipes) > MAX_THREADS:
+            raise ValueError(f"the native engine runs at most {MAX_THREADS} pipes")
+        self.out = np.zeros(OUT_FIELDS, np.int64)
+        self.unit_of = np.array(engine.unit_of, np.uint8)
+        self.thread_held = np.array([u in THREAD_HELD_UNITS for u in UNITS], np.uint8)
+        assert NO_UNIT == 255
+        s = self.struct = EngineStruct()
+        s.threads = len(engine.pipes)
+        s.pipe = _pointer(engine.state, np.int64)
+        s.copro = _pointer(copro.counters, np.int64)
+        s.busy_until = _pointer(copro.unit_clock, np.int64)
+        s.unit_stats = _pointer(engine.unit_counts, np.int64)
+        s.unit_of = _pointer(self.unit_of, np.uint8)
+        s.thread_held = _pointer(self.thread_held, np.uint8)
+        s.out = _pointer(self.out, np.int64)
+        s.mop_exit_penalty = FRONTEND.mop_exit_penalty
+        s.queue_depth = copro.arch.pipe_queue_depth
+        s.matrix_unit = UNITS.index("matrix")
+        s.brisc_core = 0  # CORE_NAMES order
+        by_name = copro.isa.by_name
+        s.op_mop, s.op_mop_cfg = by_name["MOP"].opcode, by_name["MOP_CFG"].opcode
+        s.op_replay, s.op_nop = by_name["REPLAY"].opcode, by_name["NOP"].opcode
+        for pipe in engine.pipes:
+            pipe.words.on_grow = self._refresh_buffers
+            pipe.queue.entries.on_grow = self._refresh_buffers
+            pipe.queue.taken.on_grow = self._refresh_buffers
+        self._states: tuple[object, ...] = ()
+        self._refresh_buffers()
+        self._refresh_state()
+        self._address = ctypes.addressof(s)
+        self.use_library(self.lib)
+
+    @property
+    def instructions(self) -> int:
+        """Instructions the native engine executed itself (the rest went through Python)."""
+        return int(self.out[OUT_NATIVE])
+
+    def use_library(self, lib: ctypes.CDLL) -> None:
+        """Run on ``lib`` (a variant built by :func:`library`)."""
+        self.lib = lib
+        self._run = lib.tsim_engine_run
+        self._push_address = ctypes.cast(lib.tsim_engine_push, ctypes.c_void_p).value
+
+    def _refresh_buffers(self) -> None:
+        s = self.struct
+        for t, pipe in enumerate(self.engine.pipes):
+            s.words[t] = _pointer(pipe.words.array, np.uint32)
+            s.queue_ctl[t] = _pointer(pipe.queue.entries.ctl, np.int64)
+            s.queue[t] = _pointer(pipe.queue.entries.rows, np.int64)
+            s.history_ctl[t] = _pointer(pipe.queue.taken.ctl, np.int64)
+            s.history[t] = _pointer(pipe.queue.taken.rows, np.int64)
+
+    def _refresh_state(self) -> None:
+        """Point at the coprocessor's state arrays (again, if a unit's state object was replaced)."""
+        copro = self.copro
+        self._states = self._unit_states()
+        self.view, self._arrays = view_of(copro)
+        f = copro.frontend
+        s = self.struct
+        s.view = ctypes.addressof(self.view)
+        s.mop_cfg = _pointer(f.mop_cfg, np.uint32)
+        s.mop_cfg_written = _pointer(f.mop_cfg_written, np.bool_)
+        s.zmask_hi16 = _pointer(f.zmask_hi16, np.uint32)
+        s.mop_busy = _pointer(f.mop_busy, np.bool_)
+        s.replay_buffer = _pointer(f.replay_buffer, np.uint32)
+        s.replay_written = _pointer(f.replay_written, np.bool_)
+        s.record_slot = _pointer(f.record_slot, np.int32)
+        s.record_left = _pointer(f.record_left, np.int32)
+        s.record_exec = _pointer(f.record_exec, np.bool_)
+
+    def _unit_states(self) -> tuple[object, ...]:
+        c = self.copro
+        return (c.thcon, c.adc, c.config, c.sync, c.frontend)
+
+    def _waiters(self) -> int:
+        mask = 0
+        for core in self.tile.cores:
+            if core.state.value != "waiting":
+                continue
+            if "coprocessor" in core.watch_registers.values():
+                mask |= WAIT_COPRO
+            key = core.wait_key
+            if key is not None:
+                kind, t = key[0], key[1]
+                if kind == "queue":
+                    mask |= wait_queue(t)
+                elif kind == "thread_idle":
+                    mask |= wait_thread_idle(t)
+                elif kind == "mop_expander_idle":
+                    mask |= wait_mop_idle(t)
+        return mask
+
+    def prepare(self) -> int:
+        """Bring the engine's view of Python-side facts up to date; the next timed change (-1: none)."""
+        states = self._states
+        if any(a is not b for a, b in zip(states, self._unit_states(), strict=True)):
+            self._refresh_state()
+        self.struct.waiters = self._waiters()
+        due = self.copro.next_timed_change()
+        return -1 if due is None else due
+
+    def attach(self) -> tuple[int, int, int] | None:
+        """(engine address, push function address, next timed change) for a core's hooks to push
+        into the engine directly during a slice, or None when Python must see every push (vector-unit
+        work is scheduled, or a step is pending)."""
+        if sfpu_macro.pending(self.copro) or self.out[OUT_PENDING]:
+            return None
+        due = self.prepare()
+        return self._address, self._push_address, due
+
+    def step(self, horizon: int) -> bool:
+        """Run natively up to ``horizon``, then one step of reference code if one is needed.
+        True when ``Engine.advance_to`` is done (the horizon is reached or a core woke)."""
+        copro, tile, out = self.copro, self.tile, self.out
+        due = self.prepare()
+        code = self._run(self._address, min(horizon, NEVER), due)
+        if code == RUN_HORIZON:
+            self.engine.reached(horizon)
+            return True
+        out[OUT_PENDING] = 0
+        woke = tile.wakes
+        notify, pipe = int(out[OUT_NOTIFY]), int(out[OUT_PIPE])
+        out[OUT_NOTIFY] = 0
+        if notify & NOTIFY_QUEUE:
+            tile.queue_popped(pipe, int(out[OUT_QUEUE_CYCLE]))
+        if notify & NOTIFY_RETIRED:
+            cycle = int(out[OUT_RETIRE_CYCLE])
+            tile.coprocessor_changed(cycle)  # Coprocessor.bump's notification (C counted the version)
+            tile.pipe_progress(pipe, cycle)
+        if code == RUN_ISSUE:
+            self.engine._issue(self.engine.pipes[pipe], int(out[OUT_CYCLE]))
+        elif code == RUN_TIMED_CHANGE:
+            copro.apply_timed_changes(int(out[OUT_CYCLE]))
+        return tile.wakes != woke
+
+
+def _sources() -> list[Path]:
+    return sorted(_HERE.glob("*.c"))
+
+
+_libs: dict[tuple[str, ...], ctypes.CDLL | None] = {}
+
+
+def library(defines: tuple[str, ...] = ()) -> ctypes.CDLL | None:
+    """The compiled engine, or None when it cannot be built (the Python engine runs then).
+    ``defines`` select a variant (tests build deliberately broken ones to check the checkers)."""
+    if defines not in _libs:
+        lib = None if pure_python_requested() else build_library("tensix", _sources(), defines=defines)
+        if lib is not None:
+            lib.tsim_engine_size.restype = ctypes.c_uint64
+            if lib.tsim_engine_size() != ctypes.sizeof(EngineStruct):
+                raise RuntimeError("engine.h and EngineStruct disagree on the engine struct layout")
+            lib.tsim_native_op.restype = ctypes.c_int64
+            lib.tsim_native_op.argtypes = [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int64]
+            lib.tsim_engine_run.restype = ctypes.c_int
+            lib.tsim_engine_run.argtypes = [_P, ctypes.c_int64, ctypes.c_int64]
+        _libs[defines] = lib
+    return _libs[defines]
+
+
+def exec_one(copro: Coprocessor, thread: int, word: int, cycle: int) -> int:
+    """Run one instruction word through ``tsim_native_op`` (for tests): its cycles, or NATIVE_DEFER."""
+    lib = library()
+    if lib is None:
+        raise RuntimeError("the native engine is not available (no C compiler)")
+    view, _arrays = view_of(copro)  # the arrays stay referenced during the call
+    return int(lib.tsim_native_op(ctypes.addressof(view), thread, word, cycle))

@@ -1,0 +1,36 @@
+/* The coprocessor state the native engine works on: pointers into the numpy arrays the Python
+ * model owns (tensixsim/tensix/native.py fills this struct), so both engines see one state.
+ *
+ * An instruction handler (ops.c) either executes the instruction and returns the cycles it occupies
+ * its unit (>= 1), or returns NATIVE_DEFER having changed nothing: the Python semantics then run it
+ * (every error, undocumented mode and rare path stays in Python, which raises the named exception).
+ */
+#ifndef TENSIXSIM_COPRO_H
+#define TENSIXSIM_COPRO_H
+#include <stdint.h>
+
+enum { NATIVE_DEFER = 0 };
+enum { GPR_COUNT = 64, ADC_UNITS = 3, ADC_CHANNELS = 2, ADC_COORDS = 4 };
+/* RWCs[thread], each an array of `threads` uint32 (adc.py AdcState field order). */
+enum { RWC_SRCA, RWC_SRCA_CR, RWC_SRCB, RWC_SRCB_CR, RWC_DST, RWC_DST_CR, RWC_FIDELITY, RWC_EXTRA_BIT,
+       RWC_FIELDS };
+
+struct copro_view {
+    uint64_t threads;
+    uint64_t l1_size;
+    uint8_t *l1;
+    uint32_t *gprs;           /* [threads][GPR_COUNT] (thcon.ThconState.gprs) */
+    uint32_t *adc_value;      /* [threads][ADC_UNITS][ADC_CHANNELS][ADC_COORDS] (adc.AdcState.value) */
+    uint32_t *adc_cr;         /* same shape (adc.AdcState.cr) */
+    uint32_t *rwc[RWC_FIELDS];/* each [threads] */
+    uint32_t *config;         /* [2][config_words] (config.ConfigState.config) */
+    uint16_t *thread_config;  /* [threads][thread_config_words] (config.ConfigState.thread) */
+    uint64_t config_words;
+    uint64_t thread_config_words;
+    uint8_t *sync_gate_kind;  /* [threads] (sync.SyncState.gate_kind): nonzero = a wait is latched */
+};
+
+/* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1 or NATIVE_DEFER. */
+int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+
+#endif

@@ -1,0 +1,401 @@
+/* The native pipe engine: the loop of tensixsim/tensix/frontend.py (Engine.advance_to) in C.
+ *
+ * It picks the next pipe exactly as the Python engine does (earliest ready cycle, lowest thread on a
+ * tie), takes queue entries through the MOP and replay expanders, and issues the instructions
+ * tsim_native_op executes, doing the same bookkeeping as Engine._retired. Whenever the next step
+ * needs anything else (a blocked pipe, a latched wait, an instruction or expansion it defers, a
+ * timed state change, a core to wake) it stops and says what Python must do; Python does exactly
+ * that one step with the reference code and calls it again. State is shared: every array here is a
+ * numpy array of the Python model, so the two engines never copy anything between them.
+ */
+#include <string.h>
+
+#include "copro.h"
+#include "engine.h"
+#include "fields.h"
+
+enum { REPLAY_SLOTS = 32, MOP_CFG_WORDS = 9, REPLAY_COUNT_LIMIT = 64, MOP_COUNT_MASK = 0x7F };
+static const int64_t NEVER = (int64_t)1 << 62;
+
+#define P(e, t, f) ((e)->pipe[(t) * PIPE_FIELDS + (f)])
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* ------------------------------------------------------------------------------------------ frontend */
+
+/* The replay expander of one thread, on a private copy (committed only if the whole expansion is
+ * valid: a Python expansion that raises part-way is left to Python, which raises the same error). */
+struct replay_copy {
+    uint32_t buffer[REPLAY_SLOTS];
+    uint8_t written[REPLAY_SLOTS];
+    int32_t slot, left;
+    uint8_t exec;
+};
+
+struct expansion {
+    struct engine *e;
+    uint32_t thread;
+    struct replay_copy r;
+    uint32_t *out;
+    int64_t count, capacity;
+    int ok;
+};
+
+static int frontend_only(const struct engine *e, uint32_t word)
+{
+    uint32_t op = word >> 24;
+    return op == e->op_mop || op == e->op_mop_cfg || op == e->op_replay;
+}
+
+static void emit(struct expansion *x, uint32_t word)
+{
+    if (!x->ok)
+        return;
+    if (frontend_only(x->e, word) || x->count >= x->capacity) {
+        x->ok = 0; /* UndefinedBehavior in Python, or no room: Python takes it */
+        return;
+    }
+    x->out[x->count++] = word;
+}
+
+/* ReplayExpander.feed */
+static void replay_feed(struct expansion *x, uint32_t word)
+{
+    struct replay_copy *r = &x->r;
+    if (!x->ok)
+        return;
+    if (r->left) {
+        r->buffer[r->slot] = word;
+        r->written[r->slot] = 1;
+        r->slot = (r->slot + 1) % REPLAY_SLOTS;
+        r->left--;
+        if (r->exec)
+            emit(x, word);
+        return;
+    }
+    if (word >> 24 != x->e->op_replay) {
+        emit(x, word);
+        return;
+    }
+    uint32_t start = F_REPLAY_START_IDX(word), count = F_REPLAY_LEN(word);
+    uint32_t execute = F_REPLAY_EXECUTE_WHILE_LOADING(word), load = F_REPLAY_LOAD_MODE(word);
+    if (start >= REPLAY_SLOTS || count >= REPLAY_COUNT_LIMIT || execute > 1) {
+        x->ok = 0;
+        return;
+    }
+    if (!count)
+        count = REPLAY_COUNT_LIMIT;
+    if (load) {
+        r->slot = (int32_t)start;
+        r->left = (int32_t)count;
+        r->exec = (uint8_t)execute;
+        return;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (!r->written[(start + i) % REPLAY_SLOTS]) {
+            x->ok = 0;
+            return;
+        }
+    for (uint32_t i = 0; i < count && x->ok; i++)
+        emit(x, r->buffer[(start + i) % REPLAY_SLOTS]);
+}
+
+static int is_nop(const struct engine *e, uint32_t word) { return word >> 24 == e->op_nop; }
+
+/* expanders.expand_mop with the thread's configuration: every word through the replay expander. */
+static void mop_expand(struct expansion *x, uint32_t word)
+{
+    struct engine *e = x->e;
+    uint32_t t = x->thread;
+    const uint32_t *cfg = e->mop_cfg + t * MOP_CFG_WORDS;
+    const uint8_t *written = e->mop_cfg_written + t * MOP_CFG_WORDS;
+    uint32_t type = F_MOP_MOP_TYPE(word), loop_count = F_MOP_LOOP_COUNT(word), lo = word & 0xFFFF;
+    uint32_t hi = e->zmask_hi16[t];
+    for (int i = type == 0 ? 1 : 0; i < MOP_CFG_WORDS; i++)
+        if (!written[i]) {
+            x->ok = 0;
+            return;
+        }
+    if (hi > 0xFFFF || loop_count > MOP_COUNT_MASK) {
+        x->ok = 0;
+        return;
+    }
+    if (type == 0) {
+        uint32_t mask = (hi << 16) | lo, flags = cfg[1];
+        uint32_t a_seq[5], skip_seq[2], na = 0, ns = 0;
+        a_seq[na++] = cfg[3];
+        if (flags & 2) {
+            a_seq[na++] = cfg[4];
+            a_seq[na++] = cfg[5];
+            a_seq[na++] = cfg[6];
+        }
+        skip_seq[ns++] = cfg[7];
+        if (flags & 1) {
+            a_seq[na++] = cfg[2];
+            skip_seq[ns++] = cfg[8];
+        }
+        for (uint32_t i = 0; i <= loop_count && x->ok; i++) {
+            int skip = i < 32 && (mask >> i) & 1;
+            for (uint32_t k = 0; k < (skip ? ns : na); k++)
+                replay_feed(x, skip ? skip_seq[k] : a_seq[k]);
+        }
+        return;
+    }
+    if (loop_count || lo || cfg[0] > MOP_COUNT_MASK || cfg[1] > MOP_COUNT_MASK) {
+        x->ok = 0; /* Unimplemented in Python */
+        return;
+    }
+    uint32_t outer = cfg[0] & MOP_COUNT_MASK, inner = cfg[1] & MOP_COUNT_MASK;
+    uint32_t start_op = cfg[2], end_op0 = cfg[3], end_op1 = cfg[4], loop_op = cfg[5], loop_op1 = cfg[6];
+    uint32_t last_of_all = cfg[7], last_of_outer = cfg[8];
+    int alternate = !is_nop(e, loop_op1), with_start = !is_nop(e, start_op);
+    uint32_t steps = alternate ? 2 * inner : inner;
+    uint32_t end_ops[2], n_end = 0;
+    if (!is_nop(e, end_op0)) {
+        end_ops[n_end++] = end_op0;
+        if (!is_nop(e, end_op1))
+            end_ops[n_end++] = end_op1;
+    }
+    if (outer == 1 && !with_start && steps == 0 && n_end)
+        outer += 128; /* the documented hardware bug (expanders.py) */
+    for (uint32_t j = 0; j < outer && x->ok; j++) {
+        if (with_start)
+            replay_feed(x, start_op);
+        for (uint32_t i = 0; i + 1 < steps && x->ok; i++)
+            replay_feed(x, alternate && (i % 2) ? loop_op1 : loop_op);
+        if (steps)
+            replay_feed(x, j == outer - 1 ? last_of_all : last_of_outer);
+        for (uint32_t k = 0; k < n_end; k++)
+            replay_feed(x, end_ops[k]);
+    }
+}
+
+/* Coprocessor.expand into the pipe's word buffer (empty when this is called). 1: done; 0: Python. */
+static int expand_entry(struct engine *e, uint32_t t, uint32_t word, uint32_t core, int64_t *count)
+{
+    struct expansion x;
+    x.e = e;
+    x.thread = t;
+    memcpy(x.r.buffer, e->replay_buffer + t * REPLAY_SLOTS, sizeof x.r.buffer);
+    memcpy(x.r.written, e->replay_written + t * REPLAY_SLOTS, sizeof x.r.written);
+    x.r.slot = e->record_slot[t];
+    x.r.left = e->record_left[t];
+    x.r.exec = e->record_exec[t];
+    x.out = e->words[t];
+    x.count = 0;
+    x.capacity = P(e, t, PIPE_WORDS_CAPACITY);
+    x.ok = x.r.slot >= 0 && x.r.slot < REPLAY_SLOTS && x.r.left >= 0;
+    uint32_t op = word >> 24;
+    if (core == e->brisc_core || (op != e->op_mop && op != e->op_mop_cfg)) {
+        replay_feed(&x, word);
+    } else if (op == e->op_mop_cfg) {
+        if (F_MOP_CFG_ZMASK_HI16(word) > 0xFFFF)
+            x.ok = 0;
+    } else {
+        mop_expand(&x, word);
+    }
+    if (!x.ok)
+        return 0;
+    if (op == e->op_mop_cfg && core != e->brisc_core)
+        e->zmask_hi16[t] = F_MOP_CFG_ZMASK_HI16(word);
+    memcpy(e->replay_buffer + t * REPLAY_SLOTS, x.r.buffer, sizeof x.r.buffer);
+    memcpy(e->replay_written + t * REPLAY_SLOTS, x.r.written, sizeof x.r.written);
+    e->record_slot[t] = x.r.slot;
+    e->record_left[t] = x.r.left;
+    e->record_exec[t] = x.r.exec;
+    *count = x.count;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------------------ engine */
+
+static int64_t queue_count(const struct engine *e, uint32_t t) { return e->queue_ctl[t][QUEUE_COUNT]; }
+
+/* The head entry of a thread's queue ring (QE_* fields). */
+static const int64_t *queue_head(const struct engine *e, uint32_t t)
+{
+    const int64_t *q = e->queue_ctl[t];
+    return e->queue[t] + (q[QUEUE_HEAD] & (q[QUEUE_CAPACITY] - 1)) * QE_FIELDS;
+}
+
+static int64_t words_left(const struct engine *e, uint32_t t) { return P(e, t, PIPE_WORDS_END) - P(e, t, PIPE_WORDS_HEAD); }
+
+/* Engine._ready_cycle; -1 when the pipe has nothing to try. */
+static int64_t ready_cycle(const struct engine *e, uint32_t t)
+{
+    int64_t next = P(e, t, PIPE_NEXT_ISSUE);
+    if (P(e, t, PIPE_BLOCKED)) {
+        if (P(e, t, PIPE_BLOCKED_VERSION) != e->copro[COPRO_VERSION])
+            return max64(max64(next, P(e, t, PIPE_BLOCKED_AT)), e->copro[COPRO_VERSION_CYCLE] + 1);
+        if (P(e, t, PIPE_RETRY_AT) >= 0)
+            return max64(next, P(e, t, PIPE_RETRY_AT));
+        return -1;
+    }
+    if (words_left(e, t)) {
+        uint32_t word = e->words[t][P(e, t, PIPE_WORDS_HEAD)];
+        uint8_t unit = e->unit_of[word >> 24];
+        if (unit == NO_UNIT)
+            return next; /* Python raises InvalidInstruction when it issues */
+        return max64(next, e->busy_until[unit]);
+    }
+    if (queue_count(e, t))
+        return max64(next, queue_head(e, t)[QE_CYCLE] + 1);
+    return -1;
+}
+
+/* Stop with a step Python must finish; it stays pending (returned again) until Python has. */
+static int stop(struct engine *e, int64_t reason, uint32_t t, int64_t cycle)
+{
+    e->out[OUT_PIPE] = t;
+    e->out[OUT_CYCLE] = cycle;
+    e->out[OUT_PENDING] = reason;
+    return (int)reason;
+}
+
+/* Engine._take natively. Returns the cycle the first word may issue, or -1 when Python must take it. */
+static int64_t take(struct engine *e, uint32_t t, int64_t cycle)
+{
+    int64_t *q = e->queue_ctl[t];
+    const int64_t *entry = queue_head(e, t);
+    uint32_t word = (uint32_t)entry[QE_WORD], core = (uint32_t)entry[QE_CORE];
+    int64_t *h = e->history_ctl[t];
+    if (h[HISTORY_RECORD] && h[HISTORY_COUNT] >= h[HISTORY_CAPACITY])
+        return -1; /* Python grows the history */
+    int64_t count;
+    if (!expand_entry(e, t, word, core, &count))
+        return -1;
+    if (h[HISTORY_RECORD]) {
+        int64_t *row = e->history[t] + (h[HISTORY_COUNT]++) * (QE_FIELDS + 1);
+        row[0] = cycle;
+        memcpy(row + 1, entry, QE_FIELDS * sizeof *entry);
+    }
+    memcpy(&P(e, t, PIPE_SRC), entry, QE_FIELDS * sizeof *entry);
+    q[QUEUE_HEAD]++;
+    q[QUEUE_COUNT]--;
+    if (e->waiters & WAIT_QUEUE(t)) {
+        e->out[OUT_NOTIFY] |= NOTIFY_QUEUE;
+        e->out[OUT_QUEUE_CYCLE] = cycle;
+    }
+    int is_mop = word >> 24 == e->op_mop;
+    if (P(e, t, PIPE_LAST_WAS_MOP) && !is_mop)
+        cycle += e->mop_exit_penalty;
+    P(e, t, PIPE_LAST_WAS_MOP) = is_mop;
+    P(e, t, PIPE_WORDS_HEAD) = 0;
+    P(e, t, PIPE_WORDS_END) = count;
+    e->mop_busy[t] = is_mop && count;
+    P(e, t, PIPE_NEXT_ISSUE) = cycle;
+    return cycle;
+}
+
+/* Engine._retired for one instruction. */
+static void retired(struct engine *e, uint32_t t, uint8_t unit, int64_t busy, int64_t cycle, int64_t cycles)
+{
+    e->unit_stats[2 * unit] += 1;
+    e->unit_stats[2 * unit + 1] += cycles;
+    P(e, t, PIPE_WORDS_HEAD)++;
+    if (!words_left(e, t))
+        e->mop_busy[t] = 0;
+    P(e, t, PIPE_RETRY_AT) = -1;
+    P(e, t, PIPE_NEXT_ISSUE) = cycle + (e->thread_held[unit] ? (cycles > 1 ? cycles : 1) : 1);
+    P(e, t, PIPE_ISSUED)++;
+    P(e, t, PIPE_LAST_CYCLE) = cycle;
+    e->busy_until[unit] = max64(busy, cycle + cycles);
+    P(e, t, PIPE_DONE_CYCLE) = max64(P(e, t, PIPE_DONE_CYCLE), cycle + cycles);
+    e->copro[COPRO_VERSION]++;
+    e->copro[COPRO_VERSION_CYCLE] = max64(e->copro[COPRO_VERSION_CYCLE], cycle);
+    int64_t mask = e->waiters & (WAIT_COPRO | WAIT_THREAD_IDLE(t) | WAIT_MOP_IDLE(t));
+    if (mask) {
+        e->out[OUT_NOTIFY] |= NOTIFY_RETIRED;
+        e->out[OUT_RETIRE_CYCLE] = cycle;
+    }
+}
+
+int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
+{
+    if (e->out[OUT_PENDING])
+        return (int)e->out[OUT_PENDING];
+    for (;;) {
+        int best = -1;
+        int64_t best_cycle = horizon;
+        for (uint32_t t = 0; t < e->threads; t++) {
+            int64_t c = ready_cycle(e, t);
+            if (c >= 0 && c < best_cycle) {
+                best = (int)t;
+                best_cycle = c;
+            }
+        }
+        if (due >= 0 && due < horizon && (best < 0 || due <= best_cycle))
+            return stop(e, RUN_TIMED_CHANGE, 0, due);
+        if (best < 0) {
+            if (horizon < NEVER && horizon > e->out[OUT_REACHED])
+                e->out[OUT_REACHED] = horizon; /* Engine.reached */
+            return RUN_HORIZON;
+        }
+        uint32_t t = (uint32_t)best;
+        int64_t cycle = best_cycle;
+        if (P(e, t, PIPE_BLOCKED) || e->view->sync_gate_kind[t])
+            return stop(e, RUN_ISSUE, t, cycle);
+        if (!words_left(e, t)) {
+            /* A take that needs Python leaves everything as it was. After a native take whose first
+             * word needs Python, Python issues that word at the cycle returned, as Engine._issue
+             * would have gone on to do. */
+            cycle = take(e, t, cycle);
+            if (cycle < 0)
+                return stop(e, RUN_ISSUE, t, best_cycle);
+            if (!words_left(e, t)) {
+                P(e, t, PIPE_NEXT_ISSUE) = cycle + 1;
+                if (e->out[OUT_NOTIFY])
+                    return stop(e, RUN_NOTIFY, t, cycle);
+                continue;
+            }
+        }
+        uint32_t word = e->words[t][P(e, t, PIPE_WORDS_HEAD)];
+        uint8_t unit = e->unit_of[word >> 24];
+        if (unit == NO_UNIT || unit == e->matrix_unit)
+            return stop(e, RUN_ISSUE, t, cycle);
+        int64_t busy = e->busy_until[unit];
+        if (busy > cycle) {
+            P(e, t, PIPE_NEXT_ISSUE) = busy;
+            if (e->out[OUT_NOTIFY])
+                return stop(e, RUN_NOTIFY, t, cycle);
+            continue;
+        }
+        int64_t cycles = tsim_native_op(e->view, t, word, cycle);
+        if (cycles == NATIVE_DEFER)
+            return stop(e, RUN_ISSUE, t, cycle);
+        retired(e, t, unit, busy, cycle, cycles);
+        e->out[OUT_NATIVE]++;
+        if (e->out[OUT_NOTIFY])
+            return stop(e, RUN_NOTIFY, t, cycle);
+    }
+}
+
+/* A core pushes `word` into `pipe`'s queue at `cycle` (from the RISC-V hooks, without Python). A full
+ * queue first lets the engine run up to the push (never past `horizon`, where another core may act),
+ * as Tile.push does. 0: Python must take this push (the engine needs it for a step, or no room). */
+int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
+                     uint32_t inline_word, int64_t horizon, int64_t due)
+{
+    if (pipe >= e->threads)
+        return 0;
+    int64_t *q = e->queue_ctl[pipe];
+    if (q[QUEUE_COUNT] >= e->queue_depth) {
+        if (tsim_engine_run(e, cycle < horizon ? cycle : horizon, due) != RUN_HORIZON)
+            return 0;
+        if (q[QUEUE_COUNT] >= e->queue_depth)
+            return 0;
+    }
+    if (q[QUEUE_COUNT] >= q[QUEUE_CAPACITY])
+        return 0;
+    int64_t *row = e->queue[pipe] + ((q[QUEUE_HEAD] + q[QUEUE_COUNT]) & (q[QUEUE_CAPACITY] - 1)) * QE_FIELDS;
+    row[QE_WORD] = word;
+    row[QE_PC] = pc;
+    row[QE_CYCLE] = cycle;
+    row[QE_CORE] = core;
+    row[QE_INLINE] = inline_word;
+    q[QUEUE_COUNT]++;
+    return 1;
+}
+
+uint64_t tsim_engine_size(void) { return sizeof(struct engine); }
+uint64_t tsim_engine_layout(void) { return PIPE_FIELDS * 10000 + QUEUE_FIELDS * 100 + HISTORY_FIELDS; }

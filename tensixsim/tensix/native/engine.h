@@ -1,0 +1,84 @@
+/* The native pipe engine's shared state: field indices of the int64 arrays Python and C both use
+ * (mirrored in tensixsim/tensix/native/__init__.py; tsim_engine_layout lets Python check them). */
+#ifndef TENSIXSIM_ENGINE_H
+#define TENSIXSIM_ENGINE_H
+#include <stdint.h>
+
+#include "copro.h"
+
+enum { MAX_THREADS = 3, NO_UNIT = 255 };
+
+/* One queue entry (capture.PushedInstruction), a row of QE_FIELDS int64. */
+enum { QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE, QE_FIELDS };
+
+/* Per pipe (frontend.Pipe); PIPE_SRC.. holds its source entry (QE_CORE -1: none). */
+enum {
+    PIPE_NEXT_ISSUE, PIPE_BLOCKED, PIPE_BLOCKED_AT, PIPE_BLOCKED_VERSION, PIPE_RETRY_AT,
+    PIPE_LAST_WAS_MOP, PIPE_ISSUED, PIPE_LAST_CYCLE, PIPE_DONE_CYCLE, PIPE_BLOCKED_SINCE,
+    PIPE_WORDS_HEAD, PIPE_WORDS_END, PIPE_WORDS_CAPACITY, PIPE_SRC,
+    PIPE_FIELDS = PIPE_SRC + QE_FIELDS
+};
+
+/* Per input queue: a ring of QE rows; capacity is a power of two, head only grows. */
+enum { QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY, QUEUE_FIELDS };
+/* Per history: rows of (cycle taken, QE fields). */
+enum { HISTORY_COUNT, HISTORY_CAPACITY, HISTORY_RECORD, HISTORY_FIELDS };
+
+enum { COPRO_VERSION, COPRO_VERSION_CYCLE, COPRO_FIELDS };
+
+/* Who is waiting on what (Python sets these before each run): a step that would wake them stops. */
+#define WAIT_COPRO ((int64_t)1)
+#define WAIT_QUEUE(t) ((int64_t)2 << (3 * (t)))
+#define WAIT_THREAD_IDLE(t) ((int64_t)4 << (3 * (t)))
+#define WAIT_MOP_IDLE(t) ((int64_t)8 << (3 * (t)))
+
+/* Why tsim_engine_run returned. */
+enum {
+    RUN_HORIZON,      /* nothing more can issue before the horizon */
+    RUN_ISSUE,        /* Python issues pipe out[OUT_PIPE] at out[OUT_CYCLE] (Engine._issue) */
+    RUN_TIMED_CHANGE, /* Python applies the timed changes due at out[OUT_CYCLE] */
+    RUN_NOTIFY,       /* a step is done whose notifications may wake a core: Python sends them */
+};
+enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2 };
+/* OUT_NATIVE counts the instructions the engine executed itself, over its whole life; OUT_PENDING is
+ * the RUN_* code of a step Python has not finished yet (0: none); OUT_REACHED is Engine.cycle. */
+enum { OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE, OUT_NATIVE, OUT_PENDING,
+       OUT_REACHED, OUT_FIELDS };
+
+struct engine {
+    struct copro_view *view;
+    uint64_t threads;
+    int64_t *pipe;                    /* [threads][PIPE_FIELDS] */
+    uint32_t *words[MAX_THREADS];     /* each pipe's expanded words, PIPE_WORDS_CAPACITY long */
+    int64_t *queue_ctl[MAX_THREADS];  /* [QUEUE_FIELDS] each */
+    int64_t *queue[MAX_THREADS];      /* [capacity][QE_FIELDS] */
+    int64_t *history_ctl[MAX_THREADS];/* [HISTORY_FIELDS] each */
+    int64_t *history[MAX_THREADS];    /* [capacity][1 + QE_FIELDS] */
+    int64_t *copro;                   /* [COPRO_FIELDS] */
+    int64_t *busy_until;              /* [units] */
+    int64_t *unit_stats;              /* [units][2]: instructions, busy cycles */
+    uint8_t *unit_of;                 /* [256]: opcode -> unit, NO_UNIT if undefined */
+    uint8_t *thread_held;             /* [units] */
+    uint32_t *mop_cfg;                /* expanders.FrontendState arrays, [threads][...] */
+    uint8_t *mop_cfg_written;
+    uint32_t *zmask_hi16;
+    uint8_t *mop_busy;
+    uint32_t *replay_buffer;
+    uint8_t *replay_written;
+    int32_t *record_slot;
+    int32_t *record_left;
+    uint8_t *record_exec;
+    int64_t *out;                     /* [OUT_FIELDS] */
+    int64_t waiters;
+    int64_t queue_depth;              /* entries a queue holds before a push must wait */
+    int64_t mop_exit_penalty;
+    uint64_t matrix_unit;             /* its instructions go through Python (matrix_hold, fast paths) */
+    uint64_t brisc_core;              /* core index whose pushes bypass the MOP expander */
+    uint32_t op_mop, op_mop_cfg, op_replay, op_nop;
+};
+
+int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due);
+int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
+                     uint32_t inline_word, int64_t horizon, int64_t due);
+
+#endif

@@ -1,0 +1,385 @@
+"""The native instruction handlers (tensixsim/tensix/native/*.c) against the Python semantics.
+
+Two Blackhole tiles start every example from identical random state. One runs a random instruction
+word natively (``exec_one``), the other through the instruction's Python semantics. A word the native
+side defers must leave its tile exactly as it was; a word it executes must retire in the cycles the
+Python semantics give and leave every state array of both tiles equal.
+
+The two tiles are built once per module and reset to identical state before each example (every
+state array restored from a fresh tile's, then the arrays the instructions read randomised): building
+a Tile per example costs 50 ms, which would make this file take minutes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from tensixsim import Tile
+from tensixsim.errors import SimError
+from tensixsim.isa import isa_for
+from tensixsim.isa.spec import Field
+from tensixsim.tensix import config_fields_blackhole as cfg
+from tensixsim.tensix import native
+from tensixsim.tensix.native import gen_fields
+from tensixsim.tensix.semantics import Context, Outcome, Retire, lookup
+from tensixsim.tensix.thcon import GPR_COUNT
+
+ISA = isa_for("blackhole")
+NATIVE_DEFER = native.NATIVE_DEFER
+PC = 0x6000
+
+pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
+
+# Every instruction with a native handler (the ones tsim_native_op may execute).
+THCON = ("DMANOP", "SETDMAREG", "ADDDMAREG", "SUBDMAREG", "MULDMAREG", "BITWOPDMAREG", "SHIFTDMAREG",
+         "CMPDMAREG")  # fmt: skip
+ADC = ("SETADC", "SETADCXY", "SETADCZW", "SETADCXX", "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW",
+       "SETRWC", "INCRWC")  # fmt: skip
+CONFIG = ("SETC16", "WRCFG", "RDCFG", "RMWCIB0", "RMWCIB1", "RMWCIB2", "RMWCIB3", "CFGSHIFTMASK")
+NATIVE = ("NOP", *THCON, *ADC, *CONFIG)
+
+# One ordinary word per instruction that must run natively (so the random tests cannot pass by
+# deferring everything).
+EXECUTES = {
+    "NOP": {},
+    "DMANOP": {},
+    "SETDMAREG": dict(payload_sig_sel_size=2, payload_sig_sel=0x1234, set_signals_mode=0, reg_index_16b=9),
+    "ADDDMAREG": dict(op_b_is_const=0, result_reg_index=5, op_b_reg_index=8, op_a_reg_index=1),
+    "SUBDMAREG": dict(op_b_is_const=1, result_reg_index=5, op_b_reg_index=63, op_a_reg_index=1),
+    "MULDMAREG": dict(op_b_is_const=0, result_reg_index=63, op_b_reg_index=2, op_a_reg_index=3),
+    "BITWOPDMAREG": dict(op_b_is_const=0, op_sel=2, result_reg_index=7, op_b_reg_index=4, op_a_reg_index=5),
+    "SHIFTDMAREG": dict(op_b_is_const=1, op_sel=1, result_reg_index=7, op_b_reg_index=31, op_a_reg_index=5),
+    "CMPDMAREG": dict(op_b_is_const=0, op_sel=1, result_reg_index=0, op_b_reg_index=60, op_a_reg_index=1),
+    "SETADC": dict(cnt_set_mask=5, channel_index=1, dimension_index=0, value=0x2FFFF),
+    "SETADCXY": dict(cnt_set_mask=7, ch1_y=0x0D, ch1_x=3, ch0_y=4, ch0_x=5, bit_mask=0xB),
+    "SETADCZW": dict(cnt_set_mask=2, ch1_w=7, ch1_z=3, ch0_w=4, ch0_z=5, bit_mask=0xF),
+    "SETADCXX": dict(cnt_set_mask=3, x_end2=0x3FF, x_start=0x155),
+    "INCADCXY": dict(cnt_set_mask=7, ch1_y=0x17, ch1_x=7, ch0_y=1, ch0_x=2),
+    "INCADCZW": dict(cnt_set_mask=1, ch1_w=1, ch1_z=2, ch0_w=3, ch0_z=4),
+    "ADDRCRXY": dict(cnt_set_mask=6, ch1_y=2, ch1_x=1, ch0_y=7, ch0_x=6, bit_mask=0x5),
+    "ADDRCRZW": dict(cnt_set_mask=7, ch1_w=0x1F, ch1_z=7, ch0_w=7, ch0_z=7, bit_mask=0xA),
+    "SETRWC": dict(clear_ab_vld=0, rwc_cr=0xB, rwc_d=9, rwc_b=3, rwc_a=15, bit_mask=0xF),
+    "INCRWC": dict(rwc_cr=5, rwc_d=15, rwc_b=1, rwc_a=2),
+    "SETC16": dict(setc16_reg=1, setc16_value=0xBEEF),
+    "WRCFG": dict(gpr_address=6, wr128b=1, cfg_reg=181),  # global words: both states
+    "RDCFG": dict(gpr_address=63, cfg_reg=223),
+    "RMWCIB0": dict(mask=0xF0, data=0xA5, cfg_reg_addr=4),  # STATE_RESET_EN: RMWCIB only stores
+    "RMWCIB1": dict(mask=0xFF, data=0x5A, cfg_reg_addr=0),
+    "RMWCIB2": dict(mask=0x0F, data=0x33, cfg_reg_addr=180),
+    "RMWCIB3": dict(mask=0x81, data=0xFF, cfg_reg_addr=100),
+    "CFGSHIFTMASK": dict(
+        disable_mask_on_old_val=0, operation=7, mask_width=11, right_cshift_amt=30, scratch_sel=3, cfg_reg=17
+    ),
+}
+
+# Words that must defer: each is a case whose Python semantics raise, or act through a service.
+_SETC16_RESET = cfg.THREAD_FIELDS["UNPACK_MISC_CFG_CfgContextCntReset_1"]
+DEFERS = {
+    "special-mode SETDMAREG": ("SETDMAREG", dict(payload_sig_sel_size=1, payload_sig_sel=0x50,
+                                                 set_signals_mode=1, reg_index_16b=0)),
+    "ADDDMAREG result beyond 6 bits": ("ADDDMAREG", dict(op_b_is_const=0, result_reg_index=64,
+                                                         op_b_reg_index=0, op_a_reg_index=0)),
+    "BITWOPDMAREG op_sel 3": ("BITWOPDMAREG", dict(op_b_is_const=0, op_sel=3, result_reg_index=0,
+                                                   op_b_reg_index=0, op_a_reg_index=0)),
+    "SHIFTDMAREG immediate 32": ("SHIFTDMAREG", dict(op_b_is_const=1, op_sel=0, result_reg_index=0,
+                                                     op_b_reg_index=32, op_a_reg_index=0)),
+    "CMPDMAREG op_sel 3": ("CMPDMAREG", dict(op_b_is_const=0, op_sel=3, result_reg_index=0,
+                                             op_b_reg_index=0, op_a_reg_index=0)),
+    "SETADCXY ch1_y bit 5": ("SETADCXY", dict(cnt_set_mask=1, ch1_y=0x20, ch1_x=0, ch0_y=0, ch0_x=0,
+                                              bit_mask=1)),
+    "ADDRCRZW bit_mask bit 4": ("ADDRCRZW", dict(cnt_set_mask=1, ch1_w=0, ch1_z=0, ch0_w=0, ch0_z=0,
+                                                 bit_mask=0x10)),
+    "SETADCXX x_end2 bit 10": ("SETADCXX", dict(cnt_set_mask=1, x_end2=0x400, x_start=0)),
+    "SETRWC FlipSrcA": ("SETRWC", dict(clear_ab_vld=1, rwc_cr=0, rwc_d=0, rwc_b=0, rwc_a=0, bit_mask=1)),
+    "INCRWC rwc_cr bit 3": ("INCRWC", dict(rwc_cr=8, rwc_d=0, rwc_b=0, rwc_a=0)),
+    "SETC16 beyond ThreadConfig": ("SETC16", dict(setc16_reg=cfg.THD_STATE_SIZE, setc16_value=0)),
+    "SETC16 resetting a context counter": ("SETC16", dict(setc16_reg=_SETC16_RESET[0],
+                                                          setc16_value=1 << _SETC16_RESET[1])),
+    "SETC16 to CFG_STATE_ID": ("SETC16", dict(setc16_reg=cfg.THREAD_FIELDS["CFG_STATE_ID_StateID"][0],
+                                              setc16_value=1)),
+    "WRCFG to STATE_RESET_EN": ("WRCFG", dict(gpr_address=0, wr128b=1,
+                                              cfg_reg=cfg.CONFIG_FIELDS["STATE_RESET_EN"][0])),
+    "WRCFG to the PRNG seed": ("WRCFG", dict(gpr_address=0, wr128b=0,
+                                             cfg_reg=cfg.CONFIG_FIELDS["PRNG_SEED_Seed_Val"][0])),
+    "WRCFG GPR beyond 6 bits": ("WRCFG", dict(gpr_address=64, wr128b=0, cfg_reg=0)),
+    "RDCFG beyond Config": ("RDCFG", dict(gpr_address=0, cfg_reg=cfg.CFG_STATE_SIZE * 4)),
+    "RMWCIB2 to the PRNG seed": ("RMWCIB2", dict(mask=1, data=1,
+                                                 cfg_reg_addr=cfg.CONFIG_FIELDS["PRNG_SEED_Seed_Val"][0])),
+    "CFGSHIFTMASK to STATE_RESET_EN": ("CFGSHIFTMASK", dict(
+        disable_mask_on_old_val=0, operation=0, mask_width=0, right_cshift_amt=0, scratch_sel=0,
+        cfg_reg=cfg.CONFIG_FIELDS["STATE_RESET_EN"][0])),
+}  # fmt: skip
+
+# ------------------------------------------------------------------------------- two tiles
+
+TILES = (Tile("blackhole"), Tile("blackhole"))  # (native, Python)
+_NOT_STATE = ("tile", "arch", "isa", "layout")
+
+
+def _state_objects(tile: Tile) -> dict[str, object]:
+    """The tile's L1 and every part of its coprocessor's state, by name."""
+    copro = tile.coprocessor
+    parts: dict[str, object] = {"l1": tile.l1}
+    for name, value in vars(copro).items():
+        if name not in _NOT_STATE and (isinstance(value, np.ndarray) or dataclasses.is_dataclass(value)):
+            parts[name] = value
+    return parts
+
+
+def _arrays(tile: Tile) -> dict[str, np.ndarray]:
+    """Every state array of the tile (live), by dotted name."""
+    out: dict[str, np.ndarray] = {}
+    for part, obj in _state_objects(tile).items():
+        if isinstance(obj, np.ndarray):
+            out[part] = obj
+        else:
+            out.update({f"{part}.{n}": v for n, v in vars(obj).items() if isinstance(v, np.ndarray)})
+    return out
+
+
+FRESH = {name: array.copy() for name, array in _arrays(Tile("blackhole")).items()}
+# Arrays this large (L1) are compared in place with a fresh tile's rather than copied per snapshot.
+_LARGE = 1 << 16
+_AS_FRESH = "as in a fresh tile"
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
+        a, b = a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)  # a smaller temporary
+    return bool(np.array_equal(a, b))
+
+
+def snapshot(tile: Tile) -> dict[str, object]:
+    """Every state array (copied) and plain state value of the tile, by dotted name."""
+    out: dict[str, object] = {}
+    for name, array in _arrays(tile).items():
+        large_and_fresh = array.nbytes >= _LARGE and _equal(array, FRESH[name])
+        out[name] = _AS_FRESH if large_and_fresh else array.copy()
+    for part, obj in _state_objects(tile).items():
+        if not isinstance(obj, np.ndarray):
+            for name, value in vars(obj).items():
+                if isinstance(value, (int, bool, bytes, str)):
+                    out[f"{part}.{name}"] = value
+    return out
+
+
+def differences(a: dict[str, object], b: dict[str, object]) -> list[str]:
+    """The names whose values differ between two snapshots."""
+    names = sorted(set(a) | set(b))
+    return [n for n in names if n not in a or n not in b or not np.array_equal(a[n], b[n])]  # type: ignore[arg-type]
+
+
+# The state the handlers read, randomised per example: everything else keeps a fresh tile's values.
+RANDOMISED = ("thcon.", "config.", "adc.")
+
+
+def reset(seed: int) -> None:
+    """Give both tiles the same state: a fresh tile's, with GPRs, ADCs, RWCs, Config and ThreadConfig
+    (and the unpack context counters a SETC16 may reset) drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    drawn: dict[str, np.ndarray] = {}
+    for name, array in _arrays(TILES[0]).items():
+        value = FRESH[name]
+        if name.startswith(RANDOMISED):
+            info = np.iinfo(array.dtype)
+            value = rng.integers(info.min, info.max, array.shape, dtype=array.dtype, endpoint=True)
+            if rng.integers(2):  # the usual case: counters within their widths, small values
+                value &= array.dtype.type(min(0x3FF, info.max))
+            if name == "config.config" and rng.integers(2):  # global words hold one value, really
+                value[1, cfg.GLOBAL_CFGREG_BASE_ADDR32 :] = value[0, cfg.GLOBAL_CFGREG_BASE_ADDR32 :]
+        drawn[name] = value
+    for tile in TILES:
+        for name, array in _arrays(tile).items():
+            if not (array.nbytes >= _LARGE and _equal(array, drawn[name])):  # L1 is rarely written
+                array[...] = drawn[name]
+
+
+# ------------------------------------------------------------------------------- running one word
+
+
+def run_python(tile: Tile, thread: int, word: int, cycle: int) -> Outcome | SimError:
+    """The word through its Python semantics: the outcome, or the error it raised."""
+    instruction = ISA.decode(word)
+    ctx = Context(tile.coprocessor, thread, cycle, instruction, f"trisc{thread}", PC)
+    try:
+        return lookup("blackhole", instruction.name)(ctx, **instruction.fields)
+    except SimError as error:
+        return error
+
+
+@dataclasses.dataclass
+class Comparison:
+    """What one word did on each side."""
+
+    native_cycles: int
+    native_before: dict[str, object]
+    native_after: dict[str, object]
+    python_outcome: Outcome | SimError | None  # None: not run (the native side deferred)
+    python_after: dict[str, object] | None
+
+
+def mismatches(c: Comparison) -> list[str]:
+    """How the native side differs from the Python semantics (empty: it does not)."""
+    if c.native_cycles == NATIVE_DEFER:
+        return [f"deferred, yet changed {name}" for name in differences(c.native_before, c.native_after)]
+    problems = []
+    if not isinstance(c.python_outcome, Retire):
+        problems.append(f"native retired in {c.native_cycles} cycles; Python gave {c.python_outcome!r}")
+    elif c.python_outcome.cycles != c.native_cycles:
+        problems.append(f"native took {c.native_cycles} cycles, Python {c.python_outcome.cycles}")
+    assert c.python_after is not None
+    problems += [f"{name} differs" for name in differences(c.native_after, c.python_after)]
+    return problems
+
+
+def compare(name: str, fields: dict[str, int], thread: int, cycle: int, seed: int) -> Comparison:
+    """Reset both tiles from ``seed`` and run the word natively on one, in Python on the other."""
+    reset(seed)
+    word = ISA.encode(name, **fields)
+    native_tile, python_tile = TILES
+    before = snapshot(native_tile)
+    cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle)
+    if cycles == NATIVE_DEFER:
+        return Comparison(cycles, before, snapshot(native_tile), None, None)
+    outcome = run_python(python_tile, thread, word, cycle)
+    return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile))
+
+
+# ------------------------------------------------------------------------------- random words
+
+# Values worth hitting in index slots: Config's special words and bounds, ThreadConfig's context
+# reset register and bounds, the GPR bound.
+_SPECIAL = sorted(
+    {
+        cfg.CONFIG_FIELDS["STATE_RESET_EN"][0],
+        cfg.CONFIG_FIELDS["PRNG_SEED_Seed_Val"][0],
+        cfg.GLOBAL_CFGREG_BASE_ADDR32 - 1,
+        cfg.GLOBAL_CFGREG_BASE_ADDR32,
+        cfg.CFG_STATE_SIZE * 4 - 1,
+        cfg.CFG_STATE_SIZE * 4,
+        cfg.THREAD_FIELDS["UNPACK_MISC_CFG_CfgContextCntReset_0"][0],
+        cfg.THD_STATE_SIZE - 1,
+        cfg.THD_STATE_SIZE,
+        GPR_COUNT - 1,
+        GPR_COUNT,
+    }
+)
+
+
+def field_values(f: Field) -> st.SearchStrategy[int]:
+    """Any value of the slot, with zero, small values and the special indices drawn often."""
+    options = [st.integers(0, f.max_value), st.just(0), st.integers(0, min(f.max_value, 7))]
+    if f.max_value > 255:
+        options.append(st.integers(0, 255))
+    options.append(st.sampled_from([v for v in (*_SPECIAL, f.max_value) if v <= f.max_value]))
+    return st.one_of(options)
+
+
+def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
+    return st.fixed_dictionaries({f.name: field_values(f) for f in ISA.by_name[name].fields})
+
+
+# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
+SETTINGS = settings(
+    max_examples=int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "60")),
+    deadline=None,
+    derandomize=True,  # the same examples on every run and machine
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+seeds = st.integers(0, 2**32 - 1)
+pipes = st.integers(0, 2)
+cycles_ = st.integers(0, 2**40)
+
+
+@pytest.mark.parametrize("name", NATIVE)
+@SETTINGS
+@given(data=st.data(), thread=pipes, cycle=cycles_, seed=seeds)
+def test_native_matches_python_or_defers_unchanged(name, data, thread, cycle, seed):
+    fields = data.draw(words_of(name), label="fields")
+    result = compare(name, fields, thread, cycle, seed)
+    event("deferred" if result.native_cycles == NATIVE_DEFER else "native")
+    assert mismatches(result) == []
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_an_ordinary_word_runs_natively(name):
+    for seed in range(4):
+        result = compare(name, EXECUTES[name], seed % 3, 1000, seed)
+        assert result.native_cycles != NATIVE_DEFER
+        assert mismatches(result) == []
+
+
+@pytest.mark.parametrize("case", sorted(DEFERS))
+def test_errors_and_side_effects_defer_to_python(case):
+    name, fields = DEFERS[case]
+    result = compare(name, fields, 1, 1000, 7)
+    assert result.native_cycles == NATIVE_DEFER
+    assert mismatches(result) == []
+
+
+@pytest.mark.parametrize("name", sorted(set(ISA.by_name) - set(NATIVE)))
+def test_instructions_without_a_handler_defer(name):
+    spec = ISA.by_name[name]
+    for fill in (0, 1, None):  # all fields zero, all one, all at their maximum
+        fields = {f.name: f.max_value if fill is None else min(fill, f.max_value) for f in spec.fields}
+        result = compare(name, fields, 0, 1000, 3)
+        assert result.native_cycles == NATIVE_DEFER
+        assert mismatches(result) == []
+
+
+@pytest.mark.parametrize("name", ["DMANOP", "ADDDMAREG", "SETADC", "SETC16"])
+def test_a_pipe_that_does_not_exist_defers(name):
+    reset(5)
+    before = snapshot(TILES[0])
+    assert native.exec_one(TILES[0].coprocessor, 3, ISA.encode(name, **EXECUTES[name]), 0) == NATIVE_DEFER
+    assert differences(before, snapshot(TILES[0])) == []
+
+
+# ------------------------------------------------------------------------------- the comparison itself
+
+
+def test_the_comparison_catches_a_wrong_result_bit_wrong_cycles_and_a_dirty_defer():
+    fields = EXECUTES["ADDDMAREG"]
+    good = compare("ADDDMAREG", fields, 0, 1000, 11)
+    assert mismatches(good) == []
+    # A handler whose sum had one bit flipped.
+    flipped = {**good.native_after, "thcon.gprs": good.native_after["thcon.gprs"].copy()}
+    flipped["thcon.gprs"][0, fields["result_reg_index"]] ^= 1 << 7
+    assert mismatches(dataclasses.replace(good, native_after=flipped)) == ["thcon.gprs differs"]
+    # A handler charging one cycle more than the Python semantics.
+    late = dataclasses.replace(good, native_cycles=good.native_cycles + 1)
+    assert mismatches(late) == [f"native took {good.native_cycles + 1} cycles, Python {good.native_cycles}"]
+    # A handler that wrote the result and then deferred.
+    dirty = dataclasses.replace(good, native_cycles=NATIVE_DEFER)
+    assert mismatches(dirty) == ["deferred, yet changed thcon.gprs"]
+
+
+# ------------------------------------------------------------------------------- generated headers
+
+
+def test_generated_headers_match_their_generator():
+    for path, text in gen_fields.headers().items():
+        stale = f"{path.name} is stale: run python -m tensixsim.tensix.native.gen_fields"
+        assert path.read_text() == text, stale
+    assert gen_fields.main(["--check"]) == 0
+
+
+_FIELD_MACRO = re.compile(r"#define (F_\w+)\(w\) +\(\(\(\(uint32_t\)\(w\)\) >> (\d+)\) & 0x([0-9A-F]+)u\)")
+_OPCODE_MACRO = re.compile(r"#define (OP_\w+) +0x([0-9A-F]{2})u")
+
+
+def test_every_opcode_and_field_macro_extracts_what_the_table_says():
+    text = gen_fields.FIELDS_PATH.read_text()
+    opcodes = {name: int(value, 16) for name, value in _OPCODE_MACRO.findall(text)}
+    extract = {name: (int(lo), int(mask, 16)) for name, lo, mask in _FIELD_MACRO.findall(text)}
+    assert opcodes == {f"OP_{spec.name}": spec.opcode for spec in ISA}
+    expected = {f"F_{s.name}_{f.name}".upper(): (f.lo, f.max_value) for s in ISA for f in s.fields}
+    assert extract == expected
