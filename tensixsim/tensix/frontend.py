@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
-from tensixsim.isa.spec import OPCODE_SHIFT, UNITS
+from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sfpu_macro
 from tensixsim.tensix.capture import QE_CORE, QE_FIELDS, InputQueue, PushedInstruction, entry_of, row_of
 from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
+from tensixsim.tensix.sfpu_float import MAD_HOLD_REASON
 from tensixsim.timing import FRONTEND, MATRIX
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ THREAD_HELD_UNITS = frozenset({"unpack"})
 ) = range(14)
 PIPE_FIELDS = SRC + QE_FIELDS
 _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
+# BLOCKED: a block the reference code set (retried by it), or the native engine's own hold.
+BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD = 1, 2
 
 
 def _int_field(index: int, doc: str) -> property:
@@ -138,27 +141,40 @@ class Pipe:
     done_cycle = _int_field(DONE_CYCLE, "when its last issued instruction leaves its unit")
     blocked_since = _optional_field(BLOCKED_SINCE, "when the head instruction first blocked")
 
-    def __init__(self, thread: int, queue: InputQueue, row: np.ndarray) -> None:
+    def __init__(self, thread: int, queue: InputQueue, row: np.ndarray, isa: IsaTable) -> None:
         self.thread = thread
+        self._isa_by_name = isa.by_name
         self.queue = queue
         self.v = row
         row[RETRY_AT] = row[BLOCKED_SINCE] = _NONE
         row[SRC + QE_CORE] = _NONE
         self.words = WordBuffer(row)  # expanded words of the entry in flight
-        self._reason = ""  # why the head instruction waits (while BLOCKED)
+        self._reason = ""  # why the head instruction waits (while BLOCKED_PYTHON)
         self.watch_l1: tuple[int, int] | None = None  # L1 bytes a core may store to that could unblock it
-        # Cycles the head instruction spent blocked, by instruction name: where a pipe's time went.
-        self.stalled: dict[str, int] = {}
+        # Cycles the head instruction spent blocked, by its opcode: where a pipe's time went.
+        self.stall_cycles = np.zeros(256, np.int64)
+        self._names = isa.by_opcode
 
     @property
     def blocked(self) -> str | None:
         """Why the head instruction waits (None: it does not)."""
-        return self._reason if self.v[BLOCKED] else None
+        code = self.v[BLOCKED]
+        if code == BLOCKED_NATIVE_MAD_HOLD:
+            return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {MAD_HOLD_REASON}"
+        return self._reason if code else None
 
     @blocked.setter
     def blocked(self, reason: str | None) -> None:
-        self.v[BLOCKED] = reason is not None
+        self.v[BLOCKED] = BLOCKED_PYTHON if reason is not None else 0
         self._reason = reason or ""
+
+    @property
+    def stalled(self) -> dict[str, int]:
+        """Cycles the head instruction spent blocked, by instruction name."""
+        return {self._names[op].name: int(self.stall_cycles[op]) for op in np.flatnonzero(self.stall_cycles)}
+
+    def add_stall(self, name: str, cycles: int) -> None:
+        self.stall_cycles[self._isa_by_name[name].opcode] += cycles
 
     @property
     def last_was_mop(self) -> bool:
@@ -191,7 +207,7 @@ class Engine:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
         self.copro = copro
         self.state = np.zeros((len(queues), PIPE_FIELDS), np.int64)
-        self.pipes = [Pipe(q.pipe, q, self.state[q.pipe]) for q in queues]
+        self.pipes = [Pipe(q.pipe, q, self.state[q.pipe], copro.isa) for q in queues]
         self._reached = np.zeros(1, np.int64)  # everything before this cycle has been processed
         # Execute runs of MVMULs as one vectorised step when nothing else can observe the difference
         # (matrix_unit.mvmul_run). Results and cycles are the same either way; off is for comparing.
@@ -397,8 +413,7 @@ class Engine:
         for ``cycles``."""
         copro = self.copro
         if pipe.blocked is not None and pipe.blocked_since is not None:
-            name = pipe.blocked.split(":", 1)[0]
-            pipe.stalled[name] = pipe.stalled.get(name, 0) + cycle - pipe.blocked_since
+            pipe.add_stall(pipe.blocked.split(":", 1)[0], cycle - pipe.blocked_since)
         pipe.blocked_since = None
         stats = self.unit_counts[UNIT_INDEX[unit]]
         stats[0] += count

@@ -642,6 +642,9 @@ def _reads_of(ins: Instruction) -> tuple[frozenset[int], frozenset[int]]:
     return both, both
 
 
+MAD_HOLD_REASON = "waits a cycle for an SFPMAD-family result"
+
+
 def mad_hold(copro: Coprocessor, ins: Instruction, cycle: int) -> str | None:
     """Why the vector unit holds ``ins`` at ``cycle`` for an SFPMAD-family result (None: it goes).
 
@@ -652,7 +655,7 @@ def mad_hold(copro: Coprocessor, ins: Instruction, cycle: int) -> str | None:
         return None
     seen, really = _reads(ins)
     if any(s.mad_seen[r] for r in seen):
-        return "waits a cycle for an SFPMAD-family result"
+        return MAD_HOLD_REASON
     stale = sorted(r for r in really if s.mad_wrote[r])
     if stale:
         raise UndefinedBehavior(

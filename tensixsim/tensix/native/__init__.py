@@ -27,6 +27,36 @@ NATIVE_DEFER = 0
 RWC_FIELDS = ("srca", "srca_cr", "srcb", "srcb_cr", "dst", "dst_cr", "fidelity_phase", "extra_addr_mod_bit")
 
 _P = ctypes.c_void_p
+# (view field, state attribute, dtype) for the vector unit's and register files' arrays, in copro.h order.
+SFPU_ARRAYS = (
+    ("lreg", "lreg", np.uint32),
+    ("lane_flags", "lane_flags", np.bool_),
+    ("use_lane_flags", "use_lane_flags", np.bool_),
+    ("flag_stack", "flag_stack", np.bool_),
+    ("stack_depth", "stack_depth", np.uint8),
+    ("lane_config", "lane_config", np.uint32),
+    ("sfpu_sp", "sp", np.uint32),
+    ("prng", "prng", np.uint32),
+    ("mad_ready", "mad_ready", np.int64),
+    ("mad_seen", "mad_seen", np.bool_),
+    ("mad_wrote", "mad_wrote", np.bool_),
+    ("macro_template", "macro_template", np.uint32),
+    ("macro_sequence", "macro_sequence", np.uint32),
+    ("macro_misc", "macro_misc", np.uint32),
+    ("macro_pending", "macro_pending", np.int64),
+    ("macro_clock", "macro_clock", np.int64),
+)
+REGS_ARRAYS = (
+    ("srca", "srca", np.uint32),
+    ("srcb", "srcb", np.uint32),
+    ("src_client", "src_client", np.uint8),
+    ("matrix_bank", "matrix_bank", np.uint8),
+    ("unpacker_bank", "unpacker_bank", np.uint8),
+    ("dst", "dst", np.uint16),
+    ("dst_row_valid", "dst_row_valid", np.bool_),
+    ("dst_ready", "dst_ready", np.int64),
+    ("dst_sfpu_ready", "dst_sfpu_ready", np.int64),
+)
 
 
 class CoproView(ctypes.Structure):
@@ -45,6 +75,8 @@ class CoproView(ctypes.Structure):
         ("config_words", ctypes.c_uint64),
         ("thread_config_words", ctypes.c_uint64),
         ("sync_gate_kind", _P),
+        *((name, _P) for name, _, _ in SFPU_ARRAYS),
+        *((name, _P) for name, _, _ in REGS_ARRAYS),
     ]
 
 
@@ -67,6 +99,8 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         config.config,
         config.thread,
         copro.sync.gate_kind,
+        copro.sfpu,
+        copro.regs,
     )
     view = CoproView()
     view.threads = copro.threads
@@ -82,6 +116,9 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     view.config_words = config.config.shape[1]
     view.thread_config_words = config.thread.shape[1]
     view.sync_gate_kind = _pointer(copro.sync.gate_kind, np.uint8)
+    for state, table in ((copro.sfpu, SFPU_ARRAYS), (copro.regs, REGS_ARRAYS)):
+        for name, attribute, dtype in table:
+            setattr(view, name, _pointer(getattr(state, attribute), dtype))
     return view, arrays
 
 
@@ -122,6 +159,7 @@ class EngineStruct(ctypes.Structure):
         ("copro", _P),
         ("busy_until", _P),
         ("unit_stats", _P),
+        ("stalls", _P * MAX_THREADS),
         ("unit_of", _P),
         ("thread_held", _P),
         ("mop_cfg", _P),
@@ -138,6 +176,9 @@ class EngineStruct(ctypes.Structure):
         ("queue_depth", ctypes.c_int64),
         ("mop_exit_penalty", ctypes.c_int64),
         ("matrix_unit", ctypes.c_uint64),
+        ("sfpu_unit", ctypes.c_uint64),
+        ("macro_swap_next", ctypes.c_uint64),
+        ("macro_units_at", ctypes.c_uint64),
         ("brisc_core", ctypes.c_uint64),
         ("op_mop", ctypes.c_uint32),
         ("op_mop_cfg", ctypes.c_uint32),
@@ -183,6 +224,10 @@ class NativeEngine:
         s.mop_exit_penalty = FRONTEND.mop_exit_penalty
         s.queue_depth = copro.arch.pipe_queue_depth
         s.matrix_unit = UNITS.index("matrix")
+        s.sfpu_unit = UNITS.index("sfpu")
+        s.macro_swap_next, s.macro_units_at = sfpu_macro.SWAP_NEXT, sfpu_macro.UNITS_AT
+        for t, pipe in enumerate(engine.pipes):
+            s.stalls[t] = _pointer(pipe.stall_cycles, np.int64)
         s.brisc_core = 0  # CORE_NAMES order
         by_name = copro.isa.by_name
         s.op_mop, s.op_mop_cfg = by_name["MOP"].opcode, by_name["MOP_CFG"].opcode
@@ -237,7 +282,7 @@ class NativeEngine:
 
     def _unit_states(self) -> tuple[object, ...]:
         c = self.copro
-        return (c.thcon, c.adc, c.config, c.sync, c.frontend)
+        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs)
 
     def _waiters(self) -> int:
         mask = 0

@@ -28,6 +28,33 @@ struct copro_view {
     uint64_t config_words;
     uint64_t thread_config_words;
     uint8_t *sync_gate_kind;  /* [threads] (sync.SyncState.gate_kind): nonzero = a wait is latched */
+    /* The vector unit (sfpu.SfpuState; bool arrays are uint8) */
+    uint32_t *lreg;           /* [17][32] */
+    uint8_t *lane_flags;      /* [32] */
+    uint8_t *use_lane_flags;  /* [32] */
+    uint8_t *flag_stack;      /* [32][8][2] */
+    uint8_t *stack_depth;     /* [32] */
+    uint32_t *lane_config;    /* [32] */
+    uint32_t *sfpu_sp;        /* [threads] */
+    uint32_t *prng;           /* [32] */
+    int64_t *mad_ready;       /* [1] */
+    uint8_t *mad_seen;        /* [17] */
+    uint8_t *mad_wrote;       /* [17] */
+    uint32_t *macro_template; /* [32][4] */
+    uint32_t *macro_sequence; /* [32][4] */
+    uint32_t *macro_misc;     /* [32] */
+    int64_t *macro_pending;   /* [slots][columns] (sfpu_macro.py) */
+    int64_t *macro_clock;     /* [columns] (sfpu_macro.py) */
+    /* The register files (regs.RegFiles) */
+    uint32_t *srca;           /* [2][64][16] */
+    uint32_t *srcb;           /* [2][64][16] */
+    uint8_t *src_client;      /* [2][2] */
+    uint8_t *matrix_bank;     /* [2] */
+    uint8_t *unpacker_bank;   /* [2] */
+    uint16_t *dst;            /* [1024][16] */
+    uint8_t *dst_row_valid;   /* [1024] */
+    int64_t *dst_ready;       /* [128] */
+    int64_t *dst_sfpu_ready;  /* [128] */
 };
 
 /* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1 or NATIVE_DEFER. */

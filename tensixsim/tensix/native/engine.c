@@ -13,6 +13,7 @@
 #include "copro.h"
 #include "engine.h"
 #include "fields.h"
+#include "sfpu_float.h"
 
 enum { REPLAY_SLOTS = 32, MOP_CFG_WORDS = 9, REPLAY_COUNT_LIMIT = 64, MOP_COUNT_MASK = 0x7F };
 static const int64_t NEVER = (int64_t)1 << 62;
@@ -288,8 +289,13 @@ static int64_t take(struct engine *e, uint32_t t, int64_t cycle)
 }
 
 /* Engine._retired for one instruction. */
-static void retired(struct engine *e, uint32_t t, uint8_t unit, int64_t busy, int64_t cycle, int64_t cycles)
+static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, int64_t busy, int64_t cycle,
+                    int64_t cycles)
 {
+    if (P(e, t, PIPE_BLOCKED) && P(e, t, PIPE_BLOCKED_SINCE) >= 0)
+        e->stalls[t][word >> 24] += cycle - P(e, t, PIPE_BLOCKED_SINCE);
+    P(e, t, PIPE_BLOCKED_SINCE) = -1;
+    P(e, t, PIPE_BLOCKED) = BLOCK_NONE;
     e->unit_stats[2 * unit] += 1;
     e->unit_stats[2 * unit + 1] += cycles;
     P(e, t, PIPE_WORDS_HEAD)++;
@@ -308,6 +314,39 @@ static void retired(struct engine *e, uint32_t t, uint8_t unit, int64_t busy, in
         e->out[OUT_NOTIFY] |= NOTIFY_RETIRED;
         e->out[OUT_RETIRE_CYCLE] = cycle;
     }
+}
+
+/* Until sfpu_float.c provides it, every held-looking case goes to Python. */
+__attribute__((weak)) int tsim_sfpu_mad_hold(struct copro_view *v, uint32_t word, int64_t cycle)
+{
+    (void)v; (void)word; (void)cycle;
+    return -1;
+}
+
+/* The wait gate's vector-unit part for an instruction that passed the sync part: 0 it goes, 1 it is
+ * held for an SFPMAD-family result, -1 Python decides (scheduled SFPLOADMACRO work near this cycle
+ * may discard it or make it undefined: sfpu_macro.issue; or mad_hold would raise). */
+static int sfpu_gate(struct engine *e, uint32_t word, int64_t cycle)
+{
+    const int64_t *clock = e->view->macro_clock;
+    if (clock[e->macro_swap_next] >= cycle || clock[e->macro_units_at] >= cycle)
+        return -1;
+    if (cycle >= e->view->mad_ready[0])
+        return 0;
+    return tsim_sfpu_mad_hold(e->view, word, cycle);
+}
+
+/* Engine._issue's wait-gate branch for the engine's own hold: the pipe retries when the result is
+ * ready (Coprocessor.gate_release_cycle: no sync wait is latched here). */
+static void block(struct engine *e, uint32_t t, int64_t cycle)
+{
+    if (!P(e, t, PIPE_BLOCKED))
+        P(e, t, PIPE_BLOCKED_SINCE) = cycle;
+    P(e, t, PIPE_BLOCKED) = BLOCK_MAD_HOLD;
+    P(e, t, PIPE_BLOCKED_AT) = cycle;
+    P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
+    int64_t ready = e->view->mad_ready[0];
+    P(e, t, PIPE_RETRY_AT) = ready >= cycle + 1 ? ready : -1;
 }
 
 int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
@@ -333,7 +372,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
         }
         uint32_t t = (uint32_t)best;
         int64_t cycle = best_cycle;
-        if (P(e, t, PIPE_BLOCKED) || e->view->sync_gate_kind[t])
+        if (P(e, t, PIPE_BLOCKED) == BLOCK_PYTHON || e->view->sync_gate_kind[t])
             return stop(e, RUN_ISSUE, t, cycle);
         if (!words_left(e, t)) {
             /* A take that needs Python leaves everything as it was. After a native take whose first
@@ -360,10 +399,19 @@ int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
                 return stop(e, RUN_NOTIFY, t, cycle);
             continue;
         }
+        if (unit == e->sfpu_unit) {
+            int hold = sfpu_gate(e, word, cycle);
+            if (hold < 0)
+                return stop(e, RUN_ISSUE, t, cycle);
+            if (hold) {
+                block(e, t, cycle);
+                continue;
+            }
+        }
         int64_t cycles = tsim_native_op(e->view, t, word, cycle);
         if (cycles == NATIVE_DEFER)
             return stop(e, RUN_ISSUE, t, cycle);
-        retired(e, t, unit, busy, cycle, cycles);
+        retired(e, t, word, unit, busy, cycle, cycles);
         e->out[OUT_NATIVE]++;
         if (e->out[OUT_NOTIFY])
             return stop(e, RUN_NOTIFY, t, cycle);

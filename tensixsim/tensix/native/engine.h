@@ -6,7 +6,10 @@
 
 #include "copro.h"
 
-enum { MAX_THREADS = 3, NO_UNIT = 255 };
+enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
+/* PIPE_BLOCKED: why the head instruction waits. A Python block is retried by Python; the engine
+ * retries its own (the vector unit's hold for an SFPMAD-family result). */
+enum { BLOCK_NONE, BLOCK_PYTHON, BLOCK_MAD_HOLD };
 
 /* One queue entry (capture.PushedInstruction), a row of QE_FIELDS int64. */
 enum { QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE, QE_FIELDS };
@@ -57,6 +60,7 @@ struct engine {
     int64_t *copro;                   /* [COPRO_FIELDS] */
     int64_t *busy_until;              /* [units] */
     int64_t *unit_stats;              /* [units][2]: instructions, busy cycles */
+    int64_t *stalls[MAX_THREADS];     /* [OPCODES]: cycles each pipe's head instruction stalled */
     uint8_t *unit_of;                 /* [256]: opcode -> unit, NO_UNIT if undefined */
     uint8_t *thread_held;             /* [units] */
     uint32_t *mop_cfg;                /* expanders.FrontendState arrays, [threads][...] */
@@ -73,6 +77,9 @@ struct engine {
     int64_t queue_depth;              /* entries a queue holds before a push must wait */
     int64_t mop_exit_penalty;
     uint64_t matrix_unit;             /* its instructions go through Python (matrix_hold, fast paths) */
+    uint64_t sfpu_unit;               /* its instructions pass the MAD-result hold (sfpu_float.mad_hold) */
+    uint64_t macro_swap_next;         /* sfpu_macro.SWAP_NEXT and UNITS_AT: macro_clock columns */
+    uint64_t macro_units_at;
     uint64_t brisc_core;              /* core index whose pushes bypass the MOP expander */
     uint32_t op_mop, op_mop_cfg, op_replay, op_nop;
 };
