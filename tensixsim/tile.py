@@ -10,6 +10,7 @@ slice boundary (docs/deviations.md).
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -110,10 +111,12 @@ class Tile:
         *,
         quantum: int = DEFAULT_QUANTUM,
         backend: str = "coprocessor",
-        engine: str = "native",
+        engine: str | None = None,
     ) -> None:
-        """``engine``: "native" runs the coprocessor's hot path in C (falling back to "python", the
-        reference engine, when no C compiler is available); results and cycles are the same."""
+        """``engine``: "native" (the default, or ``$TENSIXSIM_ENGINE``) runs the coprocessor's hot path
+        in C, falling back to "python", the reference engine, when no C compiler is available;
+        results and cycles are the same."""
+        engine = engine or os.environ.get("TENSIXSIM_ENGINE") or "native"
         self.arch = get_arch(arch)
         self.quantum = quantum
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
@@ -523,7 +526,7 @@ class Tile:
         self.backend.advance_to(min(cycle, self.horizon(core)))
         return min(self.queues[pipe].depth - len(self.queues[pipe].entries) for pipe in pipes)
 
-    def engine_for_pushes(self, core: Core) -> tuple[int, int, int] | None:
+    def engine_for_pushes(self, core: Core) -> tuple[int, int] | None:
         """What ``core``'s hooks need to push straight into the native engine (see NativeEngine.attach),
         or None when pushes go through Python."""
         native = getattr(self.backend, "native", None)

@@ -228,7 +228,7 @@ class Core:
         engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.push_pipes else None
         if engine is not None:
             # The hooks push straight into the native coprocessor engine until Python next runs.
-            s.engine, s.engine_push, s.due = engine
+            s.engine, s.engine_push = engine
             s.time_base = self.time
             s.push_horizon = self.tile.horizon(self)
             s.core_index = CORE_INDEX[self.name]

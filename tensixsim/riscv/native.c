@@ -13,7 +13,7 @@ typedef int (*uc_mem_read_fn)(void *uc, uint64_t addr, void *buf, uint64_t size)
 typedef void (*py_intr_fn)(void *uc, uint32_t intno, void *user);
 /* tsim_engine_push of the coprocessor engine (tensix/native/engine.c): 1 when it took the push. */
 typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle,
-                              uint32_t core, uint32_t inline_word, int64_t horizon, int64_t due);
+                              uint32_t core, uint32_t inline_word, int64_t horizon);
 
 enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4 };
 enum { PUSH_RING = 256, PUSH_PORTS = 3 };
@@ -71,7 +71,6 @@ struct core_hooks {
     engine_push_fn engine_push;
     int64_t time_base;      /* the core's cycle at icount 0 */
     int64_t push_horizon;   /* the earliest cycle another running core can act at */
-    int64_t due;            /* the coprocessor's next timed change, or -1 */
     uint64_t core_index;
     uint64_t engine_pushes; /* pushes the engine took this slice */
 };
@@ -118,7 +117,7 @@ static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t 
     if (h->engine) {
         int64_t cycle = h->time_base + (int64_t)done_before(h, pc);
         if (!h->engine_push(h->engine, pipe & 0xFF, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
-                            h->push_horizon, h->due))
+                            h->push_horizon))
             return 0;
         h->engine_pushes++;
         return 1;

@@ -85,7 +85,6 @@ class HookState(ctypes.Structure):
         ("engine_push", ctypes.c_void_p),
         ("time_base", ctypes.c_int64),
         ("push_horizon", ctypes.c_int64),
-        ("due", ctypes.c_int64),
         ("core_index", ctypes.c_uint64),
         ("engine_pushes", ctypes.c_uint64),
     ]

@@ -180,7 +180,8 @@ class Coprocessor:
         return self._busy_until.get(unit, 0)
 
     def next_timed_change(self) -> int | None:
-        """The cycle of the earliest state change scheduled for later (None: none)."""
+        """The cycle of the earliest state change scheduled for later (None: none). The native engine
+        reads the same (regs.src_handover_at) itself: a new kind of timed change must be added there too."""
         return regs.next_handover(self)
 
     def apply_timed_changes(self, cycle: int) -> None:

@@ -105,20 +105,33 @@ class WordBuffer:
     def __iter__(self) -> Iterator[int]:
         return iter(self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].tolist())
 
+    def drop(self, count: int) -> None:
+        """Remove the ``count`` oldest words."""
+        if count > len(self):
+            raise IndexError("drop past the end of the words")
+        self.v[WORDS_HEAD] += count
+
     def popleft(self) -> int:
         word = self[0]
         self.v[WORDS_HEAD] += 1
         return word
 
-    def extend(self, words: Iterable[int]) -> None:
-        new = np.fromiter(words, np.uint32)
-        rest = self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].copy()
-        need = len(rest) + len(new)
-        if need > len(self.array):
-            self.array = np.zeros(max(need, 2 * len(self.array)), np.uint32)
+    def reserve(self, capacity: int) -> None:
+        """Make room for ``capacity`` words (those in the buffer included)."""
+        if capacity > len(self.array):
+            rest = self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].copy()
+            self.array = np.zeros(max(capacity, 2 * len(self.array)), np.uint32)
+            self.array[: len(rest)] = rest
+            self.v[WORDS_HEAD], self.v[WORDS_END] = 0, len(rest)
             self.v[WORDS_CAPACITY] = len(self.array)
             if self.on_grow is not None:
                 self.on_grow()
+
+    def extend(self, words: Iterable[int]) -> None:
+        new = np.fromiter(words, np.uint32)
+        self.reserve(len(self) + len(new))
+        rest = self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].copy()
+        need = len(rest) + len(new)
         self.array[: len(rest)] = rest
         self.array[len(rest) : need] = new
         self.v[WORDS_HEAD] = 0
@@ -418,8 +431,7 @@ class Engine:
         stats = self.unit_counts[UNIT_INDEX[unit]]
         stats[0] += count
         stats[1] += cycles * count
-        for _ in range(count):
-            pipe.words.popleft()
+        pipe.words.drop(count)
         if not pipe.words:
             copro.frontend.mop_busy[pipe.thread] = False
         pipe.blocked = None

@@ -56,6 +56,7 @@ REGS_ARRAYS = (
     ("dst_row_valid", "dst_row_valid", np.bool_),
     ("dst_ready", "dst_ready", np.int64),
     ("dst_sfpu_ready", "dst_sfpu_ready", np.int64),
+    ("src_handover_at", "src_handover_at", np.int64),
 )
 
 
@@ -123,12 +124,12 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
 
 
 MAX_THREADS = 3
-RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY = range(4)
+RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW = range(5)
 NOTIFY_QUEUE, NOTIFY_RETIRED = 1, 2
 # engine.h OUT_*
 OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
-OUT_NATIVE, OUT_PENDING, OUT_REACHED = range(5, 8)
-OUT_FIELDS = 8
+OUT_NATIVE, OUT_PENDING, OUT_REACHED, OUT_GROW = range(5, 9)
+OUT_FIELDS = 9
 WAIT_COPRO = 1
 
 
@@ -199,9 +200,11 @@ class NativeEngine:
 
     def __init__(self, engine: Engine) -> None:
         from tensixsim.isa.spec import UNITS
+        from tensixsim.riscv.core import CoreState
         from tensixsim.tensix.frontend import NO_UNIT, THREAD_HELD_UNITS
         from tensixsim.timing import FRONTEND
 
+        self._waiting = CoreState.WAITING
         self.engine = engine
         self.copro = copro = engine.copro
         self.tile = copro.tile
@@ -286,8 +289,9 @@ class NativeEngine:
 
     def _waiters(self) -> int:
         mask = 0
+        waiting = self._waiting
         for core in self.tile.cores:
-            if core.state.value != "waiting":
+            if core.state is not waiting:
                 continue
             if "coprocessor" in core.watch_registers.values():
                 mask |= WAIT_COPRO
@@ -302,33 +306,35 @@ class NativeEngine:
                     mask |= wait_mop_idle(t)
         return mask
 
-    def prepare(self) -> int:
-        """Bring the engine's view of Python-side facts up to date; the next timed change (-1: none)."""
+    def prepare(self) -> None:
+        """Bring the engine's view of Python-side facts up to date."""
         states = self._states
         if any(a is not b for a, b in zip(states, self._unit_states(), strict=True)):
             self._refresh_state()
         self.struct.waiters = self._waiters()
-        due = self.copro.next_timed_change()
-        return -1 if due is None else due
 
-    def attach(self) -> tuple[int, int, int] | None:
-        """(engine address, push function address, next timed change) for a core's hooks to push
-        into the engine directly during a slice, or None when Python must see every push (vector-unit
-        work is scheduled, or a step is pending)."""
+    def attach(self) -> tuple[int, int] | None:
+        """(engine address, push function address) for a core's hooks to push into the engine
+        directly during a slice, or None when Python must see every push (vector-unit work is
+        scheduled, or a step is pending)."""
         if sfpu_macro.pending(self.copro) or self.out[OUT_PENDING]:
             return None
-        due = self.prepare()
-        return self._address, self._push_address, due
+        self.prepare()
+        return self._address, self._push_address
 
     def step(self, horizon: int) -> bool:
         """Run natively up to ``horizon``, then one step of reference code if one is needed.
         True when ``Engine.advance_to`` is done (the horizon is reached or a core woke)."""
         copro, tile, out = self.copro, self.tile, self.out
-        due = self.prepare()
-        code = self._run(self._address, min(horizon, NEVER), due)
+        self.prepare()
+        code = self._run(self._address, min(horizon, NEVER))
         if code == RUN_HORIZON:
             self.engine.reached(horizon)
             return True
+        if code == RUN_GROW:
+            self.engine.pipes[int(out[OUT_PIPE])].words.reserve(int(out[OUT_GROW]))
+            out[OUT_GROW] = 0
+            return False
         out[OUT_PENDING] = 0
         woke = tile.wakes
         notify, pipe = int(out[OUT_NOTIFY]), int(out[OUT_PIPE])
@@ -365,7 +371,7 @@ def library(defines: tuple[str, ...] = ()) -> ctypes.CDLL | None:
             lib.tsim_native_op.restype = ctypes.c_int64
             lib.tsim_native_op.argtypes = [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int64]
             lib.tsim_engine_run.restype = ctypes.c_int
-            lib.tsim_engine_run.argtypes = [_P, ctypes.c_int64, ctypes.c_int64]
+            lib.tsim_engine_run.argtypes = [_P, ctypes.c_int64]
         _libs[defines] = lib
     return _libs[defines]
 

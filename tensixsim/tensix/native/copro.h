@@ -55,6 +55,7 @@ struct copro_view {
     uint8_t *dst_row_valid;   /* [1024] */
     int64_t *dst_ready;       /* [128] */
     int64_t *dst_sfpu_ready;  /* [128] */
+    int64_t *src_handover_at; /* [2][2]: cycle a Src bank reaches the matrix unit, -1 none */
 };
 
 /* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1 or NATIVE_DEFER. */

@@ -52,11 +52,13 @@ static void emit(struct expansion *x, uint32_t word)
 {
     if (!x->ok)
         return;
-    if (frontend_only(x->e, word) || x->count >= x->capacity) {
-        x->ok = 0; /* UndefinedBehavior in Python, or no room: Python takes it */
+    if (frontend_only(x->e, word)) {
+        x->ok = 0; /* UndefinedBehavior in Python: Python takes it */
         return;
     }
-    x->out[x->count++] = word;
+    if (x->count < x->capacity)
+        x->out[x->count] = word;
+    x->count++; /* past the capacity only counted: the caller asks for a bigger buffer */
 }
 
 /* ReplayExpander.feed */
@@ -171,7 +173,8 @@ static void mop_expand(struct expansion *x, uint32_t word)
     }
 }
 
-/* Coprocessor.expand into the pipe's word buffer (empty when this is called). 1: done; 0: Python. */
+/* Coprocessor.expand into the pipe's word buffer (empty when this is called). 1: done; 0: Python;
+ * -1: the buffer is too small for *count words (nothing changed). */
 static int expand_entry(struct engine *e, uint32_t t, uint32_t word, uint32_t core, int64_t *count)
 {
     struct expansion x;
@@ -197,6 +200,10 @@ static int expand_entry(struct engine *e, uint32_t t, uint32_t word, uint32_t co
     }
     if (!x.ok)
         return 0;
+    if (x.count > x.capacity) {
+        *count = x.count;
+        return -1;
+    }
     if (op == e->op_mop_cfg && core != e->brisc_core)
         e->zmask_hi16[t] = F_MOP_CFG_ZMASK_HI16(word);
     memcpy(e->replay_buffer + t * REPLAY_SLOTS, x.r.buffer, sizeof x.r.buffer);
@@ -253,7 +260,8 @@ static int stop(struct engine *e, int64_t reason, uint32_t t, int64_t cycle)
     return (int)reason;
 }
 
-/* Engine._take natively. Returns the cycle the first word may issue, or -1 when Python must take it. */
+/* Engine._take natively. Returns the cycle the first word may issue, or -1 when Python must take it
+ * (or, with out[OUT_GROW] set, give pipe t a word buffer that large first). */
 static int64_t take(struct engine *e, uint32_t t, int64_t cycle)
 {
     int64_t *q = e->queue_ctl[t];
@@ -263,7 +271,10 @@ static int64_t take(struct engine *e, uint32_t t, int64_t cycle)
     if (h[HISTORY_RECORD] && h[HISTORY_COUNT] >= h[HISTORY_CAPACITY])
         return -1; /* Python grows the history */
     int64_t count;
-    if (!expand_entry(e, t, word, core, &count))
+    int expanded = expand_entry(e, t, word, core, &count);
+    if (expanded < 0)
+        e->out[OUT_GROW] = count;
+    if (expanded <= 0)
         return -1;
     if (h[HISTORY_RECORD]) {
         int64_t *row = e->history[t] + (h[HISTORY_COUNT]++) * (QE_FIELDS + 1);
@@ -349,7 +360,19 @@ static void block(struct engine *e, uint32_t t, int64_t cycle)
     P(e, t, PIPE_RETRY_AT) = ready >= cycle + 1 ? ready : -1;
 }
 
-int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
+/* Coprocessor.next_timed_change (regs.next_handover): the earliest Src hand-over due, or -1. */
+static int64_t next_timed_change(const struct engine *e)
+{
+    int64_t due = -1;
+    for (int i = 0; i < 4; i++) {
+        int64_t at = e->view->src_handover_at[i];
+        if (at >= 0 && (due < 0 || at < due))
+            due = at;
+    }
+    return due;
+}
+
+int tsim_engine_run(struct engine *e, int64_t horizon)
 {
     if (e->out[OUT_PENDING])
         return (int)e->out[OUT_PENDING];
@@ -363,6 +386,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
                 best_cycle = c;
             }
         }
+        int64_t due = next_timed_change(e);
         if (due >= 0 && due < horizon && (best < 0 || due <= best_cycle))
             return stop(e, RUN_TIMED_CHANGE, 0, due);
         if (best < 0) {
@@ -379,6 +403,10 @@ int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
              * word needs Python, Python issues that word at the cycle returned, as Engine._issue
              * would have gone on to do. */
             cycle = take(e, t, cycle);
+            if (cycle < 0 && e->out[OUT_GROW]) {
+                e->out[OUT_PIPE] = t;
+                return RUN_GROW; /* Python makes room for the expansion and runs again */
+            }
             if (cycle < 0)
                 return stop(e, RUN_ISSUE, t, best_cycle);
             if (!words_left(e, t)) {
@@ -405,6 +433,8 @@ int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
                 return stop(e, RUN_ISSUE, t, cycle);
             if (hold) {
                 block(e, t, cycle);
+                if (e->out[OUT_NOTIFY])
+                    return stop(e, RUN_NOTIFY, t, cycle); /* from this step's take */
                 continue;
             }
         }
@@ -422,13 +452,13 @@ int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due)
  * queue first lets the engine run up to the push (never past `horizon`, where another core may act),
  * as Tile.push does. 0: Python must take this push (the engine needs it for a step, or no room). */
 int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
-                     uint32_t inline_word, int64_t horizon, int64_t due)
+                     uint32_t inline_word, int64_t horizon)
 {
     if (pipe >= e->threads)
         return 0;
     int64_t *q = e->queue_ctl[pipe];
     if (q[QUEUE_COUNT] >= e->queue_depth) {
-        if (tsim_engine_run(e, cycle < horizon ? cycle : horizon, due) != RUN_HORIZON)
+        if (tsim_engine_run(e, cycle < horizon ? cycle : horizon) != RUN_HORIZON)
             return 0;
         if (q[QUEUE_COUNT] >= e->queue_depth)
             return 0;

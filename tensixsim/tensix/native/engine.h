@@ -41,12 +41,13 @@ enum {
     RUN_ISSUE,        /* Python issues pipe out[OUT_PIPE] at out[OUT_CYCLE] (Engine._issue) */
     RUN_TIMED_CHANGE, /* Python applies the timed changes due at out[OUT_CYCLE] */
     RUN_NOTIFY,       /* a step is done whose notifications may wake a core: Python sends them */
+    RUN_GROW,         /* nothing done: pipe out[OUT_PIPE] needs a word buffer of out[OUT_GROW] words */
 };
 enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2 };
 /* OUT_NATIVE counts the instructions the engine executed itself, over its whole life; OUT_PENDING is
  * the RUN_* code of a step Python has not finished yet (0: none); OUT_REACHED is Engine.cycle. */
 enum { OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE, OUT_NATIVE, OUT_PENDING,
-       OUT_REACHED, OUT_FIELDS };
+       OUT_REACHED, OUT_GROW, OUT_FIELDS };
 
 struct engine {
     struct copro_view *view;
@@ -84,8 +85,8 @@ struct engine {
     uint32_t op_mop, op_mop_cfg, op_replay, op_nop;
 };
 
-int tsim_engine_run(struct engine *e, int64_t horizon, int64_t due);
+int tsim_engine_run(struct engine *e, int64_t horizon);
 int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
-                     uint32_t inline_word, int64_t horizon, int64_t due);
+                     uint32_t inline_word, int64_t horizon);
 
 #endif

@@ -1,0 +1,87 @@
+"""The end-to-end kernels give the same results and the same cycles on both engines.
+
+Each workload runs once with the native engine and once with the Python reference engine (selected
+with ``TENSIXSIM_ENGINE``); the whole run result (cycles per core, instructions, pushes; per pipe
+issued and stalled cycles by instruction; per unit instructions and busy cycles) and L1 must be equal.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from test_metal_launch import BUILD, add_one_reference, booted, firmware  # noqa: F401
+from test_sdk_kernels import eltwise_inputs, run_kernel
+from test_sfpu_kernels import run_sfpu
+
+from tensixsim import Tile
+from tensixsim.demo import run_demo, run_matmul_demo
+from tensixsim.dram import InterleavedBuffer, tilize, untilize
+from tensixsim.metal.examples import add_one_program, build_add_one
+from tensixsim.metal.launch import launch_program
+from tensixsim.sdk import programs
+from tensixsim.tensix import native
+
+pytestmark = pytest.mark.skipif(not native.available(), reason="no C compiler: the native engine is absent")
+
+
+def both_engines(monkeypatch: pytest.MonkeyPatch, workload: Callable[[], Tile]) -> list[tuple]:
+    outcomes = []
+    for engine in ("native", "python"):
+        monkeypatch.setenv("TENSIXSIM_ENGINE", engine)
+        tile = workload()
+        assert tile.backend.engine == engine
+        outcomes.append((tile.result(), zlib.crc32(tile.l1)))
+    return outcomes
+
+
+def assert_same(outcomes: list[tuple]) -> None:
+    (native_result, native_l1), (python_result, python_l1) = outcomes
+    assert native_result == python_result
+    assert native_l1 == python_l1
+
+
+def test_demo_and_matmul_demo(monkeypatch):
+    assert_same(both_engines(monkeypatch, lambda: run_demo(2000)[0]))
+    assert_same(both_engines(monkeypatch, lambda: run_matmul_demo()[0]))
+
+
+def test_eltwise_kernel(monkeypatch):
+    a, b = eltwise_inputs(7, 4)
+    elfs = programs.build_eltwise("add", tiles=4, phases=4)
+    inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
+    assert_same(both_engines(monkeypatch, lambda: run_kernel(elfs, inputs)[0]))
+
+
+def test_sfpu_exp_kernel(monkeypatch):
+    rng = np.random.default_rng(3)
+    inputs = [(rng.standard_normal((32, 32)).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)]
+    outcomes = []
+    for engine in ("native", "python"):
+        with monkeypatch.context() as patch:
+            patch.setenv("TENSIXSIM_ENGINE", engine)
+            outs, tile, _ = run_sfpu("exp", inputs, "fp32", patch)
+            outcomes.append((tile.result(), zlib.crc32(tile.l1), [o.tobytes() for o in outs]))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_add_one_through_the_firmware(monkeypatch, firmware):  # noqa: F811
+    rng = np.random.default_rng(2)
+    values = rng.standard_normal((64, 64)).astype(np.float32) * 100
+    matrix = (values.view(np.uint32) >> 16).astype(np.uint16)  # 4 tiles of bf16
+
+    def workload() -> Tile:
+        tile, loaded = booted(firmware)
+        banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
+        source = InterleavedBuffer(0x100000, 2048, 4, banks)
+        target = InterleavedBuffer(0x400000, 2048, 4, banks)
+        source.write(tile.noc.dram, tilize(matrix))
+        program = add_one_program(build_add_one(loaded, BUILD), source.base, target.base, 4)
+        launch_program(tile, loaded, program)
+        got = untilize(np.frombuffer(target.read(tile.noc.dram), np.uint16), 64, 64)
+        assert (got == add_one_reference(matrix)).all()
+        return tile
+
+    assert_same(both_engines(monkeypatch, workload))
