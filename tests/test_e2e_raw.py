@@ -198,25 +198,8 @@ class Trace:
         """Without ``monkeypatch`` the tile's engine keeps the recording hooks (a tile of its own)."""
         self.issued: list[tuple[int, int, int]] = []
         self.isa = tile.coprocessor.isa
-        engine = tile.backend
-        retired, retire_run = engine._retired, engine._retire_run
-
-        def record(pipe, cycles: list[int]) -> None:
-            for word, cycle in zip(list(pipe.words)[: len(cycles)], cycles, strict=True):
-                self.issued.append((pipe.thread, word, cycle))
-
-        def one(pipe, unit, busy, cycle, cycles, count):
-            if count == 1:  # a run (count > 1) is recorded with its cycles by run() below
-                record(pipe, [cycle])
-            return retired(pipe, unit, busy, cycle, cycles, count)
-
-        def run(pipe, unit, busy, cycles):
-            record(pipe, cycles)
-            return retire_run(pipe, unit, busy, cycles)
-
         patch = monkeypatch.setattr if monkeypatch is not None else setattr
-        patch(engine, "_retired", one)
-        patch(engine, "_retire_run", run)
+        patch(tile.backend, "retired", self.issued)
 
     def cycles(self, thread: int, name: str) -> list[int]:
         return [c for t, w, c in self.issued if t == thread and self.isa.decode(w).name == name]

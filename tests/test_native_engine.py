@@ -8,6 +8,9 @@ state, bookkeeping and statistics must be identical (tensixsim.tensix.native.loc
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -236,3 +239,18 @@ def test_native_and_python_runs_of_the_frontend_benchmark_agree():
     assert np.array_equal(results[0][0], results[1][0])
     assert results[0][1:] == results[1][1:]
     assert results[0][1][0].issued == 50 * 10 * 10
+
+
+def test_without_a_compiler_the_python_engine_runs_and_says_so_once(tmp_path):
+    """No C compiler and nothing cached: both tiles run the Python engine; one line on stderr."""
+    script = (
+        "from tensixsim import Tile\n"
+        "tiles = [Tile('blackhole'), Tile('blackhole')]\n"
+        "print(*(t.backend.engine for t in tiles))\n"
+    )
+    env = {"PATH": str(tmp_path), "CC": str(tmp_path / "no-cc"), "TENSIXSIM_CACHE": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["python", "python"]
+    assert run.stderr.count("tensixsim: no C compiler found") == 1
+    assert "100x slower" in run.stderr

@@ -37,6 +37,7 @@ import numpy as np
 from tensixsim.arch import Arch
 from tensixsim.errors import Unimplemented
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 
 if TYPE_CHECKING:
     from tensixsim.tensix.config import ConfigLayout
@@ -55,7 +56,7 @@ ADDR_MODS, PACK_ADDR_MODS = 8, 4  # ADDR_MOD_*_SEC0..7, ADDR_MOD_PACK_SEC0..3
 
 
 @dataclass
-class AdcState:
+class AdcState(SharedArrays):
     """ADCs and RWCs of every pipe."""
 
     # ADCs[thread].<unit>.Channel[channel].<X|Y|Z|W> and the matching _Cr copies.

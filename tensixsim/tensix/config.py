@@ -32,6 +32,7 @@ from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.memory import Access, Register
 from tensixsim.tensix import config_fields_blackhole
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import CONFIG
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def _deposit(old: int, spec: FieldSpec, value: int) -> int:
 
 
 @dataclass
-class ConfigState:
+class ConfigState(SharedArrays):
     """Config, ThreadConfig and the unpackers' configuration-context counters."""
 
     config: np.ndarray  # (2, state_words) uint32: Config[state][word]

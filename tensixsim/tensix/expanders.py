@@ -64,6 +64,7 @@ from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.isa import ARCH_NAMES, isa_for
 from tensixsim.isa.spec import OPCODE_SHIFT, IsaTable
 from tensixsim.memory import Access, Register
+from tensixsim.tensix.shared_state import SharedArrays
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
@@ -189,7 +190,7 @@ def _template1(cfg: tuple[int, ...]) -> Iterator[int]:
 
 # ---------------------------------------------------------------------- state
 @dataclass
-class FrontendState:
+class FrontendState(SharedArrays):
     """Per thread: the MOP configuration and mask half, and the replay buffer with its recording
     state. Index 0 of every array is the thread (pipe)."""
 

@@ -226,6 +226,9 @@ class Engine:
         # (matrix_unit.mvmul_run). Results and cycles are the same either way; off is for comparing.
         self.fast_paths = True
         self.fast_path_instructions = 0  # how many instructions went through a fast path
+        # When a list: (thread, instruction word, issue cycle) of every instruction retired, in order
+        # (off by default: it grows with the run).
+        self.retired: list[tuple[int, int, int]] | None = None
         # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits).
         self.unit_counts = np.zeros((len(UNITS), 2), np.int64)
         self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
@@ -428,6 +431,8 @@ class Engine:
         if pipe.blocked is not None and pipe.blocked_since is not None:
             pipe.add_stall(pipe.blocked.split(":", 1)[0], cycle - pipe.blocked_since)
         pipe.blocked_since = None
+        if self.retired is not None and count == 1:
+            self.retired.append((pipe.thread, pipe.words[0], cycle))
         stats = self.unit_counts[UNIT_INDEX[unit]]
         stats[0] += count
         stats[1] += cycles * count
@@ -447,6 +452,8 @@ class Engine:
 
     def _retire_run(self, pipe: Pipe, unit: str, busy: int, cycles: list[int]) -> None:
         self.fast_path_instructions += len(cycles)
+        if self.retired is not None:
+            self.retired.extend((pipe.thread, pipe.words[i], cycle) for i, cycle in enumerate(cycles))
         self._retired(pipe, unit, busy, cycles[-1], MATRIX.issue, len(cycles))
 
     def _quiet_until(self, pipe: Pipe) -> int:

@@ -48,6 +48,7 @@ from tensixsim.arch import Arch
 from tensixsim.errors import Unimplemented
 from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -74,7 +75,7 @@ class SrcClient(IntEnum):
 
 
 @dataclass
-class RegFiles:
+class RegFiles(SharedArrays):
     """SrcA, SrcB and Dst of one coprocessor, as raw data."""
 
     srca: np.ndarray  # (2, 64, 16) uint32: SrcA[Bank][Row][Column], 19-bit datums

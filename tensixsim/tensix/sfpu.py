@@ -101,6 +101,7 @@ from tensixsim.tensix import formats
 from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import MATRIX, SFPU
 
 LANES = 32
@@ -163,7 +164,7 @@ CONFIG_DEFAULTS = {
 
 
 @dataclass
-class SfpuState:
+class SfpuState(SharedArrays):
     """The vector unit's architectural state (module docstring)."""
 
     lreg: np.ndarray  # (17, 32) uint32

@@ -654,9 +654,10 @@ def mad_hold(copro: Coprocessor, ins: Instruction, cycle: int) -> str | None:
     if ins.unit != "sfpu" or cycle >= int(s.mad_ready[0]):
         return None
     seen, really = _reads(ins)
-    if any(s.mad_seen[r] for r in seen):
+    # An operand slot wider than an LReg index names none (the semantics then raise on it).
+    if any(s.mad_seen[r] for r in seen if r < LREGS):
         return MAD_HOLD_REASON
-    stale = sorted(r for r in really if s.mad_wrote[r])
+    stale = sorted(r for r in really if r < LREGS and s.mad_wrote[r])
     if stale:
         raise UndefinedBehavior(
             f"{ins.name} reads LReg[{stale[0]}] the cycle after an SFPMAD-family instruction wrote it, "

@@ -57,6 +57,7 @@ from tensixsim.isa import isa_for
 from tensixsim.isa.spec import InstrSpec, Instruction
 from tensixsim.memory import Access, ReadFn, Register, Stall, WriteFn
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import SYNC
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class Latch(IntEnum):
 
 
 @dataclass
-class SyncState:
+class SyncState(SharedArrays):
     """Semaphores, mutexes and the three wait gates, as raw data."""
 
     sem_value: np.ndarray  # (8,) uint8, 0..15

@@ -37,6 +37,7 @@ from tensixsim.memory import Access, Register
 from tensixsim.tensix.adc import ADC_MASKS
 from tensixsim.tensix.config import store_config
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import THCON
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ OFFSET_INCREMENTS = (0, 2, 4, 16)
 
 
 @dataclass
-class ThconState:
+class ThconState(SharedArrays):
     """The GPRs, raw bits: ``gprs[thread, index]``."""
 
     gprs: np.ndarray  # (threads, 64) uint32

@@ -124,12 +124,13 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
 
 
 MAX_THREADS = 3
-RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW = range(5)
+RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN = range(6)
 NOTIFY_QUEUE, NOTIFY_RETIRED = 1, 2
 # engine.h OUT_*
 OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
-OUT_NATIVE, OUT_PENDING, OUT_REACHED, OUT_GROW = range(5, 9)
-OUT_FIELDS = 9
+OUT_NATIVE, OUT_PENDING, OUT_REACHED, OUT_GROW, OUT_TRACED = range(5, 10)
+OUT_FIELDS = 10
+TRACE_ROWS = 4096  # retired-instruction rows the native engine writes before Python takes them
 WAIT_COPRO = 1
 
 
@@ -173,6 +174,8 @@ class EngineStruct(ctypes.Structure):
         ("record_left", _P),
         ("record_exec", _P),
         ("out", _P),
+        ("trace", _P),
+        ("trace_capacity", ctypes.c_int64),
         ("waiters", ctypes.c_int64),
         ("queue_depth", ctypes.c_int64),
         ("mop_exit_penalty", ctypes.c_int64),
@@ -212,6 +215,7 @@ class NativeEngine:
         if len(engine.pipes) > MAX_THREADS:
             raise ValueError(f"the native engine runs at most {MAX_THREADS} pipes")
         self.out = np.zeros(OUT_FIELDS, np.int64)
+        self.trace = np.zeros((TRACE_ROWS, 3), np.int64)
         self.unit_of = np.array(engine.unit_of, np.uint8)
         self.thread_held = np.array([u in THREAD_HELD_UNITS for u in UNITS], np.uint8)
         assert NO_UNIT == 255
@@ -224,6 +228,7 @@ class NativeEngine:
         s.unit_of = _pointer(self.unit_of, np.uint8)
         s.thread_held = _pointer(self.thread_held, np.uint8)
         s.out = _pointer(self.out, np.int64)
+        s.trace = _pointer(self.trace, np.int64)
         s.mop_exit_penalty = FRONTEND.mop_exit_penalty
         s.queue_depth = copro.arch.pipe_queue_depth
         s.matrix_unit = UNITS.index("matrix")
@@ -244,6 +249,18 @@ class NativeEngine:
         self._refresh_state()
         self._address = ctypes.addressof(s)
         self.use_library(self.lib)
+
+    def _take_trace(self) -> None:
+        """Move the retired-instruction rows the C side wrote to ``Engine.retired``, in order."""
+        count = int(self.out[OUT_TRACED])
+        if count:
+            self.out[OUT_TRACED] = 0
+            if self.engine.retired is not None:
+                self.engine.retired.extend(map(tuple, self.trace[:count].tolist()))
+
+    def discard_pending(self) -> None:
+        """Forget a step Python was to finish (after the run it belonged to was abandoned)."""
+        self.out[[OUT_PENDING, OUT_NOTIFY, OUT_GROW]] = 0
 
     @property
     def instructions(self) -> int:
@@ -312,6 +329,7 @@ class NativeEngine:
         if any(a is not b for a, b in zip(states, self._unit_states(), strict=True)):
             self._refresh_state()
         self.struct.waiters = self._waiters()
+        self.struct.trace_capacity = TRACE_ROWS if self.engine.retired is not None else 0
 
     def attach(self) -> tuple[int, int] | None:
         """(engine address, push function address) for a core's hooks to push into the engine
@@ -328,6 +346,9 @@ class NativeEngine:
         copro, tile, out = self.copro, self.tile, self.out
         self.prepare()
         code = self._run(self._address, min(horizon, NEVER))
+        self._take_trace()
+        if code == RUN_DRAIN:
+            return False
         if code == RUN_HORIZON:
             self.engine.reached(horizon)
             return True

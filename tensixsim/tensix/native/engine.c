@@ -309,6 +309,12 @@ static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, i
     P(e, t, PIPE_BLOCKED) = BLOCK_NONE;
     e->unit_stats[2 * unit] += 1;
     e->unit_stats[2 * unit + 1] += cycles;
+    if (e->trace_capacity) {
+        int64_t *row = e->trace + 3 * e->out[OUT_TRACED]++;
+        row[0] = t;
+        row[1] = word;
+        row[2] = cycle;
+    }
     P(e, t, PIPE_WORDS_HEAD)++;
     if (!words_left(e, t))
         e->mop_busy[t] = 0;
@@ -377,6 +383,8 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
     if (e->out[OUT_PENDING])
         return (int)e->out[OUT_PENDING];
     for (;;) {
+        if (e->trace_capacity && e->out[OUT_TRACED] >= e->trace_capacity)
+            return RUN_DRAIN; /* a step retires at most one instruction: one free row is enough */
         int best = -1;
         int64_t best_cycle = horizon;
         for (uint32_t t = 0; t < e->threads; t++) {

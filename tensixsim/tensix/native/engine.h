@@ -42,12 +42,14 @@ enum {
     RUN_TIMED_CHANGE, /* Python applies the timed changes due at out[OUT_CYCLE] */
     RUN_NOTIFY,       /* a step is done whose notifications may wake a core: Python sends them */
     RUN_GROW,         /* nothing done: pipe out[OUT_PIPE] needs a word buffer of out[OUT_GROW] words */
+    RUN_DRAIN,        /* nothing done: Python must take the retired-instruction trace rows first */
 };
 enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2 };
 /* OUT_NATIVE counts the instructions the engine executed itself, over its whole life; OUT_PENDING is
- * the RUN_* code of a step Python has not finished yet (0: none); OUT_REACHED is Engine.cycle. */
+ * the RUN_* code of a step Python has not finished yet (0: none); OUT_REACHED is Engine.cycle;
+ * OUT_TRACED the trace rows written since Python last took them. */
 enum { OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE, OUT_NATIVE, OUT_PENDING,
-       OUT_REACHED, OUT_GROW, OUT_FIELDS };
+       OUT_REACHED, OUT_GROW, OUT_TRACED, OUT_FIELDS };
 
 struct engine {
     struct copro_view *view;
@@ -74,6 +76,8 @@ struct engine {
     int32_t *record_left;
     uint8_t *record_exec;
     int64_t *out;                     /* [OUT_FIELDS] */
+    int64_t *trace;                   /* [trace_capacity][3]: thread, word, issue cycle per retire */
+    int64_t trace_capacity;           /* 0: nobody records retired instructions */
     int64_t waiters;
     int64_t queue_depth;              /* entries a queue holds before a push must wait */
     int64_t mop_exit_penalty;
