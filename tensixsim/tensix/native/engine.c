@@ -13,6 +13,7 @@
 #include "copro.h"
 #include "engine.h"
 #include "fields.h"
+#include "matrix.h"
 #include "sfpu_float.h"
 
 enum { REPLAY_SLOTS = 32, MOP_CFG_WORDS = 9, REPLAY_COUNT_LIMIT = 64, MOP_COUNT_MASK = 0x7F };
@@ -340,6 +341,13 @@ __attribute__((weak)) int tsim_sfpu_mad_hold(struct copro_view *v, uint32_t word
     return -1;
 }
 
+/* Until matrix.c provides it, every matrix-unit instruction goes to Python. */
+__attribute__((weak)) int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle)
+{
+    (void)v; (void)word; (void)cycle;
+    return -1;
+}
+
 /* The wait gate's vector-unit part for an instruction that passed the sync part: 0 it goes, 1 it is
  * held for an SFPMAD-family result, -1 Python decides (scheduled SFPLOADMACRO work near this cycle
  * may discard it or make it undefined: sfpu_macro.issue; or mad_hold would raise). */
@@ -426,7 +434,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         }
         uint32_t word = e->words[t][P(e, t, PIPE_WORDS_HEAD)];
         uint8_t unit = e->unit_of[word >> 24];
-        if (unit == NO_UNIT || unit == e->matrix_unit)
+        if (unit == NO_UNIT)
             return stop(e, RUN_ISSUE, t, cycle);
         int64_t busy = e->busy_until[unit];
         if (busy > cycle) {
@@ -434,6 +442,18 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
             if (e->out[OUT_NOTIFY])
                 return stop(e, RUN_NOTIFY, t, cycle);
             continue;
+        }
+        if (unit == e->matrix_unit) {
+            /* Engine._issue: the matrix unit may hold its instruction after a data move. */
+            int64_t held = tsim_matrix_hold(e->view, word, cycle);
+            if (held < 0)
+                return stop(e, RUN_ISSUE, t, cycle);
+            if (held > 0) {
+                P(e, t, PIPE_NEXT_ISSUE) = held;
+                if (e->out[OUT_NOTIFY])
+                    return stop(e, RUN_NOTIFY, t, cycle);
+                continue;
+            }
         }
         if (unit == e->sfpu_unit) {
             int hold = sfpu_gate(e, word, cycle);

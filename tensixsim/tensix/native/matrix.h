@@ -1,0 +1,12 @@
+/* The matrix unit (matrix.c). */
+#ifndef TENSIXSIM_MATRIX_H
+#define TENSIXSIM_MATRIX_H
+#include <stdint.h>
+
+#include "copro.h"
+
+/* Coprocessor.matrix_hold (matrix_moves.held_until) for `word` issued at `cycle`: 0 it goes, a cycle
+ * > 0 until which the matrix unit holds it after a data move, -1 Python decides. */
+int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle);
+
+#endif
