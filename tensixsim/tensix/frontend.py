@@ -83,8 +83,9 @@ class WordBuffer:
     uint32 array the native engine shares; head and end live in the pipe's row)."""
 
     def __init__(self, row: np.ndarray, capacity: int = 4096) -> None:
-        self.v = row
+        self.v = memoryview(row)  # plain ints, several times faster than numpy item access
         self.array = np.zeros(capacity, np.uint32)
+        self._words = memoryview(self.array)
         row[WORDS_CAPACITY] = capacity
         self.on_grow: Callable[[], None] | None = None
 
@@ -100,7 +101,7 @@ class WordBuffer:
             i += n
         if not 0 <= i < n:
             raise IndexError("word index out of range")
-        return int(self.array[int(self.v[WORDS_HEAD]) + i])
+        return self._words[self.v[WORDS_HEAD] + i]
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].tolist())
@@ -121,6 +122,7 @@ class WordBuffer:
         if capacity > len(self.array):
             rest = self.array[int(self.v[WORDS_HEAD]) : int(self.v[WORDS_END])].copy()
             self.array = np.zeros(max(capacity, 2 * len(self.array)), np.uint32)
+            self._words = memoryview(self.array)
             self.array[: len(rest)] = rest
             self.v[WORDS_HEAD], self.v[WORDS_END] = 0, len(rest)
             self.v[WORDS_CAPACITY] = len(self.array)
@@ -158,7 +160,8 @@ class Pipe:
         self.thread = thread
         self._isa_by_name = isa.by_name
         self.queue = queue
-        self.v = row
+        self.row = row
+        self.v = memoryview(row)  # plain ints, several times faster than numpy item access
         row[RETRY_AT] = row[BLOCKED_SINCE] = _NONE
         row[SRC + QE_CORE] = _NONE
         self.words = WordBuffer(row)  # expanded words of the entry in flight
@@ -205,7 +208,7 @@ class Pipe:
 
     @source.setter
     def source(self, entry: PushedInstruction) -> None:
-        self.v[SRC : SRC + QE_FIELDS] = row_of(entry)
+        self.row[SRC : SRC + QE_FIELDS] = row_of(entry)
 
     @property
     def idle(self) -> bool:
