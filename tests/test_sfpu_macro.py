@@ -763,3 +763,15 @@ def test_sfpload_retires_as_the_reference_once_readable() -> None:
         cycle=start,
     )
     assert s.lreg[2].tolist() == [0x4321] * 32
+
+
+def test_a_vector_instruction_at_cycle_zero_is_not_taken_for_one_after_a_scheduled_swap():
+    """At reset no SFPSWAP was scheduled: a simple-unit instruction issued at cycle 0 just runs."""
+    from tensixsim import Tile
+    from tensixsim.tensix.semantics import Context, lookup
+
+    copro = Tile("blackhole").coprocessor
+    word = copro.isa.encode("SFPMOV", imm12_math=0, lreg_c=10, lreg_dest=1, instr_mod1=0)
+    ctx = Context(copro, 0, 0, copro.isa.decode(word), "trisc0", 0)
+    sfpu_macro.issue(ctx, lookup("blackhole", "SFPMOV"))
+    assert int(copro.sfpu.lreg[1, 0]) == 0x3F80_0000  # LReg[10] holds 1.0

@@ -110,6 +110,10 @@ STACK_DEPTH = 8
 LANE = np.arange(LANES)
 # SFPLOADMACRO's scheduler state: slots of scheduled instructions and clock words (sfpu_macro.py).
 MACRO_SLOTS, MACRO_COLUMNS, MACRO_CLOCK = 32, 16, 6
+# macro_clock at reset, in sfpu_macro's column order (EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT,
+# UNITS_MASK): no scheduled SFPSWAP and no scheduled sub-unit work has a cycle yet (-1), so nothing
+# issued at cycle 0 collides with them.
+MACRO_CLOCK_RESET = (0, 0, -1, 0, -1, 0)
 
 # LaneConfig bits (SFPCONFIG.md).
 ENABLE_FP16A_INF = 1 << 0
@@ -208,7 +212,7 @@ class SfpuState(SharedArrays):
             macro_sequence=np.zeros((LANES, 4), np.uint32),
             macro_misc=np.zeros(LANES, np.uint32),
             macro_pending=np.zeros((MACRO_SLOTS, MACRO_COLUMNS), np.int64),
-            macro_clock=np.zeros(MACRO_CLOCK, np.int64),
+            macro_clock=np.array(MACRO_CLOCK_RESET, np.int64),
         )
 
     def copy(self) -> SfpuState:

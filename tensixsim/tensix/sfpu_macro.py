@@ -125,7 +125,9 @@ CYCLES, INSTRUCTIONS = 0, 1  # UnitDelayKind: WaitForElapsedCycles, WaitForElaps
 EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT, UNITS_MASK = range(6)
 CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 
-if (sfpu.MACRO_COLUMNS, sfpu.MACRO_CLOCK) != (16, 6):
+if (sfpu.MACRO_COLUMNS, sfpu.MACRO_CLOCK) != (16, 6) or [
+    sfpu.MACRO_CLOCK_RESET[i] for i in (SWAP_NEXT, UNITS_AT)
+] != [-1, -1]:
     raise ImportError("sfpu.SfpuState's scheduler arrays do not match sfpu_macro's layout")
 
 
