@@ -99,8 +99,10 @@ def reference_matmul(x: np.ndarray, y: np.ndarray, phases: int, fp32_dest: bool)
 
 
 # ---------------------------------------------------------------------------- harness
-def matmul_tile(x: np.ndarray, y: np.ndarray, phases: int, fp32_dest: bool, *, fast: bool = True) -> Tile:
-    tile = Tile("blackhole")
+def matmul_tile(
+    x: np.ndarray, y: np.ndarray, phases: int, fp32_dest: bool, *, fast: bool = True, engine: str = "native"
+) -> Tile:
+    tile = Tile("blackhole", engine=engine)
     tile.backend.fast_paths = fast
     copro = tile.coprocessor
     configure_matmul(copro, fp32_dest=fp32_dest)
@@ -110,12 +112,13 @@ def matmul_tile(x: np.ndarray, y: np.ndarray, phases: int, fp32_dest: bool, *, f
     return tile
 
 
+@pytest.mark.parametrize("engine", ["native", "python"])
 @pytest.mark.parametrize("fp32_dest", [True, False])
 @pytest.mark.parametrize("phases", [1, 2, 3, 4])
-def test_tile_matmul_matches_the_multiplier_model_bit_for_bit(phases, fp32_dest):
+def test_tile_matmul_matches_the_multiplier_model_bit_for_bit(phases, fp32_dest, engine):
     rng = np.random.default_rng(phases * 2 + fp32_dest)
     x, y = bf16_values(rng, 4), bf16_values(rng, 4)
-    tile = matmul_tile(x, y, phases, fp32_dest)
+    tile = matmul_tile(x, y, phases, fp32_dest, engine=engine)
     got = dst_tile_fp32(tile.coprocessor)
     expected = reference_matmul(x, y, phases, fp32_dest)
     assert np.array_equal(bits(got), bits(expected))
@@ -126,7 +129,10 @@ def test_tile_matmul_matches_the_multiplier_model_bit_for_bit(phases, fp32_dest)
     # Seventeen queue entries (REPLAY and the fifteen words it records, one per cycle, then the MOP at
     # cycle 17), then the MVMULs from cycle 17 on without a gap.
     assert pipe.last_cycle == 16 + 16 * phases
-    assert tile.backend.fast_path_instructions == 16 * phases
+    if engine == "python":
+        assert tile.backend.fast_path_instructions == 16 * phases  # as one vectorised run
+    else:
+        assert tile.backend.native.instructions >= 16 * phases  # every MVMUL in C
 
 
 @pytest.mark.parametrize("fp32_dest", [True, False])
@@ -255,7 +261,7 @@ def test_fast_path_stalls_exactly_like_one_at_a_time():
 
 
 def issue_cycles_together(words: list[int], fast: bool) -> tuple[bytes, int, int]:
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", engine="python")  # the Python engine's vectorised MVMUL runs
     copro = tile.coprocessor
     tile.backend.fast_paths = fast
     configure_matmul(copro, fp32_dest=True)
@@ -326,7 +332,7 @@ def runs(draw):
 
 
 def run_both(case: dict, fast: bool):
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", engine="python")  # the Python engine's vectorised MVMUL runs
     copro = tile.coprocessor
     tile.backend.fast_paths = fast
     config, state = copro.config, 0
@@ -503,7 +509,7 @@ def test_trisc1_program_drives_the_tile_matmul_like_raw_words(tmp_path):
     path.write_text(source)
     elf = build("trisc1", [path], tmp_path / "matmul_trisc1.elf", build_dir=tmp_path)
 
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", engine="python")  # the Python engine's vectorised MVMUL runs
     copro = tile.coprocessor
     copro.config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", 0, 5)
     copro.config.write_field("ALU_ACC_CTRL_Fp32_enabled", 0, 1)
@@ -519,7 +525,7 @@ def test_trisc1_program_drives_the_tile_matmul_like_raw_words(tmp_path):
 def test_a_run_cut_short_by_another_pipe_does_not_stop_later_runs_taking_the_fast_path():
     rng = np.random.default_rng(8)
     x, y = bf16_values(rng, 2), bf16_values(rng, 2)
-    busy = Tile("blackhole")
+    busy = Tile("blackhole", engine="python")  # the Python engine's vectorised MVMUL runs
     copro = busy.coprocessor
     configure_matmul(copro, fp32_dest=True)
     load_src_tile(copro, SRCA, bits(y) >> 16)
@@ -530,6 +536,6 @@ def test_a_run_cut_short_by_another_pipe_does_not_stop_later_runs_taking_the_fas
     busy.queues[0].entries.append(PushedInstruction(ISA.encode("NOP"), "trisc0", 0, 17, False))
     run_words(busy, MATH_THREAD, words)
     assert busy.backend.fast_path_instructions == 15
-    quiet = matmul_tile(x, y, 1, True)  # the same run, state and configuration, nothing else
+    quiet = matmul_tile(x, y, 1, True, engine="python")  # the same run, state and configuration, nothing else
     assert quiet.backend.fast_path_instructions == 16
     assert np.array_equal(busy.coprocessor.regs.dst, quiet.coprocessor.regs.dst)

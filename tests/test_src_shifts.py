@@ -401,7 +401,7 @@ def test_shiftxa_after_an_mvmul_run_reads_the_block_of_the_last_mvmul(fast_paths
     to Dst's, so the second does not wait for the first's Dst rows) read SrcA rows 16..31 then
     32..47; SHIFTXA then reads rows 32..47, whether the MVMULs ran one by one or as one vectorised
     run (which latches the row of its last MVMUL)."""
-    tile = Tile("blackhole")
+    tile = Tile("blackhole", engine="python")  # the Python engine's vectorised MVMUL runs
     copro = tile.coprocessor
     tile.backend.fast_paths = fast_paths
     configure_matmul(copro, thread=MATH_THREAD)

@@ -57,6 +57,8 @@ REGS_ARRAYS = (
     ("dst_ready", "dst_ready", np.int64),
     ("dst_sfpu_ready", "dst_sfpu_ready", np.int64),
     ("src_handover_at", "src_handover_at", np.int64),
+    ("move_hold", "move_hold", np.int64),
+    ("srca_row_latch", "srca_row_latch", np.int64),
 )
 
 

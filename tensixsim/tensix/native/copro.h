@@ -56,6 +56,8 @@ struct copro_view {
     int64_t *dst_ready;       /* [128] */
     int64_t *dst_sfpu_ready;  /* [128] */
     int64_t *src_handover_at; /* [2][2]: cycle a Src bank reaches the matrix unit, -1 none */
+    int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix_moves.HOLDS) */
+    int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
 };
 
 /* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1 or NATIVE_DEFER. */

@@ -24,12 +24,51 @@ from tensixsim.tile import Tile
 NEVER = 1 << 62
 BATCH = 64  # words per pipe and batch
 # The instructions the native engine executes (or defers in some modes), drawn most often.
-NATIVE_MIX = (
-    "NOP DMANOP SETDMAREG ADDDMAREG SUBDMAREG MULDMAREG BITWOPDMAREG SHIFTDMAREG CMPDMAREG SETADC "
-    "SETADCXY SETADCZW SETADCXX INCADCXY INCADCZW ADDRCRXY ADDRCRZW SETRWC INCRWC SETC16 RMWCIB0 "
-    "RMWCIB1 RMWCIB2 RMWCIB3 WRCFG RDCFG CFGSHIFTMASK SFPLOAD SFPSTORE SFPLOADI SFPMOV SFPMAD SFPADD "
-    "SFPMUL SFPIADD SFPSETCC SFPENCC SFPPUSHC SFPPOPC SFPCOMPC SFPNOP REPLAY MOP"
-).split()
+NATIVE_MIX = [
+    "NOP",
+    "DMANOP",
+    "SETDMAREG",
+    "ADDDMAREG",
+    "SUBDMAREG",
+    "MULDMAREG",
+    "BITWOPDMAREG",
+    "SHIFTDMAREG",
+    "CMPDMAREG",
+    "SETADC",
+    "SETADCXY",
+    "SETADCZW",
+    "SETADCXX",
+    "INCADCXY",
+    "INCADCZW",
+    "ADDRCRXY",
+    "ADDRCRZW",
+    "SETRWC",
+    "INCRWC",
+    "SETC16",
+    "RMWCIB0",
+    "RMWCIB1",
+    "RMWCIB2",
+    "RMWCIB3",
+    "WRCFG",
+    "RDCFG",
+    "CFGSHIFTMASK",
+    "SFPLOAD",
+    "SFPSTORE",
+    "SFPLOADI",
+    "SFPMOV",
+    "SFPMAD",
+    "SFPADD",
+    "SFPMUL",
+    "SFPIADD",
+    "SFPSETCC",
+    "SFPENCC",
+    "SFPPUSHC",
+    "SFPPOPC",
+    "SFPCOMPC",
+    "SFPNOP",
+    "REPLAY",
+    "MOP",
+]
 
 
 def random_words(rng: np.random.Generator, count: int, arch: str = "blackhole") -> list[int]:

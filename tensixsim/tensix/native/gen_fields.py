@@ -8,37 +8,50 @@ and state facts), so no opcode, bit position, latency or layout figure is typed 
 instruction ``OP_<NAME>`` (the opcode), and per field ``F_<NAME>_<FIELD>(w)`` (the field's value in
 word ``w``) and ``F_<NAME>_<FIELD>_WIDTH`` (its slot width in bits).
 
-``constants.h`` comes from the Python model itself: the ThCon and configuration-unit latencies
-(``tensixsim/timing.py``) and Retire's default, the counter widths of ``adc.py``, the GPR count of
-``thcon.py``, and the configuration layout and the few fields the handlers test
-(``config_fields_blackhole.py``).
+``sfpu_tables.h`` holds the vector unit's mode bits, FP32 constants and lookup tables of
+``sfpu_float.py``, ``sfpu_lanes.py`` and ``sfpu_convert.py``, and which opcodes are vector-unit
+instructions (the ISA table's unit column).
+
+``constants.h`` comes from the Python model itself: the ThCon, configuration-unit, matrix-unit and
+vector-unit latencies (``tensixsim/timing.py``) and Retire's default, the counter widths and ADDR_MOD
+slot fields of ``adc.py``, the GPR count of ``thcon.py``, the vector unit's state shapes, LaneConfig
+bits, SFPLOAD / SFPSTORE Mod0 codes and PRNG taps (``sfpu.py``, ``sfpu_convert.py``), the
+SFPLOADMACRO scheduler words a handler tests (``sfpu_macro.py``), Dst's shape (``regs.py``), and the
+configuration layout and the few fields the handlers test (``config_fields_blackhole.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tensixsim import timing
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import OPCODE_SHIFT
-from tensixsim.tensix import adc, thcon
+from tensixsim.tensix import adc, regs, sfpu, sfpu_convert, sfpu_float, sfpu_lanes, sfpu_macro, thcon
 from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix.semantics import Retire
 
 _HERE = Path(__file__).resolve().parent
 FIELDS_PATH = _HERE / "fields.h"
 CONSTANTS_PATH = _HERE / "constants.h"
+SFPU_TABLES_PATH = _HERE / "sfpu_tables.h"
 ARCH = "blackhole"
 
 # The timing tables the native handlers charge, by the prefix their constants get.
-TIMING_TABLES = {"THCON": timing.THCON, "CONFIG": timing.CONFIG}
-# Config fields the handlers test (side effects of a store, CFGSHIFTMASK's scratch registers).
+TIMING_TABLES = {"THCON": timing.THCON, "CONFIG": timing.CONFIG, "MATRIX": timing.MATRIX, "SFPU": timing.SFPU}
+# Config fields the handlers test (side effects of a store, CFGSHIFTMASK's scratch registers; the
+# vector unit's Dst addressing and MOD0_FMT_SRCB resolution).
 CONFIG_FIELDS = ("STATE_RESET_EN", "PRNG_SEED_Seed_Val", "SCRATCH_SEC0_val", "SCRATCH_SEC1_val",
-                 "SCRATCH_SEC2_val")  # fmt: skip
+                 "SCRATCH_SEC2_val", "ALU_ACC_CTRL_SFPU_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcB_override",
+                 "ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG1_SrcB", "DEST_REGW_BASE_Base",
+                 "DEST_SP_BASE_Base", "DEST_ACCESS_CFG_remap_addrs",
+                 "DEST_ACCESS_CFG_swizzle_32b")  # fmt: skip
 # ThreadConfig fields the handlers test (the Config state a pipe uses; SETC16's context resets).
 THREAD_FIELDS = (
     "CFG_STATE_ID_StateID",
@@ -46,7 +59,24 @@ THREAD_FIELDS = (
     "UNPACK_MISC_CFG_CfgContextCntReset_1",
     "UNPACK_MISC_CFG_CfgContextCntReset_metadata",
     "UNPACK_MISC_CFG_CfgContextCntReset_metadata_zstart",
+    "DEST_TARGET_REG_CFG_MATH_Offset",
+    "SFPU_STACK_Incr",
 )
+# sfpu.py's integer constants the vector-unit handlers use, by their Python name (SFPU_<NAME> in C):
+# state shapes, LaneConfig bits, SFPLOAD / SFPSTORE Mod0 codes.
+SFPU_NAMES = (
+    "LANES", "LREGS", "STACK_DEPTH", "MACRO_SLOTS", "MACRO_COLUMNS", "MACRO_CLOCK",
+    "ENABLE_FP16A_INF", "DISABLE_BACKDOOR_LOAD", "ENABLE_DEST_INDEX", "CAPTURE_DEFAULT_DEST_INDEX",
+    "BLOCK_DEST_WR_FROM_SFPU", "BLOCK_SFPU_RD_FROM_DEST", "DEST_RD_COL_EXCHANGE", "DEST_WR_COL_EXCHANGE",
+    "ROW_MASK_SHIFT", "LANE_CONFIG_MASK",
+    "FMT_SRCB", "FMT_FP16", "FMT_BF16", "FMT_FP32", "FMT_INT32", "FMT_INT8", "FMT_UINT16", "FMT_HI16",
+    "FMT_INT16", "FMT_LO16", "FMT_INT32_ALL", "FMT_ZERO", "FMT_INT32_SM", "FMT_INT8_COMP",
+    "FMT_LO16_ONLY", "FMT_HI16_ONLY",
+)  # fmt: skip
+# sfpu_macro.py's macro_pending column and macro_clock words a handler tests (SFPU_MACRO_<NAME>).
+MACRO_NAMES = ("VALID", "SWAP_NEXT", "UNITS_AT")
+# regs.py's Dst shape (REGS_<NAME>).
+REGS_NAMES = ("DST_ROWS", "DST_COLS", "DST_BLOCK_ROWS", "ROW_MASK")
 _ADC_DIMS = "XYZW"  # adc.X, Y, Z, W
 
 
@@ -135,15 +165,55 @@ def _field(out: _Defines, prefix: str, index_suffix: str, name: str, spec: tuple
     out.add(c_name(prefix, name, "MASK"), f"0x{((1 << width) - 1) << shift:08X}u")
 
 
+def _addr_mod_table(out: _Defines) -> None:
+    """``ADDR_MOD_SLOTS``, an index ``AM_<KIND>_<NAME>`` per slot field (adc._ADDR_MOD_NAMES order),
+    ``ADDR_MOD_FIELD_COUNT`` and ``ADDR_MOD_FIELD_SPECS``: an initializer of
+    ``[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT]`` {ThreadConfig register, shift, mask in place}."""
+    names = [(kind, name) for kind, ns in adc._ADDR_MOD_NAMES.items() for name in ns]
+    out.add("ADDR_MOD_SLOTS", f"{adc.ADDR_MODS}u")
+    for i, (kind, name) in enumerate(names):
+        out.add(c_name("AM", kind, name), f"{i}u")
+    out.add("ADDR_MOD_FIELD_COUNT", f"{len(names)}u")
+    rows = []
+    for slot in range(adc.ADDR_MODS):
+        specs = []
+        for kind, name in names:
+            reg, shift, width = cfg.THREAD_FIELDS[f"ADDR_MOD_{kind}_SEC{slot}_{name}"]
+            specs.append(f"{{{reg}u, {shift}u, 0x{((1 << width) - 1) << shift:X}u}}")
+        rows.append("    {" + ", ".join(specs) + "}")
+    out.names.add("ADDR_MOD_FIELD_SPECS")
+    out.text("#define ADDR_MOD_FIELD_SPECS " + "{ \\", *(row + ", \\" for row in rows[:-1]), rows[-1] + "}")
+
+
+def _prng_taps() -> int:
+    """The state bits whose parity sfpu_convert._prng_step feeds (complemented) into bit 31, checked
+    to be all it does beyond shifting right."""
+    import numpy as np
+
+    from tensixsim.tensix import sfpu_convert
+
+    def step(x: int) -> int:
+        return int(sfpu_convert._prng_step(np.array([x], np.uint32))[0])
+
+    taps = sum(1 << i for i in range(32) if (step(1 << i) ^ step(0)) >> 31)
+    for x in (0, 1, 0x80200003, 0xDEADBEEF, 0x12345678, 0xFFFFFFFF):
+        expected = ((1 ^ bin(x & taps).count("1") & 1) << 31) | (x >> 1)
+        if step(x) != expected:
+            raise ValueError("sfpu_convert._prng_step is no longer a parity-feedback shift")
+    return taps
+
+
 def render_constants() -> str:
     """``constants.h``: latencies and state facts of the Python model."""
     out = _preamble(
         "constants.h",
         "latencies and state facts the native handlers share with the Python model.",
         [
-            "TIMING_<UNIT>_<NAME>      tensixsim/timing.py (THCON.<name>, CONFIG.<name>)",
+            "TIMING_<UNIT>_<NAME>      tensixsim/timing.py (THCON, CONFIG, MATRIX, SFPU .<name>)",
             "TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)",
             "ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK",
+            "SFPU_<NAME>               sfpu.<NAME>; SFPU_MACRO_<NAME> sfpu_macro.<NAME>",
+            "REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields",
             "CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)",
             "THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)",
         ],
@@ -160,6 +230,25 @@ def render_constants() -> str:
         out.add(c_name("ADC_MASK", dim), f"0x{(1 << width) - 1:X}u")
     out.add("RWC_SRC_MASK", f"0x{adc.SRC_MASK:X}u")
     out.add("RWC_DST_MASK", f"0x{adc.DST_MASK:X}u")
+    out.text("", "/* ---- sfpu.py, sfpu_macro.py, regs.py ---- */")
+    for name in SFPU_NAMES:
+        out.add(c_name("SFPU", name), f"{int(getattr(sfpu, name))}u")
+    for name in MACRO_NAMES:
+        out.add(c_name("SFPU_MACRO", name), f"{int(getattr(sfpu_macro, name))}u")
+    for name in REGS_NAMES:
+        out.add(c_name("REGS", name), f"{int(getattr(regs, name))}u")
+    # LOAD_WIDE / STORE_WIDE / SRCB_AS_BF16 as bit masks over their codes.
+    out.add("SFPU_LOAD_WIDE_MASK", f"0x{sum(1 << m for m in sfpu.LOAD_WIDE):04X}u")
+    out.add("SFPU_STORE_WIDE_MASK", f"0x{sum(1 << m for m in sfpu.STORE_WIDE):04X}u")
+    out.add("SFPU_SRCB_AS_BF16_MASK", f"0x{sum(1 << m for m in sfpu.SRCB_AS_BF16):08X}u")
+    # sfpu_convert._prng_step: state >> 1, bit 31 = NOT parity(state & SFPU_PRNG_TAPS); the taps are
+    # found by stepping each one-bit state, so they are the function's own.
+    out.add("SFPU_PRNG_TAPS", f"0x{_prng_taps():08X}u")
+    # SFPCONFIG's MOD1_IMM16_IS_VALUE values of LReg[11..14].
+    for reg, bits in sorted(sfpu.CONFIG_DEFAULTS.items()):
+        out.add(f"SFPU_CONFIG_DEFAULT_{reg}", f"0x{bits:08X}u")
+    out.text("", "/* ---- adc.py ADDR_MOD slots (ThreadConfig ADDR_MOD_<KIND>_SEC<n>_<NAME>) ---- */")
+    _addr_mod_table(out)
     out.text("", "/* ---- config_fields_blackhole.py ---- */")
     out.add("CFG_STATE_WORDS", f"{cfg.CFG_STATE_SIZE * 4}u")
     out.add("CFG_GLOBAL_BASE_WORD", f"{cfg.GLOBAL_CFGREG_BASE_ADDR32}u")
@@ -169,12 +258,280 @@ def render_constants() -> str:
     for name in THREAD_FIELDS:
         _field(out, "THD", "REG", name, cfg.THREAD_FIELDS[name])
     out.text("")
+    _matrix_constants(out)
+    return _close(out)
+
+
+# ------------------------------------------------------------------------------ matrix unit
+# matrix.c's constants (MATRIX_*, MXF_*): the register-file shapes of regs.py, matrix_unit.py's
+# arithmetic facts, matrix_moves.HOLDS as opcode sets, and the configuration fields the matrix unit
+# reads through Config.field_for_thread (a ThreadConfig field of the pipe, else a Config field of the
+# state its CFG_STATE_ID selects).
+MATRIX_FIELDS = (
+    "CFG_STATE_ID_StateID", "FP16A_FORCE_Enable", "ALU_ACC_CTRL_INT8_math_enabled",
+    "ALU_ACC_CTRL_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
+    "ALU_FORMAT_SPEC_REG0_SrcA", "FIDELITY_BASE_Phase", "DEST_TARGET_REG_CFG_MATH_Offset",
+    "DEST_REGW_BASE_Base", "DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b",
+)  # fmt: skip
+_FORMAT_CODES = 16  # a 4-bit SrcAFmt
+
+
+def _fidelity_masks(slice_of: Callable[..., object], phase_bit: int) -> tuple[int, int]:
+    """(high, low): the masks of matrix_unit.src_a_fidelity_bits / src_b_fidelity_bits (``slice_of``),
+    found by probing an all-ones mantissa and checked on random values: without ``phase_bit`` the
+    slice is FTZ(bits & high), with it FTZ(x - (bits & low))."""
+    import numpy as np
+
+    from tensixsim.tensix import matrix_unit
+
+    f32, u32 = np.float32, np.uint32
+    probe = np.array([0x3FFFFFFF], u32).view(f32)  # exponent 127, every mantissa bit set
+    sign_exp_top = 0xC000_0000  # the bits the probe cannot show (sign, exponent bit 7): kept
+    high = int(np.asarray(slice_of(probe, 0)).view(u32)[0]) | sign_exp_top
+    with np.errstate(all="ignore"):
+        low = int((probe - np.asarray(slice_of(probe, phase_bit), f32)).view(u32)[0]) | sign_exp_top
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 1 << 32, 4096, dtype=np.uint64).astype(u32)
+    bits = bits[((bits >> 23) & 0xFF) != 0xFF]  # finite values (NaN payloads are the host's business)
+    x = bits.view(f32)
+    with np.errstate(all="ignore"):
+        for phase, expected in (
+            (0, (bits & u32(high)).view(f32)),
+            (phase_bit, x - (bits & u32(low)).view(f32)),
+        ):
+            got = np.asarray(slice_of(x, phase), f32).view(u32)
+            if not np.array_equal(got, matrix_unit.ftz(expected).view(u32)):
+                raise ValueError(f"{slice_of.__name__} is no longer a mask-and-subtract slice")
+    return high, low
+
+
+def _elementwise_divisors() -> tuple[int, int]:
+    """ELWADD / ELWSUB's divisors for fidelity phase bits 0 and 1 (matrix_unit.elementwise), found by
+    dividing 1.0 and checked to compose for phase 3."""
+    import numpy as np
+
+    from tensixsim.tensix import matrix_unit
+    from tensixsim.tensix.formats import BF16
+
+    fmts = matrix_unit.Formats(BF16, matrix_unit.DstMode.FP32)
+    one, zero = np.array([[127]], np.uint32), np.array([[0]], np.uint32)  # Src datums 1.0 and 0
+
+    def quotient(phase: int) -> float:
+        return float(matrix_unit.elementwise(fmts, "add", one, zero, phase)[0, 0])
+
+    divisors = (round(1 / quotient(1)), round(1 / quotient(2)))
+    if quotient(3) != 1 / (divisors[0] * divisors[1]) or any(d & (d - 1) for d in divisors):
+        raise ValueError("matrix_unit.elementwise's fidelity divisions are no longer two powers of two")
+    return divisors
+
+
+def _fp16_rebias() -> int:
+    """What matrix_unit.read_src and formats.fp16_to_fp32 add to an FP16 exponent (Tensix FP16 has
+    exponent 31 as an ordinary binade), found by reading exponent 1 and checked to agree."""
+    import numpy as np
+
+    from tensixsim.tensix import formats, matrix_unit
+
+    src = int(matrix_unit.read_src(np.array([1], np.uint32), formats.FP16).view(np.uint32)[0]) >> 23
+    plain = int(formats.fp16_to_fp32(np.array([1 << 10], np.uint16))[0]) >> 23
+    if src != plain:
+        raise ValueError("matrix_unit.read_src and formats.fp16_to_fp32 rebias FP16 exponents differently")
+    return src - 1
+
+
+def _opcode_set(out: _Defines, name: str, rows: list[set[str]]) -> None:
+    """``name``: an initializer of ``[len(rows)][8]`` words, bit ``op & 31`` of word ``op >> 5`` set for
+    each instruction of a row (names the ISA does not have are left out: no word decodes to them)."""
+    isa = isa_for(ARCH)
+    lines = []
+    for names in rows:
+        ops = {isa.by_name[n].opcode for n in names if n in isa.by_name}
+        words = [sum(1 << (op & 31) for op in ops if op >> 5 == w) for w in range(8)]
+        lines.append("    {" + ", ".join(f"0x{w:08X}u" for w in words) + "}")
+    out.text(f"#define {name} " + "{ \\", *(line + ", \\" for line in lines[:-1]), lines[-1] + "}")
+
+
+def _matrix_constants(out: _Defines) -> None:
+    """matrix.c's section of ``constants.h``."""
+    from tensixsim.tensix import formats, matrix_moves, matrix_unit
+
+    out.text("/* ---- matrix.c: regs.py, matrix_unit.py, matrix_moves.py (MATRIX_*, MXF_*) ---- */")
+    for name in ("SRC_BANKS", "SRC_ROWS", "SRC_COLS", "DST_ROWS", "DST_COLS", "DST32_ROWS", "DST_BLOCK_ROWS",
+                 "FACE_ROWS", "ROW_MASK", "SRCA", "SRCB"):  # fmt: skip
+        out.add(c_name("MATRIX", name), f"{int(getattr(regs, name))}u")
+    out.add("MATRIX_SRC_ROW_MASK", f"0x{regs.SRC_ROWS - 1:X}u")  # a 6-bit Src row
+    out.add("MATRIX_SRC_BLOCK_MASK", f"0x{(regs.SRC_ROWS - 1) & ~(regs.DST_BLOCK_ROWS - 1):X}u")  # 8-aligned
+    out.add("MATRIX_CLIENT_MATRIX_UNIT", f"{int(regs.SrcClient.MATRIX_UNIT)}u")
+    for mode in ("ONE_ROW", "16_ROWS", "HALF_OF_DST", "ALL_OF_DST"):
+        out.add(c_name("MATRIX_ZEROACC", mode), f"{getattr(regs, f'ZEROACC_MODE_{mode}')}u")
+    out.add("MATRIX_K", f"{matrix_unit.K}u")
+    out.add("MATRIX_FP16_REBIAS", f"{_fp16_rebias()}u")
+    out.add("MATRIX_RWC_FIDELITY_MASK", f"0x{adc.FIDELITY_MASK:X}u")
+    safe_exp = math.frexp(matrix_unit.SAFE_PRODUCT)
+    if safe_exp[0] != 0.5:
+        raise ValueError("matrix_unit.SAFE_PRODUCT is no longer a power of two")
+    out.add("MATRIX_SAFE_PRODUCT_EXP", str(safe_exp[1] - 1))  # SAFE_PRODUCT = 2**this
+    out.add("MATRIX_EXP32", f"0x{int(matrix_unit._EXP32):08X}u")
+    out.add("MATRIX_CANONICAL_NAN", f"0x{int(matrix_unit._CANONICAL_NAN):08X}u")
+    for name, fn, bit in (
+        ("A", matrix_unit.src_a_fidelity_bits, 1),
+        ("B", matrix_unit.src_b_fidelity_bits, 2),
+    ):
+        high, low = _fidelity_masks(fn, bit)
+        out.add(f"MATRIX_FIDELITY_{name}_BIT", f"{bit}u")
+        out.add(f"MATRIX_FIDELITY_{name}_HIGH", f"0x{high:08X}u")
+        out.add(f"MATRIX_FIDELITY_{name}_LOW", f"0x{low:08X}u")
+    odd_a, odd_b = _elementwise_divisors()
+    out.add("MATRIX_ELW_DIVISOR_A", f"{odd_a}.0f")
+    out.add("MATRIX_ELW_DIVISOR_B", f"{odd_b}.0f")
+    for name in ("BF16", "FP16", "TF32", "INT8"):
+        out.add(c_name("MATRIX_STYLE", name), f"{getattr(formats, name)}u")
+    styles = [matrix_moves.src_style(code) for code in range(_FORMAT_CODES)]
+    out.add("MATRIX_NO_STYLE", "0xFFu")
+    out.text(
+        "#define MATRIX_SRC_STYLES {" + ", ".join("0xFFu" if s is None else f"{s}u" for s in styles) + "}"
+    )
+    out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
+    out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
+    out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))
+    out.add("MATRIX_MACRO_SLOTS", f"{sfpu.MACRO_SLOTS}u")
+    out.add("MATRIX_MACRO_COLUMNS", f"{sfpu.MACRO_COLUMNS}u")
+    out.add("MATRIX_MACRO_VALID", f"{sfpu_macro.VALID}u")
+    holds = matrix_moves.HOLDS
+    out.add("MATRIX_HOLD_KINDS", f"{len(holds)}u")
+    every = sum(1 << i for i, (_, held, _) in enumerate(holds.values()) if held is None)
+    out.add("MATRIX_HOLD_EVERY", f"0x{every:X}u")  # bit kind - 1: every instruction but the allowed
+    _opcode_set(out, "MATRIX_HOLD_HELD", [set(held or ()) for _, held, _ in holds.values()])
+    _opcode_set(out, "MATRIX_HOLD_ALLOWED", [set(allowed) for _, _, allowed in holds.values()])
+    for name in MATRIX_FIELDS:
+        thread = name in cfg.THREAD_FIELDS
+        index, shift, width = cfg.THREAD_FIELDS[name] if thread else cfg.CONFIG_FIELDS[name]
+        if width > 32:
+            raise ValueError(f"{name} spans {width} bits; matrix.c reads fields of one word only")
+        out.add(c_name("MXF", name, "THREAD"), f"{int(thread)}")
+        out.add(c_name("MXF", name, "INDEX"), f"{index}u")
+        out.add(c_name("MXF", name, "SHIFT"), f"{shift}u")
+        out.add(c_name("MXF", name, "MASK"), f"0x{((1 << width) - 1) << shift:08X}u")
+    out.text("")
+
+
+# The vector-unit modules' integer constants the handlers use, by their Python name (<PREFIX>_<NAME>).
+SFPU_MODULE_NAMES = {
+    "FLOAT": (sfpu_float, (
+        "SIGN", "INF", "CANONICAL_NAN", "ONE", "MAN",
+        "MAD_NEGATE_VB", "MAD_NEGATE_VC", "MAD_INDIRECT_VA", "MAD_INDIRECT_VD",
+        "MUL24_UPPER", "MUL24_INDIRECT_VA", "MUL24_INDIRECT_VD", "LUT_SGN_RETAIN", "LUT_INDIRECT_VD",
+        "LUTFP32_FP16_3ENTRY_TABLE", "LUTFP32_FP16_6ENTRY_TABLE1", "LUTFP32_FP16_6ENTRY_TABLE2",
+        "LUTFP32_SGN_RETAIN", "LUTFP32_INDIRECT_VD", "DIVP2_ADD", "ARECIP_RECIP", "ARECIP_COND_RECIP",
+        "ARECIP_EXP", "CMP_SET_CC", "CMP_MUTATE_STACK", "CMP_MUTATE_OR", "CMP_SET_VD",
+    )),
+    "LANES": (sfpu_lanes, (
+        "EXCHANGE_SRCB_SRCC", "SWAP_SWAP", "SHFT2_COPY4", "SHFT2_SUBVEC_CHAINED_COPY4",
+        "SHFT2_SUBVEC_SHFLROR1_AND_COPY4", "SHFT2_SUBVEC_SHFLROR1", "SHFT2_SUBVEC_SHFLSHR1",
+        "SHFT2_SHFT_LREG", "SHFT2_SHFT_IMM",
+    )),
+    "CONVERT": (sfpu_convert, (
+        "CAST_RNE", "CAST_RNS", "CAST_INT32_ABS", "CAST_INT32_SM32", "RND_NEAREST", "RND_STOCH",
+        "RND_ZERO", "STOCH_FP32_TO_FP16A", "STOCH_FP32_TO_FP16B", "STOCH_FP32_TO_UINT8",
+        "STOCH_FP32_TO_INT8", "STOCH_FP32_TO_UINT16", "STOCH_FP32_TO_INT16", "STOCH_INT32_TO_UINT8",
+        "STOCH_INT32_TO_INT8", "STOCH_USE_IMM5",
+    )),
+}  # fmt: skip
+_MOD_VALUES = 16  # a 4-bit Mod0 / Mod1: tables indexed by it have this many entries
+# Registers the probes of sfpu_float._reads_of name in the operand slots (distinct, none fixed there).
+_PROBE_VC, _PROBE_VD, _PROBE_VB, _PROBE_IND = 9, 10, 11, 5
+# The Mod-dependent operands of sfpu_float._reads_of that sfpu_float.py spells as bare numbers, as
+# masks over the Mod value (bit m: read with Mod m): name -> (instructions, Mod slot, LReg probed,
+# 0 as the stalling logic sees it / 1 as really read, the other slots).
+_VC_VD = {"lreg_c": _PROBE_VC, "lreg_dest": _PROBE_VD}
+READ_PROBES = {
+    "LOAD_READS_VD": (("SFPLOAD",), "instr_mod0", _PROBE_IND, 1, {"lreg_ind": _PROBE_IND}),
+    "LOADI_READS_VD": (("SFPLOADI",), "instr_mod0", _PROBE_IND, 1, {"lreg_ind": _PROBE_IND}),
+    "MOV_READS_VC": (("SFPMOV",), "instr_mod1", _PROBE_VC, 1, _VC_VD),
+    "SET_READS_VD": (("SFPSETEXP", "SFPSETMAN", "SFPSETSGN"), "instr_mod1", _PROBE_VD, 1, _VC_VD),
+    "ANDOR_READS_VB": (("SFPAND", "SFPOR"), "instr_mod1", _PROBE_VB, 1, {**_VC_VD, "imm12_math": _PROBE_VB}),
+    "ANDOR_READS_VD": (("SFPAND", "SFPOR"), "instr_mod1", _PROBE_VD, 1, {**_VC_VD, "imm12_math": _PROBE_VB}),
+    "IADD_READS_VD": (("SFPIADD",), "instr_mod1", _PROBE_VD, 1, _VC_VD),
+    "SHFT_SEES_VC": (("SFPSHFT",), "instr_mod1", _PROBE_VC, 0, _VC_VD),
+    "SHFT_READS_VC": (("SFPSHFT",), "instr_mod1", _PROBE_VC, 1, _VC_VD),
+    "SHFT_READS_VD": (("SFPSHFT",), "instr_mod1", _PROBE_VD, 1, _VC_VD),
+    "CONFIG_READS_L0": (("SFPCONFIG",), "instr_mod1", 0, 1, {}),
+}
+
+
+def _read_probe(names: tuple[str, ...], mod: str, lreg: int, really: int, slots: dict[str, int]) -> int:
+    """The mask of Mod values with which sfpu_float._reads_of counts ``lreg`` (the same for each of
+    ``names``)."""
+    isa = isa_for(ARCH)
+    masks = set()
+    for name in names:
+        spec = isa.by_name[name]
+        mask = 0
+        for m in range(_MOD_VALUES):
+            fields = {f.name: 0 for f in spec.fields} | slots | {mod: m}
+            if lreg in sfpu_float._reads_of(isa.decode(isa.encode(name, **fields)))[really]:
+                mask |= 1 << m
+        masks.add(mask)
+    if len(masks) != 1:
+        raise ValueError(f"{names}: sfpu_float._reads_of differs between them")
+    return masks.pop()
+
+
+def _table(out: _Defines, name: str, values: list[int], per_line: int = 8) -> None:
+    """``name`` as a brace initializer of ``values`` (unsigned)."""
+    cells = [f"0x{v:X}u" for v in values]
+    rows = [", ".join(cells[i : i + per_line]) for i in range(0, len(cells), per_line)]
+    out.add(f"{name}_SIZE", f"{len(values)}u")
+    out.text(f"#define {name} {{ \\", *(f"    {row}, \\" for row in rows[:-1]), f"    {rows[-1]} }}")
+
+
+def render_sfpu_tables() -> str:
+    """``sfpu_tables.h``: the vector unit's mode bits, constants and tables (sfpu_float.c,
+    sfpu_lanes.c, sfpu_convert.c) and its opcodes."""
+    out = _preamble(
+        "sfpu_tables.h",
+        "the vector unit's mode bits, FP32 constants and tables, and its opcodes.",
+        [
+            "FLOAT_<NAME>              sfpu_float.<NAME>; LANES_<NAME> sfpu_lanes.<NAME>;",
+            "                          CONVERT_<NAME> sfpu_convert.<NAME>",
+            "FLOAT_RECIP_LUT, FLOAT_EXP_LUT    sfpu_float._RECIP / _EXP (SFPARECIP's tables)",
+            "LANES_SWAP_VD_GETS_MIN    sfpu_lanes.SWAP_VD_GETS_MIN by Mod1 (0: no lane)",
+            "CONVERT_FLOAT_INT_KEEP_SIGN / _TOP   sfpu_convert._FLOAT_INT by Mod1 & 7 (0: not a mode)",
+            "SFPU_OPCODE_BITS          the opcodes whose unit is sfpu, as 8 words of 32 bits",
+            "HOLD_<NAME>               sfpu_float._reads_of's reads by Mod value (READ_PROBES; bit m: Mod m)",
+            "<TABLE>_SIZE              a table's entry count",
+        ],
+    )
+    for prefix, (module, names) in SFPU_MODULE_NAMES.items():
+        out.text(f"/* ---- {module.__name__.rsplit('.', 1)[-1]}.py ---- */")
+        for name in names:
+            out.add(c_name(prefix, name), f"0x{int(getattr(module, name)):X}u")
+        out.text("")
+    _table(out, "FLOAT_RECIP_LUT", [int(v) for v in sfpu_float._RECIP])
+    _table(out, "FLOAT_EXP_LUT", [int(v) for v in sfpu_float._EXP], per_line=16)
+    gets_min = sfpu_lanes.SWAP_VD_GETS_MIN
+    _table(out, "LANES_SWAP_VD_GETS_MIN", [gets_min.get(m, 0) for m in range(_MOD_VALUES)])
+    modes = range(sfpu_convert.STOCH_USE_IMM5)  # Mod1 & 7
+    float_int = sfpu_convert._FLOAT_INT
+    _table(out, "CONVERT_FLOAT_INT_KEEP_SIGN", [int(float_int.get(m, (0, 0))[0]) for m in modes])
+    _table(out, "CONVERT_FLOAT_INT_TOP", [float_int.get(m, (0, 0))[1] for m in modes])
+    opcodes = {spec.opcode for spec in isa_for(ARCH) if spec.unit == "sfpu"}
+    words = [sum(1 << (op & 31) for op in opcodes if op >> 5 == w) for w in range(8)]
+    _table(out, "SFPU_OPCODE_BITS", words)
+    out.text("")
+    for name, probe in READ_PROBES.items():
+        out.add(c_name("HOLD", name), f"0x{_read_probe(*probe):04X}u")
+    out.text("")
     return _close(out)
 
 
 def headers() -> dict[Path, str]:
     """Each generated header and its current text."""
-    return {FIELDS_PATH: render_fields(), CONSTANTS_PATH: render_constants()}
+    return {
+        FIELDS_PATH: render_fields(),
+        CONSTANTS_PATH: render_constants(),
+        SFPU_TABLES_PATH: render_sfpu_tables(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

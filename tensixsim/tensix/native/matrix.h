@@ -9,4 +9,12 @@
  * > 0 until which the matrix unit holds it after a data move, -1 Python decides. */
 int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle);
 
+/* The matrix unit's instructions (ops.c dispatch): cycles, or NATIVE_DEFER having changed nothing.
+ * tsim_native_op has checked `thread` against v->threads. */
+int64_t matrix_mvmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_elwadd(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+
 #endif

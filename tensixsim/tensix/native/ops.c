@@ -1,9 +1,11 @@
 /* Instruction dispatch of the native engine: opcode -> handler; everything else defers to Python. */
+#include "matrix.h"
 #include "ops.h"
+#include "sfpu.h"
+#include "sfpu_float.h"
 
 int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)cycle; /* no native handler depends on the issue cycle */
     if (thread >= v->threads)
         return NATIVE_DEFER; /* every handler indexes per-pipe state with it */
     switch (OPCODE_OF(word)) {
@@ -49,6 +51,55 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     case OP_RMWCIB2: return config_rmwcib2(v, thread, word);
     case OP_RMWCIB3: return config_rmwcib3(v, thread, word);
     case OP_CFGSHIFTMASK: return config_cfgshiftmask(v, thread, word);
+
+    case OP_MVMUL: return matrix_mvmul(v, thread, word, cycle);
+    case OP_ELWADD: return matrix_elwadd(v, thread, word, cycle);
+    case OP_ELWSUB: return matrix_elwsub(v, thread, word, cycle);
+    case OP_ELWMUL: return matrix_elwmul(v, thread, word, cycle);
+    case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
+
+    case OP_SFPMAD: return sfpu_sfpmad(v, thread, word, cycle);
+    case OP_SFPADD: return sfpu_sfpadd(v, thread, word, cycle);
+    case OP_SFPMUL: return sfpu_sfpmul(v, thread, word, cycle);
+    case OP_SFPADDI: return sfpu_sfpaddi(v, thread, word, cycle);
+    case OP_SFPMULI: return sfpu_sfpmuli(v, thread, word, cycle);
+    case OP_SFPMUL24: return sfpu_sfpmul24(v, thread, word, cycle);
+    case OP_SFPLUT: return sfpu_sfplut(v, thread, word, cycle);
+    case OP_SFPLUTFP32: return sfpu_sfplutfp32(v, thread, word, cycle);
+    case OP_SFPDIVP2: return sfpu_sfpdivp2(v, thread, word, cycle);
+    case OP_SFPARECIP: return sfpu_sfparecip(v, thread, word, cycle);
+    case OP_SFPGT: return sfpu_sfpgt(v, thread, word, cycle);
+    case OP_SFPLE: return sfpu_sfple(v, thread, word, cycle);
+    case OP_SFPSWAP: return sfpu_sfpswap(v, thread, word, cycle);
+    case OP_SFPTRANSP: return sfpu_sfptransp(v, thread, word, cycle);
+    case OP_SFPSHFT2: return sfpu_sfpshft2(v, thread, word, cycle);
+    case OP_SFPCAST: return sfpu_sfpcast(v, thread, word, cycle);
+    case OP_SFP_STOCH_RND: return sfpu_sfp_stoch_rnd(v, thread, word, cycle);
+
+    case OP_SFPLOAD: return sfpu_sfpload(v, thread, word, cycle);
+    case OP_SFPSTORE: return sfpu_sfpstore(v, thread, word, cycle);
+    case OP_SFPLOADI: return sfpu_sfploadi(v, thread, word, cycle);
+    case OP_SFPMOV: return sfpu_sfpmov(v, thread, word, cycle);
+    case OP_SFPNOP: return sfpu_sfpnop(v, thread, word, cycle);
+    case OP_SFPCONFIG: return sfpu_sfpconfig(v, thread, word, cycle);
+    case OP_SFPSETCC: return sfpu_sfpsetcc(v, thread, word, cycle);
+    case OP_SFPENCC: return sfpu_sfpencc(v, thread, word, cycle);
+    case OP_SFPCOMPC: return sfpu_sfpcompc(v, thread, word, cycle);
+    case OP_SFPPUSHC: return sfpu_sfppushc(v, thread, word, cycle);
+    case OP_SFPPOPC: return sfpu_sfppopc(v, thread, word, cycle);
+    case OP_SFPAND: return sfpu_sfpand(v, thread, word, cycle);
+    case OP_SFPOR: return sfpu_sfpor(v, thread, word, cycle);
+    case OP_SFPXOR: return sfpu_sfpxor(v, thread, word, cycle);
+    case OP_SFPNOT: return sfpu_sfpnot(v, thread, word, cycle);
+    case OP_SFPIADD: return sfpu_sfpiadd(v, thread, word, cycle);
+    case OP_SFPSHFT: return sfpu_sfpshft(v, thread, word, cycle);
+    case OP_SFPLZ: return sfpu_sfplz(v, thread, word, cycle);
+    case OP_SFPABS: return sfpu_sfpabs(v, thread, word, cycle);
+    case OP_SFPEXEXP: return sfpu_sfpexexp(v, thread, word, cycle);
+    case OP_SFPEXMAN: return sfpu_sfpexman(v, thread, word, cycle);
+    case OP_SFPSETEXP: return sfpu_sfpsetexp(v, thread, word, cycle);
+    case OP_SFPSETMAN: return sfpu_sfpsetman(v, thread, word, cycle);
+    case OP_SFPSETSGN: return sfpu_sfpsetsgn(v, thread, word, cycle);
 
     default:
         return NATIVE_DEFER;

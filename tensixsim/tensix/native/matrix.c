@@ -1,0 +1,773 @@
+/* The matrix unit: its hold after a data move (matrix_moves.held_until), MVMUL, ELWADD, ELWSUB, ELWMUL
+ * (tensixsim/tensix/matrix_unit.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
+ * Python semantics execute them. matrix_unit.py's docstring gives the arithmetic model: Src reads in
+ * the BF16 / TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
+ * by FTZ, MVMUL's sum over k = 0..15 in order from +0, Dst read and written through Dst32b (FP32) or
+ * Dst16b (BF16 / FP16, rounded to nearest, ties away), the Adj16 / Adj32 row mapping, and Dst.md's
+ * four hidden cycles after a write.
+ *
+ * Deferred to Python (each before anything is written):
+ * - whatever raises there: set bits beyond a documented operand (dst bits 10.., addr_mode bits 3..,
+ *   MVMUL instr_mod19 bits 1.., ZEROACC clear_mode bits 2.. / where bits 10..), SrcAFmt codes that
+ *   name no format, a SrcA window running past row 63, an ADDR_MOD slot or RWC state whose Blackhole
+ *   meaning is undocumented, ZEROACC's clear_zero_flags; a configuration field or Config state the
+ *   arrays do not hold;
+ * - a Wait: a Src bank not handed to the matrix unit, Dst rows still hidden after a matrix-unit write;
+ * - clear_dvalid (bank flips go through the Src hand-over logic), integer math
+ *   (ALU_ACC_CTRL_INT8_math_enabled), and any instruction while SFPLOADMACRO work is outstanding
+ *   (Engine._issue settles it first).
+ */
+#include <string.h>
+
+#include "matrix.h"
+#include "ops.h"
+
+/* Every float operation is one IEEE fp32 operation: no fused multiply-add (x + b * a rounds twice). */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+_Static_assert(MATRIX_K == MATRIX_SRC_COLS && MATRIX_SRC_COLS == MATRIX_DST_COLS,
+               "matrix.c assumes K = Src columns = Dst columns (16)");
+_Static_assert(MATRIX_DST_BLOCK_ROWS == 8, "matrix.c writes at most one 8-row block of Dst");
+
+enum { CFG_STATES = 2 };          /* config.py ConfigState.config: Config[2] */
+enum { K = MATRIX_K, COLS = MATRIX_DST_COLS, BLOCK = MATRIX_DST_BLOCK_ROWS };
+/* Documented operand widths inside wider slots (the semantics' ctx.documented calls). */
+enum { DST_ROW_BITS = 10, ADDR_MODE_BITS = 3, MVMUL_MOD_BITS = 1 };
+enum { ZEROACC_MODE_BITS = 2, ZEROACC_WHERE_BITS = 10 };
+enum { ELW_BROADCAST_COL0 = 1, ELW_BROADCAST_ROW = 2 }; /* ELWADD / ELWSUB / ELWMUL instr_mod19 */
+enum dst_mode { DST_FP32, DST_BF16, DST_FP16 };          /* matrix_unit.DstMode (INT32 defers) */
+enum elw_op { ELW_ADD, ELW_SUB, ELW_MUL };
+
+#define SIGN32 0x80000000u
+#define MAG32 0x7FFFFFFFu
+#define MAN32 0x007FFFFFu
+
+/* ------------------------------------------------------------------------------ the data-move hold */
+
+static int opcode_in(const uint32_t set[8], uint32_t op)
+{
+    return (int)(set[(op >> 5) & 7] >> (op & 31) & 1);
+}
+
+int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle)
+{
+    static const uint32_t held[MATRIX_HOLD_KINDS][8] = MATRIX_HOLD_HELD;
+    static const uint32_t allowed[MATRIX_HOLD_KINDS][8] = MATRIX_HOLD_ALLOWED;
+    int64_t kind = v->move_hold[0], until = v->move_hold[1];
+    if (!kind || cycle >= until)
+        return 0;
+    if (kind < 1 || kind > (int64_t)MATRIX_HOLD_KINDS || until <= 0)
+        return -1; /* no move left this state: Python's business */
+    uint32_t k = (uint32_t)(kind - 1), op = OPCODE_OF(word);
+    if (opcode_in(allowed[k], op))
+        return 0;
+    if (!(MATRIX_HOLD_EVERY >> k & 1) && !opcode_in(held[k], op))
+        return 0;
+    return until;
+}
+
+/* ------------------------------------------------------------------------------ configuration */
+
+/* What the matrix unit reads of a pipe's configuration (Config.field_for_thread). */
+struct mx_config {
+    uint32_t fp16a_force, int8, fp32, srca_override, srca_val, reg0_srca;
+    uint32_t fidelity_base, math_offset, regw_base, remap, swizzle;
+};
+
+/* Field `index/shift/mask` of ThreadConfig[thread] (`thread_field`) or of Config[state]; 0 when it lies
+ * beyond the arrays. */
+static int field(const struct copro_view *v, uint32_t thread, uint32_t state, int thread_field, uint32_t index,
+                 uint32_t shift, uint32_t mask, uint32_t *out)
+{
+    if (thread_field) {
+        if (index >= v->thread_config_words)
+            return 0;
+        *out = (v->thread_config[(uint64_t)thread * v->thread_config_words + index] & mask) >> shift;
+    } else {
+        if (state >= CFG_STATES || index >= v->config_words)
+            return 0;
+        *out = (v->config[(uint64_t)state * v->config_words + index] & mask) >> shift;
+    }
+    return 1;
+}
+
+#define FIELD(v, t, s, NAME, out) \
+    field(v, t, s, MXF_##NAME##_THREAD, MXF_##NAME##_INDEX, MXF_##NAME##_SHIFT, MXF_##NAME##_MASK, out)
+
+static int read_config(const struct copro_view *v, uint32_t t, struct mx_config *c)
+{
+    uint32_t s;
+    if (!FIELD(v, t, 0, CFG_STATE_ID_STATEID, &s) || s >= CFG_STATES)
+        return 0;
+    return FIELD(v, t, s, FP16A_FORCE_ENABLE, &c->fp16a_force)
+        && FIELD(v, t, s, ALU_ACC_CTRL_INT8_MATH_ENABLED, &c->int8)
+        && FIELD(v, t, s, ALU_ACC_CTRL_FP32_ENABLED, &c->fp32)
+        && FIELD(v, t, s, ALU_FORMAT_SPEC_REG_SRCA_OVERRIDE, &c->srca_override)
+        && FIELD(v, t, s, ALU_FORMAT_SPEC_REG_SRCA_VAL, &c->srca_val)
+        && FIELD(v, t, s, ALU_FORMAT_SPEC_REG0_SRCA, &c->reg0_srca)
+        && FIELD(v, t, s, FIDELITY_BASE_PHASE, &c->fidelity_base)
+        && FIELD(v, t, s, DEST_TARGET_REG_CFG_MATH_OFFSET, &c->math_offset)
+        && FIELD(v, t, s, DEST_REGW_BASE_BASE, &c->regw_base)
+        && FIELD(v, t, s, DEST_ACCESS_CFG_REMAP_ADDRS, &c->remap)
+        && FIELD(v, t, s, DEST_ACCESS_CFG_SWIZZLE_32B, &c->swizzle);
+}
+
+/* matrix_unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
+static int arith_formats(const struct mx_config *c, uint32_t *style, enum dst_mode *mode)
+{
+    static const uint8_t styles[16] = MATRIX_SRC_STYLES;
+    if (c->fp16a_force) {
+        *style = MATRIX_STYLE_FP16;
+        *mode = DST_FP16;
+        return 1;
+    }
+    if (c->int8)
+        return 0;
+    uint32_t fmt = (c->srca_override ? c->srca_val : c->reg0_srca) & 15;
+    if (styles[fmt] == MATRIX_NO_STYLE)
+        return 0;
+    *style = styles[fmt];
+    *mode = c->fp32 ? DST_FP32 : *style == MATRIX_STYLE_FP16 ? DST_FP16 : DST_BF16;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------ shared checks */
+
+/* sfpu_macro.pending: scheduled vector-unit work that Engine._issue would settle first. */
+static int macro_pending(const struct copro_view *v)
+{
+    for (uint32_t slot = 0; slot < MATRIX_MACRO_SLOTS; slot++)
+        if (v->macro_pending[slot * MATRIX_MACRO_COLUMNS + MATRIX_MACRO_VALID] != 0)
+            return 1;
+    return 0;
+}
+
+/* matrix_unit.both_banks_owned; also 0 for a bank index beyond the arrays. */
+static int both_banks_owned(const struct copro_view *v)
+{
+    for (uint32_t f = 0; f < 2; f++) {
+        uint32_t bank = v->matrix_bank[f];
+        if (bank >= MATRIX_SRC_BANKS || v->src_client[f * MATRIX_SRC_BANKS + bank] != MATRIX_CLIENT_MATRIX_UNIT)
+            return 0;
+    }
+    return 1;
+}
+
+/* Row `row` (< SRC_ROWS) of the matrix unit's current bank of SrcA (file 0) or SrcB (1). */
+static const uint32_t *src_row(const struct copro_view *v, uint32_t file, uint32_t row)
+{
+    const uint32_t *base = file == MATRIX_SRCA ? v->srca : v->srcb;
+    uint32_t bank = v->matrix_bank[file] % MATRIX_SRC_BANKS;
+    return base + ((uint64_t)bank * MATRIX_SRC_ROWS + row % MATRIX_SRC_ROWS) * MATRIX_SRC_COLS;
+}
+
+/* adc.apply_addr_mod planned: the pipe's RWCs after ADDR_MOD slot `slot` (fidelity phase included), or
+ * 0 when adc.py raises Unimplemented (addr_mod_problem) or a field lies beyond ThreadConfig. */
+static int plan_addr_mod(const struct copro_view *v, uint32_t t, uint32_t slot, uint32_t r[RWC_FIELDS])
+{
+    static const struct {
+        uint32_t reg, shift, mask;
+    } specs[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT] = ADDR_MOD_FIELD_SPECS;
+    uint32_t m[ADDR_MOD_FIELD_COUNT];
+    slot %= ADDR_MOD_SLOTS;
+    for (uint32_t i = 0; i < ADDR_MOD_FIELD_COUNT; i++)
+        if (!field(v, t, 0, 1, specs[slot][i].reg, specs[slot][i].shift, specs[slot][i].mask, &m[i]))
+            return 0;
+    for (uint32_t i = 0; i < RWC_FIELDS; i++)
+        r[i] = v->rwc[i][t];
+    if (r[RWC_EXTRA_BIT] || m[AM_AB2_SRCAINCR] || m[AM_AB2_SRCBINCR])
+        return 0;
+    if (m[AM_AB_SRCACLEAR])
+        r[RWC_SRCA] = r[RWC_SRCA_CR] = 0;
+    else if (m[AM_AB_SRCACR])
+        r[RWC_SRCA] = r[RWC_SRCA_CR] = (r[RWC_SRCA_CR] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
+    else
+        r[RWC_SRCA] = (r[RWC_SRCA] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
+    if (m[AM_AB_SRCBCLEAR])
+        r[RWC_SRCB] = r[RWC_SRCB_CR] = 0;
+    else if (m[AM_AB_SRCBCR])
+        r[RWC_SRCB] = r[RWC_SRCB_CR] = (r[RWC_SRCB_CR] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
+    else
+        r[RWC_SRCB] = (r[RWC_SRCB] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
+    if (m[AM_DST_DESTCLEAR])
+        r[RWC_DST] = r[RWC_DST_CR] = 0;
+    else if (m[AM_DST_DESTCTOCR])
+        r[RWC_DST] = r[RWC_DST_CR] = (r[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
+    else if (m[AM_DST_DESTCR])
+        r[RWC_DST] = r[RWC_DST_CR] = (r[RWC_DST_CR] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
+    else
+        r[RWC_DST] = (r[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
+    if (m[AM_DST_FIDELITYCLEAR])
+        r[RWC_FIDELITY] = 0;
+    else
+        r[RWC_FIDELITY] = (r[RWC_FIDELITY] + m[AM_DST_FIDELITYINCR]) & MATRIX_RWC_FIDELITY_MASK;
+    /* ExtraAddrModBit is 0 here (else Unimplemented above). */
+    if (m[AM_BIAS_BIASCLEAR])
+        r[RWC_EXTRA_BIT] = 0;
+    else if (m[AM_BIAS_BIASINCR] & 3)
+        r[RWC_EXTRA_BIT] = (r[RWC_EXTRA_BIT] + 1) & 1;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------ Dst rows */
+
+/* regs.adj16 / adj32 (BlackholeA0 Dst.md Adj16 / Adj32): the DstBits row of Dst16b row r, and of
+ * the high half of Dst32b row r (the low half is 8 rows on). */
+static uint32_t adj16(uint32_t r, uint32_t remap)
+{
+    r &= MATRIX_ROW_MASK;
+    if (remap)
+        r = (r & 0x3C7u) ^ ((r & 0x030u) >> 1) ^ ((r & 0x008u) << 2);
+    return r;
+}
+
+static uint32_t adj32(uint32_t r, uint32_t remap, uint32_t swizzle)
+{
+    r = adj16(r, remap);
+    if (swizzle)
+        r = (r & 0x3F3u) ^ ((r & 0x018u) >> 1) ^ ((r & 0x004u) << 1);
+    return ((r & 0x1F8u) << 1) | (r & 0x207u);
+}
+
+/* The Dst rows an instruction reads and writes (matrix_unit.DstAccess): `count` Dst16b / Dst32b rows
+ * as DstBits rows (`row`: the row, or the high half's; the low half is row + 8, both < DST_ROWS). */
+struct dst_access {
+    enum dst_mode mode;
+    uint32_t count;
+    uint32_t row[BLOCK];
+};
+
+static void dst_access(struct dst_access *d, enum dst_mode mode, const uint32_t *rows, uint32_t count,
+                       const struct mx_config *c)
+{
+    d->mode = mode;
+    d->count = count;
+    for (uint32_t i = 0; i < count; i++)
+        d->row[i] = mode == DST_FP32 ? adj32(rows[i], c->remap, c->swizzle) : adj16(rows[i], c->remap);
+}
+
+/* regs.readable_from over the access's storage rows: the first cycle they may all be read. */
+static int64_t readable_from(const struct copro_view *v, const struct dst_access *d)
+{
+    int64_t ready = 0;
+    for (uint32_t i = 0; i < d->count; i++) {
+        uint32_t block = d->row[i] / BLOCK;
+        if (v->dst_ready[block] > ready)
+            ready = v->dst_ready[block];
+        if (d->mode == DST_FP32 && v->dst_ready[block + 1] > ready) /* row + 8: the next block */
+            ready = v->dst_ready[block + 1];
+    }
+    return ready;
+}
+
+/* regs.written: the blocks the access wrote cannot be read before cycle + hidden + 1. */
+static void mark_written(struct copro_view *v, const struct dst_access *d, int64_t cycle)
+{
+    for (uint32_t i = 0; i < d->count; i++) {
+        uint32_t block = d->row[i] / BLOCK;
+        v->dst_ready[block] = cycle + MATRIX_DST_WRITE_HIDDEN + 1;
+        if (d->mode == DST_FP32)
+            v->dst_ready[block + 1] = cycle + MATRIX_DST_WRITE_HIDDEN + 1;
+    }
+}
+
+/* ------------------------------------------------------------------------------ numbers */
+
+static inline uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline float float_of(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* matrix_unit.ftz: a zero exponent field (zero or denormal, either sign) becomes +0. */
+static inline float ftz(float x)
+{
+    return (bits_of(x) & MATRIX_EXP32) ? x : 0.0f;
+}
+
+/* How matrix_unit.read_src reads a Src datum in a style: the exponent bits, their rebias onto fp32's
+ * (FP16: +112, exponent 31 an ordinary binade) and the mantissa bits kept (BF16: the top 7 of 10). */
+struct src_style {
+    uint32_t exp_mask, exp_add, man_mask;
+};
+
+static struct src_style src_style_of(uint32_t style)
+{
+    struct src_style s = {0xFFu, 0, 0x7FE000u}; /* TF32: every bit */
+    if (style == MATRIX_STYLE_FP16)
+        s.exp_mask = 0x1Fu, s.exp_add = MATRIX_FP16_REBIAS;
+    else if (style == MATRIX_STYLE_BF16)
+        s.man_mask = 0x7F0000u;
+    return s;
+}
+
+/* matrix_unit.read_src: a 19-bit Src datum (sign 18, mantissa 8..17, exponent 0..7) as fp32 bits;
+ * exponent 0 reads as +0. */
+static inline uint32_t read_src(uint32_t b, struct src_style s)
+{
+    uint32_t exp = b & s.exp_mask;
+    uint32_t value = (b << 13 & SIGN32) | (exp + s.exp_add) << 23 | (b << 5 & s.man_mask);
+    return exp ? value : 0;
+}
+
+/* matrix_unit.src_a_fidelity_bits / src_b_fidelity_bits: the mantissa slice a phase consumes, FTZ;
+ * `odd`: the phase's bit for this operand. */
+static inline float fidelity_slice(uint32_t u, uint32_t odd, uint32_t high, uint32_t low)
+{
+    return ftz(odd ? float_of(u) - float_of(u & low) : float_of(u & high));
+}
+
+static inline float slice_a(uint32_t u, uint32_t phase)
+{
+    return fidelity_slice(u, phase & MATRIX_FIDELITY_A_BIT, MATRIX_FIDELITY_A_HIGH, MATRIX_FIDELITY_A_LOW);
+}
+
+static inline float slice_b(uint32_t u, uint32_t phase)
+{
+    return fidelity_slice(u, phase & MATRIX_FIDELITY_B_BIT, MATRIX_FIDELITY_B_HIGH, MATRIX_FIDELITY_B_LOW);
+}
+
+/* Sixteen columns as four vectors of four (GCC / clang vector extensions: plain SSE2 on x86-64, one
+ * IEEE fp32 operation per lane, as scalar code would do). */
+typedef float vf4 __attribute__((vector_size(16)));
+typedef int32_t vi4 __attribute__((vector_size(16)));
+typedef uint32_t vu4 __attribute__((vector_size(16)));
+enum { VECTORS = COLS / 4 };
+
+static inline vu4 splat(uint32_t x)
+{
+    return (vu4){x, x, x, x};
+}
+
+/* ftz on four lanes. */
+static inline vf4 ftz4(vf4 x)
+{
+    return (vf4)((vu4)(((vu4)x & splat(MATRIX_EXP32)) != 0) & (vu4)x);
+}
+
+/* How far below its datum's binade a nonzero slice can lie: an odd phase's slice is the datum's
+ * mantissa bits the LOW mask clears, the least of them 2**(lowest cleared bit - 23) times the binade. */
+static int32_t slice_drop(uint32_t odd, uint32_t low)
+{
+    return odd ? 23 - __builtin_ctz(~low & MAN32) : 0;
+}
+
+/* The SrcA (`a`) or SrcB fidelity slices of `n` (a multiple of 4) Src datums of a style and phase:
+ * read_src then src_a_fidelity_bits / src_b_fidelity_bits, four at a time. A high slice keeps the
+ * datum's exponent, so it is zero or normal already and needs no FTZ.
+ * Returns whether every nonzero slice is at least 2**`least` (judged from the datums' exponents, so a
+ * "no" can be wrong, never a "yes"). */
+_Static_assert((MATRIX_FIDELITY_A_HIGH & MATRIX_EXP32) == MATRIX_EXP32, "a high slice keeps the exponent");
+_Static_assert((MATRIX_FIDELITY_B_HIGH & MATRIX_EXP32) == MATRIX_EXP32, "a high slice keeps the exponent");
+
+static int read_slices(const uint32_t *bits, uint32_t n, struct src_style s, uint32_t phase, int a, int32_t least,
+                       vf4 *out)
+{
+    uint32_t odd = phase & (a ? MATRIX_FIDELITY_A_BIT : MATRIX_FIDELITY_B_BIT);
+    uint32_t low_mask = a ? MATRIX_FIDELITY_A_LOW : MATRIX_FIDELITY_B_LOW;
+    vu4 high = splat(a ? MATRIX_FIDELITY_A_HIGH : MATRIX_FIDELITY_B_HIGH), low = splat(low_mask);
+    /* The least exponent field a nonzero datum may have (its slices then reach 2**least). */
+    int32_t field = least + slice_drop(odd, low_mask) + 127 - (int32_t)s.exp_add;
+    uint32_t floor = field <= 1 ? 0 : field > (int32_t)s.exp_mask ? s.exp_mask : (uint32_t)field - 1;
+    vu4 below = {0}; /* bit 31: some field in 1 .. floor ((e - 1) wraps zero to the top) */
+    for (uint32_t i = 0; i < n / 4; i++) {
+        vu4 b;
+        memcpy(&b, bits + 4 * i, sizeof b);
+        vu4 exp = b & splat(s.exp_mask);
+        below |= ((exp + s.exp_mask) & s.exp_mask) - floor;
+        /* sign 18 -> 31, mantissa 8..17 -> 13..22 (BF16: the top 7 kept), exponent rebiased to 23..30 */
+        vu4 value = (b << 13 & SIGN32) | (exp + s.exp_add) << 23 | (b << 5 & splat(s.man_mask));
+        value &= ~(vu4)(exp == 0);
+        out[i] = odd ? ftz4((vf4)value - (vf4)(value & low)) : (vf4)(value & high);
+    }
+    return field <= (int32_t)s.exp_mask && !((below[0] | below[1] | below[2] | below[3]) >> 31);
+}
+
+/* formats.dst16_to_bf16 / dst16_from_bf16: Dst16 BF16 is sign, mantissa(7), exponent(8). */
+static inline uint32_t dst16_to_bf16(uint32_t x)
+{
+    return (x & 0x8000u) | (x & 0x00FFu) << 7 | (x & 0x7F00u) >> 8;
+}
+
+static inline uint32_t dst16_from_bf16(uint32_t x)
+{
+    return (x & 0x8000u) | (x & 0x007Fu) << 8 | (x & 0x7F80u) >> 7;
+}
+
+/* formats.dst16_from_fp16: Dst16 FP16 is sign, mantissa(10), exponent(5). */
+static inline uint32_t dst16_from_fp16(uint32_t x)
+{
+    return (x & 0x8000u) | (x & 0x03FFu) << 5 | (x & 0x7C00u) >> 10;
+}
+
+/* matrix_unit.read_dst of raw bits (Dst32b for FP32, else Dst16b). */
+static inline float read_dst(uint32_t bits, enum dst_mode mode)
+{
+    uint32_t plain;
+    if (mode == DST_FP32) {
+        plain = dst16_to_bf16(bits >> 16) << 16 | (bits & 0xFFFFu);
+    } else if (mode == DST_BF16) {
+        plain = dst16_to_bf16(bits & 0xFFFFu) << 16;
+    } else { /* formats.fp16_to_fp32 of dst16_to_fp16: exponents 1..31 rebiased, 0 an fp32 denormal */
+        uint32_t exp = bits & 0x1Fu;
+        plain = (bits & 0x8000u) << 16 | (exp ? exp + MATRIX_FP16_REBIAS : 0) << 23 | (bits >> 5 & 0x3FFu) << 13;
+    }
+    return ftz(float_of(plain));
+}
+
+/* formats._round_magnitude with NEAREST_AWAY: drop the low `drop` bits, rounding half away. */
+static inline uint32_t round_away(uint32_t mag, uint32_t drop)
+{
+    return (mag >> drop) + ((mag & ((1u << drop) - 1)) >= (1u << (drop - 1)));
+}
+
+/* matrix_unit.write_dst: a value as raw Dst bits (Dst32b for FP32, else Dst16b). */
+static inline uint32_t write_dst(float x, enum dst_mode mode)
+{
+    uint32_t b = x != x ? MATRIX_CANONICAL_NAN : bits_of(ftz(x));
+    if (mode == DST_FP32)
+        return dst16_from_bf16(b >> 16) << 16 | (b & 0xFFFFu);
+    if (mode == DST_BF16) { /* formats.fp32_to_bf16(NEAREST_AWAY): a NaN stays a quiet NaN */
+        int nan = (b & MATRIX_EXP32) == MATRIX_EXP32 && (b & MAN32) != 0;
+        uint32_t bf16 = nan ? (b >> 16 | 0x0040u) : ((b & SIGN32) >> 16 | round_away(b & MAG32, 16));
+        return dst16_from_bf16(bf16 & 0xFFFFu);
+    }
+    /* formats.fp32_to_fp16(NEAREST_AWAY): flush below 2**-14, saturate above exponent 31 */
+    int32_t exp = (int32_t)((b & MATRIX_EXP32) >> 23) - (int32_t)MATRIX_FP16_REBIAS;
+    uint32_t safe = exp < 0 ? 0 : exp > 31 ? 31 : (uint32_t)exp;
+    uint32_t mag = round_away(safe << 23 | (b & MAN32), 13);
+    mag = exp <= 0 ? 0 : exp > 31 || mag > 0x7FFFu ? 0x7FFFu : mag;
+    return dst16_from_fp16((b >> 16 & 0x8000u) | mag);
+}
+
+/* regs.read32 / read16 of access row i in `mode` (a constant where inlined), as a reader sees it: an
+ * undefined row reads as 0. */
+static inline __attribute__((always_inline)) void read_row(const struct copro_view *v, uint32_t r,
+                                                           enum dst_mode mode, float out[COLS])
+{
+    const uint16_t *hi = v->dst + (uint64_t)r * COLS;
+    if (mode == DST_FP32) {
+        const uint16_t *lo = hi + BLOCK * COLS;
+        uint32_t valid = v->dst_row_valid[r] && v->dst_row_valid[r + BLOCK] ? 0xFFFFFFFFu : 0;
+        for (uint32_t j = 0; j < COLS; j++)
+            out[j] = read_dst(((uint32_t)hi[j] << 16 | lo[j]) & valid, mode);
+    } else {
+        uint32_t valid = v->dst_row_valid[r] ? 0xFFFFu : 0;
+        for (uint32_t j = 0; j < COLS; j++)
+            out[j] = read_dst(hi[j] & valid, mode);
+    }
+}
+
+static void read_dst_row(const struct copro_view *v, const struct dst_access *d, uint32_t i, float out[COLS])
+{
+    switch (d->mode) {
+    case DST_FP32: read_row(v, d->row[i], DST_FP32, out); break;
+    case DST_BF16: read_row(v, d->row[i], DST_BF16, out); break;
+    case DST_FP16: read_row(v, d->row[i], DST_FP16, out); break;
+    }
+}
+
+/* regs.write32 / write16 of access row i in `mode`: the row (both halves) is written whole and
+ * becomes defined. */
+static inline __attribute__((always_inline)) void write_row(struct copro_view *v, uint32_t r, enum dst_mode mode,
+                                                            const float values[COLS])
+{
+    uint16_t *hi = v->dst + (uint64_t)r * COLS;
+    if (mode == DST_FP32) {
+        uint16_t *lo = hi + BLOCK * COLS;
+        for (uint32_t j = 0; j < COLS; j++) {
+            uint32_t bits = write_dst(values[j], mode);
+            hi[j] = (uint16_t)(bits >> 16);
+            lo[j] = (uint16_t)bits;
+        }
+        v->dst_row_valid[r] = v->dst_row_valid[r + BLOCK] = 1;
+    } else {
+        for (uint32_t j = 0; j < COLS; j++)
+            hi[j] = (uint16_t)write_dst(values[j], mode);
+        v->dst_row_valid[r] = 1;
+    }
+}
+
+static void write_dst_row(struct copro_view *v, const struct dst_access *d, uint32_t i, const float values[COLS])
+{
+    switch (d->mode) {
+    case DST_FP32: write_row(v, d->row[i], DST_FP32, values); break;
+    case DST_BF16: write_row(v, d->row[i], DST_BF16, values); break;
+    case DST_FP16: write_row(v, d->row[i], DST_FP16, values); break;
+    }
+}
+
+/* ------------------------------------------------------------------------------ the common frame */
+
+/* Everything an arithmetic instruction needs, checked before anything is written. */
+struct mx_plan {
+    struct mx_config c;
+    uint32_t style, phase, a_first, b_first;
+    enum dst_mode mode;
+    uint32_t rwcs[RWC_FIELDS]; /* after ApplyAddrMod */
+};
+
+/* The checks and reads every arithmetic instruction shares (matrix_unit._multiply / _elementwise up
+ * to the Dst rows): 0 to defer. `b_mask` selects SrcB's first row from its RWC. */
+static int plan(const struct copro_view *v, uint32_t t, uint32_t dst, uint32_t addr_mode, uint32_t flips,
+                uint32_t b_mask, struct mx_plan *p)
+{
+    if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS || flips || macro_pending(v) || !both_banks_owned(v))
+        return 0;
+    if (!read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
+        return 0;
+    p->a_first = v->rwc[RWC_SRCA][t] & MATRIX_SRC_BLOCK_MASK;
+    p->b_first = v->rwc[RWC_SRCB][t] & b_mask;
+    p->phase = (v->rwc[RWC_FIDELITY][t] + p->c.fidelity_base) & MATRIX_RWC_FIDELITY_MASK;
+    return plan_addr_mod(v, t, addr_mode, p->rwcs);
+}
+
+/* matrix_unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */
+static uint32_t first_dst_row(const struct copro_view *v, uint32_t t, const struct mx_plan *p, uint32_t dst,
+                              uint32_t mask)
+{
+    return (dst + p->c.math_offset + v->rwc[RWC_DST][t] + p->c.regw_base) & mask;
+}
+
+/* matrix_unit._finish without bank flips (those defer): the written blocks' hidden cycles, the SrcA
+ * row latch, the RWCs. */
+static int64_t finish(struct copro_view *v, uint32_t t, const struct mx_plan *p, const struct dst_access *d,
+                      int64_t cycle)
+{
+    mark_written(v, d, cycle);
+    v->srca_row_latch[0] = p->a_first;
+    for (uint32_t i = 0; i < RWC_FIELDS; i++)
+        v->rwc[i][t] = p->rwcs[i];
+    return MATRIX_ISSUE_CYCLES;
+}
+
+/* ------------------------------------------------------------------------------ MVMUL */
+
+/* matrix_unit.dot16 of `rows` SrcB rows: x[r][j] = FTZ(x + FTZ(b[r][k] * a[k][j])) for k = 0..15 in
+ * order from +0. `exact`: no_underflow holds (every nonzero product is at least 2**-103), so no FTZ can
+ * change anything and none is done (dot16's argument: every product and partial sum is then zero or a
+ * normal multiple of 2**-126, and no -0 arises from a sum that starts at +0). Two rows at a time, each
+ * column's sum in its own register lane. */
+static void dot16(const vf4 a[K][VECTORS], const float b[][K], uint32_t rows, int exact, vf4 x[][VECTORS])
+{
+    for (uint32_t r = 0; r < rows; r += 2) {
+        const float *b0 = b[r], *b1 = b[r + 1 < rows ? r + 1 : r];
+        vf4 p0 = {0}, p1 = {0}, p2 = {0}, p3 = {0}, q0 = {0}, q1 = {0}, q2 = {0}, q3 = {0};
+        if (exact) {
+            for (uint32_t k = 0; k < K; k++) {
+                vf4 u = {b0[k], b0[k], b0[k], b0[k]}, w = {b1[k], b1[k], b1[k], b1[k]};
+                p0 = p0 + u * a[k][0], p1 = p1 + u * a[k][1], p2 = p2 + u * a[k][2], p3 = p3 + u * a[k][3];
+                q0 = q0 + w * a[k][0], q1 = q1 + w * a[k][1], q2 = q2 + w * a[k][2], q3 = q3 + w * a[k][3];
+            }
+        } else {
+            for (uint32_t k = 0; k < K; k++) {
+                vf4 u = {b0[k], b0[k], b0[k], b0[k]}, w = {b1[k], b1[k], b1[k], b1[k]};
+                p0 = ftz4(p0 + ftz4(u * a[k][0])), p1 = ftz4(p1 + ftz4(u * a[k][1]));
+                p2 = ftz4(p2 + ftz4(u * a[k][2])), p3 = ftz4(p3 + ftz4(u * a[k][3]));
+                q0 = ftz4(q0 + ftz4(w * a[k][0])), q1 = ftz4(q1 + ftz4(w * a[k][1]));
+                q2 = ftz4(q2 + ftz4(w * a[k][2])), q3 = ftz4(q3 + ftz4(w * a[k][3]));
+            }
+        }
+        x[r][0] = p0, x[r][1] = p1, x[r][2] = p2, x[r][3] = p3;
+        if (r + 1 < rows)
+            x[r + 1][0] = q0, x[r + 1][1] = q1, x[r + 1][2] = q2, x[r + 1][3] = q3;
+    }
+}
+
+static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    uint32_t dst = F_MVMUL_DST(word), broadcast = F_MVMUL_INSTR_MOD19(word);
+    struct mx_plan p;
+    if (broadcast >> MVMUL_MOD_BITS)
+        return NATIVE_DEFER;
+    /* BroadcastSrcBRow: SrcB row RWC & 63 for rows 0, 2, 4, 6 of 7 (the mask 0x400 - 7 keeps bit 0). */
+    uint32_t rows = broadcast ? BLOCK - 1 : BLOCK, step = broadcast ? 2 : 1;
+    if (!plan(v, t, dst, F_MVMUL_ADDR_MODE(word), F_MVMUL_CLEAR_DVALID(word),
+              broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p))
+        return NATIVE_DEFER;
+    if (p.a_first + K > MATRIX_SRC_ROWS) /* SrcA rows past row 63: UndefinedBehavior */
+        return NATIVE_DEFER;
+    uint32_t first = first_dst_row(v, t, &p, dst, MATRIX_DST_ROWS - rows), written[BLOCK], count = 0;
+    for (uint32_t r = 0; r < rows; r += step)
+        written[count++] = first + r;
+    struct dst_access d;
+    dst_access(&d, p.mode, written, count, &p.c);
+    if (readable_from(v, &d) > cycle)
+        return NATIVE_DEFER; /* Wait: the rows are still hidden after a matrix-unit write */
+
+    /* SrcA rows a_first.. and SrcB rows b_first.. are consecutive in their banks; with
+     * BroadcastSrcBRow every written row has SrcB row b_first's products. */
+    vf4 a[K][VECTORS], x[BLOCK][VECTORS];
+    union {
+        vf4 v[BLOCK * K / 4];
+        float f[BLOCK][K];
+    } b;
+    float old[COLS], sum[COLS];
+    uint32_t b_rows = broadcast ? 1 : count;
+    struct src_style style = src_style_of(p.style);
+    const uint32_t *a_bits = src_row(v, MATRIX_SRCA, p.a_first), *b_bits = src_row(v, MATRIX_SRCB, p.b_first);
+    /* matrix_unit.no_underflow, conservatively: every nonzero product is at least 2**SAFE_PRODUCT_EXP
+     * if every nonzero SrcA slice is at least 2**(half of it) and every SrcB one 2**(the rest); a false
+     * "no" only costs the FTZ path, which gives the same sums. */
+    int32_t half = MATRIX_SAFE_PRODUCT_EXP / 2;
+    int exact = read_slices(a_bits, K * COLS, style, p.phase, 1, half, &a[0][0]);
+    exact &= read_slices(b_bits, b_rows * K, style, p.phase, 0, MATRIX_SAFE_PRODUCT_EXP - half, b.v);
+    dot16((const vf4(*)[VECTORS])a, (const float(*)[K])b.f, b_rows, exact, x);
+    for (uint32_t i = 0; i < count; i++) {
+        memcpy(sum, x[broadcast ? 0 : i], sizeof sum);
+        read_dst_row(v, &d, i, old);
+        for (uint32_t j = 0; j < COLS; j++)
+            old[j] = sum[j] + old[j];
+        write_dst_row(v, &d, i, old);
+    }
+    return finish(v, t, &p, &d, cycle);
+}
+
+/* ------------------------------------------------------------------------------ ELWADD, ELWSUB, ELWMUL */
+
+/* matrix_unit.elementwise of one pair of Src datums. */
+static inline float elementwise(enum elw_op op, uint32_t a_bits, uint32_t b_bits, struct src_style style,
+                                uint32_t phase)
+{
+    uint32_t a = read_src(a_bits, style), b = read_src(b_bits, style);
+    if (op == ELW_MUL)
+        return ftz(slice_a(a, phase) * slice_b(b, phase));
+    float r = ftz(op == ELW_ADD ? float_of(a) + float_of(b) : float_of(a) - float_of(b));
+    if (phase & MATRIX_FIDELITY_A_BIT) /* the page's divisions for odd fidelity bits, modelled as written */
+        r = ftz(r / MATRIX_ELW_DIVISOR_A);
+    if (phase & MATRIX_FIDELITY_B_BIT)
+        r = ftz(r / MATRIX_ELW_DIVISOR_B);
+    return r;
+}
+
+/* An element-wise instruction's operand slots. */
+struct elw_fields {
+    uint32_t flips, accumulate, broadcast, addr_mode, dst;
+};
+
+#define ELW_FIELDS(NAME, w)                                                                                \
+    ((struct elw_fields){F_##NAME##_CLEAR_DVALID(w), F_##NAME##_DEST_ACCUM_EN(w), F_##NAME##_INSTR_MOD19(w), \
+                         F_##NAME##_ADDR_MODE(w), F_##NAME##_DST(w)})
+
+/* matrix_unit._elementwise; ELWMUL always accumulates (its dest_accum_en is ignored). */
+static int64_t elw(struct copro_view *v, uint32_t t, struct elw_fields f, int64_t cycle, enum elw_op op)
+{
+    int add_dst = op == ELW_MUL || f.accumulate;
+    uint32_t row_broadcast = f.broadcast & ELW_BROADCAST_ROW, col0 = f.broadcast & ELW_BROADCAST_COL0;
+    uint32_t dst = f.dst;
+    struct mx_plan p;
+    if (!plan(v, t, dst, f.addr_mode, f.flips, row_broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p))
+        return NATIVE_DEFER;
+    uint32_t first = first_dst_row(v, t, &p, dst, MATRIX_DST_ROWS - BLOCK), rows[BLOCK];
+    for (uint32_t r = 0; r < BLOCK; r++)
+        rows[r] = first + r;
+    struct dst_access d;
+    dst_access(&d, p.mode, rows, BLOCK, &p.c);
+    if (add_dst && readable_from(v, &d) > cycle)
+        return NATIVE_DEFER; /* Wait: the rows are still hidden after a matrix-unit write */
+
+    float result[COLS], old[COLS];
+    struct src_style style = src_style_of(p.style);
+    for (uint32_t r = 0; r < BLOCK; r++) {
+        const uint32_t *a = src_row(v, MATRIX_SRCA, p.a_first + r);
+        const uint32_t *b = src_row(v, MATRIX_SRCB, row_broadcast ? p.b_first : p.b_first + r);
+        for (uint32_t j = 0; j < COLS; j++)
+            result[j] = elementwise(op, a[j], b[col0 ? 0 : j], style, p.phase);
+        if (add_dst) {
+            read_dst_row(v, &d, r, old);
+            for (uint32_t j = 0; j < COLS; j++)
+                result[j] = result[j] + old[j];
+        }
+        write_dst_row(v, &d, r, result);
+    }
+    return finish(v, t, &p, &d, cycle);
+}
+
+/* ------------------------------------------------------------------------------ ZEROACC */
+
+/* regs.mark_undefined16 / mark_undefined32 of `count` rows from `first`. */
+static void mark_undefined(struct copro_view *v, uint32_t first, uint32_t count, int wide,
+                           const struct mx_config *c)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t r = wide ? adj32(first + i, c->remap, c->swizzle) : adj16(first + i, c->remap);
+        v->dst_row_valid[r] = 0;
+        if (wide)
+            v->dst_row_valid[r + BLOCK] = 0;
+    }
+}
+
+static int64_t zeroacc(struct copro_view *v, uint32_t t, uint32_t word)
+{
+    uint32_t mode = F_ZEROACC_CLEAR_MODE(word), imm10 = F_ZEROACC_WHERE(word);
+    struct mx_config c;
+    uint32_t rwcs[RWC_FIELDS];
+    if (mode >> ZEROACC_MODE_BITS || imm10 >> ZEROACC_WHERE_BITS || F_ZEROACC_CLEAR_ZERO_FLAGS(word))
+        return NATIVE_DEFER;
+    if (!read_config(v, t, &c))
+        return NATIVE_DEFER;
+    int one_row = mode == MATRIX_ZEROACC_ONE_ROW, sixteen = mode == MATRIX_ZEROACC_16_ROWS;
+    if ((one_row || sixteen) && !plan_addr_mod(v, t, F_ZEROACC_ADDR_MODE(word), rwcs))
+        return NATIVE_DEFER;
+    if (one_row) { /* one Dst32b row if the math is wide, else one Dst16b row */
+        uint32_t row = (imm10 + c.math_offset + v->rwc[RWC_DST][t] + c.regw_base) & MATRIX_ROW_MASK;
+        mark_undefined(v, row, 1, c.fp32 || c.int8, &c);
+    } else if (sixteen) { /* out of range: nothing (the address modifier still applies) */
+        uint32_t block = imm10 & 0xFF;
+        if (F_ZEROACC_USE_32_BIT_MODE(word)) {
+            if (block < MATRIX_DST32_ROWS / MATRIX_FACE_ROWS)
+                mark_undefined(v, block * MATRIX_FACE_ROWS, MATRIX_FACE_ROWS, 1, &c);
+        } else if (block < MATRIX_DST_ROWS / MATRIX_FACE_ROWS) {
+            mark_undefined(v, block * MATRIX_FACE_ROWS, MATRIX_FACE_ROWS, 0, &c);
+        }
+    } else { /* half of Dst (imm10 bit 0 picks which) or all of it, in both views */
+        uint32_t half = mode == MATRIX_ZEROACC_HALF_OF_DST;
+        uint32_t high = half ? imm10 & 1 : 0, div = half ? 2 : 1;
+        mark_undefined(v, high * (MATRIX_DST_ROWS / div), MATRIX_DST_ROWS / div, 0, &c);
+        mark_undefined(v, high * (MATRIX_DST32_ROWS / div), MATRIX_DST32_ROWS / div, 1, &c);
+    }
+    if (one_row || sixteen)
+        for (uint32_t i = 0; i < RWC_FIELDS; i++)
+            v->rwc[i][t] = rwcs[i];
+    return MATRIX_RETIRE_DEFAULT;
+}
+
+/* ------------------------------------------------------------------------------ dispatch */
+
+int64_t matrix_mvmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return mvmul(v, thread, word, cycle);
+}
+
+int64_t matrix_elwadd(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return elw(v, thread, ELW_FIELDS(ELWADD, word), cycle, ELW_ADD);
+}
+
+int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return elw(v, thread, ELW_FIELDS(ELWSUB, word), cycle, ELW_SUB);
+}
+
+int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return elw(v, thread, ELW_FIELDS(ELWMUL, word), cycle, ELW_MUL);
+}
+
+int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    (void)cycle;
+    return zeroacc(v, thread, word);
+}

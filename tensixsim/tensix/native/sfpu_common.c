@@ -1,0 +1,100 @@
+/* The vector unit's shared helpers (sfpu.h): lane enables, the backdoor load, LReg writes, the PRNG
+ * step and the SFPLOADMACRO check, as tensixsim/tensix/sfpu.py and sfpu_convert.py define them. */
+#include "sfpu.h"
+
+enum { ROWS_PER_COLUMN = 8 }; /* LaneConfig[lane & 7] row-mask bit ROW_MASK_SHIFT + lane / 8 */
+
+uint32_t sfpu_mask_of(const uint8_t *bools)
+{
+    uint32_t mask = 0;
+    for (uint32_t lane = 0; lane < LANES; lane++)
+        mask |= (uint32_t)(bools[lane] != 0) << lane;
+    return mask;
+}
+
+void sfpu_store_mask(uint8_t *bools, uint32_t values, uint32_t lanes)
+{
+    for (uint32_t lane = 0; lane < LANES; lane++)
+        if (lanes >> lane & 1)
+            bools[lane] = (uint8_t)(values >> lane & 1);
+}
+
+uint32_t sfpu_lane_enabled(const struct copro_view *v)
+{
+    uint32_t enabled = 0;
+    for (uint32_t lane = 0; lane < LANES; lane++) {
+        uint32_t config = v->lane_config[lane % ROWS_PER_COLUMN];
+        int row_masked = config >> (SFPU_ROW_MASK_SHIFT + lane / ROWS_PER_COLUMN) & 1;
+        int flagged_off = v->use_lane_flags[lane] && !v->lane_flags[lane];
+        enabled |= (uint32_t)(!row_masked && !flagged_off) << lane;
+    }
+    return enabled;
+}
+
+uint32_t sfpu_backdoor_lanes(const struct copro_view *v, uint32_t vd)
+{
+    if (vd < 12)
+        return 0;
+    uint32_t lanes = 0;
+    for (uint32_t lane = 0; lane < LANES; lane++)
+        lanes |= (uint32_t)((v->lane_config[lane] & SFPU_DISABLE_BACKDOOR_LOAD) == 0) << lane;
+    return lanes;
+}
+
+void sfpu_load_template(struct copro_view *v, uint32_t vd, uint32_t lanes, uint32_t word)
+{
+    if (vd < 12 || !lanes)
+        return;
+    uint32_t slot = (vd - 12) & 3; /* InstructionTemplate[4] */
+    for (uint32_t lane = 0; lane < LANES; lane++)
+        if (lanes >> lane & 1)
+            v->macro_template[lane * 4 + slot] = word;
+}
+
+void sfpu_write_lanes(struct copro_view *v, uint32_t vd, const uint32_t values[LANES], uint32_t lanes)
+{
+    uint32_t *reg = sfpu_lreg(v, vd);
+    for (uint32_t lane = 0; lane < LANES; lane++)
+        if (lanes >> lane & 1)
+            reg[lane] = values[lane];
+}
+
+void sfpu_write_with_flags(struct copro_view *v, uint32_t vd, const uint32_t values[LANES], uint32_t lanes,
+                           uint32_t flags, int invert)
+{
+    sfpu_write_lanes(v, vd, values, lanes);
+    if (vd < 8)
+        sfpu_store_mask(v->lane_flags, invert ? ~flags : flags, lanes);
+}
+
+int sfpu_simple_dest(struct copro_view *v, uint32_t vd, uint32_t word)
+{
+    if (vd < 8)
+        return 1;
+    sfpu_load_template(v, vd, sfpu_backdoor_lanes(v, vd), word);
+    return 0;
+}
+
+/* sfpu_convert._prng_step */
+static uint32_t prng_step(uint32_t x)
+{
+    uint32_t parity = (uint32_t)__builtin_parity(x & SFPU_PRNG_TAPS);
+    return (parity ^ 1u) << 31 | x >> 1;
+}
+
+void sfpu_advance_prng(struct copro_view *v, uint32_t lanes, uint32_t out[LANES])
+{
+    for (uint32_t lane = 0; lane < LANES; lane++) {
+        out[lane] = v->prng[lane];
+        if (lanes >> lane & 1)
+            v->prng[lane] = prng_step(out[lane]);
+    }
+}
+
+int sfpu_macro_busy(const struct copro_view *v, int64_t cycle)
+{
+    for (uint32_t slot = 0; slot < SFPU_MACRO_SLOTS; slot++)
+        if (v->macro_pending[slot * SFPU_MACRO_COLUMNS + SFPU_MACRO_VALID] != 0)
+            return 1;
+    return v->macro_clock[SFPU_MACRO_SWAP_NEXT] >= cycle || v->macro_clock[SFPU_MACRO_UNITS_AT] >= cycle;
+}

@@ -1,0 +1,491 @@
+"""The native matrix unit (tensixsim/tensix/native/matrix.c) against the Python semantics
+(matrix_unit.py's MVMUL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix_moves.held_until).
+
+As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
+word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
+it was; an executed one must retire in the Python semantics' cycles and leave every state array of both
+tiles equal. The state drawn here is the matrix unit's: SrcA / SrcB banks full of special 19-bit
+datums (zero and all-ones exponents, FP16-range exponents, full and empty mantissas) or of ordinary
+values (some small enough for products to underflow), bank ownership, Dst (contents, undefined rows,
+blocks still hidden around the issue cycle), the RWCs, ADDR_MOD slots and the configuration the
+formats, fidelity phase and Dst rows come from. Every instruction must really run natively in a good
+share of its examples, so the comparison cannot pass by deferring everything.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, run_python, snapshot
+
+from tensixsim import Tile
+from tensixsim.isa import isa_for
+from tensixsim.raw import MATH_THREAD, configure_matmul, load_src_tile, matmul_tile_words, run_words
+from tensixsim.tensix import config_fields_blackhole as cfg
+from tensixsim.tensix import formats, matrix_moves, native, sfpu_macro
+from tensixsim.tensix.adc import ADDR_MODS
+from tensixsim.tensix.regs import SRCA, SRCB, SrcClient
+
+ISA = isa_for("blackhole")
+NATIVE_DEFER = native.NATIVE_DEFER
+
+pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
+
+NATIVE = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC")
+# The share of random examples that must run natively (the rest defer: bank flips, banks not handed
+# over, hidden Dst rows, integer math, undocumented operand bits or ADDR_MOD state...).
+MIN_NATIVE_SHARE = 0.25
+
+# ------------------------------------------------------------------------------- random state
+
+# 19-bit Src datums are sign (bit 18), mantissa (8..17), exponent (0..7).
+_SPECIAL_EXPONENTS = [0, 0, 1, 2, 0x1F, 0x20, 0x70, 0x71, 0x7F, 0x80, 0xFE, 0xFF, 0xFF, 15, 16, 31]
+_SPECIAL_MANTISSAS = [0, 0x3FF, 0x200, 0x001, 0x007, 0x008, 0x07F, 0x380, 0x3F8, 0x1FF]
+
+
+def _datums(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Src datums of one flavour: special-heavy, ordinary (exponents near 127), small (products that
+    underflow), or anything; now and then a bit above the 19 set."""
+    flavour = rng.choice(["special", "ordinary", "small", "any"], p=[0.35, 0.3, 0.15, 0.2])
+    sign = rng.integers(0, 2, shape, dtype=np.uint32)
+    man = rng.integers(0, 1 << 10, shape, dtype=np.uint32)
+    if flavour == "ordinary":
+        exp = rng.integers(110, 140, shape)
+    elif flavour == "small":
+        exp = rng.integers(1, 90, shape)
+    else:
+        exp = rng.integers(0, 256, shape)
+    exp = exp.astype(np.uint32)
+    if flavour == "special":
+        pick = rng.random(shape) < 0.6
+        exp = np.where(pick, np.array(_SPECIAL_EXPONENTS, np.uint32)[rng.integers(0, 16, shape)], exp)
+        pick = rng.random(shape) < 0.5
+        man = np.where(pick, np.array(_SPECIAL_MANTISSAS, np.uint32)[rng.integers(0, 10, shape)], man)
+    zero = rng.random(shape) < rng.choice([0.0, 0.1, 0.5])
+    exp = np.where(zero, 0, exp).astype(np.uint32)
+    datums = sign << 18 | man << 8 | exp
+    if rng.random() < 0.05:
+        datums |= (rng.random(shape) < 0.1).astype(np.uint32) << rng.integers(19, 32, shape).astype(np.uint32)
+    return datums.astype(np.uint32)
+
+
+# Dst16 patterns worth hitting: zeros, the BF16 / FP16 extremes and NaN / infinity patterns in the
+# Dst16 layouts (sign, mantissa, exponent), ones, small exponents.
+_DST_SPECIAL = np.array(
+    [0x0000, 0x8000, 0x00FF, 0x80FF, 0x7FFF, 0xFFFF, 0x01FF, 0x0001, 0x8001, 0x007F, 0x0080, 0x001F,
+     0x7FE0, 0x7FFF, 0x0010, 0x0011, 0x7F01, 0x3F7F],
+    np.uint16,
+)  # fmt: skip
+
+
+def _thread_field(values: np.ndarray, name: str, value: int, pipe: int) -> None:
+    reg, shift, width = cfg.THREAD_FIELDS[name]
+    mask = ((1 << width) - 1) << shift
+    values[pipe, reg] = (int(values[pipe, reg]) & ~mask) | ((value << shift) & mask)
+
+
+def _config_field(values: np.ndarray, name: str, state: int, value: int) -> None:
+    word, shift, width = cfg.CONFIG_FIELDS[name]
+    mask = ((1 << width) - 1) << shift
+    values[state, word] = (int(values[state, word]) & ~mask) | ((value << shift) & mask)
+
+
+_ADDR_MOD_FIELDS = (
+    ("AB", ("SrcAIncr", "SrcACR", "SrcAClear", "SrcBIncr", "SrcBCR", "SrcBClear")),
+    ("DST", ("DestIncr", "DestCR", "DestClear", "DestCToCR", "FidelityIncr", "FidelityClear")),
+    ("BIAS", ("BiasIncr", "BiasClear")),
+)
+_FORMAT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15]  # 12 and 13 name no format
+
+
+def draw_state(seed: int, cycle: int) -> dict[str, np.ndarray]:
+    """A fresh tile's state with the arrays the matrix unit reads drawn from ``seed`` around ``cycle``."""
+    rng = np.random.default_rng(seed)
+    s = {name: array.copy() for name, array in FRESH.items() if name != "l1"}
+
+    def chance(p: float) -> bool:
+        return bool(rng.random() < p)
+
+    # SrcA / SrcB: the banks, who owns them, which one the matrix unit reads.
+    s["regs.srca"], s["regs.srcb"] = _datums(rng, (2, 64, 16)), _datums(rng, (2, 64, 16))
+    bank = rng.integers(0, 2, 2).astype(np.uint8)
+    s["regs.matrix_bank"], s["regs.unpacker_bank"] = bank, rng.integers(0, 2, 2).astype(np.uint8)
+    client = rng.integers(0, 2, (2, 2)).astype(np.uint8)
+    for file in (SRCA, SRCB):
+        if chance(0.95):
+            client[file, bank[file]] = SrcClient.MATRIX_UNIT
+    s["regs.src_client"] = client
+    s["regs.src_handover_at"] = np.where(rng.random((2, 2)) < 0.2, cycle + 5, -1).astype(np.int64)
+
+    # Dst: contents, undefined rows, blocks hidden after a write around the issue cycle.
+    dst = rng.integers(0, 1 << 16, (1024, 16), dtype=np.uint32).astype(np.uint16)
+    special = rng.random((1024, 16)) < rng.choice([0.0, 0.2, 0.6])
+    s["regs.dst"] = np.where(special, _DST_SPECIAL[rng.integers(0, len(_DST_SPECIAL), (1024, 16))], dst)
+    valid = np.ones(1024, bool)
+    if chance(0.3):
+        valid &= rng.random(1024) > rng.choice([0.02, 0.3])
+    s["regs.dst_row_valid"] = valid
+    ready = cycle - rng.integers(0, 12, 128)
+    if chance(0.3):
+        hidden = rng.random(128) < rng.choice([0.05, 0.3])
+        ready = np.where(hidden, cycle + rng.integers(1, 5, 128), ready)
+    s["regs.dst_ready"] = ready.astype(np.int64)
+    s["regs.dst_sfpu_ready"] = (ready - rng.integers(0, 3, 128)).astype(np.int64)
+    s["regs.move_hold"] = np.array([rng.integers(0, 7), cycle + rng.integers(-3, 4)], np.int64)
+    s["regs.srca_row_latch"] = np.array([rng.integers(-1, 64)], np.int64)
+    if chance(0.05):  # outstanding SFPLOADMACRO work: everything defers
+        s["sfpu.macro_pending"][rng.integers(0, len(s["sfpu.macro_pending"])), sfpu_macro.VALID] = 1
+
+    # RWCs: mostly within their widths; ExtraAddrModBit (Unimplemented with any ADDR_MOD) rarely set.
+    for name, width in (("srca", 6), ("srca_cr", 6), ("srcb", 6), ("srcb_cr", 6), ("dst", 10), ("dst_cr", 10),
+                        ("fidelity_phase", 2)):  # fmt: skip
+        key = f"adc.{name}"
+        bits = width if chance(0.9) else int(rng.choice([10, 32]))
+        s[key] = rng.integers(0, 1 << bits, s[key].shape, dtype=np.uint64).astype(np.uint32)
+    if chance(0.6):  # MVMUL's sixteen SrcA rows within the bank, as programs keep them
+        s["adc.srca"] = rng.integers(0, 48, 3).astype(np.uint32)
+    s["adc.extra_addr_mod_bit"] = (rng.random(3) < 0.05).astype(np.uint32)
+
+    # ThreadConfig: ADDR_MOD slots (the AB2 bits, Unimplemented, rarely set), the fidelity base, the
+    # math Dst offset, the state id, FP16A_FORCE; now and then every register random.
+    thread = s["config.thread"]
+    if chance(0.05):
+        thread[...] = rng.integers(0, 1 << 16, thread.shape, dtype=np.uint16)
+    for pipe, slot in np.ndindex(len(thread), ADDR_MODS):
+        for kind, names in _ADDR_MOD_FIELDS:
+            for name in names:
+                width = cfg.THREAD_FIELDS[f"ADDR_MOD_{kind}_SEC{slot}_{name}"][2]
+                value = int(rng.integers(0, 1 << width)) if chance(0.4) else 0
+                _thread_field(thread, f"ADDR_MOD_{kind}_SEC{slot}_{name}", value, pipe)
+        for name in ("SrcAIncr", "SrcBIncr"):
+            _thread_field(thread, f"ADDR_MOD_AB2_SEC{slot}_{name}", int(chance(0.02)), pipe)
+    for pipe in range(len(thread)):
+        _thread_field(thread, "FIDELITY_BASE_Phase", int(rng.integers(0, 4)), pipe)
+        offset = int(rng.integers(0, 1 << 12)) if chance(0.4) else 0
+        _thread_field(thread, "DEST_TARGET_REG_CFG_MATH_Offset", offset, pipe)
+        _thread_field(thread, "CFG_STATE_ID_StateID", int(rng.integers(0, 2)), pipe)
+        _thread_field(thread, "FP16A_FORCE_Enable", int(chance(0.1)), pipe)
+        for name in ("CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable"):
+            _thread_field(thread, name, int(chance(0.3)), pipe)
+
+    # Config: the formats, the Dst base, remap / swizzle; now and then every word random.
+    words = s["config.config"]
+    if chance(0.05):
+        words[...] = rng.integers(0, 1 << 32, words.shape, dtype=np.uint32)
+    for state in range(2):
+        _config_field(words, "ALU_ACC_CTRL_Fp32_enabled", state, int(chance(0.5)))
+        _config_field(words, "ALU_ACC_CTRL_INT8_math_enabled", state, int(chance(0.05)))
+        _config_field(words, "ALU_FORMAT_SPEC_REG_SrcA_override", state, int(chance(0.3)))
+        for name in ("ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG0_SrcA"):
+            code = int(rng.choice(_FORMAT_CODES)) if chance(0.95) else int(rng.integers(12, 14))
+            _config_field(words, name, state, code)
+        base = int(rng.integers(0, 1 << int(rng.choice([10, 16])))) if chance(0.4) else 0
+        _config_field(words, "DEST_REGW_BASE_Base", state, base)
+        for name in ("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b"):
+            _config_field(words, name, state, int(chance(0.3)))
+    if chance(0.7):  # global words hold one value, really
+        words[1, cfg.GLOBAL_CFGREG_BASE_ADDR32 :] = words[0, cfg.GLOBAL_CFGREG_BASE_ADDR32 :]
+    return s
+
+
+def load_state(state: dict[str, np.ndarray]) -> None:
+    """Give both tiles ``state`` (L1 and everything not drawn: a fresh tile's)."""
+    for tile in TILES:
+        for name, array in _arrays(tile).items():
+            if name != "l1":  # no handler here touches L1; the snapshot still compares it
+                array[...] = state.get(name, FRESH[name])
+
+
+# ------------------------------------------------------------------------------- running one word
+
+
+def compare(
+    name: str,
+    fields: dict[str, int],
+    thread: int,
+    cycle: int,
+    seed: int,
+    adjust: Callable[[dict[str, np.ndarray]], None] | None = None,
+) -> Comparison:
+    """Both tiles from the state drawn from ``seed`` (changed by ``adjust``); the word natively on one,
+    through its Python semantics on the other."""
+    state = draw_state(seed, cycle)
+    if adjust is not None:
+        adjust(state)
+    load_state(state)
+    word = ISA.encode(name, **fields)
+    native_tile, python_tile = TILES
+    before = snapshot(native_tile)
+    cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle)
+    if cycles == NATIVE_DEFER:
+        return Comparison(cycles, before, snapshot(native_tile), None, None)
+    outcome = run_python(python_tile, thread, word, cycle)
+    return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile))
+
+
+# ------------------------------------------------------------------------------- random words
+
+
+def _slot(name: str, field: str) -> st.SearchStrategy[int]:
+    return st.integers(0, next(f.max_value for f in ISA.by_name[name].fields if f.name == field))
+
+
+# The documented operands (the semantics' ctx.documented calls) and the common choices: most words
+# keep to them, so most examples get past the operand checks; bank flips (clear_dvalid) always defer.
+_WITHIN = {
+    "clear_dvalid": st.just(0),
+    "addr_mode": st.integers(0, 7),
+    "dst": st.integers(0, 1023),
+    "dest_accum_en": st.integers(0, 1),
+    "clear_mode": st.integers(0, 3),
+    "use_32_bit_mode": st.integers(0, 1),
+    "clear_zero_flags": st.just(0),
+    "where": st.one_of(st.integers(0, 80), st.integers(0, 1023)),
+}
+
+
+def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
+    """Random words: five in six within the documented operands, the rest anything."""
+    names = [f.name for f in ISA.by_name[name].fields]
+    within = dict(_WITHIN, instr_mod19=st.integers(0, 1 if name == "MVMUL" else 3))
+    valid = st.fixed_dictionaries({n: within[n] for n in names})
+    anything = st.fixed_dictionaries({n: _slot(name, n) for n in names})
+    return st.one_of(valid, valid, valid, valid, valid, anything)
+
+
+# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
+EXAMPLES = int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "600"))
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,  # the same examples on every run and machine
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_native_matches_python_or_defers_unchanged(name):
+    counts: Counter[str] = Counter()
+
+    @SETTINGS
+    @given(
+        fields=words_of(name),
+        thread=st.integers(0, 2),
+        cycle=st.one_of(st.integers(20, 64), st.integers(1000, 2**40)),
+        seed=st.integers(0, 2**32 - 1),
+    )
+    def check(fields, thread, cycle, seed):
+        # Hypothesis draws small seeds often: mix the whole example in, so the states differ.
+        seed = int(np.random.SeedSequence([seed, thread, cycle, *fields.values()]).generate_state(1)[0])
+        result = compare(name, fields, thread, cycle, seed)
+        counts["deferred" if result.native_cycles == NATIVE_DEFER else "native"] += 1
+        assert mismatches(result) == []
+
+    check()
+    assert counts["native"] >= MIN_NATIVE_SHARE * sum(counts.values()), counts
+
+
+# ------------------------------------------------------------------------------- fixed words
+
+
+def _ordinary(state: dict[str, np.ndarray], *, fp32: int = 1, src_format: int = formats.BF16) -> None:
+    """A state an ordinary word runs natively in: both banks the matrix unit's, nothing hidden or
+    scheduled, plain RWCs and ADDR_MOD slot 0, one Config state with the given Dst and SrcA formats."""
+    state["regs.src_client"][...] = SrcClient.MATRIX_UNIT
+    state["regs.dst_ready"][...] = 0
+    state["sfpu.macro_pending"][...] = 0
+    for name in ("srca", "srcb", "dst", "fidelity_phase", "extra_addr_mod_bit"):
+        state[f"adc.{name}"][...] = 0
+    thread = state["config.thread"]
+    for pipe in range(len(thread)):
+        for kind, names in _ADDR_MOD_FIELDS:
+            for field in names:
+                _thread_field(thread, f"ADDR_MOD_{kind}_SEC0_{field}", 0, pipe)
+        for field in ("AB2_SEC0_SrcAIncr", "AB2_SEC0_SrcBIncr"):
+            _thread_field(thread, f"ADDR_MOD_{field}", 0, pipe)
+        _thread_field(thread, "CFG_STATE_ID_StateID", 0, pipe)
+        _thread_field(thread, "FP16A_FORCE_Enable", 0, pipe)
+    words = state["config.config"]
+    _config_field(words, "ALU_ACC_CTRL_Fp32_enabled", 0, fp32)
+    _config_field(words, "ALU_ACC_CTRL_INT8_math_enabled", 0, 0)
+    _config_field(words, "ALU_FORMAT_SPEC_REG_SrcA_override", 0, 0)
+    _config_field(words, "ALU_FORMAT_SPEC_REG0_SrcA", 0, src_format)
+
+
+def _ordinary_values(state: dict[str, np.ndarray]) -> None:
+    """Ordinary values in both Src files: no product can underflow (dot16's exact path)."""
+    _ordinary(state)
+    rng = np.random.default_rng(1)
+    for file in ("srca", "srcb"):
+        exp = rng.integers(110, 140, (2, 64, 16)).astype(np.uint32)
+        state[f"regs.{file}"] = (
+            rng.integers(0, 2, (2, 64, 16), dtype=np.uint32) << 18
+            | exp
+            | (rng.integers(0, 1 << 10, (2, 64, 16), dtype=np.uint32) << 8)
+        )
+
+
+def _tiny_values(state: dict[str, np.ndarray]) -> None:
+    """Small values in both Src files: products and partial sums underflow (dot16's FTZ path)."""
+    _ordinary_values(state)
+    for file in ("srca", "srcb"):
+        state[f"regs.{file}"] = (state[f"regs.{file}"] & ~np.uint32(0xFF)) | np.uint32(62)
+
+
+_MVMUL = dict(clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=0)
+_ELW = dict(clear_dvalid=0, dest_accum_en=0, instr_mod19=0, addr_mode=0, dst=0)
+_ZEROACC = dict(clear_mode=0, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=0, where=0)
+EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]], None]]] = {
+    "MVMUL FP32": ("MVMUL", {**_MVMUL, "dst": 16}, _ordinary_values),
+    "MVMUL underflowing": ("MVMUL", {**_MVMUL, "dst": 16}, _tiny_values),
+    "MVMUL BF16 Dst": ("MVMUL", {**_MVMUL, "dst": 8}, lambda s: _ordinary(s, fp32=0)),
+    "MVMUL FP16": ("MVMUL", _MVMUL, lambda s: _ordinary(s, fp32=0, src_format=formats.FP16)),
+    "MVMUL TF32 broadcast": ("MVMUL", {**_MVMUL, "instr_mod19": 1, "dst": 40},
+                             lambda s: _ordinary(s, src_format=formats.TF32)),
+    "ELWADD accumulating": ("ELWADD", {**_ELW, "dest_accum_en": 1, "dst": 8}, _ordinary),
+    "ELWSUB broadcast": ("ELWSUB", {**_ELW, "instr_mod19": 3, "dst": 8}, _ordinary),
+    "ELWMUL": ("ELWMUL", {**_ELW, "instr_mod19": 1, "dst": 24}, _ordinary),
+    "ZEROACC one row": ("ZEROACC", {**_ZEROACC, "where": 5}, _ordinary),
+    "ZEROACC face": ("ZEROACC", {**_ZEROACC, "clear_mode": 1, "use_32_bit_mode": 1, "where": 3}, _ordinary),
+    "ZEROACC half": ("ZEROACC", {**_ZEROACC, "clear_mode": 2, "where": 1}, _ordinary),
+    "ZEROACC all": ("ZEROACC", {**_ZEROACC, "clear_mode": 3}, _ordinary),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(EXECUTES))
+def test_an_ordinary_word_runs_natively(case):
+    name, fields, adjust = EXECUTES[case]
+    for seed in range(3):
+        result = compare(name, fields, seed, 1000, seed, adjust)
+        assert result.native_cycles != NATIVE_DEFER
+        assert mismatches(result) == []
+
+
+def _with(change: Callable[[dict[str, np.ndarray]], None]) -> Callable[[dict[str, np.ndarray]], None]:
+    def adjust(state: dict[str, np.ndarray]) -> None:
+        _ordinary(state)
+        change(state)
+
+    return adjust
+
+
+def _set_thread(name: str, value: int) -> Callable[[dict[str, np.ndarray]], None]:
+    return _with(lambda s: [_thread_field(s["config.thread"], name, value, p) for p in range(3)])
+
+
+def _set_config(name: str, value: int) -> Callable[[dict[str, np.ndarray]], None]:
+    return _with(lambda s: _config_field(s["config.config"], name, 0, value))
+
+
+def _set(key: str, index: tuple[int, ...] | slice, value: int) -> Callable[[dict[str, np.ndarray]], None]:
+    return _with(lambda s: s[key].__setitem__(index, value))
+
+
+# Words and states that must defer: each is a case whose Python semantics raise, wait, or act through
+# a service the native side leaves to Python.
+DEFERS = {
+    "MVMUL flipping SrcA": ("MVMUL", {**_MVMUL, "clear_dvalid": 1}, _ordinary),
+    "MVMUL instr_mod19 bit 1": ("MVMUL", {**_MVMUL, "instr_mod19": 2}, _ordinary),
+    "MVMUL addr_mode bit 3": ("MVMUL", {**_MVMUL, "addr_mode": 8}, _ordinary),
+    "MVMUL dst bit 10": ("MVMUL", {**_MVMUL, "dst": 1 << 10}, _ordinary),
+    "MVMUL SrcB not handed over": ("MVMUL", _MVMUL, _set("regs.src_client", (SRCB, slice(None)), 1)),
+    "MVMUL Dst rows hidden": ("MVMUL", _MVMUL, _set("regs.dst_ready", slice(None), 1001)),
+    "MVMUL integer math": ("MVMUL", _MVMUL, _set_config("ALU_ACC_CTRL_INT8_math_enabled", 1)),
+    "MVMUL SrcAFmt 12": ("MVMUL", _MVMUL, _set_config("ALU_FORMAT_SPEC_REG0_SrcA", 12)),
+    "MVMUL SrcA past row 63": ("MVMUL", _MVMUL, _set("adc.srca", slice(None), 56)),
+    "MVMUL ExtraAddrModBit": ("MVMUL", _MVMUL, _set("adc.extra_addr_mod_bit", slice(None), 1)),
+    "MVMUL AB2 bit": ("MVMUL", _MVMUL, _set_thread("ADDR_MOD_AB2_SEC0_SrcAIncr", 1)),
+    "MVMUL SFPLOADMACRO work": ("MVMUL", _MVMUL, _set("sfpu.macro_pending", (0, sfpu_macro.VALID), 1)),
+    "ELWADD flipping SrcB": ("ELWADD", {**_ELW, "clear_dvalid": 2}, _ordinary),
+    "ELWMUL Dst rows hidden": ("ELWMUL", _ELW, _set("regs.dst_ready", slice(None), 1001)),
+    "ZEROACC clear_zero_flags": ("ZEROACC", {**_ZEROACC, "clear_zero_flags": 1}, _ordinary),
+    "ZEROACC clear_mode bit 2": ("ZEROACC", {**_ZEROACC, "clear_mode": 4}, _ordinary),
+    "ZEROACC where bit 10": ("ZEROACC", {**_ZEROACC, "where": 1 << 10}, _ordinary),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(DEFERS))
+def test_errors_waits_and_services_defer_to_python(case):
+    name, fields, adjust = DEFERS[case]
+    result = compare(name, fields, 1, 1000, 7, adjust)
+    assert result.native_cycles == NATIVE_DEFER
+    assert mismatches(result) == []
+
+
+def test_elementwise_without_accumulation_ignores_hidden_rows():
+    # ELWADD / ELWSUB without AddDst read no Dst, so Dst.md's stall does not apply to them.
+    result = compare("ELWADD", _ELW, 1, 1000, 7, _set("regs.dst_ready", slice(None), 1001))
+    assert result.native_cycles != NATIVE_DEFER
+    assert mismatches(result) == []
+
+
+# ------------------------------------------------------------------------------- the data-move hold
+
+MATRIX_NAMES = sorted(spec.name for spec in ISA if spec.unit == "matrix")
+
+
+def _matrix_hold(copro, word: int, cycle: int) -> int:
+    lib = native.library()
+    hold = lib.tsim_matrix_hold
+    hold.restype, hold.argtypes = ctypes.c_int64, [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int64]
+    view, _arrays_kept = native.view_of(copro)
+    return int(hold(ctypes.addressof(view), word, cycle))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    name=st.sampled_from(MATRIX_NAMES),
+    kind=st.one_of(st.integers(0, len(matrix_moves.HOLDS)), st.just(0)),
+    offset=st.integers(-4, 4),
+    cycle=st.integers(0, 2**40),
+)
+def test_matrix_hold_is_held_until(name, kind, offset, cycle):
+    copro = TILES[0].coprocessor
+    copro.regs.move_hold[:] = (kind, cycle + offset)
+    word = ISA.encode(name, **{f.name: 0 for f in ISA.by_name[name].fields})
+    expected = matrix_moves.held_until(copro, name, cycle)
+    assert _matrix_hold(copro, word, cycle) == (0 if expected is None else expected)
+
+
+def test_a_hold_kind_no_move_leaves_is_pythons():
+    copro = TILES[0].coprocessor
+    copro.regs.move_hold[:] = (len(matrix_moves.HOLDS) + 1, 2000)
+    assert _matrix_hold(copro, ISA.encode("MVMUL", **_MVMUL), 1000) == -1
+
+
+# ------------------------------------------------------------------------------- the engine
+
+
+def _matmul(engine: str, phases: int) -> tuple[Tile, int]:
+    rng = np.random.default_rng(5)
+    tile = Tile("blackhole", engine=engine)
+    tile.backend.fast_paths = False
+    copro = tile.coprocessor
+    configure_matmul(copro, fp32_dest=True)
+    for file in (SRCA, SRCB):
+        values = rng.standard_normal((32, 32)).astype(np.float32)
+        values[rng.random((32, 32)) < 0.1] = 1e-30  # now and then a product that underflows
+        load_src_tile(copro, file, formats.fp32_to_bf16(values.view(np.uint32)))
+    end = 0
+    for record in (True, False, False):
+        end = run_words(tile, MATH_THREAD, matmul_tile_words(copro, phases, record=record))
+    return tile, end
+
+
+@pytest.mark.parametrize("phases", [1, 4])
+def test_tile_matmul_runs_natively_with_the_python_engines_results_and_cycles(phases):
+    native_tile, native_end = _matmul("native", phases)
+    python_tile, python_end = _matmul("python", phases)
+    assert native_tile.backend.engine == "native"
+    assert native_end == python_end
+    assert np.array_equal(native_tile.coprocessor.regs.dst, python_tile.coprocessor.regs.dst)
+    assert native_tile.result() == python_tile.result()
+    assert native_tile.backend.native.instructions >= 3 * 16 * phases  # every MVMUL ran in C
