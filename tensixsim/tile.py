@@ -550,11 +550,12 @@ class Tile:
         core.tensix_pushed += 1
         self.note_side_effect()
 
-    def push_batch(self, core: Core, pipe: int, batch: list[PushedInstruction]) -> None:
-        """Enter instructions the core's native hooks took while the queue had room."""
-        self.queues[pipe].entries.extend(batch)
-        core.tensix_pushed += len(batch)
-        self._side_effects += len(batch)
+    def push_batch(self, core: Core, pipe: int, rows: np.ndarray) -> None:
+        """Enter instructions the core's native hooks took while the queue had room (queue rows,
+        capture.QE_* columns)."""
+        self.queues[pipe].entries.extend_rows(rows)
+        core.tensix_pushed += len(rows)
+        self._side_effects += len(rows)
 
     def queue_popped(self, pipe: int, cycle: int) -> None:
         """The backend took an entry from ``pipe``'s queue: a core waiting for room may go on."""

@@ -42,7 +42,15 @@ from tensixsim.riscv.cpu import (
     configure_cpu,
 )
 from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
-from tensixsim.tensix.capture import CORE_INDEX, PushedInstruction
+from tensixsim.tensix.capture import (
+    CORE_INDEX,
+    QE_CORE,
+    QE_CYCLE,
+    QE_FIELDS,
+    QE_INLINE,
+    QE_PC,
+    QE_WORD,
+)
 from tensixsim.timing import RISCV
 
 if TYPE_CHECKING:
@@ -356,13 +364,15 @@ class Core:
         if not count:
             return
         s.push_count = 0
-        base, name = self._slice_start + self._extra, self.name
-        batches: dict[int, list[PushedInstruction]] = {}
-        for word, pc, done, pipe in self._push_ring[:count].tolist():
-            batch = batches.setdefault(pipe & 0xFF, [])
-            batch.append(PushedInstruction(word, name, pc, base + done, pipe > 0xFF))
-        for pipe, batch in batches.items():
-            self.tile.push_batch(self, pipe, batch)
+        ring = self._push_ring[:count].astype(np.int64)  # word, pc, done, pipe (bit 8: inline)
+        rows = np.empty((count, QE_FIELDS), np.int64)
+        rows[:, QE_WORD], rows[:, QE_PC] = ring[:, 0], ring[:, 1]
+        rows[:, QE_CYCLE] = self._slice_start + self._extra + ring[:, 2]
+        rows[:, QE_CORE] = CORE_INDEX[self.name]
+        rows[:, QE_INLINE] = ring[:, 3] >> 8
+        pipes = ring[:, 3] & 0xFF
+        for pipe in np.unique(pipes).tolist():  # in order within each pipe
+            self.tile.push_batch(self, pipe, rows[pipes == pipe])
 
     def _store_push(self, pc: int, cycle: int) -> bool:
         """A store-push the native hooks could not take; True when it has now been accepted."""
