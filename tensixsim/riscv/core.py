@@ -233,7 +233,8 @@ class Core:
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
-        engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.push_pipes else None
+        # Only a core that pushes is worth it; its first push takes the Python path.
+        engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.tensix_pushed else None
         if engine is not None:
             # The hooks push straight into the native coprocessor engine until Python next runs.
             s.engine, s.engine_push = engine
