@@ -19,56 +19,14 @@ import numpy as np
 from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
 from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.native.lockstep import NATIVE_CANDIDATES
 from tensixsim.tile import Tile
 
 NEVER = 1 << 62
 BATCH = 64  # words per pipe and batch
-# The instructions the native engine executes (or defers in some modes), drawn most often.
-NATIVE_MIX = [
-    "NOP",
-    "DMANOP",
-    "SETDMAREG",
-    "ADDDMAREG",
-    "SUBDMAREG",
-    "MULDMAREG",
-    "BITWOPDMAREG",
-    "SHIFTDMAREG",
-    "CMPDMAREG",
-    "SETADC",
-    "SETADCXY",
-    "SETADCZW",
-    "SETADCXX",
-    "INCADCXY",
-    "INCADCZW",
-    "ADDRCRXY",
-    "ADDRCRZW",
-    "SETRWC",
-    "INCRWC",
-    "SETC16",
-    "RMWCIB0",
-    "RMWCIB1",
-    "RMWCIB2",
-    "RMWCIB3",
-    "WRCFG",
-    "RDCFG",
-    "CFGSHIFTMASK",
-    "SFPLOAD",
-    "SFPSTORE",
-    "SFPLOADI",
-    "SFPMOV",
-    "SFPMAD",
-    "SFPADD",
-    "SFPMUL",
-    "SFPIADD",
-    "SFPSETCC",
-    "SFPENCC",
-    "SFPPUSHC",
-    "SFPPOPC",
-    "SFPCOMPC",
-    "SFPNOP",
-    "REPLAY",
-    "MOP",
-]
+# The instructions the native engine executes (or defers in some modes), drawn most often: those of
+# the lockstep tests, and the frontend's.
+NATIVE_MIX = [*NATIVE_CANDIDATES, "REPLAY", "MOP"]
 
 
 def random_words(rng: np.random.Generator, count: int, arch: str = "blackhole") -> list[int]:
