@@ -213,3 +213,59 @@ int64_t adc_incrwc(struct copro_view *v, uint32_t thread, uint32_t word)
     rwc_increment(v, thread, RWC_DST, RWC_DST_CR, cr >> 2 & 1, F_INCRWC_RWC_D(word), RWC_DST_MASK);
     return TIMING_RETIRE_DEFAULT;
 }
+
+/* adc.apply_addr_mod planned: the pipe's RWCs after ADDR_MOD slot `slot` (with the fidelity phase
+ * when `update_fidelity`), written to `rwcs` without changing the state; 0 when adc.py raises
+ * Unimplemented (addr_mod_problem) or a field lies beyond ThreadConfig. The matrix unit applies it
+ * whole, the vector unit's ApplyPartialAddrMod without the fidelity phase. */
+int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot, int update_fidelity,
+                      uint32_t rwcs[RWC_FIELDS])
+{
+    static const struct {
+        uint32_t reg, shift, mask;
+    } specs[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT] = ADDR_MOD_FIELD_SPECS;
+    uint32_t m[ADDR_MOD_FIELD_COUNT];
+    slot %= ADDR_MOD_SLOTS;
+    for (uint32_t i = 0; i < ADDR_MOD_FIELD_COUNT; i++) {
+        if (specs[slot][i].reg >= v->thread_config_words)
+            return 0;
+        uint32_t word = v->thread_config[(uint64_t)thread * v->thread_config_words + specs[slot][i].reg];
+        m[i] = (word & specs[slot][i].mask) >> specs[slot][i].shift;
+    }
+    for (uint32_t i = 0; i < RWC_FIELDS; i++)
+        rwcs[i] = v->rwc[i][thread];
+    if (rwcs[RWC_EXTRA_BIT] || m[AM_AB2_SRCAINCR] || m[AM_AB2_SRCBINCR])
+        return 0;
+    if (m[AM_AB_SRCACLEAR])
+        rwcs[RWC_SRCA] = rwcs[RWC_SRCA_CR] = 0;
+    else if (m[AM_AB_SRCACR])
+        rwcs[RWC_SRCA] = rwcs[RWC_SRCA_CR] = (rwcs[RWC_SRCA_CR] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
+    else
+        rwcs[RWC_SRCA] = (rwcs[RWC_SRCA] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
+    if (m[AM_AB_SRCBCLEAR])
+        rwcs[RWC_SRCB] = rwcs[RWC_SRCB_CR] = 0;
+    else if (m[AM_AB_SRCBCR])
+        rwcs[RWC_SRCB] = rwcs[RWC_SRCB_CR] = (rwcs[RWC_SRCB_CR] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
+    else
+        rwcs[RWC_SRCB] = (rwcs[RWC_SRCB] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
+    if (m[AM_DST_DESTCLEAR])
+        rwcs[RWC_DST] = rwcs[RWC_DST_CR] = 0;
+    else if (m[AM_DST_DESTCTOCR])
+        rwcs[RWC_DST] = rwcs[RWC_DST_CR] = (rwcs[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
+    else if (m[AM_DST_DESTCR])
+        rwcs[RWC_DST] = rwcs[RWC_DST_CR] = (rwcs[RWC_DST_CR] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
+    else
+        rwcs[RWC_DST] = (rwcs[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
+    if (update_fidelity) {
+        if (m[AM_DST_FIDELITYCLEAR])
+            rwcs[RWC_FIDELITY] = 0;
+        else
+            rwcs[RWC_FIDELITY] = (rwcs[RWC_FIDELITY] + m[AM_DST_FIDELITYINCR]) & MATRIX_RWC_FIDELITY_MASK;
+    }
+    /* ExtraAddrModBit is 0 here (else Unimplemented above). */
+    if (m[AM_BIAS_BIASCLEAR])
+        rwcs[RWC_EXTRA_BIT] = 0;
+    else if (m[AM_BIAS_BIASINCR] & 3)
+        rwcs[RWC_EXTRA_BIT] = (rwcs[RWC_EXTRA_BIT] + 1) & 1;
+    return 1;
+}

@@ -165,53 +165,6 @@ static const uint32_t *src_row(const struct copro_view *v, uint32_t file, uint32
     return base + ((uint64_t)bank * MATRIX_SRC_ROWS + row % MATRIX_SRC_ROWS) * MATRIX_SRC_COLS;
 }
 
-/* adc.apply_addr_mod planned: the pipe's RWCs after ADDR_MOD slot `slot` (fidelity phase included), or
- * 0 when adc.py raises Unimplemented (addr_mod_problem) or a field lies beyond ThreadConfig. */
-static int plan_addr_mod(const struct copro_view *v, uint32_t t, uint32_t slot, uint32_t r[RWC_FIELDS])
-{
-    static const struct {
-        uint32_t reg, shift, mask;
-    } specs[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT] = ADDR_MOD_FIELD_SPECS;
-    uint32_t m[ADDR_MOD_FIELD_COUNT];
-    slot %= ADDR_MOD_SLOTS;
-    for (uint32_t i = 0; i < ADDR_MOD_FIELD_COUNT; i++)
-        if (!field(v, t, 0, 1, specs[slot][i].reg, specs[slot][i].shift, specs[slot][i].mask, &m[i]))
-            return 0;
-    for (uint32_t i = 0; i < RWC_FIELDS; i++)
-        r[i] = v->rwc[i][t];
-    if (r[RWC_EXTRA_BIT] || m[AM_AB2_SRCAINCR] || m[AM_AB2_SRCBINCR])
-        return 0;
-    if (m[AM_AB_SRCACLEAR])
-        r[RWC_SRCA] = r[RWC_SRCA_CR] = 0;
-    else if (m[AM_AB_SRCACR])
-        r[RWC_SRCA] = r[RWC_SRCA_CR] = (r[RWC_SRCA_CR] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
-    else
-        r[RWC_SRCA] = (r[RWC_SRCA] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
-    if (m[AM_AB_SRCBCLEAR])
-        r[RWC_SRCB] = r[RWC_SRCB_CR] = 0;
-    else if (m[AM_AB_SRCBCR])
-        r[RWC_SRCB] = r[RWC_SRCB_CR] = (r[RWC_SRCB_CR] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
-    else
-        r[RWC_SRCB] = (r[RWC_SRCB] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
-    if (m[AM_DST_DESTCLEAR])
-        r[RWC_DST] = r[RWC_DST_CR] = 0;
-    else if (m[AM_DST_DESTCTOCR])
-        r[RWC_DST] = r[RWC_DST_CR] = (r[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
-    else if (m[AM_DST_DESTCR])
-        r[RWC_DST] = r[RWC_DST_CR] = (r[RWC_DST_CR] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
-    else
-        r[RWC_DST] = (r[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
-    if (m[AM_DST_FIDELITYCLEAR])
-        r[RWC_FIDELITY] = 0;
-    else
-        r[RWC_FIDELITY] = (r[RWC_FIDELITY] + m[AM_DST_FIDELITYINCR]) & MATRIX_RWC_FIDELITY_MASK;
-    /* ExtraAddrModBit is 0 here (else Unimplemented above). */
-    if (m[AM_BIAS_BIASCLEAR])
-        r[RWC_EXTRA_BIT] = 0;
-    else if (m[AM_BIAS_BIASINCR] & 3)
-        r[RWC_EXTRA_BIT] = (r[RWC_EXTRA_BIT] + 1) & 1;
-    return 1;
-}
 
 /* ------------------------------------------------------------------------------ Dst rows */
 
@@ -531,7 +484,7 @@ static int plan(const struct copro_view *v, uint32_t t, uint32_t dst, uint32_t a
     p->a_first = v->rwc[RWC_SRCA][t] & MATRIX_SRC_BLOCK_MASK;
     p->b_first = v->rwc[RWC_SRCB][t] & b_mask;
     p->phase = (v->rwc[RWC_FIDELITY][t] + p->c.fidelity_base) & MATRIX_RWC_FIDELITY_MASK;
-    return plan_addr_mod(v, t, addr_mode, p->rwcs);
+    return adc_plan_addr_mod(v, t, addr_mode, 1, p->rwcs);
 }
 
 /* matrix_unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */
@@ -719,7 +672,7 @@ static int64_t zeroacc(struct copro_view *v, uint32_t t, uint32_t word)
     if (!read_config(v, t, &c))
         return NATIVE_DEFER;
     int one_row = mode == MATRIX_ZEROACC_ONE_ROW, sixteen = mode == MATRIX_ZEROACC_16_ROWS;
-    if ((one_row || sixteen) && !plan_addr_mod(v, t, F_ZEROACC_ADDR_MODE(word), rwcs))
+    if ((one_row || sixteen) && !adc_plan_addr_mod(v, t, F_ZEROACC_ADDR_MODE(word), 1, rwcs))
         return NATIVE_DEFER;
     if (one_row) { /* one Dst32b row if the math is wide, else one Dst16b row */
         uint32_t row = (imm10 + c.math_offset + v->rwc[RWC_DST][t] + c.regw_base) & MATRIX_ROW_MASK;

@@ -124,54 +124,6 @@ static uint32_t dst_addr(const struct copro_view *v, uint32_t thread, const stru
 
 /* ------------------------------------------------------------------------------ ApplyPartialAddrMod */
 
-/* adc.apply_addr_mod(update_fidelity=False) planned: the pipe's RWCs after ADDR_MOD slot `slot`, or 0
- * when adc.py raises Unimplemented (adc.addr_mod_problem) or a field lies beyond ThreadConfig. */
-static int plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot,
-                         uint32_t rwcs[RWC_FIELDS])
-{
-    static const struct {
-        uint32_t reg, shift, mask;
-    } specs[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT] = ADDR_MOD_FIELD_SPECS;
-    uint32_t m[ADDR_MOD_FIELD_COUNT];
-    slot %= ADDR_MOD_SLOTS;
-    for (uint32_t i = 0; i < ADDR_MOD_FIELD_COUNT; i++) {
-        int64_t value =
-            thread_field(v, thread, specs[slot][i].reg, specs[slot][i].shift, specs[slot][i].mask);
-        if (value < 0)
-            return 0;
-        m[i] = (uint32_t)value;
-    }
-    for (uint32_t i = 0; i < RWC_FIELDS; i++)
-        rwcs[i] = v->rwc[i][thread];
-    if (rwcs[RWC_EXTRA_BIT] || m[AM_AB2_SRCAINCR] || m[AM_AB2_SRCBINCR])
-        return 0;
-    if (m[AM_AB_SRCACLEAR])
-        rwcs[RWC_SRCA] = rwcs[RWC_SRCA_CR] = 0;
-    else if (m[AM_AB_SRCACR])
-        rwcs[RWC_SRCA] = rwcs[RWC_SRCA_CR] = (rwcs[RWC_SRCA_CR] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
-    else
-        rwcs[RWC_SRCA] = (rwcs[RWC_SRCA] + m[AM_AB_SRCAINCR]) & RWC_SRC_MASK;
-    if (m[AM_AB_SRCBCLEAR])
-        rwcs[RWC_SRCB] = rwcs[RWC_SRCB_CR] = 0;
-    else if (m[AM_AB_SRCBCR])
-        rwcs[RWC_SRCB] = rwcs[RWC_SRCB_CR] = (rwcs[RWC_SRCB_CR] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
-    else
-        rwcs[RWC_SRCB] = (rwcs[RWC_SRCB] + m[AM_AB_SRCBINCR]) & RWC_SRC_MASK;
-    if (m[AM_DST_DESTCLEAR])
-        rwcs[RWC_DST] = rwcs[RWC_DST_CR] = 0;
-    else if (m[AM_DST_DESTCTOCR])
-        rwcs[RWC_DST] = rwcs[RWC_DST_CR] = (rwcs[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
-    else if (m[AM_DST_DESTCR])
-        rwcs[RWC_DST] = rwcs[RWC_DST_CR] = (rwcs[RWC_DST_CR] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
-    else
-        rwcs[RWC_DST] = (rwcs[RWC_DST] + m[AM_DST_DESTINCR]) & RWC_DST_MASK;
-    /* update_fidelity=False: FidelityPhase stays. ExtraAddrModBit is 0 here (else Unimplemented). */
-    if (m[AM_BIAS_BIASCLEAR])
-        rwcs[RWC_EXTRA_BIT] = 0;
-    else if (m[AM_BIAS_BIASINCR] & 3)
-        rwcs[RWC_EXTRA_BIT] = (rwcs[RWC_EXTRA_BIT] + 1) & 1;
-    return 1;
-}
 
 static void commit_addr_mod(struct copro_view *v, uint32_t thread, const uint32_t rwcs[RWC_FIELDS])
 {
@@ -414,7 +366,7 @@ int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64
         if (vd < 4)
             capture = lanes & cells.capture;
     }
-    if (!plan_addr_mod(v, thread, am, rwcs))
+    if (!adc_plan_addr_mod(v, thread, am, 0, rwcs))
         return NATIVE_DEFER; /* Python raises Unimplemented */
     commit_addr_mod(v, thread, rwcs);
     v->sfpu_sp[thread] = sp;
@@ -443,7 +395,7 @@ int64_t sfpu_sfpstore(struct copro_view *v, uint32_t thread, uint32_t word, int6
     uint32_t lanes = ~backdoor & cells.reach;
     if (mod0 != SFPU_FMT_INT32_ALL)
         lanes &= sfpu_lane_enabled(v);
-    if (!all_defined(v, &cells, lanes) || !plan_addr_mod(v, thread, am, rwcs))
+    if (!all_defined(v, &cells, lanes) || !adc_plan_addr_mod(v, thread, am, 0, rwcs))
         return NATIVE_DEFER; /* Python raises UndefinedBehavior or Unimplemented */
     const uint32_t *x = sfpu_lreg(v, vd);
     uint32_t datum[LANES];
