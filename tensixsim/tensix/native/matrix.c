@@ -21,6 +21,7 @@
 
 #include "matrix.h"
 #include "ops.h"
+#include "regs.h"
 
 /* Every float operation is one IEEE fp32 operation: no fused multiply-add (x + b * a rounds twice). */
 #if defined(__clang__)
@@ -168,24 +169,6 @@ static const uint32_t *src_row(const struct copro_view *v, uint32_t file, uint32
 
 /* ------------------------------------------------------------------------------ Dst rows */
 
-/* regs.adj16 / adj32 (BlackholeA0 Dst.md Adj16 / Adj32): the DstBits row of Dst16b row r, and of
- * the high half of Dst32b row r (the low half is 8 rows on). */
-static uint32_t adj16(uint32_t r, uint32_t remap)
-{
-    r &= MATRIX_ROW_MASK;
-    if (remap)
-        r = (r & 0x3C7u) ^ ((r & 0x030u) >> 1) ^ ((r & 0x008u) << 2);
-    return r;
-}
-
-static uint32_t adj32(uint32_t r, uint32_t remap, uint32_t swizzle)
-{
-    r = adj16(r, remap);
-    if (swizzle)
-        r = (r & 0x3F3u) ^ ((r & 0x018u) >> 1) ^ ((r & 0x004u) << 1);
-    return ((r & 0x1F8u) << 1) | (r & 0x207u);
-}
-
 /* The Dst rows an instruction reads and writes (matrix_unit.DstAccess): `count` Dst16b / Dst32b rows
  * as DstBits rows (`row`: the row, or the high half's; the low half is row + 8, both < DST_ROWS). */
 struct dst_access {
@@ -200,7 +183,7 @@ static void dst_access(struct dst_access *d, enum dst_mode mode, const uint32_t 
     d->mode = mode;
     d->count = count;
     for (uint32_t i = 0; i < count; i++)
-        d->row[i] = mode == DST_FP32 ? adj32(rows[i], c->remap, c->swizzle) : adj16(rows[i], c->remap);
+        d->row[i] = mode == DST_FP32 ? regs_adj32(rows[i], c->remap, c->swizzle) : regs_adj16(rows[i], c->remap);
 }
 
 /* regs.readable_from over the access's storage rows: the first cycle they may all be read. */
@@ -655,7 +638,7 @@ static void mark_undefined(struct copro_view *v, uint32_t first, uint32_t count,
                            const struct mx_config *c)
 {
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t r = wide ? adj32(first + i, c->remap, c->swizzle) : adj16(first + i, c->remap);
+        uint32_t r = wide ? regs_adj32(first + i, c->remap, c->swizzle) : regs_adj16(first + i, c->remap);
         v->dst_row_valid[r] = 0;
         if (wide)
             v->dst_row_valid[r + BLOCK] = 0;

@@ -10,6 +10,7 @@
  * matrix-unit write of the rows it reads (sfpu._after_matrix_write), and every instruction while
  * SFPLOADMACRO work is outstanding or near (sfpu_macro_busy).
  */
+#include "regs.h"
 #include "sfpu.h"
 
 enum { IMM10_BITS = 10 };   /* SFPLOAD / SFPSTORE: Imm10 in the 13-bit dest_reg_addr */
@@ -133,23 +134,6 @@ static void commit_addr_mod(struct copro_view *v, uint32_t thread, const uint32_
 
 /* ------------------------------------------------------------------------------ Dst cells */
 
-/* regs.adj16 / adj32 (BlackholeA0 Dst.md Adj16 / Adj32) */
-static uint32_t adj16(uint32_t r, uint32_t remap)
-{
-    r &= REGS_ROW_MASK;
-    if (remap)
-        r = (r & 0x3C7u) ^ ((r & 0x030u) >> 1) ^ ((r & 0x008u) << 2);
-    return r;
-}
-
-static uint32_t adj32(uint32_t r, uint32_t remap, uint32_t swizzle)
-{
-    r = adj16(r, remap);
-    if (swizzle)
-        r = (r & 0x3F3u) ^ ((r & 0x018u) >> 1) ^ ((r & 0x004u) << 1);
-    return ((r & 0x1F8u) << 1) | (r & 0x207u);
-}
-
 /* sfpu.Cells: where each lane of an SFPLOAD / SFPSTORE at Addr goes in Dst. */
 struct cells {
     uint32_t rows[LANES], cols[LANES];
@@ -174,11 +158,11 @@ static void find_cells(const struct copro_view *v, const struct pipe_config *c, 
         out->rows[lane] = row;
         out->cols[lane] = column * 2 + (((addr & 2) != 0) | exchange);
         if (wide) {
-            uint32_t high = adj32(row, c->remap, c->swizzle);
+            uint32_t high = regs_adj32(row, c->remap, c->swizzle);
             out->storage[0][lane] = high;
             out->storage[1][lane] = high + REGS_DST_BLOCK_ROWS;
         } else {
-            out->storage[0][lane] = adj16(row, c->remap);
+            out->storage[0][lane] = regs_adj16(row, c->remap);
         }
         uint32_t config = v->lane_config[lane];
         out->reach |= (uint32_t)((config & block_bit) == 0) << lane;
