@@ -275,3 +275,19 @@ def vector_programs(draw: st.DrawFn):
 def test_native_engine_matches_the_python_engine_through_sfpmad_holds(program):
     entries, seed = program
     assert first_difference(prepare([[0] * 9] * 3, None, seed), entries, 300) is None
+
+
+def test_random_words_never_crash_the_native_engine():
+    """100,000 random words through the three pipes in a subprocess (a native fault would kill it):
+    every batch ends normally or in a named SimError, and most words really run, most of them in C."""
+    run = subprocess.run(
+        [sys.executable, "-m", "tensixsim.tensix.native.fuzz", "--words", "100000", "--seed", "11"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    counts = {line.rsplit(None, 1)[0]: int(line.rsplit(None, 1)[1]) for line in run.stdout.splitlines()[:-1]}
+    assert "100000 words pushed, no other outcome" in run.stdout
+    assert counts["words issued"] > 10_000
+    assert counts["words executed natively"] > 0.8 * counts["words issued"]
