@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, run_python, snapshot
+from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, run_on_both
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -220,14 +220,7 @@ def compare(
     if adjust is not None:
         adjust(state)
     load_state(state)
-    word = ISA.encode(name, **fields)
-    native_tile, python_tile = TILES
-    before = snapshot(native_tile)
-    cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle)
-    if cycles == NATIVE_DEFER:
-        return Comparison(cycles, before, snapshot(native_tile), None, None)
-    outcome = run_python(python_tile, thread, word, cycle)
-    return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile))
+    return run_on_both(ISA.encode(name, **fields), thread, cycle)
 
 
 # ------------------------------------------------------------------------------- random words

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -239,17 +240,24 @@ def mismatches(c: Comparison) -> list[str]:
     return problems
 
 
-def compare(name: str, fields: dict[str, int], thread: int, cycle: int, seed: int) -> Comparison:
-    """Reset both tiles from ``seed`` and run the word natively on one, in Python on the other."""
-    reset(seed)
-    word = ISA.encode(name, **fields)
+def run_on_both(
+    word: int, thread: int, cycle: int, python: Callable[..., object] | None = None
+) -> Comparison:
+    """``word`` natively on the first tile, through ``python`` (default: the instruction's semantics,
+    run_python) on the second, both already holding the same state."""
     native_tile, python_tile = TILES
     before = snapshot(native_tile)
     cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle)
     if cycles == NATIVE_DEFER:
         return Comparison(cycles, before, snapshot(native_tile), None, None)
-    outcome = run_python(python_tile, thread, word, cycle)
+    outcome = (python or run_python)(python_tile, thread, word, cycle)
     return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile))
+
+
+def compare(name: str, fields: dict[str, int], thread: int, cycle: int, seed: int) -> Comparison:
+    """Reset both tiles from ``seed`` and run the word natively on one, in Python on the other."""
+    reset(seed)
+    return run_on_both(ISA.encode(name, **fields), thread, cycle)
 
 
 # ------------------------------------------------------------------------------- random words

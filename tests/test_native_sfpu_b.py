@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sfpu_float_reference import fma_bh
-from test_native_ops import TILES, Comparison, mismatches, reset, snapshot
+from test_native_ops import TILES, Comparison, mismatches, reset, run_on_both
 
 from tensixsim.errors import SimError, UndefinedBehavior
 from tensixsim.isa import isa_for
@@ -211,14 +211,7 @@ def run_python(tile, thread: int, word: int, cycle: int) -> Outcome | SimError |
 def compare(name: str, fields: dict[str, int], thread: int, cycle: int, seed: int, **changes) -> Comparison:
     """Give both tiles the state of ``seed``, run the word natively on one and in Python on the other."""
     set_state(seed, cycle, **changes)
-    word = ISA.encode(name, **fields)
-    native_tile, python_tile = TILES
-    before = snapshot(native_tile)
-    cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle)
-    if cycles == NATIVE_DEFER:
-        return Comparison(cycles, before, snapshot(native_tile), None, None)
-    outcome = run_python(python_tile, thread, word, cycle)
-    return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile))
+    return run_on_both(ISA.encode(name, **fields), thread, cycle, run_python)
 
 
 # ------------------------------------------------------------------------------- random words
