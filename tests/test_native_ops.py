@@ -29,7 +29,8 @@ from tensixsim.isa.spec import Field
 from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix import native
 from tensixsim.tensix.native import gen_fields
-from tensixsim.tensix.semantics import Context, Outcome, Retire, lookup
+from tensixsim.tensix.frontend import NATIVE_WAITS
+from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, lookup
 from tensixsim.tensix.thcon import GPR_COUNT
 
 ISA = isa_for("blackhole")
@@ -224,6 +225,7 @@ class Comparison:
     native_after: dict[str, object]
     python_outcome: Outcome | SimError | None  # None: not run (the native side deferred)
     python_after: dict[str, object] | None
+    native_wait: tuple[str, int | None] | None = None  # NATIVE_WAIT: its text and until
 
 
 def mismatches(c: Comparison) -> list[str]:
@@ -231,7 +233,12 @@ def mismatches(c: Comparison) -> list[str]:
     if c.native_cycles == NATIVE_DEFER:
         return [f"deferred, yet changed {name}" for name in differences(c.native_before, c.native_after)]
     problems = []
-    if not isinstance(c.python_outcome, Retire):
+    if c.native_cycles == native.NATIVE_WAIT:
+        got = (c.python_outcome.reason, c.python_outcome.until) if isinstance(c.python_outcome, Wait) else None
+        if got != c.native_wait:
+            problems.append(f"native waits {c.native_wait}; Python gave {c.python_outcome!r}")
+        problems += [f"waited, yet changed {name}" for name in differences(c.native_before, c.native_after)]
+    elif not isinstance(c.python_outcome, Retire):
         problems.append(f"native retired in {c.native_cycles} cycles; Python gave {c.python_outcome!r}")
     elif c.python_outcome.cycles != c.native_cycles:
         problems.append(f"native took {c.native_cycles} cycles, Python {c.python_outcome.cycles}")
@@ -247,11 +254,16 @@ def run_on_both(
     run_python) on the second, both already holding the same state."""
     native_tile, python_tile = TILES
     before = snapshot(native_tile)
-    cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle)
+    wait: list[int | None] = []
+    cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle, wait)
     if cycles == NATIVE_DEFER:
         return Comparison(cycles, before, snapshot(native_tile), None, None)
     outcome = (python or run_python)(python_tile, thread, word, cycle)
-    return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile))
+    waited = None
+    if wait:
+        reason, until = wait
+        waited = (NATIVE_WAITS[reason](until), until)
+    return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile), waited)
 
 
 def compare(name: str, fields: dict[str, int], thread: int, cycle: int, seed: int) -> Comparison:

@@ -22,6 +22,8 @@ from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sfpu_macro
 from tensixsim.tensix.capture import QE_CORE, QE_FIELDS, InputQueue, PushedInstruction, entry_of, row_of
 from tensixsim.tensix.matrix_runs import mvmul_run
+from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
+from tensixsim.tensix.regs import dst_hidden
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.tensix.sfpu_float import MAD_HOLD_REASON
 from tensixsim.timing import FRONTEND, MATRIX
@@ -58,7 +60,13 @@ THREAD_HELD_UNITS = frozenset({"unpack"})
 PIPE_FIELDS = SRC + QE_FIELDS
 _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 # BLOCKED: a block the reference code set (retried by it), or the native engine's own hold.
-BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD = 1, 2
+BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD, BLOCKED_NATIVE_WAIT = 1, 2, 16
+# The text of the native handlers' waits (copro.h WAIT_*), from their until: the Python semantics' own.
+NATIVE_WAITS: tuple[Callable[[int | None], str], ...] = (
+    lambda until: "",
+    lambda until: SRC_NOT_HANDED,
+    lambda until: dst_hidden(until if until is not None else -1),
+)
 
 
 def _int_field(index: int, doc: str) -> property:
@@ -177,6 +185,9 @@ class Pipe:
         code = self.v[BLOCKED]
         if code == BLOCKED_NATIVE_MAD_HOLD:
             return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {MAD_HOLD_REASON}"
+        if code >= BLOCKED_NATIVE_WAIT:
+            why = NATIVE_WAITS[code - BLOCKED_NATIVE_WAIT](self.retry_at)
+            return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {why}"
         return self._reason if code else None
 
     @blocked.setter

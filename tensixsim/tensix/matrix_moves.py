@@ -79,7 +79,7 @@ from tensixsim.tensix.formats import (
     INT32,
     TF32,
 )
-from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_mapping
+from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_hidden, dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
 
@@ -249,7 +249,7 @@ def _dst_read_stall(ctx: Context, dst_rows: np.ndarray) -> Wait | None:
     regs = copro.regs
     ready = regs.readable_from(regs.storage_rows(dst_rows, wide=wide, remap=remap, swizzle=swizzle))
     if ready > ctx.cycle:
-        return Wait(f"Dst rows written by the matrix unit are readable from cycle {ready}", until=ready)
+        return Wait(dst_hidden(ready), until=ready)
     return None
 
 

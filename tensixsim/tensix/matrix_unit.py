@@ -83,7 +83,16 @@ from tensixsim.tensix.adc import (
 )
 from tensixsim.tensix.formats import BF16, FP16, INT8, TF32, Rounding
 from tensixsim.tensix.matrix_moves import src_format, src_style
-from tensixsim.tensix.regs import DST_COLS, SRC_ROWS, SRCA, SRCB, SrcClient, clear_src_valid, dst_mapping
+from tensixsim.tensix.regs import (
+    DST_COLS,
+    SRC_ROWS,
+    SRCA,
+    SRCB,
+    SrcClient,
+    clear_src_valid,
+    dst_hidden,
+    dst_mapping,
+)
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
 
@@ -282,6 +291,8 @@ def _dst_row(copro: Coprocessor, thread: int, dst_row: int, rwcs: Rwcs, mask: in
 
 # ------------------------------------------------------------------------------ shared steps
 
+SRC_NOT_HANDED = "SrcA / SrcB bank not handed to the matrix unit"  # why an instruction waits for them
+
 
 def both_banks_owned(copro: Coprocessor) -> bool:
     regs = copro.regs
@@ -336,7 +347,7 @@ def _stall(ctx: Context, access: DstAccess) -> Wait | None:
     """The Dst read-after-write stall, if ``access``'s rows were written too recently."""
     ready = ctx.copro.regs.readable_from(access.storage(ctx.copro))
     if ready > ctx.cycle:
-        return Wait(f"Dst rows written by the matrix unit are readable from cycle {ready}", until=ready)
+        return Wait(dst_hidden(ready), until=ready)
     return None
 
 
@@ -409,7 +420,7 @@ def _multiply(
     dst_row = ctx.documented("dst", dst, 10)
     ctx.documented("addr_mode", addr_mode, 3)
     if not both_banks_owned(copro):
-        return Wait("SrcA / SrcB bank not handed to the matrix unit")
+        return Wait(SRC_NOT_HANDED)
     fmts = _formats(ctx)
     rwcs = read_rwcs(copro.adc, thread)
     rows = 7 if broadcast_row else num_rows
@@ -463,7 +474,7 @@ def _elementwise(
     ctx.documented("addr_mode", addr_mode, 3)
     broadcast_row, broadcast_col0 = bool(broadcast & 2), bool(broadcast & 1)
     if not both_banks_owned(copro):
-        return Wait("SrcA / SrcB bank not handed to the matrix unit")
+        return Wait(SRC_NOT_HANDED)
     fmts = _formats(ctx)
     rwcs = read_rwcs(copro.adc, thread)
     a_rows = _src_rows(ctx, "SrcA", rwcs.srca & 0x38, 8)
@@ -613,7 +624,7 @@ def gmpool(
     ctx.documented("pool_addr_mode", pool_addr_mode, 3)
     argmax = bool(max_pool_index_en)
     if not both_banks_owned(copro):
-        return Wait("SrcA / SrcB bank not handed to the matrix unit")
+        return Wait(SRC_NOT_HANDED)
     fmts = _formats(ctx)
     style = gmpool_styles(fmts, argmax)
     wide = fmts.dst.wide

@@ -24,6 +24,7 @@ NEVER = 1 << 62
 
 _HERE = Path(__file__).parent
 NATIVE_DEFER = 0
+NATIVE_WAIT = -1  # copro.h: the handler's instruction waits; view.wait holds (reason, until)
 RWC_FIELDS = ("srca", "srca_cr", "srcb", "srcb_cr", "dst", "dst_cr", "fidelity_phase", "extra_addr_mod_bit")
 
 _P = ctypes.c_void_p
@@ -80,6 +81,7 @@ class CoproView(ctypes.Structure):
         ("sync_gate_kind", _P),
         *((name, _P) for name, _, _ in SFPU_ARRAYS),
         *((name, _P) for name, _, _ in REGS_ARRAYS),
+        ("wait", _P),
     ]
 
 
@@ -104,6 +106,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.sync.gate_kind,
         copro.sfpu,
         copro.regs,
+        wait := np.full(2, -1, np.int64),
     )
     view = CoproView()
     view.threads = copro.threads
@@ -122,7 +125,14 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     for state, table in ((copro.sfpu, SFPU_ARRAYS), (copro.regs, REGS_ARRAYS)):
         for name, attribute, dtype in table:
             setattr(view, name, _pointer(getattr(state, attribute), dtype))
+    view.wait = _pointer(wait, np.int64)
     return view, arrays
+
+
+def last_wait(arrays: tuple[np.ndarray, ...]) -> tuple[int, int | None]:
+    """(reason, until) of the last NATIVE_WAIT through the view ``arrays`` came with (view_of)."""
+    reason, until = (int(x) for x in arrays[-1])
+    return reason, (until if until >= 0 else None)
 
 
 MAX_THREADS = 3
@@ -399,10 +409,16 @@ def library(defines: tuple[str, ...] = ()) -> ctypes.CDLL | None:
     return _libs[defines]
 
 
-def exec_one(copro: Coprocessor, thread: int, word: int, cycle: int) -> int:
-    """Run one instruction word through ``tsim_native_op`` (for tests): its cycles, or NATIVE_DEFER."""
+def exec_one(
+    copro: Coprocessor, thread: int, word: int, cycle: int, wait: list[int | None] | None = None
+) -> int:
+    """Run one instruction word through ``tsim_native_op`` (for tests): its cycles, NATIVE_DEFER or
+    NATIVE_WAIT (then ``wait``, if given, receives the reason and until)."""
     lib = library()
     if lib is None:
         raise RuntimeError("the native engine is not available (no C compiler)")
-    view, _arrays = view_of(copro)  # the arrays stay referenced during the call
-    return int(lib.tsim_native_op(ctypes.addressof(view), thread, word, cycle))
+    view, arrays = view_of(copro)  # the arrays stay referenced during the call
+    cycles = int(lib.tsim_native_op(ctypes.addressof(view), thread, word, cycle))
+    if cycles == NATIVE_WAIT and wait is not None:
+        wait[:] = last_wait(arrays)
+    return cycles

@@ -10,6 +10,12 @@
 #include <stdint.h>
 
 enum { NATIVE_DEFER = 0 };
+/* A handler whose instruction must wait (the Python semantics would return Wait) sets view->wait to
+ * (reason, until) and returns NATIVE_WAIT having changed nothing else; the engine blocks the pipe as
+ * Engine._issue does and retries it natively. The reasons are those of matrix_unit.py (WAIT_REASONS
+ * in tensixsim/tensix/native/__init__.py gives their text). until -1: only a state change lifts it. */
+enum { NATIVE_WAIT = -1 };
+enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_REASONS };
 enum { GPR_COUNT = 64, ADC_UNITS = 3, ADC_CHANNELS = 2, ADC_COORDS = 4 };
 /* RWCs[thread], each an array of `threads` uint32 (adc.py AdcState field order). */
 enum { RWC_SRCA, RWC_SRCA_CR, RWC_SRCB, RWC_SRCB_CR, RWC_DST, RWC_DST_CR, RWC_FIDELITY, RWC_EXTRA_BIT,
@@ -58,9 +64,19 @@ struct copro_view {
     int64_t *src_handover_at; /* [2][2]: cycle a Src bank reaches the matrix unit, -1 none */
     int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix_moves.HOLDS) */
     int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
+    int64_t *wait;            /* [2]: (reason, until) of the last NATIVE_WAIT */
 };
 
-/* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1 or NATIVE_DEFER. */
+/* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself). */
+static inline int64_t native_wait(struct copro_view *v, int64_t reason, int64_t until)
+{
+    v->wait[0] = reason;
+    v->wait[1] = until;
+    return NATIVE_WAIT;
+}
+
+/* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1, NATIVE_DEFER or
+ * NATIVE_WAIT. */
 int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
 #endif

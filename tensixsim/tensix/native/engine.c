@@ -374,6 +374,17 @@ static void block(struct engine *e, uint32_t t, int64_t cycle)
     P(e, t, PIPE_RETRY_AT) = ready >= cycle + 1 ? ready : -1;
 }
 
+/* Engine._issue's branch for a Wait outcome: blocked until a state change or its until. */
+static void block_wait(struct engine *e, uint32_t t, int64_t cycle)
+{
+    if (!P(e, t, PIPE_BLOCKED))
+        P(e, t, PIPE_BLOCKED_SINCE) = cycle;
+    P(e, t, PIPE_BLOCKED) = BLOCK_WAIT + e->view->wait[0];
+    P(e, t, PIPE_BLOCKED_AT) = cycle;
+    P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
+    P(e, t, PIPE_RETRY_AT) = e->view->wait[1];
+}
+
 /* Coprocessor.next_timed_change (regs.next_handover): the earliest Src hand-over due, or -1. */
 static int64_t next_timed_change(const struct engine *e)
 {
@@ -469,6 +480,12 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         int64_t cycles = tsim_native_op(e->view, t, word, cycle);
         if (cycles == NATIVE_DEFER)
             return stop(e, RUN_ISSUE, t, cycle);
+        if (cycles == NATIVE_WAIT) {
+            block_wait(e, t, cycle);
+            if (e->out[OUT_NOTIFY])
+                return stop(e, RUN_NOTIFY, t, cycle); /* from this step's take */
+            continue;
+        }
         retired(e, t, word, unit, busy, cycle, cycles);
         e->out[OUT_NATIVE]++;
         if (e->out[OUT_NOTIFY])

@@ -456,18 +456,30 @@ struct mx_plan {
 };
 
 /* The checks and reads every arithmetic instruction shares (matrix_unit._multiply / _elementwise up
- * to the Dst rows): 0 to defer. `b_mask` selects SrcB's first row from its RWC. */
-static int plan(const struct copro_view *v, uint32_t t, uint32_t dst, uint32_t addr_mode, uint32_t flips,
-                uint32_t b_mask, struct mx_plan *p)
+ * to the Dst rows): PLAN_GO, NATIVE_DEFER, or NATIVE_WAIT when the banks are not the matrix unit's (in
+ * Python that Wait comes right after the operand checks, before anything else can raise). `b_mask`
+ * selects SrcB's first row from its RWC. */
+enum { PLAN_GO = 1 };
+static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t addr_mode, uint32_t flips,
+                    uint32_t b_mask, struct mx_plan *p)
 {
-    if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS || flips || macro_pending(v) || !both_banks_owned(v))
-        return 0;
-    if (!read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
-        return 0;
+    if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS || macro_pending(v))
+        return NATIVE_DEFER;
+    if (!both_banks_owned(v))
+        return native_wait(v, WAIT_SRC_NOT_HANDED, -1);
+    if (flips || !read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
+        return NATIVE_DEFER;
     p->a_first = v->rwc[RWC_SRCA][t] & MATRIX_SRC_BLOCK_MASK;
     p->b_first = v->rwc[RWC_SRCB][t] & b_mask;
     p->phase = (v->rwc[RWC_FIDELITY][t] + p->c.fidelity_base) & MATRIX_RWC_FIDELITY_MASK;
-    return adc_plan_addr_mod(v, t, addr_mode, 1, p->rwcs);
+    return adc_plan_addr_mod(v, t, addr_mode, 1, p->rwcs) ? PLAN_GO : NATIVE_DEFER;
+}
+
+/* matrix_unit._stall: the Dst read-after-write wait, or PLAN_GO. */
+static int64_t dst_stall(struct copro_view *v, const struct dst_access *d, int64_t cycle)
+{
+    int64_t ready = readable_from(v, d);
+    return ready > cycle ? native_wait(v, WAIT_DST_HIDDEN, ready) : PLAN_GO;
 }
 
 /* matrix_unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */
@@ -530,9 +542,10 @@ static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cy
         return NATIVE_DEFER;
     /* BroadcastSrcBRow: SrcB row RWC & 63 for rows 0, 2, 4, 6 of 7 (the mask 0x400 - 7 keeps bit 0). */
     uint32_t rows = broadcast ? BLOCK - 1 : BLOCK, step = broadcast ? 2 : 1;
-    if (!plan(v, t, dst, F_MVMUL_ADDR_MODE(word), F_MVMUL_CLEAR_DVALID(word),
-              broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p))
-        return NATIVE_DEFER;
+    int64_t go = plan(v, t, dst, F_MVMUL_ADDR_MODE(word), F_MVMUL_CLEAR_DVALID(word),
+                      broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p);
+    if (go != PLAN_GO)
+        return go;
     if (p.a_first + K > MATRIX_SRC_ROWS) /* SrcA rows past row 63: UndefinedBehavior */
         return NATIVE_DEFER;
     uint32_t first = first_dst_row(v, t, &p, dst, MATRIX_DST_ROWS - rows), written[BLOCK], count = 0;
@@ -540,8 +553,8 @@ static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cy
         written[count++] = first + r;
     struct dst_access d;
     dst_access(&d, p.mode, written, count, &p.c);
-    if (readable_from(v, &d) > cycle)
-        return NATIVE_DEFER; /* Wait: the rows are still hidden after a matrix-unit write */
+    if ((go = dst_stall(v, &d, cycle)) != PLAN_GO)
+        return go;
 
     /* SrcA rows a_first.. and SrcB rows b_first.. are consecutive in their banks; with
      * BroadcastSrcBRow every written row has SrcB row b_first's products. */
@@ -604,15 +617,16 @@ static int64_t elw(struct copro_view *v, uint32_t t, struct elw_fields f, int64_
     uint32_t row_broadcast = f.broadcast & ELW_BROADCAST_ROW, col0 = f.broadcast & ELW_BROADCAST_COL0;
     uint32_t dst = f.dst;
     struct mx_plan p;
-    if (!plan(v, t, dst, f.addr_mode, f.flips, row_broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p))
-        return NATIVE_DEFER;
+    int64_t go = plan(v, t, dst, f.addr_mode, f.flips, row_broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p);
+    if (go != PLAN_GO)
+        return go;
     uint32_t first = first_dst_row(v, t, &p, dst, MATRIX_DST_ROWS - BLOCK), rows[BLOCK];
     for (uint32_t r = 0; r < BLOCK; r++)
         rows[r] = first + r;
     struct dst_access d;
     dst_access(&d, p.mode, rows, BLOCK, &p.c);
-    if (add_dst && readable_from(v, &d) > cycle)
-        return NATIVE_DEFER; /* Wait: the rows are still hidden after a matrix-unit write */
+    if (add_dst && (go = dst_stall(v, &d, cycle)) != PLAN_GO)
+        return go;
 
     float result[COLS], old[COLS];
     struct src_style style = src_style_of(p.style);
