@@ -28,8 +28,8 @@ from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
 from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix import native
-from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.frontend import NATIVE_WAITS
+from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, lookup
 from tensixsim.tensix.thcon import GPR_COUNT
 
@@ -234,7 +234,8 @@ def mismatches(c: Comparison) -> list[str]:
         return [f"deferred, yet changed {name}" for name in differences(c.native_before, c.native_after)]
     problems = []
     if c.native_cycles == native.NATIVE_WAIT:
-        got = (c.python_outcome.reason, c.python_outcome.until) if isinstance(c.python_outcome, Wait) else None
+        outcome = c.python_outcome
+        got = (outcome.reason, outcome.until) if isinstance(outcome, Wait) else None
         if got != c.native_wait:
             problems.append(f"native waits {c.native_wait}; Python gave {c.python_outcome!r}")
         problems += [f"waited, yet changed {name}" for name in differences(c.native_before, c.native_after)]

@@ -67,10 +67,10 @@ TILE_FACES = 4  # a 32x32 tile is 4 consecutive faces: top-left, top-right, bott
 ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS, ZEROACC_MODE_HALF_OF_DST, ZEROACC_MODE_ALL_OF_DST = range(4)
 
 
-
 def dst_hidden(ready: int) -> str:
     """Why an instruction reading Dst rows the matrix unit wrote too recently waits (until ``ready``)."""
     return f"Dst rows written by the matrix unit are readable from cycle {ready}"
+
 
 class SrcClient(IntEnum):
     """Who may use a SrcA / SrcB bank (``AllowedClient``; the page's enum order)."""
