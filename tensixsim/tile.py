@@ -239,7 +239,8 @@ class Tile:
     # ------------------------------------------------------------------ scheduler
     def _schedule(self, max_cycles: int) -> None:
         history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
-        spin_marks: tuple[int, int, int] | None = None  # memory digest, side effects, coprocessor state
+        spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
+        spin_digest: int | None = None  # memory digest, taken once the marks repeat
         while True:
             running = [c for c in self.cores if c.state is CoreState.RUNNING]
             if running and self.noc is not None and self.noc.pending:
@@ -279,7 +280,7 @@ class Tile:
             # Spin detection: only slices that ran to the quantum without side effects count.
             if core.state is not CoreState.RUNNING or self._side_effects != effects_before:
                 history[core.name].clear()
-                spin_marks = None
+                spin_marks = spin_digest = None
                 continue
             seen = history[core.name]
             fingerprint = core.fingerprint()
@@ -291,11 +292,18 @@ class Tile:
             live = [c for c in self.cores if c.state is CoreState.RUNNING]
             if not all(history[c.name] and history[c.name][-1] in history[c.name][:-1] for c in live):
                 continue
-            marks = (self._memory_digest(), self._side_effects, self.coprocessor.version)
+            marks = (self._side_effects, self.coprocessor.version)
             # A pipe that can still issue (a busy unit, a timed wait) may yet change what they poll.
             backend_moves = isinstance(self.backend, Engine) and self.backend.can_progress()
             if spin_marks == marks and not (self.noc is not None and self.noc.pending) and not backend_moves:
-                raise self._deadlock(live, history)
+                # Nothing else moved either: a deadlock if memory did not change since the last look
+                # (hashing all of L1 costs milliseconds, so only once the cheap marks repeat).
+                digest = self._memory_digest()
+                if digest == spin_digest:
+                    raise self._deadlock(live, history)
+                spin_digest = digest
+            else:
+                spin_digest = None
             spin_marks = marks
             for c in live:
                 history[c.name] = history[c.name][-1:]
