@@ -119,6 +119,9 @@ class Tile:
         engine = engine or os.environ.get("TENSIXSIM_ENGINE") or "native"
         self.arch = get_arch(arch)
         self.quantum = quantum
+        # Park cores spinning in poll loops until what they poll changes (results and cycles are the
+        # same as running the loops; off is for checking that).
+        self.park_polls = True
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
         self.local_ram = {c.name: np.zeros(c.local_ram_size, np.uint8) for c in self.arch.cores}
         self.control = TileControl.new(self.arch)
@@ -271,7 +274,10 @@ class Tile:
             if core.error is None:
                 self._advance_backend()
             if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
-                self._try_park(core)
+                if self.park_polls:
+                    self._try_park(core)
+                else:
+                    core.mark_busy_loop()
             if core.error is not None:
                 error, core.error = core.error, None
                 raise error
@@ -423,34 +429,51 @@ class Tile:
                 return region.register_at(address)
         return None
 
-    def register_written(self, address: int, cycle: int) -> None:
-        """A core wrote an MMIO register: wake the cores polling it."""
+    def register_written(self, address: int, cycle: int, writer: Core | None = None) -> None:
+        """``writer`` (None: an agent that acts before the cores, the NoC) wrote an MMIO register at
+        ``cycle``: wake the cores polling it."""
         self.note_side_effect()
         for core in self.cores:
             if core.state is CoreState.WAITING and address in core.watch_registers:
-                self._wake(core, cycle + 1)
+                # A read at cycle c sees the write when the write goes first: cores act in (cycle,
+                # index) order (may_sync), the NoC before any core at its cycle (deliver).
+                first = cycle + 1 if writer is not None and writer.index > core.index else cycle
+                self._wake(core, first, (address,))
 
     def coprocessor_changed(self, cycle: int) -> None:
-        """Coprocessor state changed: wake the cores polling registers that reflect it."""
+        """Coprocessor state changed at ``cycle``: wake the cores polling registers that reflect it
+        (a read at a later cycle sees it: it brings the coprocessor up to its own cycle first)."""
         for core in self.cores:
             if core.state is CoreState.WAITING and "coprocessor" in core.watch_registers.values():
-                self._wake(core, cycle + 1)
+                registers = tuple(a for a, how in core.watch_registers.items() if how == "coprocessor")
+                self._wake(core, cycle + 1, registers)
 
     def _l1_value(self, address: int, size: int) -> int:
         return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
 
-    def _wake(self, core: Core, cycle: int) -> None:
-        """Resume a parked core as if it had seen the change at ``cycle``."""
+    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = ()) -> None:
+        """Resume a parked core as if it had seen the change at ``cycle``.
+
+        A change to ``registers`` the loop reads is seen by the first read at or after ``cycle``: the
+        core resumes at the head of that iteration, the iterations before it counted as run, so the
+        cycles and instructions are those of running the loop. A change to polled L1 (which a running
+        loop reads without synchronising) resumes the loop at ``cycle``, or one iteration after it was
+        first entered if that is later.
+        """
         pages = {a // PAGE for a, _ in core.watch}
         self.wakes += 1
         core.state = CoreState.RUNNING
         core.watch = []
         core.watch_registers = {}
-        target = max(core.fixed_point_cycle, cycle)
-        if target < core.time:
-            core.rewind(target)
+        offsets = [core.poll_reads[a] for a in registers if a in core.poll_reads]
+        if offsets and core.poll_period > 0:
+            core.skip_iterations(max(0, -(-(cycle - core.time - min(offsets)) // core.poll_period)))
         else:
-            core.time = target
+            target = max(core.fixed_point_cycle, cycle)
+            if target < core.time:
+                core.rewind(target)
+            else:
+                core.time = target
         for page in pages:
             self._refresh_protection(page)
 

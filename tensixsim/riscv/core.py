@@ -61,7 +61,11 @@ MMIO_FLOOR = 0xFFB10000  # accesses at or above this go through the PC-recording
 # A loop head entered this many times (within a few blocks each time) is checked for being a poll
 # loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop.
 SPIN_THRESHOLD = 32
+# A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
+# wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
+MMIO_SPIN_THRESHOLD = 3
 _PROBE_BUDGET = 4096
+_CARRIED = (1 << 64) - 1  # repeat_start of a loop whose first entry was in an earlier slice
 
 _BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
 _uclib = _ucmod.uclib
@@ -117,6 +121,14 @@ class Core:
         self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
         self.sync_stopped = False
         self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
+        # A parked loop's iteration: cycles, instructions, and the cycle offset of its first read of
+        # each register it polls (Tile._wake resumes it at the iteration that sees a change).
+        self.poll_period = 0
+        self.poll_instructions = 0
+        self.poll_reads: dict[int, int] = {}
+        self._probe_reads: list[tuple[int, int]] | None = None  # (register, cycle) while probing
+        self._loop_entry = 0  # cycle the loop being counted was first entered
+        self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
         self.protected_pages: set[int] = set()
 
         arch = tile.arch
@@ -217,19 +229,28 @@ class Core:
         return self.hooks.state.mmio_pc
 
     # ------------------------------------------------------------------ running
-    def run_slice(self, budget: int, spin_threshold: int = SPIN_THRESHOLD) -> None:
-        """Run until ``budget`` cycles have passed, the core stops, or the scheduler must step in."""
+    def run_slice(self, budget: int, spin_threshold: int = SPIN_THRESHOLD, carry: bool = True) -> None:
+        """Run until ``budget`` cycles have passed, the core stops, or the scheduler must step in.
+
+        A slice that stopped at a synchronisation point (an MMIO access that had to wait for the
+        other cores) resumes the loop count where it was: a poll loop is then recognised although
+        the scheduler cuts it into slices of a few iterations."""
         s = self.hooks.state
         s.icount = 0
         s.limit = budget
         s.stop_reason = 0
         s.block_addr = self._pc
         s.block_size = 0
-        s.loop_head = self._pc
-        s.since_head = 0
-        s.repeat = 0
-        s.repeat_start = 0
-        s.spin_threshold = spin_threshold
+        s.spin_reset = spin_threshold
+        if carry and self._carry_loop:
+            s.repeat_start = _CARRIED
+            s.spin_threshold = min(spin_threshold, s.spin_threshold)
+        else:
+            s.loop_head = self._pc
+            s.since_head = 0
+            s.repeat = 0
+            s.repeat_start = 0
+            s.spin_threshold = spin_threshold
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
@@ -281,6 +302,9 @@ class Core:
         self._pc = pc
         self.instructions += done
         self.time = self._slice_start + done + self._extra
+        if s.repeat_start != _CARRIED:
+            self._loop_entry = self._slice_start + s.repeat_start + self._extra
+        self._carry_loop = carry and self.sync_stopped
 
     @property
     def stopped_spinning(self) -> bool:
@@ -288,8 +312,7 @@ class Core:
 
     def loop_entry_cycle(self) -> int:
         """Cycle at which the loop the core stopped in was first entered."""
-        s = self.hooks.state
-        return self._slice_start + s.repeat_start + self._extra
+        return self._loop_entry
 
     def mark_busy_loop(self) -> None:
         """The loop headed at pc does real work: never check it for polling again."""
@@ -315,14 +338,27 @@ class Core:
             self.uc.hook_add(ucc.UC_HOOK_MEM_READ, on_read),
             self.uc.hook_add(ucc.UC_HOOK_MEM_WRITE, on_write),
         ]
+        start, instructions = self.time, self.instructions
+        self._probe_reads = []
         try:
             # The slice starts at the head (its first entry); the native hook stops at the second.
-            self.run_slice(_PROBE_BUDGET, spin_threshold=2)
+            self.run_slice(_PROBE_BUDGET, spin_threshold=2, carry=False)
         finally:
             for handle in handles:
                 self.uc.hook_del(handle)
+            registers, self._probe_reads = self._probe_reads, None
         back = self.stopped_spinning and self._pc == head
+        self.poll_period = self.time - start
+        self.poll_instructions = self.instructions - instructions
+        self.poll_reads = {}
+        for address, cycle in registers:
+            self.poll_reads.setdefault(address, cycle - start)
         return reads, wrote[0], back
+
+    def skip_iterations(self, count: int) -> None:
+        """Account ``count`` iterations of the parked loop as run (they saw nothing new)."""
+        self.time += count * self.poll_period
+        self.instructions += count * self.poll_instructions
 
     def rewind(self, cycle: int) -> None:
         """Undo pure poll-loop iterations after ``cycle`` (they observed nothing new)."""
@@ -580,6 +616,11 @@ class Core:
                 return 0
             value = region.read(Access(self, region.base + offset, size, cycle))
             self.charge(RISCV.mmio_load - 1)
+            if region.sync:
+                if self._probe_reads is not None:
+                    self._probe_reads.append((region.base + offset, cycle))
+                state = self.hooks.state
+                state.spin_threshold = min(state.spin_threshold, MMIO_SPIN_THRESHOLD)
             return value
         except Stall as stall:
             self._stall(stall, self.now(self.hooks.state.mmio_pc))
@@ -594,7 +635,7 @@ class Core:
                 return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
             self.charge(RISCV.mmio_store - 1)
-            self.tile.register_written(region.base + offset, cycle)
+            self.tile.register_written(region.base + offset, cycle, self)
         except Stall as stall:
             self._stall(stall, self.now(self.hooks.state.mmio_pc))
         except BaseException as exc:

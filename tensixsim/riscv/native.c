@@ -48,6 +48,7 @@ struct core_hooks {
     uint64_t repeat;        /* how often loop_head came back */
     uint64_t repeat_start;  /* icount when loop_head was first entered */
     uint64_t spin_threshold;/* stop with STOP_SPIN after this many; Python checks for a poll loop */
+    uint64_t spin_reset;    /* spin_threshold for the next loop head (Python lowers it per loop) */
     uc_stop_fn stop;
     uc_reg_fn reg_read;
     uc_reg_fn reg_write;
@@ -99,6 +100,7 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
         h->since_head = 0;
         h->repeat = 0;
         h->repeat_start = before;
+        h->spin_threshold = h->spin_reset;
     }
     uint64_t page = (address - h->code_base) >> 12;
     if (address >= h->code_base && page < h->code_pages && !h->executed[page]) {

@@ -63,6 +63,7 @@ class HookState(ctypes.Structure):
             "repeat",
             "repeat_start",
             "spin_threshold",
+            "spin_reset",
         )
     ] + [
         ("stop", ctypes.c_void_p),
@@ -126,7 +127,7 @@ class Hooks:
         self.state = HookState()
         s = self.state
         s.limit = 1 << 62
-        s.spin_threshold = 1 << 62
+        s.spin_threshold = s.spin_reset = 1 << 62
         s.inline_pipe = NO_PIPE
         s.mmio_base = mmio_base
         s.code_base = code_base
@@ -197,6 +198,7 @@ class Hooks:
             s.since_head += 1
             if s.since_head > LOOP_BLOCKS:
                 s.loop_head, s.since_head, s.repeat, s.repeat_start = address, 0, 0, before
+                s.spin_threshold = s.spin_reset
         page = (address - s.code_base) >> 12
         if address >= s.code_base and page < s.code_pages and not s.executed[page]:
             s.executed[page] = 1
