@@ -80,6 +80,9 @@ class CoproView(ctypes.Structure):
         ("sync_gate_kind", _P),
         *((name, _P) for name, _, _ in SFPU_ARRAYS),
         *((name, _P) for name, _, _ in REGS_ARRAYS),
+        ("pack_stream", _P),
+        ("pack_buffer", _P),
+        ("l1_written", _P),
     ]
 
 
@@ -104,6 +107,8 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.sync.gate_kind,
         copro.sfpu,
         copro.regs,
+        copro.packer,
+        copro.l1_written,
     )
     view = CoproView()
     view.threads = copro.threads
@@ -122,12 +127,26 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     for state, table in ((copro.sfpu, SFPU_ARRAYS), (copro.regs, REGS_ARRAYS)):
         for name, attribute, dtype in table:
             setattr(view, name, _pointer(getattr(state, attribute), dtype))
+    view.pack_stream = _pointer(copro.packer.stream, np.int64)
+    view.pack_buffer = _pointer(copro.packer.buffer, np.uint8)
+    view.l1_written = _pointer(copro.l1_written, np.int64)
     return view, arrays
+
+
+def take_l1_written(copro: Coprocessor) -> None:
+    """Tell the tile about the L1 bytes a native handler wrote (Coprocessor.l1_written), as
+    Coprocessor.l1_write would have, and forget them."""
+    from tensixsim.tensix.coprocessor import NO_L1_WRITTEN
+
+    lo, hi, cycle = (int(x) for x in copro.l1_written)
+    if lo >= 0:
+        copro.l1_written[:] = NO_L1_WRITTEN
+        copro.tile.coprocessor_wrote_l1(lo, hi - lo, cycle)
 
 
 MAX_THREADS = 3
 RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN = range(6)
-NOTIFY_QUEUE, NOTIFY_RETIRED = 1, 2
+NOTIFY_QUEUE, NOTIFY_RETIRED, NOTIFY_L1 = 1, 2, 4
 # engine.h OUT_*
 OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
 OUT_NATIVE, OUT_PENDING, OUT_REACHED, OUT_GROW, OUT_TRACED = range(5, 10)
@@ -304,7 +323,7 @@ class NativeEngine:
 
     def _unit_states(self) -> tuple[object, ...]:
         c = self.copro
-        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs)
+        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs, c.packer, c.l1_written)
 
     def _waiters(self) -> int:
         mask = 0
@@ -364,6 +383,8 @@ class NativeEngine:
         out[OUT_NOTIFY] = 0
         if notify & NOTIFY_QUEUE:
             tile.queue_popped(pipe, int(out[OUT_QUEUE_CYCLE]))
+        if notify & NOTIFY_L1:
+            take_l1_written(copro)  # during the instruction, as Coprocessor.l1_write notifies
         if notify & NOTIFY_RETIRED:
             cycle = int(out[OUT_RETIRE_CYCLE])
             tile.coprocessor_changed(cycle)  # Coprocessor.bump's notification (C counted the version)
@@ -405,4 +426,6 @@ def exec_one(copro: Coprocessor, thread: int, word: int, cycle: int) -> int:
     if lib is None:
         raise RuntimeError("the native engine is not available (no C compiler)")
     view, _arrays = view_of(copro)  # the arrays stay referenced during the call
-    return int(lib.tsim_native_op(ctypes.addressof(view), thread, word, cycle))
+    cycles = int(lib.tsim_native_op(ctypes.addressof(view), thread, word, cycle))
+    take_l1_written(copro)  # as the engine has Python do after a native instruction
+    return cycles

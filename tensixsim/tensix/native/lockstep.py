@@ -78,7 +78,7 @@ NATIVE_CANDIDATES = [
 ]
 
 # Coprocessor state objects whose numpy arrays are architectural state.
-STATE_OBJECTS = ("thcon", "adc", "config", "sync", "frontend", "regs", "sfpu", "unpackers")
+STATE_OBJECTS = ("thcon", "adc", "config", "sync", "frontend", "regs", "sfpu", "unpackers", "packer")
 
 
 def snapshot(tile: Tile) -> dict[str, object]:
