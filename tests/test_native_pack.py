@@ -523,3 +523,33 @@ def test_the_eltwise_kernels_pacrs_run_natively():
             native_count += 1
     assert native_count >= len(captured) // 2
     load_state(draw_state(0, 0))  # leave L1 fresh for the tests that follow
+
+
+# ------------------------------------------------------------------------------- through the engine
+
+
+def test_the_engine_tells_the_tile_of_a_native_pacrs_l1_write():
+    from test_native_engine import configure_packer
+
+    from tensixsim.tensix.capture import PushedInstruction
+    from tensixsim.tensix.coprocessor import NO_L1_WRITTEN
+    from tensixsim.tensix.native.lockstep import first_difference
+
+    word = ISA.encode("PACR", **{**_PACR, "read_intf_sel": 1, "last": 1})
+    entries = [(2, PushedInstruction(word, "trisc2", 0, 3, True))]
+    notified: list[tuple[int, int, int]] = []
+
+    def setup(tile: Tile) -> None:
+        configure_packer(tile.coprocessor)
+        tile.coprocessor.regs.dst_row_valid[:] = True
+        tile.coprocessor.regs.dst[:] = 0x1234
+        tile.coprocessor_wrote_l1 = lambda *a: notified.append(a)  # type: ignore[method-assign]
+
+    tile = Tile("blackhole", engine="native")
+    assert first_difference(setup, entries, 20, native=tile) is None
+    engine = tile.backend.native
+    assert engine is not None and engine.instructions == 1  # the PACR ran natively
+    assert notified == [(0x4000 * 16, 16, 4)]  # Dest_addr + 1 in 16-byte units, one chunk, at its issue
+    assert tuple(tile.coprocessor.l1_written) == NO_L1_WRITTEN
+    # Dst16b 0x1234 is BF16 0x1A12 (formats.dst16_to_bf16); Last pads the chunk with zeros
+    assert tile.l1[0x40000:0x40010].tobytes() == b"\x12\x1a" + bytes(14)

@@ -75,6 +75,7 @@ NATIVE_CANDIDATES = [
     "ELWSUB",
     "ELWMUL",
     "ZEROACC",
+    "PACR",
 ]
 
 # Coprocessor state objects whose numpy arrays are architectural state.
