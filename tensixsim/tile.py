@@ -513,6 +513,11 @@ class Tile:
         self.l1[address : address + len(data)] = np.frombuffer(data, np.uint8)
         self._l1_written(address, len(data), cycle)
 
+    def coprocessor_wrote_l1(self, address: int, size: int, cycle: int) -> None:
+        """The coprocessor's native engine already stored ``size`` bytes at ``address`` (at ``cycle``):
+        do what :meth:`l1_store` does after storing."""
+        self._l1_written(address, size, cycle)
+
     def _l1_written(self, address: int, size: int, cycle: int) -> None:
         l1_written = getattr(self.backend, "l1_written", None)
         if l1_written is not None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
-from tensixsim.tensix import native
+from tensixsim.tensix import formats, native
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.native.lockstep import NATIVE_CANDIDATES, first_difference
 
@@ -39,16 +39,18 @@ PYTHON_ONLY = [
     "SETDVALID",
     "CLEARDVALID",
     "MOVA2D",
-    "PACR",
     "FLUSHDMA",
     "LOADIND",
     "STOREIND",
     "ATINCGET",
 ]
+_PACR_UNPAGED = ("cfg_context", "row_pad_zero", "addr_cnt_context", "ovrd_thread_id", "ctxt_ctrl", "concat")
 # Clean programs draw these operands from these values (the other operands of the Python-only
 # instructions are 0), so that most programs run long without raising.
 CLEAN_FIELDS = {
     "SETDMAREG": {"set_signals_mode": [0]},
+    # PACR with the operands that have a Blackhole page and one read interface (prepare configures it)
+    "PACR": {**{name: [0] for name in _PACR_UNPAGED}, "read_intf_sel": [1]},
     "SEMINIT": {"max_value": [1, 2], "init_value": [0, 1], "sem_sel": [1, 2]},
     "SEMPOST": {"sem_sel": [1, 2]},
     "SEMGET": {"sem_sel": [1, 2]},
@@ -113,8 +115,8 @@ def frontend_words(draw: st.DrawFn, wild: bool) -> int:
 def any_word(wild: bool) -> st.SearchStrategy[int]:
     """Mostly natively executed instructions; in wild programs also any 32-bit word."""
     choices = [words_of(NATIVE_CANDIDATES, wild)] * 8
-    # Unconfigured unpackers and packers only raise (compression): clean programs leave them out.
-    unclean = ("UNPACR", "UNPACR_NOP", "PACR", "LOADIND", "STOREIND", "ATINCGET")
+    # Unconfigured unpackers only raise (compression): clean programs leave them out.
+    unclean = ("UNPACR", "UNPACR_NOP", "LOADIND", "STOREIND", "ATINCGET")
     python_only = PYTHON_ONLY if wild else [n for n in PYTHON_ONLY if n not in unclean]
     choices += [words_of(python_only, wild), frontend_words(wild)]
     if wild:
@@ -144,6 +146,26 @@ def programs(draw: st.DrawFn):
     return entries, mop, unwritten, draw(st.integers(0, 2**32 - 1)), replay
 
 
+# A packer that runs PACR natively (BF16 Dst16b to BF16 L1) in both Config states, so that clean
+# programs' PACRs write L1 through the engine's L1 notification rather than raise.
+PACKER_CONFIG = {
+    "THCON_SEC0_REG1_Disable_zero_compress": 1,
+    "ALU_FORMAT_SPEC_REG2_Dstacc": formats.BF16,
+    "THCON_SEC0_REG1_In_data_format": formats.BF16,
+    "THCON_SEC0_REG1_Out_data_format": formats.BF16,
+    "PCK_EDGE_OFFSET_SEC0_mask": 0xFFFF,
+    "PCK0_ADDR_CTRL_XY_REG_0_Ystride": 32,
+    "THCON_SEC0_REG1_L1_Dest_addr": 0x4000 - 1,
+    "THCON_SEC0_REG9_Pack_0_2_limit_address": (1 << 17) - 1,
+}
+
+
+def configure_packer(copro) -> None:
+    for name, value in PACKER_CONFIG.items():
+        for state in (0, 1):
+            copro.config.write_field(name, state, value)
+
+
 def prepare(mop, unwritten, seed, replay=None):
     def setup(tile: Tile) -> None:
         copro = tile.coprocessor
@@ -157,6 +179,7 @@ def prepare(mop, unwritten, seed, replay=None):
         if replay is not None:
             copro.frontend.replay_buffer[:] = replay
             copro.frontend.replay_written[:] = True
+        configure_packer(copro)
 
     return setup
 

@@ -113,6 +113,7 @@ class UnitClock(MutableMapping[str, int]):
 
 
 _UNIT_INDEX = {name: i for i, name in enumerate(UNITS)}
+NO_L1_WRITTEN = (-1, 0, 0)  # Coprocessor.l1_written when no write is waiting to be notified
 
 
 class Coprocessor:
@@ -131,6 +132,9 @@ class Coprocessor:
         self.regs = RegFiles.new(self.arch)
         self.unpackers = unpack.UnpackState.new(self.arch)
         self.packer = pack.PackState()
+        # [lo, hi, cycle]: L1 bytes a native handler wrote directly (lo < 0: none), which the native engine
+        # hands to Tile.coprocessor_wrote_l1 (native.take_l1_written) before it goes on.
+        self.l1_written = np.array(NO_L1_WRITTEN, np.int64)
         self.sfpu = sfpu.SfpuState.new(self.arch)
         # Per unit (isa.spec.UNITS order): the first cycle it has nothing in flight; shared with the
         # native engine, seen by name through ``busy_until``.

@@ -136,7 +136,7 @@ the atomic one (five cycles per 16-byte chunk) is charged. Port and bank content
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -162,6 +162,7 @@ from tensixsim.tensix.formats import (
 )
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import PACK
 
 if TYPE_CHECKING:
@@ -180,15 +181,81 @@ NEG_INF32, NEG_INF_BF16 = 0xFF800000, 0xFF80
 L1_ADDRESS_MASK = 0x1FFFF
 
 
-@dataclass
-class PackState:
-    """The packer's state between instructions (OutputAddressGenerator.md's streams and buffers)."""
+# PackState.stream's words (native/pack.c's PACK_* indices mirror them).
+STREAM_DATA_ADDRESS, STREAM_EXPONENT_ADDRESS, STREAM_NEEDS_NEW_ADDRESS = 0, 1, 2
+STREAM_PENDING, STREAM_EXPONENT_PENDING = 3, 4  # how many bytes of buffer[0] / buffer[1] are pending
+STREAM_WORDS = 5
+STREAM_BUFFER_BYTES = 16  # a stream's buffer holds fewer than 16 bytes between instructions
 
-    data_address: int = 0  # DataStream.ByteAddress
-    exponent_address: int = 0  # ExponentStream.ByteAddress
-    needs_new_address: bool = True  # the three streams' NeedsNewAddress (always set together here)
-    pending: bytes = b""  # datums buffered before L1, fewer than 16 bytes
-    exponent_pending: bytes = b""  # BFP shared exponents buffered before L1, fewer than 16 bytes
+
+def _fresh_stream() -> np.ndarray:
+    stream = np.zeros(STREAM_WORDS, np.int64)
+    stream[STREAM_NEEDS_NEW_ADDRESS] = 1
+    return stream
+
+
+@dataclass
+class PackState(SharedArrays):
+    """The packer's state between instructions (OutputAddressGenerator.md's streams and buffers), in
+    arrays the native engine shares (native/pack.c); the properties give the Python model plain values."""
+
+    # DataStream.ByteAddress, ExponentStream.ByteAddress, the three streams' NeedsNewAddress (always
+    # set together here), and the pending byte counts of the two buffers.
+    stream: np.ndarray = field(default_factory=_fresh_stream)  # (STREAM_WORDS,) int64
+    # The datums (row 0) and BFP shared exponents (row 1) buffered before L1.
+    buffer: np.ndarray = field(default_factory=lambda: np.zeros((2, STREAM_BUFFER_BYTES), np.uint8))
+
+    @property
+    def data_address(self) -> int:
+        return int(self.stream[STREAM_DATA_ADDRESS])
+
+    @data_address.setter
+    def data_address(self, value: int) -> None:
+        self.stream[STREAM_DATA_ADDRESS] = value
+
+    @property
+    def exponent_address(self) -> int:
+        return int(self.stream[STREAM_EXPONENT_ADDRESS])
+
+    @exponent_address.setter
+    def exponent_address(self, value: int) -> None:
+        self.stream[STREAM_EXPONENT_ADDRESS] = value
+
+    @property
+    def needs_new_address(self) -> bool:
+        return bool(self.stream[STREAM_NEEDS_NEW_ADDRESS])
+
+    @needs_new_address.setter
+    def needs_new_address(self, value: bool) -> None:
+        self.stream[STREAM_NEEDS_NEW_ADDRESS] = int(bool(value))
+
+    @property
+    def pending(self) -> bytes:
+        """Datums buffered before L1, fewer than 16 bytes."""
+        return self._pending(0, STREAM_PENDING)
+
+    @pending.setter
+    def pending(self, value: bytes) -> None:
+        self._set_pending(0, STREAM_PENDING, value)
+
+    @property
+    def exponent_pending(self) -> bytes:
+        """BFP shared exponents buffered before L1, fewer than 16 bytes."""
+        return self._pending(1, STREAM_EXPONENT_PENDING)
+
+    @exponent_pending.setter
+    def exponent_pending(self, value: bytes) -> None:
+        self._set_pending(1, STREAM_EXPONENT_PENDING, value)
+
+    def _pending(self, row: int, count: int) -> bytes:
+        return self.buffer[row, : int(self.stream[count])].tobytes()
+
+    def _set_pending(self, row: int, count: int, value: bytes) -> None:
+        if len(value) >= STREAM_BUFFER_BYTES:
+            raise ValueError(f"a packer stream buffers fewer than {STREAM_BUFFER_BYTES} bytes: {len(value)}")
+        self.buffer[row] = 0  # the bytes past the pending ones are kept zero: one state, one representation
+        self.buffer[row, : len(value)] = np.frombuffer(value, np.uint8)
+        self.stream[count] = len(value)
 
 
 def pack_state(copro: Coprocessor) -> PackState:

@@ -82,6 +82,9 @@ class CoproView(ctypes.Structure):
         *((name, _P) for name, _, _ in SFPU_ARRAYS),
         *((name, _P) for name, _, _ in REGS_ARRAYS),
         ("wait", _P),
+        ("pack_stream", _P),
+        ("pack_buffer", _P),
+        ("l1_written", _P),
     ]
 
 
@@ -107,6 +110,8 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.sfpu,
         copro.regs,
         wait := np.full(2, -1, np.int64),
+        copro.packer,
+        copro.l1_written,
     )
     view = CoproView()
     view.threads = copro.threads
@@ -126,18 +131,32 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         for name, attribute, dtype in table:
             setattr(view, name, _pointer(getattr(state, attribute), dtype))
     view.wait = _pointer(wait, np.int64)
+    view.pack_stream = _pointer(copro.packer.stream, np.int64)
+    view.pack_buffer = _pointer(copro.packer.buffer, np.uint8)
+    view.l1_written = _pointer(copro.l1_written, np.int64)
     return view, arrays
 
 
-def last_wait(arrays: tuple[np.ndarray, ...]) -> tuple[int, int | None]:
-    """(reason, until) of the last NATIVE_WAIT through the view ``arrays`` came with (view_of)."""
-    reason, until = (int(x) for x in arrays[-1])
+def last_wait(view: CoproView) -> tuple[int, int | None]:
+    """(reason, until) of the last NATIVE_WAIT through ``view``."""
+    reason, until = (ctypes.c_int64 * 2).from_address(view.wait)
     return reason, (until if until >= 0 else None)
+
+
+def take_l1_written(copro: Coprocessor) -> None:
+    """Tell the tile about the L1 bytes a native handler wrote (Coprocessor.l1_written), as
+    Coprocessor.l1_write would have, and forget them."""
+    from tensixsim.tensix.coprocessor import NO_L1_WRITTEN
+
+    lo, hi, cycle = (int(x) for x in copro.l1_written)
+    if lo >= 0:
+        copro.l1_written[:] = NO_L1_WRITTEN
+        copro.tile.coprocessor_wrote_l1(lo, hi - lo, cycle)
 
 
 MAX_THREADS = 3
 RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN = range(6)
-NOTIFY_QUEUE, NOTIFY_RETIRED = 1, 2
+NOTIFY_QUEUE, NOTIFY_RETIRED, NOTIFY_L1 = 1, 2, 4
 # engine.h OUT_*
 OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
 OUT_NATIVE, OUT_PENDING, OUT_REACHED, OUT_GROW, OUT_TRACED = range(5, 10)
@@ -314,7 +333,7 @@ class NativeEngine:
 
     def _unit_states(self) -> tuple[object, ...]:
         c = self.copro
-        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs)
+        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs, c.packer, c.l1_written)
 
     def _waiters(self) -> int:
         mask = 0
@@ -374,6 +393,8 @@ class NativeEngine:
         out[OUT_NOTIFY] = 0
         if notify & NOTIFY_QUEUE:
             tile.queue_popped(pipe, int(out[OUT_QUEUE_CYCLE]))
+        if notify & NOTIFY_L1:
+            take_l1_written(copro)  # during the instruction, as Coprocessor.l1_write notifies
         if notify & NOTIFY_RETIRED:
             cycle = int(out[OUT_RETIRE_CYCLE])
             tile.coprocessor_changed(cycle)  # Coprocessor.bump's notification (C counted the version)
@@ -417,8 +438,9 @@ def exec_one(
     lib = library()
     if lib is None:
         raise RuntimeError("the native engine is not available (no C compiler)")
-    view, arrays = view_of(copro)  # the arrays stay referenced during the call
+    view, _arrays = view_of(copro)  # the arrays stay referenced during the call
     cycles = int(lib.tsim_native_op(ctypes.addressof(view), thread, word, cycle))
     if cycles == NATIVE_WAIT and wait is not None:
-        wait[:] = last_wait(arrays)
+        wait[:] = last_wait(view)
+    take_l1_written(copro)  # as the engine has Python do after a native instruction
     return cycles

@@ -488,6 +488,8 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         }
         retired(e, t, word, unit, busy, cycle, cycles);
         e->out[OUT_NATIVE]++;
+        if (e->view->l1_written[0] >= 0)
+            e->out[OUT_NOTIFY] |= NOTIFY_L1; /* Python tells the tile (Tile.coprocessor_wrote_l1) */
         if (e->out[OUT_NOTIFY])
             return stop(e, RUN_NOTIFY, t, cycle);
     }

@@ -45,7 +45,8 @@ enum {
     RUN_GROW,         /* nothing done: pipe out[OUT_PIPE] needs a word buffer of out[OUT_GROW] words */
     RUN_DRAIN,        /* nothing done: Python must take the retired-instruction trace rows first */
 };
-enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2 };
+/* NOTIFY_L1: a native handler wrote L1 (copro_view.l1_written holds the range) */
+enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2, NOTIFY_L1 = 4 };
 /* OUT_NATIVE counts the instructions the engine executed itself, over its whole life; OUT_PENDING is
  * the RUN_* code of a step Python has not finished yet (0: none); OUT_REACHED is Engine.cycle;
  * OUT_TRACED the trace rows written since Python last took them. */

@@ -259,6 +259,7 @@ def render_constants() -> str:
         _field(out, "THD", "REG", name, cfg.THREAD_FIELDS[name])
     out.text("")
     _matrix_constants(out)
+    _pack_constants(out)
     return _close(out)
 
 
@@ -413,6 +414,96 @@ def _matrix_constants(out: _Defines) -> None:
         out.add(c_name("MXF", name, "SHIFT"), f"{shift}u")
         out.add(c_name("MXF", name, "MASK"), f"0x{((1 << width) - 1) << shift:08X}u")
     out.text("")
+
+
+_PACK_ZERO_CHECKS = (
+    "Add_l1_dest_addr_offset", "Dis_shared_exp_assembler", "Enable_out_fifo", "Add_tile_header_size",
+    "Auto_set_last_pacr_intf_sel", "pack_start_intf_pos", "pack_dis_y_pos_start_offset",
+    "Source_interface_selection", "Downsample_rate", "All_pack_disable_zero_compress_ovrd",
+)  # pack._ZERO_CHECKS (checked equal in _pack_constants)  # fmt: skip
+# pack.c: the Config fields PACR reads (PKF_<NAME>_WORD / _SHIFT / _MASK; Config fields only, read in
+# the pipe's CFG_STATE_ID state, as pack._field does).
+PACK_FIELDS = (
+    "PCK_DEST_RD_CTRL_Read_32b_data", "PCK_DEST_RD_CTRL_Read_int8", "PCK_DEST_RD_CTRL_Read_unsigned",
+    "PCK_DEST_RD_CTRL_Round_10b_mant", "ALU_FORMAT_SPEC_REG_Dstacc_override",
+    "ALU_FORMAT_SPEC_REG_Dstacc_val", "ALU_FORMAT_SPEC_REG2_Dstacc", "ALU_ROUNDING_MODE_Packer_srnd_en",
+    "INT_DESCALE_Enable", "INT_DESCALE_Mode", "INT_DESCALE_VALUES_SEC0_Value", "STACC_RELU_ApplyRelu",
+    "STACC_RELU_ReluThreshold", "PCK_EDGE_MODE_mode", "PCK_EDGE_TILE_FACE_SET_SELECT_enable",
+    "PCK_EDGE_TILE_ROW_SET_SELECT_select", "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride",
+    "PCK0_ADDR_CTRL_XY_REG_0_Ystride", "PCK0_ADDR_CTRL_ZW_REG_0_Zstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride",
+    "DEST_TARGET_REG_CFG_PACK_SEC0_Offset", "PCK0_ADDR_BASE_REG_1_Base", "PCK0_ADDR_CTRL_XY_REG_1_Ystride",
+    "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
+    "THCON_SEC0_REG9_Pack_0_2_limit_address", "THCON_SEC0_REG9_Pack_0_2_fifo_size",
+    *(f"THCON_SEC0_REG1_{name}" for name in (
+        *_PACK_ZERO_CHECKS, "Disable_zero_compress", "Downsample_mask", "Pack_L1_Acc", "Exp_threshold",
+        "Exp_threshold_en", "L1_Dest_addr", "Sub_l1_tile_header_size", "In_data_format", "Out_data_format",
+        "Exp_section_size")),
+)  # fmt: skip
+
+
+def _spec(table: dict[str, tuple[int, int, int]], name: str) -> str:
+    """``{word, shift, mask in place}`` of a one-word field."""
+    word, shift, width = table[name]
+    if width > 32:
+        raise ValueError(f"{name} spans {width} bits; the handlers read fields of one word only")
+    return f"{{{word}u, {shift}u, 0x{((1 << width) - 1) << shift:X}u}}"
+
+
+def _pack_constants(out: _Defines) -> None:
+    """pack.c's section of ``constants.h``: pack.py's tables, the formats it names, timing.PACK, the
+    Config fields it reads and the packer ADDR_MOD slots, edge-mask row sets and masks."""
+    from tensixsim.tensix import formats, pack
+
+    if _PACK_ZERO_CHECKS != pack._ZERO_CHECKS:
+        raise ValueError("pack._ZERO_CHECKS changed: update gen_fields._PACK_ZERO_CHECKS")
+    out.text("/* ---- pack.c: pack.py, formats.py, timing.PACK (PACK_*, PKF_*) ---- */")
+    for f in dataclasses.fields(timing.PACK):
+        out.add(c_name("PACK_TIMING", f.name), str(int(getattr(timing.PACK, f.name))))
+    for name in ("FP32", "TF32", "BF16", "FP16", "INT32", "INT16", "INT8", "BFP8", "BFP8A"):
+        out.add(c_name("PACK_FMT", name), f"{getattr(formats, name)}u")
+    out.add("PACK_FORMAT_NAMED", f"0x{sum(1 << code for code in formats.FORMAT_NAMES):04X}u")
+    out.add("PACK_FORMAT_LATE_ONLY", f"0x{sum(1 << code for code in pack.LATE_ONLY):04X}u")
+    out.add("PACK_L1_ADDRESS_MASK", f"0x{pack.L1_ADDRESS_MASK:X}u")
+    out.add("PACK_STRIDED_INTERFACE_DATUMS", f"{pack.STRIDED_INTERFACE_DATUMS}u")
+    out.add("PACK_STRIDED_MASKS", f"0x{sum(1 << m for m in pack.STRIDED_MASKS):04X}u")
+    # read_intf_sel -> its interfaces as a bit set (0: not evidenced, Unimplemented)
+    interfaces = [sum(1 << k for k in pack.INTERFACE_MASKS.get(m, ())) for m in range(16)]
+    out.text("#define PACK_INTERFACES {" + ", ".join(f"0x{i:X}u" for i in interfaces) + "}")
+    out.names.add("PACK_INTERFACES")
+    for index, name in enumerate(("DATA_ADDRESS", "EXPONENT_ADDRESS", "NEEDS_NEW_ADDRESS", "PENDING",
+                                  "EXPONENT_PENDING")):  # fmt: skip
+        if getattr(pack, f"STREAM_{name}") != index:
+            raise ValueError(f"pack.STREAM_{name} moved")
+        out.add(c_name("PACK_STREAM", name), f"{index}u")
+    out.add("PACK_STREAM_WORDS", f"{pack.STREAM_WORDS}u")
+    out.add("PACK_STREAM_BUFFER_BYTES", f"{pack.STREAM_BUFFER_BYTES}u")
+    for name in PACK_FIELDS:
+        _field(out, "PKF", "WORD", name, cfg.CONFIG_FIELDS[name])
+    mods = [f.name for f in dataclasses.fields(adc.PackAddrMod)]
+    # adc.pack_addr_mod's field names: ysrc_cr -> YsrcCR, zdst_incr -> ZdstIncr
+    camel = {m: "".join(p.upper() if p == "cr" else p.capitalize() for p in m.split("_")) for m in mods}
+    for i, name in enumerate(mods):
+        out.add(c_name("PAM", name), f"{i}u")
+    out.add("PACK_ADDR_MOD_SLOTS", f"{adc.PACK_ADDR_MODS}u")
+    out.add("PACK_ADDR_MOD_FIELD_COUNT", f"{len(mods)}u")
+    slots = range(adc.PACK_ADDR_MODS)
+    specs = [[_spec(cfg.THREAD_FIELDS, f"ADDR_MOD_PACK_SEC{s}_{camel[m]}") for m in mods] for s in slots]
+    rows = ["    {" + ", ".join(row) + "}" for row in specs]
+    out.names.add("PACK_ADDR_MOD_SPECS")
+    out.text("#define PACK_ADDR_MOD_SPECS { \\", *(row + ", \\" for row in rows[:-1]), rows[-1] + "}")
+    rows = [
+        "    {"
+        + ", ".join(
+            _spec(cfg.CONFIG_FIELDS, f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{y}") for y in range(16)
+        )
+        + "}"
+        for b in range(4)
+    ]
+    out.names.add("PACK_ROW_SET_MAPPING_SPECS")
+    out.text("#define PACK_ROW_SET_MAPPING_SPECS { \\", *(row + ", \\" for row in rows[:-1]), rows[-1] + "}")
+    masks = ", ".join(_spec(cfg.CONFIG_FIELDS, f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4))
+    out.names.add("PACK_EDGE_MASK_SPECS")
+    out.text(f"#define PACK_EDGE_MASK_SPECS {{{masks}}}", "")
 
 
 # The vector-unit modules' integer constants the handlers use, by their Python name (<PREFIX>_<NAME>).

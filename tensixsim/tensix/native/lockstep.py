@@ -75,10 +75,11 @@ NATIVE_CANDIDATES = [
     "ELWSUB",
     "ELWMUL",
     "ZEROACC",
+    "PACR",
 ]
 
 # Coprocessor state objects whose numpy arrays are architectural state.
-STATE_OBJECTS = ("thcon", "adc", "config", "sync", "frontend", "regs", "sfpu", "unpackers")
+STATE_OBJECTS = ("thcon", "adc", "config", "sync", "frontend", "regs", "sfpu", "unpackers", "packer")
 
 
 def snapshot(tile: Tile) -> dict[str, object]:

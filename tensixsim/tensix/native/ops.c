@@ -58,6 +58,8 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     case OP_ELWMUL: return matrix_elwmul(v, thread, word, cycle);
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
 
+    case OP_PACR: return pack_pacr(v, thread, word, cycle);
+
     case OP_SFPMAD: return sfpu_sfpmad(v, thread, word, cycle);
     case OP_SFPADD: return sfpu_sfpadd(v, thread, word, cycle);
     case OP_SFPMUL: return sfpu_sfpmul(v, thread, word, cycle);
