@@ -61,6 +61,20 @@ REGS_ARRAYS = (
     ("srca_row_latch", "srca_row_latch", np.int64),
 )
 
+# (view field, unpack.UnpackState attribute, dtype): the unpackers' arrays, after regs.unpacker_src_row.
+UNPACK_ARRAYS = (
+    ("context_counter", "context_counter", np.uint8),
+    ("unpack_end", "end", np.int64),
+    ("unpack_anchor", "anchor", np.int64),
+    ("unpack_left", "left", np.int64),
+    ("unpack_want", "want", np.int8),
+    ("unpack_shared_until", "shared_until", np.int64),
+    ("unpack_shared_speed", "shared_speed", np.int8),
+    ("unpack_thread", "thread", np.int8),
+    ("unpack_fetches", "fetches", np.int64),
+    ("unpack_fetch_cycles", "fetch_cycles", np.int64),
+)
+
 
 class CoproView(ctypes.Structure):
     """Mirror of ``struct copro_view`` (copro.h)."""
@@ -80,6 +94,12 @@ class CoproView(ctypes.Structure):
         ("sync_gate_kind", _P),
         *((name, _P) for name, _, _ in SFPU_ARRAYS),
         *((name, _P) for name, _, _ in REGS_ARRAYS),
+        ("unpacker_src_row", _P),
+        *((name, _P) for name, _, _ in UNPACK_ARRAYS),
+        ("pipe_state", _P),
+        ("pipe_count", ctypes.c_uint64),
+        ("pipe_fields", ctypes.c_uint64),
+        ("pipe_done_field", ctypes.c_uint64),
     ]
 
 
@@ -104,6 +124,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.sync.gate_kind,
         copro.sfpu,
         copro.regs,
+        copro.unpackers,
     )
     view = CoproView()
     view.threads = copro.threads
@@ -122,7 +143,27 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     for state, table in ((copro.sfpu, SFPU_ARRAYS), (copro.regs, REGS_ARRAYS)):
         for name, attribute, dtype in table:
             setattr(view, name, _pointer(getattr(state, attribute), dtype))
+    unpackers = copro.unpackers
+    for array in (copro.regs.unpacker_src_row, unpackers.context_counter):
+        if array.shape != (2, copro.threads):
+            raise TypeError(f"native engine needs (2, {copro.threads}) unpacker arrays, got {array.shape}")
+    view.unpacker_src_row = _pointer(copro.regs.unpacker_src_row, np.uint32)
+    for name, attribute, dtype in UNPACK_ARRAYS:
+        setattr(view, name, _pointer(getattr(unpackers, attribute), dtype))
+    set_pipe_state(view, getattr(getattr(copro.tile, "backend", None), "state", None))
     return view, arrays
+
+
+def set_pipe_state(view: CoproView, state: np.ndarray | None) -> None:
+    """Point ``view`` at the pipe engine's bookkeeping (frontend.Engine.state), or at none."""
+    from tensixsim.tensix.frontend import DONE_CYCLE
+
+    if state is None:
+        view.pipe_state, view.pipe_count, view.pipe_fields = None, 0, 0
+        return
+    view.pipe_state = _pointer(state, np.int64)
+    view.pipe_count, view.pipe_fields = state.shape
+    view.pipe_done_field = DONE_CYCLE
 
 
 MAX_THREADS = 3
@@ -289,6 +330,7 @@ class NativeEngine:
         copro = self.copro
         self._states = self._unit_states()
         self.view, self._arrays = view_of(copro)
+        set_pipe_state(self.view, self.engine.state)  # the tile may not hold its engine yet
         f = copro.frontend
         s = self.struct
         s.view = ctypes.addressof(self.view)
@@ -304,7 +346,7 @@ class NativeEngine:
 
     def _unit_states(self) -> tuple[object, ...]:
         c = self.copro
-        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs)
+        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs, c.unpackers)
 
     def _waiters(self) -> int:
         mask = 0

@@ -58,6 +58,24 @@ struct copro_view {
     int64_t *src_handover_at; /* [2][2]: cycle a Src bank reaches the matrix unit, -1 none */
     int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix_moves.HOLDS) */
     int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
+    /* The unpackers (regs.RegFiles.unpacker_src_row; unpack.UnpackState, per unpacker [2]) */
+    uint32_t *unpacker_src_row;   /* [2][threads]: SrcRow[thread] of each unpacker */
+    uint8_t *context_counter;     /* [2][threads] */
+    int64_t *unpack_end;          /* first cycle the unpacker has nothing in flight */
+    int64_t *unpack_anchor;       /* its fetch: `left` bytes at cycle `anchor`... */
+    int64_t *unpack_left;
+    int8_t *unpack_want;          /* ...at speed `shared_speed` until `shared_until`, then `want` */
+    int64_t *unpack_shared_until;
+    int8_t *unpack_shared_speed;
+    int8_t *unpack_thread;        /* the pipe that issued it, -1 none */
+    int64_t *unpack_fetches;      /* run statistics */
+    int64_t *unpack_fetch_cycles;
+    /* The pipes' bookkeeping (frontend.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
+     * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends (done cycle). */
+    int64_t *pipe_state;
+    uint64_t pipe_count;
+    uint64_t pipe_fields;
+    uint64_t pipe_done_field;
 };
 
 /* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1 or NATIVE_DEFER. */
