@@ -103,6 +103,12 @@ static int is_half(uint32_t fmt) /* unpack.HALF_FORMATS: 2-byte output addresses
     return fmt == UNPACK_FMT_FP16 || fmt == UNPACK_FMT_BF16 || fmt == UNPACK_FMT_INT16;
 }
 
+static int is_bfp(uint32_t fmt) /* unpack.BFP_FORMATS: shared exponents, handled in Python */
+{
+    return fmt == UNPACK_FMT_BFP8 || fmt == UNPACK_FMT_BFP8A || fmt == UNPACK_FMT_BFP4 || fmt == UNPACK_FMT_BFP4A
+           || fmt == UNPACK_FMT_BFP2 || fmt == UNPACK_FMT_BFP2A;
+}
+
 /* Whether unpack.convert defines the conversion for every datum (the formats handled here). */
 static int conversion_defined(uint32_t in, uint32_t out, int to_dst)
 {
@@ -505,7 +511,10 @@ static int64_t regular(struct copro_view *v, uint32_t thread, uint32_t unit, uin
         p.to_dst = (int)cfg(&r, UF_UNPACK_IF_SEL);
         p.transpose = (int)cfg(&r, UF_HALOIZE_MODE);
     }
-    if (!p.size16 || !conversion_defined(p.in_fmt, p.out_fmt, p.to_dst))
+    /* Without datums nothing is converted, but both formats must still name one (not FP8). */
+    if (!p.size16 || p.in_fmt == UNPACK_FMT_FP8 || !datum_sixteenths[p.out_fmt] || p.out_fmt == UNPACK_FMT_FP8)
+        return NATIVE_DEFER;
+    if (p.count ? !conversion_defined(p.in_fmt, p.out_fmt, p.to_dst) : is_bfp(p.in_fmt))
         return NATIVE_DEFER;
     p.out_addr = (int64_t)cfg(&r, UF_UNP_ADDR_BASE_REG_1_BASE)
                  + (int64_t)ch1[1] * cfg(&r, UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE)
