@@ -62,6 +62,20 @@ REGS_ARRAYS = (
     ("srca_row_latch", "srca_row_latch", np.int64),
 )
 
+# (view field, unpack.UnpackState attribute, dtype): the unpackers' arrays, after regs.unpacker_src_row.
+UNPACK_ARRAYS = (
+    ("context_counter", "context_counter", np.uint8),
+    ("unpack_end", "end", np.int64),
+    ("unpack_anchor", "anchor", np.int64),
+    ("unpack_left", "left", np.int64),
+    ("unpack_want", "want", np.int8),
+    ("unpack_shared_until", "shared_until", np.int64),
+    ("unpack_shared_speed", "shared_speed", np.int8),
+    ("unpack_thread", "thread", np.int8),
+    ("unpack_fetches", "fetches", np.int64),
+    ("unpack_fetch_cycles", "fetch_cycles", np.int64),
+)
+
 
 class CoproView(ctypes.Structure):
     """Mirror of ``struct copro_view`` (copro.h)."""
@@ -85,6 +99,12 @@ class CoproView(ctypes.Structure):
         ("pack_stream", _P),
         ("pack_buffer", _P),
         ("l1_written", _P),
+        ("unpacker_src_row", _P),
+        *((name, _P) for name, _, _ in UNPACK_ARRAYS),
+        ("pipe_state", _P),
+        ("pipe_count", ctypes.c_uint64),
+        ("pipe_fields", ctypes.c_uint64),
+        ("pipe_done_field", ctypes.c_uint64),
     ]
 
 
@@ -112,6 +132,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         wait := np.full(2, -1, np.int64),
         copro.packer,
         copro.l1_written,
+        copro.unpackers,
     )
     view = CoproView()
     view.threads = copro.threads
@@ -134,6 +155,14 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     view.pack_stream = _pointer(copro.packer.stream, np.int64)
     view.pack_buffer = _pointer(copro.packer.buffer, np.uint8)
     view.l1_written = _pointer(copro.l1_written, np.int64)
+    unpackers = copro.unpackers
+    for array in (copro.regs.unpacker_src_row, unpackers.context_counter):
+        if array.shape != (2, copro.threads):
+            raise TypeError(f"native engine needs (2, {copro.threads}) unpacker arrays, got {array.shape}")
+    view.unpacker_src_row = _pointer(copro.regs.unpacker_src_row, np.uint32)
+    for name, attribute, dtype in UNPACK_ARRAYS:
+        setattr(view, name, _pointer(getattr(unpackers, attribute), dtype))
+    set_pipe_state(view, getattr(getattr(copro.tile, "backend", None), "state", None))
     return view, arrays
 
 
@@ -152,6 +181,18 @@ def take_l1_written(copro: Coprocessor) -> None:
     if lo >= 0:
         copro.l1_written[:] = NO_L1_WRITTEN
         copro.tile.coprocessor_wrote_l1(lo, hi - lo, cycle)
+
+
+def set_pipe_state(view: CoproView, state: np.ndarray | None) -> None:
+    """Point ``view`` at the pipe engine's bookkeeping (frontend.Engine.state), or at none."""
+    from tensixsim.tensix.frontend import DONE_CYCLE
+
+    if state is None:
+        view.pipe_state, view.pipe_count, view.pipe_fields = None, 0, 0
+        return
+    view.pipe_state = _pointer(state, np.int64)
+    view.pipe_count, view.pipe_fields = state.shape
+    view.pipe_done_field = DONE_CYCLE
 
 
 MAX_THREADS = 3
@@ -318,6 +359,7 @@ class NativeEngine:
         copro = self.copro
         self._states = self._unit_states()
         self.view, self._arrays = view_of(copro)
+        set_pipe_state(self.view, self.engine.state)  # the tile may not hold its engine yet
         f = copro.frontend
         s = self.struct
         s.view = ctypes.addressof(self.view)
@@ -333,7 +375,18 @@ class NativeEngine:
 
     def _unit_states(self) -> tuple[object, ...]:
         c = self.copro
-        return (c.thcon, c.adc, c.config, c.sync, c.frontend, c.sfpu, c.regs, c.packer, c.l1_written)
+        return (
+            c.thcon,
+            c.adc,
+            c.config,
+            c.sync,
+            c.frontend,
+            c.sfpu,
+            c.regs,
+            c.packer,
+            c.l1_written,
+            c.unpackers,
+        )
 
     def _waiters(self) -> int:
         mask = 0

@@ -500,4 +500,68 @@
     {{23u, 0u, 0x3u}, {23u, 2u, 0xCu}, {23u, 4u, 0x30u}, {23u, 6u, 0xC0u}, {23u, 8u, 0x300u}, {23u, 10u, 0xC00u}, {23u, 12u, 0x3000u}, {23u, 14u, 0xC000u}, {23u, 16u, 0x30000u}, {23u, 18u, 0xC0000u}, {23u, 20u, 0x300000u}, {23u, 22u, 0xC00000u}, {23u, 24u, 0x3000000u}, {23u, 26u, 0xC000000u}, {23u, 28u, 0x30000000u}, {23u, 30u, 0xC0000000u}}}
 #define PACK_EDGE_MASK_SPECS {{24u, 0u, 0xFFFFu}, {25u, 0u, 0xFFFFu}, {26u, 0u, 0xFFFFu}, {27u, 0u, 0xFFFFu}}
 
+/* ---- unpack.c: unpack.py, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
+#define UNPACK_ADDRESS_CYCLES                                    2
+#define UNPACK_L1_BYTES_PER_CYCLE                                16
+#define UNPACK_NOP_CYCLES                                        1
+#define UNPACK_SHARED_SPEEDS                                     {{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {0, 0}, {0, 1}}, {{2, 0}, {1, 0}, {1, 1}}}
+#define UNPACK_SPEEDS                                            3u
+#define UNPACK_FMT_FP32                                          0u
+#define UNPACK_FMT_FP16                                          1u
+#define UNPACK_FMT_BFP8A                                         2u
+#define UNPACK_FMT_BFP4A                                         3u
+#define UNPACK_FMT_TF32                                          4u
+#define UNPACK_FMT_BF16                                          5u
+#define UNPACK_FMT_BFP8                                          6u
+#define UNPACK_FMT_BFP4                                          7u
+#define UNPACK_FMT_INT32                                         8u
+#define UNPACK_FMT_INT16                                         9u
+#define UNPACK_FMT_FP8                                           10u
+#define UNPACK_FMT_BFP2A                                         11u
+#define UNPACK_FMT_INT8                                          14u
+#define UNPACK_FMT_BFP2                                          15u
+#define UNPACK_DATUM_SIXTEENTHS                                  {64, 32, 16, 8, 64, 32, 16, 8, 64, 32, 16, 4, 0, 0, 16, 4}
+#define UNPACK_TILEIZE_ROW_WIDE                                  32
+#define UNPACK_TILEIZE_ROW_NARROW                                16
+#define UNPACK_CONTEXTS                                          8
+#define UNPACK_SRC_MASK                                          0x7FFFFu
+#define UNPACK_SRC_ROWS                                          64u
+#define UNPACK_CLIENT_UNPACKERS                                  1u
+#define UNPACK_CLIENT_MATRIX_UNIT                                0u
+#define UF_OUT_DATA_FORMAT                                       0u
+#define UF_THROTTLE_MODE                                         1u
+#define UF_CONTEXT_COUNT                                         2u
+#define UF_HALOIZE_MODE                                          3u
+#define UF_TILEIZE_MODE                                          4u
+#define UF_UNPACK_SRC_REG_SET_UPD                                5u
+#define UF_UNPACK_IF_SEL                                         6u
+#define UF_UPSAMPLE_RATE                                         7u
+#define UF_SHIFT_AMOUNT_CNTX0                                    8u
+#define UF_SHIFT_AMOUNT_CNTX1                                    9u
+#define UF_SHIFT_AMOUNT_CNTX2                                    10u
+#define UF_CONTEXT_COUNT_NON_LOG2_EN                             11u
+#define UF_UNPACK_LIMIT_ADDRESS                                  12u
+#define UF_UNPACK_FIFO_SIZE                                      13u
+#define UF_BASE_ADDRESS                                          14u
+#define UF_OFFSET_ADDRESS                                        15u
+#define UF_UNP_ADDR_BASE_REG_1_BASE                              16u
+#define UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE                        17u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_ZSTRIDE                        18u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_WSTRIDE                        19u
+#define UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED                     20u
+#define UF_DESC0                                                 21u
+#define UF_DESC1                                                 22u
+#define UF_DESC2                                                 23u
+#define UF_DESC3                                                 24u
+#define UNPACK_FIELD_COUNT                                       25u
+#define UTF_SRCX_SET_BASE                                        0u
+#define UTF_SRCA_SET_SETOVRDWITHADDR                             1u
+#define UNPACK_THREAD_FIELD_COUNT                                2u
+#define UNPACK_FIELD_SPECS { \
+    {{72u, 0u, 0xFu}, {72u, 4u, 0x30u}, {72u, 6u, 0xC0u}, {72u, 8u, 0x100u}, {72u, 9u, 0x200u}, {72u, 10u, 0x400u}, {72u, 11u, 0x800u}, {72u, 12u, 0x3000u}, {72u, 16u, 0xF0000u}, {72u, 20u, 0xF00000u}, {72u, 24u, 0xF000000u}, {73u, 12u, 0x1000u}, {74u, 0u, 0x1FFFFu}, {75u, 0u, 0x1FFFFu}, {76u, 0u, 0xFFFFFFFFu}, {92u, 0u, 0xFFFFu}, {49u, 0u, 0x3FFFFu}, {56u, 16u, 0xFFFF0000u}, {57u, 0u, 0xFFFFu}, {57u, 16u, 0xFFFF0000u}, {1u, 15u, 0x8000u}, {64u, 0u, 0xFFFFFFFFu}, {65u, 0u, 0xFFFFFFFFu}, {66u, 0u, 0xFFFFFFFFu}, {67u, 0u, 0xFFFFFFFFu}}, \
+    {{120u, 0u, 0xFu}, {120u, 4u, 0x30u}, {120u, 6u, 0xC0u}, {120u, 8u, 0x100u}, {120u, 9u, 0x200u}, {120u, 10u, 0x400u}, {120u, 11u, 0x800u}, {120u, 12u, 0x3000u}, {120u, 16u, 0xF0000u}, {120u, 20u, 0xF00000u}, {120u, 24u, 0xF000000u}, {121u, 12u, 0x1000u}, {122u, 0u, 0x1FFFFu}, {123u, 0u, 0x1FFFFu}, {124u, 0u, 0xFFFFFFFFu}, {140u, 0u, 0xFFFFu}, {61u, 0u, 0x3FFFFu}, {58u, 16u, 0xFFFF0000u}, {59u, 0u, 0xFFFFu}, {59u, 16u, 0xFFFF0000u}, {1u, 16u, 0x10000u}, {112u, 0u, 0xFFFFFFFFu}, {113u, 0u, 0xFFFFFFFFu}, {114u, 0u, 0xFFFFFFFFu}, {115u, 0u, 0xFFFFFFFFu}}}
+#define UNPACK_THREAD_FIELD_SPECS { \
+    {{5u, 0u, 0x3u}, {5u, 2u, 0x4u}}, \
+    {{6u, 0u, 0x3u}, {5u, 2u, 0x4u}}}
+
 #endif /* TENSIXSIM_NATIVE_CONSTANTS_H */

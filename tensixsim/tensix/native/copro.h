@@ -71,6 +71,24 @@ struct copro_view {
     /* [3] (Coprocessor.l1_written): lo, hi, cycle of the L1 bytes a handler wrote directly (lo < 0: none),
      * for Python to notify the tile of (Tile.coprocessor_wrote_l1), then reset to {-1, 0, 0} */
     int64_t *l1_written;
+    /* The unpackers (regs.RegFiles.unpacker_src_row; unpack.UnpackState, per unpacker [2]) */
+    uint32_t *unpacker_src_row;   /* [2][threads]: SrcRow[thread] of each unpacker */
+    uint8_t *context_counter;     /* [2][threads] */
+    int64_t *unpack_end;          /* first cycle the unpacker has nothing in flight */
+    int64_t *unpack_anchor;       /* its fetch: `left` bytes at cycle `anchor`... */
+    int64_t *unpack_left;
+    int8_t *unpack_want;          /* ...at speed `shared_speed` until `shared_until`, then `want` */
+    int64_t *unpack_shared_until;
+    int8_t *unpack_shared_speed;
+    int8_t *unpack_thread;        /* the pipe that issued it, -1 none */
+    int64_t *unpack_fetches;      /* run statistics */
+    int64_t *unpack_fetch_cycles;
+    /* The pipes' bookkeeping (frontend.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
+     * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends (done cycle). */
+    int64_t *pipe_state;
+    uint64_t pipe_count;
+    uint64_t pipe_fields;
+    uint64_t pipe_done_field;
 };
 
 /* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself). */

@@ -260,6 +260,7 @@ def render_constants() -> str:
     out.text("")
     _matrix_constants(out)
     _pack_constants(out)
+    _unpack_constants(out)
     return _close(out)
 
 
@@ -504,6 +505,88 @@ def _pack_constants(out: _Defines) -> None:
     masks = ", ".join(_spec(cfg.CONFIG_FIELDS, f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4))
     out.names.add("PACK_EDGE_MASK_SPECS")
     out.text(f"#define PACK_EDGE_MASK_SPECS {{{masks}}}", "")
+
+
+# ------------------------------------------------------------------------------ unpackers
+# unpack.c's constants (UNPACK_*, UF_*): unpack.py's timing, formats and layout facts, and the
+# configuration fields UNPACR reads, per unpacker. ``{u}`` is the unpacker; a field only unpacker 0
+# has is given to unpacker 1 as an empty spec (unpack.c never reads it there). THCON_SEC<u>_REG0's
+# 128-bit tile descriptor is its four words, DESC0..DESC3.
+UNPACK_FIELDS = (
+    "THCON_SEC{u}_REG2_Out_data_format", "THCON_SEC{u}_REG2_Throttle_mode", "THCON_SEC{u}_REG2_Context_count",
+    "THCON_SEC{u}_REG2_Haloize_mode", "THCON_SEC{u}_REG2_Tileize_mode",
+    "THCON_SEC{u}_REG2_Unpack_Src_Reg_Set_Upd", "THCON_SEC{u}_REG2_Unpack_If_Sel",
+    "THCON_SEC{u}_REG2_Upsample_rate", "THCON_SEC{u}_REG2_Shift_amount_cntx0",
+    "THCON_SEC{u}_REG2_Shift_amount_cntx1", "THCON_SEC{u}_REG2_Shift_amount_cntx2",
+    "THCON_SEC{u}_REG2_Context_count_non_log2_en", "THCON_SEC{u}_REG2_Unpack_limit_address",
+    "THCON_SEC{u}_REG2_Unpack_fifo_size", "THCON_SEC{u}_REG3_Base_address",
+    "THCON_SEC{u}_REG7_Offset_address",
+    "UNP{u}_ADDR_BASE_REG_1_Base", "UNP{u}_ADDR_CTRL_XY_REG_1_Ystride", "UNP{u}_ADDR_CTRL_ZW_REG_1_Zstride",
+    "UNP{u}_ADDR_CTRL_ZW_REG_1_Wstride", "ALU_FORMAT_SPEC_REG0_Src{ab}Unsigned",
+)  # fmt: skip
+UNPACK_THREAD_FIELDS = ("SRC{ab}_SET_Base", "SRCA_SET_SetOvrdWithAddr")
+
+
+def _unpack_field_name(template: str) -> str:
+    """``THCON_SEC{u}_REG2_Out_data_format`` -> ``UF_OUT_DATA_FORMAT``: the field without its unpacker."""
+    short = template.split("_REG", 1)[1].split("_", 1)[1] if template.startswith("THCON") else template
+    return c_name("UF", short.replace("{u}", "").replace("{ab}", "X"))
+
+
+def _unpack_constants(out: _Defines) -> None:
+    """unpack.c's section of ``constants.h``."""
+    from tensixsim.tensix import formats, unpack
+
+    out.text("/* ---- unpack.c: unpack.py, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */")
+    t = timing.UNPACK
+    out.add("UNPACK_ADDRESS_CYCLES", str(t.address_cycles))
+    out.add("UNPACK_L1_BYTES_PER_CYCLE", str(t.l1_bytes_per_cycle))
+    out.add("UNPACK_NOP_CYCLES", str(t.nop))
+    rows = ", ".join("{" + ", ".join(f"{{{a}, {b}}}" for a, b in row) + "}" for row in t.shared_speeds)
+    out.add("UNPACK_SHARED_SPEEDS", "{" + rows + "}")
+    out.add("UNPACK_SPEEDS", f"{len(t.shared_speeds)}u")
+    for name in ("FP32", "FP16", "BFP8A", "BFP4A", "TF32", "BF16", "BFP8", "BFP4", "INT32", "INT16", "FP8",
+                 "BFP2A", "INT8", "BFP2"):  # fmt: skip
+        out.add(c_name("UNPACK_FMT", name), f"{getattr(formats, name)}u")
+    sixteenths = [unpack.DATUM_SIXTEENTHS.get(code, 0) for code in range(16)]
+    out.add("UNPACK_DATUM_SIXTEENTHS", "{" + ", ".join(map(str, sixteenths)) + "}")
+    out.add("UNPACK_TILEIZE_ROW_WIDE", str(unpack.TILEIZE_ROW_WIDE))
+    out.add("UNPACK_TILEIZE_ROW_NARROW", str(unpack.TILEIZE_ROW_NARROW))
+    out.add("UNPACK_CONTEXTS", str(unpack.CONTEXTS))
+    out.add("UNPACK_SRC_MASK", f"0x{regs.SRC_MASK:X}u")
+    out.add("UNPACK_SRC_ROWS", f"{regs.SRC_ROWS}u")
+    out.add("UNPACK_CLIENT_UNPACKERS", f"{int(regs.SrcClient.UNPACKERS)}u")
+    out.add("UNPACK_CLIENT_MATRIX_UNIT", f"{int(regs.SrcClient.MATRIX_UNIT)}u")
+    names = [_unpack_field_name(f) for f in UNPACK_FIELDS] + [f"UF_DESC{i}" for i in range(4)]
+    names += [_unpack_field_name(f).replace("UF_", "UTF_") for f in UNPACK_THREAD_FIELDS]
+    for i, name in enumerate(names[: len(UNPACK_FIELDS) + 4]):
+        out.add(name, f"{i}u")
+    out.add("UNPACK_FIELD_COUNT", f"{len(UNPACK_FIELDS) + 4}u")
+    for i, name in enumerate(names[len(UNPACK_FIELDS) + 4 :]):
+        out.add(name, f"{i}u")
+    out.add("UNPACK_THREAD_FIELD_COUNT", f"{len(UNPACK_THREAD_FIELDS)}u")
+
+    def spec(table: dict[str, tuple[int, int, int]], name: str) -> str:
+        if name not in table:
+            return "{0u, 0u, 0x0u}"
+        word, shift, width = table[name]
+        if width > 32:
+            raise ValueError(f"{name} spans {width} bits; unpack.c reads fields of one word only")
+        return f"{{{word}u, {shift}u, 0x{((1 << width) - 1) << shift:X}u}}"
+
+    config_rows, thread_rows = [], []
+    for u in range(2):
+        ab = "AB"[u]
+        specs = [spec(cfg.CONFIG_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_FIELDS]
+        desc_word = cfg.CONFIG_FIELDS[f"THCON_SEC{u}_REG0_TileDescriptor"][0]
+        specs += [f"{{{desc_word + i}u, 0u, 0xFFFFFFFFu}}" for i in range(4)]
+        config_rows.append("    {" + ", ".join(specs) + "}")
+        specs = [spec(cfg.THREAD_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_THREAD_FIELDS]
+        thread_rows.append("    {" + ", ".join(specs) + "}")
+    for macro, rows in (("UNPACK_FIELD_SPECS", config_rows), ("UNPACK_THREAD_FIELD_SPECS", thread_rows)):
+        out.names.add(macro)
+        out.text(f"#define {macro} " + "{ \\", *(row + ", \\" for row in rows[:-1]), rows[-1] + "}")
+    out.text("")
 
 
 # The vector-unit modules' integer constants the handlers use, by their Python name (<PREFIX>_<NAME>).

@@ -52,6 +52,8 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     case OP_RMWCIB3: return config_rmwcib3(v, thread, word);
     case OP_CFGSHIFTMASK: return config_cfgshiftmask(v, thread, word);
 
+    case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
+
     case OP_MVMUL: return matrix_mvmul(v, thread, word, cycle);
     case OP_ELWADD: return matrix_elwadd(v, thread, word, cycle);
     case OP_ELWSUB: return matrix_elwsub(v, thread, word, cycle);

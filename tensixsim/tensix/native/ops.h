@@ -56,6 +56,8 @@ int64_t config_cfgshiftmask(struct copro_view *v, uint32_t thread, uint32_t word
 
 /* pack.c: tensixsim/tensix/pack.py */
 int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+/* unpack.c: tensixsim/tensix/unpack.py (UNPACR) */
+int64_t unpack_unpacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
 /* adc.apply_addr_mod planned, for the units that advance RWCs through an ADDR_MOD slot (adc.c). */
 int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot, int update_fidelity,
