@@ -262,8 +262,8 @@ def run_on_both(
     outcome = (python or run_python)(python_tile, thread, word, cycle)
     waited = None
     if wait:
-        reason, until = wait
-        waited = (NATIVE_WAITS[reason](until), until)
+        reason, until, detail = wait
+        waited = (NATIVE_WAITS[reason](until if until is not None else -1, detail), until)
     return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile), waited)
 
 

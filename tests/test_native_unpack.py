@@ -356,8 +356,6 @@ def _state(name: str, index: tuple, value: int) -> Callable[[list, dict], None]:
 
 
 DEFERS = {
-    "the unpacker still fetching": (operands(), _state("unpackers.end", (0,), 5005)),
-    "the bank not the unpackers'": (operands(), _state("regs.src_client", (0, 0), SrcClient.MATRIX_UNIT)),
     "compressed input": (operands(), _set([], "THCON_SEC0_REG0_TileDescriptor", BF16 | 1024 << 16 | 1 << 32)),
     "BFP8 input": (operands(), _set([], "THCON_SEC0_REG0_TileDescriptor", BFP8 | 1 << 4 | 1 << 32)),
     "MultiContextMode": (operands(ovrd_thread_id=1), eltwise),
@@ -380,6 +378,21 @@ def test_waits_errors_and_rare_modes_defer_to_python(case):
     fields, adjust = DEFERS[case]
     result, problems = compare_unpacr(fields, 0, 5000, 9, adjust)
     assert result.native_cycles == NATIVE_DEFER
+    assert problems == []
+
+
+# Python waits: the native side waits for the same reason and until, having changed nothing.
+WAITS = {
+    "the unpacker still fetching": (operands(), _state("unpackers.end", (0,), 5005)),
+    "the bank not the unpackers'": (operands(), _state("regs.src_client", (0, 0), SrcClient.MATRIX_UNIT)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WAITS))
+def test_waits_match_python(case):
+    fields, adjust = WAITS[case]
+    result, problems = compare_unpacr(fields, 0, 5000, 9, adjust)
+    assert result.native_cycles == native.NATIVE_WAIT
     assert problems == []
 
 

@@ -23,9 +23,11 @@ from tensixsim.tensix import native, sfpu_macro
 from tensixsim.tensix.capture import QE_CORE, QE_FIELDS, InputQueue, PushedInstruction, entry_of, row_of
 from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
+from tensixsim.tensix.pack import DST_NOT_READABLE
 from tensixsim.tensix.regs import dst_hidden
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.tensix.sfpu_float import MAD_HOLD_REASON
+from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
 if TYPE_CHECKING:
@@ -61,11 +63,15 @@ PIPE_FIELDS = SRC + QE_FIELDS
 _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 # BLOCKED: a block the reference code set (retried by it), or the native engine's own hold.
 BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD, BLOCKED_NATIVE_WAIT = 1, 2, 16
-# The text of the native handlers' waits (copro.h WAIT_*), from their until: the Python semantics' own.
-NATIVE_WAITS: tuple[Callable[[int | None], str], ...] = (
-    lambda until: "",
-    lambda until: SRC_NOT_HANDED,
-    lambda until: dst_hidden(until if until is not None else -1),
+# The text of the native handlers' waits (copro.h WAIT_*), from their until and detail: the Python
+# semantics' own.
+NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
+    lambda until, detail: "",
+    lambda until, detail: SRC_NOT_HANDED,
+    lambda until, detail: dst_hidden(until),
+    lambda until, detail: DST_NOT_READABLE,
+    lambda until, detail: still_fetching(detail, until),
+    lambda until, detail: bank_not_handed(detail // 2, detail % 2),
 )
 
 
@@ -186,7 +192,8 @@ class Pipe:
         if code == BLOCKED_NATIVE_MAD_HOLD:
             return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {MAD_HOLD_REASON}"
         if code >= BLOCKED_NATIVE_WAIT:
-            why = NATIVE_WAITS[code - BLOCKED_NATIVE_WAIT](self.retry_at)
+            reason, detail = (code - BLOCKED_NATIVE_WAIT) & 0xFF, (code - BLOCKED_NATIVE_WAIT) >> 8
+            why = NATIVE_WAITS[reason](self.v[RETRY_AT], detail)
             return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {why}"
         return self._reason if code else None
 

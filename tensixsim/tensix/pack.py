@@ -194,6 +194,9 @@ def _fresh_stream() -> np.ndarray:
     return stream
 
 
+DST_NOT_READABLE = "Dst block written by the matrix unit less than five cycles ago"  # why PACR waits
+
+
 @dataclass
 class PackState(SharedArrays):
     """The packer's state between instructions (OutputAddressGenerator.md's streams and buffers), in
@@ -645,7 +648,7 @@ def pacr(
         storage = regs.storage_rows(rows, wide=conv.read32, remap=remap, swizzle=swizzle)
         until = regs.readable_from(storage)
         if until > ctx.cycle:
-            return Wait("Dst block written by the matrix unit less than five cycles ago", until=until)
+            return Wait(DST_NOT_READABLE, until=until)
         if conv.read32:
             values = regs.read32(rows, remap=remap, swizzle=swizzle)
         else:

@@ -431,9 +431,19 @@ def _last_writes(flat: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.n
     return flat[keep], values[keep]
 
 
+def bank_not_handed(file: int, bank: int) -> str:
+    """Why an unpacker instruction waits for Src``file``'s ``bank``."""
+    return f"Src{'AB'[file]} bank {bank} is not handed to the unpackers"
+
+
+def still_fetching(unit: int, end: int) -> str:
+    """Why an instruction for unpacker ``unit`` waits until its fetch ends at ``end``."""
+    return f"unpacker {unit} is fetching from L1 until cycle {end}"
+
+
 def _bank_wait(ctx: Context, file: int, bank: int) -> Wait | None:
     if int(ctx.copro.regs.src_client[file, bank]) != SrcClient.UNPACKERS:
-        return Wait(f"Src{'AB'[file]} bank {bank} is not handed to the unpackers")
+        return Wait(bank_not_handed(file, bank))
     return None
 
 
@@ -452,7 +462,7 @@ def _fetch_wait(ctx: Context, unit: int) -> Wait | None:
     """An instruction for an unpacker whose UNPACR is still fetching waits until it is done."""
     end = int(unpack_state(ctx.copro).end[unit])
     if end > ctx.cycle:
-        return Wait(f"unpacker {unit} is fetching from L1 until cycle {end}", until=end)
+        return Wait(still_fetching(unit, end), until=end)
     return None
 
 

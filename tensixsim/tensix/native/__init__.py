@@ -129,7 +129,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.sync.gate_kind,
         copro.sfpu,
         copro.regs,
-        wait := np.full(2, -1, np.int64),
+        wait := np.full(3, -1, np.int64),
         copro.packer,
         copro.l1_written,
         copro.unpackers,
@@ -166,10 +166,10 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     return view, arrays
 
 
-def last_wait(view: CoproView) -> tuple[int, int | None]:
-    """(reason, until) of the last NATIVE_WAIT through ``view``."""
-    reason, until = (ctypes.c_int64 * 2).from_address(view.wait)
-    return reason, (until if until >= 0 else None)
+def last_wait(view: CoproView) -> tuple[int, int | None, int]:
+    """(reason, until, detail) of the last NATIVE_WAIT through ``view``."""
+    reason, until, detail = (ctypes.c_int64 * 3).from_address(view.wait)
+    return reason, (until if until >= 0 else None), detail
 
 
 def take_l1_written(copro: Coprocessor) -> None:
@@ -487,7 +487,7 @@ def exec_one(
     copro: Coprocessor, thread: int, word: int, cycle: int, wait: list[int | None] | None = None
 ) -> int:
     """Run one instruction word through ``tsim_native_op`` (for tests): its cycles, NATIVE_DEFER or
-    NATIVE_WAIT (then ``wait``, if given, receives the reason and until)."""
+    NATIVE_WAIT (then ``wait``, if given, receives the reason, until and detail)."""
     lib = library()
     if lib is None:
         raise RuntimeError("the native engine is not available (no C compiler)")

@@ -15,7 +15,8 @@ enum { NATIVE_DEFER = 0 };
  * Engine._issue does and retries it natively. The reasons are those of matrix_unit.py (WAIT_REASONS
  * in tensixsim/tensix/native/__init__.py gives their text). until -1: only a state change lifts it. */
 enum { NATIVE_WAIT = -1 };
-enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_REASONS };
+enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_PACK_DST_HIDDEN, WAIT_UNPACKER_FETCHING,
+       WAIT_UNPACKER_BANK, WAIT_REASONS };
 enum { GPR_COUNT = 64, ADC_UNITS = 3, ADC_CHANNELS = 2, ADC_COORDS = 4 };
 /* RWCs[thread], each an array of `threads` uint32 (adc.py AdcState field order). */
 enum { RWC_SRCA, RWC_SRCA_CR, RWC_SRCB, RWC_SRCB_CR, RWC_DST, RWC_DST_CR, RWC_FIDELITY, RWC_EXTRA_BIT,
@@ -64,7 +65,7 @@ struct copro_view {
     int64_t *src_handover_at; /* [2][2]: cycle a Src bank reaches the matrix unit, -1 none */
     int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix_moves.HOLDS) */
     int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
-    int64_t *wait;            /* [2]: (reason, until) of the last NATIVE_WAIT */
+    int64_t *wait;            /* [3]: (reason, until, detail) of the last NATIVE_WAIT */
     /* The packer (pack.PackState) */
     int64_t *pack_stream;     /* [PACK_STREAM_WORDS]: stream addresses, NeedsNewAddress, pending counts */
     uint8_t *pack_buffer;     /* [2][16]: the data and exponent streams' pending bytes */
@@ -91,11 +92,13 @@ struct copro_view {
     uint64_t pipe_done_field;
 };
 
-/* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself). */
-static inline int64_t native_wait(struct copro_view *v, int64_t reason, int64_t until)
+/* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself); `detail` (< 256)
+ * completes the reason's text (an unpacker, a Src file and bank). */
+static inline int64_t native_wait(struct copro_view *v, int64_t reason, int64_t until, int64_t detail)
 {
     v->wait[0] = reason;
     v->wait[1] = until;
+    v->wait[2] = detail;
     return NATIVE_WAIT;
 }
 

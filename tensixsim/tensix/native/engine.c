@@ -379,7 +379,7 @@ static void block_wait(struct engine *e, uint32_t t, int64_t cycle)
 {
     if (!P(e, t, PIPE_BLOCKED))
         P(e, t, PIPE_BLOCKED_SINCE) = cycle;
-    P(e, t, PIPE_BLOCKED) = BLOCK_WAIT + e->view->wait[0];
+    P(e, t, PIPE_BLOCKED) = BLOCK_WAIT + e->view->wait[0] + (e->view->wait[2] << 8);
     P(e, t, PIPE_BLOCKED_AT) = cycle;
     P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
     P(e, t, PIPE_RETRY_AT) = e->view->wait[1];

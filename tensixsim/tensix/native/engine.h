@@ -9,7 +9,7 @@
 enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
 /* PIPE_BLOCKED: why the head instruction waits. A Python block is retried by Python; the engine
  * retries its own: the vector unit's hold for an SFPMAD-family result, and BLOCK_WAIT + a handler's
- * wait reason (copro.h NATIVE_WAIT; PIPE_RETRY_AT holds its until). */
+ * wait reason + 256 * its detail (copro.h NATIVE_WAIT; PIPE_RETRY_AT holds its until). */
 enum { BLOCK_NONE, BLOCK_PYTHON, BLOCK_MAD_HOLD, BLOCK_WAIT = 16 };
 
 /* One queue entry (capture.PushedInstruction), a row of QE_FIELDS int64. */

@@ -466,7 +466,7 @@ static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t add
     if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS || macro_pending(v))
         return NATIVE_DEFER;
     if (!both_banks_owned(v))
-        return native_wait(v, WAIT_SRC_NOT_HANDED, -1);
+        return native_wait(v, WAIT_SRC_NOT_HANDED, -1, 0);
     if (flips || !read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
         return NATIVE_DEFER;
     p->a_first = v->rwc[RWC_SRCA][t] & MATRIX_SRC_BLOCK_MASK;
@@ -479,7 +479,7 @@ static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t add
 static int64_t dst_stall(struct copro_view *v, const struct dst_access *d, int64_t cycle)
 {
     int64_t ready = readable_from(v, d);
-    return ready > cycle ? native_wait(v, WAIT_DST_HIDDEN, ready) : PLAN_GO;
+    return ready > cycle ? native_wait(v, WAIT_DST_HIDDEN, ready, 0) : PLAN_GO;
 }
 
 /* matrix_unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */

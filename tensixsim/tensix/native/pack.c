@@ -473,7 +473,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
             until = until > ready ? until : ready;
         }
         if (until > cycle)
-            return NATIVE_DEFER; /* Wait: the matrix unit's write is not readable yet */
+            return native_wait(v, WAIT_PACK_DST_HIDDEN, until, 0);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t r = storage[i], col = addresses[i] & 15, raw;
             if (c.read32) {

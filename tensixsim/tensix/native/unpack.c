@@ -537,7 +537,7 @@ static int64_t regular(struct copro_view *v, uint32_t thread, uint32_t unit, uin
     if (p.bank >= BANKS)
         return NATIVE_DEFER;
     if (p.count && v->src_client[unit * BANKS + p.bank] != UNPACK_CLIENT_UNPACKERS)
-        return NATIVE_DEFER; /* Wait: the bank is not the unpackers' */
+        return native_wait(v, WAIT_UNPACKER_BANK, -1, unit * BANKS + p.bank);
     p.set_ovrd = (int)thread_cfg(&r, UTF_SRCA_SET_SETOVRDWITHADDR);
     p.src_row = v->unpacker_src_row[unit * v->threads + thread];
     p.is_unsigned = cfg(&r, UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED);
@@ -638,7 +638,7 @@ int64_t unpack_unpacr(struct copro_view *v, uint32_t thread, uint32_t word, int6
 {
     uint32_t unit = F_UNPACR_UNPACK_BLOCK_SELECTION(word);
     if (v->unpack_end[unit] > cycle)
-        return NATIVE_DEFER; /* Wait: the unpacker is still fetching */
+        return native_wait(v, WAIT_UNPACKER_FETCHING, v->unpack_end[unit], unit);
     /* The operands the IncrementContextCounter and FlushCache modes require to be zero. */
     uint32_t others = F_UNPACR_ADDR_MODE(word) | F_UNPACR_CFG_CONTEXT_ID(word) | F_UNPACR_ADDR_CNT_CONTEXT_ID(word)
                       | F_UNPACR_SET_DAT_VALID(word) | F_UNPACR_SRCB_BCAST(word) | F_UNPACR_ZERO_WRITE2(word)
