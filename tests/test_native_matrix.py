@@ -15,15 +15,14 @@ share of its examples, so the comparison cannot pass by deferring everything.
 from __future__ import annotations
 
 import ctypes
-import os
 from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, run_on_both
+from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, native_settings, run_on_both
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -254,15 +253,7 @@ def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
     return st.one_of(valid, valid, valid, valid, valid, anything)
 
 
-# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
-EXAMPLES = int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "600"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = native_settings(600)
 
 
 @pytest.mark.parametrize("name", NATIVE)

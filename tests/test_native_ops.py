@@ -307,14 +307,19 @@ def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
     return st.fixed_dictionaries({f.name: field_values(f) for f in ISA.by_name[name].fields})
 
 
-# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
-SETTINGS = settings(
-    max_examples=int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "60")),
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+def native_settings(examples: int) -> settings:
+    """Hypothesis settings of the native comparison tests: ``examples`` by default,
+    $TENSIXSIM_NATIVE_EXAMPLES (e.g. 2000) for a deeper run; the same examples everywhere."""
+    return settings(
+        max_examples=int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", str(examples))),
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+
+
+SETTINGS = native_settings(60)
 seeds = st.integers(0, 2**32 - 1)
 pipes = st.integers(0, 2)
 cycles_ = st.integers(0, 2**40)

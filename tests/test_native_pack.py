@@ -14,15 +14,23 @@ captured from a run and must run natively too.
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, run_on_both, run_python
+from test_native_ops import (
+    FRESH,
+    TILES,
+    Comparison,
+    _arrays,
+    mismatches,
+    native_settings,
+    run_on_both,
+    run_python,
+)
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -289,15 +297,7 @@ def pacr_words() -> st.SearchStrategy[dict[str, int]]:
     return st.tuples(st.integers(0, 9), valid, anything).map(lambda t: t[2] if t[0] == 9 else t[1])
 
 
-# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
-EXAMPLES = int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "600"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = native_settings(600)
 MIN_NATIVE_SHARE = 0.25  # the rest defer: unmodelled modes, faults, hidden Dst rows...
 
 

@@ -15,13 +15,12 @@ of its examples, so the comparison cannot pass by deferring everything.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_native_ops import (
     FRESH,
@@ -30,6 +29,7 @@ from test_native_ops import (
     _arrays,
     differences,
     mismatches,
+    native_settings,
     run_on_both,
 )
 
@@ -285,15 +285,7 @@ def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
     return st.one_of(anything, st.fixed_dictionaries(within), st.fixed_dictionaries(within))
 
 
-# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
-EXAMPLES = int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "60"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = native_settings(60)
 
 
 @pytest.mark.parametrize("name", NATIVE)

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import os
 from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sfpu_float_reference import fma_bh
-from test_native_ops import TILES, Comparison, mismatches, reset, run_on_both
+from test_native_ops import TILES, Comparison, mismatches, native_settings, reset, run_on_both
 
 from tensixsim.errors import SimError, UndefinedBehavior
 from tensixsim.isa import isa_for
@@ -271,15 +270,7 @@ def words_of(draw: st.DrawFn, name: str) -> dict[str, int]:
     return tidy(name, fields) if draw(st.sampled_from([True, True, True, False])) else fields
 
 
-# TENSIXSIM_NATIVE_EXAMPLES=2000 for a deeper run.
-EXAMPLES = int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "60"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+SETTINGS = native_settings(60)
 seeds = st.integers(0, 2**32 - 1)
 pipes = st.integers(0, 2)
 cycle_offsets = st.integers(-3, 3)  # around CYCLE, where mad_ready and the macro clock are drawn
@@ -525,7 +516,7 @@ def test_mad_hold_matches_python(name):
     counts: Counter[object] = Counter()
     copro = TILES[0].coprocessor
 
-    @settings(SETTINGS, max_examples=max(EXAMPLES // 4, 1))
+    @settings(SETTINGS, max_examples=max(SETTINGS.max_examples // 4, 1))
     @given(seed=seeds)
     def check(seed):
         rng = np.random.default_rng(seed)
@@ -584,7 +575,7 @@ def lockstep_setup(seed: int):
     return setup
 
 
-@settings(SETTINGS, max_examples=max(EXAMPLES // 15, 1))
+@settings(SETTINGS, max_examples=max(SETTINGS.max_examples // 15, 1))
 @given(seed=seeds)
 def test_the_native_engine_runs_them_in_lockstep_with_the_python_engine(seed):
     """Every cycle the same state, pipe bookkeeping and errors (the MAD-result holds and the wait gate's

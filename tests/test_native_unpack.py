@@ -11,15 +11,14 @@ them, Dst, and the other unpacker's fetch still running (the two share L1).
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_native_ops import FRESH, TILES, _arrays, mismatches, run_on_both
+from test_native_ops import FRESH, TILES, _arrays, mismatches, native_settings, run_on_both
 
 from tensixsim.isa import isa_for
 from tensixsim.tensix import native
@@ -246,14 +245,7 @@ UNPACR_FIELDS = st.fixed_dictionaries(
     }
 )
 
-EXAMPLES = int(os.environ.get("TENSIXSIM_NATIVE_EXAMPLES", "500"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+SETTINGS = native_settings(500)
 
 
 def test_native_matches_python_or_defers_unchanged():
