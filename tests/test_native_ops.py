@@ -45,7 +45,8 @@ THCON = ("DMANOP", "SETDMAREG", "ADDDMAREG", "SUBDMAREG", "MULDMAREG", "BITWOPDM
 ADC = ("SETADC", "SETADCXY", "SETADCZW", "SETADCXX", "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW",
        "SETRWC", "INCRWC")  # fmt: skip
 CONFIG = ("SETC16", "WRCFG", "RDCFG", "RMWCIB0", "RMWCIB1", "RMWCIB2", "RMWCIB3", "CFGSHIFTMASK")
-NATIVE = ("NOP", *THCON, *ADC, *CONFIG)
+SYNC = ("SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT", "STALLWAIT")
+NATIVE = ("NOP", *THCON, *ADC, *CONFIG, *SYNC)
 
 # One ordinary word per instruction that must run natively (so the random tests cannot pass by
 # deferring everything).
@@ -79,6 +80,11 @@ EXECUTES = {
     "CFGSHIFTMASK": dict(
         disable_mask_on_old_val=0, operation=7, mask_width=11, right_cshift_amt=30, scratch_sel=3, cfg_reg=17
     ),
+    "SEMINIT": dict(max_value=2, init_value=1, sem_sel=0x81),
+    "SEMPOST": dict(sem_sel=0xFF),
+    "SEMGET": dict(sem_sel=0x0F),
+    "SEMWAIT": dict(stall_res=0x40, sem_sel=0x06, wait_sem_cond=2),
+    "STALLWAIT": dict(stall_res=0x1FF, wait_res=0x1FFF),
 }
 
 # Words that must defer: each is a case whose Python semantics raise, or act through a service.
@@ -99,6 +105,9 @@ DEFERS = {
     "ADDRCRZW bit_mask bit 4": ("ADDRCRZW", dict(cnt_set_mask=1, ch1_w=0, ch1_z=0, ch0_w=0, ch0_z=0,
                                                  bit_mask=0x10)),
     "SETADCXX x_end2 bit 10": ("SETADCXX", dict(cnt_set_mask=1, x_end2=0x400, x_start=0)),
+    "SEMPOST sem_sel bit 8": ("SEMPOST", dict(sem_sel=0x100)),
+    "SEMWAIT sem_sel bit 8": ("SEMWAIT", dict(stall_res=1, sem_sel=0x101, wait_sem_cond=1)),
+    "STALLWAIT wait_res bit 13": ("STALLWAIT", dict(stall_res=1, wait_res=1 << 13)),
     "SETRWC FlipSrcA": ("SETRWC", dict(clear_ab_vld=1, rwc_cr=0, rwc_d=0, rwc_b=0, rwc_a=0, bit_mask=1)),
     "INCRWC rwc_cr bit 3": ("INCRWC", dict(rwc_cr=8, rwc_d=0, rwc_b=0, rwc_a=0)),
     "SETC16 beyond ThreadConfig": ("SETC16", dict(setc16_reg=cfg.THD_STATE_SIZE, setc16_value=0)),

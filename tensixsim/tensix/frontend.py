@@ -19,7 +19,7 @@ import numpy as np
 from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
 from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.riscv.core import CoreState
-from tensixsim.tensix import native, sfpu_macro
+from tensixsim.tensix import native, sfpu_macro, sync
 from tensixsim.tensix.capture import QE_CORE, QE_FIELDS, InputQueue, PushedInstruction, entry_of, row_of
 from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
@@ -72,6 +72,10 @@ NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
     lambda until, detail: DST_NOT_READABLE,
     lambda until, detail: still_fetching(detail, until),
     lambda until, detail: bank_not_handed(detail // 2, detail % 2),
+    lambda until, detail: sync.lag_text(detail),
+    lambda until, detail: sync.stallwait_text(detail),
+    lambda until, detail: sync.sem_empty_text(detail),
+    lambda until, detail: sync.sem_full_text(detail & 15, detail >> 4 & 15, detail >> 8 & 15),
 )
 
 

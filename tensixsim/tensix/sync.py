@@ -240,6 +240,24 @@ def _service(owner: Any, name: str, needed_for: str, cycle: int | None) -> Any:
     return service
 
 
+# Why a latched wait holds an instruction (the gate's reasons; the native engine rebuilds the same).
+def stallwait_text(bit: int) -> str:
+    condition = STALLWAIT_CONDITIONS[bit]
+    return f"STALLWAIT: {condition.what} ({condition.label})"
+
+
+def sem_empty_text(sem: int) -> str:
+    return f"SEMWAIT sem {sem} == 0"
+
+
+def sem_full_text(sem: int, value: int, top: int) -> str:
+    return f"SEMWAIT sem {sem} >= max ({value} >= {top})"
+
+
+def lag_text(kind: int) -> str:
+    return f"{Latch(kind).name}: the wait gate opens next cycle"
+
+
 def _stallwait_unmet(copro: Coprocessor, conditions: int, at: int) -> str | None:
     """The first selected STALLWAIT condition that still holds at cycle ``at``, or None."""
     for bit, condition in enumerate(STALLWAIT_CONDITIONS):
@@ -247,11 +265,11 @@ def _stallwait_unmet(copro: Coprocessor, conditions: int, at: int) -> str | None
             continue
         if condition.unit is not None:
             if copro.unit_busy(condition.unit, at):
-                return f"{condition.what} ({condition.label})"
+                return stallwait_text(bit)
         elif condition.src_bank is not None:
             src_valid = _service(copro, "src_valid", f"STALLWAIT {condition.label}", at)
             if bool(src_valid(condition.src_bank)) == condition.src_waits_while:
-                return f"{condition.what} ({condition.label})"
+                return stallwait_text(bit)
     return None
 
 
@@ -261,9 +279,9 @@ def _semwait_unmet(state: SyncState, conditions: int, sems: int) -> str | None:
             continue
         value, top = int(state.sem_value[i]), int(state.sem_max[i])
         if conditions & 1 and value == 0:
-            return f"sem {i} == 0"
+            return sem_empty_text(i)
         if conditions & 2 and value >= top:
-            return f"sem {i} >= max ({value} >= {top})"
+            return sem_full_text(i, value, top)
     return None
 
 
@@ -286,11 +304,9 @@ def _unmet(copro: Coprocessor, thread: int, at: int) -> str | None:
     kind = Latch(int(state.gate_kind[thread]))
     conditions = int(state.gate_conditions[thread])
     if kind is Latch.STALLWAIT:
-        unmet = _stallwait_unmet(copro, conditions, at)
-        return None if unmet is None else f"STALLWAIT: {unmet}"
+        return _stallwait_unmet(copro, conditions, at)
     if kind is Latch.SEMWAIT:
-        unmet = _semwait_unmet(state, conditions, int(state.gate_sems[thread]))
-        return None if unmet is None else f"SEMWAIT {unmet}"
+        return _semwait_unmet(state, conditions, int(state.gate_sems[thread]))
     if kind is Latch.STREAMWAIT:
         unmet = _streamwait_unmet(copro, thread, at)
         return None if unmet is None else f"STREAMWAIT {unmet}"
@@ -323,7 +339,7 @@ def gate_blocks(copro: Coprocessor, thread: int, instruction: Instruction, cycle
         unmet = _unmet(copro, thread, cycle - 1)
         if cycle <= int(state.gate_cycle[thread]) + 1:
             # The documented lag: the instruction right after the wait is held at least a cycle.
-            reason = unmet or f"{Latch(int(state.gate_kind[thread])).name}: the wait gate opens next cycle"
+            reason = unmet or lag_text(int(state.gate_kind[thread]))
         elif unmet is None:
             _forget(state, thread)
         else:

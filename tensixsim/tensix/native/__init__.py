@@ -76,6 +76,18 @@ UNPACK_ARRAYS = (
     ("unpack_fetch_cycles", "fetch_cycles", np.int64),
 )
 
+# The sync unit's arrays (sync.SyncState; gate_kind is sync_gate_kind), in copro.h order.
+SYNC_ARRAYS = (
+    ("sem_value", "sem_value", np.uint8),
+    ("sem_max", "sem_max", np.uint8),
+    ("gate_block", "gate_block", np.uint16),
+    ("gate_conditions", "gate_conditions", np.uint16),
+    ("gate_sems", "gate_sems", np.uint8),
+    ("gate_stream_select", "gate_stream_select", np.uint8),
+    ("gate_target", "gate_target", np.uint32),
+    ("gate_cycle", "gate_cycle", np.int64),
+)
+
 
 class CoproView(ctypes.Structure):
     """Mirror of ``struct copro_view`` (copro.h)."""
@@ -105,6 +117,8 @@ class CoproView(ctypes.Structure):
         ("pipe_count", ctypes.c_uint64),
         ("pipe_fields", ctypes.c_uint64),
         ("pipe_done_field", ctypes.c_uint64),
+        *((name, _P) for name, _, _ in SYNC_ARRAYS),
+        ("unit_clock", _P),
     ]
 
 
@@ -133,6 +147,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.packer,
         copro.l1_written,
         copro.unpackers,
+        copro.unit_clock,
     )
     view = CoproView()
     view.threads = copro.threads
@@ -163,6 +178,9 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     for name, attribute, dtype in UNPACK_ARRAYS:
         setattr(view, name, _pointer(getattr(unpackers, attribute), dtype))
     set_pipe_state(view, getattr(getattr(copro.tile, "backend", None), "state", None))
+    for name, attribute, dtype in SYNC_ARRAYS:
+        setattr(view, name, _pointer(getattr(copro.sync, attribute), dtype))
+    view.unit_clock = _pointer(copro.unit_clock, np.int64)
     return view, arrays
 
 

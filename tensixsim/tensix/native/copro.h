@@ -16,7 +16,7 @@ enum { NATIVE_DEFER = 0 };
  * in tensixsim/tensix/native/__init__.py gives their text). until -1: only a state change lifts it. */
 enum { NATIVE_WAIT = -1 };
 enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_PACK_DST_HIDDEN, WAIT_UNPACKER_FETCHING,
-       WAIT_UNPACKER_BANK, WAIT_REASONS };
+       WAIT_UNPACKER_BANK, WAIT_GATE_LAG, WAIT_STALLWAIT, WAIT_SEMWAIT_ZERO, WAIT_SEMWAIT_FULL, WAIT_REASONS };
 enum { GPR_COUNT = 64, ADC_UNITS = 3, ADC_CHANNELS = 2, ADC_COORDS = 4 };
 /* RWCs[thread], each an array of `threads` uint32 (adc.py AdcState field order). */
 enum { RWC_SRCA, RWC_SRCA_CR, RWC_SRCB, RWC_SRCB_CR, RWC_DST, RWC_DST_CR, RWC_FIDELITY, RWC_EXTRA_BIT,
@@ -90,6 +90,16 @@ struct copro_view {
     uint64_t pipe_count;
     uint64_t pipe_fields;
     uint64_t pipe_done_field;
+    /* The sync unit (sync.SyncState; gate_kind is sync_gate_kind above) and the units' busy clocks */
+    uint8_t *sem_value;           /* [8] */
+    uint8_t *sem_max;             /* [8] */
+    uint16_t *gate_block;         /* [threads] */
+    uint16_t *gate_conditions;    /* [threads] */
+    uint8_t *gate_sems;           /* [threads] */
+    uint8_t *gate_stream_select;  /* [threads] */
+    uint32_t *gate_target;        /* [threads] */
+    int64_t *gate_cycle;          /* [threads] */
+    int64_t *unit_clock;          /* [isa units] (Coprocessor.unit_clock: busy until) */
 };
 
 /* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself); `detail` (< 256)

@@ -15,6 +15,7 @@
 #include "fields.h"
 #include "matrix.h"
 #include "sfpu_float.h"
+#include "sync.h"
 
 enum { REPLAY_SLOTS = 32, MOP_CFG_WORDS = 9, REPLAY_COUNT_LIMIT = 64, MOP_COUNT_MASK = 0x7F };
 static const int64_t NEVER = (int64_t)1 << 62;
@@ -361,17 +362,27 @@ static int sfpu_gate(struct engine *e, uint32_t word, int64_t cycle)
     return tsim_sfpu_mad_hold(e->view, word, cycle);
 }
 
-/* Engine._issue's wait-gate branch for the engine's own hold: the pipe retries when the result is
- * ready (Coprocessor.gate_release_cycle: no sync wait is latched here). */
-static void block(struct engine *e, uint32_t t, int64_t cycle)
+/* Coprocessor.gate_release_cycle: the earlier of the sync unit's release and the vector unit's
+ * (sfpu_float.mad_release_cycle), -1 when neither frees it by itself. */
+static int64_t gate_release(const struct engine *e, uint32_t t, int64_t cycle)
+{
+    int64_t sync = tsim_sync_release(e->view, t, cycle), ready = e->view->mad_ready[0];
+    int64_t mad = ready >= cycle ? ready : -1;
+    if (sync < 0)
+        return mad;
+    return mad < 0 || sync < mad ? sync : mad;
+}
+
+/* Engine._issue's wait-gate branch: blocked with `code` (BLOCK_MAD_HOLD or BLOCK_WAIT + a reason and
+ * its detail), retried when the gate releases by itself or the state changes. */
+static void block(struct engine *e, uint32_t t, int64_t cycle, int64_t code)
 {
     if (!P(e, t, PIPE_BLOCKED))
         P(e, t, PIPE_BLOCKED_SINCE) = cycle;
-    P(e, t, PIPE_BLOCKED) = BLOCK_MAD_HOLD;
+    P(e, t, PIPE_BLOCKED) = code;
     P(e, t, PIPE_BLOCKED_AT) = cycle;
     P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
-    int64_t ready = e->view->mad_ready[0];
-    P(e, t, PIPE_RETRY_AT) = ready >= cycle + 1 ? ready : -1;
+    P(e, t, PIPE_RETRY_AT) = gate_release(e, t, cycle + 1);
 }
 
 /* Engine._issue's branch for a Wait outcome: blocked until a state change or its until. */
@@ -423,7 +434,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         }
         uint32_t t = (uint32_t)best;
         int64_t cycle = best_cycle;
-        if (P(e, t, PIPE_BLOCKED) == BLOCK_PYTHON || e->view->sync_gate_kind[t])
+        if (P(e, t, PIPE_BLOCKED) == BLOCK_PYTHON)
             return stop(e, RUN_ISSUE, t, cycle);
         if (!words_left(e, t)) {
             /* A take that needs Python leaves everything as it was. After a native take whose first
@@ -466,12 +477,24 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
                 continue;
             }
         }
+        if (e->view->sync_gate_kind[t]) {
+            int64_t detail = 0;
+            int why = tsim_sync_gate(e->view, t, word, cycle, &detail);
+            if (why < 0)
+                return stop(e, RUN_ISSUE, t, cycle);
+            if (why) {
+                block(e, t, cycle, BLOCK_WAIT + why + (detail << 8));
+                if (e->out[OUT_NOTIFY])
+                    return stop(e, RUN_NOTIFY, t, cycle); /* from this step's take */
+                continue;
+            }
+        }
         if (unit == e->sfpu_unit) {
             int hold = sfpu_gate(e, word, cycle);
             if (hold < 0)
                 return stop(e, RUN_ISSUE, t, cycle);
             if (hold) {
-                block(e, t, cycle);
+                block(e, t, cycle, BLOCK_MAD_HOLD);
                 if (e->out[OUT_NOTIFY])
                     return stop(e, RUN_NOTIFY, t, cycle); /* from this step's take */
                 continue;

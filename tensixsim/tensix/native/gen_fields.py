@@ -44,7 +44,13 @@ SFPU_TABLES_PATH = _HERE / "sfpu_tables.h"
 ARCH = "blackhole"
 
 # The timing tables the native handlers charge, by the prefix their constants get.
-TIMING_TABLES = {"THCON": timing.THCON, "CONFIG": timing.CONFIG, "MATRIX": timing.MATRIX, "SFPU": timing.SFPU}
+TIMING_TABLES = {
+    "THCON": timing.THCON,
+    "CONFIG": timing.CONFIG,
+    "MATRIX": timing.MATRIX,
+    "SFPU": timing.SFPU,
+    "SYNC": timing.SYNC,
+}
 # Config fields the handlers test (side effects of a store, CFGSHIFTMASK's scratch registers; the
 # vector unit's Dst addressing and MOD0_FMT_SRCB resolution).
 CONFIG_FIELDS = ("STATE_RESET_EN", "PRNG_SEED_Seed_Val", "SCRATCH_SEC0_val", "SCRATCH_SEC1_val",
@@ -261,6 +267,7 @@ def render_constants() -> str:
     _matrix_constants(out)
     _pack_constants(out)
     _unpack_constants(out)
+    _sync_constants(out)
     return _close(out)
 
 
@@ -531,6 +538,50 @@ def _unpack_field_name(template: str) -> str:
     """``THCON_SEC{u}_REG2_Out_data_format`` -> ``UF_OUT_DATA_FORMAT``: the field without its unpacker."""
     short = template.split("_REG", 1)[1].split("_", 1)[1] if template.startswith("THCON") else template
     return c_name("UF", short.replace("{u}", "").replace("{ab}", "X"))
+
+
+# sync.c's kinds of STALLWAIT condition (SYNC_CONDITIONS_INIT rows: kind, index, waits_while).
+_COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC = range(4)
+
+
+def _sync_constants(out: _Defines) -> None:
+    """sync.c's section of ``constants.h``: sync.py's semaphores, latches, block bits per opcode and
+    STALLWAIT conditions (each as what it tests: a unit's clock, an unpacker's fetch, a Src bank)."""
+    from tensixsim.tensix import frontend, sync, unpack
+
+    out.text("", "/* ---- sync.c: sync.py (SYNC_*, LATCH_*) ---- */")
+    for name in ("SEMAPHORES", "SEM_LIMIT", "MUTEX_SLOTS", "DEFAULT_BLOCK", "DEFAULT_CONDITIONS"):
+        out.add(c_name("SYNC", name), f"{int(getattr(sync, name))}u")
+    out.add("SYNC_SEM_MASK_BITS", f"{sync._SEM_MASK_BITS}u")
+    out.add("SYNC_STALLWAIT_CONDITION_BITS", f"{sync._STALLWAIT_CONDITION_BITS}u")
+    out.add("SYNC_CONDITION_COUNT", f"{len(sync.STALLWAIT_CONDITIONS)}u")
+    for latch in sync.Latch:
+        out.add(c_name("LATCH", latch.name), f"{int(latch)}u")
+    bits = sync._BLOCK_BITS[ARCH]
+    table = [0] * 256
+    for spec in isa_for(ARCH):
+        table[spec.opcode] = bits[spec.name]
+    out.add("SYNC_BLOCK_BITS_INIT", "{" + ", ".join(f"0x{b:03X}" for b in table) + "}")
+    for kind, value in (
+        ("NONE", _COND_NONE),
+        ("UNIT", _COND_UNIT),
+        ("UNPACKER", _COND_UNPACKER),
+        ("SRC", _COND_SRC),
+    ):
+        out.add(f"SYNC_COND_{kind}", str(value))
+    rows = []
+    for condition in sync.STALLWAIT_CONDITIONS:
+        if condition.unit in unpack.UNPACKER_UNITS:
+            row = (_COND_UNPACKER, unpack.UNPACKER_UNITS.index(condition.unit), 0)
+        elif condition.unit is not None:
+            row = (_COND_UNIT, frontend.UNIT_INDEX[condition.unit], 0)
+        elif condition.src_bank is not None:
+            file, side = regs._SRC_BANK_NAMES[condition.src_bank]
+            row = (_COND_SRC, 2 * file + (side == "matrix"), int(condition.src_waits_while))
+        else:
+            row = (_COND_NONE, 0, 0)
+        rows.append("{{{}, {}, {}}}".format(*row))
+    out.add("SYNC_CONDITIONS_INIT", "{" + ", ".join(rows) + "}")
 
 
 def _unpack_constants(out: _Defines) -> None:

@@ -76,6 +76,11 @@ NATIVE_CANDIDATES = [
     "ELWMUL",
     "ZEROACC",
     "PACR",
+    "SEMINIT",
+    "SEMPOST",
+    "SEMGET",
+    "SEMWAIT",
+    "STALLWAIT",
 ]
 
 # Coprocessor state objects whose numpy arrays are architectural state.

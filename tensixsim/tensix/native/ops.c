@@ -32,6 +32,12 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     case OP_SHIFTDMAREG: return thcon_shiftdmareg(v, thread, word);
     case OP_CMPDMAREG: return thcon_cmpdmareg(v, thread, word);
 
+    case OP_SEMINIT: return sync_seminit(v, thread, word);
+    case OP_SEMPOST: return sync_sempost(v, thread, word);
+    case OP_SEMGET: return sync_semget(v, thread, word);
+    case OP_SEMWAIT: return sync_semwait(v, thread, word, cycle);
+    case OP_STALLWAIT: return sync_stallwait(v, thread, word, cycle);
+
     case OP_SETADC: return adc_setadc(v, thread, word);
     case OP_SETADCXY: return adc_setadcxy(v, thread, word);
     case OP_SETADCZW: return adc_setadczw(v, thread, word);

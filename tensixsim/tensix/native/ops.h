@@ -32,6 +32,13 @@ int64_t thcon_bitwopdmareg(struct copro_view *v, uint32_t thread, uint32_t word)
 int64_t thcon_shiftdmareg(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t thcon_cmpdmareg(struct copro_view *v, uint32_t thread, uint32_t word);
 
+/* sync.c: tensixsim/tensix/sync.py */
+int64_t sync_seminit(struct copro_view *v, uint32_t thread, uint32_t word);
+int64_t sync_sempost(struct copro_view *v, uint32_t thread, uint32_t word);
+int64_t sync_semget(struct copro_view *v, uint32_t thread, uint32_t word);
+int64_t sync_semwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t sync_stallwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+
 /* adc.c: tensixsim/tensix/adc.py */
 int64_t adc_setadc(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t adc_setadcxy(struct copro_view *v, uint32_t thread, uint32_t word);
