@@ -41,7 +41,7 @@ from tensixsim.riscv.cpu import (
     amo,
     configure_cpu,
 )
-from tensixsim.riscv.native import STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
+from tensixsim.riscv.native import PROBE_READS, STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
 from tensixsim.tensix.capture import (
     CORE_INDEX,
     QE_CORE,
@@ -319,34 +319,26 @@ class Core:
         self.hooks.state.busy[(self._pc >> 2) & 63] = self._pc
 
     def probe_iteration(self) -> tuple[list[tuple[int, int]], bool, bool]:
-        """Run one iteration of the loop headed at pc with memory hooks.
+        """Run one iteration of the loop headed at pc, the memory hooks recording its accesses.
 
-        Returns the (address, size) pairs it loaded, whether it stored anything, and whether it
-        came back to its head within a bounded number of instructions.
+        Returns the (address, size) pairs it loaded (none if it loaded more than the hooks keep: no
+        poll loop does), whether it stored anything, and whether it came back to its head within a
+        bounded number of instructions.
         """
         head = self._pc
-        reads: list[tuple[int, int]] = []
-        wrote = [False]
-
-        def on_read(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
-            reads.append((address, size))
-
-        def on_write(uc: Uc, access: int, address: int, size: int, value: int, _: object) -> None:
-            wrote[0] = True
-
-        handles = [
-            self.uc.hook_add(ucc.UC_HOOK_MEM_READ, on_read),
-            self.uc.hook_add(ucc.UC_HOOK_MEM_WRITE, on_write),
-        ]
+        s = self.hooks.state
+        s.probing, s.probe_wrote, s.probe_count = 1, 0, 0
         start, instructions = self.time, self.instructions
         self._probe_reads = []
         try:
             # The slice starts at the head (its first entry); the native hook stops at the second.
             self.run_slice(_PROBE_BUDGET, spin_threshold=2, carry=False)
         finally:
-            for handle in handles:
-                self.uc.hook_del(handle)
+            s.probing = 0
             registers, self._probe_reads = self._probe_reads, None
+        count = s.probe_count
+        reads = [(s.probe_addr[i], s.probe_size[i]) for i in range(count)] if count <= PROBE_READS else []
+        wrote = [bool(s.probe_wrote)]
         back = self.stopped_spinning and self._pc == head
         self.poll_period = self.time - start
         self.poll_instructions = self.instructions - instructions

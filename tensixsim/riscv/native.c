@@ -27,6 +27,7 @@ struct push_entry {
 };
 enum { REG_X0 = 1, REG_PC = 190 }; /* Unicorn's UC_RISCV_REG_* numbering */
 enum { MEM_WRITE = 17 };           /* UC_MEM_WRITE */
+enum { PROBE_READS = 64 };         /* loads recorded while probing a loop (more: not a poll loop) */
 enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polling */
 
 struct core_hooks {
@@ -74,6 +75,13 @@ struct core_hooks {
     int64_t push_horizon;   /* the earliest cycle another running core can act at */
     uint64_t core_index;
     uint64_t engine_pushes; /* pushes the engine took this slice */
+    /* While `probing`, every load and store is recorded (Core.probe_iteration): what one iteration
+     * of a loop reads, whether it writes. */
+    uint64_t probing;
+    uint64_t probe_wrote;
+    uint64_t probe_count;   /* loads seen; only the first PROBE_READS are kept */
+    uint64_t probe_addr[PROBE_READS];
+    uint64_t probe_size[PROBE_READS];
 };
 
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
@@ -138,6 +146,17 @@ static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t 
 void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, struct core_hooks *h)
 {
     (void)value;
+    if (h->probing) {
+        if (type == MEM_WRITE) {
+            h->probe_wrote = 1;
+        } else {
+            if (h->probe_count < PROBE_READS) {
+                h->probe_addr[h->probe_count] = address;
+                h->probe_size[h->probe_count] = (uint64_t)size;
+            }
+            h->probe_count++;
+        }
+    }
     int misaligned = (address & (uint64_t)(size - 1)) != 0;
     if (!misaligned && address < h->mmio_base)
         return;

@@ -32,6 +32,7 @@ class PushEntry(ctypes.Structure):
 
 
 MEM_WRITE = ucc.UC_MEM_WRITE
+PROBE_READS = 64  # native.c: loads recorded while probing a loop
 PC_REG = 190
 X0_REG = 1
 
@@ -88,6 +89,11 @@ class HookState(ctypes.Structure):
         ("push_horizon", ctypes.c_int64),
         ("core_index", ctypes.c_uint64),
         ("engine_pushes", ctypes.c_uint64),
+        ("probing", ctypes.c_uint64),
+        ("probe_wrote", ctypes.c_uint64),
+        ("probe_count", ctypes.c_uint64),
+        ("probe_addr", ctypes.c_uint64 * PROBE_READS),
+        ("probe_size", ctypes.c_uint64 * PROBE_READS),
     ]
 
 
@@ -206,6 +212,13 @@ class Hooks:
 
     def _py_mem(self, uc: unicorn.Uc, kind: int, address: int, size: int, value: int, _: object) -> None:
         s = self.state
+        if s.probing:
+            if kind == MEM_WRITE:
+                s.probe_wrote = 1
+            else:
+                if s.probe_count < PROBE_READS:
+                    s.probe_addr[s.probe_count], s.probe_size[s.probe_count] = address, size
+                s.probe_count += 1
         misaligned = address & (size - 1) != 0
         if not misaligned and address < s.mmio_base:
             return
