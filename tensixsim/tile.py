@@ -506,7 +506,7 @@ class Tile:
 
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
         """``writer`` stored into a protected L1 page: drop stale code, wake pollers."""
-        self._l1_written(address, size, cycle)
+        self._l1_written(address, size, cycle, refresh=True)
 
     def l1_store(self, address: int, data: bytes, cycle: int) -> None:
         """A store into L1 by an agent other than a core (the coprocessor)."""
@@ -518,20 +518,27 @@ class Tile:
         do what :meth:`l1_store` does after storing."""
         self._l1_written(address, size, cycle)
 
-    def _l1_written(self, address: int, size: int, cycle: int) -> None:
+    def _l1_written(self, address: int, size: int, cycle: int, refresh: bool = False) -> None:
+        """Bytes of L1 changed: wake their pollers, drop stale code, tell the pipes. ``refresh``: also
+        bring the pages' write protection up to date when nobody's interest in them changed (a store
+        that took the protected path may have found it stale)."""
         l1_written = getattr(self.backend, "l1_written", None)
         if l1_written is not None:
             l1_written(address, size, cycle)
         end = address + size
         pages = range(address // PAGE, (end - 1) // PAGE + 1)
+        changed = refresh  # who is interested in these pages: only then can their protection change
         for core in self.cores:
             if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
                 self._wake(core, cycle + 1)
+                changed = True
             for page in pages:
                 if page in core.known_code_pages:
                     core.forget_code(page)
-        for page in pages:
-            self._refresh_protection(page)
+                    changed = True
+        if changed:
+            for page in pages:
+                self._refresh_protection(page)
         self.note_side_effect()
 
     def register_access(self, address: int, cycle: int, value: int | None) -> int:

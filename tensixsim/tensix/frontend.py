@@ -322,9 +322,9 @@ class Engine:
     # ------------------------------------------------------------------ the engine
     def advance_to(self, horizon: int) -> None:
         """Process every instruction that issues before ``horizon`` (stops early on a wake-up)."""
-        copro = self.copro
         while True:
-            if self.native is not None and not sfpu_macro.pending(copro):
+            # The native engine hands a step to _step itself while SFPLOADMACRO work is scheduled.
+            if self.native is not None:
                 if self.native.step(horizon):
                     return
             elif self._step(horizon):

@@ -214,7 +214,7 @@ def set_pipe_state(view: CoproView, state: np.ndarray | None) -> None:
 
 
 MAX_THREADS = 3
-RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN = range(6)
+RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN, RUN_PYTHON = range(7)
 NOTIFY_QUEUE, NOTIFY_RETIRED, NOTIFY_L1 = 1, 2, 4
 # engine.h OUT_*
 OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
@@ -376,6 +376,7 @@ class NativeEngine:
         """Point at the coprocessor's state arrays (again, if a unit's state object was replaced)."""
         copro = self.copro
         self._states = self._unit_states()
+        self._state_ids = tuple(map(id, self._states))
         self.view, self._arrays = view_of(copro)
         set_pipe_state(self.view, self.engine.state)  # the tile may not hold its engine yet
         f = copro.frontend
@@ -427,8 +428,7 @@ class NativeEngine:
 
     def prepare(self) -> None:
         """Bring the engine's view of Python-side facts up to date."""
-        states = self._states
-        if any(a is not b for a, b in zip(states, self._unit_states(), strict=True)):
+        if tuple(map(id, self._unit_states())) != self._state_ids:  # (self._states keeps them alive)
             self._refresh_state()
         self.struct.waiters = self._waiters()
         self.struct.trace_capacity = TRACE_ROWS if self.engine.retired is not None else 0
@@ -451,6 +451,8 @@ class NativeEngine:
         self._take_trace()
         if code == RUN_DRAIN:
             return False
+        if code == RUN_PYTHON:
+            return self.engine._step(horizon)
         if code == RUN_HORIZON:
             self.engine.reached(horizon)
             return True

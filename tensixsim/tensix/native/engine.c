@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "constants.h"
 #include "copro.h"
 #include "engine.h"
 #include "fields.h"
@@ -408,10 +409,21 @@ static int64_t next_timed_change(const struct engine *e)
     return due;
 }
 
+/* sfpu_macro.pending: vector-unit work SFPLOADMACRO scheduled (only Python's engine runs it). */
+static int macro_work(const struct engine *e)
+{
+    for (uint32_t slot = 0; slot < SFPU_MACRO_SLOTS; slot++)
+        if (e->view->macro_pending[slot * SFPU_MACRO_COLUMNS + SFPU_MACRO_VALID])
+            return 1;
+    return 0;
+}
+
 int tsim_engine_run(struct engine *e, int64_t horizon)
 {
     if (e->out[OUT_PENDING])
         return (int)e->out[OUT_PENDING];
+    if (macro_work(e))
+        return RUN_PYTHON;
     for (;;) {
         if (e->trace_capacity && e->out[OUT_TRACED] >= e->trace_capacity)
             return RUN_DRAIN; /* a step retires at most one instruction: one free row is enough */

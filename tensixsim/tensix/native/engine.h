@@ -44,6 +44,7 @@ enum {
     RUN_NOTIFY,       /* a step is done whose notifications may wake a core: Python sends them */
     RUN_GROW,         /* nothing done: pipe out[OUT_PIPE] needs a word buffer of out[OUT_GROW] words */
     RUN_DRAIN,        /* nothing done: Python must take the retired-instruction trace rows first */
+    RUN_PYTHON,       /* nothing done: SFPLOADMACRO work is scheduled, Python's engine takes a step */
 };
 /* NOTIFY_L1: a native handler wrote L1 (copro_view.l1_written holds the range) */
 enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2, NOTIFY_L1 = 4 };
