@@ -377,7 +377,6 @@ def _set(key: str, index: tuple[int, ...] | slice, value: int) -> Callable[[dict
 # Words and states that must defer: each is a case whose Python semantics raise, wait, or act through
 # a service the native side leaves to Python.
 DEFERS = {
-    "MVMUL flipping SrcA": ("MVMUL", {**_MVMUL, "clear_dvalid": 1}, _ordinary),
     "MVMUL instr_mod19 bit 1": ("MVMUL", {**_MVMUL, "instr_mod19": 2}, _ordinary),
     "MVMUL addr_mode bit 3": ("MVMUL", {**_MVMUL, "addr_mode": 8}, _ordinary),
     "MVMUL dst bit 10": ("MVMUL", {**_MVMUL, "dst": 1 << 10}, _ordinary),
@@ -387,7 +386,6 @@ DEFERS = {
     "MVMUL ExtraAddrModBit": ("MVMUL", _MVMUL, _set("adc.extra_addr_mod_bit", slice(None), 1)),
     "MVMUL AB2 bit": ("MVMUL", _MVMUL, _set_thread("ADDR_MOD_AB2_SEC0_SrcAIncr", 1)),
     "MVMUL SFPLOADMACRO work": ("MVMUL", _MVMUL, _set("sfpu.macro_pending", (0, sfpu_macro.VALID), 1)),
-    "ELWADD flipping SrcB": ("ELWADD", {**_ELW, "clear_dvalid": 2}, _ordinary),
     "ZEROACC clear_zero_flags": ("ZEROACC", {**_ZEROACC, "clear_zero_flags": 1}, _ordinary),
     "ZEROACC clear_mode bit 2": ("ZEROACC", {**_ZEROACC, "clear_mode": 4}, _ordinary),
     "ZEROACC where bit 10": ("ZEROACC", {**_ZEROACC, "where": 1 << 10}, _ordinary),
@@ -422,6 +420,26 @@ def test_waits_match_python(case):
     assert result.native_cycles == native.NATIVE_WAIT
     assert isinstance(result.python_outcome, Wait)
     assert mismatches(result) == []
+
+
+@pytest.mark.parametrize(
+    "name, fields, keep",
+    [
+        ("MVMUL", {**_MVMUL, "clear_dvalid": 1}, 0),
+        ("ELWADD", {**_ELW, "clear_dvalid": 2}, 0),
+        ("ELWSUB", {**_ELW, "clear_dvalid": 3}, 0),
+        ("ELWMUL", {**_ELW, "clear_dvalid": 3}, 1),  # CLR_DVALID_SrcA_Disable: SrcA stays the matrix unit's
+    ],
+)
+def test_bank_flips_run_natively(name, fields, keep):
+    """The last instruction of a block hands its banks back to the unpackers and flips to the others
+    (matrix_unit.flip_banks), unless CLR_DVALID_Src<A|B>_Disable keeps them."""
+    result = compare(name, fields, 1, 1000, 7, _set_thread("CLR_DVALID_SrcA_Disable", keep))
+    assert result.native_cycles != NATIVE_DEFER
+    assert mismatches(result) == []
+    assert (
+        result.native_after["regs.matrix_bank"].tolist() != result.native_before["regs.matrix_bank"].tolist()
+    )
 
 
 def test_elementwise_without_accumulation_ignores_hidden_rows():

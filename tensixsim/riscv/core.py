@@ -400,7 +400,7 @@ class Core:
         rows[:, QE_CORE] = CORE_INDEX[self.name]
         rows[:, QE_INLINE] = ring[:, 3] >> 8
         pipes = ring[:, 3] & 0xFF
-        for pipe in np.unique(pipes).tolist():  # in order within each pipe
+        for pipe in sorted(set(pipes.tolist())):  # in order within each pipe
             self.tile.push_batch(self, pipe, rows[pipes == pipe])
 
     def _store_push(self, pc: int, cycle: int) -> bool:

@@ -210,6 +210,7 @@
 #define MATRIX_SRC_ROW_MASK                                      0x3Fu
 #define MATRIX_SRC_BLOCK_MASK                                    0x38u
 #define MATRIX_CLIENT_MATRIX_UNIT                                0u
+#define MATRIX_CLIENT_UNPACKERS                                  1u
 #define MATRIX_ZEROACC_ONE_ROW                                   0u
 #define MATRIX_ZEROACC_16_ROWS                                   1u
 #define MATRIX_ZEROACC_HALF_OF_DST                               2u
@@ -304,6 +305,14 @@
 #define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_INDEX                    220u
 #define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_SHIFT                    0u
 #define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_MASK                     0x00000001u
+#define MXF_CLR_DVALID_SRCA_DISABLE_THREAD                       1
+#define MXF_CLR_DVALID_SRCA_DISABLE_INDEX                        7u
+#define MXF_CLR_DVALID_SRCA_DISABLE_SHIFT                        0u
+#define MXF_CLR_DVALID_SRCA_DISABLE_MASK                         0x00000001u
+#define MXF_CLR_DVALID_SRCB_DISABLE_THREAD                       1
+#define MXF_CLR_DVALID_SRCB_DISABLE_INDEX                        7u
+#define MXF_CLR_DVALID_SRCB_DISABLE_SHIFT                        1u
+#define MXF_CLR_DVALID_SRCB_DISABLE_MASK                         0x00000002u
 
 /* ---- pack.c: pack.py, formats.py, timing.PACK (PACK_*, PKF_*) ---- */
 #define PACK_TIMING_ISSUE_CYCLES                                 1

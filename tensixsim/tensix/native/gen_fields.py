@@ -281,6 +281,7 @@ MATRIX_FIELDS = (
     "ALU_ACC_CTRL_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
     "ALU_FORMAT_SPEC_REG0_SrcA", "FIDELITY_BASE_Phase", "DEST_TARGET_REG_CFG_MATH_Offset",
     "DEST_REGW_BASE_Base", "DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b",
+    "CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable",
 )  # fmt: skip
 _FORMAT_CODES = 16  # a 4-bit SrcAFmt
 
@@ -371,6 +372,7 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_SRC_ROW_MASK", f"0x{regs.SRC_ROWS - 1:X}u")  # a 6-bit Src row
     out.add("MATRIX_SRC_BLOCK_MASK", f"0x{(regs.SRC_ROWS - 1) & ~(regs.DST_BLOCK_ROWS - 1):X}u")  # 8-aligned
     out.add("MATRIX_CLIENT_MATRIX_UNIT", f"{int(regs.SrcClient.MATRIX_UNIT)}u")
+    out.add("MATRIX_CLIENT_UNPACKERS", f"{int(regs.SrcClient.UNPACKERS)}u")
     for mode in ("ONE_ROW", "16_ROWS", "HALF_OF_DST", "ALL_OF_DST"):
         out.add(c_name("MATRIX_ZEROACC", mode), f"{getattr(regs, f'ZEROACC_MODE_{mode}')}u")
     out.add("MATRIX_K", f"{matrix_unit.K}u")

@@ -77,6 +77,7 @@ int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle)
 struct mx_config {
     uint32_t fp16a_force, int8, fp32, srca_override, srca_val, reg0_srca;
     uint32_t fidelity_base, math_offset, regw_base, remap, swizzle;
+    uint32_t keep_valid[2]; /* CLR_DVALID_SrcA/SrcB_Disable: a flip keeps the bank the matrix unit's */
 };
 
 /* Field `index/shift/mask` of ThreadConfig[thread] (`thread_field`) or of Config[state]; 0 when it lies
@@ -114,7 +115,9 @@ static int read_config(const struct copro_view *v, uint32_t t, struct mx_config 
         && FIELD(v, t, s, DEST_TARGET_REG_CFG_MATH_OFFSET, &c->math_offset)
         && FIELD(v, t, s, DEST_REGW_BASE_BASE, &c->regw_base)
         && FIELD(v, t, s, DEST_ACCESS_CFG_REMAP_ADDRS, &c->remap)
-        && FIELD(v, t, s, DEST_ACCESS_CFG_SWIZZLE_32B, &c->swizzle);
+        && FIELD(v, t, s, DEST_ACCESS_CFG_SWIZZLE_32B, &c->swizzle)
+        && FIELD(v, t, s, CLR_DVALID_SRCA_DISABLE, &c->keep_valid[MATRIX_SRCA])
+        && FIELD(v, t, s, CLR_DVALID_SRCB_DISABLE, &c->keep_valid[MATRIX_SRCB]);
 }
 
 /* matrix_unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
@@ -450,7 +453,7 @@ static void write_dst_row(struct copro_view *v, const struct dst_access *d, uint
 /* Everything an arithmetic instruction needs, checked before anything is written. */
 struct mx_plan {
     struct mx_config c;
-    uint32_t style, phase, a_first, b_first;
+    uint32_t style, phase, a_first, b_first, flips;
     enum dst_mode mode;
     uint32_t rwcs[RWC_FIELDS]; /* after ApplyAddrMod */
 };
@@ -467,8 +470,9 @@ static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t add
         return NATIVE_DEFER;
     if (!both_banks_owned(v))
         return native_wait(v, WAIT_SRC_NOT_HANDED, -1, 0);
-    if (flips || !read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
+    if (!read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
         return NATIVE_DEFER;
+    p->flips = flips;
     p->a_first = v->rwc[RWC_SRCA][t] & MATRIX_SRC_BLOCK_MASK;
     p->b_first = v->rwc[RWC_SRCB][t] & b_mask;
     p->phase = (v->rwc[RWC_FIDELITY][t] + p->c.fidelity_base) & MATRIX_RWC_FIDELITY_MASK;
@@ -489,13 +493,21 @@ static uint32_t first_dst_row(const struct copro_view *v, uint32_t t, const stru
     return (dst + p->c.math_offset + v->rwc[RWC_DST][t] + p->c.regw_base) & mask;
 }
 
-/* matrix_unit._finish without bank flips (those defer): the written blocks' hidden cycles, the SrcA
- * row latch, the RWCs. */
+/* matrix_unit._finish: the written blocks' hidden cycles, the SrcA row latch, the bank flips
+ * (flip_banks: SrcA for bit 0, SrcB for bit 1), the RWCs. */
 static int64_t finish(struct copro_view *v, uint32_t t, const struct mx_plan *p, const struct dst_access *d,
                       int64_t cycle)
 {
     mark_written(v, d, cycle);
     v->srca_row_latch[0] = p->a_first;
+    for (uint32_t file = MATRIX_SRCA; file <= MATRIX_SRCB; file++) {
+        if (!(p->flips >> file & 1))
+            continue;
+        uint32_t bank = v->matrix_bank[file] % MATRIX_SRC_BANKS; /* both_banks_owned checked it */
+        if (!p->c.keep_valid[file])
+            v->src_client[file * MATRIX_SRC_BANKS + bank] = MATRIX_CLIENT_UNPACKERS;
+        v->matrix_bank[file] ^= 1;
+    }
     for (uint32_t i = 0; i < RWC_FIELDS; i++)
         v->rwc[i][t] = p->rwcs[i];
     return MATRIX_ISSUE_CYCLES;
