@@ -22,7 +22,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_native_ops import FRESH, TILES, Comparison, _arrays, mismatches, native_settings, run_on_both
+from test_native_ops import (
+    FRESH,
+    TILES,
+    Comparison,
+    _arrays,
+    mismatches,
+    native_settings,
+    random_dst,
+    run_on_both,
+)
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -125,18 +134,7 @@ def draw_state(seed: int, cycle: int) -> dict[str, np.ndarray]:
     s["regs.src_handover_at"] = np.where(rng.random((2, 2)) < 0.2, cycle + 5, -1).astype(np.int64)
 
     # Dst: contents, undefined rows, blocks hidden after a write around the issue cycle.
-    dst = rng.integers(0, 1 << 16, (1024, 16), dtype=np.uint32).astype(np.uint16)
-    special = rng.random((1024, 16)) < rng.choice([0.0, 0.2, 0.6])
-    s["regs.dst"] = np.where(special, _DST_SPECIAL[rng.integers(0, len(_DST_SPECIAL), (1024, 16))], dst)
-    valid = np.ones(1024, bool)
-    if chance(0.3):
-        valid &= rng.random(1024) > rng.choice([0.02, 0.3])
-    s["regs.dst_row_valid"] = valid
-    ready = cycle - rng.integers(0, 12, 128)
-    if chance(0.3):
-        hidden = rng.random(128) < rng.choice([0.05, 0.3])
-        ready = np.where(hidden, cycle + rng.integers(1, 5, 128), ready)
-    s["regs.dst_ready"] = ready.astype(np.int64)
+    ready = random_dst(s, rng, cycle, _DST_SPECIAL, hidden=0.3)
     s["regs.dst_sfpu_ready"] = (ready - rng.integers(0, 3, 128)).astype(np.int64)
     s["regs.move_hold"] = np.array([rng.integers(0, 7), cycle + rng.integers(-3, 4)], np.int64)
     s["regs.srca_row_latch"] = np.array([rng.integers(-1, 64)], np.int64)

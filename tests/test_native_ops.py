@@ -212,6 +212,27 @@ def reset(seed: int) -> None:
                 array[...] = drawn[name]
 
 
+def random_dst(
+    state: dict[str, np.ndarray], rng: np.random.Generator, cycle: int, special: np.ndarray, hidden: float
+) -> np.ndarray:
+    """Draw Dst into ``state``: contents (some from ``special`` patterns), undefined rows, and with
+    probability ``hidden`` blocks still hidden after a matrix-unit write around ``cycle``. Returns the
+    blocks' ready cycles."""
+    dst = rng.integers(0, 1 << 16, (1024, 16), dtype=np.uint32).astype(np.uint16)
+    chosen = rng.random((1024, 16)) < rng.choice([0.0, 0.2, 0.6])
+    state["regs.dst"] = np.where(chosen, special[rng.integers(0, len(special), (1024, 16))], dst)
+    valid = np.ones(1024, bool)
+    if rng.random() < 0.3:
+        valid &= rng.random(1024) > rng.choice([0.02, 0.3])
+    state["regs.dst_row_valid"] = valid
+    ready = cycle - rng.integers(0, 12, 128)
+    if rng.random() < hidden:
+        late = rng.random(128) < rng.choice([0.05, 0.3])
+        ready = np.where(late, cycle + rng.integers(1, 5, 128), ready)
+    state["regs.dst_ready"] = ready.astype(np.int64)
+    return ready
+
+
 # ------------------------------------------------------------------------------- running one word
 
 

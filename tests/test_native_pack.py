@@ -28,6 +28,7 @@ from test_native_ops import (
     _arrays,
     mismatches,
     native_settings,
+    random_dst,
     run_on_both,
     run_python,
 )
@@ -213,18 +214,7 @@ def draw_state(seed: int, cycle: int) -> State:
             value[pipe, PACKER_ADC] = rng.integers(0, 1 << 32, (2, 4), dtype=np.uint64).astype(np.uint32)
 
     # Dst: contents, undefined rows, blocks hidden after a matrix-unit write around the issue cycle.
-    dst = rng.integers(0, 1 << 16, (1024, 16), dtype=np.uint32).astype(np.uint16)
-    special = rng.random((1024, 16)) < rng.choice([0.0, 0.2, 0.6])
-    s["regs.dst"] = np.where(special, _DST_SPECIAL[rng.integers(0, len(_DST_SPECIAL), (1024, 16))], dst)
-    valid = np.ones(1024, bool)
-    if chance(0.3):
-        valid &= rng.random(1024) > rng.choice([0.02, 0.3])
-    s["regs.dst_row_valid"] = valid
-    ready = cycle - rng.integers(0, 12, 128)
-    if chance(0.2):
-        hidden = rng.random(128) < rng.choice([0.05, 0.3])
-        ready = np.where(hidden, cycle + rng.integers(1, 5, 128), ready)
-    s["regs.dst_ready"] = ready.astype(np.int64)
+    random_dst(s, rng, cycle, _DST_SPECIAL, hidden=0.2)
 
     # The packer's streams: a new address due, or one taken earlier with bytes pending.
     stream, buffer = s["packer.stream"], s["packer.buffer"]

@@ -178,28 +178,32 @@ int64_t sync_seminit(struct copro_view *v, uint32_t thread, uint32_t word)
     return TIMING_SYNC_SYNC;
 }
 
+/* SEMPOST (+1, saturating at SYNC_SEM_LIMIT) and SEMGET (-1, stopping at 0) on the selected semaphores. */
+static int64_t sem_step(struct copro_view *v, uint32_t sel, int post)
+{
+    if (sel >> SYNC_SEM_MASK_BITS)
+        return NATIVE_DEFER; /* UndefinedBehavior: wider than the documented mask */
+    for (uint32_t i = 0; i < SYNC_SEMAPHORES; i++) {
+        if (!(sel >> i & 1))
+            continue;
+        if (post && v->sem_value[i] < SYNC_SEM_LIMIT)
+            v->sem_value[i]++;
+        else if (!post && v->sem_value[i] > 0)
+            v->sem_value[i]--;
+    }
+    return TIMING_SYNC_SYNC;
+}
+
 int64_t sync_sempost(struct copro_view *v, uint32_t thread, uint32_t word)
 {
     (void)thread;
-    uint32_t sel = F_SEMPOST_SEM_SEL(word);
-    if (sel >> SYNC_SEM_MASK_BITS)
-        return NATIVE_DEFER;
-    for (uint32_t i = 0; i < SYNC_SEMAPHORES; i++)
-        if (sel >> i & 1 && v->sem_value[i] < SYNC_SEM_LIMIT)
-            v->sem_value[i]++;
-    return TIMING_SYNC_SYNC;
+    return sem_step(v, F_SEMPOST_SEM_SEL(word), 1);
 }
 
 int64_t sync_semget(struct copro_view *v, uint32_t thread, uint32_t word)
 {
     (void)thread;
-    uint32_t sel = F_SEMGET_SEM_SEL(word);
-    if (sel >> SYNC_SEM_MASK_BITS)
-        return NATIVE_DEFER;
-    for (uint32_t i = 0; i < SYNC_SEMAPHORES; i++)
-        if (sel >> i & 1 && v->sem_value[i] > 0)
-            v->sem_value[i]--;
-    return TIMING_SYNC_SYNC;
+    return sem_step(v, F_SEMGET_SEM_SEL(word), 0);
 }
 
 int64_t sync_semwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
