@@ -9,10 +9,16 @@ that is being run rather than written down here.
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
+import os
 import re
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarf_expr import DWARFExprParser
@@ -20,7 +26,9 @@ from elftools.dwarf.locationlists import LocationEntry, LocationExpr
 from elftools.elf.elffile import ELFFile
 
 from tensixsim.errors import InvalidProgram
+from tensixsim.native_build import cache_dir
 
+T = TypeVar("T")
 _STRUCTS = ("DW_TAG_structure_type", "DW_TAG_union_type", "DW_TAG_class_type")
 _TRANSPARENT = ("DW_TAG_typedef", "DW_TAG_volatile_type", "DW_TAG_const_type")
 _PATH_PART = re.compile(r"([A-Za-z_]\w*)((?:\[\d+\])*)")
@@ -35,13 +43,31 @@ class Field:
 
 
 class DebugInfo:
-    """Types, enumerators and constants of one firmware ELF."""
+    """Types, enumerators and constants of one firmware ELF.
+
+    Indexing every DIE of a firmware ELF takes a large part of a second, and the same few answers are
+    asked for on every launch, so answers are kept on disk (``~/.cache/tensixsim/dwarf-<hash of the
+    ELF and of this module>.json``) and the ELF is only parsed for a question not answered before.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._elf = ELFFile(io.BytesIO(path.read_bytes()))
+        self._bytes = path.read_bytes()
+        # Keyed by the ELF and by this file: answers computed by other code are not reused.
+        key = hashlib.sha256(self._bytes + Path(__file__).read_bytes()).hexdigest()[:24]
+        self._memo_path = cache_dir() / f"dwarf-{key}.json"
+        try:
+            self._memo: dict[str, Any] = json.loads(self._memo_path.read_text())
+        except (OSError, ValueError):
+            self._memo = {}
+        self._indexed = False
+
+    def _index_all(self) -> None:
+        if self._indexed:
+            return
+        self._elf = ELFFile(io.BytesIO(self._bytes))
         if not self._elf.has_dwarf_info():
-            raise InvalidProgram(f"{path}: no debug information (tt-metal firmware is built with DWARF)")
+            raise InvalidProgram(f"{self.path}: no debug information (tt-metal firmware is built with DWARF)")
         self._dwarf = self._elf.get_dwarf_info()
         self.types: dict[str, DIE] = {}
         self.enumerators: dict[str, int] = {}
@@ -51,6 +77,32 @@ class DebugInfo:
         for cu in self._dwarf.iter_CUs():
             for die in cu.iter_DIEs():
                 self._index(die)
+        self._indexed = True
+
+    def _answer(self, question: str, compute: Callable[[], T]) -> T:
+        """The remembered answer to ``question``, or ``compute()`` on the indexed ELF (remembered; an
+        error is raised each time, not remembered)."""
+        if question in self._memo:
+            return self._memo[question]
+        self._index_all()
+        answer = compute()
+        self._memo[question] = answer
+        try:  # written whole under a private name, then renamed: readers never see half a file
+            self._memo_path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(suffix=".json", dir=self._memo_path.parent)
+            with os.fdopen(fd, "w") as out:
+                json.dump(self._memo, out)
+            os.replace(tmp, self._memo_path)
+        except OSError:
+            pass  # an unwritable cache only costs the parse next time
+        return answer
+
+    def has_variable(self, name: str) -> bool:
+        return self._answer(f"has_variable:{name}", lambda: name in self.variables)
+
+    def constant_names(self) -> list[str]:
+        """The names of the constant-valued variables."""
+        return self._answer("constant_names", lambda: sorted(self.constants))
 
     def _index(self, die: DIE) -> None:
         tag = die.tag
@@ -78,6 +130,9 @@ class DebugInfo:
     # ------------------------------------------------------------------ types
     def array_length(self, variable: str) -> int:
         """The element count of a global array variable (``cb_interface[NUM_CIRCULAR_BUFFERS]``)."""
+        return self._answer(f"array_length:{variable}", lambda: self._array_length(variable))
+
+    def _array_length(self, variable: str) -> int:
         die = self.variables.get(variable)
         if die is None:
             raise InvalidProgram(f"{self.path}: no variable {variable} in the debug information")
@@ -87,6 +142,9 @@ class DebugInfo:
         return self._size(array) // self._size(array.get_DIE_from_attribute("DW_AT_type"))
 
     def enumerator(self, name: str) -> int:
+        return self._answer(f"enumerator:{name}", lambda: self._enumerator(name))
+
+    def _enumerator(self, name: str) -> int:
         try:
             return self.enumerators[name]
         except KeyError:
@@ -94,16 +152,23 @@ class DebugInfo:
 
     def constant(self, name: str) -> int:
         """A constant-valued variable (``mailboxes_t* const mailboxes = (mailboxes_t*)96``)."""
+        return self._answer(f"constant:{name}", lambda: self._constant(name))
+
+    def _constant(self, name: str) -> int:
         try:
             return self.constants[name]
         except KeyError:
             raise InvalidProgram(f"{self.path}: no constant {name} in the debug information") from None
 
     def size_of(self, type_name: str) -> int:
-        return self._size(self._type(type_name))
+        return self._answer(f"size_of:{type_name}", lambda: self._size(self._type(type_name)))
 
     def field(self, type_name: str, path: str) -> Field:
         """Offset and size of ``path`` (``"go_messages[0].signal"``) inside ``type_name``."""
+        offset, size = self._answer(f"field:{type_name}:{path}", lambda: list(self._field(type_name, path)))
+        return Field(offset, size)
+
+    def _field(self, type_name: str, path: str) -> tuple[int, int]:
         die = self._type(type_name)
         offset = 0
         for part in path.split("."):
@@ -123,7 +188,7 @@ class DebugInfo:
                 element = self._strip(die.get_DIE_from_attribute("DW_AT_type"))
                 offset += int(index) * self._size(element)
                 die = element
-        return Field(offset, self._size(die))
+        return offset, self._size(die)
 
     def _type(self, name: str) -> DIE:
         try:
@@ -178,6 +243,10 @@ class DebugInfo:
         compile-time constant; the compiler records it as the parameter's location (a constant with
         ``DW_OP_stack_value``).
         """
+        question = f"inlined_argument:{function}:{parameter}"
+        return self._answer(question, lambda: self._inlined_argument(function, parameter))
+
+    def _inlined_argument(self, function: str, parameter: str) -> int:
         values: set[int] = set()
         for call in self._inlined:
             if _name_of(call) != function:

@@ -128,7 +128,7 @@ class Mailbox:
         sync = base + debug.field(kind, "subordinate_sync").offset
         sync_type = "subordinate_map_t"
         members = {"ncrisc": "dm1", "trisc0": "trisc0", "trisc1": "trisc1", "trisc2": "trisc2"}
-        names = [n for n in debug.constants if n.startswith(("RUN_MSG_", "RUN_SYNC_MSG_"))]
+        names = [n for n in debug.constant_names() if n.startswith(("RUN_MSG_", "RUN_SYNC_MSG_"))]
         return cls(
             base=base,
             size=debug.size_of(kind),

@@ -87,10 +87,10 @@ def build_kernel(
     defsyms = [f"-Wl,--defsym={name}=0x{symbols[name]:x}" for name in FIRMWARE_SYMBOLS if name in symbols]
     debug = loaded.firmware.debug(core)
     macros = {}
-    if "cb_interface" in debug.variables:  # TRISC1's firmware sets up no circular buffers
+    if debug.has_variable("cb_interface"):  # TRISC1's firmware sets up no circular buffers
         check_cb_layout(loaded, core)
         macros["OPERAND_START_STREAM"] = str(debug.constant("OPERAND_START_STREAM"))
-    if "dram_bank_to_noc_xy" in debug.variables:
+    if debug.has_variable("dram_bank_to_noc_xy"):
         macros["NUM_DRAM_BANKS"] = str(debug.array_length("dram_bank_to_noc_xy") // 2)
     if core in DEFAULT_NOC:
         macros["NOC_INDEX"] = str(DEFAULT_NOC[core])
