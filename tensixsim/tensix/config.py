@@ -385,8 +385,12 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
     """
     if core.facts.name not in CORES_WITH_CONFIG:
         return {}
+    cached = getattr(copro, "_config_registers", None)
+    if cached is not None:  # every core with a view sees the same registers: built once per tile
+        return cached
     layout = copro.config.layout
     registers: dict[int, Register] = {}
+    copro._config_registers = registers
     # Handlers look copro.config up on every access, so replacing the state (a restored snapshot)
     # needs no new registers.
 
