@@ -386,7 +386,16 @@ def test_errors_and_side_effects_defer_to_python(case):
 MATRIX_NATIVE = {"MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC"}
 UNPACK_NATIVE = {"UNPACR"}  # compared in test_native_unpack.py
 # Compared in test_native_thcon_mem.py (their words need GPRs pointing into drawn L1).
-THCON_MEMORY_NATIVE = {"LOADIND", "STOREIND", "ATINCGET", "ATINCGETPTR", "ATSWAP", "ATCAS", "REG2FLOP", "FLUSHDMA"}
+THCON_MEMORY_NATIVE = {
+    "LOADIND",
+    "STOREIND",
+    "ATINCGET",
+    "ATINCGETPTR",
+    "ATSWAP",
+    "ATCAS",
+    "REG2FLOP",
+    "FLUSHDMA",
+}
 WITHOUT_HANDLER = sorted(
     n
     for n in set(ISA.by_name) - set(NATIVE) - MATRIX_NATIVE - UNPACK_NATIVE - THCON_MEMORY_NATIVE

@@ -21,9 +21,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_native_ops import TILES, Comparison, field_values, mismatches, native_settings, reset, run_on_both
 
+from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.tensix import native
+from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.frontend import UNIT_INDEX
+from tensixsim.tensix.native.lockstep import first_difference
 
 ISA = isa_for("blackhole")
 NATIVE_DEFER = native.NATIVE_DEFER
@@ -139,7 +142,12 @@ def test_native_matches_python_or_defers_unchanged(name):
     counts: Counter[str] = Counter()
 
     @SETTINGS
-    @given(fields=words_of(name), thread=st.integers(0, 2), cycle=st.integers(50, 2**40), seed=st.integers(0, 2**32 - 1))
+    @given(
+        fields=words_of(name),
+        thread=st.integers(0, 2),
+        cycle=st.integers(50, 2**40),
+        seed=st.integers(0, 2**32 - 1),
+    )
     def check(fields, thread, cycle, seed):
         # Hypothesis draws small seeds often: mix the whole example in, so the states differ.
         mixed = np.random.SeedSequence([seed, thread, cycle % 2**32, *fields.values()])
@@ -154,8 +162,15 @@ def test_native_matches_python_or_defers_unchanged(name):
 # ------------------------------------------------------------------------------- fixed words
 
 
-def fixed(name: str, fields: dict[str, int], gprs: dict[int, int], l1: dict[int, int] | None = None,
-          thread: int = 1, cycle: int = 1000, seed: int = 7) -> Comparison:  # fmt: skip
+def fixed(
+    name: str,
+    fields: dict[str, int],
+    gprs: dict[int, int],
+    l1: dict[int, int] | None = None,
+    thread: int = 1,
+    cycle: int = 1000,
+    seed: int = 7,
+) -> Comparison:
     """``name`` with GPRs and L1 words set as given (the rest drawn from ``seed``)."""
     reset(seed)
     for tile in TILES:
@@ -168,92 +183,257 @@ def fixed(name: str, fields: dict[str, int], gprs: dict[int, int], l1: dict[int,
 
 A = 0x1000  # GPR value of the fixed cases' address register: L1 0x10000
 EXECUTES = {
-    "LOADIND 16 bytes": ("LOADIND", dict(size_sel=0, offset_index=5, auto_inc_spec=3, data_reg_index=9,
-                                         addr_reg_index=1), {1: A, 2: 0x0030_0000}, {0x10030: 0xDEADBEEF}),
+    "LOADIND 16 bytes": (
+        "LOADIND",
+        dict(size_sel=0, offset_index=5, auto_inc_spec=3, data_reg_index=9, addr_reg_index=1),
+        {1: A, 2: 0x0030_0000},
+        {0x10030: 0xDEADBEEF},
+    ),
     "LOADIND 1 byte, offset in the data register": (
-        "LOADIND", dict(size_sel=3, offset_index=4, auto_inc_spec=1, data_reg_index=2, addr_reg_index=1),
-        {1: A, 2: 0x1234_0007}, {0x10004: 0xA1B2C3D4}),
-    "STOREIND 16 bytes": ("STOREIND", dict(mem_hier_sel=1, size_sel=0, reg_size_sel=0, offset_index=6,
-                                           auto_inc_spec=2, data_reg_index=8, addr_reg_index=1),
-                          {1: A, 3: 0x10, 8: 1, 9: 2, 10: 3, 11: 4}, None),
+        "LOADIND",
+        dict(size_sel=3, offset_index=4, auto_inc_spec=1, data_reg_index=2, addr_reg_index=1),
+        {1: A, 2: 0x1234_0007},
+        {0x10004: 0xA1B2C3D4},
+    ),
+    "STOREIND 16 bytes": (
+        "STOREIND",
+        dict(
+            mem_hier_sel=1,
+            size_sel=0,
+            reg_size_sel=0,
+            offset_index=6,
+            auto_inc_spec=2,
+            data_reg_index=8,
+            addr_reg_index=1,
+        ),
+        {1: A, 3: 0x10, 8: 1, 9: 2, 10: 3, 11: 4},
+        None,
+    ),
     "STOREIND 2 bytes, misaligned offset": (
-        "STOREIND", dict(mem_hier_sel=1, size_sel=1, reg_size_sel=0, offset_index=6, auto_inc_spec=2,
-                         data_reg_index=3, addr_reg_index=1), {1: A, 3: 0xBEEF_0003}, None),
-    "ATINCGET": ("ATINCGET", dict(mem_hier_sel=0, wrap_val=7, sel32b=2, data_reg_index=4, addr_reg_index=1),
-                 {1: A, 4: 0x1FF}, {0x10008: 0x1234_56F0}),
-    "ATINCGET all 32 bits": ("ATINCGET", dict(mem_hier_sel=0, wrap_val=31, sel32b=0, data_reg_index=4,
-                                              addr_reg_index=1), {1: A, 4: 0xFFFF_FFFF}, {0x10000: 5}),
-    "ATINCGETPTR pop": ("ATINCGETPTR", dict(mem_hier_sel=0, no_incr=0, incr_val=0, wrap_val=4, sel32b=0,
-                                            data_reg_index=5, addr_reg_index=1),
-                        {1: A}, {0x10000: 7, 0x10004: 9}),
-    "ATINCGETPTR push": ("ATINCGETPTR", dict(mem_hier_sel=0, no_incr=0, incr_val=1, wrap_val=4, sel32b=1,
-                                             data_reg_index=5, addr_reg_index=1),
-                         {1: A}, {0x10000: 7, 0x10004: 9}),
-    "ATSWAP granules 2..5": ("ATSWAP", dict(mem_hier_sel=0, swap_mask=0x3C, data_reg_index=12,
-                                            addr_reg_index=1), {1: A, 12: 1, 13: 2, 14: 3, 15: 4}, None),
-    "ATSWAP single register": ("ATSWAP", dict(mem_hier_sel=0, swap_mask=0x1FF, data_reg_index=14,
-                                              addr_reg_index=1), {1: A, 14: 0xCAFEF00D}, None),
-    "ATCAS equal": ("ATCAS", dict(mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=0,
-                                  addr_reg_index=1), {1: A}, {0x10004: 3}),
-    "REG2FLOP configuration word": ("REG2FLOP", dict(size_sel=1, target_sel=0, byte_offset=0, context_id_2=0,
-                                                     flop_index=115, reg_index=3), {3: 0x1234_5678}, None),
-    "REG2FLOP configuration group": ("REG2FLOP", dict(size_sel=0, target_sel=0, byte_offset=0,
-                                                      context_id_2=0, flop_index=6, reg_index=9), {}, None),
-    "REG2FLOP ADC byte": ("REG2FLOP", dict(size_sel=3, target_sel=2, byte_offset=1, context_id_2=0,
-                                           flop_index=0b101101, reg_index=3), {3: 0x1234_5678}, None),
-    "REG2FLOP ADC of another pipe": ("REG2FLOP", dict(size_sel=2, target_sel=3, byte_offset=2, context_id_2=2,
-                                                      flop_index=0b010000, reg_index=3), {3: 0xFFFF_0001}, None),
-    "REG2FLOP ADCSel 3 writes nothing": ("REG2FLOP", dict(size_sel=1, target_sel=2, byte_offset=0,
-                                                          context_id_2=0, flop_index=0b011000, reg_index=3),
-                                         {}, None),
+        "STOREIND",
+        dict(
+            mem_hier_sel=1,
+            size_sel=1,
+            reg_size_sel=0,
+            offset_index=6,
+            auto_inc_spec=2,
+            data_reg_index=3,
+            addr_reg_index=1,
+        ),
+        {1: A, 3: 0xBEEF_0003},
+        None,
+    ),
+    "ATINCGET": (
+        "ATINCGET",
+        dict(mem_hier_sel=0, wrap_val=7, sel32b=2, data_reg_index=4, addr_reg_index=1),
+        {1: A, 4: 0x1FF},
+        {0x10008: 0x1234_56F0},
+    ),
+    "ATINCGET all 32 bits": (
+        "ATINCGET",
+        dict(mem_hier_sel=0, wrap_val=31, sel32b=0, data_reg_index=4, addr_reg_index=1),
+        {1: A, 4: 0xFFFF_FFFF},
+        {0x10000: 5},
+    ),
+    "ATINCGETPTR pop": (
+        "ATINCGETPTR",
+        dict(mem_hier_sel=0, no_incr=0, incr_val=0, wrap_val=4, sel32b=0, data_reg_index=5, addr_reg_index=1),
+        {1: A},
+        {0x10000: 7, 0x10004: 9},
+    ),
+    "ATINCGETPTR push": (
+        "ATINCGETPTR",
+        dict(mem_hier_sel=0, no_incr=0, incr_val=1, wrap_val=4, sel32b=1, data_reg_index=5, addr_reg_index=1),
+        {1: A},
+        {0x10000: 7, 0x10004: 9},
+    ),
+    "ATSWAP granules 2..5": (
+        "ATSWAP",
+        dict(mem_hier_sel=0, swap_mask=0x3C, data_reg_index=12, addr_reg_index=1),
+        {1: A, 12: 1, 13: 2, 14: 3, 15: 4},
+        None,
+    ),
+    "ATSWAP single register": (
+        "ATSWAP",
+        dict(mem_hier_sel=0, swap_mask=0x1FF, data_reg_index=14, addr_reg_index=1),
+        {1: A, 14: 0xCAFEF00D},
+        None,
+    ),
+    "ATCAS equal": (
+        "ATCAS",
+        dict(mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        {0x10004: 3},
+    ),
+    "REG2FLOP configuration word": (
+        "REG2FLOP",
+        dict(size_sel=1, target_sel=0, byte_offset=0, context_id_2=0, flop_index=115, reg_index=3),
+        {3: 0x1234_5678},
+        None,
+    ),
+    "REG2FLOP configuration group": (
+        "REG2FLOP",
+        dict(size_sel=0, target_sel=0, byte_offset=0, context_id_2=0, flop_index=6, reg_index=9),
+        {},
+        None,
+    ),
+    "REG2FLOP ADC byte": (
+        "REG2FLOP",
+        dict(size_sel=3, target_sel=2, byte_offset=1, context_id_2=0, flop_index=0b101101, reg_index=3),
+        {3: 0x1234_5678},
+        None,
+    ),
+    "REG2FLOP ADC of another pipe": (
+        "REG2FLOP",
+        dict(size_sel=2, target_sel=3, byte_offset=2, context_id_2=2, flop_index=0b010000, reg_index=3),
+        {3: 0xFFFF_0001},
+        None,
+    ),
+    "REG2FLOP ADCSel 3 writes nothing": (
+        "REG2FLOP",
+        dict(size_sel=1, target_sel=2, byte_offset=0, context_id_2=0, flop_index=0b011000, reg_index=3),
+        {},
+        None,
+    ),
     "FLUSHDMA all": ("FLUSHDMA", dict(flush_spec=0), {}, None),
     "FLUSHDMA packers": ("FLUSHDMA", dict(flush_spec=8), {}, None),
-}  # fmt: skip
+}
 
 DEFERS = {
-    "LOADIND offset beyond 7 bits": ("LOADIND", dict(size_sel=1, offset_index=128, auto_inc_spec=0,
-                                                     data_reg_index=0, addr_reg_index=1), {1: A}, None),
-    "LOADIND beyond L1": ("LOADIND", dict(size_sel=1, offset_index=4, auto_inc_spec=0, data_reg_index=0,
-                                          addr_reg_index=1), {1: L1_SIZE // 16, 2: 0}, None),
-    "STOREIND MMIO": ("STOREIND", dict(mem_hier_sel=0, size_sel=1, reg_size_sel=0, offset_index=0,
-                                       auto_inc_spec=0, data_reg_index=0, addr_reg_index=1), {1: 0x100}, None),
-    "STOREIND to SrcA": ("STOREIND", dict(mem_hier_sel=0, size_sel=0, reg_size_sel=0, offset_index=0,
-                                          auto_inc_spec=0, data_reg_index=0, addr_reg_index=1), {1: A}, None),
-    "STOREIND 16 bytes beyond L1": ("STOREIND", dict(mem_hier_sel=1, size_sel=0, reg_size_sel=0, offset_index=4,
-                                                     auto_inc_spec=0, data_reg_index=0, addr_reg_index=1),
-                                    {1: L1_SIZE // 16 - 1, 2: 0x10}, None),
-    "ATINCGET mem_hier_sel 1": ("ATINCGET", dict(mem_hier_sel=1, wrap_val=0, sel32b=0, data_reg_index=0,
-                                                 addr_reg_index=1), {1: A}, None),
-    "ATINCGET IntWidth beyond 5 bits": ("ATINCGET", dict(mem_hier_sel=0, wrap_val=32, sel32b=0,
-                                                         data_reg_index=0, addr_reg_index=1), {1: A}, None),
+    "LOADIND offset beyond 7 bits": (
+        "LOADIND",
+        dict(size_sel=1, offset_index=128, auto_inc_spec=0, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        None,
+    ),
+    "LOADIND beyond L1": (
+        "LOADIND",
+        dict(size_sel=1, offset_index=4, auto_inc_spec=0, data_reg_index=0, addr_reg_index=1),
+        {1: L1_SIZE // 16, 2: 0},
+        None,
+    ),
+    "STOREIND MMIO": (
+        "STOREIND",
+        dict(
+            mem_hier_sel=0,
+            size_sel=1,
+            reg_size_sel=0,
+            offset_index=0,
+            auto_inc_spec=0,
+            data_reg_index=0,
+            addr_reg_index=1,
+        ),
+        {1: 0x100},
+        None,
+    ),
+    "STOREIND to SrcA": (
+        "STOREIND",
+        dict(
+            mem_hier_sel=0,
+            size_sel=0,
+            reg_size_sel=0,
+            offset_index=0,
+            auto_inc_spec=0,
+            data_reg_index=0,
+            addr_reg_index=1,
+        ),
+        {1: A},
+        None,
+    ),
+    "STOREIND 16 bytes beyond L1": (
+        "STOREIND",
+        dict(
+            mem_hier_sel=1,
+            size_sel=0,
+            reg_size_sel=0,
+            offset_index=4,
+            auto_inc_spec=0,
+            data_reg_index=0,
+            addr_reg_index=1,
+        ),
+        {1: L1_SIZE // 16 - 1, 2: 0x10},
+        None,
+    ),
+    "ATINCGET mem_hier_sel 1": (
+        "ATINCGET",
+        dict(mem_hier_sel=1, wrap_val=0, sel32b=0, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        None,
+    ),
+    "ATINCGET IntWidth beyond 5 bits": (
+        "ATINCGET",
+        dict(mem_hier_sel=0, wrap_val=32, sel32b=0, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        None,
+    ),
     "ATINCGETPTR pop from an empty FIFO (waits)": (
-        "ATINCGETPTR", dict(mem_hier_sel=0, no_incr=0, incr_val=0, wrap_val=4, sel32b=0, data_reg_index=5,
-                            addr_reg_index=1), {1: A}, {0x10000: 9, 0x10004: 9}),
+        "ATINCGETPTR",
+        dict(mem_hier_sel=0, no_incr=0, incr_val=0, wrap_val=4, sel32b=0, data_reg_index=5, addr_reg_index=1),
+        {1: A},
+        {0x10000: 9, 0x10004: 9},
+    ),
     "ATINCGETPTR push to a full FIFO (waits)": (
-        "ATINCGETPTR", dict(mem_hier_sel=0, no_incr=0, incr_val=0, wrap_val=4, sel32b=1, data_reg_index=5,
-                            addr_reg_index=1), {1: A}, {0x10000: 1, 0x10004: 9}),
-    "ATSWAP granules 0 and 7": ("ATSWAP", dict(mem_hier_sel=0, swap_mask=0x81, data_reg_index=0,
-                                               addr_reg_index=1), {1: A}, None),
-    "ATSWAP data register beyond 6 bits": ("ATSWAP", dict(mem_hier_sel=0, swap_mask=1, data_reg_index=64,
-                                                          addr_reg_index=1), {1: A}, None),
-    "ATCAS unequal (waits)": ("ATCAS", dict(mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=0,
-                                            addr_reg_index=1), {1: A}, {0x10004: 4}),
-    "ATCAS data register": ("ATCAS", dict(mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=1,
-                                          addr_reg_index=1), {1: A}, {0x10004: 3}),
-    "ATCAS SetVal beyond 4 bits": ("ATCAS", dict(mem_hier_sel=0, swap_val=16, cmp_val=3, sel32b=1,
-                                                 data_reg_index=0, addr_reg_index=1), {1: A}, {0x10004: 3}),
+        "ATINCGETPTR",
+        dict(mem_hier_sel=0, no_incr=0, incr_val=0, wrap_val=4, sel32b=1, data_reg_index=5, addr_reg_index=1),
+        {1: A},
+        {0x10000: 1, 0x10004: 9},
+    ),
+    "ATSWAP granules 0 and 7": (
+        "ATSWAP",
+        dict(mem_hier_sel=0, swap_mask=0x81, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        None,
+    ),
+    "ATSWAP data register beyond 6 bits": (
+        "ATSWAP",
+        dict(mem_hier_sel=0, swap_mask=1, data_reg_index=64, addr_reg_index=1),
+        {1: A},
+        None,
+    ),
+    "ATCAS unequal (waits)": (
+        "ATCAS",
+        dict(mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        {0x10004: 4},
+    ),
+    "ATCAS data register": (
+        "ATCAS",
+        dict(mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=1, addr_reg_index=1),
+        {1: A},
+        {0x10004: 3},
+    ),
+    "ATCAS SetVal beyond 4 bits": (
+        "ATCAS",
+        dict(mem_hier_sel=0, swap_val=16, cmp_val=3, sel32b=1, data_reg_index=0, addr_reg_index=1),
+        {1: A},
+        {0x10004: 3},
+    ),
     "REG2FLOP beyond the THCON configuration": (
-        "REG2FLOP", dict(size_sel=1, target_sel=0, byte_offset=0, context_id_2=0, flop_index=116, reg_index=0),
-        {}, None),
+        "REG2FLOP",
+        dict(size_sel=1, target_sel=0, byte_offset=0, context_id_2=0, flop_index=116, reg_index=0),
+        {},
+        None,
+    ),
     "REG2FLOP configuration with a byte offset": (
-        "REG2FLOP", dict(size_sel=1, target_sel=0, byte_offset=1, context_id_2=0, flop_index=0, reg_index=0),
-        {}, None),
-    "REG2FLOP target_sel 1": ("REG2FLOP", dict(size_sel=1, target_sel=1, byte_offset=0, context_id_2=0,
-                                               flop_index=0, reg_index=0), {}, None),
-    "REG2FLOP ADC index beyond 6 bits": ("REG2FLOP", dict(size_sel=1, target_sel=2, byte_offset=0,
-                                                          context_id_2=0, flop_index=64, reg_index=0), {}, None),
+        "REG2FLOP",
+        dict(size_sel=1, target_sel=0, byte_offset=1, context_id_2=0, flop_index=0, reg_index=0),
+        {},
+        None,
+    ),
+    "REG2FLOP target_sel 1": (
+        "REG2FLOP",
+        dict(size_sel=1, target_sel=1, byte_offset=0, context_id_2=0, flop_index=0, reg_index=0),
+        {},
+        None,
+    ),
+    "REG2FLOP ADC index beyond 6 bits": (
+        "REG2FLOP",
+        dict(size_sel=1, target_sel=2, byte_offset=0, context_id_2=0, flop_index=64, reg_index=0),
+        {},
+        None,
+    ),
     "FLUSHDMA flush_spec beyond 4 bits": ("FLUSHDMA", dict(flush_spec=16), {}, None),
-}  # fmt: skip
+}
 
 
 def test_every_instruction_has_a_word_that_runs_natively():
@@ -294,3 +474,138 @@ def test_flushdma_waits_for_the_busiest_selected_unit():
     for spec, cycles in ((0, 300), (2, 100), (4, 50), (1, 2), (6, 100)):
         result = run_on_both(ISA.encode("FLUSHDMA", flush_spec=spec), 0, 1000)
         assert (result.native_cycles, mismatches(result)) == (cycles, [])
+
+
+# ------------------------------------------------------------------------------- through the engine
+
+
+def _entries(program: list[tuple[int, int, int]]) -> list[tuple[int, PushedInstruction]]:
+    """(pipe, entry) pairs of ``program``'s (pipe, cycle, word) triples."""
+    return [
+        (pipe, PushedInstruction(word, f"trisc{pipe}", 4 * i, cycle, True))
+        for i, (pipe, cycle, word) in enumerate(program)
+    ]
+
+
+def test_native_stores_release_atomics_waiting_in_python():
+    """Lockstep with the Python engine: pipe 0's ATCAS and pipe 2's FIFO pop wait (deferred: Python
+    watches their L1 words); pipe 1's native STOREIND and push write those words, and the waiters go
+    on from the cycles Python's engine would let them."""
+    e = ISA.encode
+
+    def setup(tile: Tile) -> None:
+        gprs = tile.coprocessor.thcon.gprs
+        gprs[:, 1] = A  # L1 0x10000: ATCAS's word at +4
+        gprs[:, 2] = 4  # half-register 4: the offset 4
+        gprs[:, 3] = A + 0x10  # a FIFO at L1 0x10100 (rd, wr)
+
+    program = [
+        (
+            0,
+            0,
+            e("ATCAS", mem_hier_sel=0, swap_val=9, cmp_val=3, sel32b=1, data_reg_index=0, addr_reg_index=1),
+        ),
+        (0, 0, e("LOADIND", size_sel=1, offset_index=4, auto_inc_spec=0, data_reg_index=6, addr_reg_index=1)),
+        (
+            2,
+            0,
+            e(
+                "ATINCGETPTR",
+                mem_hier_sel=0,
+                no_incr=0,
+                incr_val=0,
+                wrap_val=4,
+                sel32b=0,
+                data_reg_index=7,
+                addr_reg_index=3,
+            ),
+        ),
+        (2, 0, e("ATSWAP", mem_hier_sel=0, swap_mask=0x3, data_reg_index=7, addr_reg_index=1)),
+        (
+            1,
+            30,
+            e("SETDMAREG", payload_sig_sel_size=0, payload_sig_sel=3, set_signals_mode=0, reg_index_16b=10),
+        ),
+        (
+            1,
+            30,
+            e(
+                "STOREIND",
+                mem_hier_sel=1,
+                size_sel=0,
+                reg_size_sel=1,
+                offset_index=4,
+                auto_inc_spec=0,
+                data_reg_index=5,
+                addr_reg_index=1,
+            ),
+        ),
+        (
+            1,
+            60,
+            e(
+                "ATINCGETPTR",
+                mem_hier_sel=0,
+                no_incr=0,
+                incr_val=0,
+                wrap_val=4,
+                sel32b=1,
+                data_reg_index=8,
+                addr_reg_index=3,
+            ),
+        ),
+        (1, 60, e("FLUSHDMA", flush_spec=0)),
+        (
+            1,
+            60,
+            e("REG2FLOP", size_sel=1, target_sel=2, byte_offset=0, context_id_2=0, flop_index=1, reg_index=5),
+        ),
+    ]
+    tile = Tile("blackhole", engine="native")
+    assert first_difference(setup, _entries(program), 200, native=tile) is None
+    copro = tile.coprocessor
+    assert int.from_bytes(tile.l1[0x10004:0x10008].tobytes(), "little") == 9
+    assert copro.thcon.gprs[0, 6] == 9  # LOADIND after the swap
+    assert list(tile.l1[0x10100:0x10108].view("<u4")) == [1, 1]  # one push, one pop
+    assert tile.backend.native.instructions >= 6  # the stores, the push, the pop's retry, FLUSHDMA...
+
+
+@st.composite
+def memory_programs(draw: st.DrawFn) -> list[tuple[int, int, int]]:
+    """Up to 12 words per pipe of the memory instructions (and a few GPR writes) on GPRs 0..3."""
+    program = []
+    for pipe in range(3):
+        cycle = draw(st.integers(0, 4))
+        for _ in range(draw(st.integers(0, 12))):
+            cycle += draw(st.sampled_from([0, 0, 1, 3, 20]))
+            name = draw(st.sampled_from([*MEMORY, "ADDDMAREG", "SETDMAREG"]))
+            fields = {f.name: draw(st.integers(0, min(f.max_value, 3))) for f in ISA.by_name[name].fields}
+            fields.update({k: v for (n, k), v in _CLEAN.items() if n == name})
+            program.append((pipe, cycle, ISA.encode(name, **fields)))
+    return program
+
+
+# Operands that keep random programs running (an undefined one raises, which ends the run).
+_CLEAN = {
+    ("STOREIND", "mem_hier_sel"): 1,
+    ("ATINCGET", "mem_hier_sel"): 0,
+    ("ATINCGETPTR", "mem_hier_sel"): 0,
+    ("ATSWAP", "mem_hier_sel"): 0,
+    ("ATCAS", "mem_hier_sel"): 0,
+    ("ATCAS", "data_reg_index"): 0,
+    ("REG2FLOP", "byte_offset"): 0,
+    ("REG2FLOP", "context_id_2"): 0,
+    ("REG2FLOP", "target_sel"): 2,
+    ("SETDMAREG", "set_signals_mode"): 0,
+}
+
+
+@native_settings(25)
+@given(program=memory_programs(), seed=st.integers(0, 2**32 - 1))
+def test_random_memory_programs_run_in_lockstep(program, seed):
+    def setup(tile: Tile) -> None:
+        rng = np.random.default_rng(seed)
+        tile.coprocessor.thcon.gprs[:] = rng.integers(0, 4, tile.coprocessor.thcon.gprs.shape) + A
+        tile.l1[0x10000:0x10100] = rng.integers(0, 4, 0x100, dtype=np.uint8)
+
+    assert first_difference(setup, _entries(program), 150) is None
