@@ -39,10 +39,6 @@ PYTHON_ONLY = [
     "SETDVALID",
     "CLEARDVALID",
     "MOVA2D",
-    "FLUSHDMA",
-    "LOADIND",
-    "STOREIND",
-    "ATINCGET",
 ]
 _PACR_UNPAGED = ("cfg_context", "row_pad_zero", "addr_cnt_context", "ovrd_thread_id", "ctxt_ctrl", "concat")
 # Clean programs draw these operands from these values (the other operands of the Python-only
@@ -62,6 +58,13 @@ CLEAN_FIELDS = {
     "ELWADD": {"clear_dvalid": [0, 1], "dst": [0, 16]},
     "MVMUL": {"dst": [0, 8]},
     "SFPLUT": {"dest_reg_addr": [0]},
+    # The scalar unit's L1 forms (prepare points GPRs 0..3 into L1 in half the programs).
+    "STOREIND": {"mem_hier_sel": [1]},
+    "ATINCGET": {"mem_hier_sel": [0]},
+    "ATINCGETPTR": {"mem_hier_sel": [0]},
+    "ATSWAP": {"mem_hier_sel": [0]},
+    "ATCAS": {"mem_hier_sel": [0], "data_reg_index": [0]},
+    "REG2FLOP": {"target_sel": [0, 2, 3], "byte_offset": [0], "context_id_2": [0]},
 }
 LOCKSTEP = settings(
     max_examples=100,
@@ -116,7 +119,7 @@ def any_word(wild: bool) -> st.SearchStrategy[int]:
     """Mostly natively executed instructions; in wild programs also any 32-bit word."""
     choices = [words_of(NATIVE_CANDIDATES, wild)] * 8
     # Unconfigured unpackers only raise (compression): clean programs leave them out.
-    unclean = ("UNPACR", "UNPACR_NOP", "LOADIND", "STOREIND", "ATINCGET")
+    unclean = ("UNPACR", "UNPACR_NOP")
     python_only = PYTHON_ONLY if wild else [n for n in PYTHON_ONLY if n not in unclean]
     choices += [words_of(python_only, wild), frontend_words(wild)]
     if wild:
@@ -171,6 +174,8 @@ def prepare(mop, unwritten, seed, replay=None):
         copro = tile.coprocessor
         rng = np.random.default_rng(seed)
         copro.thcon.gprs[:] = rng.integers(0, 2**32, copro.thcon.gprs.shape, dtype=np.uint32)
+        if rng.integers(2):  # L1 addresses (in 16-byte units) for the scalar unit's loads and stores
+            copro.thcon.gprs[:, :4] &= 0x3FFF
         copro.config.thread[:] = rng.integers(0, 4, copro.config.thread.shape, dtype=np.uint16)
         for thread, words in enumerate(mop):
             for index, value in enumerate(words):

@@ -104,6 +104,20 @@ int64_t config_wrcfg(struct copro_view *v, uint32_t thread, uint32_t word)
     return TIMING_CONFIG_WRCFG;
 }
 
+int config_store_plain(struct copro_view *v, uint32_t thread, uint32_t first, const uint32_t *values,
+                       uint32_t count)
+{
+    int64_t state = pipe_state(v, thread);
+    if (state < 0)
+        return 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (!config_index_ok(v, first + i) || store_has_effects(first + i, 0))
+            return 0;
+    for (uint32_t i = 0; i < count; i++)
+        store_word(v, (uint32_t)state, first + i, values[i]);
+    return 1;
+}
+
 int64_t config_rdcfg(struct copro_view *v, uint32_t thread, uint32_t word)
 {
     uint32_t gpr = F_RDCFG_GPR_ADDRESS(word), index = F_RDCFG_CFG_REG(word);

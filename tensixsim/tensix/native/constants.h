@@ -594,4 +594,10 @@
 #define SYNC_COND_UNPACKER                                       2
 #define SYNC_COND_SRC                                            3
 #define SYNC_CONDITIONS_INIT                                     {{1, 2, 0}, {2, 0, 0}, {2, 1, 0}, {1, 6, 0}, {1, 5, 0}, {3, 0, 1}, {3, 2, 1}, {3, 1, 0}, {3, 3, 0}, {1, 8, 0}, {0, 0, 0}, {1, 7, 0}, {1, 3, 0}}
+
+/* ---- thcon_mem.c: thcon.py (THCON_*) ---- */
+#define THCON_OFFSET_INCREMENTS_INIT                             {0, 2, 4, 16}
+#define THCON_CONFIG_BASE_WORD                                   64u
+#define THCON_FLUSH_UNIT_COUNT                                   3u
+#define THCON_FLUSH_UNITS_INIT                                   {{1, 2, 0}, {2, 2, 1}, {3, 1, 6}}
 #endif /* TENSIXSIM_NATIVE_CONSTANTS_H */

@@ -268,6 +268,7 @@ def render_constants() -> str:
     _pack_constants(out)
     _unpack_constants(out)
     _sync_constants(out)
+    _thcon_constants(out)
     return _close(out)
 
 
@@ -584,6 +585,26 @@ def _sync_constants(out: _Defines) -> None:
             row = (_COND_NONE, 0, 0)
         rows.append("{{{}, {}, {}}}".format(*row))
     out.add("SYNC_CONDITIONS_INIT", "{" + ", ".join(rows) + "}")
+
+
+def _thcon_constants(out: _Defines) -> None:
+    """thcon_mem.c's section of ``constants.h``: LOADIND/STOREIND's offset increments, REG2FLOP's
+    first THCON Config word, and FLUSHDMA's conditions (each as the clock it reads, as sync.c's)."""
+    from tensixsim.tensix import frontend, thcon, unpack
+
+    out.text("", "/* ---- thcon_mem.c: thcon.py (THCON_*) ---- */")
+    out.add("THCON_OFFSET_INCREMENTS_INIT", "{" + ", ".join(str(i) for i in thcon.OFFSET_INCREMENTS) + "}")
+    # thcon._thcon_config_base, read off the same field table.
+    base = min(word for name, (word, _, _) in cfg.CONFIG_FIELDS.items() if name.startswith("THCON_"))
+    out.add("THCON_CONFIG_BASE_WORD", f"{base}u")
+    rows = []
+    for bit, unit in thcon._FLUSH_UNITS:
+        if unit in unpack.UNPACKER_UNITS:
+            rows.append(f"{{{bit}, {_COND_UNPACKER}, {unpack.UNPACKER_UNITS.index(unit)}}}")
+        else:
+            rows.append(f"{{{bit}, {_COND_UNIT}, {frontend.UNIT_INDEX[unit]}}}")
+    out.add("THCON_FLUSH_UNIT_COUNT", f"{len(rows)}u")
+    out.add("THCON_FLUSH_UNITS_INIT", "{" + ", ".join(rows) + "}")
 
 
 def _unpack_constants(out: _Defines) -> None:

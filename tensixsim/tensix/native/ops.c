@@ -31,6 +31,14 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     case OP_BITWOPDMAREG: return thcon_bitwopdmareg(v, thread, word);
     case OP_SHIFTDMAREG: return thcon_shiftdmareg(v, thread, word);
     case OP_CMPDMAREG: return thcon_cmpdmareg(v, thread, word);
+    case OP_LOADIND: return thcon_loadind(v, thread, word);
+    case OP_STOREIND: return thcon_storeind(v, thread, word, cycle);
+    case OP_ATINCGET: return thcon_atincget(v, thread, word, cycle);
+    case OP_ATINCGETPTR: return thcon_atincgetptr(v, thread, word, cycle);
+    case OP_ATSWAP: return thcon_atswap(v, thread, word, cycle);
+    case OP_ATCAS: return thcon_atcas(v, thread, word, cycle);
+    case OP_REG2FLOP: return thcon_reg2flop(v, thread, word);
+    case OP_FLUSHDMA: return thcon_flushdma(v, thread, word, cycle);
 
     case OP_SEMINIT: return sync_seminit(v, thread, word);
     case OP_SEMPOST: return sync_sempost(v, thread, word);

@@ -22,6 +22,20 @@ static inline uint32_t *pipe_gprs(const struct copro_view *v, uint32_t thread)
     return v->gprs + (uint64_t)thread * GPR_COUNT;
 }
 
+/* L1 bytes [lo, hi) a handler stored at `cycle`, for Python's notifications (Tile.coprocessor_wrote_l1);
+ * merged with any range the instruction already noted. */
+static inline void note_l1_written(struct copro_view *v, int64_t lo, int64_t hi, int64_t cycle)
+{
+    int64_t *w = v->l1_written;
+    if (w[0] >= 0) {
+        lo = lo < w[0] ? lo : w[0];
+        hi = hi > w[1] ? hi : w[1];
+    }
+    w[0] = lo;
+    w[1] = hi;
+    w[2] = cycle;
+}
+
 /* thcon.c: tensixsim/tensix/thcon.py */
 int64_t thcon_dmanop(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t thcon_setdmareg(struct copro_view *v, uint32_t thread, uint32_t word);
@@ -31,6 +45,16 @@ int64_t thcon_muldmareg(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t thcon_bitwopdmareg(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t thcon_shiftdmareg(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t thcon_cmpdmareg(struct copro_view *v, uint32_t thread, uint32_t word);
+
+/* thcon_mem.c: tensixsim/tensix/thcon.py (L1 loads, stores and atomics, REG2FLOP, FLUSHDMA) */
+int64_t thcon_loadind(struct copro_view *v, uint32_t thread, uint32_t word);
+int64_t thcon_storeind(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t thcon_atincget(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t thcon_atincgetptr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t thcon_atswap(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t thcon_atcas(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t thcon_reg2flop(struct copro_view *v, uint32_t thread, uint32_t word);
+int64_t thcon_flushdma(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
 /* sync.c: tensixsim/tensix/sync.py */
 int64_t sync_seminit(struct copro_view *v, uint32_t thread, uint32_t word);
@@ -60,6 +84,11 @@ int64_t config_rmwcib1(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_rmwcib2(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_rmwcib3(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_cfgshiftmask(struct copro_view *v, uint32_t thread, uint32_t word);
+
+/* config.py store_config of `count` words from Config word `first` in the pipe's Config state, for
+ * stores that only store (REG2FLOP): 1 done, 0 nothing written (a bad state or index, or an effect). */
+int config_store_plain(struct copro_view *v, uint32_t thread, uint32_t first, const uint32_t *values,
+                       uint32_t count);
 
 /* pack.c: tensixsim/tensix/pack.py */
 int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);

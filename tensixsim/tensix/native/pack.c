@@ -369,20 +369,6 @@ static int plan_stream(const struct copro_view *v, struct stream *s, int64_t add
     return 1;
 }
 
-/* The range written, for Python's notifications (Tile.coprocessor_wrote_l1); merged with any range
- * the instruction already noted. */
-static void note_l1_written(struct copro_view *v, int64_t lo, int64_t hi, int64_t cycle)
-{
-    int64_t *w = v->l1_written;
-    if (w[0] >= 0) {
-        lo = lo < w[0] ? lo : w[0];
-        hi = hi > w[1] ? hi : w[1];
-    }
-    w[0] = lo;
-    w[1] = hi;
-    w[2] = cycle;
-}
-
 /* ------------------------------------------------------------------------------ PACR */
 
 int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
