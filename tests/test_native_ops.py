@@ -45,7 +45,7 @@ THCON = ("DMANOP", "SETDMAREG", "ADDDMAREG", "SUBDMAREG", "MULDMAREG", "BITWOPDM
 ADC = ("SETADC", "SETADCXY", "SETADCZW", "SETADCXX", "INCADCXY", "INCADCZW", "ADDRCRXY", "ADDRCRZW",
        "SETRWC", "INCRWC")  # fmt: skip
 CONFIG = ("SETC16", "WRCFG", "RDCFG", "RMWCIB0", "RMWCIB1", "RMWCIB2", "RMWCIB3", "CFGSHIFTMASK")
-SYNC = ("SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT", "STALLWAIT")
+SYNC = ("SEMINIT", "SEMPOST", "SEMGET", "SEMWAIT", "STALLWAIT", "STREAMWAIT", "ATGETM", "ATRELM")
 NATIVE = ("NOP", *THCON, *ADC, *CONFIG, *SYNC)
 
 # One ordinary word per instruction that must run natively (so the random tests cannot pass by
@@ -85,6 +85,9 @@ EXECUTES = {
     "SEMGET": dict(sem_sel=0x0F),
     "SEMWAIT": dict(stall_res=0x40, sem_sel=0x06, wait_sem_cond=2),
     "STALLWAIT": dict(stall_res=0x1FF, wait_res=0x1FFF),
+    "STREAMWAIT": dict(stall_res=0x10, target_value=0x3FF, target_sel=1, wait_stream_sel=3),
+    "ATGETM": dict(mutex_index=2),  # takes it, or waits for its owner (the mutexes are drawn)
+    "ATRELM": dict(mutex_index=4),
 }
 
 # Words that must defer: each is a case whose Python semantics raise, or act through a service.
@@ -108,6 +111,12 @@ DEFERS = {
     "SEMPOST sem_sel bit 8": ("SEMPOST", dict(sem_sel=0x100)),
     "SEMWAIT sem_sel bit 8": ("SEMWAIT", dict(stall_res=1, sem_sel=0x101, wait_sem_cond=1)),
     "STALLWAIT wait_res bit 13": ("STALLWAIT", dict(stall_res=1, wait_res=1 << 13)),
+    "STREAMWAIT target_value bit 10": ("STREAMWAIT", dict(stall_res=1, target_value=0x400, target_sel=0,
+                                                          wait_stream_sel=0)),
+    "STREAMWAIT wait_stream_sel bit 2": ("STREAMWAIT", dict(stall_res=1, target_value=1, target_sel=0,
+                                                            wait_stream_sel=4)),
+    "ATGETM of a mutex that does not exist": ("ATGETM", dict(mutex_index=1)),
+    "ATRELM beyond the mutexes": ("ATRELM", dict(mutex_index=8)),
     "SETRWC FlipSrcA": ("SETRWC", dict(clear_ab_vld=1, rwc_cr=0, rwc_d=0, rwc_b=0, rwc_a=0, bit_mask=1)),
     "INCRWC rwc_cr bit 3": ("INCRWC", dict(rwc_cr=8, rwc_d=0, rwc_b=0, rwc_a=0)),
     "SETC16 beyond ThreadConfig": ("SETC16", dict(setc16_reg=cfg.THD_STATE_SIZE, setc16_value=0)),
@@ -206,6 +215,10 @@ def reset(seed: int) -> None:
             if name == "config.config" and rng.integers(2):  # global words hold one value, really
                 value[1, cfg.GLOBAL_CFGREG_BASE_ADDR32 :] = value[0, cfg.GLOBAL_CFGREG_BASE_ADDR32 :]
         drawn[name] = value
+    # The mutexes: free, or held (and wanted) by one of the pipes, so that ATGETM waits and ATRELM
+    # hands over.
+    for name in ("sync.mutex_owner", "sync.mutex_wanted"):
+        drawn[name] = rng.integers(-1, 3, FRESH[name].shape).astype(FRESH[name].dtype)
     for tile in TILES:
         for name, array in _arrays(tile).items():
             if not (array.nbytes >= _LARGE and _equal(array, drawn[name])):  # L1 is rarely written
@@ -419,6 +432,87 @@ def test_a_pipe_that_does_not_exist_defers(name):
     before = snapshot(TILES[0])
     assert native.exec_one(TILES[0].coprocessor, 3, ISA.encode(name, **EXECUTES[name]), 0) == NATIVE_DEFER
     assert differences(before, snapshot(TILES[0])) == []
+
+
+# ------------------------------------------------------------------------------- mutexes
+
+
+def _mutexes(owner: list[int], wanted: list[int]) -> None:
+    for tile in TILES:
+        tile.coprocessor.sync.mutex_owner[:] = owner
+        tile.coprocessor.sync.mutex_wanted[:] = wanted
+
+
+@pytest.mark.parametrize("owner", [0, 2, -3])
+def test_atgetm_of_a_mutex_another_thread_holds_waits_with_pythons_text(owner):
+    reset(1)
+    _mutexes([-1, -1, -1, owner, -1, -1, -1, -1], [-1, 3, -1])
+    result = run_on_both(ISA.encode("ATGETM", mutex_index=3), 1, 500)
+    assert result.native_cycles == native.NATIVE_WAIT
+    assert result.native_wait == (f"mutex 3 held by thread {owner}", None)
+    assert mismatches(result) == []
+
+
+@pytest.mark.parametrize("owner", [-1, 1])
+def test_atgetm_of_a_free_or_own_mutex_takes_it(owner):
+    reset(2)
+    _mutexes([-1, -1, -1, owner, -1, -1, -1, -1], [-1, 3, 0])
+    result = run_on_both(ISA.encode("ATGETM", mutex_index=3), 1, 500)
+    assert result.native_cycles != NATIVE_DEFER and mismatches(result) == []
+    assert result.native_after["sync.mutex_owner"][3] == 1
+    assert list(result.native_after["sync.mutex_wanted"]) == [-1, -1, 0]
+
+
+# (releasing thread, who wants mutex 2) -> its next owner: thread + 1 first, round robin.
+HAND_OVER = [
+    (0, [-1, 2, 2], 1),
+    (1, [2, -1, 2], 2),
+    (2, [2, 2, -1], 0),
+    (0, [-1, -1, 2], 2),
+    (0, [-1, 4, -1], -1),
+    (1, [-1, -1, -1], -1),
+]
+
+
+@pytest.mark.parametrize(("thread", "wanted", "next_owner"), HAND_OVER)
+def test_atrelm_hands_the_mutex_over_as_python_does(thread, wanted, next_owner):
+    reset(3)
+    _mutexes([-1, -1, thread, -1, -1, -1, -1, -1], wanted)
+    result = run_on_both(ISA.encode("ATRELM", mutex_index=2), thread, 500)
+    assert result.native_cycles != NATIVE_DEFER and mismatches(result) == []
+    assert result.native_after["sync.mutex_owner"][2] == next_owner
+
+
+def test_atrelm_of_a_mutex_the_thread_does_not_hold_changes_nothing():
+    reset(4)
+    _mutexes([-1, -1, 1, -1, -1, -1, -1, -1], [2, -1, 2])
+    result = run_on_both(ISA.encode("ATRELM", mutex_index=2), 0, 500)
+    assert result.native_cycles != NATIVE_DEFER and mismatches(result) == []
+    assert differences(result.native_before, result.native_after) == []
+
+
+def test_streamwait_latches_the_target_with_its_high_bits():
+    reset(5)
+    for tile in TILES:
+        tile.coprocessor.config.write_thread_field("STREAMWAIT_NUM_MSGS_HI_Val", 2, 0x55)
+    word = ISA.encode("STREAMWAIT", stall_res=0, target_value=0x123, target_sel=1, wait_stream_sel=2)
+    result = run_on_both(word, 2, 77)
+    assert result.native_cycles != NATIVE_DEFER and mismatches(result) == []
+    assert result.native_after["sync.gate_target"][2] == 0x55 << 10 | 0x123
+    assert result.native_after["sync.gate_stream_select"][2] == 2
+    assert result.native_after["sync.gate_block"][2] == 0x40  # a zero block mask means B6
+
+
+def test_streamwait_defers_when_the_streams_are_not_a_plain_streams(monkeypatch):
+    class Other:
+        def read(self, stream: int, index: int) -> int:
+            return 0
+
+    reset(6)
+    monkeypatch.setattr(TILES[0], "streams", Other())
+    word = ISA.encode("STREAMWAIT", **EXECUTES["STREAMWAIT"])
+    result = run_on_both(word, 0, 10)
+    assert result.native_cycles == NATIVE_DEFER and mismatches(result) == []
 
 
 # ------------------------------------------------------------------------------- the comparison itself

@@ -65,6 +65,15 @@ _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD, BLOCKED_NATIVE_WAIT = 1, 2, 16
 # The text of the native handlers' waits (copro.h WAIT_*), from their until and detail: the Python
 # semantics' own.
+_STREAM_FIELD = (1 << 23) - 1
+
+
+def _streamwait_text(detail: int) -> str:
+    """sync.c streamwait_unmet's detail: condition bit 0, stream bits 1..8, value and target 23 bits each."""
+    value, target = detail >> 9 & _STREAM_FIELD, detail >> 32 & _STREAM_FIELD
+    return "STREAMWAIT " + sync.stream_text(detail >> 1 & 0xFF, detail & 1, value, target)
+
+
 NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
     lambda until, detail: "",
     lambda until, detail: SRC_NOT_HANDED,
@@ -76,6 +85,9 @@ NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
     lambda until, detail: sync.stallwait_text(detail),
     lambda until, detail: sync.sem_empty_text(detail),
     lambda until, detail: sync.sem_full_text(detail & 15, detail >> 4 & 15, detail >> 8 & 15),
+    # sync.c sync_atgetm: the mutex, then its owner as a byte (a signed int8 in SyncState)
+    lambda until, detail: sync.mutex_held_text(detail & 0xFF, ((detail >> 8 & 0xFF) ^ 0x80) - 0x80),
+    lambda until, detail: _streamwait_text(detail),
 )
 
 

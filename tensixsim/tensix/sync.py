@@ -254,6 +254,15 @@ def sem_full_text(sem: int, value: int, top: int) -> str:
     return f"SEMWAIT sem {sem} >= max ({value} >= {top})"
 
 
+def stream_text(stream: int, condition: int, value: int, target: int) -> str:
+    """STREAMWAIT's unmet condition ``condition`` (an index of _STREAM_CONDITIONS), without the prefix."""
+    return f"stream {stream} {_STREAM_CONDITIONS[condition][0]} {value} < {target}"
+
+
+def mutex_held_text(mutex_index: int, owner: int) -> str:
+    return f"mutex {mutex_index} held by thread {owner}"
+
+
 def lag_text(kind: int) -> str:
     return f"{Latch(kind).name}: the wait gate opens next cycle"
 
@@ -287,14 +296,15 @@ def _semwait_unmet(state: SyncState, conditions: int, sems: int) -> str | None:
 
 def _streamwait_unmet(copro: Coprocessor, thread: int, at: int) -> str | None:
     state = copro.sync
-    what, register, _ = _STREAM_CONDITIONS[int(state.gate_conditions[thread]).bit_length() - 1]
+    condition = int(state.gate_conditions[thread]).bit_length() - 1
+    _, register, _ = _STREAM_CONDITIONS[condition]
     select = int(state.gate_stream_select[thread])
     thread_field = _service(copro.config, "thread_field", "STREAMWAIT", at)
     stream = int(thread_field(f"STREAM_ID_SYNC_SEC{select}_BankSel", thread))
     value = _service(copro.tile, "streams", "STREAMWAIT", at).read(stream, register)
     target = int(state.gate_target[thread])
     if value < target:
-        return f"stream {stream} {what} {value} < {target}"
+        return stream_text(stream, condition, value, target)
     return None
 
 
@@ -499,7 +509,7 @@ def atgetm(ctx: Context, mutex_index: int) -> Outcome:
     state = ctx.copro.sync
     owner = int(state.mutex_owner[mutex_index])
     if owner not in (NOBODY, ctx.thread):
-        return Wait(f"mutex {mutex_index} held by thread {owner}")
+        return Wait(mutex_held_text(mutex_index, owner))
     # Taking a mutex the thread already holds succeeds (at most a cycle or two later: not modelled).
     state.mutex_owner[mutex_index] = ctx.thread
     state.mutex_wanted[ctx.thread] = NOBODY

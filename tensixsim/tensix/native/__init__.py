@@ -15,6 +15,7 @@ import numpy as np
 
 from tensixsim.native_build import build_library, pure_python_requested
 from tensixsim.tensix import sfpu_macro
+from tensixsim.tensix.sync import MUTEX_SLOTS
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -119,6 +120,10 @@ class CoproView(ctypes.Structure):
         ("pipe_done_field", ctypes.c_uint64),
         *((name, _P) for name, _, _ in SYNC_ARRAYS),
         ("unit_clock", _P),
+        ("mutex_owner", _P),
+        ("mutex_wanted", _P),
+        ("stream_values", _P),
+        ("stream_count", ctypes.c_uint64),
     ]
 
 
@@ -181,7 +186,30 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
     for name, attribute, dtype in SYNC_ARRAYS:
         setattr(view, name, _pointer(getattr(copro.sync, attribute), dtype))
     view.unit_clock = _pointer(copro.unit_clock, np.int64)
+    sync = copro.sync
+    if sync.mutex_owner.shape == (MUTEX_SLOTS,) and sync.mutex_wanted.shape == (copro.threads,):
+        view.mutex_owner = _pointer(sync.mutex_owner, np.int8)
+        view.mutex_wanted = _pointer(sync.mutex_wanted, np.int8)
+    values = _plain_stream_values(copro)
+    if values is not None:
+        view.stream_values = _pointer(values, np.uint32)
+        view.stream_count = values.shape[0]
+        arrays += (values,)
     return view, arrays
+
+
+def _plain_stream_values(copro: Coprocessor) -> np.ndarray | None:
+    """The tile's stream register array when its reads are exactly Streams.read's (a plain Streams,
+    read not replaced), else None: then STREAMWAIT and its gate leave those reads to Python."""
+    from tensixsim.streams import _STORED, Streams
+
+    streams = getattr(copro.tile, "streams", None)
+    if type(streams) is not Streams or "read" in vars(streams):
+        return None
+    values = streams.values
+    if values.dtype != np.uint32 or values.ndim != 2 or values.shape[1] != len(_STORED):
+        return None
+    return values if values.flags.c_contiguous else None
 
 
 def last_wait(view: CoproView) -> tuple[int, int | None, int]:
@@ -405,6 +433,11 @@ class NativeEngine:
             c.packer,
             c.l1_written,
             c.unpackers,
+            # STREAMWAIT's gate reads the tile's stream registers: a new streams object (or array, or
+            # a replaced read) needs a new view.
+            streams := getattr(self.tile, "streams", None),
+            getattr(streams, "values", None),
+            getattr(streams, "__dict__", {}).get("read"),
         )
 
     def _waiters(self) -> int:

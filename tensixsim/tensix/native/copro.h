@@ -12,11 +12,13 @@
 enum { NATIVE_DEFER = 0 };
 /* A handler whose instruction must wait (the Python semantics would return Wait) sets view->wait to
  * (reason, until) and returns NATIVE_WAIT having changed nothing else; the engine blocks the pipe as
- * Engine._issue does and retries it natively. The reasons are those of matrix_unit.py (WAIT_REASONS
- * in tensixsim/tensix/native/__init__.py gives their text). until -1: only a state change lifts it. */
+ * Engine._issue does and retries it natively. The reasons are those of matrix_unit.py and sync.py
+ * (frontend.NATIVE_WAITS rebuilds their text from until and detail); the wait gate's reasons share the
+ * numbering. until -1: only a state change lifts it. */
 enum { NATIVE_WAIT = -1 };
 enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_PACK_DST_HIDDEN, WAIT_UNPACKER_FETCHING,
-       WAIT_UNPACKER_BANK, WAIT_GATE_LAG, WAIT_STALLWAIT, WAIT_SEMWAIT_ZERO, WAIT_SEMWAIT_FULL, WAIT_REASONS };
+       WAIT_UNPACKER_BANK, WAIT_GATE_LAG, WAIT_STALLWAIT, WAIT_SEMWAIT_ZERO, WAIT_SEMWAIT_FULL, WAIT_MUTEX_HELD,
+       WAIT_STREAMWAIT, WAIT_REASONS };
 enum { GPR_COUNT = 64, ADC_UNITS = 3, ADC_CHANNELS = 2, ADC_COORDS = 4 };
 /* RWCs[thread], each an array of `threads` uint32 (adc.py AdcState field order). */
 enum { RWC_SRCA, RWC_SRCA_CR, RWC_SRCB, RWC_SRCB_CR, RWC_DST, RWC_DST_CR, RWC_FIDELITY, RWC_EXTRA_BIT,
@@ -100,10 +102,19 @@ struct copro_view {
     uint32_t *gate_target;        /* [threads] */
     int64_t *gate_cycle;          /* [threads] */
     int64_t *unit_clock;          /* [isa units] (Coprocessor.unit_clock: busy until) */
+    /* The mutexes (sync.SyncState), NULL when their shapes are not [SYNC_MUTEX_SLOTS] and [threads]:
+     * ATGETM and ATRELM defer then */
+    int8_t *mutex_owner;          /* [SYNC_MUTEX_SLOTS]: holding thread, or SYNC_NOBODY */
+    int8_t *mutex_wanted;         /* [threads]: the mutex an ATGETM at the gate tries to take */
+    /* The tile's stream registers (streams.Streams.values, [stream_count][STREAMS_STORED_COUNT]), NULL
+     * when the tile's streams are not a plain Streams: STREAMWAIT defers, its gate lets Python decide */
+    uint32_t *stream_values;
+    uint64_t stream_count;
 };
 
-/* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself); `detail` (< 256)
- * completes the reason's text (an unpacker, a Src file and bank). */
+/* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself); `detail`
+ * (0 <= detail < 2^55: the engine keeps it shifted left 8 in an int64) completes the reason's text
+ * (an unpacker, a Src file and bank, a mutex and its owner). */
 static inline int64_t native_wait(struct copro_view *v, int64_t reason, int64_t until, int64_t detail)
 {
     v->wait[0] = reason;

@@ -489,7 +489,8 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
                 continue;
             }
         }
-        if (e->view->sync_gate_kind[t]) {
+        /* The gate has work with a wait latched, and for an ATGETM (it records what the ATGETM wants). */
+        if (e->view->sync_gate_kind[t] || OPCODE_OF(word) == OP_ATGETM) {
             int64_t detail = 0;
             int why = tsim_sync_gate(e->view, t, word, cycle, &detail);
             if (why < 0)

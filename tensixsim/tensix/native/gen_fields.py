@@ -550,9 +550,10 @@ _COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC = range(4)
 def _sync_constants(out: _Defines) -> None:
     """sync.c's section of ``constants.h``: sync.py's semaphores, latches, block bits per opcode and
     STALLWAIT conditions (each as what it tests: a unit's clock, an unpacker's fetch, a Src bank)."""
+    from tensixsim import streams
     from tensixsim.tensix import frontend, sync, unpack
 
-    out.text("", "/* ---- sync.c: sync.py (SYNC_*, LATCH_*) ---- */")
+    out.text("", "/* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */")
     for name in ("SEMAPHORES", "SEM_LIMIT", "MUTEX_SLOTS", "DEFAULT_BLOCK", "DEFAULT_CONDITIONS"):
         out.add(c_name("SYNC", name), f"{int(getattr(sync, name))}u")
     out.add("SYNC_SEM_MASK_BITS", f"{sync._SEM_MASK_BITS}u")
@@ -585,6 +586,29 @@ def _sync_constants(out: _Defines) -> None:
             row = (_COND_NONE, 0, 0)
         rows.append("{{{}, {}, {}}}".format(*row))
     out.add("SYNC_CONDITIONS_INIT", "{" + ", ".join(rows) + "}")
+    # The mutexes that exist (a bit per index; ATGETM / ATRELM of any other raise in Python).
+    out.add("SYNC_NOBODY", str(sync.NOBODY))
+    out.add("SYNC_MUTEX_VALID", f"0x{sum(1 << i for i in sync.MUTEXES[ARCH]):02X}u")
+    # STREAMWAIT: operand widths, its two conditions as {stream register, ThreadConfig register of
+    # the target's high bits, shift, mask}, and the STREAM_ID_SYNC_SEC<n>_BankSel fields
+    # {register, shift, mask}.
+    out.add("SYNC_STREAM_TARGET_BITS", f"{sync._STREAM_TARGET_BITS}u")
+    out.add("SYNC_STREAM_SELECT_BITS", f"{sync._STREAM_SELECT_BITS}u")
+    out.add("SYNC_STREAM_CONDITION_COUNT", f"{len(sync._STREAM_CONDITIONS)}u")
+    stream_rows = []
+    for _, register, high_field in sync._STREAM_CONDITIONS:
+        word, shift, width = cfg.THREAD_FIELDS[high_field]
+        stream_rows.append(f"{{{register}u, {word}u, {shift}u, 0x{(1 << width) - 1:X}u}}")
+    out.add("SYNC_STREAM_CONDITIONS_INIT", "{" + ", ".join(stream_rows) + "}")
+    selects = 1 << sync._STREAM_SELECT_BITS
+    id_rows = []
+    for n in range(selects):
+        word, shift, width = cfg.THREAD_FIELDS[f"STREAM_ID_SYNC_SEC{n}_BankSel"]
+        id_rows.append(f"{{{word}u, {shift}u, 0x{(1 << width) - 1:X}u}}")
+    out.add("SYNC_STREAM_ID_INIT", "{" + ", ".join(id_rows) + "}")
+    # streams.py: the registers Streams.read answers from its array (column order); any other reads 0.
+    out.add("STREAMS_STORED_COUNT", f"{len(streams._STORED)}u")
+    out.add("STREAMS_STORED_INIT", "{" + ", ".join(f"{r}u" for r in streams._STORED) + "}")
 
 
 def _thcon_constants(out: _Defines) -> None:

@@ -89,6 +89,9 @@ NATIVE_CANDIDATES = [
     "SEMGET",
     "SEMWAIT",
     "STALLWAIT",
+    "STREAMWAIT",
+    "ATGETM",
+    "ATRELM",
 ]
 
 # Coprocessor state objects whose numpy arrays are architectural state.

@@ -45,6 +45,9 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     case OP_SEMGET: return sync_semget(v, thread, word);
     case OP_SEMWAIT: return sync_semwait(v, thread, word, cycle);
     case OP_STALLWAIT: return sync_stallwait(v, thread, word, cycle);
+    case OP_STREAMWAIT: return sync_streamwait(v, thread, word, cycle);
+    case OP_ATGETM: return sync_atgetm(v, thread, word);
+    case OP_ATRELM: return sync_atrelm(v, thread, word);
 
     case OP_SETADC: return adc_setadc(v, thread, word);
     case OP_SETADCXY: return adc_setadcxy(v, thread, word);

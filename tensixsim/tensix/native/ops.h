@@ -62,6 +62,9 @@ int64_t sync_sempost(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t sync_semget(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t sync_semwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sync_stallwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t sync_streamwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t sync_atgetm(struct copro_view *v, uint32_t thread, uint32_t word);
+int64_t sync_atrelm(struct copro_view *v, uint32_t thread, uint32_t word);
 
 /* adc.c: tensixsim/tensix/adc.py */
 int64_t adc_setadc(struct copro_view *v, uint32_t thread, uint32_t word);
