@@ -17,7 +17,7 @@ lint: deps
 	$(PYTHON) -m ruff check tensixsim tests benchmarks
 
 test: deps lint
-	$(PYTHON) -m pytest -n 2 -q tests
+	$(PYTHON) -m pytest -n 2 -q --hypothesis-profile=ci tests
 
 demo: toolchain
 	$(PYTHON) -m pip install -q -e .

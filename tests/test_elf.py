@@ -83,6 +83,48 @@ def test_big_endian_is_rejected(tmp_path):
     rejected(path)
 
 
+def _patched(tmp_path: Path, name: str, patch) -> Path:
+    """PROGRAM's ELF with ``patch(raw, header)`` applied to its bytes (header: ELF32 e_* offsets)."""
+    raw = bytearray(link(PROGRAM, extra=("-Tdata=0xFFB00000",)).read_bytes())
+    phoff, shoff = struct.unpack_from("<II", raw, 28)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", raw, 42)
+    patch(raw, dict(phoff=phoff, shoff=shoff, phentsize=phentsize, phnum=phnum, shentsize=shentsize,
+                    shnum=shnum))  # fmt: skip
+    path = tmp_path / name
+    path.write_bytes(raw)
+    return path
+
+
+def test_file_size_beyond_memory_size_is_rejected_before_loading(tmp_path):
+    def grow_first_load(raw, h):
+        for i in range(h["phnum"]):
+            at = h["phoff"] + i * h["phentsize"]
+            if struct.unpack_from("<I", raw, at)[0] == 1:  # PT_LOAD
+                memsz = struct.unpack_from("<I", raw, at + 20)[0]
+                struct.pack_into("<I", raw, at + 16, memsz + 64)  # p_filesz past p_memsz
+                return
+
+    path = _patched(tmp_path, "filesz.elf", grow_first_load)
+    tile = Tile("blackhole")
+    before = digest(tile)
+    with pytest.raises(InvalidProgram, match=r"file size .* exceeds its memory size"):
+        tile.load_elf("brisc", path)
+    assert digest(tile) == before  # nothing was written
+
+
+def test_symtab_of_another_section_type_is_rejected(tmp_path):
+    def retype_symtab(raw, h):
+        for i in range(h["shnum"]):
+            at = h["shoff"] + i * h["shentsize"]
+            if struct.unpack_from("<I", raw, at + 4)[0] == 2:  # SHT_SYMTAB
+                struct.pack_into("<I", raw, at + 4, 1)  # SHT_PROGBITS
+                return
+        raise AssertionError("no symbol table")
+
+    error = rejected(_patched(tmp_path, "symtab.elf", retype_symtab))
+    assert ".symtab is not a symbol table" in str(error)
+
+
 def test_segment_outside_l1_and_local_ram_is_rejected():
     elf = link("nop", text=0x180000)  # L1 ends at 1536 KiB = 0x180000
     error = rejected(elf)

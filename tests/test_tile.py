@@ -366,6 +366,14 @@ def test_misaligned_store_faults_and_writes_nothing():
     assert tile.core("brisc").pc == 12
 
 
+@pytest.mark.parametrize("op", ["sw a0, 0(t0)", "sh a0, 1(t0)", "lw a0, 0(t0)"])
+def test_misaligned_access_to_an_unmapped_address_faults(op):
+    # Nothing is mapped there to restore: the fault is still a MemoryFault naming the access.
+    tile, error = raises_on("brisc", f"li t0, 0x80000002\n li a0, 1\n {op}\n ecall", MemoryFault)
+    assert error.address in (0x80000002, 0x80000003) and error.pc == 12 and error.core == "brisc"
+    assert tile.core("brisc").pc == 12
+
+
 def test_misaligned_load_faults_and_leaves_rd():
     tile, error = raises_on("brisc", f"li t0, {DATA + 2}\n li a0, 77\n lw a0, 0(t0)\n ecall", MemoryFault)
     assert error.address == DATA + 2 and not error.write

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from elftools.common.exceptions import ELFError
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from tensixsim.errors import InvalidProgram
 
@@ -109,10 +110,19 @@ def read_elf(path: Path) -> ElfImage:
         for segment in elf.iter_segments():
             if segment["p_type"] != "PT_LOAD" or segment["p_memsz"] == 0:
                 continue
+            if segment["p_filesz"] > segment["p_memsz"]:
+                raise _invalid(
+                    path,
+                    f"a program header's file size 0x{segment['p_filesz']:x} exceeds its memory size "
+                    f"0x{segment['p_memsz']:x}",
+                    segment["p_paddr"],
+                )
             data = segment.data()
             segments.append(Segment(segment["p_paddr"], data, segment["p_memsz"]))
         symbols: dict[str, int] = {}
         symtab = elf.get_section_by_name(".symtab")
+        if symtab is not None and not isinstance(symtab, SymbolTableSection):
+            raise _invalid(path, f".symtab is not a symbol table (section type {symtab['sh_type']})")
         if symtab is not None:
             for symbol in symtab.iter_symbols():
                 if symbol.name and symbol["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE"):

@@ -432,7 +432,10 @@ class Core:
     def _undo_misaligned(self) -> None:
         s = self.hooks.state
         if s.fault_write:
-            self.uc.mem_write(s.fault_addr, int(s.fault_old).to_bytes(8, "little")[: s.fault_size])
+            try:
+                self.uc.mem_write(s.fault_addr, int(s.fault_old).to_bytes(8, "little")[: s.fault_size])
+            except UcError:
+                pass  # nothing is mapped there: the store wrote nothing, there is nothing to restore
         elif s.fault_rd:
             self.uc.reg_write(X_REGS[s.fault_rd], s.fault_old)
         self.error = MemoryFault(
