@@ -251,13 +251,19 @@ class Tile:
                 self.noc.deliver(min(c.time for c in running))
                 running = [c for c in self.cores if c.state is CoreState.RUNNING]
             if not running:
-                # No core can push any more before one wakes: let the backend run on.
+                # No core can push any more before one wakes: let the backend run on, up to the limit.
                 woke = self.wakes
-                self.backend.advance_to(NEVER)
+                self._advance_to_limit(max_cycles)
                 if self.wakes != woke:
                     continue
                 if self.noc is not None and self.noc.pending:
-                    self.noc.deliver(self.noc.next_event())  # the next transfer may wake a core
+                    due = self.noc.next_event()
+                    if due >= max_cycles:
+                        raise CycleLimitExceeded(
+                            f"cycle limit {max_cycles} reached; a NoC transfer is due at cycle {due}",
+                            cycle=max_cycles,
+                        )
+                    self.noc.deliver(due)  # the next transfer may wake a core
                     continue
                 waiting = [c for c in self.cores if c.state is CoreState.WAITING]
                 if waiting or self.backend.blocked_pipes():
@@ -313,6 +319,29 @@ class Tile:
             spin_marks = marks
             for c in live:
                 history[c.name] = history[c.name][-1:]
+
+    def _advance_to_limit(self, max_cycles: int) -> None:
+        """With no core running: everything the backend does before ``max_cycles``; CycleLimitExceeded
+        if it would still go on after it (a long MOP expansion the last core left behind)."""
+        backend = self.backend
+        if not isinstance(backend, Engine):
+            backend.advance_to(NEVER)
+            return
+        reached = backend.cycle
+        woke = self.wakes
+        backend.advance_to(max_cycles)
+        if self.wakes != woke:
+            return
+        if backend.can_progress():
+            busy = [f"pipe {p.thread} ({p.issued} issued)" for p in backend.pipes if not p.idle]
+            raise CycleLimitExceeded(
+                f"cycle limit {max_cycles} reached; the coprocessor still has work: " + ", ".join(busy),
+                cycle=max_cycles,
+            )
+        # Nothing issues any more: finish as an unbounded run does (work SFPLOADMACRO scheduled runs
+        # out), and leave the clock where that would.
+        backend.cycle = reached
+        backend.advance_to(NEVER)
 
     def _advance_backend(self) -> None:
         """Let the backend run up to the earliest running core (no core can push before it)."""

@@ -9,7 +9,7 @@ from asm import assemble
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tensixsim import InvalidInstruction, SimError, Tile, Unimplemented
+from tensixsim import CycleLimitExceeded, InvalidInstruction, SimError, Tile, Unimplemented
 from tensixsim.isa import isa_for
 
 ISA = isa_for("blackhole")
@@ -27,10 +27,10 @@ def push_program(words: list[int]) -> str:
     return "\n".join([*lines, "ecall"])
 
 
-def run_trisc0(source: str, **kwargs) -> Tile:
+def run_trisc0(source: str, max_cycles: int = 1_000_000, **kwargs) -> Tile:
     tile = Tile("blackhole", **kwargs)
     tile.write(0x6000, assemble(source, base=0x6000))
-    tile.run(release=["trisc0"], max_cycles=kwargs.pop("max_cycles", 1_000_000))
+    tile.run(release=["trisc0"], max_cycles=max_cycles)
     return tile
 
 
@@ -89,6 +89,23 @@ def test_mop_expansion_issues_what_the_expander_emits_one_per_cycle():
     assert len(expected) >= 12 and pipe.issued == len(expected)
     taken = tile.queues[0].taken[0][0]
     assert pipe.last_cycle == taken + len(expected) - 1  # one per cycle from the cycle it was taken
+
+
+def test_max_cycles_bounds_coprocessor_work_after_the_cores_finish():
+    # TRISC0 pushes four MOPs of 127 x 127 NOPs and exits: the pipe alone would run about 64,000
+    # cycles past the limit. The run stops at the limit instead, naming what was still running.
+    nop = ISA.encode("NOP")
+    cfg = [127, 127] + [nop] * 7
+    mop = ISA.encode("MOP", mop_type=1, loop_count=0, zmask_lo16_or_loop_count=0)
+    lines = ["li s0, 0xFFB80000"]
+    for i, word in enumerate(cfg):
+        lines += [f"li t0, 0x{word:08x}", f"sw t0, {4 * i}(s0)"]
+    program = "\n".join([*lines, *[inline(mop)] * 4, "ecall"])
+    with pytest.raises(CycleLimitExceeded, match="coprocessor") as info:
+        run_trisc0(program, max_cycles=5_000)
+    assert info.value.cycle == 5_000
+    tile = run_trisc0(program, max_cycles=100_000)  # enough: the same program finishes
+    assert tile.backend.pipes[0].issued == 4 * 127 * 127
 
 
 @pytest.mark.parametrize("offset", [4, 8])  # CoprocessorDoneCheck, MOPExpanderDoneCheck

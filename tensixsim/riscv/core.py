@@ -12,6 +12,7 @@ retired in the slice (one cycle each) plus extra cycles charged by Python (MMIO 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import enum
 from typing import TYPE_CHECKING
@@ -432,10 +433,9 @@ class Core:
     def _undo_misaligned(self) -> None:
         s = self.hooks.state
         if s.fault_write:
-            try:
+            # Nothing mapped there: the store wrote nothing, so there is nothing to restore.
+            with contextlib.suppress(UcError):
                 self.uc.mem_write(s.fault_addr, int(s.fault_old).to_bytes(8, "little")[: s.fault_size])
-            except UcError:
-                pass  # nothing is mapped there: the store wrote nothing, there is nothing to restore
         elif s.fault_rd:
             self.uc.reg_write(X_REGS[s.fault_rd], s.fault_old)
         self.error = MemoryFault(
