@@ -112,10 +112,13 @@ class Tile:
         quantum: int = DEFAULT_QUANTUM,
         backend: str = "coprocessor",
         engine: str | None = None,
+        record_pushes: bool | None = None,
     ) -> None:
         """``engine``: "native" (the default, or ``$TENSIXSIM_ENGINE``) runs the coprocessor's hot path
         in C, falling back to "python", the reference engine, when no C compiler is available;
-        results and cycles are the same."""
+        results and cycles are the same. ``record_pushes``: keep every Tensix instruction a core
+        pushes for :meth:`pushed` (about 50 bytes each, so off by default; on for the "recorder"
+        backend, whose purpose it is)."""
         engine = engine or os.environ.get("TENSIXSIM_ENGINE") or "native"
         self.arch = get_arch(arch)
         self.quantum = quantum
@@ -126,6 +129,8 @@ class Tile:
         self.local_ram = {c.name: np.zeros(c.local_ram_size, np.uint8) for c in self.arch.cores}
         self.control = TileControl.new(self.arch)
         self.queues = [InputQueue(pipe, self.arch.pipe_queue_depth) for pipe in range(self.arch.pipe_count)]
+        for queue in self.queues:
+            queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._control = self.control.region(self._set_soft_reset)
@@ -176,8 +181,14 @@ class Tile:
         load_elf(self, core, Path(path))
 
     def pushed(self, pipe: int) -> list[PushedInstruction]:
-        """Every Tensix instruction that entered ``pipe``'s input queue, in order."""
-        return self.queues[pipe].history()
+        """Every Tensix instruction that entered ``pipe``'s input queue, in order (needs
+        ``Tile(record_pushes=True)``)."""
+        if not 0 <= pipe < len(self.queues):
+            raise IndexError(f"no pipe {pipe}; pipes: {', '.join(str(q.pipe) for q in self.queues)}")
+        queue = self.queues[pipe]
+        if not queue.record:
+            raise ValueError("pushed instructions are kept only with Tile(..., record_pushes=True)")
+        return queue.history()
 
     def release(self, *names: str, cycle: int = 0) -> None:
         """Take cores out of soft reset as the host does."""

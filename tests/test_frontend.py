@@ -36,7 +36,7 @@ def run_trisc0(source: str, max_cycles: int = 1_000_000, **kwargs) -> Tile:
 
 def test_nops_issue_one_per_cycle_and_the_run_waits_for_the_pipe():
     nop = ISA.encode("NOP")
-    tile = run_trisc0("\n".join([inline(nop)] * 50 + ["ecall"]))
+    tile = run_trisc0("\n".join([inline(nop)] * 50 + ["ecall"]), record_pushes=True)
     pipe = tile.backend.pipes[0]
     assert pipe.issued == 50 and pipe.idle
     history = tile.pushed(0)
@@ -84,7 +84,7 @@ def test_mop_expansion_issues_what_the_expander_emits_one_per_cycle():
     lines = ["li s0, 0xFFB80000"]
     for i, word in enumerate(cfg):
         lines += [f"li t0, 0x{word:08x}", f"sw t0, {4 * i}(s0)"]
-    tile = run_trisc0("\n".join([*lines, inline(mop), "ecall"]))
+    tile = run_trisc0("\n".join([*lines, inline(mop), "ecall"]), record_pushes=True)
     pipe = tile.backend.pipes[0]
     assert len(expected) >= 12 and pipe.issued == len(expected)
     taken = tile.queues[0].taken[0][0]

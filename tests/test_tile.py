@@ -7,6 +7,7 @@ import pytest
 from asm import assemble
 
 from tensixsim import CycleLimitExceeded, Deadlock, InvalidInstruction, InvalidProgram, MemoryFault, Tile
+from tensixsim.isa import isa_for
 
 RESET_PC = {"brisc": 0x0, "ncrisc": 0x12000, "trisc0": 0x6000, "trisc1": 0xA000, "trisc2": 0xE000}
 DATA = 0x20000
@@ -34,6 +35,19 @@ def word_at(tile: Tile, address: int) -> int:
 
 
 # ---------------------------------------------------------------- Tensix instruction capture
+
+
+def test_pushes_are_kept_only_when_asked_for():
+    # Kept by default they would grow without bound (a long kernel pushes millions of words).
+    nop = isa_for("blackhole").encode("NOP")
+    source = {"trisc0": f".word 0x{rotl2(nop):08x}\n ecall"}
+    quiet = run(source)
+    assert len(quiet.queues[0].taken) == 0 and quiet.queues[0].taken.rows.shape[0] == 256
+    with pytest.raises(ValueError, match="record_pushes=True"):
+        quiet.pushed(0)
+    with pytest.raises(IndexError, match="no pipe 3"):
+        quiet.pushed(3)
+    assert [p.word for p in run(source, record_pushes=True).pushed(0)] == [nop]
 
 
 def test_tensix_word_that_looks_like_rvc_is_captured_not_executed():
