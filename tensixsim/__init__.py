@@ -1,11 +1,13 @@
 """tensixsim: a cycle-approximate emulator of a Tenstorrent Tensix tile."""
 
 from tensixsim.errors import (
+    CoreWhere,
     CycleLimitExceeded,
     Deadlock,
     InvalidInstruction,
     InvalidProgram,
     MemoryFault,
+    RunStopped,
     SimError,
     UndefinedBehavior,
     Unimplemented,
@@ -14,12 +16,14 @@ from tensixsim.tile import CoreStats, RunResult, Tile
 
 __all__ = [
     "CoreStats",
+    "CoreWhere",
     "CycleLimitExceeded",
     "Deadlock",
     "InvalidInstruction",
     "InvalidProgram",
     "MemoryFault",
     "RunResult",
+    "RunStopped",
     "SimError",
     "Tile",
     "UndefinedBehavior",

@@ -8,6 +8,13 @@ program ends in one of these exceptions.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+def hex_address(address: int) -> str:
+    """An address as 0x%08x; a negative one keeps its sign in front (-0x00000004)."""
+    return f"-0x{-address:08x}" if address < 0 else f"0x{address:08x}"
+
 
 class SimError(Exception):
     """Base of all emulator errors."""
@@ -83,12 +90,34 @@ class MemoryFault(SimError):
         self.size = size
         self.write = write
         kind = "write" if write else "read"
-        super().__init__(f"{message}: {size}-byte {kind} at 0x{address:08x}", core=core, pc=pc, cycle=cycle)
+        super().__init__(
+            f"{message}: {size}-byte {kind} at {hex_address(address)}", core=core, pc=pc, cycle=cycle
+        )
 
 
-class Deadlock(SimError):
+@dataclass(frozen=True)
+class CoreWhere:
+    """Where one core was when a run stopped: its name, state ("running", "waiting", ...), pc, cycle,
+    and what it waits on or polls (empty when nothing)."""
+
+    name: str
+    state: str
+    pc: int
+    cycle: int
+    waits_on: str = ""
+
+
+class RunStopped(SimError):
+    """A run that ended before its cores finished; ``cores`` says where each one was."""
+
+    def __init__(self, message: str, *, cycle: int | None = None, cores: tuple[CoreWhere, ...] = ()) -> None:
+        self.cores = cores
+        super().__init__(message, cycle=cycle)
+
+
+class Deadlock(RunStopped):
     """Every live core waits on a value that nothing can change any more."""
 
 
-class CycleLimitExceeded(SimError):
+class CycleLimitExceeded(RunStopped):
     """The run reached its cycle limit before every core finished (a runaway program)."""

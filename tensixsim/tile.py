@@ -20,7 +20,7 @@ import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.control import TileControl
-from tensixsim.errors import CycleLimitExceeded, Deadlock, MemoryFault
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, MemoryFault
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
 from tensixsim.riscv.core import Core, CoreState
@@ -161,7 +161,7 @@ class Tile:
     def write(self, address: int, data: bytes | np.ndarray) -> None:
         """Host write into L1 or a core's local RAM alias."""
         buffer, offset = self._host_buffer(
-            address, len(data) if isinstance(data, bytes) else np.asarray(data).nbytes
+            address, len(data) if isinstance(data, bytes) else np.asarray(data).nbytes, write=True
         )
         raw = (
             np.frombuffer(bytes(data), np.uint8)
@@ -273,6 +273,7 @@ class Tile:
                         raise CycleLimitExceeded(
                             f"cycle limit {max_cycles} reached; a NoC transfer is due at cycle {due}",
                             cycle=max_cycles,
+                            cores=self._core_wheres(),
                         )
                     self.noc.deliver(due)  # the next transfer may wake a core
                     continue
@@ -283,7 +284,9 @@ class Tile:
             core = min(running, key=lambda c: (c.time, c.index))
             if core.time >= max_cycles:
                 raise CycleLimitExceeded(
-                    f"cycle limit {max_cycles} reached; " + self._where(), cycle=core.time
+                    f"cycle limit {max_cycles} reached; " + self._where(),
+                    cycle=core.time,
+                    cores=self._core_wheres(),
                 )
             effects_before = self._side_effects
             core.run_slice(min(self.quantum, max_cycles - core.time))
@@ -348,6 +351,7 @@ class Tile:
             raise CycleLimitExceeded(
                 f"cycle limit {max_cycles} reached; the coprocessor still has work: " + ", ".join(busy),
                 cycle=max_cycles,
+                cores=self._core_wheres(),
             )
         # Nothing issues any more: finish as an unbounded run does (work SFPLOADMACRO scheduled runs
         # out), and leave the clock where that would.
@@ -393,8 +397,23 @@ class Tile:
     def _where(self) -> str:
         return "; ".join(f"{c.name} {c.state.value} pc=0x{c.pc:08x} cycle={c.time}" for c in self.cores)
 
+    def _core_wheres(self, polls: dict[str, str] | None = None) -> tuple[CoreWhere, ...]:
+        """Each core's name, state, pc, cycle and what it waits on (``polls``: what spinning cores read)."""
+        polls = polls or {}
+        return tuple(
+            CoreWhere(
+                c.name,
+                c.state.value,
+                c.pc,
+                c.time,
+                c.wait_reason if c.state is CoreState.WAITING else polls.get(c.name, ""),
+            )
+            for c in self.cores
+        )
+
     def _deadlock(self, stuck: Sequence[Core], history: dict[str, list[tuple[int, ...]]]) -> Deadlock:
         parts = []
+        polls: dict[str, str] = {}
         for core in stuck:
             if core.state is CoreState.WAITING:
                 parts.append(f"{core.name} pc=0x{core.pc:08x} waits: {core.wait_reason}")
@@ -402,12 +421,15 @@ class Tile:
                 continue
             else:
                 polled = ", ".join(f"0x{a:08x}" for a in self._polled_addresses(core)) or "nothing"
+                polls[core.name] = f"spins reading {polled}"
                 parts.append(f"{core.name} spins at pc=0x{core.pc:08x} reading {polled}")
         for pipe in self.backend.blocked_pipes():
             source = pipe.source
             where = f" (pushed by {source.core} pc=0x{source.pc:08x})" if source else ""
             parts.append(f"pipe {pipe.thread} blocked since cycle {pipe.blocked_at} at {pipe.blocked}{where}")
-        return Deadlock("no core can make progress: " + "; ".join(parts), cycle=self.cycle)
+        return Deadlock(
+            "no core can make progress: " + "; ".join(parts), cycle=self.cycle, cores=self._core_wheres(polls)
+        )
 
     def _polled_addresses(self, core: Core) -> list[int]:
         """Run a spinning core briefly with a read hook to learn what it polls."""
@@ -708,7 +730,7 @@ class Tile:
                 if core is writer:
                     core.uc.emu_stop()
 
-    def _host_buffer(self, address: int, size: int) -> tuple[np.ndarray, int]:
+    def _host_buffer(self, address: int, size: int, write: bool = False) -> tuple[np.ndarray, int]:
         if address >= 0 and address + size <= self.arch.l1_size:
             return self.l1, address
         for facts in self.arch.cores:
@@ -716,5 +738,5 @@ class Tile:
             if facts.local_ram_alias <= address and address + size <= facts.local_ram_alias + ram.nbytes:
                 return ram, address - facts.local_ram_alias
         raise MemoryFault(
-            "host access outside L1 and local RAM", address=address, size=size, write=False, core="host"
+            "host access outside L1 and local RAM", address=address, size=size, write=write, core="host"
         )

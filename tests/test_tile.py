@@ -421,6 +421,11 @@ def test_runaway_program_hits_the_cycle_limit():
     with pytest.raises(CycleLimitExceeded) as info:
         tile.run(max_cycles=50_000)
     assert "brisc running pc=0x0000000" in str(info.value)
+    where = {c.name: c for c in info.value.cores}  # the same, as data
+    assert (
+        where["brisc"].state == "running" and where["brisc"].pc in (0, 4) and where["brisc"].cycle >= 50_000
+    )
+    assert where["ncrisc"].state == "reset"
 
 
 def test_cores_waiting_on_each_other_deadlock():
@@ -434,6 +439,19 @@ def test_cores_waiting_on_each_other_deadlock():
     assert f"brisc pc=0x00000014 waits: polls L1 0x{DATA:08x} (= 0x0)" in text
     assert f"trisc0 pc=0x00006008 waits: polls L1 0x{DATA + 0x40:08x} (= 0x0)" in text
     assert info.value.cycle < 200  # parked as soon as the loops were recognised
+    where = {c.name: c for c in info.value.cores}
+    assert (where["trisc0"].state, where["trisc0"].pc) == ("waiting", 0x6008)
+    assert where["trisc0"].waits_on == f"polls L1 0x{DATA + 0x40:08x} (= 0x0)"
+
+
+@pytest.mark.parametrize(("address", "shown"), [(-4, "-0x00000004"), (0x7FFFFFF0, "0x7ffffff0")])
+def test_host_access_outside_memory_names_the_access(address, shown):
+    tile = Tile("blackhole")
+    with pytest.raises(MemoryFault, match=f"4-byte write at {shown}") as info:
+        tile.write(address, b"abcd")
+    assert info.value.write and info.value.core == "host"
+    with pytest.raises(MemoryFault, match=f"4-byte read at {shown}"):
+        tile.read(address, 4)
 
 
 def test_poll_loop_through_a_call_is_parked():
