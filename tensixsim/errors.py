@@ -42,6 +42,12 @@ class SimError(Exception):
             self.args = (self._format(),)
         return self
 
+    def at(self, core: str, pc: int | None) -> SimError:
+        """Name the core and pc the error belongs to (a service that raised it knew only itself)."""
+        self.core, self.pc = core, pc
+        self.args = (self._format(),)
+        return self
+
     def _format(self) -> str:
         where = []
         if self.core is not None:

@@ -48,6 +48,8 @@ def run_words(tile: Tile, thread: int, words: Iterable[int], *, cycle: int | Non
     """Enter ``words`` into ``thread``'s input queue at ``cycle`` (default: where the coprocessor is)
     and run the coprocessor until every pipe is idle or blocked. Returns the cycle after the last
     instruction's unit is free."""
+    if not 0 <= thread < len(tile.queues):
+        raise IndexError(f"no thread {thread}; threads: {', '.join(str(q.pipe) for q in tile.queues)}")
     engine = tile.backend
     start = engine.cycle if cycle is None else cycle
     queue = tile.queues[thread]

@@ -394,3 +394,13 @@ def test_matmul_tile_through_three_pipes(monkeypatch: pytest.MonkeyPatch) -> Non
     )
     summary = result.summary(tile.arch.clock_hz)
     assert "matrix" in summary and "stalled on" in summary
+
+
+def test_run_words_on_a_thread_that_does_not_exist_lists_the_threads():
+    tile = Tile("blackhole")
+    with pytest.raises(IndexError, match="no thread 5; threads: 0, 1, 2"):
+        raw.run_words(tile, 5, [0])
+    with pytest.raises(ValueError, match="unknown architecture 'nope'; known: "):
+        Tile("nope")
+    with pytest.raises(KeyError, match="no core 'trisc3'; cores: brisc"):
+        tile.core("trisc3")

@@ -9,7 +9,7 @@ from asm import assemble
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tensixsim import CycleLimitExceeded, InvalidInstruction, SimError, Tile, Unimplemented
+from tensixsim import CycleLimitExceeded, InvalidInstruction, MemoryFault, SimError, Tile, Unimplemented
 from tensixsim.isa import isa_for
 
 ISA = isa_for("blackhole")
@@ -106,6 +106,14 @@ def test_max_cycles_bounds_coprocessor_work_after_the_cores_finish():
     assert info.value.cycle == 5_000
     tile = run_trisc0(program, max_cycles=100_000)  # enough: the same program finishes
     assert tile.backend.pipes[0].issued == 4 * 127 * 127
+
+
+@pytest.mark.parametrize("name", ["LOADREG", "STOREREG"])
+def test_register_access_without_a_register_names_the_pushing_core(name):
+    word = ISA.encode(name, tdma_data_reg_index=1, reg_addr=(0xFFB12000 - 0xFFB00000) >> 2)
+    with pytest.raises(MemoryFault, match="no register") as info:
+        run_trisc0(f"nop\n {inline(word)}\n ecall")
+    assert (info.value.core, info.value.pc, info.value.address) == ("trisc0", 0x6004, 0xFFB12000)
 
 
 @pytest.mark.parametrize("offset", [4, 8])  # CoprocessorDoneCheck, MOPExpanderDoneCheck

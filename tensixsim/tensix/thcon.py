@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.memory import Access, Register
 from tensixsim.tensix.adc import ADC_MASKS
 from tensixsim.tensix.config import store_config
@@ -411,14 +411,21 @@ def _storeind_mmio(
 @semantics("LOADREG")
 def loadreg(ctx: Context, tdma_data_reg_index: int, reg_addr: int) -> Outcome:
     address = _mmio_address(ctx, MMIO_WINDOW_BASE + (reg_addr << 2))
-    _gprs(ctx)[tdma_data_reg_index] = ctx.copro.register_read(address, ctx.cycle) & MASK32
+    try:
+        value = ctx.copro.register_read(address, ctx.cycle)
+    except MemoryFault as fault:
+        raise fault.at(ctx.core, ctx.pc) from None  # the pushing core's instruction faulted
+    _gprs(ctx)[tdma_data_reg_index] = value & MASK32
     return Retire(THCON.load_store)
 
 
 @semantics("STOREREG")
 def storereg(ctx: Context, tdma_data_reg_index: int, reg_addr: int) -> Outcome:
     address = _mmio_address(ctx, MMIO_WINDOW_BASE + (reg_addr << 2))
-    ctx.copro.register_write(address, int(_gprs(ctx)[tdma_data_reg_index]), ctx.cycle)
+    try:
+        ctx.copro.register_write(address, int(_gprs(ctx)[tdma_data_reg_index]), ctx.cycle)
+    except MemoryFault as fault:
+        raise fault.at(ctx.core, ctx.pc) from None
     return Retire(THCON.load_store)
 
 
