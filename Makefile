@@ -14,7 +14,7 @@ deps: toolchain
 	$(PYTHON) -m pip install -q -e '.[test]'
 
 lint: deps
-	$(PYTHON) -m ruff check tensixsim tests benchmarks
+	$(PYTHON) -m ruff check tensixsim tests benchmarks tools
 
 test: deps lint
 	$(PYTHON) -m pytest -n 2 -q --hypothesis-profile=ci tests

@@ -447,7 +447,7 @@ def execute(spec: dict, scratch: Path) -> None:
     if kind == "_hang":
         time.sleep(3600)
     if kind == "_hog":
-        hog = bytearray(1 << 30)  # touched, so it counts in the RSS
+        hog = bytearray(384 << 20)  # touched, so it counts in the RSS
         hog[::4096] = b"\1" * len(hog[::4096])
         return
     tile = Tile("blackhole")
