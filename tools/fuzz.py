@@ -511,59 +511,62 @@ class Result:
         return self.outcome.startswith("FAILURE")
 
 
+def _child(cases: list[Case], timeout: float, as_mb: int) -> tuple[list[dict], bool, int, str]:
+    """Run ``cases`` in one child: the records it printed, whether it timed out, its exit status and
+    the end of its stderr."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--as-mb", str(as_mb)]
+    records: list[dict] = []
+    timed_out = False
+    # stderr goes to a file, not a pipe: a child writing much to it must not block while only stdout
+    # is read.
+    with tempfile.TemporaryFile() as errors, selectors.DefaultSelector() as sel:
+        proc = subprocess.Popen(
+            [*command, *[c.key for c in cases]], stdout=subprocess.PIPE, stderr=errors, env=env, cwd=ROOT
+        )
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        buffer = b""
+        deadline = time.monotonic() + timeout + 10  # start-up allowance for the first case
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                proc.kill()
+                break
+            if not sel.select(left):
+                continue
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                break
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                records.append(json.loads(line))
+                deadline = time.monotonic() + timeout  # the timeout is per case
+        code = proc.wait()
+        proc.stdout.close()
+        errors.seek(0)
+        stderr = errors.read().decode(errors="replace")[-4000:]
+    return records, timed_out, code, stderr
+
+
 def run_batch(cases: list[Case], timeout: float, as_mb: int, rss_mb: int) -> list[Result]:
     """Run ``cases`` in one child; on a crash or timeout, run the cases it did not report one per
     child so the culprit is named."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--child",
-            "--as-mb",
-            str(as_mb),
-            *[c.key for c in cases],
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=ROOT,
-    )
-    results: list[Result] = []
+    records, timed_out, code, stderr = _child(cases, timeout, as_mb)
     by_key = {c.key: c for c in cases}
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    buffer = b""
-    deadline = time.monotonic() + timeout + 10  # start-up allowance for the first case
-    timed_out = False
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            timed_out = True
-            proc.kill()
-            break
-        if not sel.select(left):
-            continue
-        chunk = os.read(proc.stdout.fileno(), 1 << 16)
-        if not chunk:
-            break
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            record = json.loads(line)
-            case = by_key[record["case"]]
-            result = Result(case, record["outcome"], record.get("detail", ""), record["rss_mb"])
-            if not result.failed and result.rss_mb > rss_mb:
-                # ru_maxrss only grows, so this is the case during which the peak went over the cap.
-                result = Result(
-                    case, "FAILURE:rss", f"peak RSS {result.rss_mb:.0f} MB > {rss_mb} MB", result.rss_mb
-                )
-                rss_mb = 1 << 40  # report it once per child
-            results.append(result)
-            deadline = time.monotonic() + timeout
-    sel.close()
-    stderr = proc.stderr.read().decode(errors="replace")[-4000:]
-    code = proc.wait()
+    results: list[Result] = []
+    over = False
+    for record in records:
+        case = by_key[record["case"]]
+        result = Result(case, record["outcome"], record.get("detail", ""), record["rss_mb"])
+        if not result.failed and result.rss_mb > rss_mb and not over:
+            # ru_maxrss only grows, so this is the case during which the peak went over the cap.
+            result = Result(
+                case, "FAILURE:rss", f"peak RSS {result.rss_mb:.0f} MB > {rss_mb} MB", result.rss_mb
+            )
+            over = True
+        results.append(result)
     missing = [c for c in cases if c.key not in {r.case.key for r in results}]
     if not missing and code == 0:
         return results
