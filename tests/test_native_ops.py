@@ -30,6 +30,7 @@ from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix import native
 from tensixsim.tensix.frontend import NATIVE_WAITS
 from tensixsim.tensix.native import gen_fields
+from tensixsim.tensix.native.lockstep import THCON_MEMORY
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, lookup
 from tensixsim.tensix.thcon import GPR_COUNT
 
@@ -399,16 +400,7 @@ def test_errors_and_side_effects_defer_to_python(case):
 MATRIX_NATIVE = {"MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC"}
 UNPACK_NATIVE = {"UNPACR"}  # compared in test_native_unpack.py
 # Compared in test_native_thcon_mem.py (their words need GPRs pointing into drawn L1).
-THCON_MEMORY_NATIVE = {
-    "LOADIND",
-    "STOREIND",
-    "ATINCGET",
-    "ATINCGETPTR",
-    "ATSWAP",
-    "ATCAS",
-    "REG2FLOP",
-    "FLUSHDMA",
-}
+THCON_MEMORY_NATIVE = set(THCON_MEMORY)
 WITHOUT_HANDLER = sorted(
     n
     for n in set(ISA.by_name) - set(NATIVE) - MATRIX_NATIVE - UNPACK_NATIVE - THCON_MEMORY_NATIVE

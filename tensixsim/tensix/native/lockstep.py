@@ -21,6 +21,8 @@ from tensixsim.tile import Tile
 
 # Instructions the native engine executes (in the modes it implements), for random streams; the
 # vector unit's FMA family is listed thrice so that its results often hold the next reader.
+# The scalar unit's memory instructions (native/thcon_mem.c).
+THCON_MEMORY = ("LOADIND", "STOREIND", "ATINCGET", "ATINCGETPTR", "ATSWAP", "ATCAS", "REG2FLOP", "FLUSHDMA")
 NATIVE_CANDIDATES = [
     "NOP",
     "DMANOP",
@@ -31,14 +33,7 @@ NATIVE_CANDIDATES = [
     "BITWOPDMAREG",
     "SHIFTDMAREG",
     "CMPDMAREG",
-    "LOADIND",
-    "STOREIND",
-    "ATINCGET",
-    "ATINCGETPTR",
-    "ATSWAP",
-    "ATCAS",
-    "REG2FLOP",
-    "FLUSHDMA",
+    *THCON_MEMORY,
     "SETADC",
     "SETADCXY",
     "SETADCZW",
