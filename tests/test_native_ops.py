@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -361,6 +362,32 @@ def native_settings(examples: int) -> settings:
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     )
+
+
+def random_comparisons(
+    settings_: settings,
+    fields: st.SearchStrategy[dict[str, int]],
+    cycles: st.SearchStrategy[int],
+    run: Callable[[dict[str, int], int, int, int], Comparison],
+    tally: Callable[[Comparison, Counter[str]], None] | None = None,
+) -> Counter[str]:
+    """Draw (fields, thread, cycle, seed), ``run`` the word on both sides and require no mismatch;
+    returns how many ran natively and how many deferred (plus what ``tally`` counts)."""
+    counts: Counter[str] = Counter()
+
+    @settings_
+    @given(fields=fields, thread=st.integers(0, 2), cycle=cycles, seed=st.integers(0, 2**32 - 1))
+    def check(fields, thread, cycle, seed):
+        # Hypothesis draws small seeds often: mix the whole example in, so the states differ.
+        seed = int(np.random.SeedSequence([seed, thread, cycle, *fields.values()]).generate_state(1)[0])
+        result = run(fields, thread, cycle, seed)
+        counts["deferred" if result.native_cycles == NATIVE_DEFER else "native"] += 1
+        if tally is not None:
+            tally(result, counts)
+        assert mismatches(result) == []
+
+    check()
+    return counts
 
 
 SETTINGS = native_settings(60)

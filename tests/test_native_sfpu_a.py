@@ -15,12 +15,10 @@ of its examples, so the comparison cannot pass by deferring everything.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given
 from hypothesis import strategies as st
 from test_native_ops import (
     FRESH,
@@ -30,6 +28,7 @@ from test_native_ops import (
     differences,
     mismatches,
     native_settings,
+    random_comparisons,
     run_on_both,
 )
 
@@ -290,23 +289,8 @@ SETTINGS = native_settings(60)
 
 @pytest.mark.parametrize("name", NATIVE)
 def test_native_matches_python_or_defers_unchanged(name):
-    counts: Counter[str] = Counter()
-
-    @SETTINGS
-    @given(
-        fields=words_of(name),
-        thread=st.integers(0, 2),
-        cycle=st.one_of(st.integers(2, 64), st.integers(1000, 2**40)),
-        seed=st.integers(0, 2**32 - 1),
-    )
-    def check(fields, thread, cycle, seed):
-        # Hypothesis draws small seeds often: mix the whole example in, so the states differ.
-        seed = int(np.random.SeedSequence([seed, thread, cycle, *fields.values()]).generate_state(1)[0])
-        result = compare(name, fields, thread, cycle, seed)
-        counts["deferred" if result.native_cycles == NATIVE_DEFER else "native"] += 1
-        assert mismatches(result) == []
-
-    check()
+    cycles = st.one_of(st.integers(2, 64), st.integers(1000, 2**40))
+    counts = random_comparisons(SETTINGS, words_of(name), cycles, lambda *a: compare(name, *a))
     assert counts["native"] >= MIN_NATIVE_SHARE * sum(counts.values()), counts
 
 
