@@ -24,11 +24,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tensixsim import Tile
+from tensixsim.arch import CORE_NAMES
 from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
 from tensixsim.tensix import config_fields_blackhole as cfg
-from tensixsim.tensix import native
+from tensixsim.tensix import native, sfpu_macro
+from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.frontend import NATIVE_WAITS
 from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.native.lockstep import THCON_MEMORY
@@ -142,6 +144,7 @@ DEFERS = {
 # ------------------------------------------------------------------------------- two tiles
 
 TILES = (Tile("blackhole"), Tile("blackhole"))  # (native, Python)
+PUSHER = (2, 3, 4)  # the core pushing into each pipe (CORE_NAMES indices: trisc0, trisc1, trisc2)
 _NOT_STATE = ("tile", "arch", "isa", "layout")
 
 
@@ -252,11 +255,18 @@ def random_dst(
 
 
 def run_python(tile: Tile, thread: int, word: int, cycle: int) -> Outcome | SimError:
-    """The word through its Python semantics: the outcome, or the error it raised."""
+    """The word through its Python semantics as Engine._issue runs them (the work SFPLOADMACRO
+    scheduled up to ``cycle`` first; a vector-unit instruction through sfpu_macro.issue): the outcome,
+    or the error it raised."""
     instruction = ISA.decode(word)
-    ctx = Context(tile.coprocessor, thread, cycle, instruction, f"trisc{thread}", PC)
+    copro = tile.coprocessor
+    ctx = Context(copro, thread, cycle, instruction, CORE_NAMES[PUSHER[thread]], PC)
+    fn = lookup("blackhole", instruction.name)
     try:
-        return lookup("blackhole", instruction.name)(ctx, **instruction.fields)
+        sfpu_macro.settle(copro, cycle)
+        if instruction.unit == "sfpu":
+            return sfpu_macro.issue(ctx, fn)
+        return fn(ctx, **instruction.fields)
     except SimError as error:
         return error
 
@@ -299,6 +309,11 @@ def run_on_both(
     """``word`` natively on the first tile, through ``python`` (default: the instruction's semantics,
     run_python) on the second, both already holding the same state."""
     native_tile, python_tile = TILES
+    if word >> 24 == ISA.by_name["SFPLOADMACRO"].opcode:  # it records the pushing core and pc it finds
+        for tile in TILES:  # in the pipe's source entry (the other instructions never read it)
+            tile.backend.pipes[thread].source = PushedInstruction(
+                word, CORE_NAMES[PUSHER[thread]], PC, cycle, False
+            )
     before = snapshot(native_tile)
     wait: list[int | None] = []
     cycles = native.exec_one(native_tile.coprocessor, thread, word, cycle, wait)

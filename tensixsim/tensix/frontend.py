@@ -423,6 +423,7 @@ class Engine:
             raise error.located(source.core, source.pc) from None
         retry_at = copro.gate_release_cycle(pipe.thread, cycle + 1) if reason is not None else None
         if reason is None:
+            sfpu_macro.settle(copro, cycle)  # vector-unit work SFPLOADMACRO scheduled up to now first
             fn = lookup(copro.arch.name, instruction.name)
             if fn is None:
                 raise Unimplemented(
@@ -433,7 +434,6 @@ class Engine:
                     value=word,
                 )
             ctx = Context(copro, pipe.thread, cycle, instruction, source.core, source.pc)
-            sfpu_macro.settle(copro, cycle)  # vector-unit work SFPLOADMACRO scheduled up to now first
             fast = self.fast_paths and instruction.name == "MVMUL" and len(pipe.words) > 1
             if fast and not sfpu_macro.pending(copro):
                 cycles = mvmul_run(ctx, pipe.words, self._quiet_until(pipe))

@@ -81,6 +81,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tensixsim.arch import CORE_NAMES
 from tensixsim.errors import InvalidInstruction, UndefinedBehavior, Unimplemented
 from tensixsim.isa.spec import Instruction
 from tensixsim.tensix import sfpu
@@ -123,7 +124,7 @@ NONE = -1  # no operand override
 CYCLES, INSTRUCTIONS = 0, 1  # UnitDelayKind: WaitForElapsedCycles, WaitForElapsedInstructions
 # macro_clock words.
 EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT, UNITS_MASK = range(6)
-CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
+CORES = CORE_NAMES  # the CORE column: an index into it (the native engine's queue entries use the same)
 
 if (sfpu.MACRO_COLUMNS, sfpu.MACRO_CLOCK) != (16, 6) or [
     sfpu.MACRO_CLOCK_RESET[i] for i in (SWAP_NEXT, UNITS_AT)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.native_build import build_library, pure_python_requested
-from tensixsim.tensix import sfpu_macro
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
 if TYPE_CHECKING:
@@ -29,6 +28,8 @@ NATIVE_WAIT = -1  # copro.h: the handler's instruction waits; view.wait holds (r
 RWC_FIELDS = ("srca", "srca_cr", "srcb", "srcb_cr", "dst", "dst_cr", "fidelity_phase", "extra_addr_mod_bit")
 
 _P = ctypes.c_void_p
+# copro_view.sched (sfpu.h SCHED_ON, SCHED_VB, SCHED_VC, SCHED_VD): no scheduled instruction running.
+SCHED_NONE = (0, -1, -1, -1)
 # (view field, state attribute, dtype) for the vector unit's and register files' arrays, in copro.h order.
 SFPU_ARRAYS = (
     ("lreg", "lreg", np.uint32),
@@ -124,6 +125,7 @@ class CoproView(ctypes.Structure):
         ("mutex_wanted", _P),
         ("stream_values", _P),
         ("stream_count", ctypes.c_uint64),
+        ("sched", _P),
     ]
 
 
@@ -153,6 +155,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         copro.l1_written,
         copro.unpackers,
         copro.unit_clock,
+        sched := np.array(SCHED_NONE, np.int64),
     )
     view = CoproView()
     view.threads = copro.threads
@@ -172,6 +175,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         for name, attribute, dtype in table:
             setattr(view, name, _pointer(getattr(state, attribute), dtype))
     view.wait = _pointer(wait, np.int64)
+    view.sched = _pointer(sched, np.int64)
     view.pack_stream = _pointer(copro.packer.stream, np.int64)
     view.pack_buffer = _pointer(copro.packer.buffer, np.uint8)
     view.l1_written = _pointer(copro.l1_written, np.int64)
@@ -242,7 +246,7 @@ def set_pipe_state(view: CoproView, state: np.ndarray | None) -> None:
 
 
 MAX_THREADS = 3
-RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN, RUN_PYTHON = range(7)
+RUN_HORIZON, RUN_ISSUE, RUN_TIMED_CHANGE, RUN_NOTIFY, RUN_GROW, RUN_DRAIN = range(6)
 NOTIFY_QUEUE, NOTIFY_RETIRED, NOTIFY_L1 = 1, 2, 4
 # engine.h OUT_*
 OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
@@ -299,8 +303,6 @@ class EngineStruct(ctypes.Structure):
         ("mop_exit_penalty", ctypes.c_int64),
         ("matrix_unit", ctypes.c_uint64),
         ("sfpu_unit", ctypes.c_uint64),
-        ("macro_swap_next", ctypes.c_uint64),
-        ("macro_units_at", ctypes.c_uint64),
         ("brisc_core", ctypes.c_uint64),
         ("op_mop", ctypes.c_uint32),
         ("op_mop_cfg", ctypes.c_uint32),
@@ -351,7 +353,6 @@ class NativeEngine:
         s.queue_depth = copro.arch.pipe_queue_depth
         s.matrix_unit = UNITS.index("matrix")
         s.sfpu_unit = UNITS.index("sfpu")
-        s.macro_swap_next, s.macro_units_at = sfpu_macro.SWAP_NEXT, sfpu_macro.UNITS_AT
         for t, pipe in enumerate(engine.pipes):
             s.stalls[t] = _pointer(pipe.stall_cycles, np.int64)
         s.brisc_core = 0  # CORE_NAMES order
@@ -468,9 +469,8 @@ class NativeEngine:
 
     def attach(self) -> tuple[int, int] | None:
         """(engine address, push function address) for a core's hooks to push into the engine
-        directly during a slice, or None when Python must see every push (vector-unit work is
-        scheduled, or a step is pending)."""
-        if sfpu_macro.pending(self.copro) or self.out[OUT_PENDING]:
+        directly during a slice, or None when Python must see every push (a step is pending)."""
+        if self.out[OUT_PENDING]:
             return None
         self.prepare()
         return self._address, self._push_address
@@ -484,8 +484,6 @@ class NativeEngine:
         self._take_trace()
         if code == RUN_DRAIN:
             return False
-        if code == RUN_PYTHON:
-            return self.engine._step(horizon)
         if code == RUN_HORIZON:
             self.engine.reached(horizon)
             return True

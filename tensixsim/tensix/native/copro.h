@@ -110,6 +110,9 @@ struct copro_view {
      * when the tile's streams are not a plain Streams: STREAMWAIT defers, its gate lets Python decide */
     uint32_t *stream_values;
     uint64_t stream_count;
+    /* [SCHED_FIELDS] (sfpu.h): set while sfpu_macro.c runs an instruction SFPLOADMACRO scheduled (its
+     * operand overrides, Context.scheduled / vb / vc in Python); SCHED_ON 0 for an issued one */
+    int64_t *sched;
 };
 
 /* Return NATIVE_WAIT for `reason`, lifting by itself at `until` (-1: never by itself); `detail`

@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "fields.h"
 #include "matrix.h"
+#include "sfpu.h"
 #include "sfpu_float.h"
 #include "sync.h"
 
@@ -351,13 +352,9 @@ __attribute__((weak)) int64_t tsim_matrix_hold(struct copro_view *v, uint32_t wo
 }
 
 /* The wait gate's vector-unit part for an instruction that passed the sync part: 0 it goes, 1 it is
- * held for an SFPMAD-family result, -1 Python decides (scheduled SFPLOADMACRO work near this cycle
- * may discard it or make it undefined: sfpu_macro.issue; or mad_hold would raise). */
+ * held for an SFPMAD-family result, -1 Python decides (mad_hold would raise). */
 static int sfpu_gate(struct engine *e, uint32_t word, int64_t cycle)
 {
-    const int64_t *clock = e->view->macro_clock;
-    if (clock[e->macro_swap_next] >= cycle || clock[e->macro_units_at] >= cycle)
-        return -1;
     if (cycle >= e->view->mad_ready[0])
         return 0;
     return tsim_sfpu_mad_hold(e->view, word, cycle);
@@ -409,21 +406,10 @@ static int64_t next_timed_change(const struct engine *e)
     return due;
 }
 
-/* sfpu_macro.pending: vector-unit work SFPLOADMACRO scheduled (only Python's engine runs it). */
-static int macro_work(const struct engine *e)
-{
-    for (uint32_t slot = 0; slot < SFPU_MACRO_SLOTS; slot++)
-        if (e->view->macro_pending[slot * SFPU_MACRO_COLUMNS + SFPU_MACRO_VALID])
-            return 1;
-    return 0;
-}
-
 int tsim_engine_run(struct engine *e, int64_t horizon)
 {
     if (e->out[OUT_PENDING])
         return (int)e->out[OUT_PENDING];
-    if (macro_work(e))
-        return RUN_PYTHON;
     for (;;) {
         if (e->trace_capacity && e->out[OUT_TRACED] >= e->trace_capacity)
             return RUN_DRAIN; /* a step retires at most one instruction: one free row is enough */
@@ -440,8 +426,12 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         if (due >= 0 && due < horizon && (best < 0 || due <= best_cycle))
             return stop(e, RUN_TIMED_CHANGE, 0, due);
         if (best < 0) {
+            /* Engine.reached: the work SFPLOADMACRO scheduled runs too (all of it at the end of a run);
+             * where this engine stops, Python's settle goes on. */
+            if (sfpu_macro_pending(e->view) && !sfpu_macro_settle(e->view, horizon < NEVER ? horizon - 1 : -1))
+                return RUN_HORIZON; /* Engine.reached settles on (it may raise) and moves the cycle */
             if (horizon < NEVER && horizon > e->out[OUT_REACHED])
-                e->out[OUT_REACHED] = horizon; /* Engine.reached */
+                e->out[OUT_REACHED] = horizon;
             return RUN_HORIZON;
         }
         uint32_t t = (uint32_t)best;

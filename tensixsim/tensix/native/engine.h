@@ -44,7 +44,6 @@ enum {
     RUN_NOTIFY,       /* a step is done whose notifications may wake a core: Python sends them */
     RUN_GROW,         /* nothing done: pipe out[OUT_PIPE] needs a word buffer of out[OUT_GROW] words */
     RUN_DRAIN,        /* nothing done: Python must take the retired-instruction trace rows first */
-    RUN_PYTHON,       /* nothing done: SFPLOADMACRO work is scheduled, Python's engine takes a step */
 };
 /* NOTIFY_L1: a native handler wrote L1 (copro_view.l1_written holds the range) */
 enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2, NOTIFY_L1 = 4 };
@@ -86,8 +85,6 @@ struct engine {
     int64_t mop_exit_penalty;
     uint64_t matrix_unit;             /* its instructions go through Python (matrix_hold, fast paths) */
     uint64_t sfpu_unit;               /* its instructions pass the MAD-result hold (sfpu_float.mad_hold) */
-    uint64_t macro_swap_next;         /* sfpu_macro.SWAP_NEXT and UNITS_AT: macro_clock columns */
-    uint64_t macro_units_at;
     uint64_t brisc_core;              /* core index whose pushes bypass the MOP expander */
     uint32_t op_mop, op_mop_cfg, op_replay, op_nop;
 };

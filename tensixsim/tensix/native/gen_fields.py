@@ -79,8 +79,13 @@ SFPU_NAMES = (
     "FMT_INT16", "FMT_LO16", "FMT_INT32_ALL", "FMT_ZERO", "FMT_INT32_SM", "FMT_INT8_COMP",
     "FMT_LO16_ONLY", "FMT_HI16_ONLY",
 )  # fmt: skip
-# sfpu_macro.py's macro_pending column and macro_clock words a handler tests (SFPU_MACRO_<NAME>).
-MACRO_NAMES = ("VALID", "SWAP_NEXT", "UNITS_AT")
+# sfpu_macro.py's macro_pending columns, macro_clock words, sub-units and delay kinds (SFPU_MACRO_<NAME>).
+MACRO_NAMES = (
+    "VALID", "UNIT", "WORD", "VB", "VC", "VD", "MOD0", "ADDR", "THREAD", "COUNT", "KIND", "BORN", "SEQ",
+    "PC", "CORE", "NOP",
+    "EXECUTED", "TICKED", "SWAP_NEXT", "NEXT_SEQ", "UNITS_AT", "UNITS_MASK",
+    "SIMPLE", "MAD", "ROUND", "STORE", "LOAD", "CYCLES", "INSTRUCTIONS",
+)  # fmt: skip
 # regs.py's Dst shape (REGS_<NAME>).
 REGS_NAMES = ("DST_ROWS", "DST_COLS", "DST_BLOCK_ROWS", "ROW_MASK")
 _ADC_DIMS = "XYZW"  # adc.X, Y, Z, W
@@ -241,6 +246,7 @@ def render_constants() -> str:
         out.add(c_name("SFPU", name), f"{int(getattr(sfpu, name))}u")
     for name in MACRO_NAMES:
         out.add(c_name("SFPU_MACRO", name), f"{int(getattr(sfpu_macro, name))}u")
+    out.add("SFPU_MACRO_NONE", str(sfpu_macro.NONE))  # no operand override (a signed column value)
     for name in REGS_NAMES:
         out.add(c_name("REGS", name), f"{int(getattr(regs, name))}u")
     # LOAD_WIDE / STORE_WIDE / SRCB_AS_BF16 as bit masks over their codes.
@@ -406,9 +412,6 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))
-    out.add("MATRIX_MACRO_SLOTS", f"{sfpu.MACRO_SLOTS}u")
-    out.add("MATRIX_MACRO_COLUMNS", f"{sfpu.MACRO_COLUMNS}u")
-    out.add("MATRIX_MACRO_VALID", f"{sfpu_macro.VALID}u")
     holds = matrix_moves.HOLDS
     out.add("MATRIX_HOLD_KINDS", f"{len(holds)}u")
     every = sum(1 << i for i, (_, held, _) in enumerate(holds.values()) if held is None)
@@ -757,6 +760,38 @@ def _table(out: _Defines, name: str, values: list[int], per_line: int = 8) -> No
     out.text(f"#define {name} {{ \\", *(f"    {row}, \\" for row in rows[:-1]), f"    {rows[-1]} }}")
 
 
+def _macro_tables(out: _Defines) -> None:
+    """SFPLOADMACRO's view of each opcode (sfpu_macro.py): the sub-units whose column holds it, the
+    sub-unit it goes to when issued, and where its VD / VC / VB operands sit."""
+    isa = isa_for(ARCH)
+    columns, regular, operands = [0] * 256, [MACRO_NO_UNIT] * 256, [0] * 256
+    for spec in isa:
+        if spec.unit != "sfpu":
+            continue
+        columns[spec.opcode] = sum(1 << u for u, names in enumerate(sfpu_macro.COLUMNS) if spec.name in names)
+        unit = sfpu_macro.regular_unit(spec.name)
+        regular[spec.opcode] = MACRO_NO_UNIT if unit is None else unit
+        by_name = {f.name: f for f in spec.fields}
+        vd = next((by_name[n] for n in sfpu_macro.VD_FIELDS if n in by_name), None)
+        has_vc = any(n in by_name for n in sfpu_macro.VC_FIELDS)
+        has_vb = any(n in by_name for n in sfpu_macro.VB_FIELDS) or spec.name in sfpu_macro.VB_IN_IMM12
+        if vd is not None:
+            operands[spec.opcode] = vd.lo | vd.width << MACRO_VD_WIDTH_SHIFT
+        operands[spec.opcode] |= has_vc << MACRO_HAS_VC_BIT | has_vb << MACRO_HAS_VB_BIT
+    out.add("MACRO_NO_UNIT", f"{MACRO_NO_UNIT}u")
+    out.add("MACRO_VD_WIDTH_SHIFT", f"{MACRO_VD_WIDTH_SHIFT}u")
+    out.add("MACRO_HAS_VC_BIT", f"{MACRO_HAS_VC_BIT}u")
+    out.add("MACRO_HAS_VB_BIT", f"{MACRO_HAS_VB_BIT}u")
+    _table(out, "MACRO_COLUMNS_OF", columns, per_line=16)
+    _table(out, "MACRO_REGULAR_UNIT", regular, per_line=16)
+    _table(out, "MACRO_OPERANDS", operands)
+
+
+# MACRO_OPERANDS entries: VD field's lowest bit | its width << MACRO_VD_WIDTH_SHIFT (0: no VD field) |
+# has a VC field << MACRO_HAS_VC_BIT | has a VB operand slot << MACRO_HAS_VB_BIT.
+MACRO_NO_UNIT, MACRO_VD_WIDTH_SHIFT, MACRO_HAS_VC_BIT, MACRO_HAS_VB_BIT = 0xFF, 8, 16, 17
+
+
 def render_sfpu_tables() -> str:
     """``sfpu_tables.h``: the vector unit's mode bits, constants and tables (sfpu_float.c,
     sfpu_lanes.c, sfpu_convert.c) and its opcodes."""
@@ -770,6 +805,8 @@ def render_sfpu_tables() -> str:
             "LANES_SWAP_VD_GETS_MIN    sfpu_lanes.SWAP_VD_GETS_MIN by Mod1 (0: no lane)",
             "CONVERT_FLOAT_INT_KEEP_SIGN / _TOP   sfpu_convert._FLOAT_INT by Mod1 & 7 (0: not a mode)",
             "SFPU_OPCODE_BITS          the opcodes whose unit is sfpu, as 8 words of 32 bits",
+            "MACRO_COLUMNS_OF, MACRO_REGULAR_UNIT, MACRO_OPERANDS   by opcode: sfpu_macro.COLUMNS it is in",
+            "                          (bit per sub-unit), regular_unit (MACRO_NO_UNIT: none), operand slots",
             "HOLD_<NAME>               sfpu_float._reads_of's reads by Mod value (READ_PROBES; bit m: Mod m)",
             "<TABLE>_SIZE              a table's entry count",
         ],
@@ -790,6 +827,7 @@ def render_sfpu_tables() -> str:
     opcodes = {spec.opcode for spec in isa_for(ARCH) if spec.unit == "sfpu"}
     words = [sum(1 << (op & 31) for op in opcodes if op >> 5 == w) for w in range(8)]
     _table(out, "SFPU_OPCODE_BITS", words)
+    _macro_tables(out)
     out.text("")
     for name, probe in READ_PROBES.items():
         out.add(c_name("HOLD", name), f"0x{_read_probe(*probe):04X}u")

@@ -53,6 +53,7 @@ NATIVE_CANDIDATES = [
     "RDCFG",
     "CFGSHIFTMASK",
     "SFPLOAD",
+    "SFPLOADMACRO",
     "SFPSTORE",
     "SFPLOADI",
     "SFPMOV",

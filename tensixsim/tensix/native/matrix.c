@@ -13,9 +13,8 @@
  *   meaning is undocumented, ZEROACC's clear_zero_flags; a configuration field or Config state the
  *   arrays do not hold;
  * - a Wait: a Src bank not handed to the matrix unit, Dst rows still hidden after a matrix-unit write;
- * - clear_dvalid (bank flips go through the Src hand-over logic), integer math
- *   (ALU_ACC_CTRL_INT8_math_enabled), and any instruction while SFPLOADMACRO work is outstanding
- *   (Engine._issue settles it first).
+ * - clear_dvalid (bank flips go through the Src hand-over logic) and integer math
+ *   (ALU_ACC_CTRL_INT8_math_enabled).
  */
 #include <string.h>
 
@@ -140,15 +139,6 @@ static int arith_formats(const struct mx_config *c, uint32_t *style, enum dst_mo
 }
 
 /* ------------------------------------------------------------------------------ shared checks */
-
-/* sfpu_macro.pending: scheduled vector-unit work that Engine._issue would settle first. */
-static int macro_pending(const struct copro_view *v)
-{
-    for (uint32_t slot = 0; slot < MATRIX_MACRO_SLOTS; slot++)
-        if (v->macro_pending[slot * MATRIX_MACRO_COLUMNS + MATRIX_MACRO_VALID] != 0)
-            return 1;
-    return 0;
-}
 
 /* matrix_unit.both_banks_owned; also 0 for a bank index beyond the arrays. */
 static int both_banks_owned(const struct copro_view *v)
@@ -466,7 +456,7 @@ enum { PLAN_GO = 1 };
 static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t addr_mode, uint32_t flips,
                     uint32_t b_mask, struct mx_plan *p)
 {
-    if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS || macro_pending(v))
+    if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS)
         return NATIVE_DEFER;
     if (!both_banks_owned(v))
         return native_wait(v, WAIT_SRC_NOT_HANDED, -1, 0);

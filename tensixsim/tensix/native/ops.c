@@ -1,13 +1,64 @@
 /* Instruction dispatch of the native engine: opcode -> handler; everything else defers to Python. */
+#include <stddef.h>
+
 #include "matrix.h"
 #include "ops.h"
 #include "sfpu.h"
 #include "sfpu_float.h"
 
-int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+/* The vector unit's handlers by opcode (NULL: not a vector-unit instruction this engine runs). */
+sfpu_handler tsim_sfpu_handler(uint32_t opcode)
 {
-    if (thread >= v->threads)
-        return NATIVE_DEFER; /* every handler indexes per-pipe state with it */
+    switch (opcode) {
+    case OP_SFPMAD: return sfpu_sfpmad;
+    case OP_SFPADD: return sfpu_sfpadd;
+    case OP_SFPMUL: return sfpu_sfpmul;
+    case OP_SFPADDI: return sfpu_sfpaddi;
+    case OP_SFPMULI: return sfpu_sfpmuli;
+    case OP_SFPMUL24: return sfpu_sfpmul24;
+    case OP_SFPLUT: return sfpu_sfplut;
+    case OP_SFPLUTFP32: return sfpu_sfplutfp32;
+    case OP_SFPDIVP2: return sfpu_sfpdivp2;
+    case OP_SFPARECIP: return sfpu_sfparecip;
+    case OP_SFPGT: return sfpu_sfpgt;
+    case OP_SFPLE: return sfpu_sfple;
+    case OP_SFPSWAP: return sfpu_sfpswap;
+    case OP_SFPTRANSP: return sfpu_sfptransp;
+    case OP_SFPSHFT2: return sfpu_sfpshft2;
+    case OP_SFPCAST: return sfpu_sfpcast;
+    case OP_SFP_STOCH_RND: return sfpu_sfp_stoch_rnd;
+    case OP_SFPLOAD: return sfpu_sfpload;
+    case OP_SFPSTORE: return sfpu_sfpstore;
+    case OP_SFPLOADI: return sfpu_sfploadi;
+    case OP_SFPMOV: return sfpu_sfpmov;
+    case OP_SFPNOP: return sfpu_sfpnop;
+    case OP_SFPCONFIG: return sfpu_sfpconfig;
+    case OP_SFPSETCC: return sfpu_sfpsetcc;
+    case OP_SFPENCC: return sfpu_sfpencc;
+    case OP_SFPCOMPC: return sfpu_sfpcompc;
+    case OP_SFPPUSHC: return sfpu_sfppushc;
+    case OP_SFPPOPC: return sfpu_sfppopc;
+    case OP_SFPAND: return sfpu_sfpand;
+    case OP_SFPOR: return sfpu_sfpor;
+    case OP_SFPXOR: return sfpu_sfpxor;
+    case OP_SFPNOT: return sfpu_sfpnot;
+    case OP_SFPIADD: return sfpu_sfpiadd;
+    case OP_SFPSHFT: return sfpu_sfpshft;
+    case OP_SFPLZ: return sfpu_sfplz;
+    case OP_SFPABS: return sfpu_sfpabs;
+    case OP_SFPEXEXP: return sfpu_sfpexexp;
+    case OP_SFPEXMAN: return sfpu_sfpexman;
+    case OP_SFPSETEXP: return sfpu_sfpsetexp;
+    case OP_SFPSETMAN: return sfpu_sfpsetman;
+    case OP_SFPSETSGN: return sfpu_sfpsetsgn;
+    case OP_SFPLOADMACRO: return sfpu_sfploadmacro;
+    default: return NULL;
+    }
+}
+
+/* Every instruction but the vector unit's. */
+static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
     switch (OPCODE_OF(word)) {
     case OP_NOP: /* frontend.py nop: Retire(1), the default */
         return TIMING_RETIRE_DEFAULT;
@@ -79,50 +130,20 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
 
     case OP_PACR: return pack_pacr(v, thread, word, cycle);
 
-    case OP_SFPMAD: return sfpu_sfpmad(v, thread, word, cycle);
-    case OP_SFPADD: return sfpu_sfpadd(v, thread, word, cycle);
-    case OP_SFPMUL: return sfpu_sfpmul(v, thread, word, cycle);
-    case OP_SFPADDI: return sfpu_sfpaddi(v, thread, word, cycle);
-    case OP_SFPMULI: return sfpu_sfpmuli(v, thread, word, cycle);
-    case OP_SFPMUL24: return sfpu_sfpmul24(v, thread, word, cycle);
-    case OP_SFPLUT: return sfpu_sfplut(v, thread, word, cycle);
-    case OP_SFPLUTFP32: return sfpu_sfplutfp32(v, thread, word, cycle);
-    case OP_SFPDIVP2: return sfpu_sfpdivp2(v, thread, word, cycle);
-    case OP_SFPARECIP: return sfpu_sfparecip(v, thread, word, cycle);
-    case OP_SFPGT: return sfpu_sfpgt(v, thread, word, cycle);
-    case OP_SFPLE: return sfpu_sfple(v, thread, word, cycle);
-    case OP_SFPSWAP: return sfpu_sfpswap(v, thread, word, cycle);
-    case OP_SFPTRANSP: return sfpu_sfptransp(v, thread, word, cycle);
-    case OP_SFPSHFT2: return sfpu_sfpshft2(v, thread, word, cycle);
-    case OP_SFPCAST: return sfpu_sfpcast(v, thread, word, cycle);
-    case OP_SFP_STOCH_RND: return sfpu_sfp_stoch_rnd(v, thread, word, cycle);
-
-    case OP_SFPLOAD: return sfpu_sfpload(v, thread, word, cycle);
-    case OP_SFPSTORE: return sfpu_sfpstore(v, thread, word, cycle);
-    case OP_SFPLOADI: return sfpu_sfploadi(v, thread, word, cycle);
-    case OP_SFPMOV: return sfpu_sfpmov(v, thread, word, cycle);
-    case OP_SFPNOP: return sfpu_sfpnop(v, thread, word, cycle);
-    case OP_SFPCONFIG: return sfpu_sfpconfig(v, thread, word, cycle);
-    case OP_SFPSETCC: return sfpu_sfpsetcc(v, thread, word, cycle);
-    case OP_SFPENCC: return sfpu_sfpencc(v, thread, word, cycle);
-    case OP_SFPCOMPC: return sfpu_sfpcompc(v, thread, word, cycle);
-    case OP_SFPPUSHC: return sfpu_sfppushc(v, thread, word, cycle);
-    case OP_SFPPOPC: return sfpu_sfppopc(v, thread, word, cycle);
-    case OP_SFPAND: return sfpu_sfpand(v, thread, word, cycle);
-    case OP_SFPOR: return sfpu_sfpor(v, thread, word, cycle);
-    case OP_SFPXOR: return sfpu_sfpxor(v, thread, word, cycle);
-    case OP_SFPNOT: return sfpu_sfpnot(v, thread, word, cycle);
-    case OP_SFPIADD: return sfpu_sfpiadd(v, thread, word, cycle);
-    case OP_SFPSHFT: return sfpu_sfpshft(v, thread, word, cycle);
-    case OP_SFPLZ: return sfpu_sfplz(v, thread, word, cycle);
-    case OP_SFPABS: return sfpu_sfpabs(v, thread, word, cycle);
-    case OP_SFPEXEXP: return sfpu_sfpexexp(v, thread, word, cycle);
-    case OP_SFPEXMAN: return sfpu_sfpexman(v, thread, word, cycle);
-    case OP_SFPSETEXP: return sfpu_sfpsetexp(v, thread, word, cycle);
-    case OP_SFPSETMAN: return sfpu_sfpsetman(v, thread, word, cycle);
-    case OP_SFPSETSGN: return sfpu_sfpsetsgn(v, thread, word, cycle);
-
     default:
         return NATIVE_DEFER;
     }
+}
+
+int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    if (thread >= v->threads)
+        return NATIVE_DEFER; /* every handler indexes per-pipe state with it */
+    /* Engine._issue: the work SFPLOADMACRO scheduled up to now runs first. */
+    if (sfpu_macro_pending(v) && !sfpu_macro_settle(v, cycle))
+        return NATIVE_DEFER;
+    sfpu_handler handler = tsim_sfpu_handler(OPCODE_OF(word));
+    if (handler)
+        return sfpu_macro_issue(v, thread, word, cycle, handler);
+    return dispatch(v, thread, word, cycle);
 }

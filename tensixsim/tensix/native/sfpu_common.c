@@ -1,5 +1,5 @@
-/* The vector unit's shared helpers (sfpu.h): lane enables, the backdoor load, LReg writes, the PRNG
- * step and the SFPLOADMACRO check, as tensixsim/tensix/sfpu.py and sfpu_convert.py define them. */
+/* The vector unit's shared helpers (sfpu.h): lane enables, the backdoor load, LReg writes and the PRNG
+ * step, as tensixsim/tensix/sfpu.py and sfpu_convert.py define them. */
 #include "sfpu.h"
 
 enum { ROWS_PER_COLUMN = 8 }; /* LaneConfig[lane & 7] row-mask bit ROW_MASK_SHIFT + lane / 8 */
@@ -33,7 +33,7 @@ uint32_t sfpu_lane_enabled(const struct copro_view *v)
 
 uint32_t sfpu_backdoor_lanes(const struct copro_view *v, uint32_t vd)
 {
-    if (vd < 12)
+    if (vd < 12 || sfpu_scheduled(v))
         return 0;
     uint32_t lanes = 0;
     for (uint32_t lane = 0; lane < LANES; lane++)
@@ -69,7 +69,7 @@ void sfpu_write_with_flags(struct copro_view *v, uint32_t vd, const uint32_t val
 
 int sfpu_simple_dest(struct copro_view *v, uint32_t vd, uint32_t word)
 {
-    if (vd < 8)
+    if (sfpu_writes_vd(vd))
         return 1;
     sfpu_load_template(v, vd, sfpu_backdoor_lanes(v, vd), word);
     return 0;
@@ -89,12 +89,4 @@ void sfpu_advance_prng(struct copro_view *v, uint32_t lanes, uint32_t out[LANES]
         if (lanes >> lane & 1)
             v->prng[lane] = prng_step(out[lane]);
     }
-}
-
-int sfpu_macro_busy(const struct copro_view *v, int64_t cycle)
-{
-    for (uint32_t slot = 0; slot < SFPU_MACRO_SLOTS; slot++)
-        if (v->macro_pending[slot * SFPU_MACRO_COLUMNS + SFPU_MACRO_VALID] != 0)
-            return 1;
-    return v->macro_clock[SFPU_MACRO_SWAP_NEXT] >= cycle || v->macro_clock[SFPU_MACRO_UNITS_AT] >= cycle;
 }

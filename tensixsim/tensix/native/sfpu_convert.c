@@ -1,9 +1,8 @@
 /* The vector unit's conversions: SFPCAST and SFP_STOCH_RND, exactly as tensixsim/tensix/sfpu_convert.py
- * executes them for an issued instruction, with the PRNG advanced where their models call
- * AdvancePRNG() (sfpu_advance_prng, sfpu_common.c).
+ * executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h), with the PRNG advanced where their
+ * models call AdvancePRNG() (sfpu_advance_prng, sfpu_common.c).
  *
- * Deferred to Python: while SFPLOADMACRO work is outstanding or marks this cycle or a later one
- * (sfpu_macro_busy); every operand sfpu_convert.py rejects with UndefinedBehavior (SFPCAST's VC slot
+ * Deferred to Python: every operand sfpu_convert.py rejects with UndefinedBehavior (SFPCAST's VC slot
  * beyond 4 bits; SFP_STOCH_RND's RoundingMode bit 2, and a floating-point mode with Imm5 or UseImm5).
  */
 #include "sfpu.h"
@@ -27,10 +26,10 @@ static uint32_t sm32_to_fp32(uint32_t c, int stochastic, uint32_t prng)
 
 int64_t sfpu_sfpcast(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t vc = F_SFPCAST_LREG_SRC_C(word), vd = F_SFPCAST_LREG_DEST(word);
+    (void)thread, (void)cycle;
+    uint32_t vc = sfpu_vc(v, F_SFPCAST_LREG_SRC_C(word)), vd = sfpu_vd(v, F_SFPCAST_LREG_DEST(word));
     uint32_t mode = F_SFPCAST_INSTR_MOD1(word) & 3;
-    if (sfpu_macro_busy(v, cycle) || vc >> 4)
+    if (vc >> 4)
         return NATIVE_DEFER; /* ctx.documented("lreg_src_c", 4) */
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     uint32_t lanes = sfpu_lane_enabled(v) & ~backdoor;
@@ -48,7 +47,7 @@ int64_t sfpu_sfpcast(struct copro_view *v, uint32_t thread, uint32_t word, int64
         else /* CAST_RNE, CAST_RNS */
             result[lane] = sm32_to_fp32(x, stochastic, stochastic ? prng[lane] : 0);
     }
-    if (vd < 8)
+    if (sfpu_writes_vd(vd))
         sfpu_write_lanes(v, vd, result, lanes);
     sfpu_load_template(v, vd, backdoor, word);
     return TIMING_SFPU_ISSUE;
@@ -117,19 +116,19 @@ static uint32_t int_int(uint32_t c, uint32_t mode, uint32_t shift, uint32_t bits
 
 int64_t sfpu_sfp_stoch_rnd(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
+    (void)thread, (void)cycle;
     uint32_t rounding = F_SFP_STOCH_RND_RND_MODE(word), imm5 = F_SFP_STOCH_RND_IMM8_MATH(word);
-    uint32_t vd = F_SFP_STOCH_RND_LREG_DEST(word), mod1 = F_SFP_STOCH_RND_INSTR_MOD1(word);
+    uint32_t vd = sfpu_vd(v, F_SFP_STOCH_RND_LREG_DEST(word)), mod1 = F_SFP_STOCH_RND_INSTR_MOD1(word);
     uint32_t mode = mod1 & 7, use_imm5 = mod1 & CONVERT_STOCH_USE_IMM5;
     int int_to_int = mode == CONVERT_STOCH_INT32_TO_UINT8 || mode == CONVERT_STOCH_INT32_TO_INT8;
-    if (sfpu_macro_busy(v, cycle) || rounding >> 2)
+    if (rounding >> 2)
         return NATIVE_DEFER; /* ctx.documented("rnd_mode", 2) */
     if (!int_to_int && (imm5 || use_imm5))
         return NATIVE_DEFER; /* the floating-point modes fix Imm5 and UseImm5 at 0 */
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     uint32_t lanes = sfpu_lane_enabled(v) & ~backdoor;
-    const uint32_t *c = sfpu_lreg(v, F_SFP_STOCH_RND_LREG_SRC_C(word));
-    const uint32_t *b = sfpu_lreg(v, F_SFP_STOCH_RND_LREG_SRC_B(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFP_STOCH_RND_LREG_SRC_C(word)));
+    const uint32_t *b = sfpu_lreg(v, sfpu_vb(v, F_SFP_STOCH_RND_LREG_SRC_B(word)));
     uint32_t prng[LANES], result[LANES];
     sfpu_advance_prng(v, lanes, prng); /* on every enabled lane, whatever the mode and VD */
     for (uint32_t lane = 0; lane < LANES; lane++) {
@@ -144,7 +143,7 @@ int64_t sfpu_sfp_stoch_rnd(struct copro_view *v, uint32_t thread, uint32_t word,
         else
             result[lane] = float_int(c[lane], mode, bits);
     }
-    if (vd < 8)
+    if (sfpu_writes_vd(vd))
         sfpu_write_lanes(v, vd, result, lanes);
     sfpu_load_template(v, vd, backdoor, word);
     return TIMING_SFPU_ISSUE;

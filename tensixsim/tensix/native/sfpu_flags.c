@@ -7,8 +7,7 @@
  *
  * Deferred to Python: a set bit beyond a documented operand (Imm12, VC, SFPCOMPC's Mod1), a stack
  * operation undefined on some lane (pushing onto a full stack, mutating or popping an empty one),
- * a flag-stack depth beyond STACK_DEPTH (not a state the model reaches), and any instruction while
- * SFPLOADMACRO work is outstanding or near (sfpu_macro_busy).
+ * and a flag-stack depth beyond STACK_DEPTH (not a state the model reaches).
  */
 #include "sfpu.h"
 
@@ -23,10 +22,10 @@ enum { ENTRY_FLAGS = 0, ENTRY_USE = 1, ENTRY_FIELDS = 2 };
 
 int64_t sfpu_sfpsetcc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t imm = F_SFPSETCC_IMM12_MATH(word), vc = F_SFPSETCC_LREG_C(word), vd = F_SFPSETCC_LREG_DEST(word);
+    (void)thread, (void)cycle;
+    uint32_t imm = F_SFPSETCC_IMM12_MATH(word), vc = sfpu_vc(v, F_SFPSETCC_LREG_C(word)), vd = sfpu_vd(v, F_SFPSETCC_LREG_DEST(word));
     uint32_t mod1 = F_SFPSETCC_INSTR_MOD1(word);
-    if (imm >> IMM1_BITS || sfpu_macro_busy(v, cycle))
+    if (imm >> IMM1_BITS)
         return NATIVE_DEFER;
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     const uint32_t *c = sfpu_lreg(v, vc);
@@ -56,10 +55,10 @@ int64_t sfpu_sfpsetcc(struct copro_view *v, uint32_t thread, uint32_t word, int6
 
 int64_t sfpu_sfpencc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t imm2 = F_SFPENCC_IMM12_MATH(word), vd = F_SFPENCC_LREG_DEST(word);
+    (void)thread, (void)cycle;
+    uint32_t imm2 = F_SFPENCC_IMM12_MATH(word), vd = sfpu_vd(v, F_SFPENCC_LREG_DEST(word));
     uint32_t mod1 = F_SFPENCC_INSTR_MOD1(word);
-    if (imm2 >> IMM2_BITS || F_SFPENCC_LREG_C(word) || sfpu_macro_busy(v, cycle))
+    if (imm2 >> IMM2_BITS || sfpu_vc(v, F_SFPENCC_LREG_C(word)))
         return NATIVE_DEFER;
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     if (mod1 & ENCC_EI)
@@ -100,11 +99,12 @@ static uint8_t *entry(struct copro_view *v, uint32_t lane, uint32_t at, uint32_t
 
 /* The stack instructions' shared operands (sfpu_flags._stack_operands): Imm12 and VC must be 0. The
  * lanes a backdoor load takes over are returned; 0 and nothing set when the instruction defers (an
- * operand, a depth beyond the stack that _top would index with, or SFPLOADMACRO work). */
+ * operand, or a depth beyond the stack that _top would index with). */
 static int stack_operands(const struct copro_view *v, uint32_t imm12, uint32_t vc, uint32_t vd, int64_t cycle,
                           uint32_t *backdoor)
 {
-    if (imm12 || vc || sfpu_macro_busy(v, cycle))
+    (void)cycle;
+    if (imm12 || vc)
         return 0;
     for (uint32_t lane = 0; lane < LANES; lane++)
         if (v->stack_depth[lane] > STACK_DEPTH)
@@ -129,8 +129,8 @@ static void top(struct copro_view *v, int empty, uint32_t *flags, uint32_t *use)
 int64_t sfpu_sfppushc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPPUSHC_LREG_DEST(word), mod1 = F_SFPPUSHC_INSTR_MOD1(word), backdoor;
-    if (!stack_operands(v, F_SFPPUSHC_IMM12_MATH(word), F_SFPPUSHC_LREG_C(word), vd, cycle, &backdoor))
+    uint32_t vd = sfpu_vd(v, F_SFPPUSHC_LREG_DEST(word)), mod1 = F_SFPPUSHC_INSTR_MOD1(word), backdoor;
+    if (!stack_operands(v, F_SFPPUSHC_IMM12_MATH(word), sfpu_vc(v, F_SFPPUSHC_LREG_C(word)), vd, cycle, &backdoor))
         return NATIVE_DEFER;
     uint32_t lanes = ~backdoor; /* the lanes whose flag state changes */
     for (uint32_t lane = 0; lane < LANES; lane++) {
@@ -177,8 +177,8 @@ int64_t sfpu_sfppushc(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t sfpu_sfppopc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPPOPC_LREG_DEST(word), mod1 = F_SFPPOPC_INSTR_MOD1(word), backdoor;
-    if (!stack_operands(v, F_SFPPOPC_IMM12_MATH(word), F_SFPPOPC_LREG_C(word), vd, cycle, &backdoor))
+    uint32_t vd = sfpu_vd(v, F_SFPPOPC_LREG_DEST(word)), mod1 = F_SFPPOPC_INSTR_MOD1(word), backdoor;
+    if (!stack_operands(v, F_SFPPOPC_IMM12_MATH(word), sfpu_vc(v, F_SFPPOPC_LREG_C(word)), vd, cycle, &backdoor))
         return NATIVE_DEFER;
     uint32_t lanes = ~backdoor;
     if (mod1 == STACK_PLAIN)
@@ -212,9 +212,9 @@ int64_t sfpu_sfppopc(struct copro_view *v, uint32_t thread, uint32_t word, int64
 int64_t sfpu_sfpcompc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPCOMPC_LREG_DEST(word), backdoor;
+    uint32_t vd = sfpu_vd(v, F_SFPCOMPC_LREG_DEST(word)), backdoor;
     if (F_SFPCOMPC_INSTR_MOD1(word)
-        || !stack_operands(v, F_SFPCOMPC_IMM12_MATH(word), F_SFPCOMPC_LREG_C(word), vd, cycle, &backdoor))
+        || !stack_operands(v, F_SFPCOMPC_IMM12_MATH(word), sfpu_vc(v, F_SFPCOMPC_LREG_C(word)), vd, cycle, &backdoor))
         return NATIVE_DEFER;
     uint32_t top_flags, top_use;
     top(v, 1, &top_flags, &top_use);

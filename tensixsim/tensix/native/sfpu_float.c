@@ -1,5 +1,5 @@
 /* The vector unit's floating-point instructions, exactly as tensixsim/tensix/sfpu_float.py executes
- * them for an issued instruction: the MAD sub-unit (SFPMAD, SFPADD, SFPMUL, SFPADDI, SFPMULI,
+ * them (issued, or scheduled by SFPLOADMACRO: sfpu.h): the MAD sub-unit (SFPMAD, SFPADD, SFPMUL, SFPADDI, SFPMULI,
  * SFPMUL24, SFPLUT, SFPLUTFP32) with the bookkeeping of its result in flight (mad_ready, mad_seen,
  * mad_wrote), SFPDIVP2, SFPARECIP, SFPGT and SFPLE; and the wait gate's hold for an SFPMAD-family
  * result (sfpu_float.mad_hold with its table of what each instruction reads, _reads_of).
@@ -8,8 +8,7 @@
  * with numpy masks (a NaN or infinite operand, no product, an exact zero, an overflow) are tested
  * here in the reverse order, as each later mask there overrides the earlier ones.
  *
- * Deferred to Python: while SFPLOADMACRO work is outstanding or marks this cycle or a later one
- * (sfpu_macro_busy); every operand sfpu_float.py rejects with UndefinedBehavior (SFPMAD's VA beyond
+ * Deferred to Python: every operand sfpu_float.py rejects with UndefinedBehavior (SFPMAD's VA beyond
  * 4 bits, SFPLUT's nonzero dest_reg_addr, SFPLUTFP32's bits of no operand, SFPDIVP2's Imm12 beyond
  * 8 bits, SFPARECIP's beyond 4, SFPGT / SFPLE's nonzero Imm12); SFPGT / SFPLE mutating a flag stack
  * deeper than it holds (the Python indexing would fail).
@@ -125,15 +124,15 @@ static void indirect_va(const struct copro_view *v, uint32_t va, int indirect, u
         out[lane] = sfpu_lreg(v, indirect ? l7[lane] & 15 : va)[lane];
 }
 
-/* sfpu_float._mad_result for an issued instruction: the backdoor load, `d` to each lane's VD (or
- * LReg[7] & 15 if `indirect`) when below 8, and the result in flight (`seen_all`: the stalling
+/* sfpu_float._mad_result: the backdoor load, `d` to each lane's VD (or LReg[7] & 15 if `indirect`)
+ * when below 8 or 16, and for an issued instruction the result in flight (`seen_all`: the stalling
  * logic assumes every LReg is written). */
 static int64_t mad_result(struct copro_view *v, uint32_t word, int64_t cycle, uint32_t vd, int indirect,
                           const uint32_t d[LANES], struct mad_lanes m, int seen_all)
 {
     sfpu_load_template(v, vd, m.backdoor, word);
     uint32_t wrote = 0; /* bit r: LReg[r] written on some lane */
-    if (indirect) {
+    if (indirect && vd != 16) {
         uint32_t targets[LANES];
         memcpy(targets, sfpu_lreg(v, 7), sizeof targets);
         for (uint32_t lane = 0; lane < LANES; lane++) {
@@ -143,10 +142,12 @@ static int64_t mad_result(struct copro_view *v, uint32_t word, int64_t cycle, ui
                 sfpu_lreg(v, target)[lane] = d[lane];
             }
         }
-    } else if (vd < 8 && m.lanes) {
+    } else if (sfpu_writes_vd(vd) && m.lanes) {
         wrote = 1u << vd;
         sfpu_write_lanes(v, vd, d, m.lanes);
     }
+    if (sfpu_scheduled(v))
+        return TIMING_SFPU_ISSUE; /* SFPLOADMACRO's scheduled instructions get no automatic stall (SFPMAD.md) */
     for (uint32_t r = 0; r < LREGS; r++) {
         v->mad_seen[r] = seen_all || r == vd;
         v->mad_wrote[r] = wrote >> r & 1;
@@ -162,9 +163,9 @@ _Static_assert(OP_SFPMAD != OP_SFPADD && F_SFPMAD_LREG_SRC_A(0xFFFFFFFFu) == F_S
 
 static int64_t mad(struct copro_view *v, uint32_t word, int64_t cycle)
 {
-    uint32_t va = F_SFPMAD_LREG_SRC_A(word), vb = F_SFPMAD_LREG_SRC_B(word), vc = F_SFPMAD_LREG_SRC_C(word);
-    uint32_t vd = F_SFPMAD_LREG_DEST(word), mod1 = F_SFPMAD_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || va >> 4)
+    uint32_t va = F_SFPMAD_LREG_SRC_A(word), vb = sfpu_vb(v, F_SFPMAD_LREG_SRC_B(word)), vc = sfpu_vc(v, F_SFPMAD_LREG_SRC_C(word));
+    uint32_t vd = sfpu_vd(v, F_SFPMAD_LREG_DEST(word)), mod1 = F_SFPMAD_INSTR_MOD1(word);
+    if (va >> 4)
         return NATIVE_DEFER; /* ctx.documented("lreg_src_a", 4) */
     struct mad_lanes m = mad_operands(v, vd);
     uint32_t a[LANES], d[LANES];
@@ -203,13 +204,11 @@ _Static_assert(F_SFPADDI_IMM16_MATH(0xFFFFFFFFu) == F_SFPMULI_IMM16_MATH(0xFFFFF
 
 static int64_t immediate(struct copro_view *v, uint32_t word, int64_t cycle, int multiply)
 {
-    uint32_t vd = F_SFPADDI_LREG_DEST(word), mod1 = F_SFPADDI_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle))
-        return NATIVE_DEFER;
+    uint32_t vd = sfpu_vd(v, F_SFPADDI_LREG_DEST(word)), mod1 = F_SFPADDI_INSTR_MOD1(word);
     struct mad_lanes m = mad_operands(v, vd);
     uint32_t imm = F_SFPADDI_IMM16_MATH(word) << 16; /* a BF16 */
     uint32_t flip = mod1 & FLOAT_MAD_NEGATE_VC ? FLOAT_SIGN : 0;
-    const uint32_t *src = sfpu_lreg(v, vd);
+    const uint32_t *src = sfpu_lreg(v, sfpu_implicit_vc(v, vd));
     uint32_t d[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t c = src[lane] ^ flip;
@@ -248,15 +247,15 @@ static uint32_t mul24_shift_add(uint64_t p, uint32_t z)
 int64_t sfpu_sfpmul24(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t va = F_SFPMUL24_LREG_SRC_A(word), vd = F_SFPMUL24_LREG_DEST(word);
+    uint32_t va = F_SFPMUL24_LREG_SRC_A(word), vd = sfpu_vd(v, F_SFPMUL24_LREG_DEST(word));
     uint32_t mod1 = F_SFPMUL24_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || va >> 4)
+    if (va >> 4)
         return NATIVE_DEFER; /* ctx.documented("lreg_src_a", 4) */
     struct mad_lanes m = mad_operands(v, vd);
     uint32_t a[LANES], d[LANES];
     indirect_va(v, va, mod1 & FLOAT_MUL24_INDIRECT_VA, a);
-    const uint32_t *b = sfpu_lreg(v, F_SFPMUL24_LREG_SRC_B(word));
-    const uint32_t *c = sfpu_lreg(v, F_SFPMUL24_LREG_SRC_C(word));
+    const uint32_t *b = sfpu_lreg(v, sfpu_vb(v, F_SFPMUL24_LREG_SRC_B(word)));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPMUL24_LREG_SRC_C(word)));
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint64_t product = (uint64_t)(a[lane] & FLOAT_MAN) * (b[lane] & FLOAT_MAN);
         uint64_t p = mod1 & FLOAT_MUL24_UPPER ? product >> 23 : product & FLOAT_MAN;
@@ -294,8 +293,8 @@ static inline uint32_t sign_retain(uint32_t d, uint32_t l3, int retain)
 int64_t sfpu_sfplut(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPLUT_LREG_IND(word), mod0 = F_SFPLUT_INSTR_MOD0(word);
-    if (sfpu_macro_busy(v, cycle) || F_SFPLUT_DEST_REG_ADDR(word))
+    uint32_t vd = sfpu_vd(v, F_SFPLUT_LREG_IND(word)), mod0 = F_SFPLUT_INSTR_MOD0(word);
+    if (F_SFPLUT_DEST_REG_ADDR(word))
         return NATIVE_DEFER; /* ctx.documented("dest_reg_addr", 0) */
     struct mad_lanes m = mad_operands(v, vd);
     const uint32_t *l3 = sfpu_lreg(v, 3);
@@ -317,8 +316,8 @@ int64_t sfpu_sfplut(struct copro_view *v, uint32_t thread, uint32_t word, int64_
 int64_t sfpu_sfplutfp32(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t slot = F_SFPLUTFP32_LREG_DEST(word), mod1 = F_SFPLUTFP32_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || (slot & LUTFP32_NO_OPERAND))
+    uint32_t slot = sfpu_vd(v, F_SFPLUTFP32_LREG_DEST(word)), mod1 = F_SFPLUTFP32_INSTR_MOD1(word);
+    if ((slot & LUTFP32_NO_OPERAND))
         return NATIVE_DEFER;
     uint32_t vd = slot & 0xF, mirror = (slot >> LUTFP32_MIRROR_SHIFT) & 0xF;
     struct mad_lanes m = mad_operands(v, vd);
@@ -357,13 +356,13 @@ int64_t sfpu_sfplutfp32(struct copro_view *v, uint32_t thread, uint32_t word, in
 
 int64_t sfpu_sfpdivp2(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t imm8 = F_SFPDIVP2_IMM12_MATH(word), vd = F_SFPDIVP2_LREG_DEST(word);
-    if (sfpu_macro_busy(v, cycle) || imm8 >> 8)
+    (void)thread, (void)cycle;
+    uint32_t imm8 = F_SFPDIVP2_IMM12_MATH(word), vd = sfpu_vd(v, F_SFPDIVP2_LREG_DEST(word));
+    if (imm8 >> 8)
         return NATIVE_DEFER; /* ctx.documented("imm12_math", 8) */
     if (!sfpu_simple_dest(v, vd, word))
         return TIMING_SFPU_ISSUE;
-    const uint32_t *c = sfpu_lreg(v, F_SFPDIVP2_LREG_C(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPDIVP2_LREG_C(word)));
     int add = (F_SFPDIVP2_INSTR_MOD1(word) & FLOAT_DIVP2_ADD) != 0;
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
@@ -409,14 +408,14 @@ static uint32_t approx_exp(uint32_t x)
 
 int64_t sfpu_sfparecip(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t vb = F_SFPARECIP_IMM12_MATH(word), vd = F_SFPARECIP_LREG_DEST(word);
+    (void)thread, (void)cycle;
+    uint32_t vb = F_SFPARECIP_IMM12_MATH(word), vd = sfpu_vd(v, F_SFPARECIP_LREG_DEST(word));
     uint32_t mod1 = F_SFPARECIP_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || vb >> 4)
+    if (vb >> 4)
         return NATIVE_DEFER; /* ctx.documented("imm12_math", 4) */
     if (!sfpu_simple_dest(v, vd, word))
         return TIMING_SFPU_ISSUE;
-    const uint32_t *c = sfpu_lreg(v, F_SFPARECIP_LREG_C(word)), *b = sfpu_lreg(v, vb);
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPARECIP_LREG_C(word))), *b = sfpu_lreg(v, vb);
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t x = c[lane], sign = x & FLOAT_SIGN, magnitude = x - sign;
@@ -443,24 +442,25 @@ _Static_assert(F_SFPGT_LREG_DEST(0x000000F0u) == F_SFPLE_LREG_DEST(0x000000F0u)
                    && F_SFPGT_IMM12_MATH(0xFFFFFFFFu) == F_SFPLE_IMM12_MATH(0xFFFFFFFFu),
                "SFPGT and SFPLE share one layout");
 
-/* sfpu_float._compare for an issued instruction (VB = VD). */
+/* sfpu_float._compare (VB = VD). */
 static int64_t compare(struct copro_view *v, uint32_t word, int64_t cycle, int le)
 {
-    uint32_t vc = F_SFPGT_LREG_C(word), vd = F_SFPGT_LREG_DEST(word), mod1 = F_SFPGT_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || F_SFPGT_IMM12_MATH(word))
+    (void)cycle;
+    uint32_t vc = sfpu_vc(v, F_SFPGT_LREG_C(word)), vd = sfpu_vd(v, F_SFPGT_LREG_DEST(word)), mod1 = F_SFPGT_INSTR_MOD1(word);
+    if (F_SFPGT_IMM12_MATH(word))
         return NATIVE_DEFER; /* ctx.documented("imm12_math", 0) */
     if (mod1 & FLOAT_CMP_MUTATE_STACK) /* the stack's top is read on every lane */
         for (uint32_t lane = 0; lane < LANES; lane++)
             if (v->stack_depth[lane] > STACK_DEPTH)
                 return NATIVE_DEFER;
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
-    const uint32_t *c = sfpu_lreg(v, vc), *d = sfpu_lreg(v, vd);
+    const uint32_t *c = sfpu_lreg(v, vc), *d = sfpu_lreg(v, sfpu_implicit_vb(v, vd));
     uint32_t result = 0;
     for (uint32_t lane = 0; lane < LANES; lane++)
         result |= (uint32_t)(sign_mag_is_smaller(c[lane], d[lane]) != le) << lane;
     uint32_t lanes = sfpu_lane_enabled(v) & ~backdoor;
     sfpu_load_template(v, vd, backdoor, word);
-    if ((mod1 & FLOAT_CMP_SET_VD) && vd < 8) {
+    if ((mod1 & FLOAT_CMP_SET_VD) && sfpu_writes_vd(vd)) {
         uint32_t out[LANES];
         for (uint32_t lane = 0; lane < LANES; lane++)
             out[lane] = result >> lane & 1 ? 0xFFFFFFFFu : 0;

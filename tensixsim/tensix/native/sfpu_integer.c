@@ -1,10 +1,9 @@
 /* The vector unit's integer and bit instructions: SFPAND, SFPOR, SFPXOR, SFPNOT, SFPIADD, SFPSHFT,
  * SFPLZ, SFPABS, SFPEXEXP, SFPEXMAN, SFPSETEXP, SFPSETMAN and SFPSETSGN, exactly as
- * tensixsim/tensix/sfpu_integer.py executes them (an issued instruction: VB = VD where the model
- * assigns it). Each occupies the vector unit SFPU.issue cycles.
+ * tensixsim/tensix/sfpu_integer.py executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h).
+ * Each occupies the vector unit SFPU.issue cycles.
  *
- * Deferred to Python: a set bit beyond a documented operand (ctx.documented), and any instruction while
- * SFPLOADMACRO work is outstanding or near (sfpu_macro_busy).
+ * Deferred to Python: a set bit beyond a documented operand (ctx.documented).
  */
 #include "sfpu.h"
 
@@ -26,7 +25,8 @@ enum { FP32_BIAS = 127, FP32_MAN_BITS = 23, SETMAN_IMM_SHIFT = 11 };
  * does the lane work on sfpu_lane_enabled's lanes, 0 done, -1 defer. */
 static int head(struct copro_view *v, uint32_t word, uint32_t vd, int64_t cycle, int operands_ok)
 {
-    if (!operands_ok || sfpu_macro_busy(v, cycle))
+    (void)cycle;
+    if (!operands_ok)
         return -1;
     return sfpu_simple_dest(v, vd, word);
 }
@@ -55,33 +55,33 @@ static int64_t bitwise(struct copro_view *v, uint32_t vb, uint32_t vc, uint32_t 
 int64_t sfpu_sfpand(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t imm = F_SFPAND_IMM12_MATH(word), vd = F_SFPAND_LREG_DEST(word);
+    uint32_t imm = sfpu_vb(v, F_SFPAND_IMM12_MATH(word)), vd = sfpu_vd(v, F_SFPAND_LREG_DEST(word));
     HEAD(v, word, vd, cycle, !(imm >> VB_BITS));
-    return bitwise(v, (F_SFPAND_INSTR_MOD1(word) & 1) ? imm : vd, F_SFPAND_LREG_C(word), vd, AND);
+    return bitwise(v, (F_SFPAND_INSTR_MOD1(word) & 1) ? imm : vd, sfpu_vc(v, F_SFPAND_LREG_C(word)), vd, AND);
 }
 
 int64_t sfpu_sfpor(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t imm = F_SFPOR_IMM12_MATH(word), vd = F_SFPOR_LREG_DEST(word);
+    uint32_t imm = sfpu_vb(v, F_SFPOR_IMM12_MATH(word)), vd = sfpu_vd(v, F_SFPOR_LREG_DEST(word));
     HEAD(v, word, vd, cycle, !(imm >> VB_BITS));
-    return bitwise(v, (F_SFPOR_INSTR_MOD1(word) & 1) ? imm : vd, F_SFPOR_LREG_C(word), vd, OR);
+    return bitwise(v, (F_SFPOR_INSTR_MOD1(word) & 1) ? imm : vd, sfpu_vc(v, F_SFPOR_LREG_C(word)), vd, OR);
 }
 
 int64_t sfpu_sfpxor(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPXOR_LREG_DEST(word);
+    uint32_t vd = sfpu_vd(v, F_SFPXOR_LREG_DEST(word));
     HEAD(v, word, vd, cycle, !F_SFPXOR_IMM12_MATH(word) && !F_SFPXOR_INSTR_MOD1(word));
-    return bitwise(v, vd, F_SFPXOR_LREG_C(word), vd, XOR);
+    return bitwise(v, sfpu_implicit_vb(v, vd), sfpu_vc(v, F_SFPXOR_LREG_C(word)), vd, XOR);
 }
 
 int64_t sfpu_sfpnot(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPNOT_LREG_DEST(word);
+    uint32_t vd = sfpu_vd(v, F_SFPNOT_LREG_DEST(word));
     HEAD(v, word, vd, cycle, !F_SFPNOT_IMM12_MATH(word) && !F_SFPNOT_INSTR_MOD1(word));
-    const uint32_t *c = sfpu_lreg(v, F_SFPNOT_LREG_C(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPNOT_LREG_C(word)));
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++)
         out[lane] = ~c[lane];
@@ -92,9 +92,9 @@ int64_t sfpu_sfpnot(struct copro_view *v, uint32_t thread, uint32_t word, int64_
 int64_t sfpu_sfpiadd(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPIADD_LREG_DEST(word), mod1 = F_SFPIADD_INSTR_MOD1(word);
+    uint32_t vd = sfpu_vd(v, F_SFPIADD_LREG_DEST(word)), mod1 = F_SFPIADD_INSTR_MOD1(word);
     HEAD(v, word, vd, cycle, 1);
-    const uint32_t *c = sfpu_lreg(v, F_SFPIADD_LREG_C(word)), *b = sfpu_lreg(v, vd);
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPIADD_LREG_C(word))), *b = sfpu_lreg(v, sfpu_implicit_vb(v, vd));
     uint32_t imm = (uint32_t)signed12(F_SFPIADD_IMM12_MATH(word));
     uint32_t out[LANES], negative = 0;
     for (uint32_t lane = 0; lane < LANES; lane++) {
@@ -114,9 +114,9 @@ int64_t sfpu_sfpiadd(struct copro_view *v, uint32_t thread, uint32_t word, int64
 int64_t sfpu_sfpshft(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPSHFT_LREG_DEST(word), vc = F_SFPSHFT_LREG_C(word), mod1 = F_SFPSHFT_INSTR_MOD1(word);
+    uint32_t vd = sfpu_vd(v, F_SFPSHFT_LREG_DEST(word)), vc = sfpu_vc(v, F_SFPSHFT_LREG_C(word)), mod1 = F_SFPSHFT_INSTR_MOD1(word);
     HEAD(v, word, vd, cycle, 1);
-    const uint32_t *x = sfpu_lreg(v, vd), *c = sfpu_lreg(v, vc);
+    const uint32_t *x = sfpu_lreg(v, sfpu_implicit_vb(v, vd)), *c = sfpu_lreg(v, vc);
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t value = x[lane];
@@ -141,9 +141,9 @@ int64_t sfpu_sfpshft(struct copro_view *v, uint32_t thread, uint32_t word, int64
 int64_t sfpu_sfplz(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPLZ_LREG_DEST(word), mod1 = F_SFPLZ_INSTR_MOD1(word);
+    uint32_t vd = sfpu_vd(v, F_SFPLZ_LREG_DEST(word)), mod1 = F_SFPLZ_INSTR_MOD1(word);
     HEAD(v, word, vd, cycle, !F_SFPLZ_IMM12_MATH(word));
-    const uint32_t *c = sfpu_lreg(v, F_SFPLZ_LREG_C(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPLZ_LREG_C(word)));
     uint32_t out[LANES], nonzero = 0;
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t x = (mod1 & LZ_NOSGN_MASK) ? c[lane] & ~SIGN32 : c[lane];
@@ -158,9 +158,9 @@ int64_t sfpu_sfplz(struct copro_view *v, uint32_t thread, uint32_t word, int64_t
 int64_t sfpu_sfpabs(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPABS_LREG_DEST(word), mod1 = F_SFPABS_INSTR_MOD1(word);
+    uint32_t vd = sfpu_vd(v, F_SFPABS_LREG_DEST(word)), mod1 = F_SFPABS_INSTR_MOD1(word);
     HEAD(v, word, vd, cycle, !F_SFPABS_IMM12_MATH(word));
-    const uint32_t *c = sfpu_lreg(v, F_SFPABS_LREG_C(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPABS_LREG_C(word)));
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t x = c[lane];
@@ -177,9 +177,9 @@ int64_t sfpu_sfpabs(struct copro_view *v, uint32_t thread, uint32_t word, int64_
 int64_t sfpu_sfpexexp(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPEXEXP_LREG_DEST(word), mod1 = F_SFPEXEXP_INSTR_MOD1(word);
+    uint32_t vd = sfpu_vd(v, F_SFPEXEXP_LREG_DEST(word)), mod1 = F_SFPEXEXP_INSTR_MOD1(word);
     HEAD(v, word, vd, cycle, !F_SFPEXEXP_IMM12_MATH(word));
-    const uint32_t *c = sfpu_lreg(v, F_SFPEXEXP_LREG_C(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPEXEXP_LREG_C(word)));
     uint32_t out[LANES], negative = 0;
     for (uint32_t lane = 0; lane < LANES; lane++) {
         int32_t bias = (mod1 & EXEXP_NODEBIAS) ? 0 : FP32_BIAS;
@@ -195,9 +195,9 @@ int64_t sfpu_sfpexexp(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t sfpu_sfpexman(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPEXMAN_LREG_DEST(word);
+    uint32_t vd = sfpu_vd(v, F_SFPEXMAN_LREG_DEST(word));
     HEAD(v, word, vd, cycle, !F_SFPEXMAN_IMM12_MATH(word));
-    const uint32_t *c = sfpu_lreg(v, F_SFPEXMAN_LREG_C(word));
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPEXMAN_LREG_C(word)));
     uint32_t hidden = (F_SFPEXMAN_INSTR_MOD1(word) & 1) ? 0 : 1u << FP32_MAN_BITS;
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++)
@@ -209,10 +209,10 @@ int64_t sfpu_sfpexman(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t sfpu_sfpsetexp(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t imm8 = F_SFPSETEXP_IMM12_MATH(word), vd = F_SFPSETEXP_LREG_DEST(word);
+    uint32_t imm8 = F_SFPSETEXP_IMM12_MATH(word), vd = sfpu_vd(v, F_SFPSETEXP_LREG_DEST(word));
     uint32_t mod1 = F_SFPSETEXP_INSTR_MOD1(word);
     HEAD(v, word, vd, cycle, !(imm8 >> IMM8_BITS));
-    const uint32_t *c = sfpu_lreg(v, F_SFPSETEXP_LREG_C(word)), *b = sfpu_lreg(v, vd);
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPSETEXP_LREG_C(word))), *b = sfpu_lreg(v, sfpu_implicit_vb(v, vd));
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t exp = (mod1 & 1) ? imm8 : (mod1 & 2) ? (b[lane] & EXP32) >> FP32_MAN_BITS : b[lane] & 0xFFu;
@@ -225,9 +225,9 @@ int64_t sfpu_sfpsetexp(struct copro_view *v, uint32_t thread, uint32_t word, int
 int64_t sfpu_sfpsetman(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t vd = F_SFPSETMAN_LREG_DEST(word), imm12 = F_SFPSETMAN_IMM12_MATH(word);
+    uint32_t vd = sfpu_vd(v, F_SFPSETMAN_LREG_DEST(word)), imm12 = F_SFPSETMAN_IMM12_MATH(word);
     HEAD(v, word, vd, cycle, 1);
-    const uint32_t *c = sfpu_lreg(v, F_SFPSETMAN_LREG_C(word)), *b = sfpu_lreg(v, vd);
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPSETMAN_LREG_C(word))), *b = sfpu_lreg(v, sfpu_implicit_vb(v, vd));
     int use_imm = F_SFPSETMAN_INSTR_MOD1(word) & 1;
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++)
@@ -239,9 +239,9 @@ int64_t sfpu_sfpsetman(struct copro_view *v, uint32_t thread, uint32_t word, int
 int64_t sfpu_sfpsetsgn(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
-    uint32_t imm1 = F_SFPSETSGN_IMM12_MATH(word), vd = F_SFPSETSGN_LREG_DEST(word);
+    uint32_t imm1 = F_SFPSETSGN_IMM12_MATH(word), vd = sfpu_vd(v, F_SFPSETSGN_LREG_DEST(word));
     HEAD(v, word, vd, cycle, !(imm1 >> IMM1_BITS));
-    const uint32_t *c = sfpu_lreg(v, F_SFPSETSGN_LREG_C(word)), *b = sfpu_lreg(v, vd);
+    const uint32_t *c = sfpu_lreg(v, sfpu_vc(v, F_SFPSETSGN_LREG_C(word))), *b = sfpu_lreg(v, sfpu_implicit_vb(v, vd));
     int use_imm = F_SFPSETSGN_INSTR_MOD1(word) & 1;
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++)

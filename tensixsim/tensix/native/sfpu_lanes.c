@@ -1,8 +1,7 @@
 /* The vector unit's lane and register movement: SFPSWAP, SFPTRANSP and SFPSHFT2, exactly as
- * tensixsim/tensix/sfpu_lanes.py executes them for an issued instruction.
+ * tensixsim/tensix/sfpu_lanes.py executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h).
  *
- * Deferred to Python: while SFPLOADMACRO work is outstanding or marks this cycle or a later one
- * (sfpu_macro_busy); every operand sfpu_lanes.py rejects with UndefinedBehavior (SFPSWAP's nonzero
+ * Deferred to Python: every operand sfpu_lanes.py rejects with UndefinedBehavior (SFPSWAP's nonzero
  * Imm12; SFPTRANSP's nonzero Imm12, VC or Mod1; SFPSHFT2's Mod1 beyond 6, its VB slot beyond 4 bits
  * or SHFT_IMM's nonzero VC); and the backdoor test SFPTRANSP and two SFPSHFT2 modes make once, when
  * the lanes disagree on it (Unimplemented in Python).
@@ -25,10 +24,10 @@ static int32_t total_order(uint32_t x)
 
 int64_t sfpu_sfpswap(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t vc = F_SFPSWAP_LREG_SRC_C(word), vd = F_SFPSWAP_LREG_DEST(word);
+    (void)thread, (void)cycle;
+    uint32_t vc = sfpu_vc(v, F_SFPSWAP_LREG_SRC_C(word)), vd = sfpu_vd(v, F_SFPSWAP_LREG_DEST(word));
     uint32_t mod1 = F_SFPSWAP_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || F_SFPSWAP_IMM12_MATH(word))
+    if (F_SFPSWAP_IMM12_MATH(word))
         return NATIVE_DEFER; /* ctx.documented("imm12_math", 0) */
     static const uint32_t gets_min_of[LANES_SWAP_VD_GETS_MIN_SIZE] = LANES_SWAP_VD_GETS_MIN;
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
@@ -75,9 +74,9 @@ static int whole_vector_backdoor(const struct copro_view *v, uint32_t vd)
 
 int64_t sfpu_sfptransp(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t vd = F_SFPTRANSP_LREG_DEST(word);
-    if (sfpu_macro_busy(v, cycle) || F_SFPTRANSP_IMM12_MATH(word) || F_SFPTRANSP_LREG_C(word)
+    (void)thread, (void)cycle;
+    uint32_t vd = sfpu_vd(v, F_SFPTRANSP_LREG_DEST(word));
+    if (F_SFPTRANSP_IMM12_MATH(word) || sfpu_vc(v, F_SFPTRANSP_LREG_C(word))
         || F_SFPTRANSP_INSTR_MOD1(word))
         return NATIVE_DEFER; /* ctx.documented(..., 0) */
     int backdoor = whole_vector_backdoor(v, vd);
@@ -118,10 +117,10 @@ static inline uint32_t shift(uint32_t b, int64_t amount)
 
 int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t imm12 = F_SFPSHFT2_IMM12_MATH(word), vc = F_SFPSHFT2_LREG_SRC_C(word);
-    uint32_t vd = F_SFPSHFT2_LREG_DEST(word), mod1 = F_SFPSHFT2_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle) || mod1 > LANES_SHFT2_SHFT_IMM)
+    (void)thread, (void)cycle;
+    uint32_t imm12 = F_SFPSHFT2_IMM12_MATH(word), vc = sfpu_vc(v, F_SFPSHFT2_LREG_SRC_C(word));
+    uint32_t vd = sfpu_vd(v, F_SFPSHFT2_LREG_DEST(word)), mod1 = F_SFPSHFT2_INSTR_MOD1(word);
+    if (mod1 > LANES_SHFT2_SHFT_IMM)
         return NATIVE_DEFER;
     if (mod1 == LANES_SHFT2_SHFT_IMM ? vc != 0 : imm12 >> 4 != 0)
         return NATIVE_DEFER; /* ctx.documented("lreg_src_c", 0) / ("imm12_math", 4) */
@@ -159,7 +158,7 @@ int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int6
         for (uint32_t r = 0; r < 3; r++)
             sfpu_write_lanes(v, r, moved[r], lanes);
         sfpu_write_lanes(v, 3, l3, lanes);
-    } else if (vd < 8) {
+    } else if (sfpu_writes_vd(vd)) {
         uint32_t result[LANES];
         const uint32_t *b = sfpu_lreg(v, vb);
         int64_t imm = signed12(imm12);

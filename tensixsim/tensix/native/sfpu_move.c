@@ -7,8 +7,8 @@
  * Deferred to Python: whatever raises there (a set bit beyond Imm10 or SFPMOV's Imm12, a lane reading
  * or writing a Dst row ZEROACC left undefined, an SFPLOADI mode no page documents on an enabled lane,
  * an ADDR_MOD slot or RWC state whose Blackhole meaning is undocumented), SFPLOAD's wait after a
- * matrix-unit write of the rows it reads (sfpu._after_matrix_write), and every instruction while
- * SFPLOADMACRO work is outstanding or near (sfpu_macro_busy).
+ * matrix-unit write of the rows it reads (sfpu._after_matrix_write). SFPLOADMACRO (sfpu_macro.c)
+ * shares SFPLOAD's plan and SFPSTORE's lane work.
  */
 #include "regs.h"
 #include "sfpu.h"
@@ -313,27 +313,29 @@ _Static_assert(SFPU_STORE_WIDE_MASK == (SFPU_LOAD_WIDE_MASK | 1u << SFPU_FMT_LO1
 
 /* ------------------------------------------------------------------------------ SFPLOAD / SFPSTORE */
 
-int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+/* sfpu.load_plan: SFPLOAD's functional model for `vd` up to its changes (SFPLOADMACRO's load too). */
+int64_t sfpu_load_plan(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle, uint32_t vd,
+                       uint32_t mod0_field, uint32_t am, uint32_t imm10, struct load_plan *p)
 {
-    uint32_t vd = F_SFPLOAD_LREG_IND(word), am = F_SFPLOAD_SFPU_ADDR_MODE(word);
-    uint32_t imm10 = F_SFPLOAD_DEST_REG_ADDR(word);
     struct pipe_config c;
-    if (imm10 >> IMM10_BITS || sfpu_macro_busy(v, cycle) || !read_pipe_config(v, thread, &c))
+    if (!read_pipe_config(v, thread, &c))
         return NATIVE_DEFER;
-    int64_t resolved = resolve_srcb(v, c.state, F_SFPLOAD_INSTR_MOD0(word));
+    int64_t resolved = resolve_srcb(v, c.state, mod0_field);
     if (resolved < 0)
         return NATIVE_DEFER;
-    uint32_t mod0 = (uint32_t)resolved, sp, rwcs[RWC_FIELDS];
-    uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
-    uint32_t addr = dst_addr(v, thread, &c, imm10, mod0, 0, &sp);
-    uint32_t datum[LANES] = {0}, index[LANES] = {0}, lanes = 0, capture = 0;
+    uint32_t mod0 = (uint32_t)resolved;
+    p->vd = vd;
+    p->word = word;
+    p->backdoor = sfpu_backdoor_lanes(v, vd);
+    p->addr = dst_addr(v, thread, &c, imm10, mod0, 0, &p->sp);
+    p->lanes = p->capture = 0;
     if (vd < 8) {
         struct cells cells;
-        find_cells(v, &c, addr, SFPU_LOAD_WIDE_MASK >> mod0 & 1, 0, &cells);
-        lanes = cells.reach & (mod0 == SFPU_FMT_INT32_ALL ? ALL_LANES : sfpu_lane_enabled(v));
+        find_cells(v, &c, p->addr, SFPU_LOAD_WIDE_MASK >> mod0 & 1, 0, &cells);
+        p->lanes = cells.reach & (mod0 == SFPU_FMT_INT32_ALL ? ALL_LANES : sfpu_lane_enabled(v));
         uint32_t raw[LANES] = {0};
         if (mod0 != SFPU_FMT_ZERO) {
-            if (after_matrix_write(v, &cells, lanes) > cycle || !all_defined(v, &cells, lanes))
+            if (after_matrix_write(v, &cells, p->lanes) > cycle || !all_defined(v, &cells, p->lanes))
                 return NATIVE_DEFER; /* Python waits, or raises UndefinedBehavior */
             for (uint32_t lane = 0; lane < LANES; lane++) {
                 raw[lane] = *dst_cell(v, &cells, 0, lane);
@@ -344,29 +346,79 @@ int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64
         const uint32_t *old = sfpu_lreg(v, vd);
         for (uint32_t lane = 0; lane < LANES; lane++) {
             int fp16_inf = mod0 == SFPU_FMT_FP16 && (v->lane_config[lane] & SFPU_ENABLE_FP16A_INF);
-            datum[lane] = load_datum(mod0, raw[lane], old[lane], fp16_inf);
-            index[lane] = cells.rows[lane] << 4 | cells.cols[lane];
+            p->datum[lane] = load_datum(mod0, raw[lane], old[lane], fp16_inf);
+            p->index[lane] = cells.rows[lane] << 4 | cells.cols[lane];
         }
         if (vd < 4)
-            capture = lanes & cells.capture;
+            p->capture = p->lanes & cells.capture;
     }
-    if (!adc_plan_addr_mod(v, thread, am, 0, rwcs))
+    if (!adc_plan_addr_mod(v, thread, am, 0, p->rwcs))
         return NATIVE_DEFER; /* Python raises Unimplemented */
-    commit_addr_mod(v, thread, rwcs);
-    v->sfpu_sp[thread] = sp;
-    sfpu_write_lanes(v, vd, datum, lanes);
-    if (capture)
-        sfpu_write_lanes(v, vd + 4, index, capture);
-    sfpu_load_template(v, vd, backdoor, word);
+    return 1;
+}
+
+void sfpu_load_commit(struct copro_view *v, uint32_t thread, const struct load_plan *p)
+{
+    commit_addr_mod(v, thread, p->rwcs);
+    v->sfpu_sp[thread] = p->sp;
+    sfpu_write_lanes(v, p->vd, p->datum, p->lanes);
+    if (p->capture)
+        sfpu_write_lanes(v, p->vd + 4, p->index, p->capture);
+    sfpu_load_template(v, p->vd, p->backdoor, p->word);
+}
+
+int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    uint32_t imm10 = F_SFPLOAD_DEST_REG_ADDR(word);
+    if (imm10 >> IMM10_BITS)
+        return NATIVE_DEFER;
+    struct load_plan p;
+    int64_t go = sfpu_load_plan(v, thread, word, cycle, sfpu_vd(v, F_SFPLOAD_LREG_IND(word)),
+                                F_SFPLOAD_INSTR_MOD0(word), F_SFPLOAD_SFPU_ADDR_MODE(word), imm10, &p);
+    if (go != 1)
+        return go;
+    sfpu_load_commit(v, thread, &p);
     return TIMING_SFPU_ISSUE;
+}
+
+/* sfpu.store_plan and its write: LReg[vd] to the Dst cells at `addr` on `allowed` lanes (Mod0 resolved);
+ * 0 having changed nothing when Python raises. */
+static int store_cells(struct copro_view *v, const struct pipe_config *c, uint32_t vd, uint32_t mod0,
+                       uint32_t addr, uint32_t allowed, int64_t cycle)
+{
+    struct cells cells;
+    find_cells(v, c, addr, SFPU_STORE_WIDE_MASK >> mod0 & 1, 1, &cells);
+    uint32_t lanes = allowed & cells.reach;
+    if (mod0 != SFPU_FMT_INT32_ALL)
+        lanes &= sfpu_lane_enabled(v);
+    if (!all_defined(v, &cells, lanes))
+        return 0; /* Python raises UndefinedBehavior */
+    const uint32_t *x = sfpu_lreg(v, vd);
+    int64_t readable = cycle + TIMING_SFPU_DST_WRITE_HIDDEN + 1; /* regs.RegFiles.written, sfpu=True */
+    for (uint32_t lane = 0; lane < LANES; lane++) {
+        if (!(lanes >> lane & 1))
+            continue;
+        uint32_t datum = store_datum(mod0, x[lane]);
+        if (cells.halves == 2) {
+            *dst_cell(v, &cells, 0, lane) = (uint16_t)(datum >> 16);
+            *dst_cell(v, &cells, 1, lane) = (uint16_t)(datum & LOW16);
+        } else {
+            *dst_cell(v, &cells, 0, lane) = (uint16_t)(datum & LOW16);
+        }
+        for (uint32_t half = 0; half < cells.halves; half++) {
+            uint32_t block = storage_row(&cells, half, lane) / REGS_DST_BLOCK_ROWS;
+            v->dst_ready[block] = v->dst_sfpu_ready[block] = readable;
+        }
+    }
+    return 1;
 }
 
 int64_t sfpu_sfpstore(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    uint32_t vd = F_SFPSTORE_LREG_IND(word), am = F_SFPSTORE_SFPU_ADDR_MODE(word);
+    uint32_t vd = sfpu_vd(v, F_SFPSTORE_LREG_IND(word)), am = F_SFPSTORE_SFPU_ADDR_MODE(word);
     uint32_t imm10 = F_SFPSTORE_DEST_REG_ADDR(word);
     struct pipe_config c;
-    if (imm10 >> IMM10_BITS || sfpu_macro_busy(v, cycle) || !read_pipe_config(v, thread, &c))
+    if (imm10 >> IMM10_BITS || !read_pipe_config(v, thread, &c))
         return NATIVE_DEFER;
     int64_t resolved = resolve_srcb(v, c.state, F_SFPSTORE_INSTR_MOD0(word));
     if (resolved < 0)
@@ -374,35 +426,26 @@ int64_t sfpu_sfpstore(struct copro_view *v, uint32_t thread, uint32_t word, int6
     uint32_t mod0 = (uint32_t)resolved, sp, rwcs[RWC_FIELDS];
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     uint32_t addr = dst_addr(v, thread, &c, imm10, mod0, 1, &sp);
-    struct cells cells;
-    find_cells(v, &c, addr, SFPU_STORE_WIDE_MASK >> mod0 & 1, 1, &cells);
-    uint32_t lanes = ~backdoor & cells.reach;
-    if (mod0 != SFPU_FMT_INT32_ALL)
-        lanes &= sfpu_lane_enabled(v);
-    if (!all_defined(v, &cells, lanes) || !adc_plan_addr_mod(v, thread, am, 0, rwcs))
-        return NATIVE_DEFER; /* Python raises UndefinedBehavior or Unimplemented */
-    const uint32_t *x = sfpu_lreg(v, vd);
-    uint32_t datum[LANES];
-    for (uint32_t lane = 0; lane < LANES; lane++)
-        datum[lane] = store_datum(mod0, x[lane]);
+    if (!adc_plan_addr_mod(v, thread, am, 0, rwcs))
+        return NATIVE_DEFER; /* Python raises Unimplemented */
+    /* store_cells checks before it writes; Python checks the Dst rows before ApplyAddrMod */
+    if (!store_cells(v, &c, vd, mod0, addr, ~backdoor, cycle))
+        return NATIVE_DEFER;
     commit_addr_mod(v, thread, rwcs);
     v->sfpu_sp[thread] = sp;
-    int64_t readable = cycle + TIMING_SFPU_DST_WRITE_HIDDEN + 1; /* regs.RegFiles.written, sfpu=True */
-    for (uint32_t lane = 0; lane < LANES; lane++) {
-        if (!(lanes >> lane & 1))
-            continue;
-        if (cells.halves == 2) {
-            *dst_cell(v, &cells, 0, lane) = (uint16_t)(datum[lane] >> 16);
-            *dst_cell(v, &cells, 1, lane) = (uint16_t)(datum[lane] & LOW16);
-        } else {
-            *dst_cell(v, &cells, 0, lane) = (uint16_t)(datum[lane] & LOW16);
-        }
-        for (uint32_t half = 0; half < cells.halves; half++) {
-            uint32_t block = storage_row(&cells, half, lane) / REGS_DST_BLOCK_ROWS;
-            v->dst_ready[block] = v->dst_sfpu_ready[block] = readable;
-        }
-    }
     sfpu_load_template(v, vd, backdoor, word);
+    return TIMING_SFPU_ISSUE;
+}
+
+int64_t sfpu_scheduled_store(struct copro_view *v, uint32_t thread, uint32_t vd, uint32_t mod0_field, uint32_t addr,
+                             int64_t cycle)
+{
+    struct pipe_config c;
+    if (!read_pipe_config(v, thread, &c))
+        return NATIVE_DEFER;
+    int64_t mod0 = resolve_srcb(v, c.state, mod0_field);
+    if (mod0 < 0 || !store_cells(v, &c, vd, (uint32_t)mod0, addr, ALL_LANES, cycle))
+        return NATIVE_DEFER;
     return TIMING_SFPU_ISSUE;
 }
 
@@ -410,11 +453,9 @@ int64_t sfpu_sfpstore(struct copro_view *v, uint32_t thread, uint32_t word, int6
 
 int64_t sfpu_sfploadi(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t vd = F_SFPLOADI_LREG_IND(word), mod0 = F_SFPLOADI_INSTR_MOD0(word);
+    (void)thread, (void)cycle;
+    uint32_t vd = sfpu_vd(v, F_SFPLOADI_LREG_IND(word)), mod0 = F_SFPLOADI_INSTR_MOD0(word);
     uint32_t imm16 = F_SFPLOADI_IMM16(word);
-    if (sfpu_macro_busy(v, cycle))
-        return NATIVE_DEFER;
     if (vd >= 8) {
         sfpu_load_template(v, vd, sfpu_backdoor_lanes(v, vd), word);
         return TIMING_SFPU_ISSUE;
@@ -443,9 +484,9 @@ int64_t sfpu_sfploadi(struct copro_view *v, uint32_t thread, uint32_t word, int6
 
 int64_t sfpu_sfpmov(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t vc = F_SFPMOV_LREG_C(word), vd = F_SFPMOV_LREG_DEST(word), mod1 = F_SFPMOV_INSTR_MOD1(word);
-    if (F_SFPMOV_IMM12_MATH(word) || sfpu_macro_busy(v, cycle))
+    (void)thread, (void)cycle;
+    uint32_t vc = sfpu_vc(v, F_SFPMOV_LREG_C(word)), vd = sfpu_vd(v, F_SFPMOV_LREG_DEST(word)), mod1 = F_SFPMOV_INSTR_MOD1(word);
+    if (F_SFPMOV_IMM12_MATH(word))
         return NATIVE_DEFER;
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     uint32_t active = ~backdoor & (sfpu_lane_enabled(v) | (mod1 == MOV_ALL_LANES_ENABLED ? ALL_LANES : 0));
@@ -466,7 +507,7 @@ int64_t sfpu_sfpmov(struct copro_view *v, uint32_t thread, uint32_t word, int64_
     }
     if ((mod1 & MOV_FROM_SPECIAL) && vc == 9)
         sfpu_advance_prng(v, active, x); /* every active lane advances, written or not */
-    if (vd < 8)
+    if (sfpu_writes_vd(vd))
         sfpu_write_lanes(v, vd, x, active);
     sfpu_load_template(v, vd, backdoor, word);
     return TIMING_SFPU_ISSUE;
@@ -474,8 +515,8 @@ int64_t sfpu_sfpmov(struct copro_view *v, uint32_t thread, uint32_t word, int64_
 
 int64_t sfpu_sfpnop(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread, (void)word;
-    return sfpu_macro_busy(v, cycle) ? NATIVE_DEFER : TIMING_SFPU_ISSUE;
+    (void)thread, (void)word, (void)v, (void)cycle;
+    return TIMING_SFPU_ISSUE;
 }
 
 /* ------------------------------------------------------------------------------ SFPCONFIG */
@@ -493,11 +534,9 @@ static uint32_t config_op(uint32_t mod1, uint32_t original, uint32_t value)
 
 int64_t sfpu_sfpconfig(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    (void)thread;
-    uint32_t imm16 = F_SFPCONFIG_IMM16_MATH(word), vd = F_SFPCONFIG_CONFIG_DEST(word);
+    (void)thread, (void)cycle;
+    uint32_t imm16 = F_SFPCONFIG_IMM16_MATH(word), vd = sfpu_vd(v, F_SFPCONFIG_CONFIG_DEST(word));
     uint32_t mod1 = F_SFPCONFIG_INSTR_MOD1(word);
-    if (sfpu_macro_busy(v, cycle))
-        return NATIVE_DEFER;
     int is_value = (mod1 & CFG_IMM16_IS_VALUE) != 0;
     uint32_t lanes = 0, source[LANES], values[LANES];
     static const uint32_t defaults[] = {SFPU_CONFIG_DEFAULT_11, SFPU_CONFIG_DEFAULT_12,
