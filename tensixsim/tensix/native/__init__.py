@@ -28,8 +28,10 @@ NATIVE_WAIT = -1  # copro.h: the handler's instruction waits; view.wait holds (r
 RWC_FIELDS = ("srca", "srca_cr", "srcb", "srcb_cr", "dst", "dst_cr", "fidelity_phase", "extra_addr_mod_bit")
 
 _P = ctypes.c_void_p
-# copro_view.sched (sfpu.h SCHED_ON, SCHED_VB, SCHED_VC, SCHED_VD): no scheduled instruction running.
-SCHED_NONE = (0, -1, -1, -1)
+# copro_view.sched (sfpu.h SCHED_ON, SCHED_VB, SCHED_VC, SCHED_VD, SCHED_IDLE): no scheduled instruction
+# running; whether SFPLOADMACRO work is outstanding not known.
+SCHED_NONE = (0, -1, -1, -1, 0)
+SCHED_IDLE = 4
 # (view field, state attribute, dtype) for the vector unit's and register files' arrays, in copro.h order.
 SFPU_ARRAYS = (
     ("lreg", "lreg", np.uint32),
@@ -407,6 +409,7 @@ class NativeEngine:
         self._states = self._unit_states()
         self._state_ids = tuple(map(id, self._states))
         self.view, self._arrays = view_of(copro)
+        self._sched = np.ctypeslib.as_array((ctypes.c_int64 * len(SCHED_NONE)).from_address(self.view.sched))
         set_pipe_state(self.view, self.engine.state)  # the tile may not hold its engine yet
         f = copro.frontend
         s = self.struct
@@ -420,6 +423,10 @@ class NativeEngine:
         s.record_slot = _pointer(f.record_slot, np.int32)
         s.record_left = _pointer(f.record_left, np.int32)
         s.record_exec = _pointer(f.record_exec, np.bool_)
+
+    def forget_idle(self) -> None:
+        """Python code may have scheduled SFPLOADMACRO work: the C side must look again (sfpu.h)."""
+        self._sched[SCHED_IDLE] = 0
 
     def _unit_states(self) -> tuple[object, ...]:
         c = self.copro
@@ -464,6 +471,7 @@ class NativeEngine:
         """Bring the engine's view of Python-side facts up to date."""
         if tuple(map(id, self._unit_states())) != self._state_ids:  # (self._states keeps them alive)
             self._refresh_state()
+        self.forget_idle()
         self.struct.waiters = self._waiters()
         self.struct.trace_capacity = TRACE_ROWS if self.engine.retired is not None else 0
 
@@ -486,6 +494,7 @@ class NativeEngine:
             return False
         if code == RUN_HORIZON:
             self.engine.reached(horizon)
+            self.forget_idle()
             return True
         if code == RUN_GROW:
             self.engine.pipes[int(out[OUT_PIPE])].words.reserve(int(out[OUT_GROW]))
@@ -507,6 +516,7 @@ class NativeEngine:
             self.engine._issue(self.engine.pipes[pipe], int(out[OUT_CYCLE]))
         elif code == RUN_TIMED_CHANGE:
             copro.apply_timed_changes(int(out[OUT_CYCLE]))
+        self.forget_idle()  # (a core's hooks may push into the engine before the next prepare)
         return tile.wakes != woke
 
 

@@ -17,8 +17,10 @@
 #define TENSIXSIM_NATIVE_SFPU_H
 #include "ops.h"
 
-/* copro_view.sched (SCHED_VB / _VC: SFPU_MACRO_NONE when not overridden). */
-enum { SCHED_ON, SCHED_VB, SCHED_VC, SCHED_VD, SCHED_FIELDS };
+/* copro_view.sched (SCHED_VB / _VC: SFPU_MACRO_NONE when not overridden). SCHED_IDLE is a hint for
+ * sfpu_macro_pending: 1 when no macro_pending row is valid. Only the native scheduler makes a row
+ * valid while C runs, and Python clears the hint whenever its code may have run (it never sets it). */
+enum { SCHED_ON, SCHED_VB, SCHED_VC, SCHED_VD, SCHED_IDLE, SCHED_FIELDS };
 
 static inline int sfpu_scheduled(const struct copro_view *v) { return v->sched[SCHED_ON] != 0; }
 
@@ -117,7 +119,7 @@ static inline uint32_t clz32(uint32_t x)
 }
 
 /* sfpu_macro.c: SFPLOADMACRO and the work it schedules (tensixsim/tensix/sfpu_macro.py). */
-int sfpu_macro_pending(const struct copro_view *v);
+int sfpu_macro_pending(struct copro_view *v);
 /* settle(cycle) (cycle < 0: settle(None)): 1 done; 0 Python must go on from where it stopped (a
  * scheduled instruction this engine does not run, or an error: the state is as before that step). */
 int sfpu_macro_settle(struct copro_view *v, int64_t cycle);

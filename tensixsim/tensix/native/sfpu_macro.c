@@ -33,11 +33,14 @@ static const uint8_t columns_of[MACRO_COLUMNS_OF_SIZE] = MACRO_COLUMNS_OF;
 static const uint8_t regular_unit_of[MACRO_REGULAR_UNIT_SIZE] = MACRO_REGULAR_UNIT;
 static const uint32_t operands_of[MACRO_OPERANDS_SIZE] = MACRO_OPERANDS;
 
-int sfpu_macro_pending(const struct copro_view *v)
+int sfpu_macro_pending(struct copro_view *v)
 {
+    if (v->sched[SCHED_IDLE]) /* (every instruction asks: mostly nothing is scheduled) */
+        return 0;
     for (uint32_t slot = 0; slot < SLOTS; slot++)
         if (ROW(v, slot)[SFPU_MACRO_VALID])
             return 1;
+    v->sched[SCHED_IDLE] = 1;
     return 0;
 }
 
@@ -72,7 +75,7 @@ static int by_instructions(const struct copro_view *v, int64_t cycle)
 }
 
 /* sfpu_macro._now */
-static int64_t now_of(const struct copro_view *v, int64_t cycle)
+static int64_t now_of(struct copro_view *v, int64_t cycle)
 {
     return sfpu_macro_pending(v) ? max64(cycle, CLK(v, EXECUTED)) : cycle;
 }
@@ -404,6 +407,7 @@ static int schedule(struct copro_view *v, int64_t rows[SUB_UNITS][COLUMNS], int6
         row[SFPU_MACRO_CORE] = core;
         row[SFPU_MACRO_SEQ] = CLK(v, NEXT_SEQ)++;
         memcpy(ROW(v, free), row, COLUMNS * sizeof *row);
+        v->sched[SCHED_IDLE] = 0;
         if (!by_instructions(v, now + 1)) /* counted in cycles: it runs at now + 1 + delay */
             *done = max64(*done, now + delay + 2);
     }
@@ -439,6 +443,7 @@ int64_t sfpu_sfploadmacro(struct copro_view *v, uint32_t thread, uint32_t word, 
     }
     int64_t core = source[QE_CORE] >= 0 ? source[QE_CORE] : NONE;
     if (!schedule(v, rows, now, thread, core, source[QE_PC], &done)) {
+        v->sched[SCHED_IDLE] = 0; /* (restored rows: ask again) */
         memcpy(v->macro_pending, saved_rows, sizeof saved_rows);
         memcpy(v->macro_clock, saved_clock, sizeof saved_clock);
         return NATIVE_DEFER;
