@@ -493,8 +493,9 @@ class NativeEngine:
         if code == RUN_DRAIN:
             return False
         if code == RUN_HORIZON:
-            self.engine.reached(horizon)
-            self.forget_idle()
+            if not self._sched[SCHED_IDLE]:  # (else C found no SFPLOADMACRO work and moved the cycle)
+                self.engine.reached(horizon)
+                self.forget_idle()
             return True
         if code == RUN_GROW:
             self.engine.pipes[int(out[OUT_PIPE])].words.reserve(int(out[OUT_GROW]))
