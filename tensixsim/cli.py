@@ -1,32 +1,126 @@
-"""Command line: ``tensixsim run | disasm | demo | metal``."""
+"""Command line: ``tensixsim run | disasm | demo | metal``.
+
+Every error is one line on stderr and a non-zero status: 2 for a command line that cannot run (bad
+arguments, missing files, an architecture not modelled), 1 for a run that stopped on an error or in
+which a core exited with a non-zero code. ``--debug`` shows the traceback instead.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
 
 from tensixsim.arch import CORE_NAMES
 from tensixsim.errors import SimError
 
 
+class UsageError(Exception):
+    """A command line that cannot run: one line on stderr, status 2."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """``--input ADDR=FILE``: a file's bytes (raw, or a ``.npy`` array's) written to L1 at ``address``."""
+
+    address: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class Dump:
+    """``--dump ADDR:LEN=FILE``: ``size`` bytes of L1 from ``address`` saved after the run (``.npy``: as
+    a uint8 array, else raw)."""
+
+    address: int
+    size: int
+    path: Path
+
+
+def _number(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise UsageError(f"{what} {text!r} is not a number (decimal, or 0x... hexadecimal)") from None
+
+
+def parse_input(text: str) -> Placement:
+    address, sep, path = text.partition("=")
+    if not sep or not path:
+        raise UsageError(f"--input takes ADDR=FILE, not {text!r}")
+    return Placement(_number(address, "--input address"), Path(path))
+
+
+def parse_dump(text: str) -> Dump:
+    span, sep, path = text.partition("=")
+    address, colon, size = span.partition(":")
+    if not sep or not colon or not path:
+        raise UsageError(f"--dump takes ADDR:LEN=FILE, not {text!r}")
+    length = _number(size, "--dump length")
+    if length <= 0:
+        raise UsageError(f"--dump length must be positive, not {length}")
+    return Dump(_number(address, "--dump address"), length, Path(path))
+
+
+def input_bytes(placement: Placement) -> bytes:
+    """The bytes ``--input`` writes: a ``.npy`` array's data in its own layout, any other file as is."""
+    path = placement.path
+    if not path.is_file():
+        raise UsageError(f"--input file {path} does not exist")
+    if path.suffix == ".npy":
+        return np.ascontiguousarray(np.load(path, allow_pickle=False)).tobytes()
+    return path.read_bytes()
+
+
+def _positive(text: str) -> int:
+    value = int(text, 0)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {value}")
+    return value
+
+
 def _run(args: argparse.Namespace) -> int:
     from tensixsim.tile import Tile
 
-    tile = Tile(args.arch, quantum=args.quantum)
     loaded = [name for name in CORE_NAMES if getattr(args, name)]
     if not loaded:
-        print(
-            "tensixsim run: give at least one of --brisc --ncrisc --trisc0 --trisc1 --trisc2", file=sys.stderr
-        )
-        return 2
+        raise UsageError("give at least one of --brisc --ncrisc --trisc0 --trisc1 --trisc2")
+    for name in loaded:
+        if not Path(getattr(args, name)).is_file():
+            raise UsageError(f"--{name} {getattr(args, name)}: no such file")
+    placements = [parse_input(text) for text in args.input]
+    dumps = [parse_dump(text) for text in args.dump]
+    tile = Tile(args.arch, quantum=args.quantum)
     for name in loaded:
         tile.load_elf(name, getattr(args, name))
+    for placement in placements:
+        tile.write(placement.address, input_bytes(placement))
     # As on the card, the host releases BRISC and BRISC releases the rest; without a BRISC program
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
     result = tile.run(max_cycles=args.max_cycles, release=release)
     print(result.summary(tile.arch.clock_hz))
+    if args.regs:
+        for name in loaded:
+            values = tile.core(name).regs
+            print(f"{name}: " + " ".join(f"x{i}=0x{v:08x}" for i, v in enumerate(values) if i))
+    for dump in dumps:
+        data = tile.read(dump.address, dump.size)
+        if dump.path.suffix == ".npy":
+            np.save(dump.path, np.frombuffer(data, np.uint8))
+        else:
+            dump.path.write_bytes(data)
+        print(f"wrote {dump.path} ({dump.size} bytes from L1 0x{dump.address:x})")
+    failed = [f"{s.name} exited with {s.exit_code}" for s in result.cores.values() if s.exit_code]
+    if failed:
+        print(f"tensixsim run: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -36,16 +130,21 @@ def _disasm(args: argparse.Namespace) -> int:
 
     table = isa_for(args.arch)
     if args.elf:
-        from pathlib import Path
-
         from tensixsim.loader.elf import read_elf
 
+        if not Path(args.elf).is_file():
+            raise UsageError(f"--elf {args.elf}: no such file")
         image = read_elf(Path(args.elf))
         for address, word, instruction in inline_words(table, image):
             print(f"0x{address:08x}: {word:08x}  {instruction}")
         return 0
-    for text in args.words:
-        word = int(text, 0)
+    if not args.words:
+        raise UsageError("give instruction words (e.g. 0x26000000) or --elf")
+    words = [_number(text, "instruction word") for text in args.words]
+    for word in words:
+        if not 0 <= word <= 0xFFFFFFFF:
+            raise UsageError(f"instruction word {word:#x} is not 32 bits")
+    for word in words:
         print(f"{word:08x}  {table.disasm(word)}")
     return 0
 
@@ -57,8 +156,6 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _metal(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from tensixsim.metal.host import parse_cb, parse_dram_file, run_launch
 
     try:
@@ -98,16 +195,32 @@ def _metal(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument error as one line (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tensixsim", description="Tenstorrent Tensix tile emulator")
-    parser.add_argument("--arch", default="blackhole", help="blackhole (default) or wormhole")
+    parser = _Parser(prog="tensixsim", description="Tenstorrent Tensix tile emulator")
+    parser.add_argument("--arch", default="blackhole", help="blackhole (default; the one modelled so far)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run bare-metal ELFs on the five cores")
     for name in CORE_NAMES:
         run.add_argument(f"--{name}", metavar="ELF", help=f"program for {name.upper()}")
-    run.add_argument("--max-cycles", type=int, default=100_000_000)
-    run.add_argument("--quantum", type=int, default=None, help="scheduling quantum in cycles")
+    run.add_argument(
+        "--input", action="append", default=[], metavar="ADDR=FILE", help="file (raw or .npy) -> L1 at ADDR"
+    )
+    run.add_argument(
+        "--dump", action="append", default=[], metavar="ADDR:LEN=FILE", help="LEN bytes of L1 -> FILE after"
+    )
+    run.add_argument("--regs", action="store_true", help="print the loaded cores' registers at the end")
+    run.add_argument("--max-cycles", type=_positive, default=100_000_000)
+    run.add_argument("--quantum", type=_positive, default=None, help="scheduling quantum in cycles")
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
@@ -116,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     disasm.set_defaults(func=_disasm)
 
     demo = sub.add_parser("demo", help="build and run the five-core demo")
-    demo.add_argument("--quantum", type=int, default=None)
+    demo.add_argument("--quantum", type=_positive, default=None)
     demo.set_defaults(func=_demo)
 
     metal = sub.add_parser("metal", help="boot tt-metal firmware and run one slow-dispatch launch")
@@ -136,10 +249,30 @@ def build_parser() -> argparse.ArgumentParser:
     metal.add_argument(
         "--output", action="append", default=[], metavar="FILE@ADDRESS:BYTES", help="DRAM buffer -> file"
     )
-    metal.add_argument("--page-size", type=int, default=2048, help="DRAM page size of --input / --output")
-    metal.add_argument("--max-cycles", type=int, default=50_000_000)
+    metal.add_argument(
+        "--page-size", type=_positive, default=2048, help="DRAM page size of --input / --output"
+    )
+    metal.add_argument("--max-cycles", type=_positive, default=50_000_000)
     metal.set_defaults(func=_metal)
     return parser
+
+
+def _version() -> str:
+    try:
+        return metadata.version("tensixsim")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _check_arch(name: str) -> None:
+    """The architecture must be one the emulator models (others: one line, status 2)."""
+    from tensixsim.arch import get_arch
+    from tensixsim.errors import Unimplemented
+
+    try:
+        get_arch(name)
+    except (ValueError, Unimplemented) as error:
+        raise UsageError(str(error)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -149,10 +282,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args.quantum = DEFAULT_QUANTUM
     try:
+        _check_arch(args.arch)
         return args.func(args)
+    except UsageError as exc:
+        if args.debug:
+            raise
+        print(f"tensixsim {args.command}: {exc}", file=sys.stderr)
+        return 2
     except SimError as exc:
+        if args.debug:
+            raise
         print(f"tensixsim: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        # files, formats, arguments the commands reject; a missing toolchain or a failed kernel build
+        if args.debug:
+            raise
+        text = str(exc).strip("'\"") or type(exc).__name__
+        print(f"tensixsim {args.command}: {text}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from asm import link
 
-from tensixsim.cli import main
+from tensixsim.cli import UsageError, main
+from tensixsim.errors import MemoryFault
 from tensixsim.sdk import programs
 
 
@@ -28,7 +30,7 @@ def test_disasm_finds_inline_words_in_a_compiled_kernel(capsys):
 
 def test_run_prints_the_per_core_summary(capsys):
     elf = link("li a0, 42\n ecall", text=0x6000)
-    assert main(["run", "--trisc0", str(elf), "--max-cycles", "1000"]) == 0
+    assert main(["run", "--trisc0", str(elf), "--max-cycles", "1000"]) == 1  # a non-zero exit code
     out = capsys.readouterr().out
     assert "trisc0   finished" in out and " 42" in out and "total: " in out
 
@@ -86,3 +88,95 @@ def test_metal_refuses_a_malformed_circular_buffer(capsys, tmp_path):
 def test_metal_reports_a_missing_firmware_folder(capsys, tmp_path):
     assert main(["metal", "--firmware", str(tmp_path / "none"), "--reader", "r.elf"]) == 1
     assert "no such firmware folder" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ inputs, outputs, errors
+
+
+def test_run_places_inputs_and_dumps_results(capsys, tmp_path):
+    """--input puts a file (raw, or a .npy array's bytes) into L1 before the run, --dump saves L1 after
+    it: the program adds the two words it finds and stores the sum."""
+    program = link(
+        "li t0, 0x20000\n lw a0, 0(t0)\n lw a1, 4(t0)\n add a2, a0, a1\n sw a2, 8(t0)\n li a0, 0\n ecall",
+        text=0x6000,
+    )
+    raw = tmp_path / "a.bin"
+    raw.write_bytes((40).to_bytes(4, "little"))
+    array = tmp_path / "b.npy"
+    np.save(array, np.array([2], np.uint32))
+    out_raw, out_npy = tmp_path / "sum.bin", tmp_path / "sum.npy"
+    argv = ["run", "--trisc0", str(program), "--input", f"0x20000={raw}", "--input", f"0x20004={array}"]
+    argv += ["--dump", f"0x20008:4={out_raw}", "--dump", f"0x20000:12={out_npy}", "--regs"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert int.from_bytes(out_raw.read_bytes(), "little") == 42
+    assert np.load(out_npy).tolist() == [40, 0, 0, 0, 2, 0, 0, 0, 42, 0, 0, 0]
+    assert "x12=0x0000002a" in out  # a2
+    assert f"wrote {out_raw} (4 bytes from L1 0x20008)" in out
+
+
+def test_run_fails_when_a_core_exits_with_a_nonzero_code(capsys):
+    elf = link("li a0, 3\n ecall", text=0x6000)
+    assert main(["run", "--trisc0", str(elf)]) == 1
+    assert capsys.readouterr().err.strip() == "tensixsim run: trisc0 exited with 3"
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.startswith("tensixsim 0.")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--arch", "foo", "run", "--brisc", "x"], "tensixsim run: unknown architecture 'foo'; known: "),
+        (["--arch", "wormhole", "demo"], "tensixsim demo: the wormhole tile model is not built yet"),
+        (["disasm", "zz"], "tensixsim disasm: instruction word 'zz' is not a number"),
+        (["disasm", "0x1ffffffff"], "tensixsim disasm: instruction word 0x1ffffffff is not 32 bits"),
+        (["disasm"], "tensixsim disasm: give instruction words"),
+        (["run"], "tensixsim run: give at least one of --brisc"),
+        (["run", "--brisc", "/no/such.elf"], "tensixsim run: --brisc /no/such.elf: no such file"),
+        (["run", "--max-cycles", "-5", "--brisc", "x"], "tensixsim run: argument --max-cycles: must be"),
+        (["run", "--quantum", "0", "--brisc", "x"], "tensixsim run: argument --quantum: must be positive"),
+        (["bogus"], "tensixsim: argument command: invalid choice: 'bogus'"),
+    ],
+)
+def test_every_error_is_one_line_with_a_nonzero_status(capsys, argv, message):
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # argparse's own errors
+        status = stop.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_bad_inputs_and_dumps_are_one_line_errors(capsys, tmp_path):
+    elf = link("li a0, 0\n ecall", text=0x6000)
+    for extra, message in [
+        (["--input", "0x20000"], "--input takes ADDR=FILE"),
+        (["--input", f"zz={tmp_path}/x"], "--input address 'zz' is not a number"),
+        (["--input", f"0x20000={tmp_path}/missing.bin"], "does not exist"),
+        (["--dump", f"0x20000={tmp_path}/o"], "--dump takes ADDR:LEN=FILE"),
+        (["--dump", f"0x20000:0={tmp_path}/o"], "--dump length must be positive"),
+    ]:
+        assert main(["run", "--trisc0", str(elf), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("tensixsim run: ") and message in err and err.count("\n") == 1, err
+
+
+def test_a_missing_toolchain_is_one_line(capsys, monkeypatch):
+    monkeypatch.setenv("TENSIXSIM_RISCV_PREFIX", "no-such-toolchain-")
+    assert main(["demo"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tensixsim demo: no-such-toolchain-gcc not found on PATH") and err.count("\n") == 1
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    with pytest.raises(UsageError, match="unknown architecture"):
+        main(["--debug", "--arch", "foo", "disasm", "0x0"])
+    elf = link("li t0, 0x40000000\n lw a0, 0(t0)", text=0x0)
+    with pytest.raises(MemoryFault):
+        main(["--debug", "run", "--brisc", str(elf)])
