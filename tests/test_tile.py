@@ -359,11 +359,6 @@ def test_illegal_instruction():
     assert error.pc == 0xE000 and error.value == 0xFFFFFFFF
 
 
-def test_tensix_word_on_brisc_is_invalid():
-    _, error = raises_on("brisc", ".word 0x08000000\n ecall", InvalidInstruction)
-    assert error.pc == 0
-
-
 @pytest.mark.parametrize(
     "op,write", [("lw a0, 0(t0)", False), ("sw a0, 0(t0)", True), ("lbu a0, 1(t0)", False)]
 )
@@ -496,3 +491,31 @@ def test_unparkable_spin_is_still_found_deadlocked():
 def test_host_survives_many_errors():
     for _ in range(20):
         raises_on("brisc", "li t0, 0x40000000\n lw a0, 0(t0)", MemoryFault)
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_an_inline_word_on_brisc_pushes_to_pipe_0_as_a_store_to_instrn_buf_base_would(engine):
+    """"Push Tensix Instruction": ``.ttinsn`` is exactly an ``sw`` of the word to INSTRN_BUF_BASE, which
+    from RISCV B pushes to Tensix thread T0."""
+    isa = isa_for("blackhole")
+    fields = {"payload_sig_sel_size": 0, "set_signals_mode": 0}
+    inline = isa.encode("SETDMAREG", payload_sig_sel=7, reg_index_16b=0, **fields)  # GPR 0, low half
+    stored = isa.encode("SETDMAREG", payload_sig_sel=9, reg_index_16b=2, **fields)  # GPR 1, low half
+    source = f".word 0x{rotl2(inline):08x}\n li t0, 0xFFE40000\n li t1, 0x{stored:x}\n sw t1, 0(t0)\n ecall"
+    tile = run({"brisc": source}, record_pushes=True, engine=engine)
+    pushed = tile.pushed(0)
+    assert [(p.word, p.core, p.pc, p.inline) for p in pushed] == [
+        (inline, "brisc", 0x0, True),
+        (stored, "brisc", 0x10, False),  # after li t0 (lui) and li t1 (lui, addi)
+    ]
+    assert tile.coprocessor.thcon.gprs[0, 0] == 7 and tile.coprocessor.thcon.gprs[0, 1] == 9
+    assert not tile.pushed(1) and not tile.pushed(2)
+
+
+def test_an_inline_word_on_ncrisc_is_invalid():
+    """RISCV NC cannot push Tensix instructions at all."""
+    nop = isa_for("blackhole").encode("NOP")
+    tile = tile_with({"ncrisc": f".word 0x{rotl2(nop):08x}\n ecall"})
+    with pytest.raises(InvalidInstruction, match="ncrisc, which cannot push Tensix instructions") as error:
+        tile.run(release=["ncrisc"])
+    assert error.value.core == "ncrisc" and error.value.pc == 0x12000 and error.value.value == rotl2(nop)

@@ -158,12 +158,16 @@ class Core:
                 ports += 1
                 continue
             uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
-        if facts.pipe is not None and self.hooks.native:
-            self.hooks.state.inline_pipe = facts.pipe
+        # An inline Tensix word (``.ttinsn``) is exactly a store of the word to INSTRN_BUF_BASE (the ISA
+        # documentation's "Push Tensix Instruction"): TRISCn's pipe n, BRISC's pipe 0, none for NCRISC.
+        first_push = arch.push_address(0)
+        self.inline_pipe = next(
+            (r.push_pipe for r in self.regions if r.push_pipe is not None and r.base == first_push), None
+        )
+        if self.inline_pipe is not None and self.hooks.native:
+            self.hooks.state.inline_pipe = self.inline_pipe
         # Pipes this core can push into (inline words and push addresses).
         self.push_pipes = {r.push_pipe for r in self.regions if r.push_pipe is not None}
-        if facts.pipe is not None:
-            self.push_pipes.add(facts.pipe)
         self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
@@ -520,16 +524,16 @@ class Core:
         raise InvalidInstruction("illegal instruction", core=self.name, pc=pc, cycle=self.now(pc), value=word)
 
     def _tensix_word(self, pc: int, word: int) -> None:
-        if self.facts.pipe is None:
+        if self.inline_pipe is None:
             raise InvalidInstruction(
-                "Tensix instruction word on a core without a Tensix pipe",
+                f"Tensix instruction word on {self.name}, which cannot push Tensix instructions",
                 core=self.name,
                 pc=pc,
                 cycle=self.now(pc),
                 value=word,
             )
         instruction = ((word >> 2) | (word << 30)) & 0xFFFFFFFF
-        if not self._push(self.facts.pipe, instruction, pc, inline=True):
+        if not self._push(self.inline_pipe, instruction, pc, inline=True):
             self.uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # retry the word when resumed
             self.uc.emu_stop()
 
