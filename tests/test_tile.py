@@ -495,7 +495,7 @@ def test_host_survives_many_errors():
 
 @pytest.mark.parametrize("engine", ["native", "python"])
 def test_an_inline_word_on_brisc_pushes_to_pipe_0_as_a_store_to_instrn_buf_base_would(engine):
-    """"Push Tensix Instruction": ``.ttinsn`` is exactly an ``sw`` of the word to INSTRN_BUF_BASE, which
+    """ "Push Tensix Instruction": ``.ttinsn`` is exactly an ``sw`` of the word to INSTRN_BUF_BASE, which
     from RISCV B pushes to Tensix thread T0."""
     isa = isa_for("blackhole")
     fields = {"payload_sig_sel_size": 0, "set_signals_mode": 0}
