@@ -20,7 +20,7 @@ import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.control import TileControl
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, MemoryFault
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
 from tensixsim.riscv.core import Core, CoreState
@@ -718,6 +718,19 @@ class Tile:
 
     def _set_soft_reset(self, value: int, cycle: int, writer: Core | None = None) -> None:
         old = self.control.soft_reset
+        for core in self.cores:  # checked before anything changes
+            bit = 1 << core.facts.soft_reset_bit
+            pc = self.control.reset_pc_of(core.name)
+            in_l1 = 0 <= pc <= self.arch.l1_size - 4  # (elsewhere the fetch itself faults)
+            if old & bit and not value & bit and in_l1 and core.fetch(pc) == 0:
+                # An all-zero word is no instruction of either kind (RISC-V or inline Tensix).
+                raise InvalidProgram(
+                    f"no program loaded on {core.name}: released with zeros at its reset pc",
+                    core=core.name,
+                    pc=pc,
+                    cycle=cycle,
+                    value=0,
+                )
         self.control.soft_reset = value & 0xFFFFFFFF
         for core in self.cores:
             bit = 1 << core.facts.soft_reset_bit

@@ -519,3 +519,20 @@ def test_an_inline_word_on_ncrisc_is_invalid():
     with pytest.raises(InvalidInstruction, match="ncrisc, which cannot push Tensix instructions") as error:
         tile.run(release=["ncrisc"])
     assert error.value.core == "ncrisc" and error.value.pc == 0x12000 and error.value.value == rotl2(nop)
+
+
+def test_releasing_a_core_with_no_program_says_so():
+    tile = tile_with({"brisc": "ecall"})
+    with pytest.raises(InvalidProgram, match="no program loaded on ncrisc") as error:
+        tile.run(release=["brisc", "ncrisc"])
+    assert (error.value.core, error.value.pc) == ("ncrisc", 0x12000)
+    assert all(c.state.value == "reset" for c in tile.cores)  # nothing was released
+
+
+def test_brisc_releasing_a_core_with_no_program_fails_at_the_store():
+    release_ncrisc = (
+        "li t0, 0xFFB121B0\n lw t1, 0(t0)\n li t2, ~(1 << 18)\n and t1, t1, t2\n sw t1, 0(t0)\n ecall"
+    )
+    tile = tile_with({"brisc": release_ncrisc})
+    with pytest.raises(InvalidProgram, match="no program loaded on ncrisc"):
+        tile.run()
