@@ -59,6 +59,7 @@ from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
 from tensixsim.tensix.expanders import FrontendState
 from tensixsim.tensix.regs import RegFiles
+from tensixsim.tensix.shared_state import restore
 from tensixsim.tensix.sync import SyncState
 from tensixsim.tensix.thcon import ThconState
 
@@ -144,6 +145,28 @@ class Coprocessor:
         self.counters = np.zeros(2, np.int64)
         self._busy_until = UnitClock(self.unit_clock)
         self.mop_opcode = self.isa.by_name["MOP"].opcode
+
+    def reset(self) -> None:
+        """Every unit back to its power-on state (Tile.reset). The state objects and their arrays stay
+        the same objects, so views of them (the native engine's, a test's) stay valid."""
+        arch = self.arch
+        fresh = (
+            (self.sync, SyncState.new(arch)),
+            (self.thcon, ThconState.new(arch)),
+            (self.config, ConfigState.new(arch)),
+            (self.adc, AdcState.new(arch)),
+            (self.frontend, FrontendState.new(arch)),
+            (self.regs, RegFiles.new(arch)),
+            (self.unpackers, unpack.UnpackState.new(arch)),
+            (self.packer, pack.PackState()),
+            (self.sfpu, sfpu.SfpuState.new(arch)),
+        )
+        for state, new in fresh:
+            restore(state, new)
+        self.l1_written[:] = NO_L1_WRITTEN
+        self.unit_clock[:] = 0
+        self.counters[:] = 0
+        self._busy_until.clear()
 
     def mmio_regions(self, core: Core) -> list[MmioRegion]:
         """The units' registers as ``core`` sees them, grouped into pages."""

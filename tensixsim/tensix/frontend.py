@@ -201,6 +201,16 @@ class Pipe:
         self.stall_cycles = np.zeros(256, np.int64)
         self._names = isa.by_opcode
 
+    def reset(self) -> None:
+        """Empty, unblocked, with no statistics, as built (its queue is the tile's to empty)."""
+        self.row[:] = 0
+        self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = _NONE
+        self.row[SRC + QE_CORE] = _NONE
+        self.row[WORDS_CAPACITY] = len(self.words.array)  # the buffer keeps the size it grew to
+        self._reason = ""
+        self.watch_l1 = None
+        self.stall_cycles[:] = 0
+
     @property
     def blocked(self) -> str | None:
         """Why the head instruction waits (None: it does not)."""
@@ -275,6 +285,20 @@ class Engine:
         self.engine = "native" if self.native is not None else "python"
         if self.native is not None:
             self._reached = self.native.out[native.OUT_REACHED :][:1]  # one clock for both
+
+    def reset(self) -> None:
+        """Drop every queued, in-flight and blocked instruction and the statistics, and go back to
+        cycle 0 (Tile.reset; the coprocessor's own state is reset by Coprocessor.reset)."""
+        for pipe in self.pipes:
+            pipe.queue.entries.clear()
+            pipe.reset()
+        self.cycle = 0
+        self.fast_path_instructions = 0
+        if self.retired is not None:
+            self.retired.clear()
+        self.unit_counts[:] = 0
+        if self.native is not None:
+            self.native.reset()
 
     @property
     def cycle(self) -> int:
