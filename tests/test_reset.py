@@ -14,6 +14,7 @@ from tensixsim import (
     MemoryFault,
     SimError,
     Tile,
+    UndefinedBehavior,
     Unimplemented,
 )
 from tensixsim.tensix.native.lockstep import differences, snapshot
@@ -26,18 +27,40 @@ def inline(word: int) -> str:
 
 
 NO_REGISTER = ISA.encode("LOADREG", tdma_data_reg_index=1, reg_addr=(0xFFB12000 - 0xFFB00000) >> 2)
+NOP = ISA.encode("NOP")
+
+
+def mop_config(words: list[int]) -> str:
+    """TRISC0 code writing its pipe's nine MOP configuration words."""
+    lines = ["li s0, 0xFFB80000"]
+    for i, word in enumerate(words):
+        lines += [f"li t0, 0x{word:08x}", f"sw t0, {4 * i}(s0)"]
+    return "\n".join(lines)
+
+
+# Template 1, once: start op REPLAY-record 1 word, last op a NOP (recorded into slot 0), end op a
+# playback of slot 5, never recorded: the expansion fails after it changed the replay buffer.
+RECORD_ONE = ISA.encode("REPLAY", start_idx=0, len=1, execute_while_loading=0, load_mode=1)
+PLAY_SLOT_5 = ISA.encode("REPLAY", start_idx=5, len=1, execute_while_loading=0, load_mode=0)
+FAILING_MOP = [1, 1, RECORD_ONE, PLAY_SLOT_5, NOP, NOP, NOP, NOP, NOP]
+MOP = ISA.encode("MOP", mop_type=1, loop_count=0, zmask_lo16_or_loop_count=0)
 # name: (TRISC0 program, the error it raises, max_cycles)
 FAILURES = {
     "unknown opcode": (f"nop\n {inline(5)}\n ecall", InvalidInstruction, 100_000),
     "unimplemented instruction": (f"{inline(ISA.encode('RAREB'))}\n ecall", Unimplemented, 100_000),
     "LOADREG without a register": (f"nop\n {inline(NO_REGISTER)}\n ecall", MemoryFault, 100_000),
+    "MOP of a template never written": (f"nop\n {inline(MOP)}\n ecall", UndefinedBehavior, 100_000),
+    "MOP expansion failing mid-way": (
+        f"{mop_config(FAILING_MOP)}\n {inline(MOP)}\n ecall",
+        UndefinedBehavior,
+        100_000,
+    ),
     "RISC-V load from nowhere": ("li t0, 0x80000000\n lw t1, 0(t0)\n ecall", MemoryFault, 100_000),
     # A pipe blocked for good on a semaphore no one posts, mutex 0 held, a MOP mid-expansion.
     "pipe blocked on a semaphore": (
         "\n".join(
             [
-                "li s0, 0xFFB80000",  # MOP template 1: 5 x 6 NOPs
-                *(f"li t0, {w}\n sw t0, {4 * i}(s0)" for i, w in enumerate([5, 6] + [ISA.encode("NOP")] * 7)),
+                mop_config([5, 6] + [NOP] * 7),  # template 1: 5 x 6 NOPs
                 inline(ISA.encode("ATGETM", mutex_index=0)),
                 inline(ISA.encode("SEMINIT", max_value=1, init_value=0, sem_sel=1)),
                 inline(ISA.encode("SEMWAIT", stall_res=0x7F, sem_sel=1, wait_sem_cond=1)),
@@ -73,6 +96,28 @@ def test_after_an_error_and_a_reset_a_known_kernel_runs_as_on_a_new_tile(engine,
         assert (error.core, error.pc is not None) == ("trisc0", True)
     tile.reset()
     assert_like_a_new_tile(tile)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", list(FAILURES))
+def test_a_failed_run_changes_nothing_and_fails_again_the_same_way(engine, name):
+    tile = Tile("blackhole", engine=engine)
+    first = fail(tile, name)
+    before = snapshot(tile)
+    again = fail(tile, name)
+    assert (again.core, again.pc, again.value, str(again)) == (first.core, first.pc, first.value, str(first))
+    assert differences(before, snapshot(tile)) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_failed_expansion_leaves_the_replay_buffer_as_it_was(engine):
+    tile = Tile("blackhole", engine=engine)
+    error = fail(tile, "MOP expansion failing mid-way")
+    code = assemble(FAILURES["MOP expansion failing mid-way"][0], base=0x6000)
+    assert error.value == PLAY_SLOT_5 and error.pc == 0x6000 + len(code) - 8  # the MOP, before ecall
+    frontend = tile.coprocessor.frontend
+    assert not frontend.replay_written.any() and not frontend.record_left.any()
+    assert len(tile.queues[0].entries) == 1  # the MOP is still at the head of its queue
 
 
 @pytest.mark.parametrize("engine", ENGINES)

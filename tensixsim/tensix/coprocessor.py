@@ -145,6 +145,7 @@ class Coprocessor:
         self.counters = np.zeros(2, np.int64)
         self._busy_until = UnitClock(self.unit_clock)
         self.mop_opcode = self.isa.by_name["MOP"].opcode
+        self.replay_opcode = self.isa.by_name["REPLAY"].opcode
 
     def reset(self) -> None:
         """Every unit back to its power-on state (Tile.reset). The state objects and their arrays stay
@@ -289,13 +290,33 @@ class Coprocessor:
         is taken, with the configuration of that moment (the documented model copies it then too),
         then each of its words passes the replay expander in order.
         """
-        with self._located(entry):
-            words = [word] if entry.core == "brisc" else list(self.frontend.mop_stage(thread, word))
-            replay = self.frontend.replay(thread)
-            out: list[int] = []
-            for expanded in words:
-                out.extend(replay.feed(expanded))
-            return out
+        frontend = self.frontend
+        # Only a MOP or a REPLAY can fail, possibly after earlier words of its expansion were
+        # recorded into the replay buffer: keep the thread's replay state to put back then, so that a
+        # failed expansion changes nothing (and raises again if run again).
+        opcode = word >> 24
+        saved = self._replay_state(thread) if opcode in (self.mop_opcode, self.replay_opcode) else None
+        try:
+            with self._located(entry):
+                words = [word] if entry.core == "brisc" else list(frontend.mop_stage(thread, word))
+                replay = frontend.replay(thread)
+                out: list[int] = []
+                for expanded in words:
+                    out.extend(replay.feed(expanded))
+                return out
+        except SimError:
+            if saved is not None:
+                self._restore_replay_state(thread, saved)
+            raise
+
+    _REPLAY_FIELDS = ("replay_buffer", "replay_written", "record_slot", "record_left", "record_exec")
+
+    def _replay_state(self, thread: int) -> list[np.ndarray]:
+        return [getattr(self.frontend, name)[thread].copy() for name in self._REPLAY_FIELDS]
+
+    def _restore_replay_state(self, thread: int, saved: list[np.ndarray]) -> None:
+        for name, value in zip(self._REPLAY_FIELDS, saved, strict=True):
+            getattr(self.frontend, name)[thread] = value
 
     @contextmanager
     def _located(self, entry: PushedInstruction) -> Iterator[None]:
@@ -305,8 +326,9 @@ class Coprocessor:
         except SimError as exc:
             if exc.core is not None:
                 raise
+            value = entry.word if exc.value is None else exc.value  # the MOP itself, if nothing closer
             raise type(exc)(
-                exc.message, core=entry.core, pc=entry.pc, cycle=entry.cycle, value=exc.value
+                exc.message, core=entry.core, pc=entry.pc, cycle=entry.cycle, value=value
             ) from exc
 
     def _check_l1(self, address: int, size: int, *, write: bool) -> None:

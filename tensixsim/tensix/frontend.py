@@ -534,18 +534,22 @@ class Engine:
     def _take(self, pipe: Pipe, cycle: int) -> int:
         """The MOP stage takes the next queue entry at ``cycle``; returns the cycle it starts."""
         copro = self.copro
-        entry = pipe.queue.entries.popleft()
+        entry = pipe.queue.entries[0]
+        word = entry.word
+        # Expand first: an expansion that raises leaves the entry at the head of its queue and the
+        # pipe as it was, so the error repeats if the tile runs on.
+        words = copro.expand(pipe.thread, word, entry)
+        pipe.queue.entries.popleft()
         if pipe.queue.record:
             pipe.queue.taken.append((cycle, entry))
         copro.tile.queue_popped(pipe.thread, cycle)
-        word = entry.word
         opcode = word >> 24
         is_mop = opcode == copro.mop_opcode
         if pipe.last_was_mop and not is_mop:
             cycle += FRONTEND.mop_exit_penalty
         pipe.last_was_mop = is_mop
         pipe.source = entry
-        pipe.words.extend(copro.expand(pipe.thread, word, entry))
+        pipe.words.extend(words)
         # The expander counts as busy until the last word of a MOP expansion has left the pipe.
         copro.frontend.mop_busy[pipe.thread] = is_mop and bool(pipe.words)
         pipe.next_issue = cycle
