@@ -219,6 +219,19 @@ class Noc:
         noc.place(*(position or facts.default_position))
         return noc
 
+    def reset(self) -> None:
+        """Power-on state at the same position: no request in flight, registers and counters as
+        built (the DRAM behind it is memory and keeps its contents)."""
+        nocs = len(self.facts.niu_bases)
+        self.requests[...] = 0
+        self.config[...] = 0
+        self.counters[...] = 0
+        self.pending.clear()
+        self.tx_free[:] = [0] * nocs
+        self.rx_free[:] = [0] * nocs
+        self._sequence = itertools.count()
+        self.place(*self.position)
+
     def attach(self, tile: Tile) -> None:
         """The tile whose L1 and registers this tile's requests reach."""
         self.tile = tile

@@ -29,6 +29,7 @@ from tensixsim.tdma import Tdma
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import NEVER, Engine
+from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
@@ -203,6 +204,32 @@ class Tile:
         for name in names:
             mask |= 1 << self.arch.core(name).soft_reset_bit
         self._set_soft_reset(self.control.soft_reset | mask, self.cycle)
+
+    def reset(self) -> None:
+        """Power the tile on again, keeping its memory.
+
+        Every core is held in soft reset with zeroed registers; the coprocessor drops every queued,
+        in-flight and blocked instruction and its units (GPRs, configuration, semaphores and
+        mutexes, MOP and replay state, SrcA/SrcB/Dst, LRegs) return to their power-on values; the
+        stream, NoC, tile-control and TDMA registers likewise; the clock and the statistics start
+        again at 0. L1, the local RAMs and DRAM keep their contents. The tile is then what a new
+        ``Tile`` with this memory would be, and the same objects (``tile.coprocessor``, its state
+        arrays, ``tile.core(name)``) stay valid. Use it after an error to run another kernel: the
+        failed instruction would otherwise stay where it stopped, and the next run would raise again.
+        """
+        for core in self.cores:
+            core.power_on()
+        restore(self.control, TileControl.new(self.arch))
+        restore(self.streams, Streams.new(self.arch))
+        if self.noc is not None:
+            self.noc.reset()
+        self.tdma.clock_gating.clear()
+        for queue in self.queues:
+            queue.clear()
+        self.coprocessor.reset()
+        self.backend.reset()
+        self._side_effects = 0
+        self.wakes = 0
 
     def run(self, max_cycles: int = 100_000_000, release: Iterable[str] | None = None) -> RunResult:
         """Run until every released core finished (``ecall``), or raise.

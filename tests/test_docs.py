@@ -3,6 +3,8 @@ the README and in docs/ runs as written (in a folder holding the files it names)
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 from pathlib import Path
 
@@ -64,3 +66,21 @@ def test_example_runs_as_written(where: str, code: str, example_folder: Path) ->
 
         precompiled_firmware(ROOT / ".cache" / "ttnn")  # downloaded once, as the metal tests do
     exec(compile(code, where, "exec"), {"__name__": "__example__"})
+
+
+def _section(path: Path, title: str) -> str:
+    text = path.read_text()
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def test_the_after_an_error_example_prints_what_it_says():
+    section = _section(ROOT / "docs" / "running-kernels.md", "After an error")
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "running-kernels.md", "exec"), {})
+    # The comment on the print line says what it prints.
+    (promised,) = re.findall(r"print\(.*\)\s+# (.*)", code)
+    assert out.getvalue().strip() == promised

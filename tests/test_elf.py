@@ -168,3 +168,138 @@ def test_missing_file_is_rejected(tmp_path):
 def test_unknown_core_name():
     with pytest.raises(KeyError):
         Tile("blackhole").load_elf("trisc3", "x.elf")
+
+
+# ---------------------------------------------------------------------- corrupted headers
+# Offsets of ELF32 fields: the file header's e_*, a program header's p_* and a section header's sh_*.
+E_PHOFF, E_SHOFF, E_PHENTSIZE, E_PHNUM, E_SHENTSIZE, E_SHNUM, E_SHSTRNDX = 28, 32, 42, 44, 46, 48, 50
+P_TYPE, P_OFFSET, P_PADDR, P_FILESZ, P_MEMSZ, P_FLAGS = 0, 4, 12, 16, 20, 24
+SH_TYPE, SH_FLAGS, SH_OFFSET, SH_SIZE, SH_LINK, SH_ENTSIZE = 4, 8, 16, 20, 24, 36
+PT_LOAD, SHT_SYMTAB, SHF_EXECINSTR = 1, 2, 4
+
+
+class Headers:
+    """PROGRAM's linked image, with where its program and section headers are."""
+
+    def __init__(self, raw: bytearray) -> None:
+        self.raw = raw
+        phoff, shoff = struct.unpack_from("<II", raw, E_PHOFF)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", raw, E_PHENTSIZE)
+        self.programs = [phoff + i * phentsize for i in range(phnum)]
+        self.sections = [shoff + i * shentsize for i in range(shnum)]
+        self.shentsize = shentsize
+
+    def get(self, at: int) -> int:
+        return struct.unpack_from("<I", self.raw, at)[0]
+
+    def put(self, at: int, value: int, fmt: str = "<I") -> None:
+        struct.pack_into(fmt, self.raw, at, value)
+
+    @property
+    def loads(self) -> list[int]:
+        return [p for p in self.programs if self.get(p + P_TYPE) == PT_LOAD]
+
+    @property
+    def symtab(self) -> int:
+        (at,) = [s for s in self.sections if self.get(s + SH_TYPE) == SHT_SYMTAB]
+        return at
+
+    @property
+    def text(self) -> int:
+        return next(s for s in self.sections if self.get(s + SH_FLAGS) & SHF_EXECINSTR)
+
+
+def _past_end(h: Headers) -> int:
+    return len(h.raw) + 0x1000
+
+
+# name -> (the corruption, what the error says)
+CORRUPTIONS = {
+    "p_offset past the end": (
+        lambda h: h.put(h.loads[0] + P_OFFSET, _past_end(h)),
+        "past the end of the file",
+    ),
+    "p_offset in the last bytes": (
+        lambda h: h.put(h.loads[0] + P_OFFSET, len(h.raw) - 4),
+        "past the end of the file",
+    ),
+    "p_filesz past the end": (
+        lambda h: (h.put(h.loads[0] + P_FILESZ, len(h.raw)), h.put(h.loads[0] + P_MEMSZ, len(h.raw) + 16)),
+        "past the end of the file",
+    ),
+    "p_memsz beyond L1": (lambda h: h.put(h.loads[0] + P_MEMSZ, 0xFFFFFFF0), "outside L1"),
+    "p_paddr wrapping": (lambda h: h.put(h.loads[0] + P_PADDR, 0xFFFFFFFC), "outside L1"),
+    "every PT_LOAD retyped": (
+        lambda h: [h.put(p + P_TYPE, 0) for p in h.loads],
+        "no loadable segment",
+    ),
+    "e_phnum PN_XNUM with no count": (lambda h: h.put(E_PHNUM, 0xFFFF, "<H"), "no loadable segment"),
+    "e_phentsize too small": (lambda h: h.put(E_PHENTSIZE, 8, "<H"), "e_phentsize"),
+    "e_phoff past the end": (lambda h: h.put(E_PHOFF, _past_end(h)), "malformed ELF"),
+    "e_shoff past the end": (lambda h: h.put(E_SHOFF, _past_end(h)), "malformed ELF"),
+    "e_shnum too large": (lambda h: h.put(E_SHNUM, 0xFFFF, "<H"), "malformed ELF"),
+    "e_shentsize zero": (lambda h: h.put(E_SHENTSIZE, 0, "<H"), "e_shentsize"),
+    "e_shstrndx out of range": (lambda h: h.put(E_SHSTRNDX, 0x7FFF, "<H"), "malformed ELF"),
+    ".symtab entry size zero": (lambda h: h.put(h.symtab + SH_ENTSIZE, 0), "entry size"),
+    ".symtab bytes past the end": (lambda h: h.put(h.symtab + SH_OFFSET, _past_end(h)), "malformed ELF"),
+    ".symtab size too large": (lambda h: h.put(h.symtab + SH_SIZE, 0x7FFFFFF0), "malformed ELF"),
+    ".symtab linked to itself": (
+        lambda h: h.put(h.symtab + SH_LINK, h.sections.index(h.symtab)),
+        "expected SHT_STRTAB",
+    ),
+    ".symtab linked past the sections": (lambda h: h.put(h.symtab + SH_LINK, 999), "malformed ELF"),
+    ".symtab's strings retyped": (
+        lambda h: h.put(h.sections[h.get(h.symtab + SH_LINK)] + SH_TYPE, 1),  # SHT_PROGBITS
+        "expected SHT_STRTAB",
+    ),
+    ".symtab retyped SHT_NOBITS": (lambda h: h.put(h.symtab + SH_TYPE, 8), "not a symbol table"),
+    ".symtab retyped SHT_NOTE": (lambda h: h.put(h.symtab + SH_TYPE, 7), "not a symbol table"),
+    ".symtab retyped SHT_DYNAMIC": (lambda h: h.put(h.symtab + SH_TYPE, 6), "not a symbol table"),
+    ".symtab retyped SHT_REL": (lambda h: h.put(h.symtab + SH_TYPE, 9), "malformed ELF"),
+    ".symtab retyped SHT_HASH": (lambda h: h.put(h.symtab + SH_TYPE, 5), "malformed ELF"),
+    ".text bytes past the end": (
+        lambda h: h.put(h.text + SH_OFFSET, _past_end(h)),
+        "past the end of the file",
+    ),
+}
+
+
+def _corrupted(tmp_path: Path, corrupt) -> Path:
+    headers = Headers(bytearray(link(PROGRAM, extra=("-Tdata=0xFFB00000",)).read_bytes()))
+    corrupt(headers)
+    path = tmp_path / "corrupted.elf"
+    path.write_bytes(headers.raw)
+    return path
+
+
+@pytest.mark.parametrize("name", list(CORRUPTIONS))
+def test_corrupted_headers_are_rejected_and_the_tile_is_unchanged(tmp_path, name):
+    corrupt, message = CORRUPTIONS[name]
+    path = _corrupted(tmp_path, corrupt)
+    tile = Tile("blackhole")
+    tile.l1[:16] = 0xA5
+    tile.local_ram["brisc"][:4] = 0x5A
+    before = digest(tile)
+    with pytest.raises(InvalidProgram, match=message) as info:
+        tile.load_elf("brisc", path)
+    assert type(info.value) is InvalidProgram and str(path) in str(info.value)
+    assert digest(tile) == before, "a rejected load must leave the tile unchanged"
+    assert tile.core("brisc").image is None and not tile.core("brisc").symbols
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        pytest.param(lambda h: [h.put(p + P_FLAGS, 0) for p in h.programs], id="p_flags cleared"),
+        pytest.param(lambda h: [h.put(p + P_FLAGS, 7) for p in h.programs], id="p_flags rwx"),
+        pytest.param(lambda h: h.put(h.text + SH_TYPE, 8), id=".text retyped SHT_NOBITS"),
+    ],
+)
+def test_header_fields_the_loader_does_not_use_change_nothing(tmp_path, corrupt):
+    # The cores ignore segment permissions, and what is loaded comes from the program headers.
+    good = Tile("blackhole")
+    good.load_elf("brisc", link(PROGRAM, extra=("-Tdata=0xFFB00000",)))
+    tile = Tile("blackhole")
+    tile.load_elf("brisc", _corrupted(tmp_path, corrupt))
+    assert digest(tile) == digest(good)
+    assert tile.run().cores["brisc"].exit_code == 0x1234

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
+import functools
 
 import pytest
+import rvenc
 from asm import assemble
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from known_kernel import assert_like_a_new_tile
 
-from tensixsim import CycleLimitExceeded, InvalidInstruction, MemoryFault, SimError, Tile, Unimplemented
+from tensixsim import (
+    CycleLimitExceeded,
+    Deadlock,
+    InvalidInstruction,
+    MemoryFault,
+    SimError,
+    Tile,
+    UndefinedBehavior,
+    Unimplemented,
+)
 from tensixsim.isa import isa_for
+from tensixsim.tensix.native.lockstep import STATE_OBJECTS, differences, snapshot
+from tensixsim.tensix.semantics import lookup
 
 ISA = isa_for("blackhole")
 
@@ -64,14 +77,185 @@ def test_instruction_without_semantics_is_unimplemented():
     assert "RAREB" in str(info.value) and info.value.core == "trisc0" and info.value.pc == 0x6000
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(words=st.lists(st.integers(0, 0xFFFFFFFF), min_size=1, max_size=6))
-def test_random_words_execute_or_raise_a_named_error(words):
-    # Never a crash, a hang, or an exception outside the emulator's hierarchy.
-    tile = Tile("blackhole")
-    tile.write(0x6000, assemble(push_program(words), base=0x6000))
-    with contextlib.suppress(SimError):
+# ------------------------------------------------------------------ bad words
+# Each bad word is pushed by a store at a fixed place, so an error's pc names the word: word i is
+# stored at FIRST_PUSH + PUSH_STRIDE * i.
+FIRST_PUSH, PUSH_STRIDE = 0x600C, 12
+WITHOUT_SEMANTICS = sorted(
+    s.name for s in ISA if lookup("blackhole", s.name) is None and s.unit != "frontend"
+)
+UNKNOWN_OPCODES = [op for op in range(256) if op not in ISA.by_opcode]
+NO_REGISTER = (0xFFB13000, 0xFFB1F000)  # LOADREG/STOREREG addresses with no register behind them
+
+
+def fixed_push_program(words: list[int]) -> bytes:
+    """TRISC0 stores each word to its push address (three instructions a word, whatever its value),
+    then ends. Encoded here rather than by the assembler: hypothesis builds hundreds of them."""
+    code = [rvenc.encode("lui", "s0", 0xFFE40)]
+    for word in words:
+        low = (word & 0xFFF) - ((word & 0x800) << 1)  # sign-extended, as addi adds it
+        code += [
+            rvenc.encode("lui", "t0", ((word - low) >> 12) & 0xFFFFF),
+            rvenc.encode("addi", "t0", "t0", low),
+            rvenc.encode("sw", "t0", 0, "s0"),
+        ]
+    return rvenc.to_bytes([*code, rvenc.encode("ecall")])
+
+
+def fields_of(name: str) -> st.SearchStrategy[int]:
+    """``name`` with random operands."""
+    spec = ISA.by_name[name]
+    return st.fixed_dictionaries({f.name: st.integers(0, (1 << f.width) - 1) for f in spec.fields}).map(
+        lambda fields: ISA.encode(name, **fields)
+    )
+
+
+def dmareg(name: str) -> st.SearchStrategy[int]:
+    gpr = st.integers(0, 63)
+    return st.builds(
+        lambda const, r, b, a: ISA.encode(
+            name, op_b_is_const=const, result_reg_index=r, op_b_reg_index=b, op_a_reg_index=a
+        ),
+        st.integers(0, 1),
+        gpr,
+        gpr,
+        gpr,
+    )
+
+
+# Words that always retire whatever came before them.
+GOOD_WORDS = st.one_of(
+    st.just(ISA.encode("NOP")),
+    dmareg("ADDDMAREG"),
+    dmareg("SUBDMAREG"),
+    st.integers(0, 255).map(lambda sems: ISA.encode("SEMPOST", sem_sel=sems)),
+)
+
+
+def _register_word(name: str) -> st.SearchStrategy[tuple[int, int]]:
+    return st.builds(
+        lambda data, address: (
+            ISA.encode(name, tdma_data_reg_index=data, reg_addr=(address - 0xFFB00000) >> 2),
+            address & ~3,
+        ),
+        st.integers(0, 63),
+        st.integers(*NO_REGISTER),
+    )
+
+
+# Kind of bad word -> (its words, each with what the error must name, the error raised). The MOP
+# stage has no configuration written and the replay buffer has never recorded anything.
+BAD_WORDS: dict[str, tuple[st.SearchStrategy[tuple[int, int | None]], type[SimError]]] = {
+    "unknown opcode": (
+        st.builds(
+            lambda op, low: ((op << 24) | low, None),
+            st.sampled_from(UNKNOWN_OPCODES),
+            st.integers(0, 2**24 - 1),
+        ),
+        InvalidInstruction,
+    ),
+    "no semantics": (
+        st.sampled_from(WITHOUT_SEMANTICS).flatmap(fields_of).map(lambda w: (w, None)),
+        Unimplemented,
+    ),
+    "LOADREG without a register": (_register_word("LOADREG"), MemoryFault),
+    "STOREREG without a register": (_register_word("STOREREG"), MemoryFault),
+    "MOP of an unwritten template": (fields_of("MOP").map(lambda w: (w, None)), UndefinedBehavior),
+    "REPLAY of unrecorded slots": (
+        st.builds(
+            lambda start, count: (
+                ISA.encode("REPLAY", start_idx=start, len=count, execute_while_loading=0, load_mode=0),
+                None,
+            ),
+            st.integers(0, 31),
+            st.integers(0, 63),
+        ),
+        UndefinedBehavior,
+    ),
+}
+
+
+@st.composite
+def programs_with_a_bad_word(draw: st.DrawFn, kind: str) -> tuple[list[int], int, int | None]:
+    bad, address = draw(BAD_WORDS[kind][0])
+    before = draw(st.lists(GOOD_WORDS, max_size=4))
+    after = draw(st.lists(st.one_of(GOOD_WORDS, st.integers(0, 2**32 - 1)), max_size=3))
+    return [*before, bad, *after], len(before), address
+
+
+# Any 32-bit value, or (as often) one with a known opcode and random operands, which gets past decoding.
+ANY_WORD = st.one_of(
+    st.integers(0, 0xFFFFFFFF),
+    st.builds(
+        lambda op, low: op << 24 | low, st.sampled_from(sorted(ISA.by_opcode)), st.integers(0, 2**24 - 1)
+    ),
+)
+
+
+@functools.cache
+def reused_tiles(engine: str) -> tuple[Tile, Tile]:
+    """Two tiles per engine that the bad-word tests reuse, reset before every example: a new tile
+    costs far more than a run, and many failed programs on one tile test Tile.reset harder."""
+    return Tile("blackhole", engine=engine), Tile("blackhole", engine=engine)
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+@pytest.mark.parametrize("kind", sorted(BAD_WORDS))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_bad_word_raises_its_own_error_changes_nothing_and_the_tile_runs_on(engine, kind, data):
+    words, index, address = data.draw(programs_with_a_bad_word(kind))
+    expected = BAD_WORDS[kind][1]
+    tile, prefix = reused_tiles(engine)
+    tile.reset()
+    tile.write(0x6000, fixed_push_program(words))
+    with pytest.raises(SimError) as info:
         tile.run(release=["trisc0"], max_cycles=200_000)
+    error = info.value
+    assert type(error) is expected, error
+    assert (error.core, error.pc) == ("trisc0", FIRST_PUSH + PUSH_STRIDE * index)
+    assert error.cycle is not None and error.cycle > 0
+    if address is None:
+        assert error.value == words[index]
+    else:
+        assert isinstance(error, MemoryFault) and error.address == address
+    # Nothing of the bad word happened: the units are as after the good words before it alone.
+    prefix.reset()
+    prefix.write(0x6000, fixed_push_program(words[:index]))
+    prefix.run(release=["trisc0"], max_cycles=200_000)
+    units = [k for k in snapshot(tile) if k.split(".")[0] in STATE_OBJECTS]
+    got, want = snapshot(tile), snapshot(prefix)
+    assert differences({k: got[k] for k in units}, {k: want[k] for k in units}) == []
+    tile.reset()
+    assert_like_a_new_tile(tile)
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(words=st.lists(ANY_WORD, min_size=1, max_size=6))
+def test_random_words_raise_only_errors_their_words_explain_and_the_tile_runs_on(engine, words):
+    tile = reused_tiles(engine)[0]
+    tile.reset()
+    tile.write(0x6000, fixed_push_program(words))
+    known = [word >> 24 in ISA.by_opcode for word in words]
+    try:
+        tile.run(release=["trisc0"], max_cycles=200_000)
+    except (Deadlock, CycleLimitExceeded) as error:
+        # A word waits for good: no unknown opcode before it was reached.
+        assert error.cycle is not None and [w.name for w in error.cores] == [c.name for c in tile.cores]
+    except SimError as error:
+        assert error.core == "trisc0" and error.cycle is not None
+        index, rest = divmod(error.pc - FIRST_PUSH, PUSH_STRIDE)
+        assert rest == 0 and 0 <= index < len(words), error
+        assert all(known[:index]), "an earlier unknown opcode would have raised first"
+        # An undecodable word raises InvalidInstruction naming it; a decodable one never does.
+        assert isinstance(error, InvalidInstruction) == (not known[index]), error
+        if not known[index]:
+            assert error.value == words[index]
+    else:
+        assert all(known), "an unknown opcode that is reached always raises"
+    tile.reset()
+    assert_like_a_new_tile(tile)
 
 
 def test_mop_expansion_issues_what_the_expander_emits_one_per_cycle():

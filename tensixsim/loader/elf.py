@@ -118,6 +118,15 @@ def read_elf(path: Path) -> ElfImage:
                     segment["p_paddr"],
                 )
             data = segment.data()
+            if len(data) != segment["p_filesz"]:
+                # The reader returns what is there: loading it would zero-fill the rest silently.
+                raise _invalid(
+                    path,
+                    f"a program header's file bytes 0x{segment['p_offset']:x}..0x"
+                    f"{segment['p_offset'] + segment['p_filesz']:x} lie past the end of the file "
+                    f"(0x{len(raw):x} bytes)",
+                    segment["p_offset"],
+                )
             segments.append(Segment(segment["p_paddr"], data, segment["p_memsz"]))
         symbols: dict[str, int] = {}
         symtab = elf.get_section_by_name(".symtab")
@@ -127,11 +136,21 @@ def read_elf(path: Path) -> ElfImage:
             for symbol in symtab.iter_symbols():
                 if symbol.name and symbol["st_info"]["type"] in ("STT_FUNC", "STT_OBJECT", "STT_NOTYPE"):
                     symbols.setdefault(symbol.name, symbol["st_value"])
-        text = tuple(
-            (s["sh_addr"], s.data())
+        code = [
+            s
             for s in elf.iter_sections()
             if s["sh_flags"] & SH_FLAGS.SHF_EXECINSTR and s["sh_type"] == "SHT_PROGBITS"
-        )
+        ]
+        text = tuple((s["sh_addr"], s.data()) for s in code)
+        for section, (_, data) in zip(code, text, strict=True):
+            if len(data) != section["sh_size"]:
+                raise _invalid(
+                    path,
+                    f"section {section.name or '?'}'s bytes 0x{section['sh_offset']:x}..0x"
+                    f"{section['sh_offset'] + section['sh_size']:x} lie past the end of the file "
+                    f"(0x{len(raw):x} bytes)",
+                    section["sh_offset"],
+                )
         return ElfImage(str(path), elf["e_entry"], tuple(segments), symbols, text, isa)
     except ELFError as exc:
         raise _invalid(path, f"malformed ELF: {exc}") from None
@@ -160,6 +179,9 @@ def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
     """Check ``path`` and write its segments; the tile is untouched when it is rejected."""
     tile.arch.core(core)  # unknown core names fail before reading anything
     image = read_elf(path)
+    if not image.segments:
+        # Loading it would change nothing: a relocatable object, or headers lost to corruption.
+        raise _invalid(path, "no loadable segment (no PT_LOAD program header with a memory size)")
     placed = [(_place(tile, core, seg, path), seg) for seg in image.segments]
     spans = sorted((buffer, off, off + seg.memsz) for (buffer, off), seg in placed)
     for (b1, _, end1), (b2, start2, _) in itertools.pairwise(spans):

@@ -103,6 +103,14 @@ class Core:
         self.facts = facts
         self.name = facts.name
         self.index = index
+        self.symbols: dict[str, int] = {}
+        self.image: object | None = None  # the last ELF image loaded for this core
+        self.protected_pages: set[int] = set()
+        self._clear()
+        self._init_cpu(tile)
+
+    def _clear(self) -> None:
+        """The state a core has at power-on (its CPU and memory maps aside)."""
         self.state = CoreState.RESET
         self.time = 0
         self.instructions = 0
@@ -112,9 +120,7 @@ class Core:
         self.wait_reason = ""
         self.wait_key: tuple | None = None  # the tile event a WAITING core waits for
         self.error: BaseException | None = None
-        self.symbols: dict[str, int] = {}
-        self.image: object | None = None  # the last ELF image loaded for this core
-        self._pc = facts.default_reset_pc
+        self._pc = self.facts.default_reset_pc
         self._slice_start = 0
         self._extra = 0
         self.known_code_pages: set[int] = set()
@@ -130,8 +136,9 @@ class Core:
         self._probe_reads: list[tuple[int, int]] | None = None  # (register, cycle) while probing
         self._loop_entry = 0  # cycle the loop being counted was first entered
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
-        self.protected_pages: set[int] = set()
 
+    def _init_cpu(self, tile: Tile) -> None:
+        facts = self.facts
         arch = tile.arch
         self.uc = uc = Uc(ucc.UC_ARCH_RISCV, ucc.UC_MODE_RISCV32)
         configure_cpu(uc)
@@ -214,6 +221,16 @@ class Core:
         self._pc = pc
         self.exit_code = None
         self.error = None
+
+    def power_on(self) -> None:
+        """Back to the state of a new core (Tile.reset): held in reset at cycle 0, registers zero,
+        no translated code, no page protected. What the loader recorded (symbols, image) stays: it
+        describes memory, which a reset keeps."""
+        for page in list(self.protected_pages):
+            self.set_protected(page, False)
+        self.flush_all_code()
+        self.reset(self.facts.default_reset_pc)
+        self._clear()
 
     # ------------------------------------------------------------------ time
     def _done_before(self, pc: int) -> int:

@@ -167,6 +167,10 @@ class History:
         if self.on_grow is not None:
             self.on_grow()
 
+    def clear(self) -> None:
+        """Forget every entry (recording stays on or off)."""
+        self.ctl[HISTORY_COUNT] = 0
+
     def items(self) -> list[tuple[int, PushedInstruction]]:
         return [(row[0], entry_of(row[1:])) for row in self.rows[: len(self)].tolist()]
 
@@ -196,6 +200,12 @@ class InputQueue:
     def record(self, on: bool) -> None:
         self.taken.ctl[HISTORY_RECORD] = int(on)
 
+    def clear(self) -> None:
+        """Empty, with nothing recorded (recording stays on or off)."""
+        self.entries.clear()
+        self.taken.clear()
+        self.full_stalls = 0
+
     def history(self) -> list[PushedInstruction]:
         """Every instruction that entered this queue, in order."""
         return [entry for _, entry in self.taken] + list(self.entries)
@@ -212,6 +222,11 @@ class Recorder:
         self.cycle = 0
 
     idle = property(lambda self: all(not q.entries for q in self.queues))
+
+    def reset(self) -> None:
+        """Back to cycle 0 (the tile empties the queues)."""
+        self.next_free = [0] * len(self.queues)
+        self.cycle = 0
 
     def take_time(self, pipe: int) -> int | None:
         queue = self.queues[pipe]

@@ -59,6 +59,7 @@ from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
 from tensixsim.tensix.expanders import FrontendState
 from tensixsim.tensix.regs import RegFiles
+from tensixsim.tensix.shared_state import restore
 from tensixsim.tensix.sync import SyncState
 from tensixsim.tensix.thcon import ThconState
 
@@ -144,6 +145,29 @@ class Coprocessor:
         self.counters = np.zeros(2, np.int64)
         self._busy_until = UnitClock(self.unit_clock)
         self.mop_opcode = self.isa.by_name["MOP"].opcode
+        self.replay_opcode = self.isa.by_name["REPLAY"].opcode
+
+    def reset(self) -> None:
+        """Every unit back to its power-on state (Tile.reset). The state objects and their arrays stay
+        the same objects, so views of them (the native engine's, a test's) stay valid."""
+        arch = self.arch
+        fresh = (
+            (self.sync, SyncState.new(arch)),
+            (self.thcon, ThconState.new(arch)),
+            (self.config, ConfigState.new(arch)),
+            (self.adc, AdcState.new(arch)),
+            (self.frontend, FrontendState.new(arch)),
+            (self.regs, RegFiles.new(arch)),
+            (self.unpackers, unpack.UnpackState.new(arch)),
+            (self.packer, pack.PackState()),
+            (self.sfpu, sfpu.SfpuState.new(arch)),
+        )
+        for state, new in fresh:
+            restore(state, new)
+        self.l1_written[:] = NO_L1_WRITTEN
+        self.unit_clock[:] = 0
+        self.counters[:] = 0
+        self._busy_until.clear()
 
     def mmio_regions(self, core: Core) -> list[MmioRegion]:
         """The units' registers as ``core`` sees them, grouped into pages."""
@@ -266,13 +290,33 @@ class Coprocessor:
         is taken, with the configuration of that moment (the documented model copies it then too),
         then each of its words passes the replay expander in order.
         """
-        with self._located(entry):
-            words = [word] if entry.core == "brisc" else list(self.frontend.mop_stage(thread, word))
-            replay = self.frontend.replay(thread)
-            out: list[int] = []
-            for expanded in words:
-                out.extend(replay.feed(expanded))
-            return out
+        frontend = self.frontend
+        # Only a MOP or a REPLAY can fail, possibly after earlier words of its expansion were
+        # recorded into the replay buffer: keep the thread's replay state to put back then, so that a
+        # failed expansion changes nothing (and raises again if run again).
+        opcode = word >> 24
+        saved = self._replay_state(thread) if opcode in (self.mop_opcode, self.replay_opcode) else None
+        try:
+            with self._located(entry):
+                words = [word] if entry.core == "brisc" else list(frontend.mop_stage(thread, word))
+                replay = frontend.replay(thread)
+                out: list[int] = []
+                for expanded in words:
+                    out.extend(replay.feed(expanded))
+                return out
+        except SimError:
+            if saved is not None:
+                self._restore_replay_state(thread, saved)
+            raise
+
+    _REPLAY_FIELDS = ("replay_buffer", "replay_written", "record_slot", "record_left", "record_exec")
+
+    def _replay_state(self, thread: int) -> list[np.ndarray]:
+        return [getattr(self.frontend, name)[thread].copy() for name in self._REPLAY_FIELDS]
+
+    def _restore_replay_state(self, thread: int, saved: list[np.ndarray]) -> None:
+        for name, value in zip(self._REPLAY_FIELDS, saved, strict=True):
+            getattr(self.frontend, name)[thread] = value
 
     @contextmanager
     def _located(self, entry: PushedInstruction) -> Iterator[None]:
@@ -282,8 +326,9 @@ class Coprocessor:
         except SimError as exc:
             if exc.core is not None:
                 raise
+            value = entry.word if exc.value is None else exc.value  # the MOP itself, if nothing closer
             raise type(exc)(
-                exc.message, core=entry.core, pc=entry.pc, cycle=entry.cycle, value=exc.value
+                exc.message, core=entry.core, pc=entry.pc, cycle=entry.cycle, value=value
             ) from exc
 
     def _check_l1(self, address: int, size: int, *, write: bool) -> None:

@@ -201,6 +201,16 @@ class Pipe:
         self.stall_cycles = np.zeros(256, np.int64)
         self._names = isa.by_opcode
 
+    def reset(self) -> None:
+        """Empty, unblocked, with no statistics, as built (its queue is the tile's to empty)."""
+        self.row[:] = 0
+        self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = _NONE
+        self.row[SRC + QE_CORE] = _NONE
+        self.row[WORDS_CAPACITY] = len(self.words.array)  # the buffer keeps the size it grew to
+        self._reason = ""
+        self.watch_l1 = None
+        self.stall_cycles[:] = 0
+
     @property
     def blocked(self) -> str | None:
         """Why the head instruction waits (None: it does not)."""
@@ -275,6 +285,20 @@ class Engine:
         self.engine = "native" if self.native is not None else "python"
         if self.native is not None:
             self._reached = self.native.out[native.OUT_REACHED :][:1]  # one clock for both
+
+    def reset(self) -> None:
+        """Drop every queued, in-flight and blocked instruction and the statistics, and go back to
+        cycle 0 (Tile.reset; the coprocessor's own state is reset by Coprocessor.reset)."""
+        for pipe in self.pipes:
+            pipe.queue.entries.clear()
+            pipe.reset()
+        self.cycle = 0
+        self.fast_path_instructions = 0
+        if self.retired is not None:
+            self.retired.clear()
+        self.unit_counts[:] = 0
+        if self.native is not None:
+            self.native.reset()
 
     @property
     def cycle(self) -> int:
@@ -510,18 +534,22 @@ class Engine:
     def _take(self, pipe: Pipe, cycle: int) -> int:
         """The MOP stage takes the next queue entry at ``cycle``; returns the cycle it starts."""
         copro = self.copro
-        entry = pipe.queue.entries.popleft()
+        entry = pipe.queue.entries[0]
+        word = entry.word
+        # Expand first: an expansion that raises leaves the entry at the head of its queue and the
+        # pipe as it was, so the error repeats if the tile runs on.
+        words = copro.expand(pipe.thread, word, entry)
+        pipe.queue.entries.popleft()
         if pipe.queue.record:
             pipe.queue.taken.append((cycle, entry))
         copro.tile.queue_popped(pipe.thread, cycle)
-        word = entry.word
         opcode = word >> 24
         is_mop = opcode == copro.mop_opcode
         if pipe.last_was_mop and not is_mop:
             cycle += FRONTEND.mop_exit_penalty
         pipe.last_was_mop = is_mop
         pipe.source = entry
-        pipe.words.extend(copro.expand(pipe.thread, word, entry))
+        pipe.words.extend(words)
         # The expander counts as busy until the last word of a MOP expansion has left the pipe.
         copro.frontend.mop_busy[pipe.thread] = is_mop and bool(pipe.words)
         pipe.next_issue = cycle

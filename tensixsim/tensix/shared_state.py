@@ -29,3 +29,22 @@ class SharedArrays:
             current[...] = value
             return
         object.__setattr__(self, name, value)
+
+
+def restore(target: object, fresh: object, keep: tuple[str, ...] = ()) -> None:
+    """Give ``target`` the values of ``fresh`` (a new object of its class), attribute by attribute,
+    but ``keep``. Arrays of the same shape and dtype are copied in place, so pointers the native
+    engine holds into them stay valid; anything else is rebound (the caller re-points the engine)."""
+    for name, value in vars(fresh).items():
+        if name in keep:
+            continue
+        current = vars(target).get(name)
+        if (
+            isinstance(current, np.ndarray)
+            and isinstance(value, np.ndarray)
+            and current.shape == value.shape
+            and current.dtype == value.dtype
+        ):
+            current[...] = value
+        else:
+            object.__setattr__(target, name, value)

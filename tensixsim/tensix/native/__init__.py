@@ -379,6 +379,13 @@ class NativeEngine:
             if self.engine.retired is not None:
                 self.engine.retired.extend(map(tuple, self.trace[:count].tolist()))
 
+    def reset(self) -> None:
+        """Forget every step in progress and the counts (Engine.reset), and point at the
+        coprocessor's state again (Coprocessor.reset may have rebound an array)."""
+        self.out[:] = 0
+        self._refresh_buffers()
+        self._refresh_state()
+
     def discard_pending(self) -> None:
         """Forget a step Python was to finish (after the run it belonged to was abandoned)."""
         self.out[[OUT_PENDING, OUT_NOTIFY, OUT_GROW]] = 0
