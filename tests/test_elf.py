@@ -303,3 +303,15 @@ def test_header_fields_the_loader_does_not_use_change_nothing(tmp_path, corrupt)
     tile.load_elf("brisc", _corrupted(tmp_path, corrupt))
     assert digest(tile) == digest(good)
     assert tile.run().cores["brisc"].exit_code == 0x1234
+
+
+def test_an_elf_linked_for_another_core_is_refused_naming_it():
+    trisc1 = link("li a0, 0\n ecall", text=0xA000)
+    tile = Tile("blackhole")
+    before = tile.l1.copy()
+    for core in ("brisc", "trisc0", "ncrisc"):
+        with pytest.raises(InvalidProgram, match=f"linked for trisc1 .* not for {core}"):
+            tile.load_elf(core, trisc1)
+    assert (tile.l1 == before).all()
+    tile.load_elf("trisc1", trisc1)  # its own core
+    assert tile.run(release=["trisc1"]).cores["trisc1"].exit_code == 0

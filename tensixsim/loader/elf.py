@@ -177,8 +177,19 @@ def _place(tile: Tile, core: str, segment: Segment, path: Path) -> tuple[str, in
 
 def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
     """Check ``path`` and write its segments; the tile is untouched when it is rejected."""
-    tile.arch.core(core)  # unknown core names fail before reading anything
+    facts = tile.arch.core(core)  # unknown core names fail before reading anything
     image = read_elf(path)
+    if image.entry != facts.default_reset_pc:
+        # Linked for another core: this one would start at its own reset pc, in someone else's code
+        # or in nothing. (An entry no core starts at is the caller's business: a reset-PC override.)
+        owner = next((c.name for c in tile.arch.cores if c.default_reset_pc == image.entry), None)
+        if owner is not None:
+            raise _invalid(
+                path,
+                f"linked for {owner} (its entry 0x{image.entry:x} is {owner}'s reset pc), not for {core} "
+                f"(which starts at 0x{facts.default_reset_pc:x})",
+                image.entry,
+            )
     if not image.segments:
         # Loading it would change nothing: a relocatable object, or headers lost to corruption.
         raise _invalid(path, "no loadable segment (no PT_LOAD program header with a memory size)")
