@@ -138,7 +138,6 @@ class Core:
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
 
     def _init_cpu(self, tile: Tile) -> None:
-        facts = self.facts
         arch = tile.arch
         self.uc = uc = Uc(ucc.UC_ARCH_RISCV, ucc.UC_MODE_RISCV32)
         configure_cpu(uc)
