@@ -18,6 +18,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 import tensixsim.sdk.build as sdk_build
+from tensixsim import Tile
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.isa import isa_for, to_stream_word
 from tensixsim.sdk import gen_cfg_header, gen_linker_scripts, gen_mmio_header, programs
@@ -273,6 +274,45 @@ def test_second_build_comes_from_the_cache(tmp_path: Path, monkeypatch: pytest.M
     src.write_text("int main(void) { return 8; }\n")
     with pytest.raises(AssertionError, match="recompiled"):
         build("trisc0", [src], tmp_path / "d.elf", build_dir=tmp_path)
+
+
+def test_a_header_through_an_extra_include_path_rebuilds_when_it_changes(tmp_path: Path) -> None:
+    """The cache keys on the headers the compiler reports the sources including, wherever they are."""
+    headers = tmp_path / "inc"
+    headers.mkdir()
+    (headers / "answer.h").write_text("#define ANSWER 41\n")
+    src = tmp_path / "k.c"
+    src.write_text('#include "answer.h"\nint main(void) { return ANSWER; }\n')
+    flags = [f"-I{headers}"]
+    codes = []
+    for value in (41, 42, 41):
+        (headers / "answer.h").write_text(f"#define ANSWER {value}\n")
+        elf = build("trisc0", [src], tmp_path / f"k{value}.elf", extra_cflags=flags, build_dir=tmp_path)
+        tile = Tile("blackhole")
+        tile.load_elf("trisc0", elf)
+        codes.append(tile.run(release=["trisc0"]).cores["trisc0"].exit_code)
+    assert codes == [41, 42, 41]
+    # A header the sources do not include changes nothing.
+    (headers / "unused.h").write_text("#define UNUSED 1\n")
+    entries = sorted((tmp_path / "cache").iterdir())
+    build("trisc0", [src], tmp_path / "again.elf", extra_cflags=flags, build_dir=tmp_path)
+    assert sorted((tmp_path / "cache").iterdir()) == entries
+    assert len(list(entries[0].glob("*/program.elf"))) == 2  # one program per header contents
+
+
+def test_the_documented_kernel_header_is_found_without_flags(tmp_path: Path) -> None:
+    src = tmp_path / "k.c"
+    src.write_text('#include "kernels.h"\nint main(void) { return 0; }\n')
+    build("trisc1", [src], tmp_path / "k.elf", build_dir=tmp_path)
+
+
+def test_the_stock_pack_kernel_refuses_bfp8_output(tmp_path: Path) -> None:
+    """Packing bfp8 needs the exponent section configured, which the stock kernel does not do: the
+    build fails rather than the numbers."""
+    defines = {"KERNEL_OUT_FMT": "6u"}  # (the other settings' errors do not hide this one)
+    with pytest.raises(BuildError, match="bfp8 output needs the packer's exponent section"):
+        build("trisc2", [sdk_build.KERNELS_INCLUDE_DIR / "pack.c"], tmp_path / "p.elf", defines=defines,
+              build_dir=tmp_path)  # fmt: skip
 
 
 def test_core_and_user_defines_reach_the_program(tmp_path: Path) -> None:

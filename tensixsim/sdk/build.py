@@ -3,7 +3,9 @@
 ``build("trisc1", [Path("k.c")], Path("k.elf"))`` compiles the sources together with the SDK's
 ``crt0.S`` and ``runtime.c`` against a linker script rendered for that core (see
 :mod:`tensixsim.sdk.gen_linker_scripts`) and writes a statically linked ELF. Results are cached by a
-hash of everything that goes into them, so repeated test runs do not recompile.
+hash of everything that goes into them (the headers as the compiler lists the ones included, through
+every ``-I``), so repeated test runs do not recompile and a changed header always does. The SDK's
+``include/`` and the example kernels' folder (``kernels.h``) are on the include path.
 
 Toolchain facts that shape the flags (Debian's GCC 12 ``riscv64-unknown-elf-gcc``):
 
@@ -33,6 +35,8 @@ from tensixsim.sdk.layout import core_layout
 
 SDK_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SDK_DIR / "include"
+# The example kernels' own header (kernels.h), which the docs tell new kernels to include.
+KERNELS_INCLUDE_DIR = SDK_DIR / "examples" / "kernels"
 CRT0 = SDK_DIR / "crt0.S"
 RUNTIME = SDK_DIR / "runtime.c"
 
@@ -61,7 +65,7 @@ CFLAGS: tuple[str, ...] = (
 LDFLAGS: tuple[str, ...] = ("-nostdlib", "-static", "-Wl,--gc-sections", "-Wl,--build-id=none")
 
 # Bump when the build recipe changes in a way the hashed inputs do not show.
-_RECIPE_VERSION = "1"
+_RECIPE_VERSION = "2"
 
 # Extensions GCC 12 knows by name and that the hardware has; zmmul is implied by m.
 _GCC12_Z_EXTENSIONS = ("zicsr", "zba", "zbb")
@@ -175,17 +179,19 @@ def build(
         if not src.is_file():
             raise FileNotFoundError(f"source {src} does not exist")
     all_defines: dict[str, object] = {**core_defines(facts, core), **(defines or {})}
-    cflags = [*arch_flags(facts), *CFLAGS, *extra_cflags, f"-I{INCLUDE_DIR}"]
+    cflags = [*arch_flags(facts), *CFLAGS, *extra_cflags, f"-I{INCLUDE_DIR}", f"-I{KERNELS_INCLUDE_DIR}"]
     cflags += [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in sorted(all_defines.items())]
     script = render_linker_script(facts, core)
 
     key = _cache_key(tools, cflags, script, sources)
     root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
-    # Named for people browsing the cache; only the key decides a hit.
-    cached_dir = root / "cache" / f"{core}-{sources[0].stem}-{key[:20]}"
-    cached_elf = cached_dir / "program.elf"
-    if not cached_elf.is_file():
-        _compile(tools, cflags, script, sources, root, cached_dir)
+    # Named for people browsing the cache; only the keys decide a hit. The headers a build includes
+    # (the compiler's own dependency list, through every -I) key a second level: a program is
+    # rebuilt when any of them changes.
+    entry = root / "cache" / f"{core}-{sources[0].stem}-{key[:20]}"
+    cached_elf = _cached(entry)
+    if cached_elf is None:
+        cached_elf = _compile(tools, cflags, script, sources, root, entry)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.resolve() != cached_elf.resolve():
@@ -202,6 +208,41 @@ def render_linker_script(arch: Arch, core: str) -> str:
     return render(arch, core)
 
 
+_DEPS = "headers.txt"  # in a cache entry: the headers its builds included, one path per line
+
+
+def _headers_key(headers: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for name in headers:
+        path = Path(name)
+        data = path.read_bytes() if path.is_file() else b"(missing)"
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()[:20]
+
+
+def _cached(entry: Path) -> Path | None:
+    """The cached program of ``entry`` built with today's headers, or None."""
+    try:
+        headers = (entry / _DEPS).read_text().splitlines()
+    except OSError:
+        return None
+    elf = entry / _headers_key(headers) / "program.elf"
+    return elf if elf.is_file() else None
+
+
+def _included_headers(tools: Toolchain, cflags: list[str], sources: list[Path]) -> list[str]:
+    """The headers the sources include (``gcc -MM``: through every -I, not the compiler's own)."""
+    cmd = [str(tools.gcc), *cflags, "-MM", *map(str, sources)]
+    result = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    if result.returncode != 0:
+        names = ", ".join(s.name for s in sources)
+        raise BuildError(f"building {names} failed (listing its headers):\n{result.stderr}")
+    words = result.stdout.replace("\\\n", " ").split()
+    own = {str(s) for s in sources}
+    return sorted({str(Path(w).resolve()) for w in words if not w.endswith(":") and w not in own})
+
+
 def _cache_key(tools: Toolchain, cflags: list[str], script: str, sources: list[Path]) -> str:
     h = hashlib.sha256()
 
@@ -214,12 +255,7 @@ def _cache_key(tools: Toolchain, cflags: list[str], script: str, sources: list[P
     add("gcc", f"{tools.gcc.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode())
     add("flags", "\0".join([*cflags, *LDFLAGS]).encode())
     add("script", script.encode())
-    # Headers: the SDK's and any next to a source (the ones a quoted #include finds). Headers
-    # reached through extra -I flags are not hashed; pass them as sources to track them.
-    headers = set(INCLUDE_DIR.glob("*.h"))
-    for src in sources:
-        headers.update(src.parent.glob("*.h"))
-    for path in [CRT0, RUNTIME, *sources, *sorted(headers)]:
+    for path in [CRT0, RUNTIME, *sources]:  # (the headers key the entry's second level)
         add(str(path), path.read_bytes())
     return h.hexdigest()
 
@@ -230,8 +266,11 @@ def _compile(
     script: str,
     sources: list[Path],
     root: Path,
-    final_dir: Path,
-) -> None:
+    entry: Path,
+) -> Path:
+    """Build into ``entry``'s level for the headers the sources include now; returns the program."""
+    headers = _included_headers(tools, cflags, sources)
+    final_dir = entry / _headers_key(headers)
     final_dir.parent.mkdir(parents=True, exist_ok=True)
     # Build in a private directory and rename it into place, so parallel test runs never see a
     # half-written ELF; the loser of a race throws its copy away.
@@ -264,6 +303,10 @@ def _compile(
         except OSError:
             if not (final_dir / "program.elf").is_file():
                 raise
+        deps = entry / f".{_DEPS}.{os.getpid()}"
+        deps.write_text("".join(f"{h}\n" for h in headers))
+        deps.replace(entry / _DEPS)  # atomically: a parallel build reads the old list or this one
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    return final_dir / "program.elf"

@@ -437,6 +437,10 @@ static inline uint32_t tk_format_bytes(uint32_t fmt)
    TRISC2, before any PACR. */
 static inline void tk_pack_configure(uint32_t inter, uint32_t out_fmt)
 {
+    /* bfp8 output also needs the exponent section configured, which this does not do: stop loudly
+       (an ebreak) rather than pack wrong numbers. */
+    if (out_fmt == TK_FMT_BFP8)
+        __asm__ volatile("ebreak");
     CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_Disable_zero_compress, 1u);
     CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_In_data_format, inter);
     CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG1_Out_data_format, out_fmt);

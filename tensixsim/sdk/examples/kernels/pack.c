@@ -3,6 +3,10 @@
  * tile's L1 address and Dst half may be written. */
 #include "kernels.h"
 
+#if KERNEL_OUT_FMT == TK_FMT_BFP8
+#error "pack.c packs fp32, fp16 or bf16: bfp8 output needs the packer's exponent section configured, which tk_pack_configure does not do"
+#endif
+
 static tk_cb out;
 
 int main(void)
