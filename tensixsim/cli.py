@@ -78,6 +78,13 @@ def input_bytes(placement: Placement) -> bytes:
     return path.read_bytes()
 
 
+def _integer(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
 def _positive(text: str) -> int:
     value = int(text, 0)
     if value <= 0:
@@ -175,10 +182,14 @@ def _metal(args: argparse.Namespace) -> int:
     if not kernels:
         print("tensixsim metal: give at least one of --reader --compute --writer", file=sys.stderr)
         return 2
+    # Per-role arguments, where given, replace --args for that role's kernels.
+    roles = {"ncrisc": args.reader_args, "brisc": args.writer_args}
+    roles.update(dict.fromkeys(("trisc0", "trisc1", "trisc2"), args.compute_args))
     report = run_launch(
         Path(args.firmware),
         kernels,
         args=args.args,
+        core_args={core: values for core, values in roles.items() if values is not None},
         circular_buffers=cbs,
         inputs=inputs,
         outputs=outputs,
@@ -238,8 +249,12 @@ def build_parser() -> argparse.ArgumentParser:
     metal.add_argument("--compute", nargs="+", metavar="ELF", help="unpack, math, pack kernels (TRISC0..2)")
     metal.add_argument("--writer", metavar="ELF", help="writer kernel (BRISC)")
     metal.add_argument(
-        "--args", nargs="*", default=[], type=lambda t: int(t, 0), help="runtime arguments of every kernel"
+        "--args", nargs="*", default=[], type=_integer, help="runtime arguments of every kernel"
     )
+    for role in ("reader", "compute", "writer"):
+        metal.add_argument(
+            f"--{role}-args", nargs="*", type=_integer, metavar="N", help=f"the {role}'s, instead of --args"
+        )
     metal.add_argument(
         "--cb", action="append", default=[], metavar="INDEX:ADDRESS:SIZE:PAGES", help="a circular buffer"
     )

@@ -69,10 +69,12 @@ def test_metal_runs_add_one_through_the_firmware(capsys, tmp_path):
     argv = ["metal", "--firmware", str(precompiled), "--reader", str(elfs["ncrisc"])]
     argv += ["--compute", str(elfs["trisc0"]), str(elfs["trisc1"]), str(elfs["trisc2"])]
     argv += ["--writer", str(elfs["brisc"]), "--args", "0x100000", "0x400000", str(tiles), "2048"]
+    # The writer's own arguments send the results elsewhere.
+    argv += ["--writer-args", "0x100000", "0x500000", str(tiles), "2048"]
     for cb in cbs:
         argv += ["--cb", cb]
     argv += ["--input", f"{tmp_path / 'in.bin'}@0x100000"]
-    argv += ["--output", f"{tmp_path / 'out.bin'}@0x400000:{tiles * 2048}"]
+    argv += ["--output", f"{tmp_path / 'out.bin'}@0x500000:{tiles * 2048}"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "launch: " in out and "cycles" in out

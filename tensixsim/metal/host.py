@@ -82,13 +82,15 @@ def run_launch(
     *,
     args: list[int],
     circular_buffers: list[CircularBuffer],
+    core_args: dict[str, list[int]] | None = None,
     inputs: list[DramFile] = (),
     outputs: list[DramFile] = (),
     page_size: int = 2048,
     arch: str = "blackhole",
     max_cycles: int = 50_000_000,
 ) -> LaunchReport:
-    """Boot, launch ``kernels`` (core -> ELF) once with ``args`` for every kernel, save the outputs."""
+    """Boot, launch ``kernels`` (core -> ELF) once, save the outputs. Each kernel gets its
+    ``core_args`` entry as runtime arguments, or else ``args``."""
     start = time.perf_counter()
     firmware = firmware_set(firmware_dir, arch)
     tile = Tile(arch)
@@ -106,7 +108,7 @@ def run_launch(
         buffer(spec, len(data)).write(tile.noc.dram, data)
     program = Program(
         kernels=dict(kernels),
-        runtime_args={core: list(args) for core in kernels},
+        runtime_args={core: list((core_args or {}).get(core, args)) for core in kernels},
         circular_buffers=list(circular_buffers),
     )
     state = launch_program(tile, loaded, program, max_cycles=max_cycles)
