@@ -203,3 +203,83 @@ def test_a_firmware_whose_cb_interface_differs_from_metal_h_is_refused(firmware,
     monkeypatch.setitem(kernels.CB_LAYOUT, "tiles_received", (24, 2))
     with pytest.raises(InvalidProgram, match=r"tiles_received at 26 \(2 bytes\), metal.h expects 24"):
         build_kernel(KERNELS / "add1_unpack.c", "trisc0", loaded, layout(loaded).text_start, BUILD)
+
+
+# ------------------------------------------------------------------------------ what users bring
+
+
+def _copy_program(tile, loaded, kernel, seed: int, count: int = 4):
+    """A copy of ``count`` random tiles through DRAM with ``kernel``: (program, source matrix, target)."""
+    banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
+    matrix = np.random.default_rng(seed).integers(0, 1 << 16, size=(32, 32 * count), dtype=np.uint16)
+    source = InterleavedBuffer(0x100000, TILE_BYTES, count, banks)
+    target = InterleavedBuffer(0x400000 + 0x100000 * seed, TILE_BYTES, count, banks)
+    source.write(tile.noc.dram, tilize(matrix))
+    args = [source.base, target.base, count, TILE_BYTES, L1_BUFFER, 0]
+    return Program(kernels={"brisc": kernel}, runtime_args={"brisc": args}), matrix, target
+
+
+def _copied(tile, matrix, target) -> bool:
+    result = untilize(np.frombuffer(target.read(tile.noc.dram), np.uint16), *matrix.shape)
+    return bool((result == matrix).all())
+
+
+def test_several_launches_in_a_row(firmware):
+    tile, loaded = booted(firmware)
+    for seed in (1, 2, 3):
+        program, matrix, target = _copy_program(tile, loaded, copy_kernel(loaded), seed)
+        assert launch_program(tile, loaded, program).waits_for_go(loaded.mailbox)
+        assert _copied(tile, matrix, target)
+
+
+def test_a_kernel_as_a_raw_image_with_its_load_address(firmware):
+    from tensixsim.loader.elf import read_elf
+    from tensixsim.metal.launch import KernelImage
+
+    tile, loaded = booted(firmware)
+    elf = read_elf(copy_kernel(loaded))
+    (segment,) = [s for s in elf.segments if s.address >= layout(loaded).text_start]
+    image = KernelImage(segment.data + bytes(segment.memsz - len(segment.data)), segment.address, elf.entry)
+    program, matrix, target = _copy_program(tile, loaded, image, 1)
+    assert launch_program(tile, loaded, program).waits_for_go(loaded.mailbox)
+    assert _copied(tile, matrix, target)
+
+
+def test_a_firmware_set_in_a_flat_folder(firmware, tmp_path):
+    from tensixsim.metal.firmware import find_firmware_sets
+
+    for core, path in firmware.elfs.items():
+        (tmp_path / f"{core}.elf").symlink_to(path)
+    (flat,) = find_firmware_sets(tmp_path)
+    assert flat.elfs == {core: tmp_path / f"{core}.elf" for core in firmware.elfs}
+    tile, loaded = booted(flat)
+    program, matrix, target = _copy_program(tile, loaded, copy_kernel(loaded), 1)
+    assert launch_program(tile, loaded, program).waits_for_go(loaded.mailbox)
+    assert _copied(tile, matrix, target)
+
+
+def test_a_launch_message_without_a_field_of_this_generation_is_written_without_it(firmware, monkeypatch):
+    """Firmware generations differ in launch_msg_t's members (kernel_text_size is recent): the launch
+    writes only the members the firmware's DWARF has, and refuses one that lacks an essential one."""
+    from tensixsim.errors import InvalidProgram
+    from tensixsim.metal.dwarf import DebugInfo
+
+    real = DebugInfo.has_field
+    dropped: set[str] = {"kernel_text_size", "min_remote_cb_start_index"}
+    asked: list[str] = []
+
+    def older(self, type_name: str, path: str) -> bool:
+        asked.append(path)
+        if type_name == "launch_msg_t" and any(f".{name}" in path for name in dropped):
+            return False
+        return real(self, type_name, path)
+
+    monkeypatch.setattr(DebugInfo, "has_field", older)
+    tile, loaded = booted(firmware)
+    program, matrix, target = _copy_program(tile, loaded, copy_kernel(loaded), 1)
+    assert launch_program(tile, loaded, program).waits_for_go(loaded.mailbox)
+    assert _copied(tile, matrix, target)
+    assert any("kernel_text_size" in path for path in asked)
+    dropped.add("enables")
+    with pytest.raises(InvalidProgram, match="launch_msg_t has no kernel_config.enables"):
+        launch_program(tile, loaded, _copy_program(tile, loaded, copy_kernel(loaded), 2)[0])

@@ -163,6 +163,17 @@ class DebugInfo:
     def size_of(self, type_name: str) -> int:
         return self._answer(f"size_of:{type_name}", lambda: self._size(self._type(type_name)))
 
+    def has_field(self, type_name: str, path: str) -> bool:
+        """Whether ``type_name`` has the member ``path`` (firmware generations differ in what they have)."""
+        return self._answer(f"has_field:{type_name}:{path}", lambda: self._has_field(type_name, path))
+
+    def _has_field(self, type_name: str, path: str) -> bool:
+        try:
+            self._field(type_name, path)
+        except InvalidProgram:
+            return False
+        return True
+
     def field(self, type_name: str, path: str) -> Field:
         """Offset and size of ``path`` (``"go_messages[0].signal"``) inside ``type_name``."""
         offset, size = self._answer(f"field:{type_name}:{path}", lambda: list(self._field(type_name, path)))

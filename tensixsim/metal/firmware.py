@@ -88,12 +88,27 @@ def architecture_of(isa: str, where: str) -> Arch:
     return max(candidates, key=lambda c: c[0])[1]
 
 
-def find_firmware_sets(precompiled: Path) -> list[FirmwareSet]:
-    """Every directory under ``precompiled`` holding all five Tensix-core firmware ELFs."""
-    sets = []
-    for directory in sorted(p for p in Path(precompiled).iterdir() if p.is_dir()):
-        elfs = {core: directory / core / f"{core}.elf" for core in CORE_NAMES}
+def _firmware_elfs(directory: Path) -> dict[str, Path] | None:
+    """The five firmware ELFs of ``directory``: nested (``<core>/<core>.elf``, as tt-metal's build
+    leaves them) or flat (``<core>.elf``); None if it holds neither."""
+    for layout in (lambda core: directory / core / f"{core}.elf", lambda core: directory / f"{core}.elf"):
+        elfs = {core: layout(core) for core in CORE_NAMES}
         if all(path.is_file() for path in elfs.values()):
+            return elfs
+    return None
+
+
+def find_firmware_sets(precompiled: Path) -> list[FirmwareSet]:
+    """Every firmware set at ``precompiled``: the folder itself, or each folder under it, holding the
+    five Tensix-core firmware ELFs (nested or flat)."""
+    root = Path(precompiled)
+    own = _firmware_elfs(root)
+    if own is not None:
+        return [FirmwareSet(root, own)]
+    sets = []
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+        elfs = _firmware_elfs(directory)
+        if elfs is not None:
             sets.append(FirmwareSet(directory, elfs))
     return sets
 

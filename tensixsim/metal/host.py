@@ -41,12 +41,13 @@ class LaunchReport:
 def firmware_set(directory: Path, arch: str) -> FirmwareSet:
     """A build folder (holding every core's ELF) as it is, or the first ``arch`` build under it."""
     directory = Path(directory)
-    if (directory / "brisc" / "brisc.elf").is_file():
-        elfs = {core: directory / core / f"{core}.elf" for core in CORE_NAMES}
-        missing = [str(p) for p in elfs.values() if not p.is_file()]
-        if missing:
-            raise InvalidProgram(f"{directory}: missing {', '.join(missing)}")
-        return FirmwareSet(directory, elfs)
+    for nested in (True, False):  # <core>/<core>.elf as tt-metal's build leaves them, or <core>.elf
+        if (directory / ("brisc/brisc.elf" if nested else "brisc.elf")).is_file():
+            elfs = {c: directory / (f"{c}/{c}.elf" if nested else f"{c}.elf") for c in CORE_NAMES}
+            missing = [str(p) for p in elfs.values() if not p.is_file()]
+            if missing:
+                raise InvalidProgram(f"{directory}: missing {', '.join(missing)}")
+            return FirmwareSet(directory, elfs)
     if not directory.is_dir():
         raise InvalidProgram(f"{directory}: no such firmware folder")
     return find_firmware_set(directory, arch)

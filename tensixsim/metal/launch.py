@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -130,11 +131,22 @@ class CircularBuffer:
         return self.size // self.pages
 
 
+@dataclass(frozen=True)
+class KernelImage:
+    """A kernel as a raw image (no ELF): its bytes, the L1 address they load at, and where it starts
+    (default: the load address)."""
+
+    data: bytes
+    address: int
+    entry: int | None = None
+
+
 @dataclass
 class Program:
-    """What one launch runs: kernel ELFs per core, their arguments, CBs and semaphores."""
+    """What one launch runs: kernels per core (ELF paths or raw images), their arguments, CBs and
+    semaphores."""
 
-    kernels: dict[str, Path]
+    kernels: dict[str, Path | KernelImage]
     runtime_args: dict[str, list[int]] = field(default_factory=dict)
     common_args: list[int] = field(default_factory=list)
     circular_buffers: list[CircularBuffer] = field(default_factory=list)
@@ -158,40 +170,54 @@ def launch_program(
         raise ValueError(f"no core named {', '.join(sorted(unknown))}")
     writes: list[tuple[int, bytes]] = []
     config = "kernel_config"
-    fields: dict[str, int] = {
-        f"{config}.kernel_config_base[{debug.enumerator('ProgrammableCoreType::TENSIX')}]": where.base,
-        f"{config}.mode": debug.enumerator("dispatch_mode::DISPATCH_MODE_HOST"),
-        f"{config}.brisc_noc_mode": debug.enumerator("noc_mode::DM_DEDICATED_NOC"),
-        f"{config}.min_remote_cb_start_index": debug.array_length("cb_interface"),
-        f"{config}.sem_offset[{debug.enumerator('ProgrammableCoreType::TENSIX')}]": where.semaphores,
-        f"{config}.local_cb_offset": where.cbs,
-        f"{config}.remote_cb_offset": where.cbs + CB_WORDS * 4 * debug.array_length("cb_interface"),
+    # Values of the launch message's fields, by member path; computed only for the fields this
+    # firmware's launch_msg_t has (its DWARF says which: generations add and drop fields).
+    tensix = debug.enumerator("ProgrammableCoreType::TENSIX")
+    fields: dict[str, Callable[[], int]] = {
+        f"{config}.kernel_config_base[{tensix}]": lambda: where.base,
+        f"{config}.mode": lambda: debug.enumerator("dispatch_mode::DISPATCH_MODE_HOST"),
+        f"{config}.brisc_noc_mode": lambda: debug.enumerator("noc_mode::DM_DEDICATED_NOC"),
+        f"{config}.min_remote_cb_start_index": lambda: debug.array_length("cb_interface"),
+        f"{config}.sem_offset[{tensix}]": lambda: where.semaphores,
+        f"{config}.local_cb_offset": lambda: where.cbs,
+        f"{config}.remote_cb_offset": lambda: where.cbs + CB_WORDS * 4 * debug.array_length("cb_interface"),
     }
+    essential = {f"{config}.enables"}  # without it nothing runs
     enables = 0
-    for core, path in program.kernels.items():
+    for core, kernel in program.kernels.items():
         index = debug.enumerator(f"TensixProcessorTypes::{_PROCESSOR_ENUM[core]}")
-        image = read_elf(Path(path))
-        for segment in image.segments:
-            end = segment.address + segment.memsz
-            if not (where.text_start <= segment.address and end <= where.text_end):
+        if isinstance(kernel, KernelImage):
+            what = f"{core}'s raw kernel image"
+            entry = kernel.address if kernel.entry is None else kernel.entry
+            spans = [(kernel.address, bytes(kernel.data))]
+        else:
+            what = str(kernel)
+            image = read_elf(Path(kernel))
+            entry = image.entry
+            spans = [(s.address, s.data + bytes(s.memsz - len(s.data))) for s in image.segments]
+        for address, data in spans:
+            end = address + len(data)
+            if not (where.text_start <= address and end <= where.text_end):
                 raise KernelOverrun(
-                    f"{path}: {core} kernel segment 0x{segment.address:x}..0x{end:x} is outside the kernel "
+                    f"{what}: {core} kernel segment 0x{address:x}..0x{end:x} is outside the kernel "
                     f"slot 0x{where.text_start:x}..0x{where.text_end:x}",
-                    value=segment.address,
+                    value=address,
                 )
-            writes.append((segment.address, segment.data + bytes(segment.memsz - len(segment.data))))
-        if not where.text_start <= image.entry < where.text_end:
-            raise KernelOverrun(f"{path}: entry 0x{image.entry:x} outside the kernel slot", value=image.entry)
+            writes.append((address, data))
+        if not where.text_start <= entry < where.text_end:
+            raise KernelOverrun(f"{what}: entry 0x{entry:x} outside the kernel slot", value=entry)
         enables |= 1 << index
-        fields[f"{config}.kernel_text_offset[{index}]"] = image.entry - where.base
-        fields[f"{config}.kernel_text_size[{index}]"] = sum(s.memsz for s in image.segments)
+        text_size = sum(len(data) for _, data in spans)
+        fields[f"{config}.kernel_text_offset[{index}]"] = lambda e=entry: e - where.base
+        essential.add(f"{config}.kernel_text_offset[{index}]")
+        fields[f"{config}.kernel_text_size[{index}]"] = lambda n=text_size: n
         args = program.runtime_args.get(core, [])
         if len(args) > RTA_WORDS:
             raise InvalidProgram(f"{core}: {len(args)} runtime arguments, at most {RTA_WORDS}")
         rta = where.rta + RTA_WORDS * 4 * CORE_NAMES.index(core)
         writes.append((where.base + rta, struct.pack(f"<{len(args)}I", *args)))
-        fields[f"{config}.rta_offset[{index}].rta_offset"] = rta
-        fields[f"{config}.rta_offset[{index}].crta_offset"] = where.crta
+        fields[f"{config}.rta_offset[{index}].rta_offset"] = lambda r=rta: r
+        fields[f"{config}.rta_offset[{index}].crta_offset"] = lambda: where.crta
     spans = sorted((a, a + len(d)) for a, d in writes if a >= where.text_start)
     for (_, end), (start, _) in itertools.pairwise(spans):
         if start < end:
@@ -216,16 +242,21 @@ def launch_program(
                 struct.pack("<4I", cb.address, cb.size, cb.pages, cb.page_size),
             )
         )
-    fields[f"{config}.local_cb_mask"] = mask
-    fields[f"{config}.enables"] = enables
+    fields[f"{config}.local_cb_mask"] = lambda: mask
+    fields[f"{config}.enables"] = lambda: enables
+    missing = sorted(path for path in essential if not debug.has_field("launch_msg_t", path))
+    if missing:
+        raise InvalidProgram(f"this firmware's launch_msg_t has no {', '.join(missing)}: it cannot launch")
     read_ptr = int.from_bytes(
         tile.read(mailbox.base + debug.field("mailboxes_t", "launch_msg_rd_ptr").offset, 4), "little"
     )
     message = mailbox.base + debug.field("mailboxes_t", f"launch[{read_ptr}]").offset
     raw = bytearray(debug.size_of("launch_msg_t"))
     for path, value in fields.items():
+        if not debug.has_field("launch_msg_t", path):
+            continue  # a field of another firmware generation
         spot = debug.field("launch_msg_t", path)
-        raw[spot.offset : spot.offset + spot.size] = value.to_bytes(spot.size, "little")
+        raw[spot.offset : spot.offset + spot.size] = value().to_bytes(spot.size, "little")
     for address, data in writes:
         tile.write(address, data)
     tile.write(message, bytes(raw))
