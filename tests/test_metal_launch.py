@@ -281,5 +281,5 @@ def test_a_launch_message_without_a_field_of_this_generation_is_written_without_
     assert _copied(tile, matrix, target)
     assert any("kernel_text_size" in path for path in asked)
     dropped.add("enables")
-    with pytest.raises(InvalidProgram, match="launch_msg_t has no kernel_config.enables"):
+    with pytest.raises(InvalidProgram, match=r"launch_msg_t has no kernel_config\.enables"):
         launch_program(tile, loaded, _copy_program(tile, loaded, copy_kernel(loaded), 2)[0])
