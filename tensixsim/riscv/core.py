@@ -116,7 +116,6 @@ class Core:
         self.image: object | None = None  # the last ELF image loaded for this core
         self._pc = facts.default_reset_pc
         self._slice_start = 0
-        self._extra = 0
         self.known_code_pages: set[int] = set()
         self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls in L1
         self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
@@ -165,6 +164,21 @@ class Core:
         if facts.pipe is not None:
             self.push_pipes.add(facts.pipe)
         self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
+        aliases = [c.local_ram_alias for c in arch.cores] + [
+            c.local_ram_alias + c.local_ram_size for c in arch.cores
+        ]
+        timed = [
+            (r.base, r.base + r.size, RISCV.mmio_read, RISCV.tensix_push)
+            for r in self.regions
+            if r.push_pipe is not None
+        ]
+        self.hooks.configure_timing(
+            RISCV.walk_figures(self.name),
+            l1=tile.l1,
+            local=(arch.local_ram_base, arch.local_ram_base + own.nbytes),
+            aliases=(min(aliases), max(aliases)),
+            timed=timed,
+        )
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
         self._l1_words = tile.l1.view(np.uint32)
@@ -210,6 +224,7 @@ class Core:
         self._pc = pc
         self.exit_code = None
         self.error = None
+        self.hooks.reset_timing()
 
     # ------------------------------------------------------------------ time
     def _done_before(self, pc: int) -> int:
@@ -218,12 +233,16 @@ class Core:
         return s.icount - (s.block_addr + s.block_size - pc) // 4
 
     def now(self, pc: int) -> int:
-        """Cycle at which the instruction at ``pc`` (in the current block) executes."""
-        return self._slice_start + self._done_before(pc) + self._extra
+        """Cycle at which the instruction at ``pc`` (in the current block) issues."""
+        return self.hooks.time_at(self.uc, pc)
+
+    def _time_after(self, done: int) -> int:
+        """Cycle after the slice's first ``done`` instructions."""
+        return self.hooks.time_after(self.uc, done)
 
     def charge(self, cycles: int) -> None:
-        """Add ``cycles`` beyond CPI 1 to the running slice (MMIO latency, stalls)."""
-        self._extra += cycles
+        """Add ``cycles`` to the running slice after the instruction being executed (stalls)."""
+        self.hooks.state.extra += cycles
         self.hooks.state.limit -= cycles
 
     def fault_pc(self) -> int:
@@ -255,12 +274,14 @@ class Core:
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
+        s.time_base = self.time
+        s.extra = s.stall = s.walk_done = 0
+        s.mem_n = s.mem_used = 0
         # Only a core that pushes is worth it; its first push takes the Python path.
         engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.tensix_pushed else None
         if engine is not None:
             # The hooks push straight into the native coprocessor engine until Python next runs.
             s.engine, s.engine_push = engine
-            s.time_base = self.time
             s.push_horizon = self.tile.horizon(self)
             s.core_index = CORE_INDEX[self.name]
             s.push_free = 0
@@ -270,7 +291,6 @@ class Core:
             pushed = self.hooks.native and self.tensix_pushed
             s.push_free = self.tile.push_room(self, self.time) if pushed else 0
         self._slice_start = self.time
-        self._extra = 0
         self._fixup: tuple[int, int, int] | None = None
         self.sync_stopped = False
         try:
@@ -290,7 +310,7 @@ class Core:
         elif s.stop_reason == STOP_PUSH:
             pc = s.fault_pc
             done = self._done_before(pc)
-            if self._store_push(pc, self._slice_start + done + self._extra):
+            if self._store_push(pc, self.now(pc)):
                 pc += 4
                 done += 1
         else:
@@ -302,10 +322,12 @@ class Core:
             done += 1
         self._pc = pc
         self.instructions += done
-        self.time = self._slice_start + done + self._extra
+        self.time = self._time_after(done)
         if s.repeat_start != _CARRIED:
-            self._loop_entry = self._slice_start + s.repeat_start + self._extra
-        self._carry_loop = carry and self.sync_stopped
+            self._loop_entry = s.repeat_cycle
+        # A loop still running when the slice ran out (or stopped to synchronise) goes on being
+        # counted: a slow poll loop is then recognised although no slice holds enough iterations.
+        self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
 
     @property
     def stopped_spinning(self) -> bool:
@@ -352,17 +374,19 @@ class Core:
         """Account ``count`` iterations of the parked loop as run (they saw nothing new)."""
         self.time += count * self.poll_period
         self.instructions += count * self.poll_instructions
+        self.hooks.shift_timing(count * self.poll_period)
 
     def rewind(self, cycle: int) -> None:
         """Undo pure poll-loop iterations after ``cycle`` (they observed nothing new)."""
         if cycle < self.time:
             self.instructions -= self.time - cycle
+            self.hooks.shift_timing(cycle - self.time)
             self.time = cycle
 
     def _unicorn_error(self, exc: UcError) -> SimError:
         """Translate an error Unicorn reports itself (the hooks record most faults first)."""
         pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
-        cycle = self._slice_start + max(0, self._done_before(pc)) + self._extra
+        cycle = self._slice_start + self.hooks.state.extra
         if exc.errno == ucc.UC_ERR_INSN_INVALID:
             word = self.fetch(pc)
             if word == _EBREAK:
@@ -397,7 +421,7 @@ class Core:
         ring = self._push_ring[:count].astype(np.int64)  # word, pc, done, pipe (bit 8: inline)
         rows = np.empty((count, QE_FIELDS), np.int64)
         rows[:, QE_WORD], rows[:, QE_PC] = ring[:, 0], ring[:, 1]
-        rows[:, QE_CYCLE] = self._slice_start + self._extra + ring[:, 2]
+        rows[:, QE_CYCLE] = self._slice_start + ring[:, 2]  # the hooks' cycle, relative
         rows[:, QE_CORE] = CORE_INDEX[self.name]
         rows[:, QE_INLINE] = ring[:, 3] >> 8
         pipes = ring[:, 3] & 0xFF
@@ -422,7 +446,7 @@ class Core:
             self.tile.push(self, s.pending_pipe, s.pending_word, pc, cycle, inline=False)
         except Stall as stall:
             if stall.until is not None and stall.until > cycle:
-                self._extra += stall.until - cycle
+                self.hooks.state.extra += stall.until - self._natural(pc)
             elif stall.wait_key is not None:
                 self.state = CoreState.WAITING
                 self.wait_key = stall.wait_key
@@ -445,7 +469,7 @@ class Core:
             write=bool(s.fault_write),
             core=self.name,
             pc=s.fault_pc,
-            cycle=self._slice_start + self._done_before(s.fault_pc) + self._extra,
+            cycle=self.now(s.fault_pc),
         )
 
     def _fail(self, error: BaseException) -> None:
@@ -539,17 +563,22 @@ class Core:
         try:
             self.tile.push(self, pipe, instruction, pc, cycle, inline=inline)
         except Stall as stall:
-            self._stall(stall, cycle)
+            self._stall(stall, pc, cycle)
             return False
-        self.charge(RISCV.tensix_push - 1)
         if self.hooks.native:
             # The native hooks ran out of known room; the queue has drained since the slice began.
             self.hooks.state.push_free = self.tile.push_room(self, cycle + 1)
         return True
 
-    def _stall(self, stall: Stall, cycle: int) -> None:
+    def _natural(self, pc: int) -> int:
+        """The cycle the instruction at ``pc`` would issue at if nothing held it back."""
+        return self._time_after(self._done_before(pc))
+
+    def _stall(self, stall: Stall, pc: int, cycle: int) -> None:
+        """The instruction at ``pc`` (due at ``cycle``) cannot complete yet: stop, retry it later."""
         if stall.until is not None and stall.until > cycle:
-            self.charge(stall.until - cycle)
+            # The retried instruction issues at ``until``: count from where it would issue unhindered.
+            self.charge(stall.until - self._natural(pc))
         elif stall.wait_key is not None:
             self.state = CoreState.WAITING
             self.wait_key = stall.wait_key
@@ -566,7 +595,6 @@ class Core:
             new = {1: operand, 2: old | operand, 3: old & ~operand}[funct3 & 3]
             self._csr_write(csr, new & 0xFFFFFFFF, pc)
         self.set_reg(rd, old)
-        self.charge(RISCV.csr - 1)
 
     def _csr_read(self, csr: int, pc: int) -> int:
         if csr in _COUNTER_CSRS:
@@ -610,7 +638,6 @@ class Core:
             if cycle is None:
                 return 0
             value = region.read(Access(self, region.base + offset, size, cycle))
-            self.charge(RISCV.mmio_load - 1)
             if region.sync:
                 if self._probe_reads is not None:
                     self._probe_reads.append((region.base + offset, cycle))
@@ -618,7 +645,8 @@ class Core:
                 state.spin_threshold = min(state.spin_threshold, MMIO_SPIN_THRESHOLD)
             return value
         except Stall as stall:
-            self._stall(stall, self.now(self.hooks.state.mmio_pc))
+            pc = self.hooks.state.mmio_pc
+            self._stall(stall, pc, self.now(pc))
         except BaseException as exc:
             self._fail(exc)
         return 0
@@ -629,10 +657,10 @@ class Core:
             if cycle is None:
                 return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
-            self.charge(RISCV.mmio_store - 1)
             self.tile.register_written(region.base + offset, cycle, self)
         except Stall as stall:
-            self._stall(stall, self.now(self.hooks.state.mmio_pc))
+            pc = self.hooks.state.mmio_pc
+            self._stall(stall, pc, self.now(pc))
         except BaseException as exc:
             self._fail(exc)
 
@@ -649,7 +677,7 @@ class Core:
                 write=write,
                 core=self.name,
                 pc=pc,
-                cycle=self._slice_start + max(0, self._done_before(pc)) + self._extra,
+                cycle=self._slice_start + self.hooks.state.extra,
             )
         return False
 
@@ -704,6 +732,7 @@ class Core:
     def forget_code(self, page: int) -> None:
         """Drop translations of ``page`` after someone else rewrote it."""
         self.uc.ctl_remove_cache(page * 4096, page * 4096 + 4096)
+        self.hooks.forget_code(page * 4096, page * 4096 + 4096)
         self.hooks.state.executed[page] = 0
         self.known_code_pages.discard(page)
 
@@ -716,6 +745,7 @@ class Core:
 
     def flush_all_code(self) -> None:
         self.uc.ctl_remove_cache(0, self.tile.arch.l1_size)
+        self.hooks.forget_code(0, 1 << 32)
         np.frombuffer(self.hooks.state.executed, np.uint8)[:] = 0
         np.frombuffer(self.hooks.state.busy, np.uint64)[:] = 0
         self.known_code_pages.clear()
