@@ -60,8 +60,10 @@ if TYPE_CHECKING:
 _UNREACHABLE = 0xFFFFFFFE  # an `until` no 4-aligned pc can hit (reaching `until` costs retranslation)
 MMIO_FLOOR = 0xFFB10000  # accesses at or above this go through the PC-recording native hook
 # A loop head entered this many times (within a few blocks each time) is checked for being a poll
-# loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop.
-SPIN_THRESHOLD = 32
+# loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop. An L1
+# poll loop takes about ten cycles an iteration (the load's result is ready 8 cycles after it
+# issues): this many iterations must fit in one slice of a small quantum for it to be parked.
+SPIN_THRESHOLD = 8
 # A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
 # wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
 MMIO_SPIN_THRESHOLD = 3
@@ -270,6 +272,7 @@ class Core:
             s.since_head = 0
             s.repeat = 0
             s.repeat_start = 0
+            s.repeat_cycle = self.time
             s.spin_threshold = spin_threshold
         s.push_count = 0
         s.engine_pushes = 0
@@ -325,9 +328,7 @@ class Core:
         self.time = self._time_after(done)
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
-        # A loop still running when the slice ran out (or stopped to synchronise) goes on being
-        # counted: a slow poll loop is then recognised although no slice holds enough iterations.
-        self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
+        self._carry_loop = carry and self.sync_stopped
 
     @property
     def stopped_spinning(self) -> bool:
@@ -379,7 +380,12 @@ class Core:
     def rewind(self, cycle: int) -> None:
         """Undo pure poll-loop iterations after ``cycle`` (they observed nothing new)."""
         if cycle < self.time:
-            self.instructions -= self.time - cycle
+            undone = self.time - cycle
+            # The loop's instructions per cycle, as its probe iteration measured them.
+            if self.poll_period > 0:
+                self.instructions -= undone * self.poll_instructions // self.poll_period
+            else:
+                self.instructions -= undone
             self.hooks.shift_timing(cycle - self.time)
             self.time = cycle
 

@@ -31,7 +31,8 @@ enum { PROBE_READS = 64 };         /* loads recorded while probing a loop (more:
 enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polling */
 enum { MEM_LOG = 64 };             /* accesses of one block remembered for the timing walk */
 enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
-enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
+enum { BLOCK_CACHE = 2048 };
+enum { HISTORY = 16 };             /* at least LOOP_BLOCKS + 1 */      /* blocks remembered as simple or not (direct-mapped) */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
     P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_VISIBLE,
@@ -123,6 +124,11 @@ struct core_hooks {
     int64_t ready_max;      /* no register is ready later than this */
     uint64_t block_key[BLOCK_CACHE]; /* address | size << 32 of a block known ... */
     uint8_t block_simple[BLOCK_CACHE]; /* ... to hold only one-cycle instructions (1) or not (2) */
+    /* The last HISTORY blocks entered and their cycles: a loop recognised late (its head is found
+     * only LOOP_BLOCKS blocks after the previous head) is dated from its first iteration. */
+    uint64_t history_addr[HISTORY];
+    int64_t history_cycle[HISTORY];
+    uint64_t history_pos;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -395,6 +401,23 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     h->divider_free += delta;
 }
 
+/* The cycle `address` was first entered at among the last LOOP_BLOCKS + 1 blocks (`now`: not
+ * among them); *times: how often it was entered there. */
+static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t now, uint64_t *times)
+{
+    int64_t first = now;
+    uint64_t n = h->history_pos < LOOP_BLOCKS + 1 ? h->history_pos : LOOP_BLOCKS + 1;
+    *times = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        uint64_t j = (h->history_pos - i) % HISTORY;
+        if (h->history_addr[j] == address) {
+            first = h->history_cycle[j];
+            ++*times;
+        }
+    }
+    return first;
+}
+
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
 {
     uint64_t before = h->icount;
@@ -419,11 +442,14 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
     } else if (++h->since_head > LOOP_BLOCKS) {
         h->loop_head = address;
         h->since_head = 0;
-        h->repeat = 0;
         h->repeat_start = before;
-        h->repeat_cycle = natural(h, before);
+        /* Entries of the new head already seen count as repeats. */
+        h->repeat_cycle = first_entry(h, address, natural(h, before), &h->repeat);
         h->spin_threshold = h->spin_reset;
     }
+    h->history_addr[h->history_pos % HISTORY] = address;
+    h->history_cycle[h->history_pos % HISTORY] = natural(h, before);
+    h->history_pos++;
     uint64_t page = (address - h->code_base) >> 12;
     if (address >= h->code_base && page < h->code_pages && !h->executed[page]) {
         h->executed[page] = 1;

@@ -35,6 +35,7 @@ class PushEntry(ctypes.Structure):
 MEM_WRITE = ucc.UC_MEM_WRITE
 PROBE_READS = 64  # native.c: loads recorded while probing a loop
 MEM_LOG, SLOTS, STORE_QUEUE, TIMED_REGIONS, BLOCK_CACHE = 64, 8, 8, 32, 2048  # native.c's timing-walk sizes
+HISTORY = 16  # native.c: blocks remembered to date a late-recognised loop from its first iteration
 # native.c's P_* order: the RiscvTiming figures the walk reads.
 TIMING_PARAMS = (
     "l1_load_latency",
@@ -148,6 +149,9 @@ class HookState(ctypes.Structure):
         ("ready_max", ctypes.c_int64),
         ("block_key", ctypes.c_uint64 * BLOCK_CACHE),
         ("block_simple", ctypes.c_uint8 * BLOCK_CACHE),
+        ("history_addr", ctypes.c_uint64 * HISTORY),
+        ("history_cycle", ctypes.c_int64 * HISTORY),
+        ("history_pos", ctypes.c_uint64),
     ]
 
 
@@ -504,13 +508,25 @@ class Hooks:
         else:
             s.since_head += 1
             if s.since_head > LOOP_BLOCKS:
-                s.loop_head, s.since_head, s.repeat, s.repeat_start = address, 0, 0, before
-                s.repeat_cycle = self._natural(before)
+                s.loop_head, s.since_head, s.repeat_start = address, 0, before
+                s.repeat_cycle, s.repeat = self._first_entry(address, self._natural(before))
                 s.spin_threshold = s.spin_reset
+        s.history_addr[s.history_pos % HISTORY] = address
+        s.history_cycle[s.history_pos % HISTORY] = self._natural(before)
+        s.history_pos += 1
         page = (address - s.code_base) >> 12
         if address >= s.code_base and page < s.code_pages and not s.executed[page]:
             s.executed[page] = 1
             s.new_code_page = 1
+
+    def _first_entry(self, address: int, now: int) -> tuple[int, int]:
+        s = self.state
+        first, times = now, 0
+        for i in range(1, min(s.history_pos, LOOP_BLOCKS + 1) + 1):
+            j = (s.history_pos - i) % HISTORY
+            if s.history_addr[j] == address:
+                first, times = s.history_cycle[j], times + 1
+        return first, times
 
     def _py_mem(self, uc: unicorn.Uc, kind: int, address: int, size: int, value: int, _: object) -> None:
         s = self.state
