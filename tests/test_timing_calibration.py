@@ -33,7 +33,9 @@ def test_the_doc_shows_the_current_table(results):
     start, end = "<!-- timing-table -->\n", "<!-- /timing-table -->"
     shown = text[text.index(start) + len(start) : text.index(end)].strip()
     expected = calibration.table([results[c.name] for c in calibration.CASES])
-    assert shown == expected, "run `python benchmarks/timing_table.py` and paste the table into docs/timing.md"
+    assert shown == expected, (
+        "run `python benchmarks/timing_table.py` and paste the table into docs/timing.md"
+    )
 
 
 @pytest.mark.parametrize("name", ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock"])
@@ -56,8 +58,15 @@ print(json.dumps({{"native": native_library() is not None,
 
 
 def test_the_python_timing_walk_gives_the_native_cycles(results):
-    names = ["remu_dependent", "l1_lw_x4", "l1_load_to_use_gap4", "local_sw_lw_trisc2", "remote_local_lw",
-             "mmio_noc_status", "l1_rmw"]
+    names = [
+        "remu_dependent",
+        "l1_lw_x4",
+        "l1_load_to_use_gap4",
+        "local_sw_lw_trisc2",
+        "remote_local_lw",
+        "mmio_noc_status",
+        "l1_rmw",
+    ]
     for case in calibration.CASES:
         if case.name in names:
             calibration.build_case(case, case.cores[0])  # build outside the subprocess

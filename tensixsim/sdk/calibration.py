@@ -86,7 +86,13 @@ CASES: tuple[Case, ...] = (
         48,
         (1.0, 1.0),
     ),
-    Case("mul_independent", "independent mul", _rept(8, "mul a0, a4, a5\nmul a1, a4, a5\nmul a2, a4, a5\nmul a3, a4, a5"), 32, (1.0, 1.0)),
+    Case(
+        "mul_independent",
+        "independent mul",
+        _rept(8, "mul a0, a4, a5\nmul a1, a4, a5\nmul a2, a4, a5\nmul a3, a4, a5"),
+        32,
+        (1.0, 1.0),
+    ),
     Case("remu_dependent", "dependent remu", _rept(16, "remu a0, a0, a5"), 16, (6.0, 6.0)),
     Case("l1_lw_x4", "4 independent L1 lw back to back", _offsets(4, "lw a0, OFF(s0)"), 4, (1.25, 1.25)),
     Case("l1_lw_x8", "8 independent L1 lw back to back", _offsets(8, "lw a0, OFF(s0)"), 8, (1.46, 1.63)),
@@ -99,7 +105,13 @@ CASES: tuple[Case, ...] = (
         (9.0, 9.0),
     ),
     Case("l1_store", "L1 sw", _offsets(32, "sw a0, OFF(s0)"), 32, (1.0, 1.0)),
-    Case("local_sw_lw", "local RAM sw then lw of the word", _rept(16, "sw a0, 0(s1)\nlw a1, 0(s1)"), 16, (3.0, 3.0)),
+    Case(
+        "local_sw_lw",
+        "local RAM sw then lw of the word",
+        _rept(16, "sw a0, 0(s1)\nlw a1, 0(s1)"),
+        16,
+        (3.0, 3.0),
+    ),
     Case(
         "local_sw_lw_trisc2",
         "local RAM sw then lw of the word, TRISC2",
@@ -239,7 +251,9 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
     index = CORE_NAMES.index(core)
     neighbour = arch.cores[(index + 1) % len(arch.cores)]
     noc = arch.noc
-    mmio = arch.wall_clock_low if case.mmio == "wall" else (noc.niu_bases[0] if noc else 0) + NOC_STATUS_OFFSET
+    mmio = (
+        arch.wall_clock_low if case.mmio == "wall" else (noc.niu_bases[0] if noc else 0) + NOC_STATUS_OFFSET
+    )
     defines = {
         "ITERS": case.iters,
         "BODY": _c_string(case.body),
@@ -255,7 +269,9 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
     source.parent.mkdir(parents=True, exist_ok=True)
     if not source.exists() or source.read_text() != _TEMPLATE:
         source.write_text(_TEMPLATE)
-    return build(core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root)
+    return build(
+        core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root
+    )
 
 
 @dataclass
@@ -277,7 +293,9 @@ class Measured:
         return abs(self.ratio - 1) <= 0.10
 
 
-def run_case(case: Case, build_dir: Path | None = None, tile_factory: Callable[[], object] | None = None) -> Measured:
+def run_case(
+    case: Case, build_dir: Path | None = None, tile_factory: Callable[[], object] | None = None
+) -> Measured:
     """Run ``case`` on a fresh tile; the per-operation cost on each core that ran it."""
     from tensixsim.tile import Tile
 
