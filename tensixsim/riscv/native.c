@@ -338,6 +338,7 @@ static int simple_code(void *uc, const struct core_hooks *h, uint64_t pc, uint64
 /* Account the instructions of the current block before instruction index `target`. */
 static void walk(void *uc, struct core_hooks *h, uint64_t target)
 {
+    if (target > h->icount) target = h->icount; /* nothing past the instructions entered */
     if (h->walk_done >= target) return;
     uint64_t end = h->block_addr + h->block_size;
     uint64_t first = h->icount - h->block_size / 4; /* index of the block's first instruction */
@@ -376,6 +377,8 @@ void tsim_forget_blocks(struct core_hooks *h, uint64_t lo, uint64_t hi)
 /* The cycle at which the instruction at `pc` (in the current block) issues. */
 int64_t tsim_time_at(void *uc, struct core_hooks *h, uint64_t pc)
 {
+    if (pc < h->block_addr || pc > h->block_addr + h->block_size)
+        return natural(h, h->walk_done); /* not in the current block (a faulting access) */
     uint64_t d = h->icount - (h->block_addr + h->block_size - pc) / 4;
     walk(uc, h, d);
     int64_t after;

@@ -303,6 +303,8 @@ class Hooks:
         if self._lib is not None:
             return self._lib.tsim_time_at(uc._uch, self._ptr, pc)
         s = self.state
+        if not s.block_addr <= pc <= s.block_addr + s.block_size:
+            return self._natural(s.walk_done)  # not in the current block (a faulting access)
         d = s.icount - (s.block_addr + s.block_size - pc) // 4
         self._walk(uc, d)
         return self._step(uc, self._fetch(uc, pc), self._natural(d), commit=False)[0]
@@ -343,6 +345,7 @@ class Hooks:
 
     def _walk(self, uc: unicorn.Uc, target: int) -> None:
         s = self.state
+        target = min(target, s.icount)  # nothing past the instructions entered
         end = s.block_addr + s.block_size
         while s.walk_done < target:
             pc = end - 4 * (s.icount - s.walk_done)
