@@ -58,12 +58,26 @@ class RiscvTiming:
     # 2.0 (measured); the other windows have no figure and take the same.
     mmio_read: int = 2
     mmio_write: int = 1
+    # Windows measured on their own: (region name, read, write). The wall clock lives in
+    # tile_control; the NoC status registers in noc0 / noc1 (both reads 2.0 measured; writes: no figure).
+    mmio_windows: tuple[tuple[str, int, int], ...] = (
+        ("tile_control", 2, 1),
+        ("noc0", 2, 1),
+        ("noc1", 2, 1),
+    )
     tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction
 
+    def window_costs(self, name: str) -> tuple[int, int]:
+        """(read, write) cycles of the MMIO window ``name``."""
+        for window, read, write in self.mmio_windows:
+            if window == name:
+                return read, write
+        return self.mmio_read, self.mmio_write
+
     def walk_figures(self, core: str) -> dict[str, int]:
         """The figures the timing walk of ``core`` reads (riscv/native.py TIMING_PARAMS)."""
-        figures = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        figures = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "mmio_windows"}
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2
         return figures

@@ -169,10 +169,15 @@ class Core:
         aliases = [c.local_ram_alias for c in arch.cores] + [
             c.local_ram_alias + c.local_ram_size for c in arch.cores
         ]
+        # Push ports cost a push; the windows timing.py names, their measured costs.
         timed = [
             (r.base, r.base + r.size, RISCV.mmio_read, RISCV.tensix_push)
             for r in self.regions
             if r.push_pipe is not None
+        ]
+        named = {window for window, _, _ in RISCV.mmio_windows}
+        timed += [
+            (r.base, r.base + r.size, *RISCV.window_costs(r.name)) for r in self.regions if r.name in named
         ]
         self.hooks.configure_timing(
             RISCV.walk_figures(self.name),
