@@ -31,8 +31,8 @@ enum { PROBE_READS = 64 };         /* loads recorded while probing a loop (more:
 enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polling */
 enum { MEM_LOG = 64 };             /* accesses of one block remembered for the timing walk */
 enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
-enum { BLOCK_CACHE = 2048 };
-enum { HISTORY = 16 };             /* at least LOOP_BLOCKS + 1 */      /* blocks remembered as simple or not (direct-mapped) */
+enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
+enum { HISTORY = 16 };             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
     P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_VISIBLE,
@@ -402,20 +402,24 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     for (int i = 0; i < STORE_QUEUE; i++) h->sq_visible[i] += delta;
     h->responses += delta;
     h->divider_free += delta;
+    for (int i = 0; i < HISTORY; i++) h->history_cycle[i] += delta;
 }
 
 /* The cycle `address` was first entered at among the last LOOP_BLOCKS + 1 blocks (`now`: not
- * among them); *times: how often it was entered there. */
-static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t now, uint64_t *times)
+ * among them); *repeats: how often it was entered right before (a loop of that one block). */
+static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t now, uint64_t *repeats)
 {
     int64_t first = now;
     uint64_t n = h->history_pos < LOOP_BLOCKS + 1 ? h->history_pos : LOOP_BLOCKS + 1;
-    *times = 0;
+    int tight = 1;
+    *repeats = 0;
     for (uint64_t i = 1; i <= n; i++) {
         uint64_t j = (h->history_pos - i) % HISTORY;
         if (h->history_addr[j] == address) {
             first = h->history_cycle[j];
-            ++*times;
+            if (tight) ++*repeats;
+        } else {
+            tight = 0;
         }
     }
     return first;
@@ -446,7 +450,7 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
         h->loop_head = address;
         h->since_head = 0;
         h->repeat_start = before;
-        /* Entries of the new head already seen count as repeats. */
+        /* A one-block loop's iterations already seen count as repeats. */
         h->repeat_cycle = first_entry(h, address, natural(h, before), &h->repeat);
         h->spin_threshold = h->spin_reset;
     }

@@ -331,6 +331,8 @@ class Hooks:
             s.sq_visible[i] += delta
         s.responses += delta
         s.divider_free += delta
+        for i in range(HISTORY):
+            s.history_cycle[i] += delta
 
     # Python twins of native.c's walk (used only without a compiler); the same steps, in the same
     # order, so that both paths give the same cycles.
@@ -524,12 +526,15 @@ class Hooks:
 
     def _first_entry(self, address: int, now: int) -> tuple[int, int]:
         s = self.state
-        first, times = now, 0
+        first, repeats, tight = now, 0, True
         for i in range(1, min(s.history_pos, LOOP_BLOCKS + 1) + 1):
             j = (s.history_pos - i) % HISTORY
             if s.history_addr[j] == address:
-                first, times = s.history_cycle[j], times + 1
-        return first, times
+                first = s.history_cycle[j]
+                repeats += tight
+            else:
+                tight = False
+        return first, repeats
 
     def _py_mem(self, uc: unicorn.Uc, kind: int, address: int, size: int, value: int, _: object) -> None:
         s = self.state
