@@ -12,7 +12,6 @@ calibrated rows and that docs/timing.md shows the same table.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.sdk.build import DEFAULT_BUILD_DIR, build
 from tensixsim.sdk.layout import L1_USER_BASE
+from tensixsim.tile import Tile
 
 ARCH = "blackhole"
 RESULTS = L1_USER_BASE + 0x100  # per core: body cycles, empty-loop cycles (16 bytes apart)
@@ -276,6 +276,8 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
 
 @dataclass
 class Measured:
+    """What one case cost on the emulator, per operation, on each core that ran it."""
+
     case: Case
     per_core: dict[str, float] = field(default_factory=dict)
 
@@ -294,25 +296,24 @@ class Measured:
 
 
 def run_case(
-    case: Case, build_dir: Path | None = None, tile_factory: Callable[[], object] | None = None
+    case: Case, build_dir: Path | None = None, tile_factory: Callable[[], Tile] | None = None
 ) -> Measured:
     """Run ``case`` on a fresh tile; the per-operation cost on each core that ran it."""
-    from tensixsim.tile import Tile
-
     tile = Tile(ARCH) if tile_factory is None else tile_factory()
     for core in case.cores:
-        tile.load_elf(core, build_case(case, core, build_dir))  # type: ignore[attr-defined]
-    tile.run(max_cycles=10_000_000, release=case.cores)  # type: ignore[attr-defined]
+        tile.load_elf(core, build_case(case, core, build_dir))
+    tile.run(max_cycles=10_000_000, release=case.cores)
     measured = Measured(case)
     for core in case.cores:
         index = CORE_NAMES.index(core)
-        raw = tile.read(RESULTS + 16 * index, 8)  # type: ignore[attr-defined]
+        raw = tile.read(RESULTS + 16 * index, 8)
         body, empty = int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:], "little")
         measured.per_core[core] = (body - empty) / (case.iters * case.ops)
     return measured
 
 
 def run_all(cases: Sequence[Case] = CASES, build_dir: Path | None = None) -> list[Measured]:
+    """Run every case of ``cases``, in order."""
     return [run_case(case, build_dir) for case in cases]
 
 
@@ -339,4 +340,3 @@ def summary(results: Sequence[Measured]) -> str:
 
 
 __all__ = ["CASES", "NOT_RUN", "Case", "Measured", "build_case", "run_all", "run_case", "summary", "table"]
-_ = textwrap  # kept for callers formatting bodies
