@@ -563,6 +563,9 @@ class Tile:
                 core.rewind(target)
             else:
                 core.time = target
+            # Nothing the loop had in flight is still pending at an arbitrary resume cycle (the same
+            # rule wherever the loop was parked, so the cycles do not depend on the quantum).
+            core.hooks.reset_timing()
         for page in pages:
             self._refresh_protection(page)
 
@@ -739,7 +742,6 @@ class Tile:
     def _push_writer(self, pipe: int):
         def write(access: Access, value: int) -> None:
             self.push(access.core, pipe, value, access.core.fault_pc(), access.cycle, inline=False)
-            access.core.charge(RISCV.tensix_push - RISCV.mmio_store)
 
         return write
 

@@ -8,16 +8,79 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Where the RISC-V figures come from: "Blackhole p100a microbenchmarks" is the calibration list of
+# per-operation costs measured on a p100a card (counted loops timed with the wall-clock registers);
+# "Memory Ordering" is tt-isa-documentation's BlackholeA0 baby RISC-V page (the retire-order queue,
+# the four-entry store queue, what fences and atomics wait for). docs/timing.md has the table of
+# measured against emulated figures.
+CALIBRATION = "Blackhole p100a microbenchmarks"
+
 
 @dataclass(frozen=True)
 class RiscvTiming:
-    """Baby RISC-V core costs. Ordinary instructions cost one cycle each (CPI 1)."""
+    """Baby RISC-V core costs, applied per instruction by the timing walk (riscv/native.c).
 
-    mmio_load: int = 7  # an MMIO load occupies the core for at least this many cycles
-    mmio_store: int = 1
-    tensix_push: int = 1
-    csr: int = 1
+    An instruction issues one cycle after its predecessor (taken branches, jumps and ALU operations
+    cost nothing more: 1.0 measured), or later when a source register is not ready yet or a memory
+    it needs has no room. ``*_latency``: cycles from issue until the result can be used.
+    """
+
+    # L1 loads: 9 cycles from lw to the dependent instruction, with or without independent
+    # instructions between them (measured); so the result is ready 8 cycles after issue.
+    l1_load_latency: int = 8
+    # At most this many L1 reads in flight, each holding its slot until its response, this many
+    # cycles after issue: four independent lw back to back cost 1.25 each, eight 1.46-1.63
+    # (measured; these two figures reproduce both).
+    l1_read_slots: int = 4
+    l1_read_occupancy: int = 7
+    # Cycles from a store's issue until a load of the same word may be processed (the load waits
+    # while the store sits in the store queue, Memory Ordering). L1: no figure, one cycle assumed.
+    l1_store_visible: int = 1
+    # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 3.0 per pair
+    # (measured), so the store becomes visible to the load 2 cycles after its issue (TRISC2: see
+    # ``local_store_visible_trisc2``).
+    local_load_latency: int = 2
+    local_store_visible: int = 2
+    local_store_visible_trisc2: int = 3  # TRISC2: sw then lw 4.0 per pair (measured)
+    # Another core's local RAM: independent reads cost 2.5 each (measured): two reads in flight,
+    # five cycles each.
+    remote_load_latency: int = 5
+    remote_read_slots: int = 2
+    remote_read_occupancy: int = 5
+    mul_latency: int = 2  # independent mul 1.0 (measured: pipelined); latency 2 (ISA documentation)
+    div_latency: int = 6  # dependent remu 6.0 (measured); the divider takes one operation at a time
+    # An atomic (AMO) waits for the store queue to drain and every earlier response (Memory
+    # Ordering); L1 read-modify-write of one word 8.0 (measured).
+    atomic_latency: int = 8
+    csr: int = 1  # CSR access: no measured figure yet
+    store_queue: int = 4  # entries (Memory Ordering); L1 store 1.0 (measured)
+    # MMIO: the core waits for a read's response. Wall clock (0xFFB121F0/F8) and NoC status registers
+    # 2.0 (measured); the other windows have no figure and take the same.
+    mmio_read: int = 2
+    mmio_write: int = 1
+    # Windows measured on their own: (region name, read, write). The wall clock lives in
+    # tile_control; the NoC status registers in noc0 / noc1 (both reads 2.0 measured; writes: no figure).
+    mmio_windows: tuple[tuple[str, int, int], ...] = (
+        ("tile_control", 2, 1),
+        ("noc0", 2, 1),
+        ("noc1", 2, 1),
+    )
+    tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction
+
+    def window_costs(self, name: str) -> tuple[int, int]:
+        """(read, write) cycles of the MMIO window ``name``."""
+        for window, read, write in self.mmio_windows:
+            if window == name:
+                return read, write
+        return self.mmio_read, self.mmio_write
+
+    def walk_figures(self, core: str) -> dict[str, int]:
+        """The figures the timing walk of ``core`` reads (riscv/native.py TIMING_PARAMS)."""
+        figures = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "mmio_windows"}
+        if core == "trisc2":
+            figures["local_store_visible"] = self.local_store_visible_trisc2
+        return figures
 
 
 @dataclass(frozen=True)

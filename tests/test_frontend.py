@@ -24,6 +24,7 @@ from tensixsim import (
 from tensixsim.isa import isa_for
 from tensixsim.tensix.native.lockstep import STATE_OBJECTS, differences, snapshot
 from tensixsim.tensix.semantics import lookup
+from tensixsim.timing import RISCV
 
 ISA = isa_for("blackhole")
 
@@ -349,3 +350,32 @@ def test_atcas_waiting_on_l1_is_released_by_a_core_store(quantum):
     # TRISC0 went on (its done-check read returned) only after BRISC's store let the ATCAS through.
     assert tile.core("trisc0").reg("a1") > stored_at
     assert tile.core("trisc0").reg("a1") < stored_at + 200
+
+
+def test_done_check_read_between_the_last_issue_and_the_unit_finishing_wakes_when_it_finishes():
+    # TRISC0's scalar-unit instruction has issued (its queue is empty) but still occupies its unit
+    # when the done check is read: the read must complete when the unit finishes, although nothing
+    # more issues from that pipe and TRISC1 keeps running (busy, never parked) until TRISC0 is done.
+    add = ISA.encode("ADDDMAREG", op_b_is_const=1, result_reg_index=2, op_b_reg_index=1, op_a_reg_index=3)
+    trisc0 = "\n".join(
+        [
+            inline(add),
+            "li s1, 0xFFE80000",
+            "lw a0, 4(s1)",
+            "csrr a1, mcycle",
+            "li s0, 0x20000",
+            "li t0, 1",
+            "sw t0, 0(s0)",
+            "ecall",
+        ]
+    )
+    trisc1 = "li s0, 0x20000\n 1: addi a2, a2, 1\n lw t0, 0(s0)\n beqz t0, 1b\n ecall"
+    tile = Tile("blackhole")
+    tile.write(0x6000, assemble(trisc0, base=0x6000))
+    tile.write(0xA000, assemble(trisc1, base=0xA000))
+    tile.run(release=["trisc0", "trisc1"], max_cycles=200_000)
+    pipe = tile.backend.pipes[0]
+    assert pipe.issued == 1 and pipe.idle
+    # The read was retried exactly when the unit finished; csrr follows once the read's response is in.
+    assert tile.core("trisc0").reg("a1") == pipe.done_cycle + RISCV.mmio_read
+    assert tile.result().cores["trisc1"].state == "finished"

@@ -60,8 +60,10 @@ if TYPE_CHECKING:
 _UNREACHABLE = 0xFFFFFFFE  # an `until` no 4-aligned pc can hit (reaching `until` costs retranslation)
 MMIO_FLOOR = 0xFFB10000  # accesses at or above this go through the PC-recording native hook
 # A loop head entered this many times (within a few blocks each time) is checked for being a poll
-# loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop.
-SPIN_THRESHOLD = 32
+# loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop. An L1
+# poll loop takes about ten cycles an iteration (the load's result is ready 8 cycles after it
+# issues): this many iterations must fit in one slice of a small quantum for it to be parked.
+SPIN_THRESHOLD = 8
 # A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
 # wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
 MMIO_SPIN_THRESHOLD = 3
@@ -122,7 +124,6 @@ class Core:
         self.error: BaseException | None = None
         self._pc = self.facts.default_reset_pc
         self._slice_start = 0
-        self._extra = 0
         self.known_code_pages: set[int] = set()
         self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls in L1
         self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
@@ -175,6 +176,26 @@ class Core:
         # Pipes this core can push into (inline words and push addresses).
         self.push_pipes = {r.push_pipe for r in self.regions if r.push_pipe is not None}
         self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
+        aliases = [c.local_ram_alias for c in arch.cores] + [
+            c.local_ram_alias + c.local_ram_size for c in arch.cores
+        ]
+        # Push ports cost a push; the windows timing.py names, their measured costs.
+        timed = [
+            (r.base, r.base + r.size, RISCV.mmio_read, RISCV.tensix_push)
+            for r in self.regions
+            if r.push_pipe is not None
+        ]
+        named = {window for window, _, _ in RISCV.mmio_windows}
+        timed += [
+            (r.base, r.base + r.size, *RISCV.window_costs(r.name)) for r in self.regions if r.name in named
+        ]
+        self.hooks.configure_timing(
+            RISCV.walk_figures(self.name),
+            l1=tile.l1,
+            local=(arch.local_ram_base, arch.local_ram_base + own.nbytes),
+            aliases=(min(aliases), max(aliases)),
+            timed=timed,
+        )
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
         self._l1_words = tile.l1.view(np.uint32)
@@ -220,6 +241,7 @@ class Core:
         self._pc = pc
         self.exit_code = None
         self.error = None
+        self.hooks.reset_timing()
 
     def power_on(self) -> None:
         """Back to the state of a new core (Tile.reset): held in reset at cycle 0, registers zero,
@@ -238,12 +260,16 @@ class Core:
         return s.icount - (s.block_addr + s.block_size - pc) // 4
 
     def now(self, pc: int) -> int:
-        """Cycle at which the instruction at ``pc`` (in the current block) executes."""
-        return self._slice_start + self._done_before(pc) + self._extra
+        """Cycle at which the instruction at ``pc`` (in the current block) issues."""
+        return self.hooks.time_at(self.uc, pc)
+
+    def _time_after(self, done: int) -> int:
+        """Cycle after the slice's first ``done`` instructions."""
+        return self.hooks.time_after(self.uc, done)
 
     def charge(self, cycles: int) -> None:
-        """Add ``cycles`` beyond CPI 1 to the running slice (MMIO latency, stalls)."""
-        self._extra += cycles
+        """Add ``cycles`` to the running slice after the instruction being executed (stalls)."""
+        self.hooks.state.extra += cycles
         self.hooks.state.limit -= cycles
 
     def fault_pc(self) -> int:
@@ -271,16 +297,19 @@ class Core:
             s.since_head = 0
             s.repeat = 0
             s.repeat_start = 0
+            s.repeat_cycle = self.time
             s.spin_threshold = spin_threshold
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
+        s.time_base = self.time
+        s.extra = s.stall = s.walk_done = 0
+        s.mem_n = s.mem_used = 0
         # Only a core that pushes is worth it; its first push takes the Python path.
         engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.tensix_pushed else None
         if engine is not None:
             # The hooks push straight into the native coprocessor engine until Python next runs.
             s.engine, s.engine_push = engine
-            s.time_base = self.time
             s.push_horizon = self.tile.horizon(self)
             s.core_index = CORE_INDEX[self.name]
             s.push_free = 0
@@ -290,7 +319,6 @@ class Core:
             pushed = self.hooks.native and self.tensix_pushed
             s.push_free = self.tile.push_room(self, self.time) if pushed else 0
         self._slice_start = self.time
-        self._extra = 0
         self._fixup: tuple[int, int, int] | None = None
         self.sync_stopped = False
         try:
@@ -310,7 +338,7 @@ class Core:
         elif s.stop_reason == STOP_PUSH:
             pc = s.fault_pc
             done = self._done_before(pc)
-            if self._store_push(pc, self._slice_start + done + self._extra):
+            if self._store_push(pc, self.now(pc)):
                 pc += 4
                 done += 1
         else:
@@ -322,9 +350,9 @@ class Core:
             done += 1
         self._pc = pc
         self.instructions += done
-        self.time = self._slice_start + done + self._extra
+        self.time = self._time_after(done)
         if s.repeat_start != _CARRIED:
-            self._loop_entry = self._slice_start + s.repeat_start + self._extra
+            self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and self.sync_stopped
 
     @property
@@ -372,17 +400,24 @@ class Core:
         """Account ``count`` iterations of the parked loop as run (they saw nothing new)."""
         self.time += count * self.poll_period
         self.instructions += count * self.poll_instructions
+        self.hooks.shift_timing(count * self.poll_period)
 
     def rewind(self, cycle: int) -> None:
         """Undo pure poll-loop iterations after ``cycle`` (they observed nothing new)."""
         if cycle < self.time:
-            self.instructions -= self.time - cycle
+            undone = self.time - cycle
+            # The loop's instructions per cycle, as its probe iteration measured them.
+            if self.poll_period > 0:
+                self.instructions -= undone * self.poll_instructions // self.poll_period
+            else:
+                self.instructions -= undone
+            self.hooks.shift_timing(cycle - self.time)
             self.time = cycle
 
     def _unicorn_error(self, exc: UcError) -> SimError:
         """Translate an error Unicorn reports itself (the hooks record most faults first)."""
         pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
-        cycle = self._slice_start + max(0, self._done_before(pc)) + self._extra
+        cycle = self._slice_start + self.hooks.state.extra
         if exc.errno == ucc.UC_ERR_INSN_INVALID:
             word = self.fetch(pc)
             if word == _EBREAK:
@@ -417,7 +452,7 @@ class Core:
         ring = self._push_ring[:count].astype(np.int64)  # word, pc, done, pipe (bit 8: inline)
         rows = np.empty((count, QE_FIELDS), np.int64)
         rows[:, QE_WORD], rows[:, QE_PC] = ring[:, 0], ring[:, 1]
-        rows[:, QE_CYCLE] = self._slice_start + self._extra + ring[:, 2]
+        rows[:, QE_CYCLE] = self._slice_start + ring[:, 2]  # the hooks' cycle, relative
         rows[:, QE_CORE] = CORE_INDEX[self.name]
         rows[:, QE_INLINE] = ring[:, 3] >> 8
         pipes = ring[:, 3] & 0xFF
@@ -442,7 +477,7 @@ class Core:
             self.tile.push(self, s.pending_pipe, s.pending_word, pc, cycle, inline=False)
         except Stall as stall:
             if stall.until is not None and stall.until > cycle:
-                self._extra += stall.until - cycle
+                self.hooks.state.extra += stall.until - self._natural(pc)
             elif stall.wait_key is not None:
                 self.state = CoreState.WAITING
                 self.wait_key = stall.wait_key
@@ -465,7 +500,7 @@ class Core:
             write=bool(s.fault_write),
             core=self.name,
             pc=s.fault_pc,
-            cycle=self._slice_start + self._done_before(s.fault_pc) + self._extra,
+            cycle=self.now(s.fault_pc),
         )
 
     def _fail(self, error: BaseException) -> None:
@@ -559,17 +594,22 @@ class Core:
         try:
             self.tile.push(self, pipe, instruction, pc, cycle, inline=inline)
         except Stall as stall:
-            self._stall(stall, cycle)
+            self._stall(stall, pc, cycle)
             return False
-        self.charge(RISCV.tensix_push - 1)
         if self.hooks.native:
             # The native hooks ran out of known room; the queue has drained since the slice began.
             self.hooks.state.push_free = self.tile.push_room(self, cycle + 1)
         return True
 
-    def _stall(self, stall: Stall, cycle: int) -> None:
+    def _natural(self, pc: int) -> int:
+        """The cycle the instruction at ``pc`` would issue at if nothing held it back."""
+        return self._time_after(self._done_before(pc))
+
+    def _stall(self, stall: Stall, pc: int, cycle: int) -> None:
+        """The instruction at ``pc`` (due at ``cycle``) cannot complete yet: stop, retry it later."""
         if stall.until is not None and stall.until > cycle:
-            self.charge(stall.until - cycle)
+            # The retried instruction issues at ``until``: count from where it would issue unhindered.
+            self.charge(stall.until - self._natural(pc))
         elif stall.wait_key is not None:
             self.state = CoreState.WAITING
             self.wait_key = stall.wait_key
@@ -586,7 +626,6 @@ class Core:
             new = {1: operand, 2: old | operand, 3: old & ~operand}[funct3 & 3]
             self._csr_write(csr, new & 0xFFFFFFFF, pc)
         self.set_reg(rd, old)
-        self.charge(RISCV.csr - 1)
 
     def _csr_read(self, csr: int, pc: int) -> int:
         if csr in _COUNTER_CSRS:
@@ -630,7 +669,6 @@ class Core:
             if cycle is None:
                 return 0
             value = region.read(Access(self, region.base + offset, size, cycle))
-            self.charge(RISCV.mmio_load - 1)
             if region.sync:
                 if self._probe_reads is not None:
                     self._probe_reads.append((region.base + offset, cycle))
@@ -638,7 +676,8 @@ class Core:
                 state.spin_threshold = min(state.spin_threshold, MMIO_SPIN_THRESHOLD)
             return value
         except Stall as stall:
-            self._stall(stall, self.now(self.hooks.state.mmio_pc))
+            pc = self.hooks.state.mmio_pc
+            self._stall(stall, pc, self.now(pc))
         except BaseException as exc:
             self._fail(exc)
         return 0
@@ -649,10 +688,10 @@ class Core:
             if cycle is None:
                 return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
-            self.charge(RISCV.mmio_store - 1)
             self.tile.register_written(region.base + offset, cycle, self)
         except Stall as stall:
-            self._stall(stall, self.now(self.hooks.state.mmio_pc))
+            pc = self.hooks.state.mmio_pc
+            self._stall(stall, pc, self.now(pc))
         except BaseException as exc:
             self._fail(exc)
 
@@ -669,7 +708,7 @@ class Core:
                 write=write,
                 core=self.name,
                 pc=pc,
-                cycle=self._slice_start + max(0, self._done_before(pc)) + self._extra,
+                cycle=self._slice_start + self.hooks.state.extra,
             )
         return False
 
@@ -724,6 +763,7 @@ class Core:
     def forget_code(self, page: int) -> None:
         """Drop translations of ``page`` after someone else rewrote it."""
         self.uc.ctl_remove_cache(page * 4096, page * 4096 + 4096)
+        self.hooks.forget_code(page * 4096, page * 4096 + 4096)
         self.hooks.state.executed[page] = 0
         self.known_code_pages.discard(page)
 
@@ -736,6 +776,7 @@ class Core:
 
     def flush_all_code(self) -> None:
         self.uc.ctl_remove_cache(0, self.tile.arch.l1_size)
+        self.hooks.forget_code(0, 1 << 32)
         np.frombuffer(self.hooks.state.executed, np.uint8)[:] = 0
         np.frombuffer(self.hooks.state.busy, np.uint64)[:] = 0
         self.known_code_pages.clear()

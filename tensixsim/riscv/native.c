@@ -29,6 +29,19 @@ enum { REG_X0 = 1, REG_PC = 190 }; /* Unicorn's UC_RISCV_REG_* numbering */
 enum { MEM_WRITE = 17 };           /* UC_MEM_WRITE */
 enum { PROBE_READS = 64 };         /* loads recorded while probing a loop (more: not a poll loop) */
 enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polling */
+enum { MEM_LOG = 64 };             /* accesses of one block remembered for the timing walk */
+enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
+enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
+enum { HISTORY = 16 };             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
+/* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
+enum {
+    P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_VISIBLE,
+    P_LOCAL_LATENCY, P_LOCAL_STORE_VISIBLE,
+    P_REMOTE_LATENCY, P_REMOTE_SLOTS, P_REMOTE_OCCUPANCY,
+    P_MUL_LATENCY, P_DIV_LATENCY, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
+    P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH,
+    P_COUNT
+};
 
 struct core_hooks {
     uint64_t icount;      /* instructions in the blocks entered since the counter was cleared */
@@ -82,16 +95,346 @@ struct core_hooks {
     uint64_t probe_count;   /* loads seen; only the first PROBE_READS are kept */
     uint64_t probe_addr[PROBE_READS];
     uint64_t probe_size[PROBE_READS];
+    /* Timing (see walk()): the core's cycle at instruction d of the slice is
+     * time_base + d + extra + stall, where stall is what the walk added for the instructions before
+     * d. Everything below `extra` persists across slices; its cycles are absolute. */
+    int64_t extra;          /* cycles Python charged in this slice (Core.charge) */
+    int64_t stall;          /* cycles the walk added in this slice */
+    uint64_t walk_done;     /* instructions of this slice the walk has accounted */
+    int64_t repeat_cycle;   /* the cycle loop_head was first entered at */
+    uint64_t mem_n;         /* accesses logged in the current block */
+    uint64_t mem_used;      /* of which the walk has consumed */
+    uint64_t mem_addr[MEM_LOG];
+    int64_t ready[32];      /* cycle each register's value is available */
+    int64_t l1_slot[SLOTS]; /* cycle each L1 read slot frees */
+    int64_t remote_slot[SLOTS];
+    uint64_t l1_head, remote_head;
+    int64_t sq_visible[STORE_QUEUE]; /* store queue: cycle each store is processed */
+    uint64_t sq_word[STORE_QUEUE];
+    uint64_t sq_head;
+    int64_t responses;      /* cycle every earlier load and atomic has its response */
+    int64_t divider_free;
+    const uint32_t *l1;     /* code is fetched from here when it lies in L1 */
+    uint64_t l1_size;
+    uint64_t local_base, local_size, alias_lo, alias_hi;
+    uint64_t timed_count;   /* MMIO windows with their own costs */
+    uint64_t timed_lo[TIMED_REGIONS], timed_hi[TIMED_REGIONS];
+    int64_t timed_read[TIMED_REGIONS], timed_write[TIMED_REGIONS];
+    int64_t param[P_COUNT];
+    int64_t ready_max;      /* no register is ready later than this */
+    uint64_t block_key[BLOCK_CACHE]; /* address | size << 32 of a block known ... */
+    uint8_t block_simple[BLOCK_CACHE]; /* ... to hold only one-cycle instructions (1) or not (2) */
+    /* The last HISTORY blocks entered and their cycles: a loop recognised late (its head is found
+     * only LOOP_BLOCKS blocks after the previous head) is dated from its first iteration. */
+    uint64_t history_addr[HISTORY];
+    int64_t history_cycle[HISTORY];
+    uint64_t history_pos;
 };
+
+/* ---------------------------------------------------------------------------------------------
+ * Timing walk. Each instruction issues at the later of one cycle after its predecessor and the
+ * cycle its source registers are ready; loads, atomics, multiplies and divides make their result
+ * ready later, loads wait for a free read slot of their memory, loads of a word still in the
+ * store queue wait for that store, fences and atomics wait for the queue to drain. The walk runs
+ * behind execution (a block's accesses are logged by the memory hook first) and is exact at every
+ * instruction, so cutting a run into slices anywhere gives the same cycles. */
+
+enum { CLASS_L1, CLASS_LOCAL, CLASS_REMOTE, CLASS_MMIO };
+
+static int region_class(const struct core_hooks *h, uint64_t a)
+{
+    if (a < h->l1_size) return CLASS_L1;
+    if (a - h->local_base < h->local_size) return CLASS_LOCAL;
+    if (a >= h->alias_lo && a < h->alias_hi) return CLASS_REMOTE;
+    return CLASS_MMIO;
+}
+
+static int64_t mmio_cost(const struct core_hooks *h, uint64_t a, int write)
+{
+    for (uint64_t i = 0; i < h->timed_count; i++)
+        if (a >= h->timed_lo[i] && a < h->timed_hi[i])
+            return write ? h->timed_write[i] : h->timed_read[i];
+    return h->param[write ? P_MMIO_WRITE : P_MMIO_READ];
+}
+
+static uint32_t fetch_word(void *uc, const struct core_hooks *h, uint64_t pc)
+{
+    if (pc + 4 <= h->l1_size) return h->l1[pc >> 2];
+    uint32_t w = 0;
+    h->mem_read(uc, pc, &w, 4);
+    return w;
+}
+
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static uint64_t next_access(struct core_hooks *h)
+{
+    /* An access the log missed (more than MEM_LOG in a block) is taken to be L1. */
+    uint64_t i = h->mem_used++;
+    return i < h->mem_n && i < MEM_LOG ? h->mem_addr[i] : 0;
+}
+
+/* Waits for a read slot of a memory that keeps `count` reads in flight. */
+static int64_t take_slot(int64_t *slot, uint64_t *head, int64_t count, int64_t t, int64_t occupancy)
+{
+    uint64_t i = *head;
+    t = max64(t, slot[i]);
+    slot[i] = t + occupancy;
+    *head = (i + 1) % (uint64_t)count;
+    return t;
+}
+
+static int64_t store_wait(const struct core_hooks *h, uint64_t word, int64_t t)
+{
+    for (int i = 0; i < STORE_QUEUE; i++)
+        if (h->sq_word[i] == word && h->sq_visible[i] > t) t = h->sq_visible[i];
+    return t;
+}
+
+static int64_t queue_drained(const struct core_hooks *h, int64_t t)
+{
+    for (int i = 0; i < STORE_QUEUE; i++) t = max64(t, h->sq_visible[i]);
+    return t;
+}
+
+/* Account one instruction issuing no earlier than `t`; returns its issue cycle. `commit` 0 only
+ * computes it (the log and the scoreboard stay as they are). */
+static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int commit, int64_t *after)
+{
+    const int64_t *p = h->param;
+    uint32_t op = w & 0x7F, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
+    uint32_t f3 = (w >> 12) & 7, f7 = w >> 25;
+    int64_t latency = 1, block = 0;
+    *after = 0;
+    if ((w & 3) != 3) { /* a Tensix instruction word */
+        *after = p[P_TENSIX_PUSH] - 1;
+        return t;
+    }
+    switch (op) {
+    case 0x33: /* OP: register-register */
+        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        if (f7 == 1) {
+            if (f3 < 4) {
+                latency = p[P_MUL_LATENCY];
+            } else {
+                t = max64(t, h->divider_free);
+                latency = p[P_DIV_LATENCY];
+                if (commit) h->divider_free = t + latency;
+            }
+        }
+        break;
+    case 0x13: case 0x67: /* OP-IMM, JALR */
+        t = max64(t, h->ready[rs1]);
+        break;
+    case 0x63: /* BRANCH */
+        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        rd = 0;
+        break;
+    case 0x03: { /* LOAD */
+        t = max64(t, h->ready[rs1]);
+        uint64_t used = h->mem_used;
+        uint64_t a = next_access(h);
+        if (!commit) h->mem_used = used;
+        t = store_wait(h, a >> 2, t);
+        int c = region_class(h, a);
+        int64_t *slot = c == CLASS_L1 ? h->l1_slot : h->remote_slot;
+        uint64_t *head = c == CLASS_L1 ? &h->l1_head : &h->remote_head;
+        if (c == CLASS_L1 || c == CLASS_REMOTE) {
+            int l1 = c == CLASS_L1;
+            int64_t count = p[l1 ? P_L1_SLOTS : P_REMOTE_SLOTS];
+            int64_t occupancy = p[l1 ? P_L1_OCCUPANCY : P_REMOTE_OCCUPANCY];
+            if (commit) {
+                t = take_slot(slot, head, count, t, occupancy);
+            } else {
+                t = max64(t, slot[*head]);
+            }
+            latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY];
+        } else if (c == CLASS_LOCAL) {
+            latency = p[P_LOCAL_LATENCY];
+        } else {
+            /* MMIO reads are strongly ordered: the core waits for the response. */
+            latency = mmio_cost(h, a, 0);
+            block = latency - 1;
+        }
+        if (commit) h->responses = max64(h->responses, t + latency);
+        break;
+    }
+    case 0x23: { /* STORE */
+        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        uint64_t used = h->mem_used;
+        uint64_t a = next_access(h);
+        if (!commit) h->mem_used = used;
+        int c = region_class(h, a);
+        uint64_t i = h->sq_head;
+        /* Space in the store queue: the oldest of its P_STORE_QUEUE entries must be gone. */
+        uint64_t oldest = (i + STORE_QUEUE - (uint64_t)p[P_STORE_QUEUE]) % STORE_QUEUE;
+        t = max64(t, h->sq_visible[oldest] - 1);
+        int64_t visible = c == CLASS_L1 ? p[P_L1_STORE_VISIBLE]
+                        : c == CLASS_MMIO ? mmio_cost(h, a, 1) : p[P_LOCAL_STORE_VISIBLE];
+        if (c == CLASS_MMIO) block = visible - 1;
+        if (commit) {
+            h->sq_word[i] = a >> 2;
+            h->sq_visible[i] = t + visible;
+            h->sq_head = (i + 1) % STORE_QUEUE;
+        }
+        rd = 0;
+        break;
+    }
+    case 0x2F: { /* AMO: waits for the store queue and every earlier response */
+        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        t = max64(queue_drained(h, t), h->responses);
+        uint64_t used = h->mem_used;
+        next_access(h);
+        next_access(h); /* an AMO reads and writes */
+        if (!commit) h->mem_used = used;
+        latency = p[P_ATOMIC_LATENCY];
+        if (commit) h->responses = t + latency;
+        break;
+    }
+    case 0x0F: /* FENCE: every earlier load answered, the store queue drained */
+        t = max64(queue_drained(h, t), h->responses);
+        rd = 0;
+        break;
+    case 0x73: /* SYSTEM */
+        if (f3) {
+            t = max64(t, (f3 & 4) ? t : h->ready[rs1]);
+            *after = p[P_CSR] - 1;
+        } else {
+            rd = 0;
+        }
+        break;
+    case 0x37: case 0x17: case 0x6F: /* LUI, AUIPC, JAL */
+        break;
+    default:
+        rd = 0;
+        break;
+    }
+    if (commit && rd) {
+        h->ready[rd] = t + latency;
+        h->ready_max = max64(h->ready_max, t + latency);
+    }
+    *after += block;
+    return t;
+}
+
+static int64_t natural(const struct core_hooks *h, uint64_t done)
+{
+    return h->time_base + (int64_t)done + h->extra + h->stall;
+}
+
+/* Whether every instruction of [pc, pc + 4 * n) is a one-cycle ALU operation, branch or jump. */
+static int simple_code(void *uc, const struct core_hooks *h, uint64_t pc, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t w = fetch_word(uc, h, pc + 4 * i), op = w & 0x7F;
+        if ((w & 3) != 3) return 0;
+        if (op == 0x33 && (w >> 25) == 1) return 0;
+        if (op != 0x33 && op != 0x13 && op != 0x67 && op != 0x63 && op != 0x37 && op != 0x17 && op != 0x6F)
+            return 0;
+    }
+    return 1;
+}
+
+/* Account the instructions of the current block before instruction index `target`. */
+static void walk(void *uc, struct core_hooks *h, uint64_t target)
+{
+    if (target > h->icount) target = h->icount; /* nothing past the instructions entered */
+    if (h->walk_done >= target) return;
+    uint64_t end = h->block_addr + h->block_size;
+    uint64_t first = h->icount - h->block_size / 4; /* index of the block's first instruction */
+    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first)) {
+        /* A whole block of one-cycle instructions with every register ready: each issues one cycle
+         * after the other (the registers it writes are ready before anything can read them). */
+        uint64_t key = h->block_addr | (uint64_t)h->block_size << 32;
+        uint64_t slot = (h->block_addr >> 2) % BLOCK_CACHE;
+        if (h->block_key[slot] != key) {
+            h->block_key[slot] = key;
+            h->block_simple[slot] = simple_code(uc, h, h->block_addr, h->block_size / 4) ? 1 : 2;
+        }
+        if (h->block_simple[slot] == 1) {
+            h->walk_done = target;
+            return;
+        }
+    }
+    while (h->walk_done < target) {
+        uint64_t pc = end - 4 * (h->icount - h->walk_done);
+        int64_t n = natural(h, h->walk_done), after;
+        int64_t t = step(uc, h, fetch_word(uc, h, pc), n, 1, &after);
+        h->stall += t - n + after;
+        h->walk_done++;
+    }
+}
+
+/* Forget what the block cache knows about code in [lo, hi) (it was rewritten). */
+void tsim_forget_blocks(struct core_hooks *h, uint64_t lo, uint64_t hi)
+{
+    for (int i = 0; i < BLOCK_CACHE; i++) {
+        uint64_t a = h->block_key[i] & 0xFFFFFFFFu, end = a + (h->block_key[i] >> 32);
+        if (a < hi && lo < end) h->block_key[i] = 0;
+    }
+}
+
+/* The cycle at which the instruction at `pc` (in the current block) issues. */
+int64_t tsim_time_at(void *uc, struct core_hooks *h, uint64_t pc)
+{
+    if (pc < h->block_addr || pc > h->block_addr + h->block_size)
+        return natural(h, h->walk_done); /* not in the current block (a faulting access) */
+    uint64_t d = h->icount - (h->block_addr + h->block_size - pc) / 4;
+    walk(uc, h, d);
+    int64_t after;
+    return step(uc, h, fetch_word(uc, h, pc), natural(h, d), 0, &after);
+}
+
+/* The cycle after the last accounted instruction of the slice, everything up to index `done`
+ * accounted. */
+int64_t tsim_time_after(void *uc, struct core_hooks *h, uint64_t done)
+{
+    walk(uc, h, done);
+    return natural(h, done);
+}
+
+/* Move every timing record by `delta` cycles (a parked loop's skipped or undone iterations). */
+void tsim_shift_timing(struct core_hooks *h, int64_t delta)
+{
+    for (int i = 1; i < 32; i++) h->ready[i] += delta;
+    h->ready_max += delta;
+    for (int i = 0; i < SLOTS; i++) { h->l1_slot[i] += delta; h->remote_slot[i] += delta; }
+    for (int i = 0; i < STORE_QUEUE; i++) h->sq_visible[i] += delta;
+    h->responses += delta;
+    h->divider_free += delta;
+    for (int i = 0; i < HISTORY; i++) h->history_cycle[i] += delta;
+}
+
+/* The cycle `address` was first entered at among the last LOOP_BLOCKS + 1 blocks (`now`: not
+ * among them); *repeats: how often it was entered right before (a loop of that one block). */
+static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t now, uint64_t *repeats)
+{
+    int64_t first = now;
+    uint64_t n = h->history_pos < LOOP_BLOCKS + 1 ? h->history_pos : LOOP_BLOCKS + 1;
+    int tight = 1;
+    *repeats = 0;
+    for (uint64_t i = 1; i <= n; i++) {
+        uint64_t j = (h->history_pos - i) % HISTORY;
+        if (h->history_addr[j] == address) {
+            first = h->history_cycle[j];
+            if (tight) ++*repeats;
+        } else {
+            tight = 0;
+        }
+    }
+    return first;
+}
 
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
 {
     uint64_t before = h->icount;
+    walk(uc, h, before); /* the block just left, its accesses all logged */
+    h->mem_n = h->mem_used = 0;
     h->icount += size >> 2;
     h->block_addr = address;
     h->block_size = size;
     /* Both stops happen before this block runs: Python subtracts it again. */
-    if (before >= h->limit) {
+    if (before + (uint64_t)(h->stall > 0 ? h->stall : 0) >= h->limit) {
         h->stop_reason = STOP_LIMIT;
         h->stop(uc);
         return;
@@ -106,10 +449,14 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
     } else if (++h->since_head > LOOP_BLOCKS) {
         h->loop_head = address;
         h->since_head = 0;
-        h->repeat = 0;
         h->repeat_start = before;
+        /* A one-block loop's iterations already seen count as repeats. */
+        h->repeat_cycle = first_entry(h, address, natural(h, before), &h->repeat);
         h->spin_threshold = h->spin_reset;
     }
+    h->history_addr[h->history_pos % HISTORY] = address;
+    h->history_cycle[h->history_pos % HISTORY] = natural(h, before);
+    h->history_pos++;
     uint64_t page = (address - h->code_base) >> 12;
     if (address >= h->code_base && page < h->code_pages && !h->executed[page]) {
         h->executed[page] = 1;
@@ -117,15 +464,10 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
     }
 }
 
-static uint32_t done_before(const struct core_hooks *h, uint32_t pc)
+static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t pipe)
 {
-    return (uint32_t)(h->icount - (h->block_addr + h->block_size - pc) / 4);
-}
-
-static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t pipe)
-{
+    int64_t cycle = tsim_time_at(uc, h, pc);
     if (h->engine) {
-        int64_t cycle = h->time_base + (int64_t)done_before(h, pc);
         if (!h->engine_push(h->engine, pipe & 0xFF, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
                             h->push_horizon))
             return 0;
@@ -137,7 +479,7 @@ static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t 
     struct push_entry *e = &h->push_ring[h->push_count++];
     e->word = word;
     e->pc = pc;
-    e->done = done_before(h, pc);
+    e->done = (uint32_t)(cycle - h->time_base); /* the cycle, relative to the slice's start */
     e->pipe = pipe;
     h->push_free--;
     return 1;
@@ -146,6 +488,9 @@ static int take_push(struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t 
 void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, struct core_hooks *h)
 {
     (void)value;
+    if (h->mem_n < MEM_LOG)
+        h->mem_addr[h->mem_n] = address;
+    h->mem_n++;
     if (h->probing) {
         if (type == MEM_WRITE) {
             h->probe_wrote = 1;
@@ -170,7 +515,7 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
             /* The push page is scratch RAM: the store itself lands there harmlessly. Anything but
              * a 32-bit store to its first word stops with STOP_PUSH, and Python reports it. */
             int store = type == MEM_WRITE && size == 4 && address == h->push_addr[i];
-            if (store && take_push(h, (uint32_t)value, pc, (uint32_t)h->push_pipe[i]))
+            if (store && take_push(uc, h, (uint32_t)value, pc, (uint32_t)h->push_pipe[i]))
                 return;
             h->stop_reason = STOP_PUSH;
             h->pending_word = (uint32_t)value;
@@ -265,7 +610,7 @@ void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
         uint32_t w = 0;
         h->mem_read(uc, pc, &w, 4);
         if ((w & 3) != 3) {
-            if (h->inline_pipe != ~(uint64_t)0 && take_push(h, (w >> 2) | (w << 30), pc, (uint32_t)h->inline_pipe | 0x100))
+            if (h->inline_pipe != ~(uint64_t)0 && take_push(uc, h, (w >> 2) | (w << 30), pc, (uint32_t)h->inline_pipe | 0x100))
                 return;
         } else if (h->zba_zbb) {
             uint32_t rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31, rd = (w >> 7) & 31;

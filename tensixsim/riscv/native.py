@@ -11,6 +11,7 @@ import ctypes
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import unicorn
 from unicorn import unicorn_const as ucc
 from unicorn.unicorn_py3 import unicorn as _ucmod
@@ -33,6 +34,28 @@ class PushEntry(ctypes.Structure):
 
 MEM_WRITE = ucc.UC_MEM_WRITE
 PROBE_READS = 64  # native.c: loads recorded while probing a loop
+MEM_LOG, SLOTS, STORE_QUEUE, TIMED_REGIONS, BLOCK_CACHE = 64, 8, 8, 32, 2048  # native.c's timing-walk sizes
+HISTORY = 16  # native.c: blocks remembered to date a late-recognised loop from its first iteration
+# native.c's P_* order: the RiscvTiming figures the walk reads.
+TIMING_PARAMS = (
+    "l1_load_latency",
+    "l1_read_slots",
+    "l1_read_occupancy",
+    "l1_store_visible",
+    "local_load_latency",
+    "local_store_visible",
+    "remote_load_latency",
+    "remote_read_slots",
+    "remote_read_occupancy",
+    "mul_latency",
+    "div_latency",
+    "atomic_latency",
+    "csr",
+    "store_queue",
+    "mmio_read",
+    "mmio_write",
+    "tensix_push",
+)
 PC_REG = 190
 X0_REG = 1
 
@@ -94,10 +117,47 @@ class HookState(ctypes.Structure):
         ("probe_count", ctypes.c_uint64),
         ("probe_addr", ctypes.c_uint64 * PROBE_READS),
         ("probe_size", ctypes.c_uint64 * PROBE_READS),
+        ("extra", ctypes.c_int64),
+        ("stall", ctypes.c_int64),
+        ("walk_done", ctypes.c_uint64),
+        ("repeat_cycle", ctypes.c_int64),
+        ("mem_n", ctypes.c_uint64),
+        ("mem_used", ctypes.c_uint64),
+        ("mem_addr", ctypes.c_uint64 * MEM_LOG),
+        ("ready", ctypes.c_int64 * 32),
+        ("l1_slot", ctypes.c_int64 * SLOTS),
+        ("remote_slot", ctypes.c_int64 * SLOTS),
+        ("l1_head", ctypes.c_uint64),
+        ("remote_head", ctypes.c_uint64),
+        ("sq_visible", ctypes.c_int64 * STORE_QUEUE),
+        ("sq_word", ctypes.c_uint64 * STORE_QUEUE),
+        ("sq_head", ctypes.c_uint64),
+        ("responses", ctypes.c_int64),
+        ("divider_free", ctypes.c_int64),
+        ("l1", ctypes.c_void_p),
+        ("l1_size", ctypes.c_uint64),
+        ("local_base", ctypes.c_uint64),
+        ("local_size", ctypes.c_uint64),
+        ("alias_lo", ctypes.c_uint64),
+        ("alias_hi", ctypes.c_uint64),
+        ("timed_count", ctypes.c_uint64),
+        ("timed_lo", ctypes.c_uint64 * TIMED_REGIONS),
+        ("timed_hi", ctypes.c_uint64 * TIMED_REGIONS),
+        ("timed_read", ctypes.c_int64 * TIMED_REGIONS),
+        ("timed_write", ctypes.c_int64 * TIMED_REGIONS),
+        ("param", ctypes.c_int64 * len(TIMING_PARAMS)),
+        ("ready_max", ctypes.c_int64),
+        ("block_key", ctypes.c_uint64 * BLOCK_CACHE),
+        ("block_simple", ctypes.c_uint8 * BLOCK_CACHE),
+        ("history_addr", ctypes.c_uint64 * HISTORY),
+        ("history_cycle", ctypes.c_int64 * HISTORY),
+        ("history_pos", ctypes.c_uint64),
     ]
 
 
 LOOP_BLOCKS = 8
+P = {name: i for i, name in enumerate(TIMING_PARAMS)}
+CLASS_L1, CLASS_LOCAL, CLASS_REMOTE, CLASS_MMIO = 0, 1, 2, 3
 _INTR_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
 
 
@@ -106,6 +166,14 @@ def _build() -> ctypes.CDLL | None:
     if lib is None:
         return None
     lib.tsim_hooks_size.restype = ctypes.c_uint64
+    for name in ("tsim_time_at", "tsim_time_after"):
+        fn = getattr(lib, name)
+        fn.restype = ctypes.c_int64
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+    lib.tsim_forget_blocks.restype = None
+    lib.tsim_forget_blocks.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64]
+    lib.tsim_shift_timing.restype = None
+    lib.tsim_shift_timing.argtypes = [ctypes.c_void_p, ctypes.c_int64]
     if lib.tsim_hooks_size() != ctypes.sizeof(HookState):
         raise RuntimeError("native.c and HookState disagree on the hook struct layout")
     return lib
@@ -145,8 +213,11 @@ class Hooks:
         self._handles: list[object] = []
         lib = native_library()
         self.native = lib is not None
+        self._lib = lib
+        self._ptr = ctypes.cast(ctypes.pointer(s), ctypes.c_void_p)
+        self._code = np.zeros(0, np.uint32)
         if lib is not None:
-            ptr = ctypes.cast(ctypes.pointer(s), ctypes.c_void_p)
+            ptr = self._ptr
             for kind, fn in (
                 (ucc.UC_HOOK_BLOCK, lib.tsim_block_hook),
                 (ucc.UC_HOOK_MEM_READ | ucc.UC_HOOK_MEM_WRITE, lib.tsim_mem_hook),
@@ -181,14 +252,253 @@ class Hooks:
             raise RuntimeError("uc_hook_add(UC_HOOK_INTR) failed")
         self._handles.append(handle)
 
+    # ------------------------------------------------------------------ timing walk
+    def configure_timing(
+        self,
+        figures: dict[str, int],
+        *,
+        l1: np.ndarray,
+        local: tuple[int, int],
+        aliases: tuple[int, int],
+        timed: list[tuple[int, int, int, int]],
+    ) -> None:
+        """Give the walk its figures, the memory map it classifies accesses by (own local RAM and the
+        other cores' aliases as (start, end)) and the MMIO windows with their own (read, write) costs."""
+        s = self.state
+        for i, name in enumerate(TIMING_PARAMS):
+            s.param[i] = figures[name]
+        if figures["l1_read_slots"] > SLOTS or figures["remote_read_slots"] > SLOTS:
+            raise ValueError(f"at most {SLOTS} read slots per memory")
+        if not 0 < figures["store_queue"] <= STORE_QUEUE:
+            raise ValueError(f"the store queue holds 1 to {STORE_QUEUE} entries")
+        if len(timed) > TIMED_REGIONS:
+            raise ValueError(f"at most {TIMED_REGIONS} MMIO windows with their own costs")
+        self._code = l1.view(np.uint32)
+        s.l1 = l1.ctypes.data
+        s.l1_size = l1.nbytes
+        s.local_base, s.local_size = local[0], local[1] - local[0]
+        s.alias_lo, s.alias_hi = aliases
+        s.timed_count = len(timed)
+        for i, (lo, hi, read, write) in enumerate(timed):
+            s.timed_lo[i], s.timed_hi[i], s.timed_read[i], s.timed_write[i] = lo, hi, read, write
+        self.reset_timing()
+
+    def reset_timing(self) -> None:
+        """A core out of reset: nothing in flight."""
+        s = self.state
+        for field in ("ready", "l1_slot", "remote_slot", "sq_visible", "sq_word"):
+            ctypes.memset(
+                ctypes.addressof(s) + getattr(HookState, field).offset, 0, ctypes.sizeof(getattr(s, field))
+            )
+        s.l1_head = s.remote_head = s.sq_head = 0
+        s.responses = s.divider_free = s.ready_max = 0
+
+    def forget_code(self, lo: int, hi: int) -> None:
+        """Code in [lo, hi) was rewritten: what the walk knows about its blocks is stale."""
+        if self._lib is not None:
+            self._lib.tsim_forget_blocks(self._ptr, lo, hi)
+
+    def time_at(self, uc: unicorn.Uc, pc: int) -> int:
+        """The cycle the instruction at ``pc`` (in the current block) issues at."""
+        if self._lib is not None:
+            return self._lib.tsim_time_at(uc._uch, self._ptr, pc)
+        s = self.state
+        if not s.block_addr <= pc <= s.block_addr + s.block_size:
+            return self._natural(s.walk_done)  # not in the current block (a faulting access)
+        d = s.icount - (s.block_addr + s.block_size - pc) // 4
+        self._walk(uc, d)
+        return self._step(uc, self._fetch(uc, pc), self._natural(d), commit=False)[0]
+
+    def time_after(self, uc: unicorn.Uc, done: int) -> int:
+        """The cycle after the first ``done`` instructions of the slice (all accounted)."""
+        if self._lib is not None:
+            return self._lib.tsim_time_after(uc._uch, self._ptr, done)
+        self._walk(uc, done)
+        return self._natural(done)
+
+    def shift_timing(self, delta: int) -> None:
+        """Move every timing record by ``delta`` cycles (a parked loop's skipped or undone iterations)."""
+        if self._lib is not None:
+            self._lib.tsim_shift_timing(self._ptr, delta)
+            return
+        s = self.state
+        for i in range(1, 32):
+            s.ready[i] += delta
+        for i in range(SLOTS):
+            s.l1_slot[i] += delta
+            s.remote_slot[i] += delta
+        for i in range(STORE_QUEUE):
+            s.sq_visible[i] += delta
+        s.responses += delta
+        s.divider_free += delta
+        for i in range(HISTORY):
+            s.history_cycle[i] += delta
+
+    # Python twins of native.c's walk (used only without a compiler); the same steps, in the same
+    # order, so that both paths give the same cycles.
+    def _natural(self, done: int) -> int:
+        s = self.state
+        return s.time_base + done + s.extra + s.stall
+
+    def _fetch(self, uc: unicorn.Uc, pc: int) -> int:
+        if pc + 4 <= self.state.l1_size:
+            return int(self._code[pc >> 2])
+        return int.from_bytes(uc.mem_read(pc, 4), "little")
+
+    def _walk(self, uc: unicorn.Uc, target: int) -> None:
+        s = self.state
+        target = min(target, s.icount)  # nothing past the instructions entered
+        end = s.block_addr + s.block_size
+        while s.walk_done < target:
+            pc = end - 4 * (s.icount - s.walk_done)
+            n = self._natural(s.walk_done)
+            t, after = self._step(uc, self._fetch(uc, pc), n, commit=True)
+            s.stall += t - n + after
+            s.walk_done += 1
+
+    def _next_access(self) -> int:
+        s = self.state
+        i = s.mem_used
+        s.mem_used += 1
+        return s.mem_addr[i] if i < s.mem_n and i < MEM_LOG else 0
+
+    def _region_class(self, a: int) -> int:
+        s = self.state
+        if a < s.l1_size:
+            return CLASS_L1
+        if 0 <= a - s.local_base < s.local_size:
+            return CLASS_LOCAL
+        if s.alias_lo <= a < s.alias_hi:
+            return CLASS_REMOTE
+        return CLASS_MMIO
+
+    def _mmio_cost(self, a: int, write: bool) -> int:
+        s = self.state
+        for i in range(s.timed_count):
+            if s.timed_lo[i] <= a < s.timed_hi[i]:
+                return s.timed_write[i] if write else s.timed_read[i]
+        return s.param[P["mmio_write" if write else "mmio_read"]]
+
+    def _store_wait(self, word: int, t: int) -> int:
+        s = self.state
+        for i in range(STORE_QUEUE):
+            if s.sq_word[i] == word and s.sq_visible[i] > t:
+                t = s.sq_visible[i]
+        return t
+
+    def _queue_drained(self, t: int) -> int:
+        return max(t, *self.state.sq_visible)
+
+    def _step(self, uc: unicorn.Uc, w: int, t: int, *, commit: bool) -> tuple[int, int]:
+        s, p = self.state, self.state.param
+        op, rd, rs1, rs2 = w & 0x7F, (w >> 7) & 31, (w >> 15) & 31, (w >> 20) & 31
+        f3, f7 = (w >> 12) & 7, w >> 25
+        latency, block, after = 1, 0, 0
+        ready = s.ready
+        if w & 3 != 3:  # a Tensix instruction word
+            return t, p[P["tensix_push"]] - 1
+        if op == 0x33:
+            t = max(t, ready[rs1], ready[rs2])
+            if f7 == 1:
+                if f3 < 4:
+                    latency = p[P["mul_latency"]]
+                else:
+                    t = max(t, s.divider_free)
+                    latency = p[P["div_latency"]]
+                    if commit:
+                        s.divider_free = t + latency
+        elif op in (0x13, 0x67):
+            t = max(t, ready[rs1])
+        elif op == 0x63:
+            t = max(t, ready[rs1], ready[rs2])
+            rd = 0
+        elif op == 0x03:
+            t = max(t, ready[rs1])
+            used = s.mem_used
+            a = self._next_access()
+            if not commit:
+                s.mem_used = used
+            t = self._store_wait(a >> 2, t)
+            c = self._region_class(a)
+            if c in (CLASS_L1, CLASS_REMOTE):
+                l1 = c == CLASS_L1
+                slot = s.l1_slot if l1 else s.remote_slot
+                head = s.l1_head if l1 else s.remote_head
+                count = p[P["l1_read_slots" if l1 else "remote_read_slots"]]
+                occupancy = p[P["l1_read_occupancy" if l1 else "remote_read_occupancy"]]
+                t = max(t, slot[head])
+                if commit:
+                    slot[head] = t + occupancy
+                    if l1:
+                        s.l1_head = (head + 1) % count
+                    else:
+                        s.remote_head = (head + 1) % count
+                latency = p[P["l1_load_latency" if l1 else "remote_load_latency"]]
+            elif c == CLASS_LOCAL:
+                latency = p[P["local_load_latency"]]
+            else:
+                latency = self._mmio_cost(a, False)
+                block = latency - 1
+            if commit:
+                s.responses = max(s.responses, t + latency)
+        elif op == 0x23:
+            t = max(t, ready[rs1], ready[rs2])
+            used = s.mem_used
+            a = self._next_access()
+            if not commit:
+                s.mem_used = used
+            c = self._region_class(a)
+            i = s.sq_head
+            oldest = (i + STORE_QUEUE - p[P["store_queue"]]) % STORE_QUEUE
+            t = max(t, s.sq_visible[oldest] - 1)
+            if c == CLASS_L1:
+                visible = p[P["l1_store_visible"]]
+            elif c == CLASS_MMIO:
+                visible = self._mmio_cost(a, True)
+                block = visible - 1
+            else:
+                visible = p[P["local_store_visible"]]
+            if commit:
+                s.sq_word[i] = a >> 2
+                s.sq_visible[i] = t + visible
+                s.sq_head = (i + 1) % STORE_QUEUE
+            rd = 0
+        elif op == 0x2F:
+            t = max(t, ready[rs1], ready[rs2])
+            t = max(self._queue_drained(t), s.responses)
+            used = s.mem_used
+            self._next_access()
+            self._next_access()
+            if not commit:
+                s.mem_used = used
+            latency = p[P["atomic_latency"]]
+            if commit:
+                s.responses = t + latency
+        elif op == 0x0F:
+            t = max(self._queue_drained(t), s.responses)
+            rd = 0
+        elif op == 0x73:
+            if f3:
+                t = max(t, t if f3 & 4 else ready[rs1])
+                after = p[P["csr"]] - 1
+            else:
+                rd = 0
+        elif op not in (0x37, 0x17, 0x6F):
+            rd = 0
+        if commit and rd:
+            ready[rd] = t + latency
+        return t, after + block
+
     # Python twins of the C hooks (used only without a compiler).
     def _py_block(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
         s = self.state
         before = s.icount
+        self._walk(uc, before)
+        s.mem_n = s.mem_used = 0
         s.icount += size >> 2
         s.block_addr = address
         s.block_size = size
-        if before >= s.limit:
+        if before + s.stall >= s.limit:
             s.stop_reason = STOP_LIMIT
             uc.emu_stop()
             return
@@ -203,15 +513,34 @@ class Hooks:
         else:
             s.since_head += 1
             if s.since_head > LOOP_BLOCKS:
-                s.loop_head, s.since_head, s.repeat, s.repeat_start = address, 0, 0, before
+                s.loop_head, s.since_head, s.repeat_start = address, 0, before
+                s.repeat_cycle, s.repeat = self._first_entry(address, self._natural(before))
                 s.spin_threshold = s.spin_reset
+        s.history_addr[s.history_pos % HISTORY] = address
+        s.history_cycle[s.history_pos % HISTORY] = self._natural(before)
+        s.history_pos += 1
         page = (address - s.code_base) >> 12
         if address >= s.code_base and page < s.code_pages and not s.executed[page]:
             s.executed[page] = 1
             s.new_code_page = 1
 
+    def _first_entry(self, address: int, now: int) -> tuple[int, int]:
+        s = self.state
+        first, repeats, tight = now, 0, True
+        for i in range(1, min(s.history_pos, LOOP_BLOCKS + 1) + 1):
+            j = (s.history_pos - i) % HISTORY
+            if s.history_addr[j] == address:
+                first = s.history_cycle[j]
+                repeats += tight
+            else:
+                tight = False
+        return first, repeats
+
     def _py_mem(self, uc: unicorn.Uc, kind: int, address: int, size: int, value: int, _: object) -> None:
         s = self.state
+        if s.mem_n < MEM_LOG:
+            s.mem_addr[s.mem_n] = address
+        s.mem_n += 1
         if s.probing:
             if kind == MEM_WRITE:
                 s.probe_wrote = 1

@@ -279,6 +279,12 @@ class Coprocessor:
         thread_idle = getattr(backend, "thread_idle", None)
         return thread_idle(thread, cycle) if thread_idle is not None else not self.tile.queues[thread].entries
 
+    def thread_idle_at(self, thread: int) -> int | None:
+        """When ``thread`` becomes idle with nothing more pushed: its last instruction has issued
+        and only its unit is still busy (None: not known while instructions are queued or held)."""
+        idle_at = getattr(self.tile.backend, "thread_idle_at", None)
+        return idle_at(thread) if idle_at is not None else None
+
     def mop_expander_idle(self, thread: int, cycle: int) -> bool:
         """No MOP expansion of ``thread`` is in progress (MOPExpanderDoneCheck)."""
         return not bool(self.frontend.mop_busy[thread])

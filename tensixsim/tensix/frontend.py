@@ -355,6 +355,12 @@ class Engine:
         pipe = self.pipes[thread]
         return pipe.idle and pipe.done_cycle <= cycle
 
+    def thread_idle_at(self, thread: int) -> int | None:
+        """The cycle ``thread`` becomes idle if nothing more is pushed into it (None: not known yet,
+        instructions are still queued or held)."""
+        pipe = self.pipes[thread]
+        return pipe.done_cycle if pipe.idle else None
+
     # ------------------------------------------------------------------ the engine
     def advance_to(self, horizon: int) -> None:
         """Process every instruction that issues before ``horizon`` (stops early on a wake-up)."""

@@ -37,7 +37,8 @@ guess.
 - ``copro.thread_idle(thread, cycle) -> bool`` (CoprocessorDoneCheck): no instruction of ``thread``
   is in the coprocessor at ``cycle`` (queued, expanding, held at the gate or still in its unit).
   While it is False the load stalls with ``wait_key=("thread_idle", thread)``: the tile must wake
-  that key when the thread becomes idle.
+  that key when the thread becomes idle. ``copro.thread_idle_at(thread) -> int | None`` (optional):
+  the cycle the thread becomes idle when only its unit is still busy; the load then retries then.
 - ``copro.mop_expander_idle(thread, cycle) -> bool`` (MOPExpanderDoneCheck): no MOP of ``thread`` is
   queued before its MOP expander or being expanded at ``cycle``; waits on
   ``("mop_expander_idle", thread)`` likewise.
@@ -598,8 +599,15 @@ def _done_check(copro: Coprocessor, thread: int, service_name: str) -> ReadFn:
             )
         # PCBuf OverrideEn/OverrideBusy (which would end the wait early) are not modelled: zero.
         if not service(thread, access.cycle):
+            reason = f"{register}: Tensix thread {thread} busy"
+            # Everything issued and only the unit still busy: no later issue will signal the event,
+            # so the read completes when the unit finishes (unless a new push makes it wait again).
+            idle_at = getattr(copro, "thread_idle_at", None) if service_name == "thread_idle" else None
+            until = idle_at(thread) if idle_at is not None else None
+            if until is not None and until > access.cycle:
+                raise Stall(reason, until=until)
             # The load waits in the memory subsystem until the coprocessor signals this event.
-            raise Stall(f"{register}: Tensix thread {thread} busy", wait_key=(service_name, thread))
+            raise Stall(reason, wait_key=(service_name, thread))
         return 0  # documented as undefined; firmware only waits for it
 
     return read

@@ -1,0 +1,79 @@
+"""The RISC-V timing model against the Blackhole silicon calibration figures (docs/timing.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tensixsim.sdk import calibration
+from tensixsim.tile import Tile
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "timing.md"
+CALIBRATED = [c for c in calibration.CASES if c.calibrated]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, calibration.Measured]:
+    return {m.case.name: m for m in calibration.run_all()}
+
+
+@pytest.mark.parametrize("case", CALIBRATED, ids=lambda c: c.name)
+def test_calibration_figure_is_within_ten_percent_of_silicon(results, case):
+    measured = results[case.name]
+    assert measured.within, f"{case.what}: {measured.emulated:.3f} against {case.silicon_text()}"
+
+
+def test_the_doc_shows_the_current_table(results):
+    text = DOC.read_text()
+    start, end = "<!-- timing-table -->\n", "<!-- /timing-table -->"
+    shown = text[text.index(start) + len(start) : text.index(end)].strip()
+    expected = calibration.table([results[c.name] for c in calibration.CASES])
+    assert shown == expected, (
+        "run `python benchmarks/timing_table.py` and paste the table into docs/timing.md"
+    )
+
+
+@pytest.mark.parametrize("name", ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock"])
+def test_calibration_cycles_do_not_depend_on_the_quantum(results, name):
+    case = next(c for c in calibration.CASES if c.name == name)
+    for quantum in (7, 50):
+        small = calibration.run_case(case, tile_factory=lambda q=quantum: Tile("blackhole", quantum=q))
+        assert small.per_core == results[name].per_core
+
+
+_PURE = """
+import json
+from tensixsim.riscv.native import native_library
+from tensixsim.sdk import calibration
+names = {names!r}
+cases = [c for c in calibration.CASES if c.name in names]
+print(json.dumps({{"native": native_library() is not None,
+                  "figures": {{m.case.name: m.per_core for m in calibration.run_all(cases)}}}}))
+"""
+
+
+def test_the_python_timing_walk_gives_the_native_cycles(results):
+    names = [
+        "remu_dependent",
+        "l1_lw_x4",
+        "l1_load_to_use_gap4",
+        "local_sw_lw_trisc2",
+        "remote_local_lw",
+        "mmio_noc_status",
+        "l1_rmw",
+    ]
+    for case in calibration.CASES:
+        if case.name in names:
+            calibration.build_case(case, case.cores[0])  # build outside the subprocess
+    env = dict(os.environ, TENSIXSIM_PURE_PYTHON="1")
+    out = subprocess.run(
+        [sys.executable, "-c", _PURE.format(names=names)], env=env, capture_output=True, text=True, check=True
+    )
+    pure = json.loads(out.stdout)
+    assert not pure["native"]
+    assert pure["figures"] == {name: results[name].per_core for name in names}
