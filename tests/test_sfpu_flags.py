@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from matrix_harness import ISA, SEEDS, SETTINGS, THREADS, words
-from test_sfpu import profiles_with, run_case
+from test_sfpu import PLAIN_PROFILE, profiles_with, run_case
 
 from tensixsim.tensix import semantics
 from tensixsim.tensix.semantics import Semantics, lookup
@@ -31,15 +31,7 @@ ZERO_LREG = 9  # a constant LReg, 0 in every lane
 # Integers either side of each comparison's edge.
 EDGES = [0, 0, 0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF]
 # Every lane's flags are used, none is taken over by a backdoor load, the stacks are empty.
-PLAIN = {
-    "use": "all",
-    "depth": 0,
-    "backdoor_off": 1.0,
-    "row_mask": 0.0,
-    "block": 0.0,
-    "exchange": 0.0,
-    "sp": 0,
-}
+PLAIN = {**PLAIN_PROFILE, "use": "all"}
 
 
 def edge_profiles(depths: list[int | str]) -> st.SearchStrategy[dict]:
