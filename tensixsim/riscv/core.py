@@ -708,7 +708,7 @@ class Core:
                 write=write,
                 core=self.name,
                 pc=pc,
-                cycle=self._slice_start + self.hooks.state.extra,
+                cycle=self.now(pc),  # its issue cycle: where the core stands when it runs on
             )
         return False
 
