@@ -632,8 +632,8 @@ class Core:
             value = region.read(Access(self, region.base + offset, size, cycle))
             self.charge(RISCV.mmio_load - 1)
             if region.sync:
-                if self._probe_reads is not None:
-                    self._probe_reads.append((region.base + offset, cycle))
+                if self._probe_reads is not None:  # by register (a narrow load names a byte of it)
+                    self._probe_reads.append(((region.base + offset) & ~3, cycle))
                 state = self.hooks.state
                 state.spin_threshold = min(state.spin_threshold, MMIO_SPIN_THRESHOLD)
             return value
@@ -650,7 +650,7 @@ class Core:
                 return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
             self.charge(RISCV.mmio_store - 1)
-            self.tile.register_written(region.base + offset, cycle, self)
+            self.tile.register_written((region.base + offset) & ~3, cycle, self)
         except Stall as stall:
             self._stall(stall, self.now(self.hooks.state.mmio_pc))
         except BaseException as exc:
