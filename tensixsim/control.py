@@ -10,6 +10,7 @@ read-only one reads its reset value) or has one of the behaviours below, named i
   core starts.
 - ``instrn_buf_status``: INSTRN_BUF_STATUS, from the pipes' input FIFOs.
 - ``pc_snapshot:<core>``: the core's pc.
+- ``cfgreg_rd_cntl`` / ``cfgreg_rddata``: the debug read of backend configuration.
 
 The windows take 8- and 16-bit accesses (byte enables): tt-metal's kernels, which run on the
 hardware, read such registers with ``lhu``.
@@ -28,6 +29,8 @@ from tensixsim.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
 
+_CFGREG_INDEX_MASK = 0x7FF  # CFGREG_RD_CNTL bits used (BackendConfiguration.md, debug registers)
+
 # Called when SOFT_RESET_0 is written: (new value, cycle, writing core or None for the host).
 ResetWriter = Callable[[int, int, "Core | None"], None]
 
@@ -39,6 +42,7 @@ class TileServices:
     write_soft_reset: ResetWriter
     queue_fill: Callable[[], list[tuple[int, int]]]  # per pipe: (entries, depth) of its input FIFO
     pc_of: Callable[[str, Access], int]  # a core's pc as another core's access sees it
+    config_word: Callable[[int, Access], int]  # word i of the backend configuration (TENSIX_CFG_BASE)
 
 
 @dataclass
@@ -51,6 +55,7 @@ class TileControl:
     trisc_override: int = 0
     ncrisc_override: int = 0
     wall_latched_high: int = 0
+    cfgreg_index: int = 0  # CFGREG_RD_CNTL: the backend-configuration word CFGREG_RDDATA shows
     storage: dict[int, int] = field(default_factory=dict)  # address -> value of plain-storage registers
 
     @classmethod
@@ -130,6 +135,12 @@ class TileControl:
             )
         if behaviour == "instrn_buf_status":
             return lambda _: _instrn_buf_status(services.queue_fill()), None
+        if behaviour == "cfgreg_rd_cntl":
+            return lambda _: self.cfgreg_index, lambda _, value: setattr(self, "cfgreg_index", value)
+        if behaviour == "cfgreg_rddata":
+            # The page says the word is copied "a few cycles" after CFGREG_RD_CNTL is written; here a
+            # read shows the word as it is when read (no program can rely on reading it earlier).
+            return lambda access: services.config_word(self.cfgreg_index & _CFGREG_INDEX_MASK, access), None
         if behaviour == "pc_snapshot":
             return lambda access: services.pc_of(argument, access), None
         raise ValueError(f"register table: {facts.name} has unknown behaviour {facts.behaviour!r}")

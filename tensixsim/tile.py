@@ -20,7 +20,7 @@ import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.control import TileControl, TileServices
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault, SimError
 from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
@@ -136,7 +136,7 @@ class Tile:
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._control_regions = self.control.regions(
-            TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot)
+            TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
         self.streams = Streams.new(self.arch)
@@ -754,6 +754,14 @@ class Tile:
         another core's is where it has got to (it is not behind the reader: the region synchronises)."""
         core = self.core(name)
         return access.core.fault_pc() if core is access.core else core.pc
+
+    def _config_word(self, index: int, access: Access) -> int:
+        """Word ``index`` of the backend configuration as BRISC sees it at TENSIX_CFG_BASE."""
+        address = self.coprocessor.config.layout.base + 4 * index
+        try:
+            return self.register_access(address, access.cycle, None)
+        except SimError as error:
+            raise error.at(access.core.name, access.core.fault_pc()) from None
 
     def _push_writer(self, pipe: int):
         def write(access: Access, value: int) -> None:

@@ -475,3 +475,42 @@ def test_support_matrix_lists_every_register_and_how_it_is_modelled():
         assert f"0x{facts.address:08X}" in row
         assert ("plain storage" in row) == (facts.behaviour == "storage")
     assert any("MAILBOX" in r and "0xFFEC0000-0xFFEC3FFF" in r for r in rows)
+
+
+# ---------------------------------------------------------------- debug read of backend configuration
+
+CFGREG_RD_CNTL, CFGREG_RDDATA = 0xFFB12058, 0xFFB12078
+TENSIX_CFG_BASE = 0xFFEF0000
+
+
+def test_cfgreg_debug_read_shows_the_config_word_it_names():
+    """TRISC0 writes Config[0][5] and Config[1][3] (word 224 + 3), then reads both back through the
+    debug pair, naming the second with bits above the 11 the page says are used."""
+    trisc0 = f"""
+        li t0, {TENSIX_CFG_BASE}
+        li t1, 0xCAFE0005
+        sw t1, 20(t0)
+        li t1, 0x0BEEF003
+        sw t1, {4 * (224 + 3)}(t0)
+        li t0, {CFGREG_RD_CNTL}
+        li t1, 5
+        sw t1, 0(t0)
+        lw a0, 0x20(t0)        # CFGREG_RDDATA
+        li t1, 0x1800 | (224 + 3)
+        sw t1, 0(t0)
+        lw a1, 0x20(t0)
+        lw a2, 0(t0)           # CFGREG_RD_CNTL reads back what was written
+        ecall
+    """
+    tile = run({"trisc0": trisc0})
+    t0 = tile.core("trisc0")
+    assert (t0.reg("a0"), t0.reg("a1"), t0.reg("a2")) == (0xCAFE0005, 0x0BEEF003, 0x1800 | 227)
+
+
+def test_cfgreg_debug_read_of_a_word_with_no_register_names_the_reader():
+    ncrisc = f"li t0, {CFGREG_RD_CNTL}\n li t1, 0x7FF\n sw t1, 0(t0)\n lw a0, 0x20(t0)\n ecall"
+    tile = tile_with({"ncrisc": ncrisc})
+    with pytest.raises(MemoryFault) as info:
+        tile.run(release=["ncrisc"])
+    assert info.value.core == "ncrisc" and info.value.address == TENSIX_CFG_BASE + 4 * 0x7FF
+    assert tile.core("ncrisc").fetch(info.value.pc) & 0x7F == 0x03

@@ -18,6 +18,7 @@ PUSH_DOC = _DOCS + "BabyRISCV/PushTensixInstruction.md"
 MEMORY_MAP_DOC = _DOCS + "BabyRISCV/README.md"
 SOFT_RESET_DOC = _DOCS + "SoftReset.md"
 TIMESTAMPER_DOC = _DOCS + "DebugTimestamper.md"
+BACKEND_CONFIG_DOC = _DOCS + "TensixCoprocessor/BackendConfiguration.md (debug registers)"
 MAILBOX_DOC = _DOCS + "BabyRISCV/Mailboxes.md (shared with Wormhole)"
 
 DEBUG_BASE = 0xFFB12000  # RISCV_DEBUG_REGS_START_ADDR
@@ -48,10 +49,13 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
     _storage("PERF_CNT_ALL", 0x3C, note=_PERF),
     *(_storage(f"DBG_L1_MEM_REG{i}", 0x48 + 4 * i, note=_DEBUG_BUS) for i in range(3)),
     _storage("DBG_BUS_CTRL", 0x54, note="DBG_BUS_CNTL_REG in the ISA documentation; " + _DEBUG_BUS),
-    _storage(
+    _modelled(
         "TENSIX_CREG_READ",
         0x58,
-        note="CFGREG_RD_CNTL in the ISA documentation: debug read of backend configuration (not modelled)",
+        "rw",
+        "cfgreg_rd_cntl",
+        BACKEND_CONFIG_DOC,
+        note="CFGREG_RD_CNTL in the ISA documentation and tt-exalens: which Config word to read",
     ),
     _storage("DBG_RD_DATA", 0x5C, "ro", "also THREAD1_CREG_READ; " + _DEBUG_BUS + ": reads 0"),
     _storage("DBG_ARRAY_RD_EN", 0x60, note=_DEBUG_BUS),
@@ -60,12 +64,14 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
     _storage("DBG_ARRAY_RD_DATA", 0x6C, "ro", _DEBUG_BUS + ": reads 0"),
     _storage("CG_CTRL_HYST0", 0x70, note="clock gating: no functional effect"),
     _storage("CG_CTRL_HYST1", 0x74, note="clock gating: no functional effect"),
-    _storage(
+    _modelled(
         "TENSIX_CREG_RDDATA",
         0x78,
         "ro",
-        "also THREAD0_CREG_RDDATA; CFGREG_RDDATA in the ISA documentation (debug read of backend "
-        "configuration, not modelled: reads 0)",
+        "cfgreg_rddata",
+        BACKEND_CONFIG_DOC,
+        note="also THREAD0_CREG_RDDATA; CFGREG_RDDATA in the ISA documentation and tt-exalens: the "
+        "word at TENSIX_CFG_BASE + 4 * (CFGREG_RD_CNTL & 0x7ff)",
     ),
     _storage("CG_CTRL_HYST2", 0x7C, note="also THREAD1_CREG_RDDATA; clock gating: no functional effect"),
     _storage("RISC_DBG_CNTL_0", 0x80, note="RISC-V debug interface (not modelled)"),
