@@ -59,6 +59,9 @@ class Register:
     # How a core polling it can be parked: "write" (it changes only when written through the MMIO
     # bus), "coprocessor" (coprocessor state may change it), None (not watchable: never parked).
     watch: str | None = None
+    # 8- and 16-bit loads read the addressed bytes (narrow stores still fault), in a region without
+    # byte enables for both directions.
+    narrow_loads: bool = False
 
 
 @dataclass
@@ -95,8 +98,10 @@ class MmioRegion:
         register = self.registers.get(offset & ~3, self.fallback)
         if register is None:
             raise _fault(access, f"{self.name}: no register at offset 0x{offset:x}", write=write)
-        if access.size != 4 and not (self.byte_enables and access.size in (1, 2)):
-            raise _fault(access, f"{self.name}: only 32-bit accesses at offset 0x{offset:x}", write=write)
+        narrow = self.byte_enables or (register.narrow_loads and not write)
+        if access.size != 4 and not (narrow and access.size in (1, 2)):
+            what = "stores" if register.narrow_loads else "accesses"
+            raise _fault(access, f"{self.name}: only 32-bit {what} at offset 0x{offset:x}", write=write)
         return register
 
     def register_at(self, address: int) -> Register | None:

@@ -178,9 +178,10 @@ def render() -> str:
         "page (0xFFB13000) and the mailboxes. `plain storage`: its effect on the hardware is not "
         "modelled; it holds what is written (a read-only one reads its reset value). An offset no "
         "source names is a `MemoryFault`. These pages and the stream registers take 8- and 16-bit "
-        "loads and stores (the addressed bytes of the 32-bit register); the Tensix push ports, the "
-        "mailboxes, the semaphores / PCBufs, the TDMA page and the NoC registers take only 32-bit "
-        "accesses (anything else is a `MemoryFault`).",
+        "loads and stores (the addressed bytes of the 32-bit register); the backend configuration "
+        "and the Tensix GPRs take narrow loads but only 32-bit stores; the Tensix push ports, the "
+        "mailboxes, the semaphores / PCBufs, the MOP configuration, the TDMA page and the NoC "
+        "registers take only 32-bit accesses (anything else is a `MemoryFault`).",
         "",
         "| register | address | access | status | source |",
         "|---|---|---|---|---|",

@@ -514,3 +514,35 @@ def test_cfgreg_debug_read_of_a_word_with_no_register_names_the_reader():
         tile.run(release=["ncrisc"])
     assert info.value.core == "ncrisc" and info.value.address == TENSIX_CFG_BASE + 4 * 0x7FF
     assert tile.core("ncrisc").fetch(info.value.pc) & 0x7F == 0x03
+
+
+# ---------------------------------------------------------------- narrow loads only: configuration and GPRs
+
+
+@pytest.mark.parametrize(
+    "address", [TENSIX_CFG_BASE + 4 * 5, 0xFFE00000 + 4 * 7], ids=["Config[0][5]", "T0 GPR 7"]
+)
+def test_narrow_loads_of_configuration_and_gprs_read_their_bytes(address):
+    source = f"""
+        li t0, {address}
+        li t1, 0x80C1E2F3
+        sw t1, 0(t0)
+        lbu a0, 1(t0)
+        lhu a1, 2(t0)
+        lh a2, 2(t0)
+        lb a3, 0(t0)
+        ecall
+    """
+    tile = run({"trisc0": source})
+    t0 = tile.core("trisc0")
+    assert [t0.reg(r) for r in ("a0", "a1", "a2", "a3")] == [0xE2, 0x80C1, 0xFFFF80C1, 0xFFFFFFF3]
+
+
+def test_narrow_store_to_configuration_faults():
+    # BackendConfiguration.md: RISC-V writes to Config are "sw only".
+    address = TENSIX_CFG_BASE + 4 * 5
+    tile = tile_with({"trisc0": f"li t0, {address}\n li t1, 1\n sh t1, 2(t0)\n ecall"})
+    with pytest.raises(MemoryFault, match="only 32-bit stores") as info:
+        tile.run(release=["trisc0"])
+    assert (info.value.core, info.value.address, info.value.write) == ("trisc0", address + 2, True)
+    assert int(tile.coprocessor.config.config[0, 5]) == 0
