@@ -201,7 +201,8 @@ def test_byte_store_to_soft_reset_releases_one_core():
 # ---------------------------------------------------------------- INSTRN_BUF_STATUS
 
 
-def test_instrn_buf_status_follows_the_pipe_fifos():
+@pytest.mark.parametrize("engine", ["native", "python"])
+def test_instrn_buf_status_follows_the_pipe_fifos(engine):
     """BRISC fills pipe 2's FIFO behind a SEMWAIT nobody has posted yet, watching the status; TRISC2
     posts the semaphore when BRISC says so, and BRISC waits for the FIFO to drain."""
     seminit = ISA.encode("SEMINIT", max_value=15, init_value=0, sem_sel=0b1)
@@ -244,7 +245,7 @@ def test_instrn_buf_status_follows_the_pipe_fifos():
         sw x0, 0(t0)           # post semaphore 0
         ecall
     """
-    tile = run({"brisc": brisc, "trisc2": trisc2})
+    tile = run({"brisc": brisc, "trisc2": trisc2}, engine=engine)
     idle, full, pushed, drained = words(tile, RESULTS, 4)
     assert idle == 0x77
     assert full == 0x33  # pipes 0 and 1 empty and not full; pipe 2 full and not empty
