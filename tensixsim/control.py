@@ -1,4 +1,20 @@
-"""Tile control registers: soft reset, reset PCs and their overrides, the wall clock, clock gating."""
+"""Tile control / debug / status registers, built from the architecture's register table.
+
+Each register of ``arch.tile_registers`` is either plain storage (it holds what is written; a
+read-only one reads its reset value) or has one of the behaviours below, named in the table:
+
+- ``soft_reset``: SOFT_RESET_0; a write holds or releases cores (the tile does it).
+- ``wall_clock_low`` / ``wall_clock_high`` / ``wall_clock_high_latched``: the debug timestamper's
+  64-bit cycle counter; reading the low word latches the high word.
+- ``reset_pc:<core>``, ``trisc_reset_pc_override``, ``ncrisc_reset_pc_override``: where a released
+  core starts.
+- ``instrn_buf_status``: INSTRN_BUF_STATUS, from the pipes' input FIFOs.
+- ``pc_snapshot:<core>``: the core's pc.
+- ``cfgreg_rd_cntl`` / ``cfgreg_rddata``: the debug read of backend configuration.
+
+The windows take 8- and 16-bit accesses (byte enables): tt-metal's kernels, which run on the
+hardware, read such registers with ``lhu``.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +23,26 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tensixsim.arch import Arch
-from tensixsim.memory import Access, MmioRegion, Register
+from tensixsim.arch.common import RegisterFacts
+from tensixsim.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
 
+_CFGREG_INDEX_MASK = 0x7FF  # CFGREG_RD_CNTL bits used (BackendConfiguration.md, debug registers)
+
 # Called when SOFT_RESET_0 is written: (new value, cycle, writing core or None for the host).
 ResetWriter = Callable[[int, int, "Core | None"], None]
+
+
+@dataclass
+class TileServices:
+    """What the registers with a behaviour need from the tile."""
+
+    write_soft_reset: ResetWriter
+    queue_fill: Callable[[], list[tuple[int, int]]]  # per pipe: (entries, depth) of its input FIFO
+    pc_of: Callable[[str, Access], int]  # a core's pc as another core's access sees it
+    config_word: Callable[[int, Access], int]  # word i of the backend configuration (TENSIX_CFG_BASE)
 
 
 @dataclass
@@ -26,13 +55,14 @@ class TileControl:
     trisc_override: int = 0
     ncrisc_override: int = 0
     wall_latched_high: int = 0
-    clock_gating: dict[int, int] = field(default_factory=dict)  # address -> value (no effect)
-    _names: tuple[str, ...] = field(default=(), repr=False)
+    cfgreg_index: int = 0  # CFGREG_RD_CNTL: the backend-configuration word CFGREG_RDDATA shows
+    storage: dict[int, int] = field(default_factory=dict)  # address -> value of plain-storage registers
 
     @classmethod
     def new(cls, arch: Arch) -> TileControl:
         pcs = {c.name: c.default_reset_pc for c in arch.cores if c.reset_pc_register is not None}
-        return cls(arch, arch.soft_reset_all, pcs)
+        storage = {r.address: r.reset for r in arch.tile_registers if r.behaviour == "storage"}
+        return cls(arch, arch.soft_reset_all, pcs, storage=storage)
 
     def reset_pc_of(self, name: str) -> int:
         """Where ``name`` starts when released: its reset-PC register if overridden, else the default."""
@@ -43,52 +73,91 @@ class TileControl:
         enabled = override >> facts.reset_pc_override_bit & 1
         return self.reset_pc[name] if enabled else facts.default_reset_pc
 
-    def region(self, write_soft_reset: ResetWriter) -> MmioRegion:
-        a = self.arch
-        base = a.tile_control_base
+    def regions(self, services: TileServices) -> list[MmioRegion]:
+        """One window per page of the register table."""
+        pages: dict[int, dict[int, Register]] = {}
+        for facts in self.arch.tile_registers:
+            read, write = self._handlers(facts, services)
+            if write is None and facts.access != "ro":
+                raise ValueError(f"register table: {facts.name} ({facts.behaviour}) cannot be written")
+            register = Register(
+                facts.name,
+                read=read if facts.access != "wo" else None,
+                write=write if facts.access != "ro" else None,
+            )
+            page = facts.address - facts.address % PAGE
+            registers = pages.setdefault(page, {})
+            if facts.address - page in registers:
+                raise ValueError(f"two tile registers at 0x{facts.address:08x}")
+            registers[facts.address - page] = register
+        name = {self.arch.tile_control_base: "tile_control"}
+        return [
+            MmioRegion(name.get(page, f"tile_control@0x{page:08x}"), page, PAGE, registers, byte_enables=True)
+            for page, registers in pages.items()
+        ]
 
-        def wall_low(access: Access) -> int:
-            # Reading the low word latches the high word (read back at WALL_CLOCK_H_AT).
-            self.wall_latched_high = access.cycle >> 32
-            return access.cycle & 0xFFFFFFFF
+    def _handlers(self, facts: RegisterFacts, services: TileServices) -> tuple[ReadFn, WriteFn | None]:
+        behaviour, _, argument = facts.behaviour.partition(":")
+        address = facts.address
+        if behaviour == "storage":
+            return (
+                lambda _: self.storage[address],
+                lambda _, value: self.storage.__setitem__(address, value & 0xFFFFFFFF),
+            )
+        if behaviour == "soft_reset":
+            return (
+                lambda _: self.soft_reset,
+                lambda access, value: services.write_soft_reset(value, access.cycle, access.core),
+            )
+        if behaviour == "wall_clock_low":
+            return self._wall_low, None
+        if behaviour == "wall_clock_high":
+            return lambda access: access.cycle >> 32, None
+        if behaviour == "wall_clock_high_latched":
+            return lambda _: self.wall_latched_high, None
+        if behaviour == "reset_pc":
+            return (
+                lambda _: self.reset_pc[argument],
+                lambda _, value: self.reset_pc.__setitem__(argument, value & 0xFFFFFFFF),
+            )
+        if behaviour in ("trisc_reset_pc_override", "ncrisc_reset_pc_override"):
+            attribute = behaviour.split("_")[0] + "_override"
+            # One enable bit per core with a programmable reset pc of that kind.
+            bits = [
+                c.reset_pc_override_bit
+                for c in self.arch.cores
+                if c.reset_pc_register is not None and (c.pipe is not None) == (attribute == "trisc_override")
+            ]
+            mask = sum(1 << b for b in bits if b is not None)
+            return (
+                lambda _: getattr(self, attribute),
+                lambda _, value: setattr(self, attribute, value & mask),
+            )
+        if behaviour == "instrn_buf_status":
+            return lambda _: _instrn_buf_status(services.queue_fill()), None
+        if behaviour == "cfgreg_rd_cntl":
+            return lambda _: self.cfgreg_index, lambda _, value: setattr(self, "cfgreg_index", value)
+        if behaviour == "cfgreg_rddata":
+            # The page says the word is copied "a few cycles" after CFGREG_RD_CNTL is written; here a
+            # read shows the word as it is when read (no program can rely on reading it earlier).
+            return lambda access: services.config_word(self.cfgreg_index & _CFGREG_INDEX_MASK, access), None
+        if behaviour == "pc_snapshot":
+            return lambda access: services.pc_of(argument, access), None
+        raise ValueError(f"register table: {facts.name} has unknown behaviour {facts.behaviour!r}")
 
-        def setter(attribute: str, mask: int) -> Callable[[Access, int], None]:
-            return lambda _, value: setattr(self, attribute, value & mask)
+    def _wall_low(self, access: Access) -> int:
+        # Reading the low word latches the high word (read back at WALL_CLOCK_H).
+        self.wall_latched_high = access.cycle >> 32
+        return access.cycle & 0xFFFFFFFF
 
-        registers = {
-            a.soft_reset_register - base: Register(
-                "SOFT_RESET_0",
-                read=lambda _: self.soft_reset,
-                write=lambda access, value: write_soft_reset(value, access.cycle, access.core),
-            ),
-            a.wall_clock_low - base: Register("WALL_CLOCK_L", read=wall_low),
-            a.wall_clock_high - base: Register("WALL_CLOCK_H", read=lambda access: access.cycle >> 32),
-            a.wall_clock_high_latched - base: Register(
-                "WALL_CLOCK_H_AT", read=lambda _: self.wall_latched_high
-            ),
-            a.trisc_reset_pc_override_register - base: Register(
-                "TRISC_RESET_PC_OVERRIDE",
-                read=lambda _: self.trisc_override,
-                write=setter("trisc_override", 7),
-            ),
-            a.ncrisc_reset_pc_override_register - base: Register(
-                "NCRISC_RESET_PC_OVERRIDE",
-                read=lambda _: self.ncrisc_override,
-                write=setter("ncrisc_override", 1),
-            ),
-        }
-        for name, address in a.clock_gating_registers:
-            if base <= address < base + a.tile_control_size:
-                registers[address - base] = Register(
-                    name,
-                    read=lambda _, x=address: self.clock_gating.get(x, 0),
-                    write=lambda _, v, x=address: self.clock_gating.__setitem__(x, v),
-                )
-        for facts in a.cores:
-            if facts.reset_pc_register is not None:
-                registers[facts.reset_pc_register - base] = Register(
-                    f"{facts.name.upper()}_RESET_PC",
-                    read=lambda _, n=facts.name: self.reset_pc[n],
-                    write=lambda _, v, n=facts.name: self.reset_pc.__setitem__(n, v),
-                )
-        return MmioRegion("tile_control", base, a.tile_control_size, registers)
+
+def _instrn_buf_status(fill: list[tuple[int, int]]) -> int:
+    """PushTensixInstruction.md: bit i set while pipe i's FIFO is not full, bit 4 + i while it is empty.
+
+    The page describes the FIFO before each Replay Expander; the tile models one input FIFO per pipe
+    (where pushes land), so that is the one reported."""
+    value = 0
+    for pipe, (entries, depth) in enumerate(fill):
+        value |= (entries < depth) << pipe
+        value |= (entries == 0) << (4 + pipe)
+    return value

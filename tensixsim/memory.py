@@ -59,6 +59,9 @@ class Register:
     # How a core polling it can be parked: "write" (it changes only when written through the MMIO
     # bus), "coprocessor" (coprocessor state may change it), None (not watchable: never parked).
     watch: str | None = None
+    # 8- and 16-bit loads read the addressed bytes (narrow stores still fault), in a region without
+    # byte enables for both directions.
+    narrow_loads: bool = False
 
 
 @dataclass
@@ -79,6 +82,9 @@ class MmioRegion:
     push_pipe: int | None = None
     # What any 32-bit register not listed in ``registers`` does (None: a MemoryFault).
     fallback: Register | None = None
+    # The window takes 8- and 16-bit loads and stores (they reach the addressed bytes of the 32-bit
+    # register); without it, any access but a 32-bit one is a MemoryFault.
+    byte_enables: bool = False
 
     def __post_init__(self) -> None:
         if self.base % PAGE or self.size % PAGE or self.size <= 0:
@@ -89,26 +95,48 @@ class MmioRegion:
 
     def _register(self, access: Access, write: bool) -> Register:
         offset = access.address - self.base
-        register = self.registers.get(offset, self.fallback)
-        if register is None or access.size != 4:
-            what = "no register" if register is None else "only 32-bit accesses"
-            raise _fault(access, f"{self.name}: {what} at offset 0x{offset:x}", write=write)
+        register = self.registers.get(offset & ~3, self.fallback)
+        if register is None:
+            raise _fault(access, f"{self.name}: no register at offset 0x{offset:x}", write=write)
+        narrow = self.byte_enables or (register.narrow_loads and not write)
+        if access.size != 4 and not (narrow and access.size in (1, 2)):
+            what = "stores" if register.narrow_loads else "accesses"
+            raise _fault(access, f"{self.name}: only 32-bit {what} at offset 0x{offset:x}", write=write)
         return register
 
     def register_at(self, address: int) -> Register | None:
-        return self.registers.get(address - self.base, self.fallback)
+        return self.registers.get((address - self.base) & ~3, self.fallback)
 
     def read(self, access: Access) -> int:
         register = self._register(access, write=False)
         if register.read is None:
             raise _fault(access, f"{self.name}.{register.name} is write-only", write=False)
-        return register.read(access) & 0xFFFFFFFF
+        if access.size == 4:
+            return register.read(access) & 0xFFFFFFFF
+        # A narrow load reads the whole register and returns the addressed bytes.
+        shift = 8 * (access.address & 3)
+        word = register.read(_word(access))
+        return (word >> shift) & ((1 << (8 * access.size)) - 1)
 
     def write(self, access: Access, value: int) -> None:
         register = self._register(access, write=True)
         if register.write is None:
             raise _fault(access, f"{self.name}.{register.name} is read-only", write=True)
-        register.write(access, value)
+        if access.size == 4:
+            register.write(access, value)
+            return
+        # A narrow store changes only the addressed bytes (byte enables): the others keep what the
+        # register holds, or zero in a register that cannot be read back.
+        word_access = _word(access)
+        shift = 8 * (access.address & 3)
+        mask = ((1 << (8 * access.size)) - 1) << shift
+        old = register.read(word_access) if register.read is not None else 0
+        register.write(word_access, (old & ~mask | (value << shift) & mask) & 0xFFFFFFFF)
+
+
+def _word(access: Access) -> Access:
+    """The 32-bit access to the register a narrower access addresses."""
+    return Access(access.core, access.address & ~3, 4, access.cycle)
 
 
 def _fault(access: Access, message: str, *, write: bool) -> MemoryFault:

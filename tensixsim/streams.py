@@ -7,7 +7,8 @@ and a store, so they are plain storage here (a hardware auto-increment would cou
 stream a CB uses is the kernel's business (current tt-metal: CB n -> stream n on Blackhole).
 
 Modelled: registers 8 and 10 of every stream, register 31 (read/write scratch), and writes to
-register 270 of stream 48. Every other stream register reads 0 and ignores writes.
+register 270 of stream 48. Every other stream register reads 0 and ignores writes. 8- and 16-bit
+loads and stores reach the addressed bytes of a register.
 """
 
 from __future__ import annotations
@@ -70,7 +71,15 @@ class Streams:
                 if s == stream
             }
             regions.append(
-                MmioRegion(f"stream{stream}", base, self.arch.stream_stride, registers, fallback=_IGNORED)
+                MmioRegion(
+                    f"stream{stream}",
+                    base,
+                    self.arch.stream_stride,
+                    registers,
+                    fallback=_IGNORED,
+                    # tt-metal's kernels read the 16-bit tile counters with lhu, on hardware.
+                    byte_enables=True,
+                )
             )
         return regions
 

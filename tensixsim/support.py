@@ -100,6 +100,33 @@ def tensix_status(arch: str, name: str) -> str:
     return "executed+tested" if name in executed(arch) else "unimplemented (raises Unimplemented)"
 
 
+def register_rows(arch: str = "blackhole") -> list[str]:
+    """The tile-control / debug register map: every register, how it is modelled, its source."""
+    from tensixsim.arch import ARCHES
+
+    facts = ARCHES[arch]
+    rows = []
+    for r in facts.tile_registers:
+        if r.behaviour != "storage":
+            status = f"modelled ({r.behaviour})"
+        elif r.access == "ro":
+            status = f"plain storage, read-only: reads 0x{r.reset:x}"
+        else:
+            status = "plain storage: holds what is written"
+        note = f" — {r.note}" if r.note else ""
+        rows.append(f"| {r.name} | 0x{r.address:08X} | {r.access} | {status} | {r.source}{note} |")
+    boxes = facts.mailboxes
+    if boxes is not None:
+        end = boxes.base + boxes.stride * len(boxes.cores) - 1
+        rows.append(
+            f"| TENSIX_MAILBOX0..{len(boxes.cores) - 1} | 0x{boxes.base:08X}-0x{end:08X} | rw | modelled "
+            f"(FIFOs of {boxes.capacity} between {', '.join(boxes.cores)}; a load at +{boxes.query_bit} "
+            "queries, any other pops and waits; a full mailbox makes the store wait) | tt-metal blackhole "
+            "tensix.h; tt-isa-documentation BabyRISCV/Mailboxes.md |"
+        )
+    return rows
+
+
 def render() -> str:
     bh, wh = isa_for("blackhole"), isa_for("wormhole")
     names = sorted({spec.name for spec in bh} | {spec.name for spec in wh})
@@ -144,6 +171,21 @@ def render() -> str:
         "| instruction | Blackhole | Wormhole B0 |",
         "|---|---|---|",
         *rows,
+        "",
+        "## Blackhole tile-control / debug registers",
+        "",
+        "Every register the sources name in the tile-control page (0xFFB12000), the PIC and pc-snapshot "
+        "page (0xFFB13000) and the mailboxes. `plain storage`: its effect on the hardware is not "
+        "modelled; it holds what is written (a read-only one reads its reset value). An offset no "
+        "source names is a `MemoryFault`. These pages and the stream registers take 8- and 16-bit "
+        "loads and stores (the addressed bytes of the 32-bit register); the backend configuration "
+        "and the Tensix GPRs take narrow loads but only 32-bit stores; the Tensix push ports, the "
+        "mailboxes, the semaphores / PCBufs, the MOP configuration, the TDMA page and the NoC "
+        "registers take only 32-bit accesses (anything else is a `MemoryFault`).",
+        "",
+        "| register | address | access | status | source |",
+        "|---|---|---|---|---|",
+        *register_rows(),
         "",
     ]
     return "\n".join(lines)

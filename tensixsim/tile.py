@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
-from tensixsim.control import TileControl
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault
+from tensixsim.control import TileControl, TileServices
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault, SimError
+from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
 from tensixsim.riscv.core import Core, CoreState
@@ -134,7 +135,10 @@ class Tile:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
-        self._control = self.control.region(self._set_soft_reset)
+        self._control_regions = self.control.regions(
+            TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
+        )
+        self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions()
         self.noc = Noc.new(self.arch)
@@ -220,6 +224,8 @@ class Tile:
         for core in self.cores:
             core.power_on()
         restore(self.control, TileControl.new(self.arch))
+        if self.mailboxes is not None:
+            restore(self.mailboxes, Mailboxes.new(self.arch.mailboxes))
         restore(self.streams, Streams.new(self.arch))
         if self.noc is not None:
             self.noc.reset()
@@ -496,7 +502,8 @@ class Tile:
         if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
             return  # cut short (a synchronisation point): look again later
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
-        registers = {a: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
+        # Registers by their word address (a narrow load reads part of one).
+        registers = {a & ~3: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
         watchable = all(r is not None and r.watch for r in registers.values())
         pure = back and not wrote and effects == self._side_effects
         if not (reads and pure and watchable and core.fingerprint() == before):
@@ -716,7 +723,9 @@ class Tile:
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
-        regions = [self._control, *self._stream_regions, *self._block_regions]
+        regions = [*self._control_regions, *self._stream_regions, *self._block_regions]
+        if self.mailboxes is not None:
+            regions += self.mailboxes.regions(core.name, self.signal)
         regions += self.coprocessor.mmio_regions(core)
         facts = core.facts
         pipes = (
@@ -738,6 +747,24 @@ class Tile:
                 )
             )
         return regions
+
+    def _queue_fill(self) -> list[tuple[int, int]]:
+        """Each pipe's input FIFO: (entries, depth), as of the cycle the coprocessor has reached."""
+        return [(len(queue.entries), queue.depth) for queue in self.queues]
+
+    def _pc_snapshot(self, name: str, access: Access) -> int:
+        """A core's pc as a register read sees it: the reading core's is that of the load itself;
+        another core's is where it has got to (it is not behind the reader: the region synchronises)."""
+        core = self.core(name)
+        return access.core.fault_pc() if core is access.core else core.pc
+
+    def _config_word(self, index: int, access: Access) -> int:
+        """Word ``index`` of the backend configuration as BRISC sees it at TENSIX_CFG_BASE."""
+        address = self.coprocessor.config.layout.base + 4 * index
+        try:
+            return self.register_access(address, access.cycle, None)
+        except SimError as error:
+            raise error.at(access.core.name, access.core.fault_pc()) from None
 
     def _push_writer(self, pipe: int):
         def write(access: Access, value: int) -> None:

@@ -86,7 +86,7 @@ WITHOUT_SEMANTICS = sorted(
     s.name for s in ISA if lookup("blackhole", s.name) is None and s.unit != "frontend"
 )
 UNKNOWN_OPCODES = [op for op in range(256) if op not in ISA.by_opcode]
-NO_REGISTER = (0xFFB13000, 0xFFB1F000)  # LOADREG/STOREREG addresses with no register behind them
+NO_REGISTER = (0xFFB1314C, 0xFFB1F000)  # LOADREG/STOREREG addresses with no register behind them
 
 
 def fixed_push_program(words: list[int]) -> bytes:
@@ -295,10 +295,10 @@ def test_max_cycles_bounds_coprocessor_work_after_the_cores_finish():
 
 @pytest.mark.parametrize("name", ["LOADREG", "STOREREG"])
 def test_register_access_without_a_register_names_the_pushing_core(name):
-    word = ISA.encode(name, tdma_data_reg_index=1, reg_addr=(0xFFB12000 - 0xFFB00000) >> 2)
+    word = ISA.encode(name, tdma_data_reg_index=1, reg_addr=(0xFFB12024 - 0xFFB00000) >> 2)
     with pytest.raises(MemoryFault, match="no register") as info:
         run_trisc0(f"nop\n {inline(word)}\n ecall")
-    assert (info.value.core, info.value.pc, info.value.address) == ("trisc0", 0x6004, 0xFFB12000)
+    assert (info.value.core, info.value.pc, info.value.address) == ("trisc0", 0x6004, 0xFFB12024)
 
 
 @pytest.mark.parametrize("offset", [4, 8])  # CoprocessorDoneCheck, MOPExpanderDoneCheck

@@ -26,7 +26,7 @@ def inline(word: int) -> str:
     return f".word 0x{((word << 2) | (word >> 30)) & 0xFFFFFFFF:08x}"
 
 
-NO_REGISTER = ISA.encode("LOADREG", tdma_data_reg_index=1, reg_addr=(0xFFB12000 - 0xFFB00000) >> 2)
+NO_REGISTER = ISA.encode("LOADREG", tdma_data_reg_index=1, reg_addr=(0xFFB12024 - 0xFFB00000) >> 2)
 NOP = ISA.encode("NOP")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tensixsim.arch.blackhole_registers import MAILBOXES, TILE_REGISTERS
 from tensixsim.arch.common import Arch, CoreFacts, NocFacts
 
 _LOCAL_RAM = 0xFFB00000
@@ -75,11 +76,13 @@ BLACKHOLE = Arch(
             "NIU_TRANS_COUNT_RTZ_CLR": 0x17C,
         },
     ),
-    # Names and addresses from tt-metal's blackhole tensix.h (RISCV_DEBUG_REG_*, RISCV_TDMA_REG_*).
+    # Names and addresses from tt-metal's blackhole tensix.h (RISCV_TDMA_REG_*); those of the
+    # tile-control page are in TILE_REGISTERS.
     clock_gating_registers=(
-        ("DEST_CG_CTRL", _TILE_CONTROL + 0x240),
         ("TDMA_CLK_GATE_EN", 0xFFB11024),
         ("TDMA_CLK_GATE_HYST", 0xFFB11028),
     ),
     tdma_base=0xFFB11000,
+    tile_registers=TILE_REGISTERS,
+    mailboxes=MAILBOXES,
 )

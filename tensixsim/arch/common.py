@@ -26,6 +26,36 @@ class CoreFacts:
 
 
 @dataclass(frozen=True)
+class RegisterFacts:
+    """One 32-bit register of a tile-control window, as the sources name it.
+
+    ``access``: "rw", "ro" (a store faults) or "wo" (a load faults). ``behaviour``: "storage" (it
+    holds what is written, starting at ``reset``; its effect on the hardware is not modelled) or the
+    name of the documented behaviour the tile gives it (see tensixsim/control.py).
+    """
+
+    name: str
+    address: int
+    access: str
+    reset: int
+    behaviour: str
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MailboxFacts:
+    """The RISC-V mailboxes: one FIFO from each participant to each (Mailboxes.md)."""
+
+    base: int  # mailbox i's page is base + i * stride (i: index into cores)
+    stride: int
+    cores: tuple[str, ...]  # participants, in page order
+    capacity: int  # values one mailbox holds
+    writer_capacity: int  # values all the mailboxes one core writes hold together
+    query_bit: int  # a load with this address bit set asks "anything to read?" instead of popping
+
+
+@dataclass(frozen=True)
 class NocFacts:
     """The tile's two NoC interface units (NIUs) as its cores see them (BlackholeA0/NoC/MemoryMap.md)."""
 
@@ -89,6 +119,10 @@ class Arch:
     # Clock-gating controls: no functional effect in the emulator, so they hold what is written.
     clock_gating_registers: tuple[tuple[str, int], ...] = ()
     tdma_base: int | None = None  # the TDMA-RISC register page (mover, packer status, clock gating)
+    # Every named register of the tile-control / debug windows (the 0xFFB12000 page, the PIC and
+    # pc-snapshot page); offsets no source names stay unmapped.
+    tile_registers: tuple[RegisterFacts, ...] = ()
+    mailboxes: MailboxFacts | None = None
 
     def core(self, name: str) -> CoreFacts:
         for facts in self.cores:

@@ -29,4 +29,6 @@ WORMHOLE = replace(
     noc=None,  # Wormhole's NIUs differ (NOC_NODE_ID layout, grid size); not modelled yet
     clock_gating_registers=(),
     tdma_base=None,
+    tile_registers=(),  # Wormhole's page differs in places; not tabulated yet
+    mailboxes=None,
 )

@@ -670,8 +670,8 @@ class Core:
                 return 0
             value = region.read(Access(self, region.base + offset, size, cycle))
             if region.sync:
-                if self._probe_reads is not None:
-                    self._probe_reads.append((region.base + offset, cycle))
+                if self._probe_reads is not None:  # by register (a narrow load names a byte of it)
+                    self._probe_reads.append(((region.base + offset) & ~3, cycle))
                 state = self.hooks.state
                 state.spin_threshold = min(state.spin_threshold, MMIO_SPIN_THRESHOLD)
             return value
@@ -688,7 +688,7 @@ class Core:
             if cycle is None:
                 return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
-            self.tile.register_written(region.base + offset, cycle, self)
+            self.tile.register_written((region.base + offset) & ~3, cycle, self)
         except Stall as stall:
             pc = self.hooks.state.mmio_pc
             self._stall(stall, pc, self.now(pc))

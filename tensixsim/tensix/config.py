@@ -381,7 +381,8 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
 
     BackendConfiguration: at TENSIX_CFG_BASE, Config[0], Config[1], ConfigDualWrite (a write goes to
     both states, a read returns Config[0]) and ThreadConfig[3] (read-only: RISC-V cannot store to
-    it), for BRISC and the TRISCs only.
+    it), for BRISC and the TRISCs only. Loads may be 8, 16 or 32 bits wide, stores only 32 (the
+    page's table of RISC-V accesses).
     """
     if core.facts.name not in CORES_WITH_CONFIG:
         return {}
@@ -407,11 +408,13 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
                 f"Config[{state}][{index}]",
                 read=lambda _, s=state, i=index: int(copro.config.config[s, i]),
                 write=stored(state, index),
+                narrow_loads=True,
             )
         registers[layout.base + layout.dual_write_offset + index * 4] = Register(
             f"ConfigDualWrite[{index}]",
             read=lambda _, i=index: int(copro.config.config[0, i]),
             write=stored(None, index),
+            narrow_loads=True,
         )
     for pipe in range(copro.threads):
         for index in range(layout.thread_words):
@@ -419,5 +422,6 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
             registers[address] = Register(
                 f"ThreadConfig[{pipe}][{index}]",
                 read=lambda _, p=pipe, i=index: int(copro.config.thread[p, i]),  # Padding reads 0
+                narrow_loads=True,
             )
     return registers

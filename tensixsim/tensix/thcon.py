@@ -628,7 +628,8 @@ def _gpr_register(copro: Coprocessor, thread: int, index: int) -> Register:
         copro.thcon.gprs[thread, index] = value & MASK32
         copro.state_changed(access.cycle)
 
-    return Register(f"T{thread}_GPR{index}", read, write)
+    # tensix.h (REGFILE_BASE): "subword reads are supported through byte enables".
+    return Register(f"T{thread}_GPR{index}", read, write, narrow_loads=True)
 
 
 def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
