@@ -117,8 +117,21 @@ _UNIT_INDEX = {name: i for i, name in enumerate(UNITS)}
 NO_L1_WRITTEN = (-1, 0, 0)  # Coprocessor.l1_written when no write is waiting to be notified
 
 
+# The units' state objects, whose arrays the native engine holds pointers into.
+SHARED_STATES = frozenset(
+    {"thcon", "adc", "config", "sync", "frontend", "sfpu", "regs", "packer", "l1_written", "unpackers"}
+)
+
+
 class Coprocessor:
     """State and services of the coprocessor (the pipe engine lives in frontend.py)."""
+
+    state_epoch = 0  # bumped whenever a shared state object is replaced (tests replace some)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in SHARED_STATES:
+            object.__setattr__(self, "state_epoch", self.state_epoch + 1)
+        object.__setattr__(self, name, value)
 
     def __init__(self, tile: Tile) -> None:
         self.tile = tile

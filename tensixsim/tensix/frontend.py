@@ -364,6 +364,10 @@ class Engine:
     # ------------------------------------------------------------------ the engine
     def advance_to(self, horizon: int) -> None:
         """Process every instruction that issues before ``horizon`` (stops early on a wake-up)."""
+        if horizon <= self.cycle:
+            # Reached already: whatever can issue before it has (a core's push or write comes at or
+            # after the cycle the engine was brought to, as the scheduler never lets it run ahead).
+            return
         while True:
             # The native engine hands a step to _step itself while SFPLOADMACRO work is scheduled.
             if self.native is not None:

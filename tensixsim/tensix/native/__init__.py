@@ -413,8 +413,8 @@ class NativeEngine:
     def _refresh_state(self) -> None:
         """Point at the coprocessor's state arrays (again, if a unit's state object was replaced)."""
         copro = self.copro
-        self._states = self._unit_states()
-        self._state_ids = tuple(map(id, self._states))
+        self._states = self._unit_states()  # (kept alive: the key below compares identities)
+        self._state_key = self._key()
         self.view, self._arrays = view_of(copro)
         self._sched = np.ctypeslib.as_array((ctypes.c_int64 * len(SCHED_NONE)).from_address(self.view.sched))
         set_pipe_state(self.view, self.engine.state)  # the tile may not hold its engine yet
@@ -455,6 +455,13 @@ class NativeEngine:
             getattr(streams, "__dict__", {}).get("read"),
         )
 
+    def _key(self) -> tuple[int, ...]:
+        """Changes when the view must be rebuilt: a unit's state object replaced (the coprocessor's
+        epoch), or the tile's stream registers (object, array, or a replaced read)."""
+        streams = getattr(self.tile, "streams", None)
+        read = getattr(streams, "__dict__", {}).get("read")
+        return (self.copro.state_epoch, id(streams), id(getattr(streams, "values", None)), id(read))
+
     def _waiters(self) -> int:
         mask = 0
         waiting = self._waiting
@@ -476,7 +483,7 @@ class NativeEngine:
 
     def prepare(self) -> None:
         """Bring the engine's view of Python-side facts up to date."""
-        if tuple(map(id, self._unit_states())) != self._state_ids:  # (self._states keeps them alive)
+        if self._key() != self._state_key:
             self._refresh_state()
         self.forget_idle()
         self.struct.waiters = self._waiters()
