@@ -369,7 +369,6 @@ class Engine:
             # after the cycle the engine was brought to, as the scheduler never lets it run ahead).
             return
         while True:
-            # The native engine hands a step to _step itself while SFPLOADMACRO work is scheduled.
             if self.native is not None:
                 if self.native.step(horizon):
                     return
