@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from asm import assemble
+from test_tile import tile_with
 
 from tensixsim import Deadlock, MemoryFault, Tile
 from tensixsim.arch import BLACKHOLE
@@ -11,7 +11,6 @@ from tensixsim.arch.blackhole_registers import MAILBOXES, TILE_REGISTERS
 from tensixsim.isa import isa_for
 
 ISA = isa_for("blackhole")
-RESET_PC = {"brisc": 0x0, "ncrisc": 0x12000, "trisc0": 0x6000, "trisc1": 0xA000, "trisc2": 0xE000}
 RESULTS = 0x20000
 FEATURE_DISABLE = 0xFFB12068  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE
 INSTRN_BUF_STATUS = 0xFFB120A8
@@ -24,17 +23,6 @@ BY_NAME = {r.name: r for r in TILE_REGISTERS}
 def mailbox(core: str) -> int:
     """The page reaching ``core``'s mailboxes (tt-llk's mailbox_base[thread + 1] for TRISCn)."""
     return MAILBOXES.base + MAILBOXES.stride * MAILBOXES.cores.index(core)
-
-
-def rotl2(word: int) -> int:
-    return ((word << 2) | (word >> 30)) & 0xFFFFFFFF
-
-
-def tile_with(programs: dict[str, str], **kwargs) -> Tile:
-    tile = Tile("blackhole", **kwargs)
-    for core, source in programs.items():
-        tile.write(RESET_PC[core], assemble(source, base=RESET_PC[core]))
-    return tile
 
 
 def run(programs: dict[str, str], max_cycles: int = 1_000_000, **kwargs) -> Tile:
