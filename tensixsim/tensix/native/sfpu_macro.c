@@ -149,6 +149,12 @@ static int execute(struct copro_view *v, const int64_t *op, int64_t cycle)
     uint32_t thread = (uint32_t)op[SFPU_MACRO_THREAD], word = (uint32_t)op[SFPU_MACRO_WORD];
     if (thread >= v->threads)
         return 0;
+    /* Rows come from shared state: operands outside what SFPLOADMACRO writes are Python's to judge. */
+    for (uint32_t c = SFPU_MACRO_VB; c <= SFPU_MACRO_VD; c++)
+        if (op[c] < NONE || op[c] > 16)
+            return 0;
+    if (op[SFPU_MACRO_UNIT] == SFPU_MACRO_STORE && (op[SFPU_MACRO_MOD0] < 0 || op[SFPU_MACRO_MOD0] > 15))
+        return 0;
     if (op[SFPU_MACRO_UNIT] == SFPU_MACRO_STORE)
         return sfpu_scheduled_store(v, thread, (uint32_t)op[SFPU_MACRO_VD], (uint32_t)op[SFPU_MACRO_MOD0],
                                     (uint32_t)op[SFPU_MACRO_ADDR], cycle) != NATIVE_DEFER;
