@@ -11,6 +11,7 @@ from tensixsim import (
     CycleLimitExceeded,
     Deadlock,
     InvalidInstruction,
+    InvalidProgram,
     MemoryFault,
     SimError,
     Tile,
@@ -56,6 +57,8 @@ FAILURES = {
         100_000,
     ),
     "RISC-V load from nowhere": ("li t0, 0x80000000\n lw t1, 0(t0)\n ecall", MemoryFault, 100_000),
+    "illegal RISC-V instruction": ("nop\n nop\n .word 0xFFFFFFFF\n ecall", InvalidInstruction, 100_000),
+    "ebreak": ("nop\n ebreak\n ecall", InvalidProgram, 100_000),
     # A pipe blocked for good on a semaphore no one posts, mutex 0 held, a MOP mid-expansion.
     "pipe blocked on a semaphore": (
         "\n".join(

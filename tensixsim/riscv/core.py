@@ -417,7 +417,7 @@ class Core:
     def _unicorn_error(self, exc: UcError) -> SimError:
         """Translate an error Unicorn reports itself (the hooks record most faults first)."""
         pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
-        cycle = self._slice_start + self.hooks.state.extra
+        cycle = self.now(pc)  # the failing instruction's issue cycle
         if exc.errno == ucc.UC_ERR_INSN_INVALID:
             word = self.fetch(pc)
             if word == _EBREAK:
@@ -511,10 +511,10 @@ class Core:
     # ------------------------------------------------------------------ trapped instructions
     def _on_exception(self, uc: Uc, intno: int, _: object) -> None:
         # Exceptions must not cross the C boundary: every path records and stops instead.
+        next_pc = uc.reg_read(rv.UC_RISCV_REG_PC)
+        pc = next_pc - 4
         try:
             self._drain_pushes()
-            next_pc = uc.reg_read(rv.UC_RISCV_REG_PC)
-            pc = next_pc - 4
             s = self.hooks.state
             if pc == s.block_addr + s.block_size:
                 # QEMU leaves a trapping instruction out of its block's size unless it opens the
@@ -528,11 +528,14 @@ class Core:
                 self.state = CoreState.FINISHED
                 uc.emu_stop()
             elif intno == EXC_BREAKPOINT:
-                self._fail(InvalidProgram("ebreak", core=self.name, pc=pc, cycle=self.now(next_pc)))
+                self._fail(InvalidProgram("ebreak", core=self.name, pc=pc, cycle=self.now(pc)))
             else:
                 self._fail(self._exception_fault(intno, pc))
         except BaseException as exc:
             self._fail(exc)
+        if self.error is not None:
+            # A failing instruction did not retire: the core stays on it (running on fails again).
+            uc.reg_write(rv.UC_RISCV_REG_PC, pc)
 
     def _exception_fault(self, intno: int, pc: int) -> SimError:
         kinds = {
