@@ -79,14 +79,15 @@ def input_bytes(placement: Placement) -> bytes:
 
 
 def _integer(text: str) -> int:
+    """An argument value (argparse reports the error)."""
     try:
-        return int(text, 0)
-    except ValueError:
+        return _number(text, "")
+    except UsageError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
 
 
 def _positive(text: str) -> int:
-    value = int(text, 0)
+    value = _integer(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {value}")
     return value

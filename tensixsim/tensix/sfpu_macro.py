@@ -124,7 +124,6 @@ NONE = -1  # no operand override
 CYCLES, INSTRUCTIONS = 0, 1  # UnitDelayKind: WaitForElapsedCycles, WaitForElapsedInstructions
 # macro_clock words.
 EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT, UNITS_MASK = range(6)
-CORES = CORE_NAMES  # the CORE column: an index into it (the native engine's queue entries use the same)
 
 if (sfpu.MACRO_COLUMNS, sfpu.MACRO_CLOCK) != (16, 6) or [
     sfpu.MACRO_CLOCK_RESET[i] for i in (SWAP_NEXT, UNITS_AT)
@@ -309,7 +308,8 @@ def _name(copro: Coprocessor, op: np.ndarray) -> str:
 
 
 def _context(copro: Coprocessor, op: np.ndarray, cycle: int) -> Context:
-    core = CORES[int(op[CORE])] if 0 <= op[CORE] < len(CORES) else "coprocessor"
+    # The CORE column indexes CORE_NAMES, as the native engine's queue entries do.
+    core = CORE_NAMES[int(op[CORE])] if 0 <= op[CORE] < len(CORE_NAMES) else "coprocessor"
     return Context(
         copro,
         int(op[THREAD]),
@@ -455,7 +455,7 @@ def _schedule(ctx: Context, rows: list[np.ndarray], now: int) -> None:
             raise ctx.error(Unimplemented, "more scheduled vector-unit work than the model holds")
         row = row.copy()
         row[THREAD], row[BORN], row[PC] = ctx.thread, now, ctx.pc
-        row[CORE] = CORES.index(ctx.core) if ctx.core in CORES else NONE
+        row[CORE] = CORE_NAMES.index(ctx.core) if ctx.core in CORE_NAMES else NONE
         row[SEQ] = s.macro_clock[NEXT_SEQ]
         s.macro_clock[NEXT_SEQ] += 1
         p[free[0]] = row
