@@ -12,12 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from tensixsim.errors import MemoryFault
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
 
 PAGE = 0x1000
+STORAGE_ZERO, STORAGE_PYTHON = -1, -2  # MmioRegion.storage slots (riscv/native.c)
 
 
 class Stall(Exception):
@@ -85,6 +88,10 @@ class MmioRegion:
     # The window takes 8- and 16-bit loads and stores (they reach the addressed bytes of the 32-bit
     # register); without it, any access but a 32-bit one is a MemoryFault.
     byte_enables: bool = False
+    # Registers that only hold values, for native code to read without Python: (values, and per
+    # 32-bit register an index into them, STORAGE_ZERO (reads 0) or STORAGE_PYTHON (ask ``read``)).
+    # Reads through it must equal ``read``'s; the owner says when it no longer holds (storage_current).
+    storage: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if self.base % PAGE or self.size % PAGE or self.size <= 0:

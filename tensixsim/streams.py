@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.memory import Access, MmioRegion, Register
+from tensixsim.memory import STORAGE_PYTHON, STORAGE_ZERO, Access, MmioRegion, Register
 
 TILES_ACKED = 8
 TILES_RECEIVED = 10
@@ -54,6 +54,7 @@ class Streams:
     def regions(self) -> list[MmioRegion]:
         """One page per stream; unmodelled registers read 0 and ignore writes."""
         regions = []
+        flat = self.values.reshape(-1)  # a view: what native reads see (storage_current)
         for stream in range(self.arch.stream_count):
             base = self.address(stream, 0)
             registers = {
@@ -79,9 +80,25 @@ class Streams:
                     fallback=_IGNORED,
                     # tt-metal's kernels read the 16-bit tile counters with lhu, on hardware.
                     byte_enables=True,
+                    storage=(flat, self._slots(stream)),
                 )
             )
         return regions
+
+    def _slots(self, stream: int) -> np.ndarray:
+        """Per register of ``stream``'s page: where its value lives in ``values`` (MmioRegion.storage)."""
+        slots = np.full(self.arch.stream_stride // 4, STORAGE_ZERO, np.int32)
+        for column, index in enumerate(_STORED):
+            slots[index] = stream * len(_STORED) + column
+        for s, index in _WRITE_ONLY:
+            if s == stream:
+                slots[index] = STORAGE_PYTHON  # (reading it is a fault: Python reports it)
+        return slots
+
+    def storage_current(self, values: np.ndarray) -> bool:
+        """Native reads of the storage given out as ``values`` still equal ``read``'s (neither the
+        array nor ``read`` was replaced)."""
+        return values.base is self.values and "read" not in vars(self)
 
 
 def _read_zero(_: Access) -> int:

@@ -668,6 +668,25 @@ class Tile:
         self.backend.advance_to(min(cycle, self.horizon(core)))
         return min(self.queues[pipe].depth - len(self.queues[pipe].entries) for pipe in pipes)
 
+    def engine_run_pointers(self) -> tuple[int, int, int]:
+        """Where native storage reads find the engine (NativeEngine.run_pointers); only asked while
+        a core's hooks hold the engine (engine_for_pushes)."""
+        return self.backend.native.run_pointers()
+
+    def storage_current(self, values: np.ndarray) -> bool:
+        """Native reads of ``values`` (an MmioRegion.storage array) still equal the Python reads."""
+        return self.streams.storage_current(values)
+
+    def sync_limit(self, core: Core) -> int:
+        """The latest cycle at which ``core`` may synchronise (may_sync) while no other core moves."""
+        limit = NEVER
+        index = core.index
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING:
+                # (cycle, index) must stay below the other core's (time, index).
+                limit = min(limit, other.time if index < other.index else other.time - 1)
+        return limit
+
     def engine_for_pushes(self, core: Core) -> tuple[int, int] | None:
         """What ``core``'s hooks need to push straight into the native engine (see NativeEngine.attach),
         or None when pushes go through Python."""

@@ -42,7 +42,14 @@ from tensixsim.riscv.cpu import (
     amo,
     configure_cpu,
 )
-from tensixsim.riscv.native import PROBE_READS, STOP_LIMIT, STOP_MISALIGNED, STOP_PUSH, STOP_SPIN, Hooks
+from tensixsim.riscv.native import (
+    PROBE_READS,
+    STOP_LIMIT,
+    STOP_MISALIGNED,
+    STOP_PUSH,
+    STOP_SPIN,
+    Hooks,
+)
 from tensixsim.tensix.capture import (
     CORE_INDEX,
     QE_CORE,
@@ -153,6 +160,7 @@ class Core:
         self.hooks = Hooks(uc, mmio_base=MMIO_FLOOR, code_base=0, code_pages=arch.l1_size // 4096)
         self._scratch: list[np.ndarray] = []
         ports = 0
+        self._storage_values: dict[int, np.ndarray] = {}  # the arrays storage windows read
         for region in self.regions:
             if region.push_pipe is not None and self.hooks.native:
                 # Mapped as scratch RAM so that the native memory hook, not a Python MMIO
@@ -164,7 +172,22 @@ class Core:
                 self.hooks.state.push_pipe[ports] = region.push_pipe
                 ports += 1
                 continue
+            if region.storage is not None and self.hooks.native:
+                self.hooks.map_storage(
+                    uc,
+                    region.base,
+                    region.size,
+                    region.storage,
+                    lambda offset, size, r=region: self._mmio_read(uc, offset, size, r),
+                    lambda offset, size, value, r=region: self._mmio_write(uc, offset, size, value, r),
+                    self._attach_storage,
+                )
+                self._storage_values.setdefault(id(region.storage[0]), region.storage[0])
+                continue
             uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
+        if self.hooks.storage is not None:
+            # A native storage read lowers the loop check's threshold as _mmio_read does.
+            self.hooks.storage.spin_cap = MMIO_SPIN_THRESHOLD
         # An inline Tensix word (``.ttinsn``) is exactly a store of the word to INSTRN_BUF_BASE (the ISA
         # documentation's "Push Tensix Instruction"): TRISCn's pipe n, BRISC's pipe 0, none for NCRISC.
         first_push = arch.push_address(0)
@@ -318,6 +341,8 @@ class Core:
             # path, which refreshes it (see _push).
             pushed = self.hooks.native and self.tensix_pushed
             s.push_free = self.tile.push_room(self, self.time) if pushed else 0
+        if self.hooks.storage is not None:
+            self.hooks.storage.engine = self.hooks.storage.asked = 0  # (filled in at the first storage read)
         self._slice_start = self.time
         self._fixup: tuple[int, int, int] | None = None
         self.sync_stopped = False
@@ -354,6 +379,28 @@ class Core:
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and self.sync_stopped
+
+    def _attach_storage(self) -> None:
+        """Let native code answer reads of the storage windows (tsim_storage_read) until Python
+        next runs (_drain_pushes detaches it): what it needs to stand in for _mmio_read, computed
+        now. Off while the tile says the storage they read is stale. Called from native code: it
+        must not raise."""
+        storage = self.hooks.storage
+        tile = self.tile
+        try:
+            engine = tile.engine_for_pushes(self) if self.error is None and not self.sync_stopped else None
+            if engine is None or not all(tile.storage_current(v) for v in self._storage_values.values()):
+                return
+            storage.sync_limit = tile.sync_limit(self)
+            storage.engine_run, storage.reached, storage.idle = tile.engine_run_pointers()
+            storage.engine = engine[0]
+        except BaseException as exc:  # (reported like a failing access: the read goes to Python)
+            self._fail(exc)
+
+    @property
+    def storage_reads(self) -> int:
+        """MMIO reads native code answered from storage windows (the rest went through Python)."""
+        return int(self.hooks.storage.served) if self.hooks.storage is not None else 0
 
     @property
     def stopped_spinning(self) -> bool:
@@ -441,6 +488,9 @@ class Core:
         Python sees every push (it may change what the engine was told at slice start)."""
         s = self.hooks.state
         s.engine = None
+        storage = self.hooks.storage
+        if storage is not None:
+            storage.engine = storage.asked = 0
         if s.engine_pushes:
             self.tensix_pushed += s.engine_pushes
             self.tile.note_side_effect(s.engine_pushes)

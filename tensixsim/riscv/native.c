@@ -629,3 +629,76 @@ void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
 
 /* Lets Python check that its ctypes mirror of the struct has the same size. */
 uint64_t tsim_hooks_size(void) { return sizeof(struct core_hooks); }
+
+/* ---------------------------------------------------------------------------------------------
+ * MMIO reads of plain storage, answered without Python. A window whose registers only hold values
+ * (the stream registers) is mapped with tsim_storage_read; it answers a read itself when Python's
+ * callback (Core._mmio_read) would have done nothing more:
+ * - `engine` is set: Python has not run since it filled this struct (it clears `engine` whenever
+ *   it runs; the first storage read after that asks it to fill the struct in again), so what it
+ *   computed holds;
+ * - no push waits in the ring for Python (it would reach the coprocessor first);
+ * - the core may synchronise at its cycle: no other running core is behind it (Tile.may_sync, as a
+ *   bound computed at slice start);
+ * - the coprocessor reaches that cycle natively with nothing for Python to do (Tile.sync_coprocessor:
+ *   no core to wake, no instruction Python must issue, no SFPLOADMACRO work left to settle).
+ * Anything else goes to Python's callback, which then does the same from the start. */
+typedef uint64_t (*mmio_read_fn)(void *uc, uint64_t offset, uint32_t size, void *user);
+typedef int (*engine_run_fn)(void *engine, int64_t horizon);
+typedef void (*attach_fn)(void);
+enum { ENGINE_RUN_HORIZON = 0 }; /* tensix/native/engine.h: RUN_HORIZON */
+enum { STORAGE_ZERO = -1, STORAGE_PYTHON = -2 };
+
+struct storage_core {          /* one per core (Core.storage_reads) */
+    struct core_hooks *h;
+    void *engine;              /* the native engine, while what Python told this struct holds */
+    attach_fn attach;          /* Python fills in this struct (Core._attach_storage) */
+    int64_t asked;             /* attach was called since Python last ran */
+    engine_run_fn engine_run;  /* tsim_engine_run of the tensix library */
+    const int64_t *reached;    /* the engine's clock (NativeEngine.out[OUT_REACHED]) */
+    const int64_t *idle;       /* its SFPLOADMACRO idle hint (copro_view.sched[SCHED_IDLE]) */
+    int64_t sync_limit;        /* the latest cycle this core may synchronise at (slice start) */
+    uint64_t spin_cap;         /* Core.MMIO_SPIN_THRESHOLD: a loop that reads shared state is checked sooner */
+    uint64_t served;           /* reads answered here */
+};
+
+struct storage_window {        /* one per mapped window */
+    struct storage_core *core;
+    const uint32_t *values;    /* what the registers hold */
+    const int32_t *slots;      /* per 32-bit register: index into values, STORAGE_ZERO or STORAGE_PYTHON */
+    uint64_t words;
+    mmio_read_fn python;       /* Python's read callback for this window */
+    void *python_user;
+};
+
+uint64_t tsim_storage_read(void *uc, uint64_t offset, uint32_t size, struct storage_window *w)
+{
+    struct storage_core *m = w->core;
+    struct core_hooks *h = m->h;
+    uint64_t word = offset >> 2;
+    int32_t slot = word < w->words ? w->slots[word] : STORAGE_PYTHON;
+    int narrow_ok = size == 4 || size == 2 || size == 1;
+    int eligible = slot != STORAGE_PYTHON && !h->push_count && !h->probing && narrow_ok && !(offset & (size - 1));
+    if (eligible && !m->engine && !m->asked) {
+        m->asked = 1;
+        m->attach();
+    }
+    if (eligible && m->engine) {
+        int64_t cycle = tsim_time_at(uc, h, h->mmio_pc);
+        /* Never past where another core may act; Engine.advance_to returns at once when the engine
+         * has reached the cycle already. */
+        if (cycle <= m->sync_limit
+            && (cycle <= *m->reached || (m->engine_run(m->engine, cycle) == ENGINE_RUN_HORIZON && *m->idle))) {
+            uint32_t value = slot >= 0 ? w->values[slot] : 0;
+            if (size < 4)
+                value = (value >> (8 * (offset & 3))) & ((1u << (8 * size)) - 1);
+            if (h->spin_threshold > m->spin_cap)
+                h->spin_threshold = m->spin_cap;
+            m->served++;
+            return value;
+        }
+    }
+    return w->python(uc, offset, size, w->python_user);
+}
+
+uint64_t tsim_storage_sizes(void) { return sizeof(struct storage_core) * 1000 + sizeof(struct storage_window); }

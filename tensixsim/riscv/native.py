@@ -155,6 +155,45 @@ class HookState(ctypes.Structure):
     ]
 
 
+class StorageCore(ctypes.Structure):
+    """Mirror of ``struct storage_core`` in native.c: what one core's storage windows share."""
+
+    _fields_ = [
+        ("hooks", ctypes.c_void_p),
+        ("engine", ctypes.c_void_p),
+        ("attach", ctypes.c_void_p),
+        ("asked", ctypes.c_int64),
+        ("engine_run", ctypes.c_void_p),
+        ("reached", ctypes.c_void_p),
+        ("idle", ctypes.c_void_p),
+        ("sync_limit", ctypes.c_int64),
+        ("spin_cap", ctypes.c_uint64),
+        ("served", ctypes.c_uint64),
+    ]
+
+
+class StorageWindow(ctypes.Structure):
+    """Mirror of ``struct storage_window`` in native.c: one MMIO window of plain storage."""
+
+    _fields_ = [
+        ("core", ctypes.c_void_p),
+        ("values", ctypes.c_void_p),
+        ("slots", ctypes.c_void_p),
+        ("words", ctypes.c_uint64),
+        ("python", ctypes.c_void_p),
+        ("python_user", ctypes.c_void_p),
+    ]
+
+
+_ATTACH = ctypes.CFUNCTYPE(None)
+# Unicorn's uc_cb_mmio_read_t / uc_cb_mmio_write_t.
+_MMIO_READ = ctypes.CFUNCTYPE(
+    ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_void_p
+)
+_MMIO_WRITE = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_uint64, ctypes.c_void_p
+)
+
 LOOP_BLOCKS = 8
 P = {name: i for i, name in enumerate(TIMING_PARAMS)}
 CLASS_L1, CLASS_LOCAL, CLASS_REMOTE, CLASS_MMIO = 0, 1, 2, 3
@@ -176,6 +215,9 @@ def _build() -> ctypes.CDLL | None:
     lib.tsim_shift_timing.argtypes = [ctypes.c_void_p, ctypes.c_int64]
     if lib.tsim_hooks_size() != ctypes.sizeof(HookState):
         raise RuntimeError("native.c and HookState disagree on the hook struct layout")
+    lib.tsim_storage_sizes.restype = ctypes.c_uint64
+    if lib.tsim_storage_sizes() != ctypes.sizeof(StorageCore) * 1000 + ctypes.sizeof(StorageWindow):
+        raise RuntimeError("native.c and StorageCore/StorageWindow disagree on their layouts")
     return lib
 
 
@@ -211,6 +253,8 @@ class Hooks:
         s.reg_write = _fn("uc_reg_write")
         s.mem_read = _fn("uc_mem_read")
         self._handles: list[object] = []
+        self.storage: StorageCore | None = None  # set once a storage window is mapped
+        self._storage_keep: list[object] = []  # what native code points at
         lib = native_library()
         self.native = lib is not None
         self._lib = lib
@@ -292,6 +336,51 @@ class Hooks:
             )
         s.l1_head = s.remote_head = s.sq_head = 0
         s.responses = s.divider_free = s.ready_max = 0
+
+    # ------------------------------------------------------------------ storage windows
+    def map_storage(
+        self,
+        uc: unicorn.Uc,
+        base: int,
+        size: int,
+        storage: tuple[np.ndarray, np.ndarray],
+        read: Callable[[int, int], int],
+        write: Callable[[int, int, int], None],
+        attach: Callable[[], None],
+    ) -> None:
+        """Map the MMIO window [base, base + size) so that native code answers the reads it can
+        from ``storage`` (values, and per 32-bit register an index into them or STORAGE_ZERO /
+        STORAGE_PYTHON) and hands the rest, and every write, to ``read(offset, size)`` and
+        ``write(offset, size, value)``. ``attach()`` fills in ``self.storage`` when native code
+        needs it (see tsim_storage_read)."""
+        values, slots = storage
+        if values.dtype != np.uint32 or slots.dtype != np.int32 or not values.flags.c_contiguous:
+            raise TypeError("storage is a contiguous uint32 array and an int32 slot per register")
+        if self.storage is None:
+            self.storage = StorageCore(hooks=self._ptr.value, spin_cap=1 << 62, sync_limit=-(1 << 62))
+            self._storage_attach = _ATTACH(attach)
+            self.storage.attach = ctypes.cast(self._storage_attach, ctypes.c_void_p).value
+        py_read = _MMIO_READ(lambda _uch, offset, width, _user: read(offset, width))
+        py_write = _MMIO_WRITE(lambda _uch, offset, width, value, _user: write(offset, width, value))
+        window = StorageWindow(
+            core=ctypes.addressof(self.storage),
+            values=values.ctypes.data,
+            slots=slots.ctypes.data,
+            words=len(slots),
+            python=ctypes.cast(py_read, ctypes.c_void_p).value,
+        )
+        self._storage_keep.append((values, slots, py_read, py_write, window))
+        err = _uclib.uc_mmio_map(
+            uc._uch,
+            ctypes.c_uint64(base),
+            ctypes.c_size_t(size),
+            ctypes.cast(self._lib.tsim_storage_read, ctypes.c_void_p),
+            ctypes.cast(ctypes.pointer(window), ctypes.c_void_p),
+            ctypes.cast(py_write, ctypes.c_void_p),
+            None,
+        )
+        if err != ucc.UC_ERR_OK:
+            raise RuntimeError(f"uc_mmio_map failed: {err}")
 
     def forget_code(self, lo: int, hi: int) -> None:
         """Code in [lo, hi) was rewritten: what the walk knows about its blocks is stale."""

@@ -366,6 +366,7 @@ class NativeEngine:
             pipe.queue.entries.on_grow = self._refresh_buffers
             pipe.queue.taken.on_grow = self._refresh_buffers
         self._states: tuple[object, ...] = ()
+        self._run_pointers: tuple[object, tuple[int, int, int]] = (None, (0, 0, 0))
         self._refresh_buffers()
         self._refresh_state()
         self._address = ctypes.addressof(s)
@@ -459,8 +460,10 @@ class NativeEngine:
         """Changes when the view must be rebuilt: a unit's state object replaced (the coprocessor's
         epoch), or the tile's stream registers (object, array, or a replaced read)."""
         streams = getattr(self.tile, "streams", None)
-        read = getattr(streams, "__dict__", {}).get("read")
-        return (self.copro.state_epoch, id(streams), id(getattr(streams, "values", None)), id(read))
+        if streams is None:
+            return (self.copro.state_epoch, 0, 0, 0)
+        fields = streams.__dict__
+        return (self.copro.state_epoch, id(streams), id(fields.get("values")), id(fields.get("read")))
 
     def _waiters(self) -> int:
         mask = 0
@@ -496,6 +499,16 @@ class NativeEngine:
             return None
         self.prepare()
         return self._address, self._push_address
+
+    def run_pointers(self) -> tuple[int, int, int]:
+        """(tsim_engine_run, the engine's clock, its SFPLOADMACRO idle hint) for native code that
+        brings the engine up to a cycle itself while a core's hooks hold it (riscv/native.c)."""
+        key = (self._run, self._sched)
+        if self._run_pointers[0] != key:
+            reached = self.out.ctypes.data + OUT_REACHED * self.out.itemsize
+            idle = self._sched.ctypes.data + SCHED_IDLE * self._sched.itemsize
+            self._run_pointers = (key, (ctypes.cast(self._run, ctypes.c_void_p).value, reached, idle))
+        return self._run_pointers[1]
 
     def step(self, horizon: int) -> bool:
         """Run natively up to ``horizon``, then one step of reference code if one is needed.
