@@ -6,8 +6,6 @@ fails these tests. Every address and value checked below comes from the firmware
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from asm import assemble
@@ -29,21 +27,9 @@ from tensixsim.metal.firmware import (
     launch,
     load_firmware,
 )
-from tensixsim.metal.wheel import precompiled_firmware
 from tensixsim.riscv.core import CoreState
 
-CACHE = Path(__file__).resolve().parent.parent / ".cache" / "ttnn"
 MARKS = 0x30000  # where the test kernels leave their marks (free L1)
-
-
-@pytest.fixture(scope="session")
-def precompiled() -> Path:
-    return precompiled_firmware(CACHE)
-
-
-@pytest.fixture(scope="session")
-def blackhole_set(precompiled: Path) -> FirmwareSet:
-    return find_firmware_set(precompiled, "blackhole")
 
 
 def booted(firmware: FirmwareSet) -> tuple[Tile, LoadedFirmware, RunState]:

@@ -19,23 +19,22 @@ import pytest
 from tensixsim import Tile
 from tensixsim.dram import InterleavedBuffer, tilize, untilize
 from tensixsim.metal.examples import add_one_program, build_add_one
-from tensixsim.metal.firmware import boot, find_firmware_set, load_firmware
+from tensixsim.metal.firmware import boot, load_firmware
 from tensixsim.metal.kernels import build_kernel
 from tensixsim.metal.launch import KernelOverrun, LaunchTimeout, Program, launch_program, layout
-from tensixsim.metal.wheel import precompiled_firmware
 from tensixsim.noc import NoEndpoint
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache" / "ttnn"
 KERNELS = ROOT / "tensixsim" / "sdk" / "examples" / "metal"
 BUILD = ROOT / "build" / "metal"
 TILE_BYTES = 32 * 32 * 2  # one bf16 tile
 L1_BUFFER = 0x80000
 
 
-@pytest.fixture(scope="module")
-def firmware():
-    return find_firmware_set(precompiled_firmware(CACHE), "blackhole")
+@pytest.fixture
+def firmware(blackhole_set):
+    """Each firmware generation of conftest.FIRMWARE_VERSIONS."""
+    return blackhole_set
 
 
 def booted(firmware):
