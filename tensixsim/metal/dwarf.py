@@ -198,6 +198,11 @@ class DebugInfo:
                 if die.tag != "DW_TAG_array_type":
                     raise InvalidProgram(f"{self.path}: {path!r}: {match.group(1)} is not an array")
                 element = self._strip(die.get_DIE_from_attribute("DW_AT_type"))
+                count = self._size(die) // self._size(element)
+                if int(index) >= count:  # generations differ in array lengths, too
+                    raise InvalidProgram(
+                        f"{self.path}: {type_name}: {match.group(1)} has {count} elements, no [{index}]"
+                    )
                 offset += int(index) * self._size(element)
                 die = element
         return offset, self._size(die)
