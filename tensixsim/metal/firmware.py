@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tensixsim.arch import ARCHES, CORE_NAMES, Arch
-from tensixsim.errors import Deadlock, InvalidProgram
+from tensixsim.errors import ArchitectureMismatch, Deadlock, InvalidProgram
 from tensixsim.loader.elf import ElfImage, read_elf, riscv_extensions
 from tensixsim.metal.dwarf import DebugInfo
 from tensixsim.riscv.core import CoreState
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
     from tensixsim.tile import Tile
 
 _JAL_OPCODE = 0x6F
-
-
-class ArchitectureMismatch(InvalidProgram):
-    """A firmware set built for another chip than the tile it is loaded into."""
 
 
 @dataclass
