@@ -5,7 +5,8 @@ build configuration. Loading follows tt-metal's host: every core is held in soft
 PT_LOAD segments are written to L1 at their physical address, except segments destined for a core's
 local RAM (``0xFFB00000``...), which the host cannot reach: those go to an L1 staging area from which
 the core's start-up code (``do_crt1``) copies them. The staging address is read from the ELF's DWARF
-(the constant argument of ``do_crt1``), not from a table, since it moves between tt-metal versions.
+(the constant argument of ``do_crt1``) or, where the DWARF does not record it, from ``do_crt1``'s own
+code (:func:`local_image_source`), not from a table, since it moves between tt-metal versions.
 BRISC's reset PC is fixed (L1 address 0), so the host writes a ``jal`` to the firmware entry there;
 the other cores' reset PCs are set by the BRISC firmware itself before it releases them. The host
 then writes the go message's initial state (``RUN_MSG_INIT``) and releases BRISC alone.
@@ -194,10 +195,11 @@ def local_image_source(firmware: FirmwareSet, core: str, image: ElfImage, l1_siz
     """The L1 address ``core``'s start-up code copies its local-RAM image from (``do_crt1``'s
     ``data_image``), where the host must stage that image.
 
-    Firmware built with call-site information records it as the argument's DWARF location. Older
-    builds (ttnn 0.70) optimise the argument's location away; there it is the one L1 address the
-    inlined ``do_crt1`` builds with ``lui``/``addi`` (the others are local-RAM addresses of
-    ``__ldm_data_start`` and ``__ldm_bss_end``).
+    Recent firmware (ttnn 0.81) records it as the location of the inlined argument. Older builds
+    (ttnn 0.67.4 .. 0.70 at least) leave the argument without a location; there it is the one L1
+    address the inlined ``do_crt1`` builds with ``lui``/``addi`` (the others it builds are
+    local-RAM addresses: ``__ldm_data_start``, ``__ldm_bss_end``). A build where that is not exactly
+    one address is refused.
     """
     debug = firmware.debug(core)
     try:
