@@ -321,7 +321,7 @@ def test_the_two_generations_differ_in_their_launch_message():
     assert debug["0.81.1"].has_field("launch_msg_t", "kernel_config.kernel_config_base[3]")
 
 
-def test_local_image_source_read_from_the_code_agrees_with_the_dwarf(blackhole_set):
+def test_local_image_source_read_from_the_code_agrees_with_the_dwarf(blackhole_set, ttnn_version):
     """Where the DWARF records do_crt1's argument, the constant its code builds is the same address;
     where it does not (ttnn 0.67.4), the code is what tells."""
     from tensixsim.loader.elf import read_elf
@@ -345,7 +345,7 @@ def test_local_image_source_read_from_the_code_agrees_with_the_dwarf(blackhole_s
         }
         assert from_code == {found}, core
         assert recorded in (None, found)
-    if blackhole_set.path.parent.parent.name == "0.67.4":
+    if ttnn_version == "0.67.4":
         with pytest.raises(InvalidProgram, match="found none"):
             blackhole_set.debug("brisc").inlined_argument("do_crt1", "data_image")
 
