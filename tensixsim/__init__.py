@@ -1,6 +1,7 @@
 """tensixsim: a cycle-approximate emulator of a Tenstorrent Tensix tile."""
 
 from tensixsim.errors import (
+    ArchitectureMismatch,
     CoreWhere,
     CycleLimitExceeded,
     Deadlock,
@@ -15,6 +16,7 @@ from tensixsim.errors import (
 from tensixsim.tile import CoreStats, RunResult, Tile
 
 __all__ = [
+    "ArchitectureMismatch",
     "CoreStats",
     "CoreWhere",
     "CycleLimitExceeded",

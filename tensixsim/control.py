@@ -9,6 +9,7 @@ read-only one reads its reset value) or has one of the behaviours below, named i
 - ``reset_pc:<core>``, ``trisc_reset_pc_override``, ``ncrisc_reset_pc_override``: where a released
   core starts.
 - ``instrn_buf_status``: INSTRN_BUF_STATUS, from the pipes' input FIFOs.
+- ``instrn_buf_ctrl0`` / ``instrn_buf_ctrl1``: debug-bus pushes into the pipes' input FIFOs.
 - ``pc_snapshot:<core>``: the core's pc.
 - ``cfgreg_rd_cntl`` / ``cfgreg_rddata``: the debug read of backend configuration.
 
@@ -43,6 +44,7 @@ class TileServices:
     queue_fill: Callable[[], list[tuple[int, int]]]  # per pipe: (entries, depth) of its input FIFO
     pc_of: Callable[[str, Access], int]  # a core's pc as another core's access sees it
     config_word: Callable[[int, Access], int]  # word i of the backend configuration (TENSIX_CFG_BASE)
+    debug_push: Callable[[int, int, Access], None]  # (pipe, instruction, access): a debug-bus push
 
 
 @dataclass
@@ -56,6 +58,7 @@ class TileControl:
     ncrisc_override: int = 0
     wall_latched_high: int = 0
     cfgreg_index: int = 0  # CFGREG_RD_CNTL: the backend-configuration word CFGREG_RDDATA shows
+    instrn_buf_ctrl: list[int] = field(default_factory=lambda: [0, 0])  # INSTRN_BUF_CTRL0, CTRL1
     storage: dict[int, int] = field(default_factory=dict)  # address -> value of plain-storage registers
 
     @classmethod
@@ -135,6 +138,15 @@ class TileControl:
             )
         if behaviour == "instrn_buf_status":
             return lambda _: _instrn_buf_status(services.queue_fill()), None
+        if behaviour == "instrn_buf_ctrl0":
+            return lambda _: self.instrn_buf_ctrl[0], lambda access, value: self._debug_push(
+                access, value, services
+            )
+        if behaviour == "instrn_buf_ctrl1":
+            return (
+                lambda _: self.instrn_buf_ctrl[1],
+                lambda _, value: self.instrn_buf_ctrl.__setitem__(1, value & 0xFFFFFFFF),
+            )
         if behaviour == "cfgreg_rd_cntl":
             return lambda _: self.cfgreg_index, lambda _, value: setattr(self, "cfgreg_index", value)
         if behaviour == "cfgreg_rddata":
@@ -144,6 +156,15 @@ class TileControl:
         if behaviour == "pc_snapshot":
             return lambda access: services.pc_of(argument, access), None
         raise ValueError(f"register table: {facts.name} has unknown behaviour {facts.behaviour!r}")
+
+    def _debug_push(self, access: Access, value: int, services: TileServices) -> None:
+        """INSTRN_BUF_CTRL0 (PushTensixInstruction.md): while bit i gives the debug bus pipe i's FIFO,
+        a change of bit 4 + i from 0 to 1 pushes INSTRN_BUF_CTRL1 into it. Bits 8 and up read zero."""
+        old, new = self.instrn_buf_ctrl[0], value & 0xFF
+        for pipe in range(self.arch.pipe_count):
+            if new >> pipe & 1 and new >> (4 + pipe) & 1 and not old >> (4 + pipe) & 1:
+                services.debug_push(pipe, self.instrn_buf_ctrl[1], access)
+        self.instrn_buf_ctrl[0] = new
 
     def _wall_low(self, access: Access) -> int:
         # Reading the low word latches the high word (read back at WALL_CLOCK_H).

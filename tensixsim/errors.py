@@ -74,6 +74,10 @@ class InvalidProgram(SimError):
     """The program or its image is malformed (bad ELF, wrong architecture, bad configuration)."""
 
 
+class ArchitectureMismatch(InvalidProgram):
+    """An image or firmware built for another chip than the tile it is loaded into."""
+
+
 class InvalidInstruction(InvalidProgram):
     """An instruction word that no table entry decodes."""
 

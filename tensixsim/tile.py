@@ -20,7 +20,16 @@ import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.control import TileControl, TileServices
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault, SimError
+from tensixsim.errors import (
+    CoreWhere,
+    CycleLimitExceeded,
+    Deadlock,
+    InvalidProgram,
+    MemoryFault,
+    SimError,
+    UndefinedBehavior,
+    Unimplemented,
+)
 from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
@@ -136,7 +145,9 @@ class Tile:
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._control_regions = self.control.regions(
-            TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
+            TileServices(
+                self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word, self._debug_push
+            )
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
         self.streams = Streams.new(self.arch)
@@ -784,6 +795,26 @@ class Tile:
             return self.register_access(address, access.cycle, None)
         except SimError as error:
             raise error.at(access.core.name, access.core.fault_pc()) from None
+
+    def _debug_push(self, pipe: int, instruction: int, access: Access) -> None:
+        """A push through INSTRN_BUF_CTRL0: into ``pipe``'s input FIFO, as a store to its push address."""
+        core = access.core
+        if pipe not in core.push_pipes:
+            # The scheduler lets a pipe run ahead of every core that cannot push into it.
+            raise Unimplemented(
+                f"a debug-bus push into pipe {pipe} from {core.name}, which cannot push into it otherwise",
+                cycle=access.cycle,
+                value=instruction,
+            ).at(core.name, core.fault_pc())
+        queue = self.queues[pipe]
+        self.backend.advance_to(min(access.cycle, self.horizon(core)))
+        if len(queue.entries) >= queue.depth:
+            raise UndefinedBehavior(
+                f"debug-bus push into pipe {pipe}'s full input FIFO (the documentation says not to)",
+                cycle=access.cycle,
+                value=instruction,
+            ).at(core.name, core.fault_pc())
+        self.push(core, pipe, instruction, core.fault_pc(), access.cycle, inline=False)
 
     def _push_writer(self, pipe: int):
         def write(access: Access, value: int) -> None:

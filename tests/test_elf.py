@@ -315,3 +315,38 @@ def test_an_elf_linked_for_another_core_is_refused_naming_it():
     assert (tile.l1 == before).all()
     tile.load_elf("trisc1", trisc1)  # its own core
     assert tile.run(release=["trisc1"]).cores["trisc1"].exit_code == 0
+
+
+def _with_arch_attribute(isa: str, text: int = 0x6000) -> Path:
+    """A TRISC0 program (text at its reset pc, data in a 2 KiB local RAM, as Wormhole's TRISCs
+    have) whose ISA attribute is ``isa``, as tt-metal's toolchain records it."""
+    source = f'.attribute arch, "{isa}"\n' + PROGRAM
+    return link(source, text=text, march="rv32im", extra=("-Tdata=0xFFB00000",))
+
+
+def test_a_wormhole_trisc_elf_is_refused_naming_both_architectures():
+    from tensixsim import ArchitectureMismatch
+
+    wormhole = _with_arch_attribute("rv32i2p0_m2p0_zmmul1p0_xtttensixwh1p0")
+    error = rejected(wormhole, "trisc0")
+    assert isinstance(error, ArchitectureMismatch)
+    assert "built for wormhole" in str(error) and "this tile is blackhole" in str(error)
+    assert "xtttensixwh" in str(error)
+
+
+def test_an_unknown_tensix_extension_is_refused():
+    error = rejected(_with_arch_attribute("rv32i2p0_m2p0_xtttensixqsr1p0"), "trisc0")
+    assert "an unknown chip (xtttensixqsr)" in str(error)
+
+
+@pytest.mark.parametrize(
+    "isa",
+    [
+        "rv32i2p0_m2p0_zmmul1p0_zba1p0_zbb1p0_xtttensixbh1p0",  # Blackhole compute code
+        "rv32i2p0_m2p0_zmmul1p0",  # no Tensix extension: nothing says which chip, and Blackhole runs RV32IM
+    ],
+)
+def test_blackhole_and_plain_rv32im_trisc_elfs_load_and_run(isa):
+    tile = Tile("blackhole")
+    tile.load_elf("trisc0", _with_arch_attribute(isa))
+    assert tile.run(release=["trisc0"]).cores["trisc0"].exit_code == 0x1234

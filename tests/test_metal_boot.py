@@ -6,8 +6,6 @@ fails these tests. Every address and value checked below comes from the firmware
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from asm import assemble
@@ -28,22 +26,11 @@ from tensixsim.metal.firmware import (
     jal,
     launch,
     load_firmware,
+    lui_constants,
 )
-from tensixsim.metal.wheel import precompiled_firmware
 from tensixsim.riscv.core import CoreState
 
-CACHE = Path(__file__).resolve().parent.parent / ".cache" / "ttnn"
 MARKS = 0x30000  # where the test kernels leave their marks (free L1)
-
-
-@pytest.fixture(scope="session")
-def precompiled() -> Path:
-    return precompiled_firmware(CACHE)
-
-
-@pytest.fixture(scope="session")
-def blackhole_set(precompiled: Path) -> FirmwareSet:
-    return find_firmware_set(precompiled, "blackhole")
 
 
 def booted(firmware: FirmwareSet) -> tuple[Tile, LoadedFirmware, RunState]:
@@ -300,3 +287,111 @@ def test_unmodelled_tdma_register_is_a_memory_fault():
     with pytest.raises(MemoryFault) as info:
         run_brisc(tile, "li t0, 0xFFB11000\n li t1, 1\n sw t1, 0(t0)\n ecall")
     assert info.value.address == 0xFFB11000 and info.value.write and "tdma" in str(info.value)
+
+
+# ---------------------------------------------------------------- firmware generations
+
+
+def test_the_two_generations_differ_in_their_launch_message():
+    """What makes the second generation worth running: ttnn 0.67.4's launch_msg_t (tt-metal's
+    dev_msgs.h of that release) has three programmable core types, no kernel_text_size, and every
+    member past rta_offset at another offset than 0.81.1's."""
+    from conftest import TTNN_CACHE
+
+    from tensixsim.metal.wheel import precompiled_firmware
+
+    debug = {
+        version: find_firmware_set(precompiled_firmware(TTNN_CACHE, version), "blackhole").debug("brisc")
+        for version in ("0.67.4", "0.81.1")
+    }
+    facts = {  # size; offsets of kernel_config.{kernel_config_base[2], kernel_text_offset[0], enables}
+        "0.67.4": (112, 8, 44, 80),
+        "0.81.1": (144, 8, 52, 112),
+    }
+    for version, info in debug.items():
+        config = "kernel_config"
+        offsets = tuple(
+            info.field("launch_msg_t", f"{config}.{member}").offset
+            for member in ("kernel_config_base[2]", "kernel_text_offset[0]", "enables")
+        )
+        assert (info.size_of("launch_msg_t"), *offsets) == facts[version]
+    assert not debug["0.67.4"].has_field("launch_msg_t", "kernel_config.kernel_text_size")
+    assert debug["0.81.1"].has_field("launch_msg_t", "kernel_config.kernel_text_size[4]")
+    assert not debug["0.67.4"].has_field("launch_msg_t", "kernel_config.kernel_config_base[3]")
+    assert debug["0.81.1"].has_field("launch_msg_t", "kernel_config.kernel_config_base[3]")
+
+
+def test_local_image_source_read_from_the_code_agrees_with_the_dwarf(blackhole_set, ttnn_version):
+    """Where the DWARF records do_crt1's argument, the constant its code builds is the same address;
+    where it does not (ttnn 0.67.4), the code is what tells."""
+    from tensixsim.loader.elf import read_elf
+    from tensixsim.metal.firmware import local_image_source
+
+    l1_size = Tile("blackhole").arch.l1_size
+    for core in CORE_NAMES:
+        debug = blackhole_set.debug(core)
+        image = read_elf(blackhole_set.elfs[core])
+        found = local_image_source(blackhole_set, core, image, l1_size)
+        try:
+            recorded = debug.inlined_argument("do_crt1", "data_image")
+        except InvalidProgram:
+            recorded = None
+        from_code = {
+            v
+            for start, end in debug.inlined_ranges("do_crt1")
+            for address, code in image.text_ranges
+            for v in lui_constants(code, address, start, end)
+            if 0 < v < l1_size
+        }
+        assert from_code == {found}, core
+        assert recorded in (None, found)
+    if ttnn_version == "0.67.4":
+        with pytest.raises(InvalidProgram, match="found none"):
+            blackhole_set.debug("brisc").inlined_argument("do_crt1", "data_image")
+
+
+def test_lui_constants_follow_each_register_from_lui_to_addi():
+    code = assemble(
+        """
+        lui a5, 0xffb00
+        lui a4, 0xa
+        addi a5, a5, 20
+        addi a4, a4, -512
+        .word 0x00000008
+        lui a1, 0xc
+        mv a1, a0
+        addi a1, a1, 4
+        lui s0, 0x13
+        addi a2, s0, 0x100
+        addi a3, s0, -0x100
+        addi a6, zero, 8
+        """,
+        base=0x100,
+    )
+    found = lui_constants(code, 0x100, 0x100, 0x100 + len(code))
+    # a5 and a4 interleaved; the Tensix word is skipped; a1 overwritten before its addi; s0 kept for two.
+    assert found == [0xFFB00014, 0x9E00, 0x13100, 0x12F00]
+    assert lui_constants(code, 0x100, 0x108, 0x110) == []  # the range starts past both lui
+
+
+def test_an_index_past_the_end_of_an_array_member_is_no_field(blackhole_set):
+    debug = blackhole_set.debug("brisc")
+    count = debug.enumerator("ProgrammableCoreType::COUNT")  # 3 in ttnn 0.67.4, 4 in 0.81.1
+    assert debug.has_field("launch_msg_t", f"kernel_config.kernel_config_base[{count - 1}]")
+    assert not debug.has_field("launch_msg_t", f"kernel_config.kernel_config_base[{count}]")
+    with pytest.raises(InvalidProgram, match=rf"kernel_config_base has {count} elements, no \[{count}\]"):
+        debug.field("launch_msg_t", f"kernel_config.kernel_config_base[{count}]")
+
+
+def test_a_wheel_without_precompiled_firmware_is_named(tmp_path):
+    import zipfile
+
+    from tensixsim.metal.wheel import extract_firmware
+
+    wheel = tmp_path / "ttnn-0.0.0-cp312-cp312-manylinux_2_34_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("ttnn/tt_metal/hw/firmware/src/brisc.cc", "int main() {}\n")
+        archive.writestr("ttnn/tt_metal/pre-compiled/123/brisc/brisc_weakened.elf", b"\x7fELF")
+    with pytest.raises(InvalidProgram, match="no pre-compiled Tensix-core firmware"):
+        extract_firmware(wheel, tmp_path / "out")
+    assert not (tmp_path / "out" / ".complete").exists()

@@ -19,23 +19,22 @@ import pytest
 from tensixsim import Tile
 from tensixsim.dram import InterleavedBuffer, tilize, untilize
 from tensixsim.metal.examples import add_one_program, build_add_one
-from tensixsim.metal.firmware import boot, find_firmware_set, load_firmware
+from tensixsim.metal.firmware import boot, load_firmware
 from tensixsim.metal.kernels import build_kernel
 from tensixsim.metal.launch import KernelOverrun, LaunchTimeout, Program, launch_program, layout
-from tensixsim.metal.wheel import precompiled_firmware
 from tensixsim.noc import NoEndpoint
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache" / "ttnn"
 KERNELS = ROOT / "tensixsim" / "sdk" / "examples" / "metal"
 BUILD = ROOT / "build" / "metal"
 TILE_BYTES = 32 * 32 * 2  # one bf16 tile
 L1_BUFFER = 0x80000
 
 
-@pytest.fixture(scope="module")
-def firmware():
-    return find_firmware_set(precompiled_firmware(CACHE), "blackhole")
+@pytest.fixture
+def firmware(blackhole_set):
+    """Each firmware generation of conftest.FIRMWARE_VERSIONS."""
+    return blackhole_set
 
 
 def booted(firmware):
@@ -283,3 +282,100 @@ def test_a_launch_message_without_a_field_of_this_generation_is_written_without_
     dropped.add("enables")
     with pytest.raises(InvalidProgram, match=r"launch_msg_t has no kernel_config\.enables"):
         launch_program(tile, loaded, _copy_program(tile, loaded, copy_kernel(loaded), 2)[0])
+
+
+# ------------------------------------------------------- kernels shaped like an earlier generation
+FEATURE_DISABLE = 0xFFB12068  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE (tt-metal's tensix.h)
+MARKS = 0x30000  # where these kernels leave what they saw (free L1)
+UNUSED_CB = 7  # a circular buffer no kernel of the program configures
+
+
+def _mailbox(core: str) -> int:
+    """The mailbox page reaching ``core`` (tt-llk's mailbox_base[thread + 1] for TRISCn)."""
+    from tensixsim.arch.blackhole_registers import MAILBOXES
+
+    return MAILBOXES.base + MAILBOXES.stride * MAILBOXES.cores.index(core)
+
+
+def _earlier_generation_kernels(loaded, stream: int) -> dict:
+    """Raw images (no ELF) for all five cores, each ending in ``ret`` to the firmware.
+
+    NCRISC (the reader) pushes 3 tiles into an unused CB: it adds 3 to the tiles-received register
+    of the CB's stream (cb_push_back). TRISC0 opens with the debug-feature store older compute
+    kernels start with, waits with ``lhu`` until received and acked differ (cb_wait_front), pops the
+    tiles (adds 3 to tiles acked), then asks TRISC1 through the mailboxes and waits for the answer
+    (tt-llk's handshake); TRISC2 makes the prologue store too; BRISC leaves a mark.
+    """
+    received = 0xFFB40000 + stream * 0x1000 + 4 * 10  # the stream's tiles-received register
+    acked = 0xFFB40000 + stream * 0x1000 + 4 * 8
+    from asm import assemble
+
+    from tensixsim.metal.launch import KernelImage
+
+    sources = {
+        "ncrisc": f"li t0, {received}\n lw t1, 0(t0)\n addi t1, t1, 3\n sw t1, 0(t0)\n li a0, 0\n ret",
+        "trisc0": f"""
+            li t0, {FEATURE_DISABLE}
+            li t1, 0x40000
+            sw t1, 0(t0)
+            lw a0, 0(t0)
+            li t0, {received}
+        1:  lhu a1, 0(t0)
+            lhu t1, {acked - received}(t0)
+            beq a1, t1, 1b
+            lhu a2, 2(t0)
+            addi t1, t1, 3
+            sw t1, {acked - received}(t0)
+            li t0, {_mailbox("trisc1")}
+            li t1, 0x1234
+            sw t1, 0(t0)
+            lw a3, 0(t0)
+            li t2, {MARKS}
+            sw a0, 0(t2)
+            sw a1, 4(t2)
+            sw a2, 8(t2)
+            sw a3, 12(t2)
+            li a0, 0
+            ret""",
+        "trisc1": f"""
+            li t0, {_mailbox("trisc0")}
+        1:  lw t1, 4(t0)
+            beqz t1, 1b
+            lw a1, 0(t0)
+            addi t1, a1, 1
+            sw t1, 0(t0)
+            li t2, {MARKS + 0x10}
+            sw a1, 0(t2)
+            li a0, 0
+            ret""",
+        "trisc2": f"""
+            li t0, {FEATURE_DISABLE}
+            li t1, 0x40000
+            sw t1, 0(t0)
+            li t2, {MARKS + 0x14}
+            li t1, 0x7A2
+            sw t1, 0(t2)
+            li a0, 0
+            ret""",
+        "brisc": f"li t2, {MARKS + 0x18}\n li t1, 0xB0\n sw t1, 0(t2)\n li a0, 0\n ret",
+    }
+    start = layout(loaded).text_start
+    return {
+        core: KernelImage(assemble(source), start + 0x400 * i)
+        for i, (core, source) in enumerate(sources.items())
+    }
+
+
+def test_earlier_generation_kernels_through_the_launch(firmware):
+    tile, loaded = booted(firmware)
+    stream = loaded.firmware.debug("trisc0").constant("OPERAND_START_STREAM") + UNUSED_CB
+    kernels = _earlier_generation_kernels(loaded, stream)
+    for _ in range(2):  # twice: the firmware goes back to waiting between launches
+        tile.write(MARKS, bytes(0x20))
+        state = launch_program(tile, loaded, Program(kernels=kernels))
+        assert state.waits_for_go(loaded.mailbox)
+        seen = np.frombuffer(tile.read(MARKS, 0x1C), np.uint32).tolist()
+        # 3 again on the second launch: BRISC has TRISC0 zero every CB counter after each run.
+        assert seen == [0x40000, 3, 0, 0x1235, 0x1234, 0x7A2, 0xB0]
+        assert (tile.streams.read(stream, 10), tile.streams.read(stream, 8)) == (0, 0)
+        assert tile.register_access(FEATURE_DISABLE, 0, None) == 0x40000

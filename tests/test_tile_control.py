@@ -535,3 +535,81 @@ def test_narrow_store_to_configuration_faults():
         tile.run(release=["trisc0"])
     assert (info.value.core, info.value.address, info.value.write) == ("trisc0", address + 2, True)
     assert int(tile.coprocessor.config.config[0, 5]) == 0
+
+
+# ---------------------------------------------------------------- INSTRN_BUF_CTRL0/1: debug-bus pushes
+INSTRN_BUF_CTRL0 = 0xFFB120A0  # INSTRN_BUF_CTRL1 follows at +4 (tensix.h)
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+@pytest.mark.parametrize("pipe", [0, 2])
+def test_a_debug_bus_push_enters_the_pipe_on_a_rising_push_bit(engine, pipe):
+    """PushTensixInstruction.md: with bit ``pipe`` of CTRL0 set, a 0 -> 1 change of bit 4 + pipe pushes
+    CTRL1; no change, or no control of the FIFO, pushes nothing."""
+    seminit = ISA.encode("SEMINIT", max_value=15, init_value=3, sem_sel=0b100)  # semaphore 2 := 3
+    control, push = 1 << pipe, 1 << (4 + pipe)
+    brisc = f"""
+        li t0, {INSTRN_BUF_CTRL0}
+        li t1, 0x{seminit:x}
+        sw t1, 4(t0)
+        li t1, {control}
+        sw t1, 0(t0)           # the debug bus takes the FIFO
+        li t1, {control | push}
+        sw t1, 0(t0)           # 0 -> 1: one push
+        sw t1, 0(t0)           # 1 -> 1: none
+        li t1, {control}
+        sw t1, 0(t0)
+        li t1, {push}
+        sw t1, 0(t0)           # 0 -> 1 without control: none
+        lw a0, 0(t0)
+        lw a1, 4(t0)
+        li t1, 0xFFFFFF00
+        sw t1, 0(t0)           # bits 8 and up read zero
+        lw a2, 0(t0)
+        ecall
+    """
+    tile = run({"brisc": brisc}, engine=engine, record_pushes=True)
+    brisc_core = tile.core("brisc")
+    assert (brisc_core.reg("a0"), brisc_core.reg("a1"), brisc_core.reg("a2")) == (push, seminit, 0)
+    pushed = tile.pushed(pipe)
+    assert [(p.word, p.core, p.inline) for p in pushed] == [(seminit, "brisc", False)]
+    assert int(tile.coprocessor.sync.sem_value[2]) == 3  # executed
+    assert all(not tile.pushed(other) for other in range(3) if other != pipe)
+
+
+def test_a_debug_bus_push_into_a_pipe_the_core_cannot_reach_is_unimplemented():
+    from tensixsim import Unimplemented
+
+    trisc1 = f"li t0, {INSTRN_BUF_CTRL0}\n li t1, 0x11\n sw t1, 0(t0)\n ecall"  # into pipe 0
+    with pytest.raises(Unimplemented, match="debug-bus push into pipe 0 from trisc1") as info:
+        run({"trisc1": trisc1})
+    assert info.value.core == "trisc1" and info.value.pc == 0xA000 + 12  # the store (li t0 is two words)
+    assert info.value.value == 0  # CTRL1, the word it would have pushed
+
+
+def test_a_debug_bus_push_into_a_full_fifo_is_undefined():
+    """BRISC blocks pipe 1 behind a SEMWAIT, then pushes NOPs through the debug bus until the FIFO
+    is full: the documentation says software should not push then."""
+    from tensixsim import UndefinedBehavior
+
+    semwait = ISA.encode("SEMWAIT", stall_res=0x7F, sem_sel=0b1, wait_sem_cond=1)
+    brisc = f"""
+        li t0, 0xFFE50000
+        li t1, 0x{semwait:x}
+        sw t1, 0(t0)           # semaphore 0 is 0: pipe 1 waits
+        li t0, {INSTRN_BUF_CTRL0}
+        li t1, 0x{ISA.encode("NOP"):x}
+        sw t1, 4(t0)
+        li t1, 0x02
+        li t2, 0x22
+        li t3, 0
+        li t4, 100
+    1:  sw t2, 0(t0)
+        sw t1, 0(t0)
+        addi t3, t3, 1
+        blt t3, t4, 1b
+        ecall
+    """
+    with pytest.raises(UndefinedBehavior, match="pipe 1's full input FIFO") as info:
+        run({"brisc": brisc})
+    assert info.value.core == "brisc" and info.value.value == ISA.encode("NOP")

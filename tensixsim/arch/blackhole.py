@@ -22,6 +22,7 @@ BLACKHOLE = Arch(
     ),
     isa_string_prefix="rv32i2p1_m2p0_zmmul1p0_zaamo1p0_zba1p0_zbb1p0",
     has_zba_zbb=True,
+    tensix_isa_extension="xtttensixbh",  # Tag_RISCV_arch of the ttnn wheel's Blackhole TRISC firmware
     soft_reset_register=_TILE_CONTROL + 0x1B0,
     soft_reset_all=0x47800,
     trisc_reset_pc_override_register=_TILE_CONTROL + 0x234,

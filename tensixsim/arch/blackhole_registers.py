@@ -80,12 +80,17 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
     _storage("RISC_DBG_STATUS_1", 0x8C, "ro", "RISC-V debug interface (not modelled): reads 0"),
     _storage("TRISC_PC_BUF_OVERRIDE", 0x90, note="PCBuf/TTSync override bits (PCBufs.md); not modelled"),
     _storage("DBG_INVALID_INSTRN", 0x94),
-    _storage(
+    _modelled(
         "INSTRN_BUF_CTRL0",
         0xA0,
-        note="debug-bus pushes into the Tensix FIFOs (PushTensixInstruction.md) are not modelled",
+        "rw",
+        "instrn_buf_ctrl0",
+        PUSH_DOC,
+        note="bit i: the debug bus controls pipe i's FIFO; bit 4+i rising: push INSTRN_BUF_CTRL1 into it",
     ),
-    _storage("INSTRN_BUF_CTRL1", 0xA4, note="the word INSTRN_BUF_CTRL0 would push (not modelled)"),
+    _modelled(
+        "INSTRN_BUF_CTRL1", 0xA4, "rw", "instrn_buf_ctrl1", PUSH_DOC, note="the word a debug push pushes"
+    ),
     _modelled(
         "INSTRN_BUF_STATUS",
         0xA8,

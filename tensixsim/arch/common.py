@@ -89,6 +89,9 @@ class Arch:
     # The ELF attribute prefix that identifies this architecture's RISC-V ISA string.
     isa_string_prefix: str
     has_zba_zbb: bool
+    # The ISA extension name Tenstorrent's toolchain gives the Tensix coprocessor in an ELF's arch
+    # attribute (TRISC code); it names the architecture, where the base ISA alone may not.
+    tensix_isa_extension: str
     # Tile control registers.
     soft_reset_register: int
     soft_reset_all: int

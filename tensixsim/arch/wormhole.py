@@ -26,6 +26,7 @@ WORMHOLE = replace(
     cores=tuple(replace(core, local_ram_size=_LOCAL_RAM[core.name]) for core in BLACKHOLE.cores),
     isa_string_prefix="rv32i2p0_m2p0",
     has_zba_zbb=False,
+    tensix_isa_extension="xtttensixwh",  # Tag_RISCV_arch of the ttnn wheel's Wormhole TRISC firmware
     noc=None,  # Wormhole's NIUs differ (NOC_NODE_ID layout, grid size); not modelled yet
     clock_gating_registers=(),
     tdma_base=None,

@@ -20,9 +20,10 @@ from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-from tensixsim.errors import InvalidProgram
+from tensixsim.errors import ArchitectureMismatch, InvalidProgram
 
 if TYPE_CHECKING:
+    from tensixsim.arch import Arch
     from tensixsim.tile import Tile
 
 _EF_RISCV_RVC = 0x1
@@ -175,10 +176,35 @@ def _place(tile: Tile, core: str, segment: Segment, path: Path) -> tuple[str, in
     )
 
 
+def check_architecture(arch: Arch, image: ElfImage) -> None:
+    """Refuse an image whose ISA attribute names another architecture's Tensix extension.
+
+    The base ISA cannot tell: Blackhole runs Wormhole's RV32IM, and a Blackhole program need not use
+    Zba/Zbb. The Tensix extension Tenstorrent's toolchain records in compute (TRISC) code
+    (``xtttensixbh``, ``xtttensixwh``) names the chip; data-movement code carries none, so a
+    Wormhole BRISC or NCRISC image is not recognised here.
+    """
+    if image.isa is None:
+        return
+    foreign = {e for e in riscv_extensions(image.isa) if e.startswith("xtttensix")} - {
+        arch.tensix_isa_extension
+    }
+    if not foreign:
+        return
+    from tensixsim.arch import ARCHES  # the table of every architecture, not just this tile's
+
+    named = {a.tensix_isa_extension: a.name for a in ARCHES.values()}
+    built_for = ", ".join(named.get(e, f"an unknown chip ({e})") for e in sorted(foreign))
+    raise ArchitectureMismatch(
+        f"{image.path}: built for {built_for} (ISA {image.isa}), but this tile is {arch.name}"
+    )
+
+
 def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
     """Check ``path`` and write its segments; the tile is untouched when it is rejected."""
     facts = tile.arch.core(core)  # unknown core names fail before reading anything
     image = read_elf(path)
+    check_architecture(tile.arch, image)
     if image.entry != facts.default_reset_pc:
         # Linked for another core: this one would start at its own reset pc, in someone else's code
         # or in nothing. (An entry no core starts at is the caller's business: a reset-PC override.)

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from elftools.dwarf.die import DIE
 from elftools.dwarf.dwarf_expr import DWARFExprParser
 from elftools.dwarf.locationlists import LocationEntry, LocationExpr
+from elftools.dwarf.ranges import BaseAddressEntry
 from elftools.elf.elffile import ELFFile
 
 from tensixsim.errors import InvalidProgram
@@ -197,6 +198,11 @@ class DebugInfo:
                 if die.tag != "DW_TAG_array_type":
                     raise InvalidProgram(f"{self.path}: {path!r}: {match.group(1)} is not an array")
                 element = self._strip(die.get_DIE_from_attribute("DW_AT_type"))
+                count = self._size(die) // self._size(element)
+                if int(index) >= count:  # generations differ in array lengths, too
+                    raise InvalidProgram(
+                        f"{self.path}: {type_name}: {match.group(1)} has {count} elements, no [{index}]"
+                    )
                 offset += int(index) * self._size(element)
                 die = element
         return offset, self._size(die)
@@ -271,6 +277,37 @@ class DebugInfo:
                 f"{self.path}: cannot read the constant argument {parameter} of {function} (found {found})"
             )
         return values.pop()
+
+    def inlined_ranges(self, function: str) -> list[tuple[int, int]]:
+        """The code address ranges ``[start, end)`` of every inlined copy of ``function``, sorted."""
+        question = f"inlined_ranges:{function}"
+        return [tuple(r) for r in self._answer(question, lambda: self._inlined_ranges(function))]
+
+    def _inlined_ranges(self, function: str) -> list[list[int]]:
+        spans: set[tuple[int, int]] = set()
+        for call in self._inlined:
+            if _name_of(call) != function:
+                continue
+            low = call.attributes.get("DW_AT_low_pc")
+            high = call.attributes.get("DW_AT_high_pc")
+            if low is not None and high is not None:
+                # DWARF 4+: a constant-class high_pc is the length, an address-class one the end.
+                end = high.value if high.form == "DW_FORM_addr" else low.value + high.value
+                spans.add((low.value, end))
+            elif "DW_AT_ranges" in call.attributes:
+                offset = call.attributes["DW_AT_ranges"].value
+                top = call.cu.get_top_DIE().attributes.get("DW_AT_low_pc")
+                base = top.value if top is not None else 0  # relative entries count from here
+                for entry in self._dwarf.range_lists().get_range_list_at_offset(offset, cu=call.cu):
+                    if isinstance(entry, BaseAddressEntry):
+                        base = entry.base_address
+                    elif entry.is_absolute:
+                        spans.add((entry.begin_offset, entry.end_offset))
+                    else:
+                        spans.add((base + entry.begin_offset, base + entry.end_offset))
+        if not spans:
+            raise InvalidProgram(f"{self.path}: no inlined copy of {function} with a code range")
+        return [list(s) for s in sorted(spans)]
 
     def _constant_locations(self, die: DIE) -> set[int]:
         attr = die.attributes.get("DW_AT_location")

@@ -5,7 +5,8 @@ build configuration. Loading follows tt-metal's host: every core is held in soft
 PT_LOAD segments are written to L1 at their physical address, except segments destined for a core's
 local RAM (``0xFFB00000``...), which the host cannot reach: those go to an L1 staging area from which
 the core's start-up code (``do_crt1``) copies them. The staging address is read from the ELF's DWARF
-(the constant argument of ``do_crt1``), not from a table, since it moves between tt-metal versions.
+(the constant argument of ``do_crt1``) or, where the DWARF does not record it, from ``do_crt1``'s own
+code (:func:`local_image_source`), not from a table, since it moves between tt-metal versions.
 BRISC's reset PC is fixed (L1 address 0), so the host writes a ``jal`` to the firmware entry there;
 the other cores' reset PCs are set by the BRISC firmware itself before it releases them. The host
 then writes the go message's initial state (``RUN_MSG_INIT``) and releases BRISC alone.
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tensixsim.arch import ARCHES, CORE_NAMES, Arch
-from tensixsim.errors import Deadlock, InvalidProgram
+from tensixsim.errors import ArchitectureMismatch, Deadlock, InvalidProgram
 from tensixsim.loader.elf import ElfImage, read_elf, riscv_extensions
 from tensixsim.metal.dwarf import DebugInfo
 from tensixsim.riscv.core import CoreState
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
     from tensixsim.tile import Tile
 
 _JAL_OPCODE = 0x6F
-
-
-class ArchitectureMismatch(InvalidProgram):
-    """A firmware set built for another chip than the tile it is loaded into."""
 
 
 @dataclass
@@ -167,6 +164,61 @@ class Placement:
     destination: int  # where the firmware runs it from (the segment's physical address)
 
 
+_LUI, _OP_IMM, _STORE, _BRANCH = 0x37, 0x13, 0x23, 0x63
+
+
+def lui_constants(code: bytes, address: int, start: int, end: int) -> list[int]:
+    """The constants ``lui rX, hi`` + ``addi rY, rX, lo`` build in ``[start, end)`` of ``code``
+    (which is loaded at ``address``), in code order.
+
+    A straight scan, not a data-flow analysis: a register counts as holding the ``lui`` value until
+    an instruction writes it. Tensix words (low bits not 0b11) are skipped; they write no register.
+    """
+    upper: dict[int, int] = {}
+    found = []
+    for pc in range(max(start, address), min(end, address + len(code)) - 3, 4):
+        word = int.from_bytes(code[pc - address : pc - address + 4], "little")
+        if word & 3 != 3:
+            continue
+        opcode, rd, funct3, rs1 = word & 0x7F, word >> 7 & 31, word >> 12 & 7, word >> 15 & 31
+        if opcode == _OP_IMM and funct3 == 0 and rs1 in upper:
+            found.append((upper[rs1] + ((word >> 20) ^ 0x800) - 0x800) & 0xFFFFFFFF)
+        if opcode in (_STORE, _BRANCH) or rd == 0:
+            continue  # writes no register
+        upper.pop(rd, None)
+        if opcode == _LUI:
+            upper[rd] = word & 0xFFFFF000
+    return found
+
+
+def local_image_source(firmware: FirmwareSet, core: str, image: ElfImage, l1_size: int) -> int:
+    """The L1 address ``core``'s start-up code copies its local-RAM image from (``do_crt1``'s
+    ``data_image``), where the host must stage that image.
+
+    Recent firmware (ttnn 0.81) records it as the location of the inlined argument. Older builds
+    (ttnn 0.67.4 .. 0.70 at least) leave the argument without a location; there it is the one L1
+    address the inlined ``do_crt1`` builds with ``lui``/``addi`` (the others it builds are
+    local-RAM addresses: ``__ldm_data_start``, ``__ldm_bss_end``). A build where that is not exactly
+    one address is refused.
+    """
+    debug = firmware.debug(core)
+    try:
+        return debug.inlined_argument("do_crt1", "data_image")
+    except InvalidProgram:
+        pass
+    values: set[int] = set()
+    for start, end in debug.inlined_ranges("do_crt1"):
+        for address, code in image.text_ranges:
+            values.update(v for v in lui_constants(code, address, start, end) if 0 < v < l1_size)
+    if len(values) != 1:
+        found = ", ".join(f"0x{v:x}" for v in sorted(values)) or "none"
+        raise InvalidProgram(
+            f"{firmware.elfs[core]}: cannot tell where do_crt1 copies {core}'s local-RAM image from "
+            f"(L1 constants in its code: {found})"
+        )
+    return values.pop()
+
+
 def plan_load(tile: Tile, firmware: FirmwareSet) -> tuple[dict[str, ElfImage], list[Placement]]:
     """Check the set against the tile and work out where every segment goes (nothing written yet)."""
     arch = firmware.arch()
@@ -189,7 +241,7 @@ def plan_load(tile: Tile, firmware: FirmwareSet) -> tuple[dict[str, ElfImage], l
             end = segment.address + segment.memsz
             if local_base <= segment.address and end <= local_base + local_size:
                 if staging is None:
-                    staging = firmware.debug(core).inlined_argument("do_crt1", "data_image")
+                    staging = local_image_source(firmware, core, image, tile.arch.l1_size)
                 where = staging + segment.address - local_base
             elif segment.address >= 0 and end <= tile.arch.l1_size:
                 where = segment.address
@@ -402,6 +454,10 @@ def launch(
     fields[f"{config}.enables"] = enables
     raw = bytearray(debug.size_of("launch_msg_t"))
     for path, value in fields.items():
+        if "kernel_text_offset" in path or path.endswith(".enables"):
+            pass  # without these nothing runs: field() names them if this firmware lacks them
+        elif not debug.has_field("launch_msg_t", path):
+            continue  # a member of another firmware generation
         where = debug.field("launch_msg_t", path)
         raw[where.offset : where.offset + where.size] = value.to_bytes(where.size, "little")
     if base + len(image) > tile.arch.l1_size:

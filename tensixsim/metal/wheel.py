@@ -2,7 +2,9 @@
 
 The wheel is downloaded with pip into a cache folder (never into the repository), and only the
 Tensix-core firmware ELFs are unpacked from it: ``<cache>/<version>/pre-compiled/<hash>/<core>/<core>.elf``.
-A marker file records a complete extraction, so an interrupted one is redone.
+A marker file records a complete extraction, so an interrupted one is redone. ttnn wheels carry
+pre-compiled firmware from 0.67.4 on; ``VERSION`` is the release tensixsim targets (the metal tests also
+run the oldest, see ``docs/running-kernels.md``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 from tensixsim.arch import CORE_NAMES
+from tensixsim.errors import InvalidProgram
 
 PACKAGE = "ttnn"
 VERSION = "0.81.1"
@@ -62,16 +65,21 @@ def extract_firmware(wheel: Path, destination: Path) -> Path:
         shutil.rmtree(target)
     wanted = {f"{core}/{core}.elf" for core in CORE_NAMES}
     with zipfile.ZipFile(wheel) as archive:
+        names = []
         for name in archive.namelist():
             if not name.startswith(_PRECOMPILED):
                 continue
             relative = name[len(_PRECOMPILED) :]
             parts = relative.split("/", 1)
-            if len(parts) != 2 or parts[1] not in wanted:
-                continue
+            if len(parts) == 2 and parts[1] in wanted:
+                names.append((name, relative))
+        if not names:  # ttnn wheels before 0.67.4 build firmware at run time and ship none
+            raise InvalidProgram(f"{wheel}: no pre-compiled Tensix-core firmware in this wheel")
+        for name, relative in names:
             path = target / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(archive.read(name))
+    destination.mkdir(parents=True, exist_ok=True)
     (destination / _DONE).write_text(wheel.name + "\n")
     return target
 
