@@ -67,6 +67,19 @@ class RiscvTiming:
     )
     tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction
+    # L1 access ports (tt-isa-documentation WormholeB0 L1.md, "Port assignments"): BRISC, NCRISC and
+    # TRISC0 are muxed onto one access port, TRISC1 and TRISC2 onto another, each mux allocating
+    # round-robin; a port takes one request a cycle, and an atomic read-modify-write blocks it for five
+    # cycles. The Blackhole pages have no diagram: the same wiring is assumed, which the silicon
+    # figures bear out (five cores at once, amoadd.w: 14.5 for BRISC / NCRISC / TRISC0, 10.5 for
+    # TRISC1 / TRISC2, i.e. 3 x 5 and 2 x 5 cycles). A plain store takes the port one cycle: L1 sw
+    # 1.0 back to back (measured; the Wormhole page's five-cycle narrow write does not show).
+    # Under contention round-robin gives each of n busy requesters one grant every n port cycles; the
+    # walk charges that share to every core (see docs/timing.md), n being the cores of its port that
+    # are out of reset.
+    l1_ports: tuple[tuple[str, ...], ...] = (("brisc", "ncrisc", "trisc0"), ("trisc1", "trisc2"))
+    l1_port_cycles: int = 1
+    l1_port_atomic: int = 5
 
     def window_costs(self, name: str) -> tuple[int, int]:
         """(read, write) cycles of the MMIO window ``name``."""
@@ -75,9 +88,20 @@ class RiscvTiming:
                 return read, write
         return self.mmio_read, self.mmio_write
 
+    def port_mates(self, core: str) -> tuple[str, ...]:
+        """The cores sharing ``core``'s L1 access port (``core`` included)."""
+        for port in self.l1_ports:
+            if core in port:
+                return port
+        return (core,)
+
     def walk_figures(self, core: str) -> dict[str, int]:
         """The figures the timing walk of ``core`` reads (riscv/native.py TIMING_PARAMS)."""
-        figures = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "mmio_windows"}
+        figures = {
+            name: getattr(self, name)
+            for name in self.__dataclass_fields__
+            if name not in ("mmio_windows", "l1_ports")
+        }
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2
         return figures

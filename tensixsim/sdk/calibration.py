@@ -152,7 +152,6 @@ CASES: tuple[Case, ...] = (
         (2.667, 2.667),
         cores=FIVE,
         figure_cores=FIVE,
-        calibrated=False,
         shared_l1=True,
     ),
     Case(
@@ -163,7 +162,6 @@ CASES: tuple[Case, ...] = (
         (14.5, 14.5),
         cores=FIVE,
         figure_cores=("brisc", "ncrisc", "trisc0"),
-        calibrated=False,
         shared_l1=True,
     ),
     Case(
@@ -174,7 +172,6 @@ CASES: tuple[Case, ...] = (
         (10.5, 10.5),
         cores=FIVE,
         figure_cores=("trisc1", "trisc2"),
-        calibrated=False,
         shared_l1=True,
     ),
     Case(
