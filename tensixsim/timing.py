@@ -238,13 +238,13 @@ class MoverTiming:
 
 @dataclass(frozen=True)
 class NocTiming:
-    """NoC requests (BlackholeA0/NoC/README.md "Performance"; the endpoint figures are placeholders).
+    """NoC requests (BlackholeA0/NoC/README.md "Performance"; the endpoint figures are measured or guessed).
 
     A packet is one header flit and ``ceil(bytes / flit_bytes)`` data flits; a link moves one flit per
     cycle. A packet's header reaches the far NIU after ``niu_to_router + hops * router_hop +
     router_to_niu`` cycles and its last flit one cycle per further flit later. Responses travel back
-    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC: ``l1_access`` and
-    ``dram_access`` are guesses meant to be refined against measurements.
+    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC. ``l1_access`` is
+    calibrated against the silicon figures (docs/timing.md); ``dram_access`` is a guess.
     """
 
     niu_to_router: int = 5  # "~5 cycles"
@@ -252,7 +252,12 @@ class NocTiming:
     router_to_niu: int = 5  # "~5 cycles"
     flit_bytes: int = 64  # 512-bit flits, one per cycle per link
     max_packet_bytes: int = 16384  # 256 data flits
-    l1_access: int = 8  # guess: the far NIU reading or writing L1
+    # The far NIU taking a request into L1 and starting its response (write acknowledgement or read
+    # data): one value for the five own-tile programs of the calibration list (4 B write + barrier
+    # 69; 4 / 16 / 64 / 256 B read + flush 79 / 71 / 71 / 79, Blackhole p100a), all within 10% with
+    # 38 (each alone would need 33 to 44, with the documented hop latencies and the request sequences'
+    # own cycles; docs/timing.md). The atomic increment with response (99) is not reached by it.
+    l1_access: int = 38
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
 

@@ -39,7 +39,8 @@ def test_the_doc_shows_the_current_table(results):
 
 
 @pytest.mark.parametrize(
-    "name", ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock", "five_l1_same_address"]
+    "name",
+    ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock", "five_l1_same_address", "noc_write_4"],
 )
 def test_calibration_cycles_do_not_depend_on_the_quantum(results, name):
     case = next(c for c in calibration.CASES if c.name == name)
@@ -69,6 +70,7 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
         "mmio_noc_status",
         "l1_rmw",
         "five_l1_rmw_t1_t2",
+        "noc_read_256",
     ]
     for case in calibration.CASES:
         if case.name in names:
