@@ -55,15 +55,20 @@ class RiscvTiming:
     csr: int = 1  # CSR access: no measured figure yet
     store_queue: int = 4  # entries (Memory Ordering); L1 store 1.0 (measured)
     # MMIO: the core waits for a read's response. Wall clock (0xFFB121F0/F8) and NoC status registers
-    # 2.0 (measured); the other windows have no figure and take the same.
+    # 2.0 (measured); the windows not in mmio_windows have no figure and take the same.
     mmio_read: int = 2
     mmio_write: int = 1
     # Windows measured on their own: (region name, read, write). The wall clock lives in
     # tile_control; the NoC status registers in noc0 / noc1 (both reads 2.0 measured; writes: no figure).
+    # "streams": the 64 stream (NoC overlay) register pages. No figure measures one stream-register
+    # access on its own; tt-metal's cb_wait_front (22.0 measured) and cb_reserve_back (23.0) on ready
+    # buffers each read two of them and run 3 and 5 other one-cycle instructions (a fence among them),
+    # so a read answers after about 9 cycles (21 and 23 modelled). Writes: no figure, one cycle.
     mmio_windows: tuple[tuple[str, int, int], ...] = (
         ("tile_control", 2, 1),
         ("noc0", 2, 1),
         ("noc1", 2, 1),
+        ("streams", 9, 1),
     )
     tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction

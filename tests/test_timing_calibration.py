@@ -71,6 +71,7 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
         "l1_rmw",
         "five_l1_rmw_t1_t2",
         "noc_read_256",
+        "cb_reserve_back",
     ]
     for case in calibration.CASES:
         if case.name in names:

@@ -192,6 +192,10 @@ class Core:
         timed += [
             (r.base, r.base + r.size, *RISCV.window_costs(r.name)) for r in self.regions if r.name in named
         ]
+        streams = [r for r in self.regions if r.name.startswith("stream")]
+        if streams and "streams" in named:  # one window for all stream pages (they are contiguous)
+            lo, hi = min(r.base for r in streams), max(r.base + r.size for r in streams)
+            timed.append((lo, hi, *RISCV.window_costs("streams")))
         self.hooks.configure_timing(
             RISCV.walk_figures(self.name),
             l1=tile.l1,

@@ -47,7 +47,8 @@ class Case:
     figure_cores: tuple[str, ...] = ("brisc",)  # whose cost the figure is (their mean)
     iters: int = 32
     calibrated: bool = True  # asserted within 10%; False: printed as not yet calibrated
-    mmio: str = "wall"  # what s3 points at: "wall", "noc_status", "niu" (NoC #0's NIU) or "pcbuf"
+    # What s3 points at: "wall", "noc_status", "niu" (NoC #0's NIU), "pcbuf" or "stream" (stream 0).
+    mmio: str = "wall"
     shared_l1: bool = False  # s0 is the same word for every core
     # Assembly run before and after the loop, inside the timed region of both the loop with the body
     # and the empty one (so its cost cancels): constants for the body, a final barrier.
@@ -158,6 +159,42 @@ def _tensix_word(opcode: int, arg: int) -> str:
 # SEMPOST and SEMGET of semaphore 1 (opcodes 0xA4 / 0xA5, sem_sel in bits 2..23), then the done check
 # (a read of COPROCESSOR_DONE_CHECK, PC buffer + 4) that returns once the pipe has executed both.
 _SEM_DRAIN = f"{_tensix_word(0xA4, 0b10 << 2)}\n{_tensix_word(0xA5, 0b10 << 2)}\nlw a0, 4(s3)"
+
+# tt-metal's dataflow circular-buffer calls (dataflow_api.h) on ready buffers, as the memory accesses
+# they make: the page counters are stream 0's registers (s3: tiles acked at +0x20, tiles received at
+# +0x28; CB n uses stream n), the CB's interface is a struct in the core's local RAM (s1: fifo_size,
+# fifo_limit, fifo_page_size, fifo_num_pages, fifo_rd_ptr, fifo_wr_ptr at words 0..5). One page per
+# call; the buffer holds plenty of both pages and room, and never wraps. invalidate_l1_cache() is a
+# fence on Blackhole.
+_CB_SETUP = (
+    "li t0, 0x100000\nsw t0, 0(s1)\nsw t0, 4(s1)\nli t0, 64\nsw t0, 8(s1)\nli t0, 4096\nsw t0, 12(s1)\n"
+    "sw s0, 16(s1)\nsw s0, 20(s1)\nli t0, 2048\nsw t0, 0x28(s3)\nsw zero, 0x20(s3)\nli a1, 1"
+)
+# cb_wait_front: pages_acked read once, then tiles received read until received - acked >= pages.
+_CB_WAIT_FRONT = "lw t0, 0x20(s3)\n3:\nlw t1, 0x28(s3)\nsub t1, t1, t0\nzext.h t1, t1\nbltu t1, a1, 3b"
+# cb_reserve_back: pages received read once, then (fence, tiles acked, fifo_num_pages) until
+# fifo_num_pages - (received - acked) >= pages.
+_CB_RESERVE_BACK = (
+    "lw t0, 0x28(s3)\n3:\nfence\nlw t1, 0x20(s3)\nlw t2, 12(s1)\nsub t3, t0, t1\nsub t3, t2, t3\n"
+    "zext.h t3, t3\nblt t3, a1, 3b"
+)
+
+
+def _cb_advance(counter: int, pointer: int) -> str:
+    """cb_push_back / cb_pop_front: counter register += pages; pointer += pages * fifo_page_size, and
+    back by fifo_size on reaching fifo_limit."""
+    return (
+        f"lw t0, 8(s1)\nlw t1, {counter}(s3)\nadd t1, t1, a1\nsw t1, {counter}(s3)\n"
+        f"lw t2, {pointer}(s1)\nadd t2, t2, t0\nsw t2, {pointer}(s1)\nlw t3, 4(s1)\nbne t2, t3, 3f\n"
+        f"lw t3, 0(s1)\nsub t2, t2, t3\nsw t2, {pointer}(s1)\n3:"
+    )
+
+
+def _cb_case(name: str, what: str, body: str, silicon: float, calibrated: bool = True) -> Case:
+    return Case(
+        name, what, body, 1, (silicon, silicon), mmio="stream", setup=_CB_SETUP, calibrated=calibrated
+    )
+
 
 FIVE = CORE_NAMES
 CASES: tuple[Case, ...] = (
@@ -277,6 +314,10 @@ CASES: tuple[Case, ...] = (
         figure_cores=FIVE,
         calibrated=False,
     ),
+    _cb_case("cb_wait_front", "cb_wait_front, ready (BRISC)", _CB_WAIT_FRONT, 22.0),
+    _cb_case("cb_reserve_back", "cb_reserve_back, room (BRISC)", _CB_RESERVE_BACK, 23.0),
+    _cb_case("cb_push_back", "cb_push_back (BRISC)", _cb_advance(0x28, 20), 31.0, calibrated=False),
+    _cb_case("cb_pop_front", "cb_pop_front (BRISC)", _cb_advance(0x20, 16), 31.5, calibrated=False),
     Case(
         "ttsem_drain",
         "TTSEMPOST + TTSEMGET + drain (TRISC0)",
@@ -327,7 +368,6 @@ CASES: tuple[Case, ...] = (
 # Figures of the calibration list this table does not run (docs/timing.md says why): printed as not
 # calibrated.
 NOT_RUN: tuple[tuple[str, str], ...] = (
-    ("cb_wait_front / cb_reserve_back / cb_push_back / cb_pop_front (BRISC)", "22.0 / 23.0 / 31.0 / 31.5"),
     ("cb_push_back / cb_pop_front (TRISC2)", "41.0 / 41.5"),
     ("NoC semaphore set / wait already satisfied", "12.0 / 19.1"),
     ("DRAM interleaved read / write, one core", "26.86 / 27.63 B/cycle"),
@@ -337,7 +377,7 @@ _TEMPLATE = """\
 #include <stdint.h>
 #include "tensixsim.h"
 
-static volatile uint32_t scratch[4]; /* own local RAM (.bss) */
+static volatile uint32_t scratch[8]; /* own local RAM (.bss) */
 
 static inline uint32_t wall(void)
 {
@@ -387,6 +427,7 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
         "noc_status": niu + NOC_STATUS_OFFSET,
         "niu": niu,
         "pcbuf": arch.pcbuf_base,
+        "stream": arch.stream_base,
     }[case.mmio]
     defines = {
         "ITERS": case.iters,
