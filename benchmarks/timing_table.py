@@ -1,7 +1,8 @@
 """The RISC-V timing calibration table: each microbenchmark run on the emulator against silicon.
 
-Every figure of the calibration list in tensixsim/timing.py (Blackhole p100a) that concerns the baby
-cores, their L1 and MMIO accesses runs as a real bare-metal program (tensixsim/sdk/calibration.py):
+Every figure of the calibration list in tensixsim/timing.py (Blackhole p100a) that has a program here
+(the baby cores, their L1, MMIO and NoC accesses) runs as a real bare-metal program
+(tensixsim/sdk/calibration.py):
 the wall clock read around a counted loop, minus the same loop empty, per operation. Prints the
 Markdown table docs/timing.md shows, then the share of calibrated figures within 10%.
 """

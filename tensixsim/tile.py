@@ -838,16 +838,30 @@ class Tile:
                     value=0,
                 )
         self.control.soft_reset = value & 0xFFFFFFFF
+        changed = set()
         for core in self.cores:
             bit = 1 << core.facts.soft_reset_bit
             if old & bit and not value & bit:
                 core.reset(self.control.reset_pc_of(core.name))
                 core.state = CoreState.RUNNING
                 core.time = max(core.time, cycle + RISCV.release_delay)
+                changed.add(core)
             elif value & bit and not old & bit:
                 core.state = CoreState.RESET
+                changed.add(core)
                 if core is writer:
                     core.uc.emu_stop()
+        self._share_l1_ports(value, cycle, writer, changed)
+
+    def _share_l1_ports(self, soft_reset: int, cycle: int, writer: Core | None, changed: set[Core]) -> None:
+        """Tell each core how many cores of its L1 access port are out of reset (timing.py l1_ports).
+        A live core other than the writer learns it at its next synchronised access from ``cycle``."""
+        out = {c.name for c in self.cores if not soft_reset & (1 << c.facts.soft_reset_bit)}
+        for core in self.cores:
+            share = max(1, sum(name in out for name in RISCV.port_mates(core.name)))
+            live = core.state in (CoreState.RUNNING, CoreState.WAITING)
+            late = writer is not None and core is not writer and core not in changed and live
+            core.set_port_share(share, cycle if late else None)
 
     def _host_buffer(self, address: int, size: int, write: bool = False) -> tuple[np.ndarray, int]:
         if address >= 0 and address + size <= self.arch.l1_size:

@@ -55,18 +55,36 @@ class RiscvTiming:
     csr: int = 1  # CSR access: no measured figure yet
     store_queue: int = 4  # entries (Memory Ordering); L1 store 1.0 (measured)
     # MMIO: the core waits for a read's response. Wall clock (0xFFB121F0/F8) and NoC status registers
-    # 2.0 (measured); the other windows have no figure and take the same.
+    # 2.0 (measured); the windows not in mmio_windows have no figure and take the same.
     mmio_read: int = 2
     mmio_write: int = 1
     # Windows measured on their own: (region name, read, write). The wall clock lives in
     # tile_control; the NoC status registers in noc0 / noc1 (both reads 2.0 measured; writes: no figure).
+    # "streams": the 64 stream (NoC overlay) register pages. No figure measures one stream-register
+    # access on its own; tt-metal's cb_wait_front (22.0 measured) and cb_reserve_back (23.0) on ready
+    # buffers each read two of them and run 3 and 5 other one-cycle instructions (a fence among them),
+    # so a read answers after about 9 cycles (21 and 23 modelled). Writes: no figure, one cycle.
     mmio_windows: tuple[tuple[str, int, int], ...] = (
         ("tile_control", 2, 1),
         ("noc0", 2, 1),
         ("noc1", 2, 1),
+        ("streams", 9, 1),
     )
     tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction
+    # L1 access ports (tt-isa-documentation WormholeB0 L1.md, "Port assignments"): BRISC, NCRISC and
+    # TRISC0 are muxed onto one access port, TRISC1 and TRISC2 onto another, each mux allocating
+    # round-robin; a port takes one request a cycle, and an atomic read-modify-write blocks it for five
+    # cycles. The Blackhole pages have no diagram: the same wiring is assumed, which the silicon
+    # figures bear out (five cores at once, amoadd.w: 14.5 for BRISC / NCRISC / TRISC0, 10.5 for
+    # TRISC1 / TRISC2, i.e. 3 x 5 and 2 x 5 cycles). A plain store takes the port one cycle: L1 sw
+    # 1.0 back to back (measured; the Wormhole page's five-cycle narrow write does not show).
+    # Under contention round-robin gives each of n busy requesters one grant every n port cycles; the
+    # walk charges that share to every core (see docs/timing.md), n being the cores of its port that
+    # are out of reset.
+    l1_ports: tuple[tuple[str, ...], ...] = (("brisc", "ncrisc", "trisc0"), ("trisc1", "trisc2"))
+    l1_port_cycles: int = 1
+    l1_port_atomic: int = 5
 
     def window_costs(self, name: str) -> tuple[int, int]:
         """(read, write) cycles of the MMIO window ``name``."""
@@ -75,9 +93,20 @@ class RiscvTiming:
                 return read, write
         return self.mmio_read, self.mmio_write
 
+    def port_mates(self, core: str) -> tuple[str, ...]:
+        """The cores sharing ``core``'s L1 access port (``core`` included)."""
+        for port in self.l1_ports:
+            if core in port:
+                return port
+        return (core,)
+
     def walk_figures(self, core: str) -> dict[str, int]:
         """The figures the timing walk of ``core`` reads (riscv/native.py TIMING_PARAMS)."""
-        figures = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "mmio_windows"}
+        figures = {
+            name: getattr(self, name)
+            for name in self.__dataclass_fields__
+            if name not in ("mmio_windows", "l1_ports")
+        }
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2
         return figures
@@ -214,13 +243,13 @@ class MoverTiming:
 
 @dataclass(frozen=True)
 class NocTiming:
-    """NoC requests (BlackholeA0/NoC/README.md "Performance"; the endpoint figures are placeholders).
+    """NoC requests (BlackholeA0/NoC/README.md "Performance"; the endpoint figures are measured or guessed).
 
     A packet is one header flit and ``ceil(bytes / flit_bytes)`` data flits; a link moves one flit per
     cycle. A packet's header reaches the far NIU after ``niu_to_router + hops * router_hop +
     router_to_niu`` cycles and its last flit one cycle per further flit later. Responses travel back
-    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC: ``l1_access`` and
-    ``dram_access`` are guesses meant to be refined against measurements.
+    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC. ``l1_access`` is
+    calibrated against the silicon figures (docs/timing.md); ``dram_access`` is a guess.
     """
 
     niu_to_router: int = 5  # "~5 cycles"
@@ -228,7 +257,12 @@ class NocTiming:
     router_to_niu: int = 5  # "~5 cycles"
     flit_bytes: int = 64  # 512-bit flits, one per cycle per link
     max_packet_bytes: int = 16384  # 256 data flits
-    l1_access: int = 8  # guess: the far NIU reading or writing L1
+    # The far NIU taking a request into L1 and starting its response (write acknowledgement or read
+    # data): one value for the five own-tile programs of the calibration list (4 B write + barrier
+    # 69; 4 / 16 / 64 / 256 B read + flush 79 / 71 / 71 / 79, Blackhole p100a), all within 10% with
+    # 38 (each alone would need 33 to 44, with the documented hop latencies and the request sequences'
+    # own cycles; docs/timing.md). The atomic increment with response (99) is not reached by it.
+    l1_access: int = 38
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
 

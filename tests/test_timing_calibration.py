@@ -38,7 +38,10 @@ def test_the_doc_shows_the_current_table(results):
     )
 
 
-@pytest.mark.parametrize("name", ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock"])
+@pytest.mark.parametrize(
+    "name",
+    ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock", "five_l1_same_address", "noc_write_4"],
+)
 def test_calibration_cycles_do_not_depend_on_the_quantum(results, name):
     case = next(c for c in calibration.CASES if c.name == name)
     for quantum in (7, 50):
@@ -66,6 +69,9 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
         "remote_local_lw",
         "mmio_noc_status",
         "l1_rmw",
+        "five_l1_rmw_t1_t2",
+        "noc_read_256",
+        "cb_reserve_back",
     ]
     for case in calibration.CASES:
         if case.name in names:

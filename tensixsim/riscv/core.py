@@ -135,6 +135,9 @@ class Core:
         self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls in L1
         self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
         self.sync_stopped = False
+        # (cycle, share): a change of the cores out of reset on this core's L1 port, made by another
+        # core while this one ran; applied at this core's first synchronised access from that cycle.
+        self.pending_port_shares: list[tuple[int, int]] = []
         self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
         # A parked loop's iteration: cycles, instructions, and the cycle offset of its first read of
         # each register it polls (Tile._wake resumes it at the iteration that sees a change).
@@ -212,6 +215,10 @@ class Core:
         timed += [
             (r.base, r.base + r.size, *RISCV.window_costs(r.name)) for r in self.regions if r.name in named
         ]
+        streams = [r for r in self.regions if r.name.startswith("stream")]
+        if streams and "streams" in named:  # one window for all stream pages (they are contiguous)
+            lo, hi = min(r.base for r in streams), max(r.base + r.size for r in streams)
+            timed.append((lo, hi, *RISCV.window_costs("streams")))
         self.hooks.configure_timing(
             RISCV.walk_figures(self.name),
             l1=tile.l1,
@@ -275,6 +282,7 @@ class Core:
         self.flush_all_code()
         self.reset(self.facts.default_reset_pc)
         self._clear()
+        self.hooks.state.port_share = 1
 
     # ------------------------------------------------------------------ time
     def _done_before(self, pc: int) -> int:
@@ -699,6 +707,21 @@ class Core:
             f"write to CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=value
         )
 
+    def set_port_share(self, share: int, cycle: int | None = None) -> None:
+        """``share`` cores of this core's L1 access port are out of reset: from now on (``cycle``
+        None), or from this core's first synchronised access at or after ``cycle`` (a change another
+        core made while this one may have run past it: applying it there keeps the cycles independent
+        of the quantum, as synchronised accesses happen in global cycle order)."""
+        if cycle is None:
+            self.pending_port_shares.clear()
+            self.hooks.state.port_share = share
+        else:
+            self.pending_port_shares.append((cycle, share))
+
+    def _apply_port_shares(self, cycle: int) -> None:
+        while self.pending_port_shares and self.pending_port_shares[0][0] <= cycle:
+            self.hooks.state.port_share = self.pending_port_shares.pop(0)[1]
+
     # ------------------------------------------------------------------ memory hooks
     def _mmio_enter(self, region: MmioRegion) -> int | None:
         """The cycle of the MMIO access in progress, or None when it must be retried later.
@@ -714,6 +737,8 @@ class Core:
                 self.uc.emu_stop()
                 return None
             self.tile.sync_coprocessor(cycle)
+            if self.pending_port_shares:
+                self._apply_port_shares(cycle)
         return cycle
 
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:

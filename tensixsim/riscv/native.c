@@ -39,7 +39,7 @@ enum {
     P_LOCAL_LATENCY, P_LOCAL_STORE_VISIBLE,
     P_REMOTE_LATENCY, P_REMOTE_SLOTS, P_REMOTE_OCCUPANCY,
     P_MUL_LATENCY, P_DIV_LATENCY, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
-    P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH,
+    P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH, P_PORT_CYCLES, P_PORT_ATOMIC,
     P_COUNT
 };
 
@@ -114,6 +114,10 @@ struct core_hooks {
     uint64_t sq_head;
     int64_t responses;      /* cycle every earlier load and atomic has its response */
     int64_t divider_free;
+    /* L1 access port: this core's round-robin share of it (see port_grant). port_share is the number
+     * of cores of its port out of reset, set by Python; port_free the cycle the core's next turn is. */
+    int64_t port_free;
+    int64_t port_share;
     const uint32_t *l1;     /* code is fetched from here when it lies in L1 */
     uint64_t l1_size;
     uint64_t local_base, local_size, alias_lo, alias_hi;
@@ -184,6 +188,17 @@ static int64_t take_slot(int64_t *slot, uint64_t *head, int64_t count, int64_t t
     return t;
 }
 
+/* The cycle an L1 request made at `t` gets the core's access port, which it then holds for `cycles`.
+ * Round-robin among port_share requesters gives each one turn every port_share turns: the core's own
+ * next request waits port_share times as long (exact when every core of the port keeps it busy, an
+ * upper bound otherwise, and independent of what the other cores run when: see docs/timing.md). */
+static int64_t port_grant(struct core_hooks *h, int64_t t, int64_t cycles, int commit)
+{
+    int64_t grant = max64(t, h->port_free);
+    if (commit) h->port_free = grant + h->port_share * cycles;
+    return grant;
+}
+
 static int64_t store_wait(const struct core_hooks *h, uint64_t word, int64_t t)
 {
     for (int i = 0; i < STORE_QUEUE; i++)
@@ -243,12 +258,11 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
             int l1 = c == CLASS_L1;
             int64_t count = p[l1 ? P_L1_SLOTS : P_REMOTE_SLOTS];
             int64_t occupancy = p[l1 ? P_L1_OCCUPANCY : P_REMOTE_OCCUPANCY];
-            if (commit) {
-                t = take_slot(slot, head, count, t, occupancy);
-            } else {
-                t = max64(t, slot[*head]);
-            }
-            latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY];
+            t = max64(t, slot[*head]);
+            /* An L1 read waiting for its port keeps its slot and answers that much later. */
+            int64_t grant = l1 ? port_grant(h, t, p[P_PORT_CYCLES], commit) : t;
+            if (commit) take_slot(slot, head, count, grant, occupancy);
+            latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY] + grant - t;
         } else if (c == CLASS_LOCAL) {
             latency = p[P_LOCAL_LATENCY];
         } else {
@@ -272,6 +286,8 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         int64_t visible = c == CLASS_L1 ? p[P_L1_STORE_VISIBLE]
                         : c == CLASS_MMIO ? mmio_cost(h, a, 1) : p[P_LOCAL_STORE_VISIBLE];
         if (c == CLASS_MMIO) block = visible - 1;
+        /* The store queue hands an L1 store to the port in its turn. */
+        if (c == CLASS_L1) visible += port_grant(h, t, p[P_PORT_CYCLES], commit) - t;
         if (commit) {
             h->sq_word[i] = a >> 2;
             h->sq_visible[i] = t + visible;
@@ -284,9 +300,10 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
         t = max64(queue_drained(h, t), h->responses);
         uint64_t used = h->mem_used;
-        next_access(h);
+        uint64_t a = next_access(h);
         next_access(h); /* an AMO reads and writes */
         if (!commit) h->mem_used = used;
+        if (region_class(h, a) == CLASS_L1) t = port_grant(h, t, p[P_PORT_ATOMIC], commit);
         latency = p[P_ATOMIC_LATENCY];
         if (commit) h->responses = t + latency;
         break;
@@ -402,6 +419,7 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     for (int i = 0; i < STORE_QUEUE; i++) h->sq_visible[i] += delta;
     h->responses += delta;
     h->divider_free += delta;
+    h->port_free += delta;
     for (int i = 0; i < HISTORY; i++) h->history_cycle[i] += delta;
 }
 

@@ -55,6 +55,8 @@ TIMING_PARAMS = (
     "mmio_read",
     "mmio_write",
     "tensix_push",
+    "l1_port_cycles",
+    "l1_port_atomic",
 )
 PC_REG = 190
 X0_REG = 1
@@ -134,6 +136,8 @@ class HookState(ctypes.Structure):
         ("sq_head", ctypes.c_uint64),
         ("responses", ctypes.c_int64),
         ("divider_free", ctypes.c_int64),
+        ("port_free", ctypes.c_int64),
+        ("port_share", ctypes.c_int64),
         ("l1", ctypes.c_void_p),
         ("l1_size", ctypes.c_uint64),
         ("local_base", ctypes.c_uint64),
@@ -317,6 +321,7 @@ class Hooks:
             raise ValueError(f"the store queue holds 1 to {STORE_QUEUE} entries")
         if len(timed) > TIMED_REGIONS:
             raise ValueError(f"at most {TIMED_REGIONS} MMIO windows with their own costs")
+        s.port_share = 1
         self._code = l1.view(np.uint32)
         s.l1 = l1.ctypes.data
         s.l1_size = l1.nbytes
@@ -335,7 +340,7 @@ class Hooks:
                 ctypes.addressof(s) + getattr(HookState, field).offset, 0, ctypes.sizeof(getattr(s, field))
             )
         s.l1_head = s.remote_head = s.sq_head = 0
-        s.responses = s.divider_free = s.ready_max = 0
+        s.responses = s.divider_free = s.ready_max = s.port_free = 0
 
     # ------------------------------------------------------------------ storage windows
     def map_storage(
@@ -420,6 +425,7 @@ class Hooks:
             s.sq_visible[i] += delta
         s.responses += delta
         s.divider_free += delta
+        s.port_free += delta
         for i in range(HISTORY):
             s.history_cycle[i] += delta
 
@@ -467,6 +473,13 @@ class Hooks:
             if s.timed_lo[i] <= a < s.timed_hi[i]:
                 return s.timed_write[i] if write else s.timed_read[i]
         return s.param[P["mmio_write" if write else "mmio_read"]]
+
+    def _port_grant(self, t: int, cycles: int, commit: bool) -> int:
+        s = self.state
+        grant = max(t, s.port_free)
+        if commit:
+            s.port_free = grant + s.port_share * cycles
+        return grant
 
     def _store_wait(self, word: int, t: int) -> int:
         s = self.state
@@ -516,13 +529,14 @@ class Hooks:
                 count = p[P["l1_read_slots" if l1 else "remote_read_slots"]]
                 occupancy = p[P["l1_read_occupancy" if l1 else "remote_read_occupancy"]]
                 t = max(t, slot[head])
+                grant = self._port_grant(t, p[P["l1_port_cycles"]], commit) if l1 else t
                 if commit:
-                    slot[head] = t + occupancy
+                    slot[head] = grant + occupancy
                     if l1:
                         s.l1_head = (head + 1) % count
                     else:
                         s.remote_head = (head + 1) % count
-                latency = p[P["l1_load_latency" if l1 else "remote_load_latency"]]
+                latency = p[P["l1_load_latency" if l1 else "remote_load_latency"]] + grant - t
             elif c == CLASS_LOCAL:
                 latency = p[P["local_load_latency"]]
             else:
@@ -547,6 +561,8 @@ class Hooks:
                 block = visible - 1
             else:
                 visible = p[P["local_store_visible"]]
+            if c == CLASS_L1:
+                visible += self._port_grant(t, p[P["l1_port_cycles"]], commit) - t
             if commit:
                 s.sq_word[i] = a >> 2
                 s.sq_visible[i] = t + visible
@@ -556,10 +572,12 @@ class Hooks:
             t = max(t, ready[rs1], ready[rs2])
             t = max(self._queue_drained(t), s.responses)
             used = s.mem_used
-            self._next_access()
+            a = self._next_access()
             self._next_access()
             if not commit:
                 s.mem_used = used
+            if self._region_class(a) == CLASS_L1:
+                t = self._port_grant(t, p[P["l1_port_atomic"]], commit)
             latency = p[P["atomic_latency"]]
             if commit:
                 s.responses = t + latency

@@ -3,8 +3,11 @@
 Each case is measured the way the silicon figures were: a program reads the wall clock
 (``WALL_CLOCK_L``), runs a counted loop whose body repeats the operation under test, reads the wall
 clock again, then times the same loop with an empty body; the cost per operation is the difference
-divided by the operations run. The silicon figures are the calibration list in
-:mod:`tensixsim.timing` (``CALIBRATION``): Blackhole p100a, cycles at 1.35 GHz.
+divided by the operations run (a stream's figure: bytes per cycle). Optional setup and teardown code
+runs inside both timed regions, so its cost cancels. The silicon figures are the calibration list in
+:mod:`tensixsim.timing` (``CALIBRATION``): Blackhole p100a, cycles at 1.35 GHz. Besides the cores'
+own instructions, the list covers NoC requests to the own tile (issued as tt-metal issues them) and
+the coprocessor's semaphores.
 
 ``python benchmarks/timing_table.py`` prints the table; tests/test_timing_calibration.py asserts the
 calibrated rows and that docs/timing.md shows the same table.
@@ -44,13 +47,23 @@ class Case:
     figure_cores: tuple[str, ...] = ("brisc",)  # whose cost the figure is (their mean)
     iters: int = 32
     calibrated: bool = True  # asserted within 10%; False: printed as not yet calibrated
-    mmio: str = "wall"  # what s3 points at: "wall" or "noc_status"
+    # What s3 points at: "wall", "noc_status", "niu" (NoC #0's NIU), "pcbuf" or "stream" (stream 0).
+    mmio: str = "wall"
     shared_l1: bool = False  # s0 is the same word for every core
+    # Assembly run before and after the loop, inside the timed region of both the loop with the body
+    # and the empty one (so its cost cancels): constants for the body, a final barrier.
+    setup: str = ""
+    teardown: str = ""
+    bytes_per_op: int = 0  # nonzero: the figure is bytes per cycle (this many bytes an operation)
 
     @property
     def target(self) -> float:
         lo, hi = self.silicon
         return (lo + hi) / 2
+
+    def figure(self, cycles_per_op: float) -> float:
+        """The figure as the silicon list states it: cycles per operation, or bytes per cycle."""
+        return self.bytes_per_op / cycles_per_op if self.bytes_per_op else cycles_per_op
 
     def silicon_text(self) -> str:
         lo, hi = self.silicon
@@ -64,6 +77,123 @@ def _rept(count: int, text: str) -> str:
 def _offsets(count: int, text: str) -> str:
     """``text`` with ``OFF`` replaced by 0, 4, 8, ... (independent words)."""
     return "\n".join(text.replace("OFF", str(4 * i)) for i in range(count))
+
+
+# NoC request sequences, as tt-metal's noc_nonblocking_api.h issues them through NIU #0's request
+# initiator 0 (s3: the NIU window; register offsets of noc.py): wait until the command buffer is ready
+# (NOC_CMD_CTRL reads 0), write the request fields, write NOC_CMD_CTRL, count the request in a
+# software counter (own local RAM, s1), and for a barrier poll the NIU counter until it equals the
+# software one. Setup: a6 the tile's own coordinates (NOC_NODE_ID's x | y << 6), the counter copied.
+_NOC_SETUP = "lw a6, 0x44(s3)\nslli a6, a6, 20\nsrli a6, a6, 20\naddi a2, s0, 0x400\nli a1, 1"
+
+
+def _noc_counter(index: int) -> str:
+    return f"lw t0, {0x200 + 4 * index}(s3)\nsw t0, 0(s1)"
+
+
+def _noc_barrier(index: int) -> str:
+    return f"4:\nlw t1, {0x200 + 4 * index}(s3)\nlw t0, 0(s1)\nbne t1, t0, 4b"
+
+
+_NOC_READY = "3:\nlw t1, 0x40(s3)\nbnez t1, 3b"
+_NOC_COUNT = "lw t0, 0(s1)\naddi t0, t0, 1\nsw t0, 0(s1)"
+_WR_ACK, _RD_RESP, _AT_RESP = 1, 2, 0  # NIU counters MST_WR_ACK_RECEIVED, MST_RD_RESP_RECEIVED, ...
+
+
+def _noc_write_setup(size: int) -> str:
+    # CTRL: a write (2) with a response (RESP_MARKED, 0x10); the source is this tile's L1.
+    return f"{_NOC_SETUP}\nli a7, 0x12\nli a3, {size}\nsw a6, 0x08(s3)\n{_noc_counter(_WR_ACK)}"
+
+
+# s0 -> a2 (s0 + 0x400), this tile: CTRL, TARG_ADDR_LO, RET_ADDR_LO, RET_ADDR_MID,
+# RET_ADDR_COORDINATE, AT_LEN_BE, CMD_CTRL.
+_NOC_WRITE = (
+    f"{_NOC_READY}\nsw a7, 0x1C(s3)\nsw s0, 0x00(s3)\nsw a2, 0x0C(s3)\nsw zero, 0x10(s3)\n"
+    f"sw a6, 0x14(s3)\nsw a3, 0x20(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
+)
+
+
+def _noc_read_setup(size: int) -> str:
+    # CTRL: a read (0); the response comes back to this tile.
+    return f"{_NOC_SETUP}\nsw zero, 0x1C(s3)\nsw a6, 0x14(s3)\nli a3, {size}\n{_noc_counter(_RD_RESP)}"
+
+
+# a2 <- s0, this tile: RET_ADDR_LO, TARG_ADDR_LO, TARG_ADDR_MID, TARG_ADDR_COORDINATE, AT_LEN_BE, CMD_CTRL.
+_NOC_READ = (
+    f"{_NOC_READY}\nsw a2, 0x0C(s3)\nsw s0, 0x00(s3)\nsw zero, 0x04(s3)\nsw a6, 0x08(s3)\n"
+    f"sw a3, 0x20(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
+)
+
+
+def _noc_read_case(size: int, silicon: float) -> Case:
+    return Case(
+        f"noc_read_{size}",
+        f"NoC own tile: {size} B read + flush",
+        f"{_NOC_READ}\n{_noc_barrier(_RD_RESP)}",
+        1,
+        (silicon, silicon),
+        mmio="niu",
+        setup=_noc_read_setup(size),
+    )
+
+
+# An atomic increment of the word at s0 by one with its response (the old value) to a2: CTRL
+# atomic (1) | RESP_MARKED; AT_LEN_BE increment (opcode 1 in bits 12..15) of all 32 bits (wrap 31 in
+# bits 2..6) of word 0 of the 16-byte line; AT_DATA 1.
+_NOC_ATOMIC_SETUP = (
+    f"{_NOC_SETUP}\nli a7, 0x11\nli a3, 0x107C\nsw a2, 0x0C(s3)\nsw a6, 0x14(s3)\n{_noc_counter(_AT_RESP)}"
+)
+_NOC_ATOMIC = (
+    f"{_NOC_READY}\nsw s0, 0x00(s3)\nsw zero, 0x04(s3)\nsw a6, 0x08(s3)\nsw a7, 0x1C(s3)\n"
+    f"sw a3, 0x20(s3)\nsw a1, 0x28(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
+)
+STREAM_BYTES = 8192
+
+
+def _tensix_word(opcode: int, arg: int) -> str:
+    """A Tensix instruction in a TRISC's instruction stream (rotated left by two)."""
+    word = opcode << 24 | arg
+    return f".word 0x{(word << 2 | word >> 30) & 0xFFFFFFFF:08x}"
+
+
+# SEMPOST and SEMGET of semaphore 1 (opcodes 0xA4 / 0xA5, sem_sel in bits 2..23), then the done check
+# (a read of COPROCESSOR_DONE_CHECK, PC buffer + 4) that returns once the pipe has executed both.
+_SEM_DRAIN = f"{_tensix_word(0xA4, 0b10 << 2)}\n{_tensix_word(0xA5, 0b10 << 2)}\nlw a0, 4(s3)"
+
+# tt-metal's dataflow circular-buffer calls (dataflow_api.h) on ready buffers, as the memory accesses
+# they make: the page counters are stream 0's registers (s3: tiles acked at +0x20, tiles received at
+# +0x28; CB n uses stream n), the CB's interface is a struct in the core's local RAM (s1: fifo_size,
+# fifo_limit, fifo_page_size, fifo_num_pages, fifo_rd_ptr, fifo_wr_ptr at words 0..5). One page per
+# call; the buffer holds plenty of both pages and room, and never wraps. invalidate_l1_cache() is a
+# fence on Blackhole.
+_CB_SETUP = (
+    "li t0, 0x100000\nsw t0, 0(s1)\nsw t0, 4(s1)\nli t0, 64\nsw t0, 8(s1)\nli t0, 4096\nsw t0, 12(s1)\n"
+    "sw s0, 16(s1)\nsw s0, 20(s1)\nli t0, 2048\nsw t0, 0x28(s3)\nsw zero, 0x20(s3)\nli a1, 1"
+)
+# cb_wait_front: pages_acked read once, then tiles received read until received - acked >= pages.
+_CB_WAIT_FRONT = "lw t0, 0x20(s3)\n3:\nlw t1, 0x28(s3)\nsub t1, t1, t0\nzext.h t1, t1\nbltu t1, a1, 3b"
+# cb_reserve_back: pages received read once, then (fence, tiles acked, fifo_num_pages) until
+# fifo_num_pages - (received - acked) >= pages.
+_CB_RESERVE_BACK = (
+    "lw t0, 0x28(s3)\n3:\nfence\nlw t1, 0x20(s3)\nlw t2, 12(s1)\nsub t3, t0, t1\nsub t3, t2, t3\n"
+    "zext.h t3, t3\nblt t3, a1, 3b"
+)
+
+
+def _cb_advance(counter: int, pointer: int) -> str:
+    """cb_push_back / cb_pop_front: counter register += pages; pointer += pages * fifo_page_size, and
+    back by fifo_size on reaching fifo_limit."""
+    return (
+        f"lw t0, 8(s1)\nlw t1, {counter}(s3)\nadd t1, t1, a1\nsw t1, {counter}(s3)\n"
+        f"lw t2, {pointer}(s1)\nadd t2, t2, t0\nsw t2, {pointer}(s1)\nlw t3, 4(s1)\nbne t2, t3, 3f\n"
+        f"lw t3, 0(s1)\nsub t2, t2, t3\nsw t2, {pointer}(s1)\n3:"
+    )
+
+
+def _cb_case(name: str, what: str, body: str, silicon: float, calibrated: bool = True) -> Case:
+    return Case(
+        name, what, body, 1, (silicon, silicon), mmio="stream", setup=_CB_SETUP, calibrated=calibrated
+    )
 
 
 FIVE = CORE_NAMES
@@ -152,7 +282,6 @@ CASES: tuple[Case, ...] = (
         (2.667, 2.667),
         cores=FIVE,
         figure_cores=FIVE,
-        calibrated=False,
         shared_l1=True,
     ),
     Case(
@@ -163,7 +292,6 @@ CASES: tuple[Case, ...] = (
         (14.5, 14.5),
         cores=FIVE,
         figure_cores=("brisc", "ncrisc", "trisc0"),
-        calibrated=False,
         shared_l1=True,
     ),
     Case(
@@ -174,7 +302,6 @@ CASES: tuple[Case, ...] = (
         (10.5, 10.5),
         cores=FIVE,
         figure_cores=("trisc1", "trisc2"),
-        calibrated=False,
         shared_l1=True,
     ),
     Case(
@@ -187,19 +314,62 @@ CASES: tuple[Case, ...] = (
         figure_cores=FIVE,
         calibrated=False,
     ),
+    _cb_case("cb_wait_front", "cb_wait_front, ready (BRISC)", _CB_WAIT_FRONT, 22.0),
+    _cb_case("cb_reserve_back", "cb_reserve_back, room (BRISC)", _CB_RESERVE_BACK, 23.0),
+    _cb_case("cb_push_back", "cb_push_back (BRISC)", _cb_advance(0x28, 20), 31.0, calibrated=False),
+    _cb_case("cb_pop_front", "cb_pop_front (BRISC)", _cb_advance(0x20, 16), 31.5, calibrated=False),
+    Case(
+        "ttsem_drain",
+        "TTSEMPOST + TTSEMGET + drain (TRISC0)",
+        _SEM_DRAIN,
+        1,
+        (9.0, 9.0),
+        cores=("trisc0",),
+        figure_cores=("trisc0",),
+        mmio="pcbuf",
+        calibrated=False,
+    ),
+    Case(
+        "noc_write_4",
+        "NoC own tile: 4 B write + barrier",
+        f"{_NOC_WRITE}\n{_noc_barrier(_WR_ACK)}",
+        1,
+        (69.0, 69.0),
+        mmio="niu",
+        setup=_noc_write_setup(4),
+    ),
+    _noc_read_case(4, 79.0),
+    _noc_read_case(16, 71.0),
+    _noc_read_case(64, 71.0),
+    _noc_read_case(256, 79.0),
+    Case(
+        "noc_atomic",
+        "local NoC atomic increment with response",
+        f"{_NOC_ATOMIC}\n{_noc_barrier(_AT_RESP)}",
+        1,
+        (99.0, 99.0),
+        mmio="niu",
+        setup=_NOC_ATOMIC_SETUP,
+        calibrated=False,
+    ),
+    Case(
+        "noc_write_stream",
+        "NoC one-source write stream (B/cycle)",
+        _NOC_WRITE,
+        1,
+        (63.0, 64.7),
+        mmio="niu",
+        setup=_noc_write_setup(STREAM_BYTES),
+        teardown=_noc_barrier(_WR_ACK),
+        bytes_per_op=STREAM_BYTES,
+    ),
 )
 
-# Figures of the calibration list this table does not run yet (circular buffers, NoC, DRAM, the
-# coprocessor): printed as not calibrated.
+# Figures of the calibration list this table does not run (docs/timing.md says why): printed as not
+# calibrated.
 NOT_RUN: tuple[tuple[str, str], ...] = (
-    ("cb_wait_front / cb_reserve_back / cb_push_back / cb_pop_front (BRISC)", "22.0 / 23.0 / 31.0 / 31.5"),
     ("cb_push_back / cb_pop_front (TRISC2)", "41.0 / 41.5"),
     ("NoC semaphore set / wait already satisfied", "12.0 / 19.1"),
-    ("local NoC atomic increment with response", "99.0"),
-    ("TTSEMPOST + TTSEMGET + drain", "9.0"),
-    ("NoC own tile: 4 B read + flush (16/64 B, 256 B)", "79 (71, 79)"),
-    ("NoC own tile: 4 B write + barrier", "69"),
-    ("NoC one-source write stream", "63-64.7 B/cycle"),
     ("DRAM interleaved read / write, one core", "26.86 / 27.63 B/cycle"),
 )
 
@@ -207,7 +377,7 @@ _TEMPLATE = """\
 #include <stdint.h>
 #include "tensixsim.h"
 
-static volatile uint32_t scratch[4]; /* own local RAM (.bss) */
+static volatile uint32_t scratch[8]; /* own local RAM (.bss) */
 
 static inline uint32_t wall(void)
 {
@@ -215,7 +385,7 @@ static inline uint32_t wall(void)
 }
 
 #define LOOP(body)                                                                      \\
-    __asm__ volatile("li t6, %[n]\\n1:\\n" body "\\naddi t6, t6, -1\\nbnez t6, 1b\\n"           \\
+    __asm__ volatile(SETUP "\\nli t6, %[n]\\n1:\\n" body "\\naddi t6, t6, -1\\nbnez t6, 1b\\n" TEARDOWN \\
                      : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio)                  \\
                      : [n] "i"(ITERS)                                                   \\
                      : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", \\
@@ -251,12 +421,19 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
     index = CORE_NAMES.index(core)
     neighbour = arch.cores[(index + 1) % len(arch.cores)]
     noc = arch.noc
-    mmio = (
-        arch.wall_clock_low if case.mmio == "wall" else (noc.niu_bases[0] if noc else 0) + NOC_STATUS_OFFSET
-    )
+    niu = noc.niu_bases[0] if noc else 0
+    mmio = {
+        "wall": arch.wall_clock_low,
+        "noc_status": niu + NOC_STATUS_OFFSET,
+        "niu": niu,
+        "pcbuf": arch.pcbuf_base,
+        "stream": arch.stream_base,
+    }[case.mmio]
     defines = {
         "ITERS": case.iters,
         "BODY": _c_string(case.body),
+        "SETUP": _c_string(case.setup),
+        "TEARDOWN": _c_string(case.teardown),
         "L1_DATA": f"0x{SHARED if case.shared_l1 else DATA + 0x1000 * index:x}u",
         # Another core's local RAM, above where its .data and .bss lie.
         "REMOTE": f"0x{neighbour.local_ram_alias + 0x100:x}u",
@@ -284,7 +461,7 @@ class Measured:
     @property
     def emulated(self) -> float:
         values = [self.per_core[c] for c in self.case.figure_cores]
-        return sum(values) / len(values)
+        return self.case.figure(sum(values) / len(values))
 
     @property
     def ratio(self) -> float:
