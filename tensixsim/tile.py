@@ -858,7 +858,8 @@ class Tile:
         A live core other than the writer learns it at its next synchronised access from ``cycle``."""
         out = {c.name for c in self.cores if not soft_reset & (1 << c.facts.soft_reset_bit)}
         for core in self.cores:
-            share = max(1, sum(name in out for name in RISCV.port_mates(core.name)))
+            mates = RISCV.port_mates(core.name) if RISCV.l1_port_sharing else (core.name,)
+            share = max(1, sum(name in out for name in mates))
             live = core.state in (CoreState.RUNNING, CoreState.WAITING)
             late = writer is not None and core is not writer and core not in changed and live
             core.set_port_share(share, cycle if late else None)

@@ -82,6 +82,13 @@ class RiscvTiming:
     # Under contention round-robin gives each of n busy requesters one grant every n port cycles; the
     # walk charges that share to every core (see docs/timing.md), n being the cores of its port that
     # are out of reset.
+    # Off by default: the share is charged from the port-mates out of reset, whether or not they use
+    # L1 (a quantity that does not depend on the scheduling quantum; docs/timing.md). That is exact
+    # for the five-cores-at-once figures but makes a core copying through L1 up to n times slower
+    # while its port-mates only poll registers or wait, the usual case in kernels (a reader core
+    # beside a TRISC0 that polls stream registers: 58% more cycles for the matmul demo), so it is
+    # not applied until a model of the port-mates' actual requests can be quantum-independent.
+    l1_port_sharing: bool = False
     l1_ports: tuple[tuple[str, ...], ...] = (("brisc", "ncrisc", "trisc0"), ("trisc1", "trisc2"))
     l1_port_cycles: int = 1
     l1_port_atomic: int = 5
@@ -105,7 +112,7 @@ class RiscvTiming:
         figures = {
             name: getattr(self, name)
             for name in self.__dataclass_fields__
-            if name not in ("mmio_windows", "l1_ports")
+            if name not in ("mmio_windows", "l1_ports", "l1_port_sharing")
         }
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2

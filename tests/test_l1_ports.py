@@ -1,5 +1,7 @@
 """L1 access-port sharing between the baby cores (timing.py ``l1_ports``, docs/timing.md).
 
+The sharing is off by default (``l1_port_sharing``); these tests turn it on, but the first.
+
 Reference: round-robin among the n cores of a port that are out of reset gives a core one turn in n,
 and an atomic holds the port ``l1_port_atomic`` cycles; back-to-back amoadd.w of one core therefore
 issue every max(atomic_latency, n * l1_port_atomic) cycles, worked out by hand below.
@@ -7,10 +9,15 @@ issue every max(atomic_latency, n * l1_port_atomic) cycles, worked out by hand b
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from test_tile import tile_with, word_at
 
+import tensixsim.tile as tile_module
 from tensixsim.timing import RISCV
+
+SHARING = replace(RISCV, l1_port_sharing=True)
 
 DATA = 0x20000
 RESULT = 0x21000
@@ -49,6 +56,19 @@ def expected_extra(share: int, amos: int = AMOS) -> int:
     """Cycles a chain of ``amos`` atomics takes beyond the one-core chain with ``share`` port users."""
     period = max(RISCV.atomic_latency, share * RISCV.l1_port_atomic)
     return (amos - 1) * (period - RISCV.atomic_latency)
+
+
+@pytest.fixture(autouse=True)
+def sharing(monkeypatch):
+    monkeypatch.setattr(tile_module, "RISCV", SHARING)
+
+
+def test_by_default_idle_port_mates_cost_nothing(monkeypatch):
+    monkeypatch.setattr(tile_module, "RISCV", RISCV)
+    alone = elapsed({"ncrisc": amo_loop(RESULT + 16)}, "ncrisc")
+    beside = elapsed({"ncrisc": amo_loop(RESULT + 16), "brisc": IDLE, "trisc0": IDLE}, "ncrisc")
+    assert beside == alone
+    assert expected_extra(3) > 0  # (what sharing would have added)
 
 
 @pytest.mark.parametrize(

@@ -283,6 +283,7 @@ CASES: tuple[Case, ...] = (
         cores=FIVE,
         figure_cores=FIVE,
         shared_l1=True,
+        calibrated=False,  # the L1 port sharing that gives it is off (timing.py l1_port_sharing)
     ),
     Case(
         "five_l1_rmw_b_nc_t0",
@@ -293,6 +294,7 @@ CASES: tuple[Case, ...] = (
         cores=FIVE,
         figure_cores=("brisc", "ncrisc", "trisc0"),
         shared_l1=True,
+        calibrated=False,  # the L1 port sharing that gives it is off (timing.py l1_port_sharing)
     ),
     Case(
         "five_l1_rmw_t1_t2",
@@ -303,6 +305,7 @@ CASES: tuple[Case, ...] = (
         cores=FIVE,
         figure_cores=("trisc1", "trisc2"),
         shared_l1=True,
+        calibrated=False,  # the L1 port sharing that gives it is off (timing.py l1_port_sharing)
     ),
     Case(
         "five_remote_local_lw",
