@@ -139,11 +139,19 @@ def _disasm(args: argparse.Namespace) -> int:
     table = isa_for(args.arch)
     if args.elf:
         from tensixsim.loader.elf import read_elf
+        from tensixsim.loader.source import source_map, source_text
 
         if not Path(args.elf).is_file():
             raise UsageError(f"--elf {args.elf}: no such file")
         image = read_elf(Path(args.elf))
+        lines = source_map(args.elf)  # None: no tables (the listing goes on without source lines)
+        shown = None
         for address, word, instruction in inline_words(table, image):
+            location = lines.locate(address) if lines is not None else None
+            if location is not None and location.source is not None and location.source != shown:
+                shown = location.source
+                text = source_text(location.file, location.line)
+                print(shown if text is None else f"{shown}  {text.strip()}")
             print(f"0x{address:08x}: {word:08x}  {instruction}")
         return 0
     if not args.words:
@@ -237,7 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
     disasm.add_argument("words", nargs="*", help="instruction words, e.g. 0x26000000")
-    disasm.add_argument("--elf", help="list the inline Tensix words of an ELF's code")
+    disasm.add_argument(
+        "--elf", help="list the inline Tensix words of an ELF's code, under the source lines they come from"
+    )
     disasm.set_defaults(func=_disasm)
 
     demo = sub.add_parser("demo", help="build and run the five-core demo")

@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,9 @@ from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import NEVER, Engine
 from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
+
+if TYPE_CHECKING:
+    from tensixsim.loader.source import SourceLocation
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
 # with no side effect in between, is spinning. When every live core spins and memory did not change
@@ -250,8 +254,20 @@ class Tile:
             if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
                 self._wake(core, core.time)  # the host may have written what it polls
         self.release(*release, cycle=self.cycle)
-        self._schedule(max_cycles)
+        try:
+            self._schedule(max_cycles)
+        except SimError as error:
+            error.with_source(self.locate)
+            raise
         return self.result()
+
+    def locate(self, core: str, pc: int) -> SourceLocation | None:
+        """Where ``pc`` lies in the source of the ELFs loaded on ``core`` (function+offset from the
+        symbols, file:line from DWARF), or None. Reads the ELF's tables on first use (cached)."""
+        from tensixsim.loader.source import locate
+
+        found = self._by_name.get(core)
+        return locate(found.images, pc) if found is not None else None
 
     @property
     def cycle(self) -> int:
