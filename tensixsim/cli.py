@@ -2,7 +2,8 @@
 
 Every error is one line on stderr and a non-zero status: 2 for a command line that cannot run (bad
 arguments, missing files, an architecture not modelled), 1 for a run that stopped on an error or in
-which a core exited with a non-zero code. ``--debug`` shows the traceback instead.
+which a core exited with a non-zero code, 130 for one stopped by Ctrl-C (``run`` prints the summary
+so far). ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
 from tensixsim.arch import CORE_NAMES
-from tensixsim.errors import SimError
+from tensixsim.errors import RunInterrupted, SimError
+
+if TYPE_CHECKING:
+    from tensixsim.tile import Tile
+
+# The status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -112,12 +119,17 @@ def _run(args: argparse.Namespace) -> int:
     # As on the card, the host releases BRISC and BRISC releases the rest; without a BRISC program
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
-    result = tile.run(max_cycles=args.max_cycles, release=release)
+    try:
+        result = tile.run(
+            max_cycles=args.max_cycles, release=release, progress=None if args.quiet else sys.stderr
+        )
+    except RunInterrupted as stop:
+        print(f"tensixsim run: {stop.message}", file=sys.stderr)
+        print(stop.result.summary(tile.arch.clock_hz))
+        _print_regs(tile, loaded, args.regs)
+        return INTERRUPTED
     print(result.summary(tile.arch.clock_hz))
-    if args.regs:
-        for name in loaded:
-            values = tile.core(name).regs
-            print(f"{name}: " + " ".join(f"x{i}=0x{v:08x}" for i, v in enumerate(values) if i))
+    _print_regs(tile, loaded, args.regs)
     for dump in dumps:
         data = tile.read(dump.address, dump.size)
         if dump.path.suffix == ".npy":
@@ -130,6 +142,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tensixsim run: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _print_regs(tile: Tile, cores: list[str], wanted: bool) -> None:
+    if wanted:
+        for name in cores:
+            values = tile.core(name).regs
+            print(f"{name}: " + " ".join(f"x{i}=0x{v:08x}" for i, v in enumerate(values) if i))
 
 
 def _disasm(args: argparse.Namespace) -> int:
@@ -241,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--regs", action="store_true", help="print the loaded cores' registers at the end")
     run.add_argument("--max-cycles", type=_positive, default=100_000_000)
     run.add_argument("--quantum", type=_positive, default=None, help="scheduling quantum in cycles")
+    run.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
@@ -315,6 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"tensixsim {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C before or after a run (during one, the run stops cleanly)
+        if args.debug:
+            raise
+        print(f"tensixsim {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except SimError as exc:
         if args.debug:
             raise

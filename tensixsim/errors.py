@@ -166,3 +166,19 @@ class Deadlock(RunStopped):
 
 class CycleLimitExceeded(RunStopped):
     """The run reached its cycle limit before every core finished (a runaway program)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped on request (Ctrl-C, or :meth:`Tile.interrupt`) at a slice boundary.
+
+    ``result`` is the run so far (a :class:`~tensixsim.tile.RunResult`, ``result.interrupted`` set).
+    The tile stopped between two slices, as it stands at any slice boundary, so ``tile.run()`` goes
+    on from there. It is a KeyboardInterrupt, not a :class:`SimError`: nothing went wrong in the
+    program, and code that does not handle it stops as Ctrl-C always stops Python.
+    """
+
+    def __init__(self, message: str, *, cycle: int, result: Any) -> None:
+        self.message = message
+        self.cycle = cycle
+        self.result = result
+        super().__init__(message)

@@ -13,18 +13,27 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.control import TileControl, TileServices
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, InvalidProgram, MemoryFault, SimError
+from tensixsim.errors import (
+    CoreWhere,
+    CycleLimitExceeded,
+    Deadlock,
+    InvalidProgram,
+    MemoryFault,
+    RunInterrupted,
+    SimError,
+)
 from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
+from tensixsim.progress import ProgressLine, progress_for, sigint_interrupts
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.streams import Streams
 from tensixsim.tdma import Tdma
@@ -78,6 +87,7 @@ class RunResult:
     cores: dict[str, CoreStats]
     pipes: tuple[PipeStats, ...] = ()
     units: dict[str, UnitStats] = field(default_factory=dict)
+    interrupted: bool = False  # the run was stopped on request before its cores finished
 
     def summary(self, clock_hz: int | None = None) -> str:
         """A readable per-core table."""
@@ -91,6 +101,8 @@ class RunResult:
                 f"{stats.instructions:>10} {stats.tensix_pushed:>8} {exit_code:>6}"
             )
         total = f"total: {self.cycles} cycles"
+        if self.interrupted:
+            total += " (interrupted)"
         if clock_hz:
             total += f" ({self.cycles / clock_hz * 1e6:.2f} us at {clock_hz / 1e9:g} GHz)"
         lines.append(total)
@@ -139,6 +151,7 @@ class Tile:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
+        self._interrupt = False  # a stop was asked for (interrupt())
         self._control_regions = self.control.regions(
             TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
         )
@@ -240,12 +253,24 @@ class Tile:
         self.backend.reset()
         self._side_effects = 0
         self.wakes = 0
+        self._interrupt = False
 
-    def run(self, max_cycles: int = 100_000_000, release: Iterable[str] | None = None) -> RunResult:
+    def run(
+        self,
+        max_cycles: int = 100_000_000,
+        release: Iterable[str] | None = None,
+        *,
+        progress: TextIO | None = None,
+    ) -> RunResult:
         """Run until every released core finished (``ecall``), or raise.
 
         ``release`` names the cores the host takes out of reset first; by default BRISC, as the host
-        does, unless some core is already running.
+        does, unless some core is already running. ``progress``: a stream (``sys.stderr``) to show a
+        status line on while a run lasts longer than two seconds, if it is a terminal.
+
+        Ctrl-C (or :meth:`interrupt` from elsewhere) stops the run at the next slice boundary with
+        :class:`~tensixsim.errors.RunInterrupted`, which carries the result so far; a second Ctrl-C
+        interrupts at once.
         """
         if release is None:
             release = () if any(c.state is not CoreState.RESET for c in self.cores) else ("brisc",)
@@ -254,12 +279,23 @@ class Tile:
             if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
                 self._wake(core, core.time)  # the host may have written what it polls
         self.release(*release, cycle=self.cycle)
+        line = progress_for(progress)
         try:
-            self._schedule(max_cycles)
+            with sigint_interrupts(self):
+                self._schedule(max_cycles, line)
         except SimError as error:
             error.with_source(self.locate)
             raise
+        finally:
+            if line is not None:
+                line.close()
         return self.result()
+
+    def interrupt(self) -> None:
+        """Ask a run in progress to stop at its next slice boundary (it raises RunInterrupted). Safe
+        from a signal handler or another thread; a request made between runs stops the next one
+        before its first slice."""
+        self._interrupt = True
 
     def locate(self, core: str, pc: int) -> SourceLocation | None:
         """Where ``pc`` lies in the source of the ELFs loaded on ``core`` (function+offset from the
@@ -300,11 +336,19 @@ class Tile:
         return RunResult(self.cycle, cores, pipes, units)
 
     # ------------------------------------------------------------------ scheduler
-    def _schedule(self, max_cycles: int) -> None:
+    def _schedule(self, max_cycles: int, progress: ProgressLine | None = None) -> None:
         history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
         spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
         spin_digest: int | None = None  # memory digest, taken once the marks repeat
         while True:
+            if self._interrupt:
+                self._interrupt = False
+                result = replace(self.result(), interrupted=True)
+                raise RunInterrupted(
+                    f"interrupted at cycle {result.cycles}", cycle=result.cycles, result=result
+                )
+            if progress is not None:
+                progress.update(self)
             running = [c for c in self.cores if c.state is CoreState.RUNNING]
             if running and self.noc is not None and self.noc.pending:
                 # NoC transfers due before the earliest core acts complete first (they may wake it).
