@@ -116,6 +116,8 @@ def _run(args: argparse.Namespace) -> int:
         tile.load_elf(name, getattr(args, name))
     for placement in placements:
         tile.write(placement.address, input_bytes(placement))
+    if args.dprint:
+        tile.enable_prints(echo=lambda line: print(line, flush=True))
     # As on the card, the host releases BRISC and BRISC releases the rest; without a BRISC program
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
@@ -261,6 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cycles", type=_positive, default=100_000_000)
     run.add_argument("--quantum", type=_positive, default=None, help="scheduling quantum in cycles")
     run.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
+    run.add_argument(
+        "--dprint",
+        action="store_true",
+        help="print what the cores print (tensix_print.h), with core and cycle",
+    )
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")

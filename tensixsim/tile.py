@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -44,6 +44,7 @@ from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 if TYPE_CHECKING:
+    from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer
     from tensixsim.loader.source import SourceLocation
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
@@ -152,6 +153,7 @@ class Tile:
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._interrupt = False  # a stop was asked for (interrupt())
+        self.prints: PrintServer | None = None  # reads the cores' print buffers (enable_prints)
         self._control_regions = self.control.regions(
             TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
         )
@@ -289,7 +291,28 @@ class Tile:
         finally:
             if line is not None:
                 line.close()
+            if self.prints is not None:  # what was printed up to an error or an interrupt too
+                self.prints.poll_all(self)
+                self.prints.flush()
         return self.result()
+
+    def enable_prints(
+        self, buffers: dict[str, PrintBuffer] | None = None, echo: Callable[[PrintLine], None] | None = None
+    ) -> PrintServer:
+        """Read the cores' print buffers during runs (DPRINT records; see :mod:`tensixsim.dprint`).
+
+        ``buffers``: where they lie; by default the SDK's (``tensix_print.h``). Each buffer is
+        marked as read by a host (the starting magic), so the cores' prints go ahead; the lines
+        collect in ``tile.prints.lines`` (cycle, core, text) and go to ``echo`` as they complete.
+        """
+        from tensixsim.dprint import PrintServer, sdk_buffers
+        from tensixsim.sdk.layout import DPRINT_BASE
+
+        if buffers is None:
+            buffers = sdk_buffers([c.name for c in self.cores], DPRINT_BASE)
+        self.prints = PrintServer(buffers, echo)
+        self.prints.start(self)
+        return self.prints
 
     def interrupt(self) -> None:
         """Ask a run in progress to stop at its next slice boundary (it raises RunInterrupted). Safe
@@ -384,6 +407,8 @@ class Tile:
             effects_before = self._side_effects
             core.run_slice(min(self.quantum, max_cycles - core.time))
             self._protect_new_code(core)
+            if self.prints is not None:
+                self.prints.poll(self, core.name, core.time)
             if core.error is None:
                 self._advance_backend()
             if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:

@@ -1,0 +1,268 @@
+"""Kernel prints: the DPRINT record decoder against hand-built buffers, the host side of the buffer
+protocol, and the SDK's print facility end to end on two cores.
+
+The hand-built records follow tt-metal's format as its headers describe it: a type byte (the order
+of DPRINT_TYPES in hostdevcommon/dprint_common.h, written out here as numbers), a size byte, the
+payload; the expected text is what a C++ ostream prints for the same operations.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from tensixsim import InvalidProgram, Tile, Unimplemented
+from tensixsim.cli import main
+from tensixsim.dprint import (
+    DISABLED_MAGIC,
+    STARTING_MAGIC,
+    Formatter,
+    PrintBuffer,
+    PrintServer,
+    firmware_buffers,
+    records,
+)
+from tensixsim.metal.dwarf import DebugInfo
+from tensixsim.sdk.build import build
+from tensixsim.sdk.layout import DPRINT_BASE
+
+# DPrintTypeID values, from the enum's order.
+CSTR, ENDL, SETW, UINT8, UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, FLOAT32, CHAR = range(13)
+BFLOAT16, SETPRECISION, FIXED, DEFAULTFLOAT, HEX, OCT, DEC, TILESLICE, U32_ARRAY, TYPED_U32_ARRAY = range(
+    13, 23
+)
+
+
+def rec(kind: int, payload: bytes) -> bytes:
+    return bytes([kind, len(payload)]) + payload
+
+
+def text(s: str) -> bytes:
+    return rec(CSTR, s.encode() + b"\0")
+
+
+def u32(v: int) -> bytes:
+    return rec(UINT32, struct.pack("<I", v))
+
+
+def i32(v: int) -> bytes:
+    return rec(INT32, struct.pack("<i", v))
+
+
+def flag(kind: int, value: int = 0) -> bytes:
+    return rec(kind, bytes([value]))
+
+
+def f32(v: float) -> bytes:
+    return rec(FLOAT32, struct.pack("<f", v))
+
+
+def decode(data: bytes) -> list[str]:
+    formatter = Formatter()
+    lines = []
+    for kind, payload in records(data):
+        lines += formatter.feed(kind, payload)
+    return [*lines, formatter.line] if formatter.line else lines
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (text("hello") + flag(ENDL), ["hello"]),
+        (text("n=") + u32(42) + text(" m=") + i32(-7) + flag(ENDL), ["n=42 m=-7"]),
+        (flag(SETW, 5) + u32(42) + u32(1), ["   421"]),  # the width holds for one value
+        (
+            flag(HEX) + u32(0xBEEF) + text(" ") + i32(-1) + flag(DEC) + text(" ") + u32(10),
+            ["beef ffffffff 10"],
+        ),
+        (flag(OCT) + u32(8), ["10"]),
+        (f32(0.1) + text(" ") + f32(1234567.0) + text(" ") + f32(2.5), ["0.1 1.23457e+06 2.5"]),
+        (
+            flag(SETPRECISION, 3)
+            + flag(FIXED)
+            + f32(3.14159)
+            + flag(DEFAULTFLOAT)
+            + text(" ")
+            + f32(3.14159),
+            ["3.142 3.14"],
+        ),
+        (
+            rec(BFLOAT16, struct.pack("<H", 0x3FC0)) + text(" ") + rec(BFLOAT16, struct.pack("<H", 0xC040)),
+            ["1.5 -3"],
+        ),
+        (
+            rec(UINT8, b"\xc8")
+            + text(" ")
+            + rec(INT8, b"\xff")
+            + text(" ")
+            + rec(INT16, struct.pack("<h", -300)),
+            ["200 -1 -300"],
+        ),
+        (
+            rec(UINT64, struct.pack("<Q", 2**40)) + text(" ") + rec(INT64, struct.pack("<q", -(2**40))),
+            ["1099511627776 -1099511627776"],
+        ),
+        (rec(CHAR, b"x") + rec(UINT16, struct.pack("<H", 65535)), ["x65535"]),
+        (text("a\nb\n") + text("c"), ["a", "b", "c"]),  # a newline inside a string ends a line
+        (rec(U32_ARRAY, struct.pack("<3I", 1, 2, 3)), ["1 2 3"]),
+        (rec(TYPED_U32_ARRAY, struct.pack("<3I", 4, 5, (1 << 16) | 0)), ["4 5"]),  # last word: type
+        (f32(float("inf")) + text(" ") + f32(float("-inf")), ["inf -inf"]),
+    ],
+)
+def test_records_print_as_an_ostream_prints_them(data: bytes, expected: list[str]) -> None:
+    assert decode(data) == expected
+
+
+def test_a_record_cut_short_is_an_error():
+    with pytest.raises(InvalidProgram, match="runs past the written end"):
+        decode(text("hello")[:-2])
+    with pytest.raises(InvalidProgram, match="unknown record type 60"):
+        decode(rec(60, b"\0"))
+    with pytest.raises(Unimplemented, match="TILESLICE"):
+        decode(rec(TILESLICE, bytes(20)))
+
+
+def _buffer(tile: Tile, address: int, wpos: int, rpos: int, data: bytes) -> None:
+    tile.write(address, struct.pack("<IIHH", wpos, rpos, 0, 0) + data)
+
+
+def test_the_server_reads_from_rpos_to_wpos_and_marks_it_read():
+    tile = Tile("blackhole")
+    server = PrintServer({"ncrisc": PrintBuffer("ncrisc", 0x30000)})
+    first = text("skipped") + flag(ENDL)
+    data = first + text("seen ") + u32(3) + flag(ENDL) + text("half")
+    _buffer(tile, 0x30000, len(data), len(first), data)
+    server.poll(tile, "ncrisc", 77)
+    assert [(line.cycle, line.core, line.text) for line in server.lines] == [(77, "ncrisc", "seen 3")]
+    assert struct.unpack("<I", tile.read(0x30004, 4))[0] == len(data)  # rpos = wpos
+    server.poll(tile, "ncrisc", 80)  # nothing new
+    assert len(server.lines) == 1
+    server.flush()  # the unfinished line
+    assert str(server.lines[-1]) == "ncrisc @77: half"
+
+
+@pytest.mark.parametrize("magic", [STARTING_MAGIC, DISABLED_MAGIC])
+def test_buffers_not_in_use_are_left_alone(magic):
+    tile = Tile("blackhole")
+    server = PrintServer({"brisc": PrintBuffer("brisc", 0x30000)})
+    _buffer(tile, 0x30000, magic, 0, text("x"))
+    server.poll(tile, "brisc", 1)
+    assert server.lines == [] and struct.unpack("<I", tile.read(0x30004, 4))[0] == 0
+
+
+def test_a_write_position_past_the_buffer_is_an_error():
+    tile = Tile("blackhole")
+    server = PrintServer({"brisc": PrintBuffer("brisc", 0x30000)})
+    _buffer(tile, 0x30000, 500, 0, b"")
+    with pytest.raises(InvalidProgram, match="past its 192 bytes") as caught:
+        server.poll(tile, "brisc", 9)
+    assert caught.value.core == "brisc" and caught.value.value == 500
+
+
+PRINTER_C = """#include "tensixsim.h"
+#include "tensix_print.h"
+
+int main(void)
+{
+    print_str("hello from core ");
+    print_u32(SDK_CORE_ID);
+    print_endl();
+    print_str("n=");
+    print_i32(-5);
+    print_str(" hex=");
+    print_hex(0xdeadbeefu);
+    print_char('!');
+    print_endl();
+    for (uint32_t i = 0; i < 40; i++) {  /* far more than one 192-byte buffer holds */
+        print_str("line ");
+        print_u32(i * 1000u + SDK_CORE_ID);
+        print_endl();
+    }
+    print_str("two\\nlines\\n");
+    return 0;
+}
+"""
+CORE_IDS = {"trisc0": 2, "trisc1": 3}
+
+
+def _printers(tmp_path: Path) -> dict[str, Path]:
+    source = tmp_path / "printer.c"
+    source.write_text(PRINTER_C)
+    return {core: build(core, [source], tmp_path / f"{core}.elf") for core in CORE_IDS}
+
+
+def _expected(core_id: int) -> list[str]:
+    lines = [f"hello from core {core_id}", "n=-5 hex=deadbeef!"]
+    return [*lines, *(f"line {i * 1000 + core_id}" for i in range(40)), "two", "lines"]
+
+
+def test_sdk_prints_from_two_cores_reach_the_host(tmp_path):
+    tile = Tile("blackhole")
+    for core, elf in _printers(tmp_path).items():
+        tile.load_elf(core, elf)
+    echoed = []
+    server = tile.enable_prints(echo=echoed.append)
+    result = tile.run(release=list(CORE_IDS))
+    assert server.lines == echoed
+    for core, core_id in CORE_IDS.items():
+        mine = [line for line in server.lines if line.core == core]
+        assert [line.text for line in mine] == _expected(core_id)
+        cycles = [line.cycle for line in mine]
+        assert cycles == sorted(cycles) and cycles[0] > 0 and cycles[-1] <= result.cores[core].cycles
+        assert result.cores[core].exit_code == 0
+
+
+def test_without_a_reading_host_the_sdk_prints_nothing_and_never_waits(tmp_path):
+    tile = Tile("blackhole")
+    for core, elf in _printers(tmp_path).items():
+        tile.load_elf(core, elf)
+    result = tile.run(release=list(CORE_IDS), max_cycles=1_000_000)
+    assert all(result.cores[core].exit_code == 0 for core in CORE_IDS)
+    assert tile.read(DPRINT_BASE, 5 * 204) == bytes(5 * 204)  # not one byte written
+
+
+def test_cli_dprint_prints_the_lines_with_core_and_cycle(tmp_path, capsys):
+    elfs = _printers(tmp_path)
+    assert main(["run", "--trisc0", str(elfs["trisc0"]), "--dprint"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    prints = [line for line in out if line.startswith("trisc0 @")]
+    assert [line.split(": ", 1)[1] for line in prints] == _expected(2)
+    assert out.index(prints[-1]) < next(i for i, line in enumerate(out) if line.startswith("core "))
+
+
+LAYOUT_C = """#include <stdint.h>
+/* The shape of tt-metal's mailbox as far as DPRINT goes (the emulator reads it from DWARF). */
+typedef struct {
+    struct { uint32_t wpos; uint32_t rpos; uint16_t core_x; uint16_t core_y; } __attribute__((packed)) aux;
+    uint8_t data[204 - 12];
+} __attribute__((packed)) DebugPrintMemLayout;
+typedef struct { DebugPrintMemLayout data[5]; uint32_t pad; } dprint_buf_msg_t;
+typedef struct { uint32_t launch[33]; dprint_buf_msg_t dprint_buf; } mailboxes_t;
+volatile mailboxes_t mailboxes_image;
+int main(void) { return (int)mailboxes_image.launch[0]; }
+"""
+
+
+def test_the_firmware_layout_comes_from_dwarf(tmp_path):
+    source = tmp_path / "layout.c"
+    source.write_text(LAYOUT_C)
+    debug = DebugInfo(build("trisc0", [source], tmp_path / "layout.elf"))
+    cores = ["brisc", "ncrisc", "trisc0", "trisc1", "trisc2"]
+    buffers = firmware_buffers(debug, 0x60, cores)
+    assert {c: b.address for c, b in buffers.items()} == {
+        c: 0x60 + 132 + 204 * i for i, c in enumerate(cores)
+    }
+
+
+CACHE = Path(__file__).resolve().parent.parent / ".cache" / "ttnn"
+
+
+def test_device_print_firmware_is_named_as_not_read_yet():
+    from tensixsim.metal.firmware import find_firmware_set
+    from tensixsim.metal.wheel import precompiled_firmware
+
+    firmware = find_firmware_set(precompiled_firmware(CACHE), "blackhole")
+    with pytest.raises(Unimplemented, match="DEVICE_PRINT"):
+        firmware_buffers(firmware.debug("brisc"), 0x60, ["brisc"])
