@@ -157,7 +157,24 @@ class RunStopped(SimError):
 
     def __init__(self, message: str, *, cycle: int | None = None, cores: tuple[CoreWhere, ...] = ()) -> None:
         self.cores = cores
+        self._core_sources: dict[str, Any] = {}
         super().__init__(message, cycle=cycle)
+
+    def source_of(self, core: str) -> Any:
+        """Where ``core`` stood in its program's source (a SourceLocation), or None."""
+        find = getattr(self, "_find_source", None)
+        where = next((c for c in self.cores if c.name == core), None)
+        if find is None or where is None:
+            return None
+        if core not in self._core_sources:
+            self._core_sources[core] = find(core, where.pc)
+        return self._core_sources[core]
+
+    def _format(self) -> str:
+        text = super()._format()
+        live = [c.name for c in getattr(self, "cores", ()) if c.state in ("running", "waiting")]
+        places = [f"{name} in {found}" for name in live if (found := self.source_of(name)) is not None]
+        return text + ("; " + "; ".join(places) if places else "")
 
 
 class Deadlock(RunStopped):

@@ -15,7 +15,7 @@ from asm import link
 import tensixsim.loader.source as source
 from tensixsim import SimError, Tile
 from tensixsim.cli import main
-from tensixsim.errors import InvalidInstruction, MemoryFault
+from tensixsim.errors import Deadlock, InvalidInstruction, MemoryFault
 from tensixsim.sdk.build import build, find_toolchain
 
 # A store to an address nothing is mapped at, from a function of its own.
@@ -203,3 +203,72 @@ def test_disasm_elf_names_the_file_when_the_source_is_gone(tmp_path, capsys):
     at = next(i for i, line in enumerate(lines) if line.endswith("02000000  NOP"))
     file, line = _reference_line(_readelf_lines(elf), int(lines[at].split(":")[0], 16))
     assert lines[at - 1] == f"{tmp_path / file}:{line}"  # the place, without the text
+
+
+# A tt-metal kernel (built for the firmware's kernel ABI) that stores to an unmapped address.
+METAL_FAULT_C = """#include <stdint.h>
+
+__attribute__((noinline)) void poke(volatile uint32_t *where)
+{
+    *where = 1;  /* the faulting store */
+}
+
+__attribute__((section(".start"), used)) uint32_t _start(void) {
+    poke((volatile uint32_t *)0xFFF00000u);
+    return 0;
+}
+"""
+
+
+def test_a_fault_in_a_metal_kernel_names_the_kernel_source(tmp_path):
+    from tensixsim.metal.firmware import boot, find_firmware_set, load_firmware
+    from tensixsim.metal.kernels import build_kernel
+    from tensixsim.metal.launch import Program, launch_program, layout
+    from tensixsim.metal.wheel import precompiled_firmware
+
+    root = Path(__file__).resolve().parent.parent
+    firmware = find_firmware_set(precompiled_firmware(root / ".cache" / "ttnn"), "blackhole")
+    tile = Tile("blackhole")
+    loaded = load_firmware(tile, firmware)
+    boot(tile, loaded)
+    source_file = tmp_path / "metal_fault.c"
+    source_file.write_text(METAL_FAULT_C)
+    elf = build_kernel(source_file, "brisc", loaded, layout(loaded).text_start, tmp_path)
+    with pytest.raises(MemoryFault) as caught:
+        launch_program(tile, loaded, Program(kernels={"brisc": elf}))
+    error = caught.value
+    assert error.core == "brisc" and error.function == "poke"
+    assert error.source == f"{source_file}:{_line_of(METAL_FAULT_C, 'the faulting store')}"
+    # The firmware that called the kernel is named from its own ELF.
+    firmware_pc = loaded.images["brisc"].entry
+    assert tile.locate("brisc", firmware_pc) is not None
+    assert tile.locate("brisc", firmware_pc).function is not None
+
+
+WAIT_C = """#include "tensixsim.h"
+
+__attribute__((noinline)) void wait_for(volatile uint32_t *flag)
+{
+    while (*flag == 0) {  /* the wait */
+    }
+}
+
+int main(void)
+{
+    wait_for((volatile uint32_t *)0x30000u);
+    return 0;
+}
+"""
+
+
+def test_a_deadlock_names_where_each_stuck_core_waits(tmp_path):
+    elf = _kernel(tmp_path, "wait", WAIT_C)
+    tile = Tile("blackhole")
+    tile.load_elf("trisc0", elf)
+    with pytest.raises(Deadlock) as caught:
+        tile.run(release=["trisc0"], max_cycles=1_000_000)
+    found = caught.value.source_of("trisc0")
+    assert found is not None and found.function == "wait_for"
+    assert found.line == _line_of(WAIT_C, "the wait")
+    assert str(caught.value).endswith(f"; trisc0 in {found}")
+    assert caught.value.source_of("trisc1") is None  # held in reset: no program
