@@ -196,6 +196,7 @@ class PrintServer:
     buffers: dict[str, PrintBuffer]
     echo: Callable[[PrintLine], None] | None = None
     lines: list[PrintLine] = field(default_factory=list)
+    before_echo: Callable[[], None] | None = None  # e.g. erase a status line the echo would run into
     _formatters: dict[str, Formatter] = field(default_factory=dict)
 
     def start(self, tile: Tile) -> None:
@@ -245,6 +246,8 @@ class PrintServer:
     def _emit(self, line: PrintLine) -> None:
         self.lines.append(line)
         if self.echo is not None:
+            if self.before_echo is not None:
+                self.before_echo()
             self.echo(line)
 
 

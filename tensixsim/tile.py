@@ -282,19 +282,34 @@ class Tile:
                 self._wake(core, core.time)  # the host may have written what it polls
         self.release(*release, cycle=self.cycle)
         line = progress_for(progress)
+        if self.prints is not None:
+            self.prints.before_echo = line.close if line is not None else None
+        failed = True
         try:
             with sigint_interrupts(self):
                 self._schedule(max_cycles, line)
+            failed = False
         except SimError as error:
             error.with_source(self.locate)
             raise
         finally:
             if line is not None:
                 line.close()
-            if self.prints is not None:  # what was printed up to an error or an interrupt too
-                self.prints.poll_all(self)
-                self.prints.flush()
+            if self.prints is not None:
+                self._drain_prints(quiet=failed)
         return self.result()
+
+    def _drain_prints(self, *, quiet: bool) -> None:
+        """Read the print buffers a last time (what was printed up to an error or an interrupt too).
+        ``quiet``: a run already failing keeps its own error rather than one about a buffer."""
+        try:
+            self.prints.poll_all(self)
+        except SimError:
+            if not quiet:
+                raise
+        finally:
+            self.prints.flush()
+            self.prints.before_echo = None
 
     def enable_prints(
         self, buffers: dict[str, PrintBuffer] | None = None, echo: Callable[[PrintLine], None] | None = None

@@ -9,11 +9,12 @@ payload; the expected text is what a C++ ostream prints for the same operations.
 from __future__ import annotations
 
 import struct
+import sys
 from pathlib import Path
 
 import pytest
 
-from tensixsim import InvalidProgram, Tile, Unimplemented
+from tensixsim import InvalidProgram, MemoryFault, Tile, Unimplemented
 from tensixsim.cli import main
 from tensixsim.dprint import (
     DISABLED_MAGIC,
@@ -266,3 +267,47 @@ def test_device_print_firmware_is_named_as_not_read_yet():
     firmware = find_firmware_set(precompiled_firmware(CACHE), "blackhole")
     with pytest.raises(Unimplemented, match="DEVICE_PRINT"):
         firmware_buffers(firmware.debug("brisc"), 0x60, ["brisc"])
+
+
+FAULT_AFTER_PRINT_C = """#include "tensixsim.h"
+#include "tensix_print.h"
+
+int main(void)
+{
+    print_str("about to fail");
+    print_endl();
+    *(volatile uint32_t *)0xFFF00000u = 1;
+    return 0;
+}
+"""
+
+
+def test_what_was_printed_before_an_error_still_reaches_the_host(tmp_path):
+    source = tmp_path / "fails.c"
+    source.write_text(FAULT_AFTER_PRINT_C)
+    tile = Tile("blackhole")
+    tile.load_elf("trisc0", build("trisc0", [source], tmp_path / "fails.elf"))
+    server = tile.enable_prints()
+    with pytest.raises(MemoryFault):
+        tile.run(release=["trisc0"], max_cycles=100_000)
+    assert [line.text for line in server.lines] == ["about to fail"]
+
+
+def test_a_line_erases_the_progress_line_before_it_is_echoed(tmp_path, monkeypatch):
+    events = []
+
+    class Line:
+        def update(self, tile):
+            pass
+
+        def close(self):
+            events.append("erase")
+
+    monkeypatch.setattr("tensixsim.tile.progress_for", lambda stream: Line())
+    tile = Tile("blackhole")
+    for core, elf in _printers(tmp_path).items():
+        tile.load_elf(core, elf)
+    tile.enable_prints(echo=lambda line: events.append(line.text))
+    tile.run(release=["trisc0"], progress=sys.stderr)  # (the stand-in above draws nothing)
+    first = events.index("hello from core 2")
+    assert events[first - 1] == "erase"
