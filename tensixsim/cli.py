@@ -226,6 +226,7 @@ def _metal(args: argparse.Namespace) -> int:
         page_size=args.page_size,
         arch=args.arch,
         max_cycles=args.max_cycles,
+        progress=None if args.quiet else sys.stderr,
     )
     print(f"firmware: {report.firmware}")
     print(f"boot: {report.boot_cycles} cycles")
@@ -306,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--page-size", type=_positive, default=2048, help="DRAM page size of --input / --output"
     )
     metal.add_argument("--max-cycles", type=_positive, default=50_000_000)
+    metal.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
     metal.set_defaults(func=_metal)
     return parser
 

@@ -154,6 +154,7 @@ class Tile:
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._interrupt = False  # a stop was asked for (interrupt())
         self.prints: PrintServer | None = None  # reads the cores' print buffers (enable_prints)
+        self.progress: TextIO | None = None  # where run() shows its status line unless told otherwise
         self._control_regions = self.control.regions(
             TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
         )
@@ -268,7 +269,8 @@ class Tile:
 
         ``release`` names the cores the host takes out of reset first; by default BRISC, as the host
         does, unless some core is already running. ``progress``: a stream (``sys.stderr``) to show a
-        status line on while a run lasts longer than two seconds, if it is a terminal.
+        status line on while a run lasts longer than two seconds, if it is a terminal (default:
+        ``tile.progress``, None).
 
         Ctrl-C (or :meth:`interrupt` from elsewhere) stops the run at the next slice boundary with
         :class:`~tensixsim.errors.RunInterrupted`, which carries the result so far; a second Ctrl-C
@@ -281,7 +283,7 @@ class Tile:
             if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
                 self._wake(core, core.time)  # the host may have written what it polls
         self.release(*release, cycle=self.cycle)
-        line = progress_for(progress)
+        line = progress_for(progress if progress is not None else self.progress)
         if self.prints is not None:
             self.prints.before_echo = line.close if line is not None else None
         failed = True

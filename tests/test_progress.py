@@ -157,3 +157,17 @@ def test_the_progress_line_shows_on_a_terminal():
     text = err.decode(errors="replace")
     assert "\rcycle " in text and "cyc/s" in text and "trisc0 run" in text
     assert "\r\x1b[K" + "tensixsim run: interrupted" in text.replace("\r\n", "\n")  # erased first
+
+
+def test_the_tile_progress_stream_is_the_default(monkeypatch):
+    asked = []
+    monkeypatch.setattr("tensixsim.tile.progress_for", lambda stream: asked.append(stream))
+    tile = Tile("blackhole")
+    tile.load_elf("trisc0", _counting(3))
+    tile.progress = terminal = FakeTerminal()
+    tile.run(release=["trisc0"])
+    other = FakeTerminal()
+    tile.reset()
+    tile.load_elf("trisc0", _counting(3))
+    tile.run(release=["trisc0"], progress=other)
+    assert asked == [terminal, other]
