@@ -9,7 +9,8 @@ waits until the host has read everything (``rpos == wpos``), then starts again a
 core to start at 0; :data:`DISABLED_MAGIC` tells it to print nothing. The type ids are the order of
 ``DPRINT_TYPES`` in tt-metal's ``hostdevcommon/dprint_common.h``; values print as a C++ ostream
 prints them (``HEX``/``OCT``/``DEC`` change the base until changed back, ``SETW`` the width of the
-next value only, ``SETPRECISION``/``FIXED``/``DEFAULTFLOAT`` the float format).
+next value only, ``SETPRECISION``/``FIXED``/``DEFAULTFLOAT`` the float format). 8-bit integers print
+as numbers (as tt-metal's current server prints them; older ones printed a UINT8 as a character).
 
 The host side here is :class:`PrintServer`: the tile asks it after every slice of a core, so a print
 is seen at the end of the slice that completed it (its cycle is the core's cycle there, at most one
@@ -68,6 +69,7 @@ TYPE_NAMES = (
     "TYPED_U32_ARRAY",
 )
 TYPE_ID = {name: index for index, name in enumerate(TYPE_NAMES)}
+ARRAY_RAW = 1  # TypedU32_ARRAY_Format_Raw, the element type of a plain word array
 # Integer types: (struct format, bits).
 _INTEGERS = {
     "UINT8": ("<B", 8),
@@ -137,13 +139,27 @@ class Formatter:
             bits = int.from_bytes(payload[:2], "little") << 16
             self.line += self._pad(self._float(struct.unpack("<f", bits.to_bytes(4, "little"))[0]))
         elif name in ("U32_ARRAY", "TYPED_U32_ARRAY"):
-            words = struct.unpack(f"<{len(payload) // 4}I", payload[: len(payload) // 4 * 4])
-            if name == "TYPED_U32_ARRAY":
-                words = words[:-1]  # the last word names the element type
-            self.line += " ".join(self._integer(w, 32) for w in words)
+            self.line += self._array(
+                name, struct.unpack(f"<{len(payload) // 4}I", payload[: len(payload) // 4 * 4])
+            )
         else:  # TILESLICE: a tile's worth of data the emulator does not decode
             raise Unimplemented(f"print buffer: {name} records are not decoded yet", value=kind)
         return []
+
+    def _array(self, name: str, words: tuple[int, ...]) -> str:
+        """A U32_ARRAY is raw words; a TYPED_U32_ARRAY's last word is (type << 16) | subtype, type 1
+        raw words, type 2 Tensix register data (not decoded here). Raw words print as ``0x...``
+        each followed by a space, and leave the base at hexadecimal, as tt-metal's server does."""
+        if name == "TYPED_U32_ARRAY":
+            if not words:
+                raise InvalidProgram("print buffer: a typed array without its type word")
+            kind, words = words[-1] >> 16, words[:-1]
+            if kind != ARRAY_RAW:
+                raise Unimplemented(
+                    f"print buffer: typed arrays of type {kind} are not decoded yet", value=kind
+                )
+        self.base = 16
+        return "".join(f"0x{w:x} " for w in words)
 
     def _text(self, text: str) -> list[str]:
         *done, self.line = (self.line + text).split("\n")

@@ -107,8 +107,9 @@ def decode(data: bytes) -> list[str]:
         ),
         (rec(CHAR, b"x") + rec(UINT16, struct.pack("<H", 65535)), ["x65535"]),
         (text("a\nb\n") + text("c"), ["a", "b", "c"]),  # a newline inside a string ends a line
-        (rec(U32_ARRAY, struct.pack("<3I", 1, 2, 3)), ["1 2 3"]),
-        (rec(TYPED_U32_ARRAY, struct.pack("<3I", 4, 5, (1 << 16) | 0)), ["4 5"]),  # last word: type
+        # Raw word arrays: "0x..." and a space each; the stream stays in hexadecimal after them.
+        (rec(U32_ARRAY, struct.pack("<3I", 1, 2, 255)) + u32(26), ["0x1 0x2 0xff 1a"]),
+        (rec(TYPED_U32_ARRAY, struct.pack("<3I", 4, 5, (1 << 16) | 0)), ["0x4 0x5 "]),  # last word: type
         (f32(float("inf")) + text(" ") + f32(float("-inf")), ["inf -inf"]),
     ],
 )
@@ -123,6 +124,8 @@ def test_a_record_cut_short_is_an_error():
         decode(rec(60, b"\0"))
     with pytest.raises(Unimplemented, match="TILESLICE"):
         decode(rec(TILESLICE, bytes(20)))
+    with pytest.raises(Unimplemented, match="type 2"):  # Tensix register data
+        decode(rec(TYPED_U32_ARRAY, struct.pack("<2I", 7, (2 << 16) | 5)))
 
 
 def _buffer(tile: Tile, address: int, wpos: int, rpos: int, data: bytes) -> None:
