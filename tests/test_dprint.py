@@ -8,11 +8,14 @@ payload; the expected text is what a C++ ostream prints for the same operations.
 
 from __future__ import annotations
 
+import ctypes
 import struct
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tensixsim import InvalidProgram, MemoryFault, Tile, Unimplemented
 from tensixsim.cli import main
@@ -314,3 +317,30 @@ def test_a_line_erases_the_progress_line_before_it_is_echoed(tmp_path, monkeypat
     tile.run(release=["trisc0"], progress=sys.stderr)  # (the stand-in above draws nothing)
     first = events.index("hello from core 2")
     assert events[first - 1] == "erase"
+
+
+# ---- against the C library: an ostream formats numbers as printf does (%d, %x, %o, %g, %f)
+_libc = ctypes.CDLL(None)
+
+
+def printf(spec: str, *args) -> str:
+    out = ctypes.create_string_buffer(128)
+    _libc.snprintf(out, 128, spec.encode(), *args)
+    return out.value.decode()
+
+
+@given(st.integers(-(2**31), 2**31 - 1), st.sampled_from([(DEC, "%d"), (HEX, "%x"), (OCT, "%o")]))
+def test_int32_in_each_base_prints_as_printf_does(value, base):
+    kind, spec = base
+    assert decode(flag(kind) + i32(value)) == [printf(spec, ctypes.c_int32(value))]
+
+
+@given(
+    st.floats(width=32, allow_nan=False, allow_infinity=False),
+    st.integers(1, 9),
+    st.booleans(),
+)
+def test_float32_prints_as_printf_does(value, precision, fixed):
+    data = flag(SETPRECISION, precision) + (flag(FIXED) if fixed else b"") + f32(value)
+    spec = f"%.{precision}{'f' if fixed else 'g'}"
+    assert decode(data) == [printf(spec, ctypes.c_double(value))]
