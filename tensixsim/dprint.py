@@ -12,9 +12,10 @@ prints them (``HEX``/``OCT``/``DEC`` change the base until changed back, ``SETW`
 next value only, ``SETPRECISION``/``FIXED``/``DEFAULTFLOAT`` the float format). 8-bit integers print
 as numbers (as tt-metal's current server prints them; older ones printed a UINT8 as a character).
 
-The host side here is :class:`PrintServer`: the tile asks it after every slice of a core, so a print
-is seen at the end of the slice that completed it (its cycle is the core's cycle there, at most one
-quantum after the store; deterministic like every cycle count). The SDK's ``tensix_print.h`` writes
+The host side here is :class:`PrintServer`. The tile write-protects the buffers' pages in every core,
+so the store that moves a write position reaches the server at its own cycle: each line carries the
+cycle of the store that completed it, whatever the scheduling quantum. (The tile also looks after
+every slice and at the end of a run, for buffers written by other means.) The SDK's ``tensix_print.h`` writes
 the same records into buffers of its own (:data:`tensixsim.sdk.layout.DPRINT_BASE`).
 
 Newer tt-metal (``DEVICE_PRINT``, one buffer for all five cores and format strings kept in the
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tensixsim.errors import InvalidProgram, Unimplemented
+from tensixsim.memory import PAGE
 
 if TYPE_CHECKING:
     from tensixsim.metal.dwarf import DebugInfo
@@ -220,6 +222,22 @@ class PrintServer:
         for buffer in self.buffers.values():
             tile.write(buffer.address + WPOS, STARTING_MAGIC.to_bytes(4, "little"))
             tile.write(buffer.address + RPOS, bytes(4))
+
+    @property
+    def pages(self) -> set[int]:
+        """The L1 pages the buffers lie in (the tile catches every store into them)."""
+        return {
+            page
+            for b in self.buffers.values()
+            for page in range(b.address // PAGE, (b.address + BUFFER_SIZE - 1) // PAGE + 1)
+        }
+
+    def stored(self, tile: Tile, address: int, size: int, cycle: int) -> None:
+        """A core stored ``size`` bytes at ``address`` at ``cycle``: if that moved a buffer's write
+        position (the last store of a record), read the buffer now, at that cycle."""
+        for buffer in self.buffers.values():
+            if address < buffer.address + WPOS + 4 and buffer.address + WPOS < address + size:
+                self.poll(tile, buffer.core, cycle)
 
     def poll(self, tile: Tile, core: str, cycle: int) -> None:
         """Read what ``core`` wrote since the last look and mark it read."""

@@ -257,6 +257,10 @@ class Tile:
         self._side_effects = 0
         self.wakes = 0
         self._interrupt = False
+        if self.prints is not None:  # the host's print server stays: the buffers start afresh
+            self.prints.start(self)
+            for page in self.prints.pages:
+                self._refresh_protection(page)
 
     def run(
         self,
@@ -329,6 +333,8 @@ class Tile:
             buffers = sdk_buffers([c.name for c in self.cores], DPRINT_BASE)
         self.prints = PrintServer(buffers, echo)
         self.prints.start(self)
+        for page in self.prints.pages:
+            self._refresh_protection(page)
         return self.prints
 
     def interrupt(self) -> None:
@@ -690,9 +696,12 @@ class Tile:
     def _refresh_protection(self, page: int) -> None:
         """Protect ``page`` in every core but those that own its code or watch it.
 
-        A page a blocked coprocessor instruction waits on is protected in every core.
+        A page a blocked coprocessor instruction waits on, or that holds a print buffer (so the
+        store completing a print is seen at its cycle), is protected in every core.
         """
-        if page in getattr(self.backend, "l1_watched_pages", set)():
+        if page in getattr(self.backend, "l1_watched_pages", set)() or (
+            self.prints is not None and page in self.prints.pages
+        ):
             for core in self.cores:
                 core.set_protected(page, True)
             return
@@ -706,8 +715,11 @@ class Tile:
             core.set_protected(page, bool(interested - {core.index}))
 
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
-        """``writer`` stored into a protected L1 page: drop stale code, wake pollers."""
+        """``writer`` stored into a protected L1 page: drop stale code, wake pollers, read a print
+        the store completed."""
         self._l1_written(address, size, cycle, refresh=True)
+        if self.prints is not None:
+            self.prints.stored(self, address, size, cycle)
 
     def l1_store(self, address: int, data: bytes, cycle: int) -> None:
         """A store into L1 by an agent other than a core (the coprocessor)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -205,20 +206,50 @@ def _expected(core_id: int) -> list[str]:
     return [*lines, *(f"line {i * 1000 + core_id}" for i in range(40)), "two", "lines"]
 
 
-def test_sdk_prints_from_two_cores_reach_the_host(tmp_path):
-    tile = Tile("blackhole")
-    for core, elf in _printers(tmp_path).items():
+def _run_printers(elfs: dict[str, Path], quantum: int) -> tuple[list, object]:
+    tile = Tile("blackhole", quantum=quantum)
+    for core, elf in elfs.items():
         tile.load_elf(core, elf)
     echoed = []
     server = tile.enable_prints(echo=echoed.append)
     result = tile.run(release=list(CORE_IDS))
     assert server.lines == echoed
+    return server.lines, result
+
+
+def test_sdk_prints_from_two_cores_reach_the_host(tmp_path):
+    lines, result = _run_printers(_printers(tmp_path), 2000)
     for core, core_id in CORE_IDS.items():
-        mine = [line for line in server.lines if line.core == core]
+        mine = [line for line in lines if line.core == core]
         assert [line.text for line in mine] == _expected(core_id)
         cycles = [line.cycle for line in mine]
-        assert cycles == sorted(cycles) and cycles[0] > 0 and cycles[-1] <= result.cores[core].cycles
+        assert cycles == sorted(cycles) and cycles[-1] <= result.cores[core].cycles
+        # The cycle of the store that completed the line, not of a slice boundary after it.
+        assert 0 < cycles[0] < 2000
+        assert all(a < b for a, b in pairwise(cycles[:-1]))  # one line each
+        assert cycles[-2] == cycles[-1]  # "two\nlines\n": one record, two lines
         assert result.cores[core].exit_code == 0
+
+
+def test_print_cycles_do_not_depend_on_the_quantum(tmp_path):
+    elfs = _printers(tmp_path)
+    runs = [_run_printers(elfs, quantum) for quantum in (300, 2000, 9000)]
+    canonical = [sorted((line.cycle, line.core, line.text) for line in lines) for lines, _ in runs]
+    assert canonical[0] == canonical[1] == canonical[2]
+    assert runs[0][1].cycles == runs[1][1].cycles == runs[2][1].cycles
+
+
+def test_prints_start_afresh_after_a_reset(tmp_path):
+    elfs = _printers(tmp_path)
+    tile = Tile("blackhole")
+    for core, elf in elfs.items():
+        tile.load_elf(core, elf)
+    server = tile.enable_prints()
+    tile.run(release=["trisc0"])
+    tile.reset()
+    tile.run(release=["trisc0"])
+    texts = [line.text for line in server.lines]
+    assert texts == _expected(2) * 2
 
 
 def test_without_a_reading_host_the_sdk_prints_nothing_and_never_waits(tmp_path):
