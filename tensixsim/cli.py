@@ -215,19 +215,24 @@ def _metal(args: argparse.Namespace) -> int:
     # Per-role arguments, where given, replace --args for that role's kernels.
     roles = {"ncrisc": args.reader_args, "brisc": args.writer_args}
     roles.update(dict.fromkeys(("trisc0", "trisc1", "trisc2"), args.compute_args))
-    report = run_launch(
-        Path(args.firmware),
-        kernels,
-        args=args.args,
-        core_args={core: values for core, values in roles.items() if values is not None},
-        circular_buffers=cbs,
-        inputs=inputs,
-        outputs=outputs,
-        page_size=args.page_size,
-        arch=args.arch,
-        max_cycles=args.max_cycles,
-        progress=None if args.quiet else sys.stderr,
-    )
+    try:
+        report = run_launch(
+            Path(args.firmware),
+            kernels,
+            args=args.args,
+            core_args={core: values for core, values in roles.items() if values is not None},
+            circular_buffers=cbs,
+            inputs=inputs,
+            outputs=outputs,
+            page_size=args.page_size,
+            arch=args.arch,
+            max_cycles=args.max_cycles,
+            progress=None if args.quiet else sys.stderr,
+        )
+    except RunInterrupted as stop:
+        print(f"tensixsim metal: {stop.message}", file=sys.stderr)
+        print(stop.result.summary())
+        return INTERRUPTED
     print(f"firmware: {report.firmware}")
     print(f"boot: {report.boot_cycles} cycles")
     print(f"launch: {report.launch_cycles} cycles, every core back waiting for the host")

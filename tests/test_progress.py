@@ -171,3 +171,18 @@ def test_the_tile_progress_stream_is_the_default(monkeypatch):
     tile.load_elf("trisc0", _counting(3))
     tile.run(release=["trisc0"], progress=other)
     assert asked == [terminal, other]
+
+
+def test_an_interrupted_metal_launch_prints_the_summary_so_far(monkeypatch, capsys):
+    from tensixsim import RunResult
+    from tensixsim.cli import main
+
+    def interrupted(*args, **kwargs):
+        result = RunResult(1234, {}, interrupted=True)
+        raise RunInterrupted("interrupted at cycle 1234", cycle=1234, result=result)
+
+    monkeypatch.setattr("tensixsim.metal.host.run_launch", interrupted)
+    assert main(["metal", "--firmware", "fw", "--reader", "r.elf"]) == 130
+    captured = capsys.readouterr()
+    assert "total: 1234 cycles (interrupted)" in captured.out
+    assert "tensixsim metal: interrupted at cycle 1234" in captured.err
