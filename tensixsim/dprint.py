@@ -269,12 +269,11 @@ class PrintServer:
         for core in self.buffers:
             self.poll(tile, core, tile.core(core).time)
 
-    def flush(self) -> None:
-        """Emit the lines still unfinished (a core that printed without ENDL)."""
+    def flush(self, tile: Tile) -> None:
+        """Emit the lines still unfinished (a core that printed without ENDL), at the core's cycle."""
         for core, formatter in self._formatters.items():
             if formatter.line:
-                cycle = self.lines[-1].cycle if self.lines else 0
-                self._emit(PrintLine(cycle, core, formatter.line))
+                self._emit(PrintLine(tile.core(core).time, core, formatter.line))
                 formatter.line = ""
 
     def _emit(self, line: PrintLine) -> None:

@@ -314,7 +314,7 @@ class Tile:
             if not quiet:
                 raise
         finally:
-            self.prints.flush()
+            self.prints.flush(self)
             self.prints.before_echo = None
 
     def enable_prints(

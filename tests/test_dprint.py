@@ -147,8 +147,8 @@ def test_the_server_reads_from_rpos_to_wpos_and_marks_it_read():
     assert struct.unpack("<I", tile.read(0x30004, 4))[0] == len(data)  # rpos = wpos
     server.poll(tile, "ncrisc", 80)  # nothing new
     assert len(server.lines) == 1
-    server.flush()  # the unfinished line
-    assert str(server.lines[-1]) == "ncrisc @77: half"
+    server.flush(tile)  # the unfinished line, at the core's cycle
+    assert str(server.lines[-1]) == f"ncrisc @{tile.core('ncrisc').time}: half"
 
 
 @pytest.mark.parametrize("magic", [STARTING_MAGIC, DISABLED_MAGIC])
