@@ -126,7 +126,8 @@ def _start_spinning(stderr, cpu_seconds: float) -> subprocess.Popen:
 
 
 def test_sigint_stops_a_cli_run_with_the_summary_so_far_and_status_130():
-    child = _start_spinning(subprocess.PIPE, 1.5)
+    # Long enough into the run that a terminal would show the line (it appears after 2 s).
+    child = _start_spinning(subprocess.PIPE, 3.5)
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130
     text = out.decode()
@@ -138,7 +139,7 @@ def test_sigint_stops_a_cli_run_with_the_summary_so_far_and_status_130():
 def test_the_progress_line_shows_on_a_terminal():
     primary, secondary = pty.openpty()
     try:
-        child = _start_spinning(secondary, 3.0)  # the line appears after 2 s of running
+        child = _start_spinning(secondary, 3.5)  # the line appears after 2 s of running
         os.close(secondary)
         out, _ = child.communicate(timeout=60)
         assert "(interrupted)" in out.decode()
