@@ -2,7 +2,8 @@
 
 Every error is one line on stderr and a non-zero status: 2 for a command line that cannot run (bad
 arguments, missing files, an architecture not modelled), 1 for a run that stopped on an error or in
-which a core exited with a non-zero code. ``--debug`` shows the traceback instead.
+which a core exited with a non-zero code, 130 for one stopped by Ctrl-C (``run`` prints the summary
+so far). ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -13,12 +14,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
 from tensixsim.arch import CORE_NAMES
-from tensixsim.errors import SimError
+from tensixsim.errors import RunInterrupted, SimError
+
+if TYPE_CHECKING:
+    from tensixsim.tile import Tile
+
+# The status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -109,15 +116,22 @@ def _run(args: argparse.Namespace) -> int:
         tile.load_elf(name, getattr(args, name))
     for placement in placements:
         tile.write(placement.address, input_bytes(placement))
+    if args.dprint:
+        tile.enable_prints(echo=lambda line: print(line, flush=True))
     # As on the card, the host releases BRISC and BRISC releases the rest; without a BRISC program
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
-    result = tile.run(max_cycles=args.max_cycles, release=release)
+    try:
+        result = tile.run(
+            max_cycles=args.max_cycles, release=release, progress=None if args.quiet else sys.stderr
+        )
+    except RunInterrupted as stop:
+        print(f"tensixsim run: {stop.message}", file=sys.stderr)
+        print(stop.result.summary(tile.arch.clock_hz))
+        _print_regs(tile, loaded, args.regs)
+        return INTERRUPTED
     print(result.summary(tile.arch.clock_hz))
-    if args.regs:
-        for name in loaded:
-            values = tile.core(name).regs
-            print(f"{name}: " + " ".join(f"x{i}=0x{v:08x}" for i, v in enumerate(values) if i))
+    _print_regs(tile, loaded, args.regs)
     for dump in dumps:
         data = tile.read(dump.address, dump.size)
         if dump.path.suffix == ".npy":
@@ -132,6 +146,13 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_regs(tile: Tile, cores: list[str], wanted: bool) -> None:
+    if wanted:
+        for name in cores:
+            values = tile.core(name).regs
+            print(f"{name}: " + " ".join(f"x{i}=0x{v:08x}" for i, v in enumerate(values) if i))
+
+
 def _disasm(args: argparse.Namespace) -> int:
     from tensixsim.isa import isa_for
     from tensixsim.isa.scan import inline_words
@@ -139,11 +160,19 @@ def _disasm(args: argparse.Namespace) -> int:
     table = isa_for(args.arch)
     if args.elf:
         from tensixsim.loader.elf import read_elf
+        from tensixsim.loader.source import source_map, source_text
 
         if not Path(args.elf).is_file():
             raise UsageError(f"--elf {args.elf}: no such file")
         image = read_elf(Path(args.elf))
+        lines = source_map(args.elf)  # None: no tables (the listing goes on without source lines)
+        shown = None
         for address, word, instruction in inline_words(table, image):
+            location = lines.locate(address) if lines is not None else None
+            if location is not None and location.source is not None and location.source != shown:
+                shown = location.source
+                text = source_text(location.file, location.line)
+                print(shown if text is None else f"{shown}  {text.strip()}")
             print(f"0x{address:08x}: {word:08x}  {instruction}")
         return 0
     if not args.words:
@@ -186,18 +215,24 @@ def _metal(args: argparse.Namespace) -> int:
     # Per-role arguments, where given, replace --args for that role's kernels.
     roles = {"ncrisc": args.reader_args, "brisc": args.writer_args}
     roles.update(dict.fromkeys(("trisc0", "trisc1", "trisc2"), args.compute_args))
-    report = run_launch(
-        Path(args.firmware),
-        kernels,
-        args=args.args,
-        core_args={core: values for core, values in roles.items() if values is not None},
-        circular_buffers=cbs,
-        inputs=inputs,
-        outputs=outputs,
-        page_size=args.page_size,
-        arch=args.arch,
-        max_cycles=args.max_cycles,
-    )
+    try:
+        report = run_launch(
+            Path(args.firmware),
+            kernels,
+            args=args.args,
+            core_args={core: values for core, values in roles.items() if values is not None},
+            circular_buffers=cbs,
+            inputs=inputs,
+            outputs=outputs,
+            page_size=args.page_size,
+            arch=args.arch,
+            max_cycles=args.max_cycles,
+            progress=None if args.quiet else sys.stderr,
+        )
+    except RunInterrupted as stop:
+        print(f"tensixsim metal: {stop.message}", file=sys.stderr)
+        print(stop.result.summary())
+        return INTERRUPTED
     print(f"firmware: {report.firmware}")
     print(f"boot: {report.boot_cycles} cycles")
     print(f"launch: {report.launch_cycles} cycles, every core back waiting for the host")
@@ -233,11 +268,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--regs", action="store_true", help="print the loaded cores' registers at the end")
     run.add_argument("--max-cycles", type=_positive, default=100_000_000)
     run.add_argument("--quantum", type=_positive, default=None, help="scheduling quantum in cycles")
+    run.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
+    run.add_argument(
+        "--dprint",
+        action="store_true",
+        help="print what the cores print (tensix_print.h), with core and cycle",
+    )
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
     disasm.add_argument("words", nargs="*", help="instruction words, e.g. 0x26000000")
-    disasm.add_argument("--elf", help="list the inline Tensix words of an ELF's code")
+    disasm.add_argument(
+        "--elf", help="list the inline Tensix words of an ELF's code, under the source lines they come from"
+    )
     disasm.set_defaults(func=_disasm)
 
     demo = sub.add_parser("demo", help="build and run the five-core demo")
@@ -269,6 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--page-size", type=_positive, default=2048, help="DRAM page size of --input / --output"
     )
     metal.add_argument("--max-cycles", type=_positive, default=50_000_000)
+    metal.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
     metal.set_defaults(func=_metal)
     return parser
 
@@ -305,6 +349,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"tensixsim {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C before or after a run (during one, the run stops cleanly)
+        if args.debug:
+            raise
+        print(f"tensixsim {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except SimError as exc:
         if args.debug:
             raise

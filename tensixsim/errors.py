@@ -8,7 +8,9 @@ program ends in one of these exceptions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 def hex_address(address: int) -> str:
@@ -33,7 +35,41 @@ class SimError(Exception):
         self.pc = pc
         self.cycle = cycle
         self.value = value
+        self._find_source: Callable[[str, int], Any] | None = None
+        self._source: tuple[tuple[str, int], Any] | None = None  # ((core, pc), what find said)
         super().__init__(self._format())
+
+    def __str__(self) -> str:
+        return self._format()
+
+    def with_source(self, find: Callable[[str, int], Any]) -> SimError:
+        """Name the program source of the error's pc: ``find(core, pc)`` gives a
+        :class:`~tensixsim.loader.source.SourceLocation` or None. It is called once, when the error is
+        first formatted or asked for its :attr:`location`, never when it is raised."""
+        self._find_source = find
+        return self
+
+    @property
+    def location(self) -> Any:
+        """Where the pc lies in the program's source (SourceLocation: function, offset, file, line),
+        or None (no pc, or no symbols for it)."""
+        find = getattr(self, "_find_source", None)
+        if find is None or self.core is None or self.pc is None:
+            return None
+        key = (self.core, self.pc)
+        if self._source is None or self._source[0] != key:
+            self._source = (key, find(*key))
+        return self._source[1]
+
+    @property
+    def function(self) -> str | None:
+        """The function holding the pc (from the ELF's symbols), or None."""
+        return getattr(self.location, "function", None)
+
+    @property
+    def source(self) -> str | None:
+        """``file:line`` of the pc (from the ELF's DWARF), or None."""
+        return getattr(self.location, "source", None)
 
     def located(self, core: str | None, pc: int | None) -> SimError:
         """Fill in the core and pc where the raiser did not know them (e.g. a wait-gate check)."""
@@ -59,6 +95,9 @@ class SimError(Exception):
         text = f"{' '.join(where)}: {self.message}" if where else self.message
         if self.value is not None:
             text += f" (value=0x{self.value:x})"
+        location = self.location
+        if location is not None:
+            text += f" in {location}"
         return text
 
 
@@ -122,7 +161,24 @@ class RunStopped(SimError):
 
     def __init__(self, message: str, *, cycle: int | None = None, cores: tuple[CoreWhere, ...] = ()) -> None:
         self.cores = cores
+        self._core_sources: dict[str, Any] = {}
         super().__init__(message, cycle=cycle)
+
+    def source_of(self, core: str) -> Any:
+        """Where ``core`` stood in its program's source (a SourceLocation), or None."""
+        find = getattr(self, "_find_source", None)
+        where = next((c for c in self.cores if c.name == core), None)
+        if find is None or where is None:
+            return None
+        if core not in self._core_sources:
+            self._core_sources[core] = find(core, where.pc)
+        return self._core_sources[core]
+
+    def _format(self) -> str:
+        text = super()._format()
+        live = [c.name for c in getattr(self, "cores", ()) if c.state in ("running", "waiting")]
+        places = [f"{name} in {found}" for name in live if (found := self.source_of(name)) is not None]
+        return text + ("; " + "; ".join(places) if places else "")
 
 
 class Deadlock(RunStopped):
@@ -131,3 +187,19 @@ class Deadlock(RunStopped):
 
 class CycleLimitExceeded(RunStopped):
     """The run reached its cycle limit before every core finished (a runaway program)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped on request (Ctrl-C, or :meth:`Tile.interrupt`) at a slice boundary.
+
+    ``result`` is the run so far (a :class:`~tensixsim.tile.RunResult`, ``result.interrupted`` set).
+    The tile stopped between two slices, as it stands at any slice boundary, so ``tile.run()`` goes
+    on from there. It is a KeyboardInterrupt, not a :class:`SimError`: nothing went wrong in the
+    program, and code that does not handle it stops as Ctrl-C always stops Python.
+    """
+
+    def __init__(self, message: str, *, cycle: int, result: Any) -> None:
+        self.message = message
+        self.cycle = cycle
+        self.result = result
+        super().__init__(message)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from tensixsim.errors import (
     Deadlock,
     InvalidProgram,
     MemoryFault,
+    RunInterrupted,
     SimError,
     UndefinedBehavior,
     Unimplemented,
@@ -33,6 +35,7 @@ from tensixsim.errors import (
 from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
+from tensixsim.progress import ProgressLine, progress_for, sigint_interrupts
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.streams import Streams
 from tensixsim.tdma import Tdma
@@ -41,6 +44,10 @@ from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import NEVER, Engine
 from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
+
+if TYPE_CHECKING:
+    from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer
+    from tensixsim.loader.source import SourceLocation
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
 # with no side effect in between, is spinning. When every live core spins and memory did not change
@@ -83,6 +90,7 @@ class RunResult:
     cores: dict[str, CoreStats]
     pipes: tuple[PipeStats, ...] = ()
     units: dict[str, UnitStats] = field(default_factory=dict)
+    interrupted: bool = False  # the run was stopped on request before its cores finished
 
     def summary(self, clock_hz: int | None = None) -> str:
         """A readable per-core table."""
@@ -96,6 +104,8 @@ class RunResult:
                 f"{stats.instructions:>10} {stats.tensix_pushed:>8} {exit_code:>6}"
             )
         total = f"total: {self.cycles} cycles"
+        if self.interrupted:
+            total += " (interrupted)"
         if clock_hz:
             total += f" ({self.cycles / clock_hz * 1e6:.2f} us at {clock_hz / 1e9:g} GHz)"
         lines.append(total)
@@ -144,6 +154,9 @@ class Tile:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
+        self._interrupt = False  # a stop was asked for (interrupt())
+        self.prints: PrintServer | None = None  # reads the cores' print buffers (enable_prints)
+        self.progress: TextIO | None = None  # where run() shows its status line unless told otherwise
         self._control_regions = self.control.regions(
             TileServices(
                 self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word, self._debug_push
@@ -247,12 +260,29 @@ class Tile:
         self.backend.reset()
         self._side_effects = 0
         self.wakes = 0
+        self._interrupt = False
+        if self.prints is not None:  # the host's print server stays: the buffers start afresh
+            self.prints.start(self)
+            for page in self.prints.pages:
+                self._refresh_protection(page)
 
-    def run(self, max_cycles: int = 100_000_000, release: Iterable[str] | None = None) -> RunResult:
+    def run(
+        self,
+        max_cycles: int = 100_000_000,
+        release: Iterable[str] | None = None,
+        *,
+        progress: TextIO | None = None,
+    ) -> RunResult:
         """Run until every released core finished (``ecall``), or raise.
 
         ``release`` names the cores the host takes out of reset first; by default BRISC, as the host
-        does, unless some core is already running.
+        does, unless some core is already running. ``progress``: a stream (``sys.stderr``) to show a
+        status line on while a run lasts longer than two seconds, if it is a terminal (default:
+        ``tile.progress``, None).
+
+        Ctrl-C (or :meth:`interrupt` from elsewhere) stops the run at the next slice boundary with
+        :class:`~tensixsim.errors.RunInterrupted`, which carries the result so far; a second Ctrl-C
+        interrupts at once.
         """
         if release is None:
             release = () if any(c.state is not CoreState.RESET for c in self.cores) else ("brisc",)
@@ -261,8 +291,69 @@ class Tile:
             if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
                 self._wake(core, core.time)  # the host may have written what it polls
         self.release(*release, cycle=self.cycle)
-        self._schedule(max_cycles)
+        line = progress_for(progress if progress is not None else self.progress)
+        if self.prints is not None:
+            self.prints.before_echo = line.close if line is not None else None
+        failed = True
+        try:
+            with sigint_interrupts(self):
+                self._schedule(max_cycles, line)
+            failed = False
+        except SimError as error:
+            error.with_source(self.locate)
+            raise
+        finally:
+            if line is not None:
+                line.close()
+            if self.prints is not None:
+                self._drain_prints(quiet=failed)
         return self.result()
+
+    def _drain_prints(self, *, quiet: bool) -> None:
+        """Read the print buffers a last time (what was printed up to an error or an interrupt too).
+        ``quiet``: a run already failing keeps its own error rather than one about a buffer."""
+        try:
+            self.prints.poll_all(self)
+        except SimError:
+            if not quiet:
+                raise
+        finally:
+            self.prints.flush(self)
+            self.prints.before_echo = None
+
+    def enable_prints(
+        self, buffers: dict[str, PrintBuffer] | None = None, echo: Callable[[PrintLine], None] | None = None
+    ) -> PrintServer:
+        """Read the cores' print buffers during runs (DPRINT records; see :mod:`tensixsim.dprint`).
+
+        ``buffers``: where they lie; by default the SDK's (``tensix_print.h``). Each buffer is
+        marked as read by a host (the starting magic), so the cores' prints go ahead; the lines
+        collect in ``tile.prints.lines`` (cycle, core, text) and go to ``echo`` as they complete.
+        """
+        from tensixsim.dprint import PrintServer, sdk_buffers
+        from tensixsim.sdk.layout import DPRINT_BASE
+
+        if buffers is None:
+            buffers = sdk_buffers([c.name for c in self.cores], DPRINT_BASE)
+        self.prints = PrintServer(buffers, echo)
+        self.prints.start(self)
+        for page in self.prints.pages:
+            self._refresh_protection(page)
+        return self.prints
+
+    def interrupt(self) -> None:
+        """Ask a run in progress to stop at its next slice boundary (it raises RunInterrupted). Safe
+        from a signal handler or another thread; a request made between runs stops the next one
+        before its first slice."""
+        self._interrupt = True
+
+    def locate(self, core: str, pc: int) -> SourceLocation | None:
+        """Where ``pc`` lies in the source of the ELFs loaded on ``core`` (function+offset from the
+        symbols, file:line from DWARF), or None. Reads the ELF's tables on first use (cached)."""
+        from tensixsim.loader.source import locate
+
+        found = self._by_name.get(core)
+        return locate(found.images, pc) if found is not None else None
 
     @property
     def cycle(self) -> int:
@@ -295,11 +386,19 @@ class Tile:
         return RunResult(self.cycle, cores, pipes, units)
 
     # ------------------------------------------------------------------ scheduler
-    def _schedule(self, max_cycles: int) -> None:
+    def _schedule(self, max_cycles: int, progress: ProgressLine | None = None) -> None:
         history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
         spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
         spin_digest: int | None = None  # memory digest, taken once the marks repeat
         while True:
+            if self._interrupt:
+                self._interrupt = False
+                result = replace(self.result(), interrupted=True)
+                raise RunInterrupted(
+                    f"interrupted at cycle {result.cycles}", cycle=result.cycles, result=result
+                )
+            if progress is not None:
+                progress.update(self)
             running = [c for c in self.cores if c.state is CoreState.RUNNING]
             if running and self.noc is not None and self.noc.pending:
                 # NoC transfers due before the earliest core acts complete first (they may wake it).
@@ -335,6 +434,8 @@ class Tile:
             effects_before = self._side_effects
             core.run_slice(min(self.quantum, max_cycles - core.time))
             self._protect_new_code(core)
+            if self.prints is not None:
+                self.prints.poll(self, core.name, core.time)
             if core.error is None:
                 self._advance_backend()
             if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
@@ -599,9 +700,12 @@ class Tile:
     def _refresh_protection(self, page: int) -> None:
         """Protect ``page`` in every core but those that own its code or watch it.
 
-        A page a blocked coprocessor instruction waits on is protected in every core.
+        A page a blocked coprocessor instruction waits on, or that holds a print buffer (so the
+        store completing a print is seen at its cycle), is protected in every core.
         """
-        if page in getattr(self.backend, "l1_watched_pages", set)():
+        if page in getattr(self.backend, "l1_watched_pages", set)() or (
+            self.prints is not None and page in self.prints.pages
+        ):
             for core in self.cores:
                 core.set_protected(page, True)
             return
@@ -615,8 +719,11 @@ class Tile:
             core.set_protected(page, bool(interested - {core.index}))
 
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
-        """``writer`` stored into a protected L1 page: drop stale code, wake pollers."""
+        """``writer`` stored into a protected L1 page: drop stale code, wake pollers, read a print
+        the store completed."""
         self._l1_written(address, size, cycle, refresh=True)
+        if self.prints is not None:
+            self.prints.stored(self, address, size, cycle)
 
     def l1_store(self, address: int, data: bytes, cycle: int) -> None:
         """A store into L1 by an agent other than a core (the coprocessor)."""

@@ -229,5 +229,5 @@ def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
         target[offset : offset + len(segment.data)] = memoryview(segment.data)
         target[offset + len(segment.data) : offset + segment.memsz] = 0
     tile.core(core).symbols.update(image.symbols)
-    tile.core(core).image = image
+    tile.core(core).add_image(image)
     return image

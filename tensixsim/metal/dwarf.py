@@ -80,12 +80,14 @@ class DebugInfo:
                 self._index(die)
         self._indexed = True
 
-    def _answer(self, question: str, compute: Callable[[], T]) -> T:
+    def _answer(self, question: str, compute: Callable[[], T], *, index: bool = True) -> T:
         """The remembered answer to ``question``, or ``compute()`` on the indexed ELF (remembered; an
-        error is raised each time, not remembered)."""
+        error is raised each time, not remembered). ``index=False``: ``compute`` needs no DIE index
+        (it reads the ELF itself)."""
         if question in self._memo:
             return self._memo[question]
-        self._index_all()
+        if index:
+            self._index_all()
         answer = compute()
         self._memo[question] = answer
         try:  # written whole under a private name, then renamed: readers never see half a file
@@ -97,6 +99,42 @@ class DebugInfo:
         except OSError:
             pass  # an unwritable cache only costs the parse next time
         return answer
+
+    # ------------------------------------------------------------------ code addresses
+    def line_table(self) -> dict[str, list]:
+        """Where the code came from, for naming the source of a pc.
+
+        ``{"files": [path, ...], "rows": [[address, file index, line], ...], "functions": [[start,
+        end, name], ...]}``, both lists sorted by address. A row holds from its address up to the
+        next row's; a row with line 0 ends a sequence (addresses past it have no line). Functions
+        come from the symbol table, so an ELF without DWARF still names them.
+        """
+        return self._answer("line_table", self._line_table, index=False)
+
+    def _line_table(self) -> dict[str, list]:
+        elf = ELFFile(io.BytesIO(self._bytes))
+        functions = _functions(elf)
+        files: dict[str, int] = {}
+        rows: list[list[int]] = []
+        if elf.has_dwarf_info():
+            dwarf = elf.get_dwarf_info()
+            for cu in dwarf.iter_CUs():
+                program = dwarf.line_program_for_CU(cu)
+                if program is None:
+                    continue
+                names = _line_program_files(cu, program)
+                for entry in program.get_entries():
+                    state = entry.state
+                    if state is None:
+                        continue
+                    if state.end_sequence:
+                        rows.append([state.address, -1, 0])
+                        continue
+                    path = names.get(state.file, "?")
+                    rows.append([state.address, files.setdefault(path, len(files)), state.line])
+        # A sequence's end and the next one's start can share an address: the start wins.
+        rows.sort(key=lambda row: (row[0], row[2] != 0))
+        return {"files": list(files), "rows": rows, "functions": functions}
 
     def has_variable(self, name: str) -> bool:
         return self._answer(f"has_variable:{name}", lambda: name in self.variables)
@@ -333,6 +371,44 @@ class DebugInfo:
                 first = ops[0]
                 values.add(first.args[0] if first.args else int(first.op_name[len("DW_OP_lit") :]))
         return values
+
+
+def _functions(elf: ELFFile) -> list[list]:
+    """[start, end, name] of every function symbol with a size, sorted."""
+    symtab = elf.get_section_by_name(".symtab")
+    if symtab is None or not hasattr(symtab, "iter_symbols"):
+        return []
+    found = {}
+    for symbol in symtab.iter_symbols():
+        if symbol.name and symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_size"]:
+            found.setdefault(
+                symbol["st_value"], [symbol["st_value"], symbol["st_value"] + symbol["st_size"], symbol.name]
+            )
+    return sorted(found.values())
+
+
+def _line_program_files(cu: Any, program: Any) -> dict[int, str]:
+    """File index -> path, as the line program of ``cu`` numbers its files (from 1 before DWARF 5,
+    from 0 since), joined to their directory and the compilation directory."""
+    header = program.header
+    version = header["version"]
+    top = cu.get_top_DIE()
+    comp_dir_attr = top.attributes.get("DW_AT_comp_dir")
+    comp_dir = comp_dir_attr.value.decode(errors="replace") if comp_dir_attr is not None else ""
+    directories = [_text(d) for d in header["include_directory"]]
+    if version < 5:
+        directories = [comp_dir, *directories]
+    first = 0 if version >= 5 else 1
+    names = {}
+    for index, entry in enumerate(header["file_entry"], start=first):
+        directory = directories[entry.dir_index] if entry.dir_index < len(directories) else ""
+        path = os.path.join(comp_dir, directory, _text(entry.name))
+        names[index] = os.path.normpath(path)
+    return names
+
+
+def _text(value: Any) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
 def _name_of(die: DIE) -> str | None:

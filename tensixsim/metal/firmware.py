@@ -301,7 +301,7 @@ def load_firmware(
         for segment, placement in zip(image.segments, [p for p in placements if p.core == core], strict=True):
             tile.write(placement.l1_address, segment.data)
         tile.core(core).symbols.update(image.symbols)
-        tile.core(core).image = image
+        tile.core(core).add_image(image)
     brisc_reset = tile.arch.core("brisc").default_reset_pc
     tile.write(brisc_reset, jal(brisc_reset, images["brisc"].entry).to_bytes(4, "little"))
     tile.write(mailbox.base, bytes(mailbox.size))

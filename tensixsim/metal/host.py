@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from tensixsim.arch import CORE_NAMES
 from tensixsim.dram import InterleavedBuffer
@@ -89,12 +90,14 @@ def run_launch(
     page_size: int = 2048,
     arch: str = "blackhole",
     max_cycles: int = 50_000_000,
+    progress: TextIO | None = None,
 ) -> LaunchReport:
     """Boot, launch ``kernels`` (core -> ELF) once, save the outputs. Each kernel gets its
-    ``core_args`` entry as runtime arguments, or else ``args``."""
+    ``core_args`` entry as runtime arguments, or else ``args``. ``progress``: see :meth:`Tile.run`."""
     start = time.perf_counter()
     firmware = firmware_set(firmware_dir, arch)
     tile = Tile(arch)
+    tile.progress = progress
     loaded = load_firmware(tile, firmware)
     booted = boot(tile, loaded)
     banks = firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2

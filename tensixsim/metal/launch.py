@@ -169,6 +169,7 @@ def launch_program(
     if unknown:
         raise ValueError(f"no core named {', '.join(sorted(unknown))}")
     writes: list[tuple[int, bytes]] = []
+    kernel_images = {}  # core -> the kernel ELF it runs (for naming source lines)
     config = "kernel_config"
     # Values of the launch message's fields, by member path; computed only for the fields this
     # firmware's launch_msg_t has (its DWARF says which: generations add and drop fields).
@@ -193,6 +194,7 @@ def launch_program(
         else:
             what = str(kernel)
             image = read_elf(Path(kernel))
+            kernel_images[core] = image
             entry = image.entry
             spans = [(s.address, s.data + bytes(s.memsz - len(s.data))) for s in image.segments]
         for address, data in spans:
@@ -259,6 +261,8 @@ def launch_program(
         raw[spot.offset : spot.offset + spot.size] = value().to_bytes(spot.size, "little")
     for address, data in writes:
         tile.write(address, data)
+    for core, image in kernel_images.items():
+        tile.core(core).add_image(image)
     tile.write(message, bytes(raw))
     index = int.from_bytes(tile.read(mailbox.go_message_index, 4), "little")
     go = mailbox.base + debug.field("mailboxes_t", f"go_messages[{index}].signal").offset

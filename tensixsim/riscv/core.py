@@ -114,9 +114,17 @@ class Core:
         self.index = index
         self.symbols: dict[str, int] = {}
         self.image: object | None = None  # the last ELF image loaded for this core
+        self.images: list = []  # every ElfImage whose code this core runs, oldest first (source lines)
         self.protected_pages: set[int] = set()
         self._clear()
         self._init_cpu(tile)
+
+    def add_image(self, image: object) -> None:
+        """Record an ELF whose code this core runs (a newer one at the same path replaces it)."""
+        path = getattr(image, "path", None)
+        self.images = [i for i in self.images if getattr(i, "path", None) != path]
+        self.images.append(image)
+        self.image = image
 
     def _clear(self) -> None:
         """The state a core has at power-on (its CPU and memory maps aside)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tensixsim.arch import Arch, get_arch
-from tensixsim.sdk.layout import CODE_WINDOW_SIZE, L1_USER_BASE, core_layouts
+from tensixsim.sdk.layout import CODE_WINDOW_SIZE, DPRINT_BASE, DPRINT_BUFFER_SIZE, L1_USER_BASE, core_layouts
 
 HEADER_PATH = Path(__file__).resolve().parent / "include" / "tensixsim.h"
 
@@ -52,6 +52,8 @@ def render(arch: Arch) -> str:
     emit(_define("L1_SIZE", arch.l1_size))
     emit(_define("SDK_L1_USER_BASE", L1_USER_BASE, "user buffers from here to L1_SIZE"))
     emit(_define("SDK_CODE_WINDOW_SIZE", CODE_WINDOW_SIZE, "code window from each reset PC"))
+    emit(_define("SDK_DPRINT_BASE", DPRINT_BASE, "print buffers (tensix_print.h), one per core"))
+    emit(_define("SDK_DPRINT_BUFFER_SIZE", DPRINT_BUFFER_SIZE))
     emit(_define("LOCAL_RAM_BASE", arch.local_ram_base, "each core sees its own local RAM here"))
     emit("")
     emit("/* ---- cores: id (order of tensixsim.arch), reset, local RAM ---- */")

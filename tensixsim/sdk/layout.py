@@ -21,6 +21,11 @@ CODE_WINDOW_SIZE = 16 * 1024
 # core's code window; :func:`core_layouts` checks that.
 L1_USER_BASE = 0x20000
 
+# The print buffers of tensix_print.h: one per core (tt-metal's 204-byte DPRINT layout, see
+# tensixsim.dprint), in core order, in the free L1 between BRISC's code window and TRISC0's.
+DPRINT_BASE = 0x5000
+DPRINT_BUFFER_SIZE = 204
+
 # The linker refuses a program whose .data + .bss leave less than this for the stack.
 MIN_STACK_SIZE = 512
 
@@ -64,6 +69,9 @@ def core_layouts(arch: Arch) -> dict[str, CoreLayout]:
             raise ValueError(f"{arch.name}: code windows of {lo.core} and {hi.core} overlap")
     if windows[-1].code_end > L1_USER_BASE or arch.l1_size <= L1_USER_BASE:
         raise ValueError(f"{arch.name}: L1_USER_BASE 0x{L1_USER_BASE:x} overlaps code or L1 end")
+    prints_end = DPRINT_BASE + DPRINT_BUFFER_SIZE * len(layouts)
+    if any(w.code_base < prints_end and w.code_end > DPRINT_BASE for w in windows):
+        raise ValueError(f"{arch.name}: the print buffers at 0x{DPRINT_BASE:x} overlap a code window")
     return layouts
 
 

@@ -18,6 +18,8 @@
 #define L1_SIZE                                  SDK_U(0x00180000)
 #define SDK_L1_USER_BASE                         SDK_U(0x00020000)  /* user buffers from here to L1_SIZE */
 #define SDK_CODE_WINDOW_SIZE                     SDK_U(0x00004000)  /* code window from each reset PC */
+#define SDK_DPRINT_BASE                          SDK_U(0x00005000)  /* print buffers (tensix_print.h), one per core */
+#define SDK_DPRINT_BUFFER_SIZE                   SDK_U(0x000000CC)
 #define LOCAL_RAM_BASE                           SDK_U(0xFFB00000)  /* each core sees its own local RAM here */
 
 /* ---- cores: id (order of tensixsim.arch), reset, local RAM ---- */
