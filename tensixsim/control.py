@@ -12,6 +12,7 @@ read-only one reads its reset value) or has one of the behaviours below, named i
 - ``instrn_buf_ctrl0`` / ``instrn_buf_ctrl1``: debug-bus pushes into the pipes' input FIFOs.
 - ``pc_snapshot:<core>``: the core's pc.
 - ``cfgreg_rd_cntl`` / ``cfgreg_rddata``: the debug read of backend configuration.
+- ``pcbuf_override``: TRISC_PC_BUF_OVERRIDE, the PCBufs' override bits (tensixsim.pcbufs).
 
 The windows take 8- and 16-bit accesses (byte enables): tt-metal's kernels, which run on the
 hardware, read such registers with ``lhu``.
@@ -45,6 +46,8 @@ class TileServices:
     pc_of: Callable[[str, Access], int]  # a core's pc as another core's access sees it
     config_word: Callable[[int, Access], int]  # word i of the backend configuration (TENSIX_CFG_BASE)
     debug_push: Callable[[int, int, Access], None]  # (pipe, instruction, access): a debug-bus push
+    # TRISC_PC_BUF_OVERRIDE: its value, and a store of one at a cycle (None: no PCBufs, plain storage)
+    pcbuf_override: tuple[Callable[[], int], Callable[[int, int], None]] | None = None
 
 
 @dataclass
@@ -153,6 +156,15 @@ class TileControl:
             # The page says the word is copied "a few cycles" after CFGREG_RD_CNTL is written; here a
             # read shows the word as it is when read (no program can rely on reading it earlier).
             return lambda access: services.config_word(self.cfgreg_index & _CFGREG_INDEX_MASK, access), None
+        if behaviour == "pcbuf_override" and services.pcbuf_override is not None:
+            value_of, store = services.pcbuf_override
+            return lambda _: value_of(), lambda access, value: store(value, access.cycle)
+        if behaviour == "pcbuf_override":  # (an architecture without PCBufs: it holds what is written)
+            self.storage.setdefault(address, facts.reset)
+            return (
+                lambda _: self.storage[address],
+                lambda _, value: self.storage.__setitem__(address, value & 0xFFFFFFFF),
+            )
         if behaviour == "pc_snapshot":
             return lambda access: services.pc_of(argument, access), None
         raise ValueError(f"register table: {facts.name} has unknown behaviour {facts.behaviour!r}")

@@ -35,6 +35,7 @@ from tensixsim.errors import (
 from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
+from tensixsim.pcbufs import PcBufs, PcBufServices
 from tensixsim.progress import ProgressLine, progress_for, sigint_interrupts
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.streams import Streams
@@ -157,9 +158,15 @@ class Tile:
         self._interrupt = False  # a stop was asked for (interrupt())
         self.prints: PrintServer | None = None  # reads the cores' print buffers (enable_prints)
         self.progress: TextIO | None = None  # where run() shows its status line unless told otherwise
+        self.pcbufs = PcBufs.new(self.arch.pcbufs) if self.arch.pcbufs is not None else None
         self._control_regions = self.control.regions(
             TileServices(
-                self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word, self._debug_push
+                self._set_soft_reset,
+                self._queue_fill,
+                self._pc_snapshot,
+                self._config_word,
+                self._debug_push,
+                self._pcbuf_override_services(),
             )
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
@@ -250,6 +257,8 @@ class Tile:
         restore(self.control, TileControl.new(self.arch))
         if self.mailboxes is not None:
             restore(self.mailboxes, Mailboxes.new(self.arch.mailboxes))
+        if self.pcbufs is not None:
+            restore(self.pcbufs, PcBufs.new(self.arch.pcbufs))
         restore(self.streams, Streams.new(self.arch))
         if self.noc is not None:
             self.noc.reset()
@@ -864,6 +873,8 @@ class Tile:
         if self.mailboxes is not None:
             regions += self.mailboxes.regions(core.name, self.signal)
         regions += self.coprocessor.mmio_regions(core)
+        if self.pcbufs is not None:
+            regions += self._pcbuf_regions(core, regions)
         facts = core.facts
         pipes = (
             range(self.arch.pipe_count)
@@ -884,6 +895,40 @@ class Tile:
                 )
             )
         return regions
+
+    # ------------------------------------------------------------------ PCBufs
+    def _pcbuf_services(self) -> PcBufServices:
+        copro = self.coprocessor
+        return PcBufServices(self.signal, self._pcbuf_reader_since, copro.thread_idle, copro.thread_idle_at)
+
+    def _pcbuf_reader_since(self, i: int) -> int | None:
+        reader = self._by_name[self.arch.pcbufs.readers[i]]
+        waiting = reader.state is CoreState.WAITING and reader.wait_key == ("pcbuf", i)
+        return reader.time if waiting else None
+
+    def _pcbuf_override_services(self) -> tuple | None:
+        pcbufs = self.pcbufs
+        if pcbufs is None:
+            return None
+        return (
+            lambda: int(pcbufs.override[0]),
+            lambda value, cycle: pcbufs.write_override(value, cycle, self.signal),
+        )
+
+    def _pcbuf_regions(self, core: Core, regions: list[MmioRegion]) -> list[MmioRegion]:
+        """BRISC's PCBuf windows; a TRISC's PCBuf word joins its page at PC_BUF_BASE (the semaphores
+        and TTSync registers share it). Returns the regions to add."""
+        facts = self.arch.pcbufs
+        if core.name == "brisc":
+            return self.pcbufs.writer_regions(self._pcbuf_services())
+        if core.name not in facts.readers:
+            return []
+        register = self.pcbufs.reader_register(facts.readers.index(core.name), self._pcbuf_services())
+        page = next((r for r in regions if r.base == facts.base), None)
+        if page is not None:
+            page.registers[0] = register
+            return []
+        return [MmioRegion("pcbuf", facts.base, PAGE, {0: register})]
 
     def _queue_fill(self) -> list[tuple[int, int]]:
         """Each pipe's input FIFO: (entries, depth), as of the cycle the coprocessor has reached."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tensixsim.arch.blackhole_registers import MAILBOXES, TILE_REGISTERS
+from tensixsim.arch.blackhole_registers import MAILBOXES, PCBUFS, TILE_REGISTERS
 from tensixsim.arch.common import Arch, CoreFacts, NocFacts
 
 _LOCAL_RAM = 0xFFB00000
@@ -86,4 +86,5 @@ BLACKHOLE = Arch(
     tdma_base=0xFFB11000,
     tile_registers=TILE_REGISTERS,
     mailboxes=MAILBOXES,
+    pcbufs=PCBUFS,
 )

@@ -10,7 +10,7 @@ access to one is still a MemoryFault naming it.
 
 from __future__ import annotations
 
-from tensixsim.arch.common import MailboxFacts, RegisterFacts
+from tensixsim.arch.common import MailboxFacts, PcBufFacts, RegisterFacts
 
 TENSIX_H = "tt-metal blackhole tensix.h"
 _DOCS = "tt-isa-documentation BlackholeA0/TensixTile/"
@@ -20,6 +20,7 @@ SOFT_RESET_DOC = _DOCS + "SoftReset.md"
 TIMESTAMPER_DOC = _DOCS + "DebugTimestamper.md"
 BACKEND_CONFIG_DOC = _DOCS + "TensixCoprocessor/BackendConfiguration.md (debug registers)"
 MAILBOX_DOC = _DOCS + "BabyRISCV/Mailboxes.md (shared with Wormhole)"
+PCBUF_DOC = "tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/PCBufs.md, TTSync.md"
 
 DEBUG_BASE = 0xFFB12000  # RISCV_DEBUG_REGS_START_ADDR
 PIC_BASE = 0xFFB13000  # RISC_PIC_BASE
@@ -78,7 +79,14 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
     _storage("RISC_DBG_CNTL_1", 0x84, note="RISC-V debug interface (not modelled)"),
     _storage("RISC_DBG_STATUS_0", 0x88, "ro", "RISC-V debug interface (not modelled): reads 0"),
     _storage("RISC_DBG_STATUS_1", 0x8C, "ro", "RISC-V debug interface (not modelled): reads 0"),
-    _storage("TRISC_PC_BUF_OVERRIDE", 0x90, note="PCBuf/TTSync override bits (PCBufs.md); not modelled"),
+    _modelled(
+        "TRISC_PC_BUF_OVERRIDE",
+        0x90,
+        "rw",
+        "pcbuf_override",
+        PCBUF_DOC,
+        note="per PCBuf (10 bits each): OverrideEn, OverrideBusy, an 8-bit OverrideValue",
+    ),
     _storage("DBG_INVALID_INSTRN", 0x94),
     _modelled(
         "INSTRN_BUF_CTRL0",
@@ -219,4 +227,14 @@ MAILBOXES = MailboxFacts(
     capacity=4,
     writer_capacity=4,
     query_bit=4,
+)
+
+# BRISC -> TRISC0 / TRISC1 / TRISC2 FIFOs (PCBufs.md; Blackhole's memory map has the same windows:
+# tensix.h PC_BUF_BASE, PC1_BUF_BASE, PC2_BUF_BASE).
+PCBUFS = PcBufFacts(
+    base=0xFFE80000,
+    window=0x10000,
+    readers=("trisc0", "trisc1", "trisc2"),
+    capacity=16,
+    override_bits=10,
 )

@@ -56,6 +56,17 @@ class MailboxFacts:
 
 
 @dataclass(frozen=True)
+class PcBufFacts:
+    """The PCBufs: one FIFO from BRISC to each TRISC (PCBufs.md)."""
+
+    base: int  # BRISC reaches PCBuf i anywhere in [base + i * window, base + (i + 1) * window)
+    window: int
+    readers: tuple[str, ...]  # PCBuf i's reader, which pops it at ``base`` (one word)
+    capacity: int  # values one FIFO holds
+    override_bits: int  # bits of TRISC_PC_BUF_OVERRIDE per PCBuf: OverrideEn, OverrideBusy, value
+
+
+@dataclass(frozen=True)
 class NocFacts:
     """The tile's two NoC interface units (NIUs) as its cores see them (BlackholeA0/NoC/MemoryMap.md)."""
 
@@ -126,6 +137,7 @@ class Arch:
     # pc-snapshot page); offsets no source names stay unmapped.
     tile_registers: tuple[RegisterFacts, ...] = ()
     mailboxes: MailboxFacts | None = None
+    pcbufs: PcBufFacts | None = None
 
     def core(self, name: str) -> CoreFacts:
         for facts in self.cores:

@@ -32,4 +32,5 @@ WORMHOLE = replace(
     tdma_base=None,
     tile_registers=(),  # Wormhole's page differs in places; not tabulated yet
     mailboxes=None,
+    pcbufs=None,  # (its PCBufs are not wired up yet)
 )

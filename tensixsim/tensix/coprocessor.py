@@ -286,6 +286,12 @@ class Coprocessor:
         known = [c for c in cycles if c is not None]
         return min(known) if known else None
 
+    def pcbuf_overridden(self, thread: int) -> bool:
+        """PCBuf ``thread``'s OverrideEn and OverrideBusy are both set: its done checks answer at
+        once (TTSync.md)."""
+        pcbufs = getattr(self.tile, "pcbufs", None)
+        return pcbufs is not None and pcbufs.overridden(thread)
+
     def thread_idle(self, thread: int, cycle: int) -> bool:
         """Nothing of ``thread`` is queued, in flight or still executing (CoprocessorDoneCheck)."""
         backend = self.tile.backend

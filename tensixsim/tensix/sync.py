@@ -541,9 +541,9 @@ def atrelm(ctx: Context, mutex_index: int) -> Outcome:
 def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
     """This unit's registers as ``core`` sees them: absolute address -> Register.
 
-    Only the TRISCs see the semaphores and Manual TTSync at arch.pcbuf_base. BRISC sees its side of the
-    PCBufs there (not modelled: its accesses fault), NCRISC nothing. The TRISC side of PCBuf (offset
-    0) and the rest of the window are not modelled either.
+    Only the TRISCs see the semaphores and Manual TTSync at arch.pcbuf_base (the tile adds their
+    PCBuf word at offset 0: tensixsim.pcbufs). BRISC sees its side of the PCBufs there, NCRISC
+    nothing.
     """
     thread = core.facts.pipe
     if thread is None:
@@ -597,7 +597,9 @@ def _done_check(copro: Coprocessor, thread: int, service_name: str) -> ReadFn:
                 pc=access.core.fault_pc(),
                 cycle=access.cycle,
             )
-        # PCBuf OverrideEn/OverrideBusy (which would end the wait early) are not modelled: zero.
+        overridden = getattr(copro, "pcbuf_overridden", None)
+        if overridden is not None and overridden(thread):
+            return 0  # PCBuf OverrideEn and OverrideBusy end the wait (TTSync.md)
         if not service(thread, access.cycle):
             reason = f"{register}: Tensix thread {thread} busy"
             # Everything issued and only the unit still busy: no later issue will signal the event,
