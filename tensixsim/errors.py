@@ -127,3 +127,8 @@ class Deadlock(RunStopped):
 
 class CycleLimitExceeded(RunStopped):
     """The run reached its cycle limit before every core finished (a runaway program)."""
+
+
+class TraceError(SimError):
+    """A trace was asked for that cannot be written (a path that cannot be opened, the perfetto
+    package missing); raised before the run starts."""

@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +33,10 @@ from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import NEVER, Engine
 from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
+
+if TYPE_CHECKING:
+    from tensixsim.bottleneck import Bottleneck
+    from tensixsim.events import EventLog
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
 # with no side effect in between, is spinning. When every live core spins and memory did not change
@@ -74,6 +79,17 @@ class RunResult:
     cores: dict[str, CoreStats]
     pipes: tuple[PipeStats, ...] = ()
     units: dict[str, UnitStats] = field(default_factory=dict)
+    # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
+    events: EventLog | None = field(default=None, compare=False, repr=False)
+
+    def bottleneck(self) -> Bottleneck:
+        """What bounded the run: the critical path through the recorded wait edges, walked back from
+        the end (see tensixsim.bottleneck). Needs a run with ``observe=True`` or ``trace=...``."""
+        if self.events is None:
+            raise ValueError("bottleneck() needs the run's events: Tile.run(..., observe=True) or trace=PATH")
+        from tensixsim.bottleneck import critical_path
+
+        return critical_path(self.events, self.cycles)
 
     def summary(self, clock_hz: int | None = None) -> str:
         """A readable per-core table."""
@@ -101,6 +117,8 @@ class RunResult:
             for unit in sorted(self.units.values(), key=lambda u: -u.busy_cycles):
                 share = 100 * unit.busy_cycles / self.cycles if self.cycles else 0.0
                 lines.append(f"{unit.name:8} {unit.instructions:>10} {unit.busy_cycles:>10} {share:>6.1f}%")
+        if self.events is not None:
+            lines += ["", self.bottleneck().text()]
         return "\n".join(lines)
 
 
@@ -135,12 +153,14 @@ class Tile:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
+        self.events: EventLog | None = None  # while a run is observed (run(observe=True) / trace=)
+        self._last_events: EventLog | None = None
         self._control_regions = self.control.regions(
             TileServices(self._set_soft_reset, self._queue_fill, self._pc_snapshot, self._config_word)
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
         self.streams = Streams.new(self.arch)
-        self._stream_regions = self.streams.regions()
+        self._stream_regions = self.streams.regions(self._stream_written)
         self.noc = Noc.new(self.arch)
         if self.noc is not None:
             self.noc.attach(self)
@@ -236,22 +256,66 @@ class Tile:
         self.backend.reset()
         self._side_effects = 0
         self.wakes = 0
+        self._last_events = None
 
-    def run(self, max_cycles: int = 100_000_000, release: Iterable[str] | None = None) -> RunResult:
+    def run(
+        self,
+        max_cycles: int = 100_000_000,
+        release: Iterable[str] | None = None,
+        *,
+        trace: str | Path | None = None,
+        observe: bool = False,
+    ) -> RunResult:
         """Run until every released core finished (``ecall``), or raise.
 
         ``release`` names the cores the host takes out of reset first; by default BRISC, as the host
-        does, unless some core is already running.
+        does, unless some core is already running. ``trace``: write a Perfetto trace of the run to
+        this file (complete when run returns or raises; TraceError before anything runs if it cannot
+        be written). ``observe`` (implied by ``trace``): record the run's wait edges, for
+        ``result.bottleneck()`` (docs/observability.md).
         """
         if release is None:
             release = () if any(c.state is not CoreState.RESET for c in self.cores) else ("brisc",)
-        for core in self.cores:
-            core.flush_all_code()  # the host may have written code through tile.l1
-            if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
-                self._wake(core, core.time)  # the host may have written what it polls
-        self.release(*release, cycle=self.cycle)
-        self._schedule(max_cycles)
+        self._last_events = None
+        if trace is not None or observe:
+            self._observe(trace)
+        try:
+            for core in self.cores:
+                core.flush_all_code()  # the host may have written code through tile.l1
+                if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
+                    self._wake(core, core.time, by=("host",))  # the host may have written what it polls
+            self.release(*release, cycle=self.cycle)
+            self._schedule(max_cycles)
+        finally:
+            if self.events is not None:
+                self._stop_observing()
         return self.result()
+
+    def _observe(self, trace: str | Path | None) -> None:
+        """Start recording events (and a trace file) for the coming run."""
+        from tensixsim.events import EventLog
+        from tensixsim.trace import PerfettoSink
+
+        if not isinstance(self.backend, Engine):
+            raise ValueError("only the coprocessor backend records events")
+        sink = PerfettoSink(trace) if trace is not None else None
+        events = self.events = self._last_events = EventLog(self.coprocessor, self.backend.unit_of, sink)
+        self.backend.events = events
+        for core in self.cores:
+            if core.state in (CoreState.RUNNING, CoreState.WAITING):
+                events.core_released(core.name, core.time, ("host",), core.time)
+            if core.state is CoreState.WAITING:
+                events.core_waits_from(core.name, core.time, core.wait_reason)
+
+    def _stop_observing(self) -> None:
+        events, self.events = self.events, None
+        assert events is not None
+        if isinstance(self.backend, Engine):
+            self.backend.events = None
+        for core in self.cores:
+            if core.state is not CoreState.RESET:
+                events.core_stopped(core.name, core.time, core.state.value)
+        events.close()
 
     @property
     def cycle(self) -> int:
@@ -281,7 +345,7 @@ class Tile:
             if unpackers.fetches[unit]:
                 name = f"unpacker{unit}"
                 units[name] = UnitStats(name, int(unpackers.fetches[unit]), int(unpackers.fetch_cycles[unit]))
-        return RunResult(self.cycle, cores, pipes, units)
+        return RunResult(self.cycle, cores, pipes, units, self._last_events)
 
     # ------------------------------------------------------------------ scheduler
     def _schedule(self, max_cycles: int) -> None:
@@ -335,6 +399,8 @@ class Tile:
                 error, core.error = core.error, None
                 raise error
             if core.state is CoreState.WAITING:
+                if self.events is not None:
+                    self.events.core_waits_from(core.name, core.time, core.wait_reason)
                 continue
             # Spin detection: only slices that ran to the quantum without side effects count.
             if core.state is not CoreState.RUNNING or self._side_effects != effects_before:
@@ -516,6 +582,8 @@ class Tile:
         polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
         polled += [f"register 0x{a:08x}" for a in core.watch_registers]
         core.wait_reason = "polls " + ", ".join(polled)
+        if self.events is not None:
+            self.events.core_waits_from(core.name, entry, "parked: " + core.wait_reason)
         for page in {a // PAGE for a, _ in core.watch}:
             self._refresh_protection(page)
 
@@ -534,7 +602,7 @@ class Tile:
                 # A read at cycle c sees the write when the write goes first: cores act in (cycle,
                 # index) order (may_sync), the NoC before any core at its cycle (deliver).
                 first = cycle + 1 if writer is not None and writer.index > core.index else cycle
-                self._wake(core, first, (address,))
+                self._wake(core, first, (address,), ("core", writer.name) if writer is not None else ("noc",))
 
     def coprocessor_changed(self, cycle: int) -> None:
         """Coprocessor state changed at ``cycle``: wake the cores polling registers that reflect it
@@ -542,12 +610,12 @@ class Tile:
         for core in self.cores:
             if core.state is CoreState.WAITING and "coprocessor" in core.watch_registers.values():
                 registers = tuple(a for a, how in core.watch_registers.items() if how == "coprocessor")
-                self._wake(core, cycle + 1, registers)
+                self._wake(core, cycle + 1, registers, ("coprocessor",))
 
     def _l1_value(self, address: int, size: int) -> int:
         return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
 
-    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = ()) -> None:
+    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = (), by: tuple = ("host",)) -> None:
         """Resume a parked core as if it had seen the change at ``cycle``.
 
         A change to ``registers`` the loop reads is seen by the first read at or after ``cycle``: the
@@ -573,6 +641,8 @@ class Tile:
             # Nothing the loop had in flight is still pending at an arbitrary resume cycle (the same
             # rule wherever the loop was parked, so the cycles do not depend on the quantum).
             core.hooks.reset_timing()
+        if self.events is not None:
+            self.events.core_woken(core.name, core.time, by, cycle)
         for page in pages:
             self._refresh_protection(page)
 
@@ -605,19 +675,21 @@ class Tile:
 
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
         """``writer`` stored into a protected L1 page: drop stale code, wake pollers."""
-        self._l1_written(address, size, cycle, refresh=True)
+        self._l1_written(address, size, cycle, refresh=True, by=("core", writer.name))
 
-    def l1_store(self, address: int, data: bytes, cycle: int) -> None:
-        """A store into L1 by an agent other than a core (the coprocessor)."""
+    def l1_store(self, address: int, data: bytes, cycle: int, by: tuple = ("coprocessor",)) -> None:
+        """A store into L1 by an agent other than a core (``by``: the coprocessor, or ("noc",))."""
         self.l1[address : address + len(data)] = np.frombuffer(data, np.uint8)
-        self._l1_written(address, len(data), cycle)
+        self._l1_written(address, len(data), cycle, by=by)
 
     def coprocessor_wrote_l1(self, address: int, size: int, cycle: int) -> None:
         """The coprocessor's native engine already stored ``size`` bytes at ``address`` (at ``cycle``):
         do what :meth:`l1_store` does after storing."""
         self._l1_written(address, size, cycle)
 
-    def _l1_written(self, address: int, size: int, cycle: int, refresh: bool = False) -> None:
+    def _l1_written(
+        self, address: int, size: int, cycle: int, refresh: bool = False, by: tuple = ("coprocessor",)
+    ) -> None:
         """Bytes of L1 changed: wake their pollers, drop stale code, tell the pipes. ``refresh``: also
         bring the pages' write protection up to date when nobody's interest in them changed (a store
         that took the protected path may have found it stale)."""
@@ -629,7 +701,7 @@ class Tile:
         changed = refresh  # who is interested in these pages: only then can their protection change
         for core in self.cores:
             if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
-                self._wake(core, cycle + 1)
+                self._wake(core, cycle + 1, by=by)
                 changed = True
             for page in pages:
                 if page in core.known_code_pages:
@@ -720,6 +792,11 @@ class Tile:
                 core.wait_key = None
                 core.time = max(core.time, cycle + 1)
                 self.wakes += 1
+                if self.events is not None:
+                    pipe_key = key[0] in ("queue", "thread_idle", "mop_expander_idle")
+                    self.events.core_woken(
+                        core.name, core.time, ("pipe", key[1]) if pipe_key else ("host",), cycle
+                    )
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
@@ -747,6 +824,11 @@ class Tile:
                 )
             )
         return regions
+
+    def _stream_written(self, stream: int, index: int, value: int, access: Access) -> None:
+        """A core wrote a stream register (Streams.regions' observer): a CB counter, when observed."""
+        if self.events is not None:
+            self.events.stream_written(stream, index, value, access.cycle, access.core.name)
 
     def _queue_fill(self) -> list[tuple[int, int]]:
         """Each pipe's input FIFO: (entries, depth), as of the cycle the coprocessor has reached."""
@@ -794,6 +876,9 @@ class Tile:
                 core.reset(self.control.reset_pc_of(core.name))
                 core.state = CoreState.RUNNING
                 core.time = max(core.time, cycle + RISCV.release_delay)
+                if self.events is not None:
+                    by = ("core", writer.name) if writer is not None else ("host",)
+                    self.events.core_released(core.name, core.time, by, cycle)
             elif value & bit and not old & bit:
                 core.state = CoreState.RESET
                 if core is writer:
