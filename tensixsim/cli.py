@@ -104,6 +104,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name} {getattr(args, name)}: no such file")
     placements = [parse_input(text) for text in args.input]
     dumps = [parse_dump(text) for text in args.dump]
+    _check_trace(args.trace)
     tile = Tile(args.arch, quantum=args.quantum)
     for name in loaded:
         tile.load_elf(name, getattr(args, name))
@@ -112,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     # As on the card, the host releases BRISC and BRISC releases the rest; without a BRISC program
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
-    result = tile.run(max_cycles=args.max_cycles, release=release)
+    result = tile.run(max_cycles=args.max_cycles, release=release, trace=args.trace)
     print(result.summary(tile.arch.clock_hz))
     if args.regs:
         for name in loaded:
@@ -130,6 +131,19 @@ def _run(args: argparse.Namespace) -> int:
         print(f"tensixsim run: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_trace(path: str | None) -> str | None:
+    """``--trace FILE`` must be writable before anything runs (else one line, status 2)."""
+    if path is not None:
+        from tensixsim.errors import TraceError
+        from tensixsim.trace import check_writable
+
+        try:
+            check_writable(path)
+        except TraceError as error:
+            raise UsageError(f"--trace: {error.message}") from None
+    return path
 
 
 def _disasm(args: argparse.Namespace) -> int:
@@ -197,6 +211,7 @@ def _metal(args: argparse.Namespace) -> int:
         page_size=args.page_size,
         arch=args.arch,
         max_cycles=args.max_cycles,
+        trace=_check_trace(args.trace),
     )
     print(f"firmware: {report.firmware}")
     print(f"boot: {report.boot_cycles} cycles")
@@ -233,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--regs", action="store_true", help="print the loaded cores' registers at the end")
     run.add_argument("--max-cycles", type=_positive, default=100_000_000)
     run.add_argument("--quantum", type=_positive, default=None, help="scheduling quantum in cycles")
+    run.add_argument(
+        "--trace", metavar="FILE", help="write a Perfetto trace of the run (docs/observability.md)"
+    )
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
@@ -269,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--page-size", type=_positive, default=2048, help="DRAM page size of --input / --output"
     )
     metal.add_argument("--max-cycles", type=_positive, default=50_000_000)
+    metal.add_argument("--trace", metavar="FILE", help="write a Perfetto trace of the launch")
     metal.set_defaults(func=_metal)
     return parser
 

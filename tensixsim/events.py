@@ -22,6 +22,7 @@ Runs: an instruction identical to the one before it on the same pipe (or unit), 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -191,7 +192,7 @@ class EventLog:
         start, why = opened
         end = max(cycle, start)
         self.core_waits[core].append(Wait(start, end, why, by, min(at, end)))
-        self._slice(f"core:{core}", core, start, end, why)
+        self._slice(f"core:{core}", core, start, end, slice_name(why))
         self._core_from[core] = end
 
     def core_stopped(self, core: str, cycle: int, state: str) -> None:
@@ -200,7 +201,7 @@ class EventLog:
             return
         if core in self._core_wait:
             start, why = self._core_wait[core]
-            self._slice(f"core:{core}", core, start, max(cycle, start), why)
+            self._slice(f"core:{core}", core, start, max(cycle, start), slice_name(why))
         else:
             self._slice(f"core:{core}", core, self._core_from[core], cycle, "running")
         self.core_end[core] = cycle
@@ -275,7 +276,9 @@ class EventLog:
         if blocked_since >= 0 and reason is not None:
             self._close_pipe_run(thread, blocked_since)
             waits.append(Wait(blocked_since, cycle, reason, stall_cause(reason, thread), cycle))
-            self._slice(f"pipe:{thread}", f"pipe {thread}", blocked_since, cycle, f"stall: {reason}")
+            self._slice(
+                f"pipe:{thread}", f"pipe {thread}", blocked_since, cycle, "stall: " + slice_name(reason)
+            )
         elif cycle > free:
             if src_core >= 0 and src_cycle + 1 >= free:
                 name = CORE_NAMES[src_core]
@@ -339,6 +342,16 @@ class EventLog:
         self.finish()
         if self.sink is not None:
             self.sink.close()
+
+
+# Cycle numbers and polled values in a wait's reason: left out of slice names, so that the names
+# repeat (each distinct name is written once) and the UI groups the same wait together.
+_VARYING = re.compile(r" (until|from) cycle \d+| \(= 0x[0-9a-f]+\)| \d+ < \d+$")
+
+
+def slice_name(reason: str) -> str:
+    """The name of a wait's slice: its reason without the numbers that vary from one to the next."""
+    return _VARYING.sub("", reason)
 
 
 def stall_cause(reason: str, thread: int) -> tuple:
