@@ -35,6 +35,9 @@ class Bottleneck:
     cycles: int
     breakdown: tuple[tuple[str, int], ...]
 
+    def __str__(self) -> str:
+        return self.text()
+
     def text(self) -> str:
         lines = [
             f"bottleneck: {self.resource} ({100 * self.share:.0f}% of the {self.cycles}-cycle critical path)"

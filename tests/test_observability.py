@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from asm import assemble, link
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as perfetto_pb2
 
 from tensixsim import Tile
 from tensixsim.demo import run_matmul_demo
@@ -25,7 +26,6 @@ from tensixsim.errors import TraceError
 from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
 
-perfetto_pb2 = pytest.importorskip("perfetto.protos.perfetto.trace.perfetto_trace_pb2")
 ISA = isa_for("blackhole")
 ROOT = Path(__file__).resolve().parent.parent
 
