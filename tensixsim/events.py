@@ -94,7 +94,7 @@ class Sink(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass
+@dataclass(slots=True)
 class Wait:
     """``agent`` waited from ``start`` to ``end`` for ``what``; ``by`` names who ended the wait, acting
     at cycle ``at``: ("core", name), ("pipe", thread), ("unit", unit) (whichever pipe last used it),
@@ -275,16 +275,16 @@ class EventLog:
         waits = self.pipe_waits[thread]
         if blocked_since >= 0 and reason is not None:
             self._close_pipe_run(thread, blocked_since)
-            waits.append(Wait(blocked_since, cycle, reason, stall_cause(reason, thread), cycle))
+            _add_wait(waits, Wait(blocked_since, cycle, reason, stall_cause(reason, thread), cycle))
             self._slice(
                 f"pipe:{thread}", f"pipe {thread}", blocked_since, cycle, "stall: " + slice_name(reason)
             )
         elif cycle > free:
             if src_core >= 0 and src_cycle + 1 >= free:
                 name = CORE_NAMES[src_core]
-                waits.append(Wait(free, cycle, f"waits for {name} to push", ("core", name), src_cycle))
+                _add_wait(waits, Wait(free, cycle, f"waits for {name} to push", ("core", name), src_cycle))
             elif unit < len(UNITS):
-                waits.append(Wait(free, cycle, f"{UNITS[unit]} unit busy", ("unit", UNITS[unit]), cycle))
+                _add_wait(waits, Wait(free, cycle, f"{UNITS[unit]} unit busy", ("unit", UNITS[unit]), cycle))
         end = cycle + max(cycles, 1)
         self._pipe_free[thread] = max(free, end)
         self._extend(self._pipe_open, self.pipe_runs, thread, op, cycle, end, unit, self._close_pipe_run)
@@ -342,6 +342,18 @@ class EventLog:
         self.finish()
         if self.sink is not None:
             self.sink.close()
+
+
+def _add_wait(waits: list[Wait], wait: Wait) -> None:
+    """Append ``wait``; a wait for the same thing as the last one, after less than MERGE_GAP cycles of
+    work, extends that one instead (a pipe waiting for each of a core's pushes in turn): the edges
+    stay as few as the trace's slices, and the short work between them counts as part of the wait."""
+    if waits:
+        last = waits[-1]
+        if last.by == wait.by and last.what == wait.what and wait.start - last.end < MERGE_GAP:
+            last.end, last.at = wait.end, wait.at
+            return
+    waits.append(wait)
 
 
 # Cycle numbers and polled values in a wait's reason: left out of slice names, so that the names
