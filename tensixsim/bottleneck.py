@@ -25,7 +25,8 @@ Agent = tuple  # ("core", name) or ("pipe", thread)
 
 @dataclass(frozen=True)
 class Bottleneck:
-    """``resource`` bounded the run: ``share`` of the ``cycles`` of its critical path were its own.
+    """``resource`` bounded the run: ``share`` of the ``cycles`` of its critical path were its own (the
+    path runs from the start of the run to the end of the last work in it).
     ``breakdown``: every resource on the path with its cycles, largest first. Resources are core
     names ("brisc"...), coprocessor units ("matrix unit", "unpack unit"...), "pipe N" (a pipe's
     issue slots outside any unit, or a latency it waited out), "NoC" and "host"."""
@@ -48,30 +49,33 @@ class Bottleneck:
         return "\n".join(lines)
 
 
-def critical_path(log: EventLog, end: int) -> Bottleneck:
-    """Walk ``log``'s wait edges back from cycle ``end`` (see the module doc)."""
+def critical_path(log: EventLog) -> Bottleneck:
+    """Walk ``log``'s wait edges back from the end of its run to its start (see the module doc)."""
     walk = _Walk(log)
-    agent, cycle = walk.last_agent(end)
+    agent, cycle = walk.last_agent()
+    first = log.start_cycle
     credit: dict[str, int] = defaultdict(int)
     seen: set[tuple[Agent, int]] = set()
-    while cycle > 0 and agent is not None:
+    while cycle > first and agent is not None:
         waits = walk.waits(agent)
         i = bisect_left(walk.starts(agent), cycle) - 1  # the last wait starting before the cycle
         if i < 0:
-            walk.credit_work(agent, 0, cycle, credit)
+            walk.credit_work(agent, first, cycle, credit)
             break
         wait = waits[i]
         if wait.end < cycle:
-            walk.credit_work(agent, wait.end, cycle, credit)
+            walk.credit_work(agent, max(wait.end, first), cycle, credit)
             cycle = wait.end
+            if cycle <= first:
+                break
         step = walk.resolve(wait, agent, cycle)
         if step is None or (step[0], step[1]) in seen:
             label = step[2] if step is not None else walk.own_label(agent, wait)
-            credit[label] += cycle - wait.start
+            credit[label] += cycle - max(wait.start, first)
             cycle = wait.start
             continue
         to, at, label = step
-        credit[label] += cycle - at
+        credit[label] += cycle - max(at, first)
         seen.add((to, at))
         agent, cycle = to, at
     total = sum(credit.values()) or 1
@@ -95,8 +99,8 @@ class _Walk:
             self._starts[agent] = [w.start for w in self.waits(agent)]
         return self._starts[agent]
 
-    def last_agent(self, end: int) -> tuple[Agent | None, int]:
-        """The agent that finished last, and when."""
+    def last_agent(self) -> tuple[Agent | None, int]:
+        """The agent whose work ended last, and when."""
         best: tuple[int, Agent] | None = None
         for name, cycle in self.log.core_end.items():
             if best is None or cycle > best[0]:
@@ -106,7 +110,7 @@ class _Walk:
                 best = (runs.end[-1], ("pipe", thread))
         if best is None:
             return None, 0
-        return best[1], min(best[0], end) if end > 0 else best[0]
+        return best[1], best[0]
 
     def own_label(self, agent: Agent, wait: Wait) -> str:
         by = wait.by[0]

@@ -134,8 +134,11 @@ class EventLog:
     """Events of a run (see the module doc); ``sink``: where the timeline goes (None: nowhere, only
     the wait edges and runs are kept)."""
 
-    def __init__(self, copro: Coprocessor, unit_of: list[int], sink: Sink | None = None) -> None:
+    def __init__(
+        self, copro: Coprocessor, unit_of: list[int], sink: Sink | None = None, start_cycle: int = 0
+    ) -> None:
         self.sink = sink
+        self.start_cycle = start_cycle  # the observed run's first cycle
         self._names = copro.isa.by_opcode
         self._unit_of = unit_of
         threads = copro.threads
@@ -202,9 +205,10 @@ class EventLog:
         if core in self._core_wait:
             start, why = self._core_wait[core]
             self._slice(f"core:{core}", core, start, max(cycle, start), slice_name(why))
+            self.core_end[core] = start  # its work ended where the wait began
         else:
             self._slice(f"core:{core}", core, self._core_from[core], cycle, "running")
-        self.core_end[core] = cycle
+            self.core_end[core] = cycle
         self._core_from[core] = cycle
         self.last_cycle = max(self.last_cycle, cycle)
 

@@ -89,7 +89,7 @@ class RunResult:
             raise ValueError("bottleneck() needs the run's events: Tile.run(..., observe=True) or trace=PATH")
         from tensixsim.bottleneck import critical_path
 
-        return critical_path(self.events, self.cycles)
+        return critical_path(self.events)
 
     def summary(self, clock_hz: int | None = None) -> str:
         """A readable per-core table."""
@@ -299,7 +299,9 @@ class Tile:
         if not isinstance(self.backend, Engine):
             raise ValueError("only the coprocessor backend records events")
         sink = PerfettoSink(trace) if trace is not None else None
-        events = self.events = self._last_events = EventLog(self.coprocessor, self.backend.unit_of, sink)
+        events = self.events = self._last_events = EventLog(
+            self.coprocessor, self.backend.unit_of, sink, self.cycle
+        )
         self.backend.events = events
         for core in self.cores:
             if core.state in (CoreState.RUNNING, CoreState.WAITING):

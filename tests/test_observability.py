@@ -239,3 +239,36 @@ def test_the_sink_writes_in_chunks(tmp_path):
     assert (tmp_path / "t.pftrace").stat().st_size > 0
     sink.close()
     assert [s[0] for s in Read(tmp_path / "t.pftrace").slices["a"][:4]] == ["s0", "s1", "s2", "s0"]
+
+
+def test_metal_launch_trace_and_its_bad_path(tmp_path, capsys):
+    """``tensixsim metal --trace``: the add-one kernel's launch through tt-metal's firmware (3 tiles)."""
+    from tensixsim.cli import main
+    from tensixsim.metal.examples import add_one_circular_buffers, build_add_one
+    from tensixsim.metal.firmware import find_firmware_set, load_firmware
+    from tensixsim.metal.wheel import precompiled_firmware
+
+    precompiled = precompiled_firmware(ROOT / ".cache" / "ttnn")
+    loaded = load_firmware(Tile("blackhole"), find_firmware_set(precompiled, "blackhole"))
+    elfs = build_add_one(loaded, ROOT / "build" / "metal")
+    tiles = 3
+    (tmp_path / "in.bin").write_bytes(bytes(tiles * 2048))
+    argv = ["metal", "--firmware", str(precompiled), "--reader", str(elfs["ncrisc"])]
+    argv += ["--compute", str(elfs["trisc0"]), str(elfs["trisc1"]), str(elfs["trisc2"])]
+    argv += ["--writer", str(elfs["brisc"]), "--args", "0x100000", "0x400000", str(tiles), "2048"]
+    for cb in add_one_circular_buffers():
+        argv += ["--cb", f"{cb.index}:{cb.address:#x}:{cb.size}:{cb.pages}"]
+    argv += ["--input", f"{tmp_path / 'in.bin'}@0x100000"]
+    assert main([*argv, "--trace", str(tmp_path / "metal.pftrace")]) == 0
+    trace = Read(tmp_path / "metal.pftrace")
+    assert {"brisc", "ncrisc", "trisc0", "trisc1", "trisc2", "unpack unit", "pack unit"} <= set(
+        trace.tracks.values()
+    )
+    packs = trace.counts("pack unit")
+    assert sum(packs.values()) >= tiles  # at least one PACR per tile
+    # Every core ends the launch parked, waiting for the next go message.
+    assert all(trace.slices[core][-1][0].startswith("parked: ") for core in ("brisc", "ncrisc", "trisc0"))
+    capsys.readouterr()
+    assert main([*argv, "--trace", str(tmp_path / "missing" / "metal.pftrace")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("tensixsim metal: --trace: cannot write the trace file")
