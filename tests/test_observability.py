@@ -142,6 +142,20 @@ def test_both_engines_write_the_same_trace(tmp_path_factory):
     assert native.read_bytes() == python.read_bytes()
 
 
+def test_both_engines_write_the_same_vector_unit_trace(tmp_path):
+    traces = {}
+    for name in ("native", "python"):
+        tile = Tile("blackhole", engine=name)
+        tile.write(0x6000, assemble(_sfpu_source(), base=0x6000))
+        tile.run(release=["trisc0"], trace=tmp_path / f"{name}.pftrace")
+        assert tile.backend.engine == name
+        if name == "native":
+            assert tile.backend.native.instructions == 64 * 64  # none left to the reference code
+        traces[name] = (tmp_path / f"{name}.pftrace").read_bytes()
+    assert traces["native"] == traces["python"]
+    assert sum(Read(tmp_path / "python.pftrace").counts("sfpu unit").values()) == 64 * 64
+
+
 def test_bottleneck_of_the_demo_matmul_is_the_brisc_reader(traced):
     _, result = traced
     neck = result.bottleneck()
