@@ -192,6 +192,19 @@ def test_bottleneck_of_a_vector_unit_kernel_is_the_sfpu():
     assert neck.cycles == result.cycles
 
 
+def test_a_run_that_stops_on_an_error_leaves_a_complete_trace(tmp_path):
+    from tensixsim.errors import CycleLimitExceeded
+
+    tile = Tile("blackhole")
+    tile.write(0x6000, assemble(_sfpu_source(), base=0x6000))
+    with pytest.raises(CycleLimitExceeded):
+        tile.run(max_cycles=1000, release=["trisc0"], trace=tmp_path / "cut.pftrace")
+    trace = Read(tmp_path / "cut.pftrace")  # every slice ends
+    done = sum(trace.counts("sfpu unit").values())
+    assert 0 < done == tile.result().units["sfpu"].instructions < 64 * 64
+    assert tile.events is None  # the next run is not observed unless asked
+
+
 def test_bottleneck_needs_an_observed_run():
     tile = Tile("blackhole")
     tile.write(0x6000, assemble("li a0, 0\n ecall", base=0x6000))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tensixsim.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
 from tensixsim.native_build import build_library, pure_python_requested
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
@@ -255,7 +256,6 @@ OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE = range(5)
 OUT_NATIVE, OUT_PENDING, OUT_REACHED, OUT_GROW, OUT_TRACED = range(5, 10)
 OUT_FIELDS = 10
 TRACE_ROWS = 4096  # retired-instruction rows the native engine writes before Python takes them
-TR_FIELDS = 10  # engine.h TR_*: the columns of events.TR_*
 WAIT_COPRO = 1
 
 
