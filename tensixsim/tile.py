@@ -786,8 +786,9 @@ class Tile:
         if ("mop_expander_idle", thread) in waiting and not self.coprocessor.frontend.mop_busy[thread]:
             self.signal(("mop_expander_idle", thread), cycle)
 
-    def signal(self, key: tuple, cycle: int) -> None:
-        """Wake the cores waiting on ``key``; they retry the access that stalled them."""
+    def signal(self, key: tuple, cycle: int, by: tuple | None = None) -> None:
+        """Wake the cores waiting on ``key``; they retry the access that stalled them. ``by``: who
+        acted (for an observed run; by default the pipe a pipe key names)."""
         for core in self.cores:
             if core.state is CoreState.WAITING and core.wait_key == key:
                 core.state = CoreState.RUNNING
@@ -795,16 +796,19 @@ class Tile:
                 core.time = max(core.time, cycle + 1)
                 self.wakes += 1
                 if self.events is not None:
-                    pipe_key = key[0] in ("queue", "thread_idle", "mop_expander_idle")
-                    self.events.core_woken(
-                        core.name, core.time, ("pipe", key[1]) if pipe_key else ("host",), cycle
-                    )
+                    if by is None:
+                        pipe_key = key[0] in ("queue", "thread_idle", "mop_expander_idle")
+                        by = ("pipe", key[1]) if pipe_key else ("host",)
+                    self.events.core_woken(core.name, core.time, by, cycle)
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
         regions = [*self._control_regions, *self._stream_regions, *self._block_regions]
         if self.mailboxes is not None:
-            regions += self.mailboxes.regions(core.name, self.signal)
+            # The core whose mailbox access wakes another is the one acting (for an observed run).
+            regions += self.mailboxes.regions(
+                core.name, lambda key, cycle, who=("core", core.name): self.signal(key, cycle, who)
+            )
         regions += self.coprocessor.mmio_regions(core)
         facts = core.facts
         pipes = (
