@@ -148,17 +148,17 @@ class EventLog:
         self.pipe_runs = [Runs() for _ in range(threads)]
         self.unit_runs = [Runs() for _ in UNITS]
         self.stream_writes: list[tuple[int, str]] = []  # (cycle, core), for ("streams",) waits
-        self.core_started: dict[str, int] = {}
         self.core_end: dict[str, int] = {}
         self._core_from: dict[str, int] = {}  # start of the core's current running span
         self._core_wait: dict[str, tuple[int, str]] = {}  # open wait: start, why
         self._pipe_open: list[_Open | None] = [None] * threads
         self._pipe_free = [0] * threads  # when each pipe's last slice ends
         self._unit_open: list[_Open | None] = [None] * len(UNITS)
-        self._state = 0
         self._streams: dict[int, list[int]] = {}  # stream -> [received, acked]
-        self.last_cycle = 0
+        self._stream_registers = getattr(copro.tile, "streams", None)
         self._declared: set[str] = set()
+        self._state = 0
+        self.state_changed(start_cycle, state_word(copro))  # the counters' values as the run starts
 
     # ------------------------------------------------------------------ sink helpers
     def _track(self, key: str, name: str, counter: bool = False) -> None:
@@ -174,7 +174,6 @@ class EventLog:
     # ------------------------------------------------------------------ cores
     def core_released(self, core: str, cycle: int, by: tuple, at: int) -> None:
         """``core`` left reset at ``cycle`` (the write that released it came from ``by`` at ``at``)."""
-        self.core_started.setdefault(core, cycle)
         previous = self.core_end.get(core, 0)
         self.core_waits[core].append(Wait(previous, cycle, "in reset", by, at))
         self._core_from[core] = cycle
@@ -210,7 +209,6 @@ class EventLog:
             self._slice(f"core:{core}", core, self._core_from[core], cycle, "running")
             self.core_end[core] = cycle
         self._core_from[core] = cycle
-        self.last_cycle = max(self.last_cycle, cycle)
 
     def stream_written(self, stream: int, index: int, value: int, cycle: int, core: str) -> None:
         """A stream register of a circular buffer (8 tiles acked, 10 tiles received) was written."""
@@ -218,7 +216,14 @@ class EventLog:
 
         if index not in (TILES_ACKED, TILES_RECEIVED):
             return
-        counts = self._streams.setdefault(stream, [0, 0])
+        counts = self._streams.get(stream)
+        if counts is None:  # the counts as the run found them (a launch after a boot need not start at 0)
+            registers = self._stream_registers
+            counts = self._streams[stream] = (
+                [registers.read(stream, TILES_RECEIVED), registers.read(stream, TILES_ACKED)]
+                if registers is not None
+                else [0, 0]
+            )
         counts[0 if index == TILES_RECEIVED else 1] = value
         self.stream_writes.append((cycle, core))
         if self.sink is not None:
@@ -297,7 +302,6 @@ class EventLog:
                 self._unit_open, self.unit_runs, unit, op, cycle, cycle + cycles, thread, self._close_unit_run
             )
         self.state_changed(cycle, state)
-        self.last_cycle = max(self.last_cycle, cycle + max(cycles, 1))
 
     def _extend(self, opens, runs, index, op, start, end, other, close) -> None:
         run = opens[index]
