@@ -17,7 +17,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tensixsim.events import EventLog, Runs, Wait
+from tensixsim.events import EventLog, Wait, slice_name
 from tensixsim.isa.spec import UNITS
 
 Agent = tuple  # ("core", name) or ("pipe", thread)
@@ -29,12 +29,14 @@ class Bottleneck:
     path runs from the start of the run to the end of the last work in it).
     ``breakdown``: every resource on the path with its cycles, largest first. Resources are core
     names ("brisc"...), coprocessor units ("matrix unit", "unpack unit"...), "pipe N" (a pipe's
-    issue slots outside any unit, or a latency it waited out), "NoC" and "host"."""
+    issue slots outside any unit, or a latency it waited out), "NoC" and "host". ``chain``: why,
+    from the end of the run back to the bottleneck: who waited on whom, for what, one line a hop."""
 
     resource: str
     share: float
     cycles: int
     breakdown: tuple[tuple[str, int], ...]
+    chain: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.text()
@@ -46,6 +48,8 @@ class Bottleneck:
         lines += [
             f"  {name:24} {cycles:>10} {100 * cycles / self.cycles:>6.1f}%" for name, cycles in self.breakdown
         ]
+        if self.chain:
+            lines += ["  why, from the end of the run back:", *(f"    {hop}" for hop in self.chain)]
         return "\n".join(lines)
 
 
@@ -56,6 +60,7 @@ def critical_path(log: EventLog) -> Bottleneck:
     first = log.start_cycle
     credit: dict[str, int] = defaultdict(int)
     seen: set[tuple[Agent, int]] = set()
+    hops: list[tuple[str, str, str]] = []  # (resource credited, its agent, the line), from the end
     while cycle > first and agent is not None:
         waits = walk.waits(agent)
         i = bisect_left(walk.starts(agent), cycle) - 1  # the last wait starting before the cycle
@@ -77,11 +82,27 @@ def critical_path(log: EventLog) -> Bottleneck:
         to, at, label = step
         credit[label] += cycle - max(at, first)
         seen.add((to, at))
+        if len(hops) < _CHAIN_LIMIT and to != agent:
+            target = label if _name(to) == label else f"{label} ({_name(to)})"
+            hops.append((label, _name(to), f"{_name(agent)} waited for {target}: {slice_name(wait.what)}"))
         agent, cycle = to, at
     total = sum(credit.values()) or 1
     breakdown = tuple(sorted(((k, v) for k, v in credit.items() if v > 0), key=lambda kv: -kv[1]))
     top, cycles = breakdown[0] if breakdown else ("nothing", 0)
-    return Bottleneck(top, cycles / total, total, breakdown)
+    chain = []
+    for label, target, line in hops:
+        chain.append(line)
+        if top in (label, target):
+            break
+    return Bottleneck(top, cycles / total, total, breakdown, tuple(chain))
+
+
+_CHAIN_LIMIT = 12  # hops kept for Bottleneck.chain
+
+
+def _name(agent: Agent) -> str:
+    kind, name = agent
+    return name if kind == "core" else f"pipe {name}"
 
 
 class _Walk:
@@ -149,8 +170,12 @@ class _Walk:
         if kind == "pipe":
             return ("pipe", by[1]), at, f"pipe {by[1]}"
         if kind == "unit":
-            unit = UNITS.index(by[1])
-            return self._last_of(self.log.unit_runs[unit], at, lambda i, runs: runs.what[i], f"{by[1]} unit")
+            runs = self.log.unit_runs[UNITS.index(by[1])]
+            skip = agent[1] if len(by) > 2 and agent[0] == "pipe" else None  # ("unit", u, "other")
+            i = runs.covering(at)
+            while i >= 0 and runs.what[i] == skip:
+                i -= 1
+            return None if i < 0 else (("pipe", runs.what[i]), min(runs.end[i], at), f"{by[1]} unit")
         if kind == "coprocessor":
             return self._last_retire(at, agent)
         if kind == "streams":
@@ -161,13 +186,6 @@ class _Walk:
                     return ("core", core), when, core
                 i -= 1
         return None
-
-    @staticmethod
-    def _last_of(runs: Runs, at: int, thread_of, label: str) -> tuple[Agent, int, str] | None:
-        i = runs.covering(at)
-        if i < 0:
-            return None
-        return ("pipe", thread_of(i, runs)), min(runs.end[i], at), label
 
     def _last_retire(self, at: int, agent: Agent) -> tuple[Agent, int, str] | None:
         """The other pipe that last worked at or before ``at``."""

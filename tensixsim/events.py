@@ -97,7 +97,8 @@ class Sink(Protocol):
 @dataclass(slots=True)
 class Wait:
     """``agent`` waited from ``start`` to ``end`` for ``what``; ``by`` names who ended the wait, acting
-    at cycle ``at``: ("core", name), ("pipe", thread), ("unit", unit) (whichever pipe last used it),
+    at cycle ``at``: ("core", name), ("pipe", thread), ("unit", unit) (whichever pipe last used it;
+    ("unit", unit, "other"): whichever other pipe),
     ("coprocessor",) (whichever pipe last retired), ("streams",) (whichever core last wrote a stream
     register), ("self",) (it passes by itself: a latency), ("noc",), ("host",)."""
 
@@ -374,6 +375,24 @@ def slice_name(reason: str) -> str:
     return _VARYING.sub("", reason)
 
 
+def _stallwait_units() -> dict[str, str]:
+    """STALLWAIT condition label -> the unit whose work ends the wait (sync.STALLWAIT_CONDITIONS):
+    a busy unit itself; a Src bank not yet released to the unpackers, the matrix unit; one not yet
+    valid for the matrix unit, the unpacker."""
+    from tensixsim.tensix.sync import STALLWAIT_CONDITIONS
+
+    units = {}
+    for condition in STALLWAIT_CONDITIONS:
+        if condition.unit is not None:
+            units[condition.label] = "unpack" if condition.unit.startswith("unpacker") else condition.unit
+        elif condition.src_bank is not None:
+            units[condition.label] = "matrix" if condition.src_bank.endswith("_unpacker") else "unpack"
+    return {label: unit for label, unit in units.items() if unit in UNITS}
+
+
+_STALLWAIT_UNITS = _stallwait_units()
+
+
 def stall_cause(reason: str, thread: int) -> tuple:
     """Who ends a pipe's wait, from the reason the model gives for it (the texts of
     matrix_unit.SRC_NOT_HANDED, unpack.bank_not_handed / still_fetching, regs.dst_hidden,
@@ -384,8 +403,11 @@ def stall_cause(reason: str, thread: int) -> tuple:
         return ("unit", "matrix")  # the matrix unit releases the bank / writes the Dst rows
     if "held by thread" in reason:
         return ("pipe", int(reason.rsplit("thread", 1)[1].split()[0]))
-    if "SEMWAIT" in reason or "STALLWAIT" in reason:
-        return ("coprocessor",)  # a SEMPOST/SEMGET (or the unit a STALLWAIT waits on) of another pipe
+    if "STALLWAIT: " in reason:
+        unit = _STALLWAIT_UNITS.get(reason.rsplit("(", 1)[-1].rstrip(")"))
+        return ("unit", unit) if unit is not None else ("coprocessor",)
+    if "SEMWAIT" in reason:
+        return ("unit", "sync", "other")  # the SEMPOST / SEMGET of another pipe
     if "stream" in reason:
         return ("streams",)
     return ("self",)  # a latency: the gate opens next cycle, an SFPMAD result

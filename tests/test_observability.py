@@ -165,6 +165,38 @@ def test_bottleneck_of_the_demo_matmul_is_the_brisc_reader(traced):
     shares = dict(neck.breakdown)
     assert shares.get("matrix unit", 0) < 0.05 * neck.cycles
     assert "bottleneck: brisc" in result.summary()
+    # Why: the math pipe waited for Src banks from the unpacker, whose core waited for the reader.
+    assert (
+        "pipe 1 waited for unpack unit (pipe 0): MVMUL: SrcA / SrcB bank not handed to the matrix unit"
+        in neck.chain
+    )
+    assert neck.chain[-1].startswith(
+        "trisc0 waited for brisc: parked: polls register 0xffb4"
+    )  # a CB's stream
+
+
+def test_stall_reasons_name_who_ends_them():
+    from tensixsim.events import stall_cause
+    from tensixsim.tensix import sync
+    from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
+    from tensixsim.tensix.pack import DST_NOT_READABLE
+    from tensixsim.tensix.sfpu_float import MAD_HOLD_REASON
+    from tensixsim.tensix.unpack import bank_not_handed, still_fetching
+
+    cases = {
+        f"MVMUL: {SRC_NOT_HANDED}": ("unit", "unpack"),
+        f"UNPACR: {bank_not_handed(0, 1)}": ("unit", "matrix"),
+        f"UNPACR: {still_fetching(0, 99)}": ("unit", "unpack"),
+        f"PACR: {DST_NOT_READABLE}": ("unit", "matrix"),
+        f"SEMGET: {sync.stallwait_text(3)}": ("unit", "pack"),  # C3: packer busy
+        f"STALLWAIT: {sync.stallwait_text(7)}": ("unit", "unpack"),  # C7: SrcA not valid for the matrix unit
+        f"STALLWAIT: {sync.stallwait_text(5)}": ("unit", "matrix"),  # C5: SrcA not released to the unpackers
+        f"SEMWAIT: {sync.sem_empty_text(1)}": ("unit", "sync", "other"),  # another pipe's SEMPOST
+        f"ATGETM: {sync.mutex_held_text(2, 1)}": ("pipe", 1),
+        f"STREAMWAIT: {sync.stream_text(3, 0, 1, 2)}": ("streams",),
+        f"SFPMAD: {MAD_HOLD_REASON}": ("self",),
+    }
+    assert {reason: stall_cause(reason, 2) for reason in cases} == cases
 
 
 # TRISC0 runs 64 x 64 SFPMADs from one MOP, then waits for its pipe to drain: the vector unit bounds it.
