@@ -111,6 +111,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name} {getattr(args, name)}: no such file")
     placements = [parse_input(text) for text in args.input]
     dumps = [parse_dump(text) for text in args.dump]
+    _check_trace(args.trace)
     tile = Tile(args.arch, quantum=args.quantum)
     for name in loaded:
         tile.load_elf(name, getattr(args, name))
@@ -123,7 +124,10 @@ def _run(args: argparse.Namespace) -> int:
     release = ["brisc"] if "brisc" in loaded else loaded
     try:
         result = tile.run(
-            max_cycles=args.max_cycles, release=release, progress=None if args.quiet else sys.stderr
+            max_cycles=args.max_cycles,
+            release=release,
+            progress=None if args.quiet else sys.stderr,
+            trace=args.trace,
         )
     except RunInterrupted as stop:
         print(f"tensixsim run: {stop.message}", file=sys.stderr)
@@ -151,6 +155,19 @@ def _print_regs(tile: Tile, cores: list[str], wanted: bool) -> None:
         for name in cores:
             values = tile.core(name).regs
             print(f"{name}: " + " ".join(f"x{i}=0x{v:08x}" for i, v in enumerate(values) if i))
+
+
+def _check_trace(path: str | None) -> str | None:
+    """``--trace FILE`` must be writable before anything runs (else one line, status 2)."""
+    if path is not None:
+        from tensixsim.errors import TraceError
+        from tensixsim.trace import check_writable
+
+        try:
+            check_writable(path)
+        except TraceError as error:
+            raise UsageError(f"--trace: {error.message}") from None
+    return path
 
 
 def _disasm(args: argparse.Namespace) -> int:
@@ -228,6 +245,7 @@ def _metal(args: argparse.Namespace) -> int:
             arch=args.arch,
             max_cycles=args.max_cycles,
             progress=None if args.quiet else sys.stderr,
+            trace=_check_trace(args.trace),
         )
     except RunInterrupted as stop:
         print(f"tensixsim metal: {stop.message}", file=sys.stderr)
@@ -274,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print what the cores print (tensix_print.h), with core and cycle",
     )
+    run.add_argument(
+        "--trace", metavar="FILE", help="write a Perfetto trace of the run (docs/observability.md)"
+    )
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
@@ -313,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     metal.add_argument("--max-cycles", type=_positive, default=50_000_000)
     metal.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
+    metal.add_argument("--trace", metavar="FILE", help="write a Perfetto trace of the launch")
     metal.set_defaults(func=_metal)
     return parser
 

@@ -10,6 +10,7 @@ a Python model of the same computations.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -56,9 +57,11 @@ def run_demo(quantum: int = DEFAULT_QUANTUM) -> tuple[Tile, dict[str, bool], flo
 MATMUL_TILES = 2  # of 32x32, per side: (64 x 64) @ (64 x 64)
 
 
-def run_matmul_demo() -> tuple[Tile, dict[str, bool], float]:
+def run_matmul_demo(
+    *, trace: str | Path | None = None, observe: bool = False
+) -> tuple[Tile, dict[str, bool], float]:
     """Build and run the five-core matmul kernel on random BF16 inputs; returns the tile, the named
-    checks and the wall time."""
+    checks and the wall time. ``trace``, ``observe``: as for Tile.run."""
     n = MATMUL_TILES
     elfs = programs.build_matmul(mt=n, nt=n, kt=n, phases=4)
     rng = np.random.default_rng(2026)
@@ -74,7 +77,7 @@ def run_matmul_demo() -> tuple[Tile, dict[str, bool], float]:
     tile.write(programs.KERNEL_SRC0, programs.tiles_to_l1(tiles[0]).tobytes())
     tile.write(programs.KERNEL_SRC1, programs.tiles_to_l1(tiles[1]).tobytes())
     start = time.perf_counter()
-    tile.run(max_cycles=5_000_000)
+    tile.run(max_cycles=5_000_000, trace=trace, observe=observe)
     wall = time.perf_counter() - start
     out = programs.tiles_from_l1(tile.read(programs.KERNEL_DST, n * n * 2048), n * n)
     got = np.block([[out[i * n + j] for j in range(n)] for i in range(n)]).astype(np.uint32) << 16
@@ -101,7 +104,7 @@ def main(quantum: int = DEFAULT_QUANTUM) -> int:
     print()
     print(f"wall {wall:.3f} s, {instructions:,} RISC-V instructions ({instructions / wall / 1e6:.1f} M/s)")
 
-    mm_tile, mm_checks, mm_wall = run_matmul_demo()
+    mm_tile, mm_checks, mm_wall = run_matmul_demo(observe=True)  # its summary names the bottleneck
     print()
     side = 32 * MATMUL_TILES
     print(f"tensixsim demo: a {side}x{side} BF16 matmul (HiFi4) through all five cores")

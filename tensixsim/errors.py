@@ -203,3 +203,8 @@ class RunInterrupted(KeyboardInterrupt):
         self.cycle = cycle
         self.result = result
         super().__init__(message)
+
+
+class TraceError(SimError):
+    """A trace was asked for that cannot be written (a path that cannot be opened, the perfetto
+    package missing); raised before the run starts."""

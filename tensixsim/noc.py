@@ -383,7 +383,7 @@ class Noc:
 
     def _write(self, endpoint: Endpoint, address: int, data: bytes, cycle: int) -> None:
         if endpoint.kind == "tile":
-            self.tile.l1_store(address, data, cycle)
+            self.tile.l1_store(address, data, cycle, by=("noc",))
         else:
             self.dram.write(endpoint.group, address, data)
 
@@ -499,7 +499,7 @@ class Noc:
     ) -> Callable[[int], None]:
         def done(cycle: int) -> None:
             data = self._read(source, src, length)
-            self.tile.l1_store(dst, data, cycle)
+            self.tile.l1_store(dst, data, cycle, by=("noc",))
             flits = self.flits(length)
             changes = [
                 (MST_RD_RESP_RECEIVED, 1),
@@ -738,7 +738,7 @@ class Noc:
                 )
 
             def responded(when: int) -> None:
-                self.tile.l1_store(ret, result[0].to_bytes(4, "little"), when)
+                self.tile.l1_store(ret, result[0].to_bytes(4, "little"), when, by=("noc",))
                 self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
 
             self.schedule(arrive, arrived)
@@ -758,7 +758,7 @@ class Noc:
             new = ((old + data) & mask) | (old & ~mask)
         else:
             new = _zaamo(at >> 8 & 7, old, data)
-        self.tile.l1_store(where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle)
+        self.tile.l1_store(where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle, by=("noc",))
         return result
 
     # ------------------------------------------------------------------ registers

@@ -13,6 +13,7 @@ loads and stores reach the addressed bytes of a register.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,8 +52,15 @@ class Streams:
         if index in _STORED:
             self.values[stream, _STORED.index(index)] = value & 0xFFFFFFFF
 
-    def regions(self) -> list[MmioRegion]:
-        """One page per stream; unmodelled registers read 0 and ignore writes."""
+    def regions(self, observer: Callable[[int, int, int, Access], None] | None = None) -> list[MmioRegion]:
+        """One page per stream; unmodelled registers read 0 and ignore writes. ``observer(stream,
+        index, value, access)`` is told of every write to a register that holds state."""
+
+        def write(access: Access, value: int, stream: int, index: int) -> None:
+            self.write(stream, index, value)
+            if observer is not None:
+                observer(stream, index, value & 0xFFFFFFFF, access)
+
         regions = []
         flat = self.values.reshape(-1)  # a view: what native reads see (storage_current)
         for stream in range(self.arch.stream_count):
@@ -61,7 +69,7 @@ class Streams:
                 4 * index: Register(
                     f"STREAM{stream}_REG{index}",
                     read=lambda _, s=stream, i=index: self.read(s, i),
-                    write=lambda _, v, s=stream, i=index: self.write(s, i, v),
+                    write=lambda access, v, s=stream, i=index: write(access, v, s, i),
                     watch="write",
                 )
                 for index in _STORED

@@ -47,7 +47,9 @@ from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 if TYPE_CHECKING:
+    from tensixsim.bottleneck import Bottleneck
     from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer
+    from tensixsim.events import EventLog
     from tensixsim.loader.source import SourceLocation
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
@@ -93,6 +95,18 @@ class RunResult:
     units: dict[str, UnitStats] = field(default_factory=dict)
     interrupted: bool = False  # the run was stopped on request before its cores finished
 
+    # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
+    events: EventLog | None = field(default=None, compare=False, repr=False)
+
+    def bottleneck(self) -> Bottleneck:
+        """What bounded the run: the critical path through the recorded wait edges, walked back from
+        the end (see tensixsim.bottleneck). Needs a run with ``observe=True`` or ``trace=...``."""
+        if self.events is None:
+            raise ValueError("bottleneck() needs the run's events: Tile.run(..., observe=True) or trace=PATH")
+        from tensixsim.bottleneck import critical_path
+
+        return critical_path(self.events)
+
     def summary(self, clock_hz: int | None = None) -> str:
         """A readable per-core table."""
         lines = [
@@ -121,6 +135,8 @@ class RunResult:
             for unit in sorted(self.units.values(), key=lambda u: -u.busy_cycles):
                 share = 100 * unit.busy_cycles / self.cycles if self.cycles else 0.0
                 lines.append(f"{unit.name:8} {unit.instructions:>10} {unit.busy_cycles:>10} {share:>6.1f}%")
+        if self.events is not None:
+            lines += ["", self.bottleneck().text()]
         return "\n".join(lines)
 
 
@@ -159,6 +175,8 @@ class Tile:
         self.prints: PrintServer | None = None  # reads the cores' print buffers (enable_prints)
         self.progress: TextIO | None = None  # where run() shows its status line unless told otherwise
         self.pcbufs = PcBufs.new(self.arch.pcbufs) if self.arch.pcbufs is not None else None
+        self.events: EventLog | None = None  # while a run is observed (run(observe=True) / trace=)
+        self._last_events: EventLog | None = None
         self._control_regions = self.control.regions(
             TileServices(
                 self._set_soft_reset,
@@ -171,7 +189,7 @@ class Tile:
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
         self.streams = Streams.new(self.arch)
-        self._stream_regions = self.streams.regions()
+        self._stream_regions = self.streams.regions(self._stream_written)
         self.noc = Noc.new(self.arch)
         if self.noc is not None:
             self.noc.attach(self)
@@ -274,6 +292,7 @@ class Tile:
             self.prints.start(self)
             for page in self.prints.pages:
                 self._refresh_protection(page)
+        self._last_events = None
 
     def run(
         self,
@@ -281,13 +300,18 @@ class Tile:
         release: Iterable[str] | None = None,
         *,
         progress: TextIO | None = None,
+        trace: str | Path | None = None,
+        observe: bool = False,
     ) -> RunResult:
         """Run until every released core finished (``ecall``), or raise.
 
         ``release`` names the cores the host takes out of reset first; by default BRISC, as the host
         does, unless some core is already running. ``progress``: a stream (``sys.stderr``) to show a
         status line on while a run lasts longer than two seconds, if it is a terminal (default:
-        ``tile.progress``, None).
+        ``tile.progress``, None). ``trace``: write a Perfetto trace of the run to this file (complete
+        when run returns or raises; TraceError before anything runs if it cannot be written).
+        ``observe`` (implied by ``trace``): record the run's wait edges, for ``result.bottleneck()``
+        (docs/observability.md).
 
         Ctrl-C (or :meth:`interrupt` from elsewhere) stops the run at the next slice boundary with
         :class:`~tensixsim.errors.RunInterrupted`, which carries the result so far; a second Ctrl-C
@@ -295,16 +319,19 @@ class Tile:
         """
         if release is None:
             release = () if any(c.state is not CoreState.RESET for c in self.cores) else ("brisc",)
-        for core in self.cores:
-            core.flush_all_code()  # the host may have written code through tile.l1
-            if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
-                self._wake(core, core.time)  # the host may have written what it polls
-        self.release(*release, cycle=self.cycle)
+        self._last_events = None
+        if trace is not None or observe:
+            self._observe(trace)
         line = progress_for(progress if progress is not None else self.progress)
         if self.prints is not None:
             self.prints.before_echo = line.close if line is not None else None
         failed = True
         try:
+            for core in self.cores:
+                core.flush_all_code()  # the host may have written code through tile.l1
+                if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
+                    self._wake(core, core.time, by=("host",))  # the host may have written what it polls
+            self.release(*release, cycle=self.cycle)
             with sigint_interrupts(self):
                 self._schedule(max_cycles, line)
             failed = False
@@ -316,7 +343,37 @@ class Tile:
                 line.close()
             if self.prints is not None:
                 self._drain_prints(quiet=failed)
+            if self.events is not None:
+                self._stop_observing()
         return self.result()
+
+    def _observe(self, trace: str | Path | None) -> None:
+        """Start recording events (and a trace file) for the coming run."""
+        from tensixsim.events import EventLog
+        from tensixsim.trace import PerfettoSink
+
+        if not isinstance(self.backend, Engine):
+            raise ValueError("only the coprocessor backend records events")
+        sink = PerfettoSink(trace) if trace is not None else None
+        events = self.events = self._last_events = EventLog(
+            self.coprocessor, self.backend.unit_of, sink, self.cycle
+        )
+        self.backend.events = events
+        for core in self.cores:
+            if core.state in (CoreState.RUNNING, CoreState.WAITING):
+                events.core_released(core.name, core.time, ("host",), core.time)
+            if core.state is CoreState.WAITING:
+                events.core_waits_from(core.name, core.time, core.wait_reason)
+
+    def _stop_observing(self) -> None:
+        events, self.events = self.events, None
+        assert events is not None
+        if isinstance(self.backend, Engine):
+            self.backend.events = None
+        for core in self.cores:
+            if core.state is not CoreState.RESET:
+                events.core_stopped(core.name, core.time, core.state.value)
+        events.close()
 
     def _drain_prints(self, *, quiet: bool) -> None:
         """Read the print buffers a last time (what was printed up to an error or an interrupt too).
@@ -392,7 +449,7 @@ class Tile:
             if unpackers.fetches[unit]:
                 name = f"unpacker{unit}"
                 units[name] = UnitStats(name, int(unpackers.fetches[unit]), int(unpackers.fetch_cycles[unit]))
-        return RunResult(self.cycle, cores, pipes, units)
+        return RunResult(self.cycle, cores, pipes, units, events=self._last_events)
 
     # ------------------------------------------------------------------ scheduler
     def _schedule(self, max_cycles: int, progress: ProgressLine | None = None) -> None:
@@ -456,6 +513,8 @@ class Tile:
                 error, core.error = core.error, None
                 raise error
             if core.state is CoreState.WAITING:
+                if self.events is not None:
+                    self.events.core_waits_from(core.name, core.time, core.wait_reason)
                 continue
             # Spin detection: only slices that ran to the quantum without side effects count.
             if core.state is not CoreState.RUNNING or self._side_effects != effects_before:
@@ -637,6 +696,8 @@ class Tile:
         polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
         polled += [f"register 0x{a:08x}" for a in core.watch_registers]
         core.wait_reason = "polls " + ", ".join(polled)
+        if self.events is not None:
+            self.events.core_waits_from(core.name, entry, "parked: " + core.wait_reason)
         for page in {a // PAGE for a, _ in core.watch}:
             self._refresh_protection(page)
 
@@ -655,7 +716,7 @@ class Tile:
                 # A read at cycle c sees the write when the write goes first: cores act in (cycle,
                 # index) order (may_sync), the NoC before any core at its cycle (deliver).
                 first = cycle + 1 if writer is not None and writer.index > core.index else cycle
-                self._wake(core, first, (address,))
+                self._wake(core, first, (address,), ("core", writer.name) if writer is not None else ("noc",))
 
     def coprocessor_changed(self, cycle: int) -> None:
         """Coprocessor state changed at ``cycle``: wake the cores polling registers that reflect it
@@ -663,12 +724,12 @@ class Tile:
         for core in self.cores:
             if core.state is CoreState.WAITING and "coprocessor" in core.watch_registers.values():
                 registers = tuple(a for a, how in core.watch_registers.items() if how == "coprocessor")
-                self._wake(core, cycle + 1, registers)
+                self._wake(core, cycle + 1, registers, ("coprocessor",))
 
     def _l1_value(self, address: int, size: int) -> int:
         return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
 
-    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = ()) -> None:
+    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = (), by: tuple = ("host",)) -> None:
         """Resume a parked core as if it had seen the change at ``cycle``.
 
         A change to ``registers`` the loop reads is seen by the first read at or after ``cycle``: the
@@ -694,6 +755,8 @@ class Tile:
             # Nothing the loop had in flight is still pending at an arbitrary resume cycle (the same
             # rule wherever the loop was parked, so the cycles do not depend on the quantum).
             core.hooks.reset_timing()
+        if self.events is not None:
+            self.events.core_woken(core.name, core.time, by, cycle)
         for page in pages:
             self._refresh_protection(page)
 
@@ -730,21 +793,23 @@ class Tile:
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
         """``writer`` stored into a protected L1 page: drop stale code, wake pollers, read a print
         the store completed."""
-        self._l1_written(address, size, cycle, refresh=True)
+        self._l1_written(address, size, cycle, refresh=True, by=("core", writer.name))
         if self.prints is not None:
             self.prints.stored(self, address, size, cycle)
 
-    def l1_store(self, address: int, data: bytes, cycle: int) -> None:
-        """A store into L1 by an agent other than a core (the coprocessor)."""
+    def l1_store(self, address: int, data: bytes, cycle: int, by: tuple = ("coprocessor",)) -> None:
+        """A store into L1 by an agent other than a core (``by``: the coprocessor, or ("noc",))."""
         self.l1[address : address + len(data)] = np.frombuffer(data, np.uint8)
-        self._l1_written(address, len(data), cycle)
+        self._l1_written(address, len(data), cycle, by=by)
 
     def coprocessor_wrote_l1(self, address: int, size: int, cycle: int) -> None:
         """The coprocessor's native engine already stored ``size`` bytes at ``address`` (at ``cycle``):
         do what :meth:`l1_store` does after storing."""
         self._l1_written(address, size, cycle)
 
-    def _l1_written(self, address: int, size: int, cycle: int, refresh: bool = False) -> None:
+    def _l1_written(
+        self, address: int, size: int, cycle: int, refresh: bool = False, by: tuple = ("coprocessor",)
+    ) -> None:
         """Bytes of L1 changed: wake their pollers, drop stale code, tell the pipes. ``refresh``: also
         bring the pages' write protection up to date when nobody's interest in them changed (a store
         that took the protected path may have found it stale)."""
@@ -756,7 +821,7 @@ class Tile:
         changed = refresh  # who is interested in these pages: only then can their protection change
         for core in self.cores:
             if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
-                self._wake(core, cycle + 1)
+                self._wake(core, cycle + 1, by=by)
                 changed = True
             for page in pages:
                 if page in core.known_code_pages:
@@ -858,20 +923,29 @@ class Tile:
         if ("mop_expander_idle", thread) in waiting and not self.coprocessor.frontend.mop_busy[thread]:
             self.signal(("mop_expander_idle", thread), cycle)
 
-    def signal(self, key: tuple, cycle: int) -> None:
-        """Wake the cores waiting on ``key``; they retry the access that stalled them."""
+    def signal(self, key: tuple, cycle: int, by: tuple | None = None) -> None:
+        """Wake the cores waiting on ``key``; they retry the access that stalled them. ``by``: who
+        acted (for an observed run; by default the pipe a pipe key names)."""
         for core in self.cores:
             if core.state is CoreState.WAITING and core.wait_key == key:
                 core.state = CoreState.RUNNING
                 core.wait_key = None
                 core.time = max(core.time, cycle + 1)
                 self.wakes += 1
+                if self.events is not None:
+                    if by is None:
+                        pipe_key = key[0] in ("queue", "thread_idle", "mop_expander_idle")
+                        by = ("pipe", key[1]) if pipe_key else ("host",)
+                    self.events.core_woken(core.name, core.time, by, cycle)
 
     # ------------------------------------------------------------------ MMIO
     def regions_for(self, core: Core) -> list[MmioRegion]:
         regions = [*self._control_regions, *self._stream_regions, *self._block_regions]
         if self.mailboxes is not None:
-            regions += self.mailboxes.regions(core.name, self.signal)
+            # The core whose mailbox access wakes another is the one acting (for an observed run).
+            regions += self.mailboxes.regions(
+                core.name, lambda key, cycle, who=("core", core.name): self.signal(key, cycle, who)
+            )
         regions += self.coprocessor.mmio_regions(core)
         if self.pcbufs is not None:
             regions += self._pcbuf_regions(core, regions)
@@ -929,6 +1003,11 @@ class Tile:
             page.registers[0] = register
             return []
         return [MmioRegion("pcbuf", facts.base, PAGE, {0: register})]
+
+    def _stream_written(self, stream: int, index: int, value: int, access: Access) -> None:
+        """A core wrote a stream register (Streams.regions' observer): a CB counter, when observed."""
+        if self.events is not None:
+            self.events.stream_written(stream, index, value, access.cycle, access.core.name)
 
     def _queue_fill(self) -> list[tuple[int, int]]:
         """Each pipe's input FIFO: (entries, depth), as of the cycle the coprocessor has reached."""
@@ -998,6 +1077,9 @@ class Tile:
                 core.state = CoreState.RUNNING
                 core.time = max(core.time, cycle + RISCV.release_delay)
                 changed.add(core)
+                if self.events is not None:
+                    by = ("core", writer.name) if writer is not None else ("host",)
+                    self.events.core_released(core.name, core.time, by, cycle)
             elif value & bit and not old & bit:
                 core.state = CoreState.RESET
                 changed.add(core)

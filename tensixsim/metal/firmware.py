@@ -354,15 +354,21 @@ class RunState:
 
 
 def run_until_quiet(
-    tile: Tile, loaded: LoadedFirmware, *, max_cycles: int, release: tuple[str, ...] = ()
+    tile: Tile,
+    loaded: LoadedFirmware,
+    *,
+    max_cycles: int,
+    release: tuple[str, ...] = (),
+    trace: str | Path | None = None,
 ) -> RunState:
     """Run until no core can go on without the host, and describe where each one waits.
 
     The firmware never finishes: a run ends when every core is parked in a poll loop, which the
     scheduler reports as a deadlock. That is the expected outcome here; any other error propagates.
+    ``trace``: a Perfetto trace of the run to write (Tile.run).
     """
     try:
-        tile.run(max_cycles=max_cycles, release=release)
+        tile.run(max_cycles=max_cycles, release=release, trace=trace)
     except Deadlock as stop:
         reason = stop.message
     else:

@@ -20,6 +20,7 @@ from tensixsim.errors import InvalidProgram
 from tensixsim.metal.firmware import FirmwareSet, boot, find_firmware_set, load_firmware
 from tensixsim.metal.launch import CircularBuffer, Program, launch_program
 from tensixsim.tile import Tile
+from tensixsim.trace import check_writable
 
 
 @dataclass(frozen=True)
@@ -91,10 +92,14 @@ def run_launch(
     arch: str = "blackhole",
     max_cycles: int = 50_000_000,
     progress: TextIO | None = None,
+    trace: str | Path | None = None,
 ) -> LaunchReport:
     """Boot, launch ``kernels`` (core -> ELF) once, save the outputs. Each kernel gets its
-    ``core_args`` entry as runtime arguments, or else ``args``. ``progress``: see :meth:`Tile.run`."""
+    ``core_args`` entry as runtime arguments, or else ``args``. ``progress``: see :meth:`Tile.run`.
+    ``trace``: a Perfetto trace of the launch (not the boot) is written to this file."""
     start = time.perf_counter()
+    if trace is not None:
+        check_writable(trace)  # before the boot, not after it
     firmware = firmware_set(firmware_dir, arch)
     tile = Tile(arch)
     tile.progress = progress
@@ -115,7 +120,7 @@ def run_launch(
         runtime_args={core: list((core_args or {}).get(core, args)) for core in kernels},
         circular_buffers=list(circular_buffers),
     )
-    state = launch_program(tile, loaded, program, max_cycles=max_cycles)
+    state = launch_program(tile, loaded, program, max_cycles=max_cycles, trace=trace)
     for spec in outputs:
         spec.path.write_bytes(buffer(spec, spec.size or 0).read(tile.noc.dram))
     return LaunchReport(

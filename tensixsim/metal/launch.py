@@ -154,13 +154,18 @@ class Program:
 
 
 def launch_program(
-    tile: Tile, loaded: LoadedFirmware, program: Program, *, max_cycles: int = 50_000_000
+    tile: Tile,
+    loaded: LoadedFirmware,
+    program: Program,
+    *,
+    max_cycles: int = 50_000_000,
+    trace: str | Path | None = None,
 ) -> RunState:
     """Write ``program`` and a launch message, send go, run until the firmware reports done.
 
     Raises :class:`KernelOverrun` for an image outside its slot and :class:`LaunchTimeout` when the
     cores stop (or the cycle limit passes) before the firmware reports done. Nothing is written when
-    the program is refused.
+    the program is refused. ``trace``: write a Perfetto trace of the launch's run to this file.
     """
     debug = loaded.firmware.debug("brisc")
     mailbox = loaded.mailbox
@@ -268,7 +273,7 @@ def launch_program(
     go = mailbox.base + debug.field("mailboxes_t", f"go_messages[{index}].signal").offset
     tile.write(go, bytes([mailbox.constants["RUN_MSG_GO"]]))
     try:
-        state = run_until_quiet(tile, loaded, max_cycles=max_cycles)
+        state = run_until_quiet(tile, loaded, max_cycles=max_cycles, trace=trace)
         return _expect_go_wait(state, mailbox, "launch")
     except Deadlock as stop:
         raise LaunchTimeout(f"the firmware never reported done: {stop.message}", cycle=stop.cycle) from None

@@ -229,6 +229,11 @@ class Coprocessor:
         """Make the scheduled changes due by ``cycle``; pipes waiting on them retry from ``cycle``."""
         if regs.apply_handovers(self, cycle):
             self.bump(cycle - 1)
+            events = getattr(self.tile, "events", None)
+            if events is not None:  # a run being observed: the Src bank owners changed
+                from tensixsim.events import state_word
+
+                events.state_changed(cycle, state_word(self))
 
     def l1_read(self, address: int, size: int) -> bytes:
         self._check_l1(address, size, write=False)

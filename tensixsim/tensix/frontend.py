@@ -11,16 +11,25 @@ running core's cycle, and it stops as soon as it wakes a waiting core.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
+from tensixsim.events import state_word
 from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sfpu_macro, sync
-from tensixsim.tensix.capture import QE_CORE, QE_FIELDS, InputQueue, PushedInstruction, entry_of, row_of
+from tensixsim.tensix.capture import (
+    CORE_INDEX,
+    QE_CORE,
+    QE_FIELDS,
+    InputQueue,
+    PushedInstruction,
+    entry_of,
+    row_of,
+)
 from tensixsim.tensix.matrix_runs import mvmul_run
 from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
 from tensixsim.tensix.pack import DST_NOT_READABLE
@@ -31,6 +40,7 @@ from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
 if TYPE_CHECKING:
+    from tensixsim.events import EventLog
     from tensixsim.tensix.coprocessor import Coprocessor
 
 NEVER = 1 << 62
@@ -89,6 +99,16 @@ NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
     lambda until, detail: sync.mutex_held_text(detail & 0xFF, ((detail >> 8 & 0xFF) ^ 0x80) - 0x80),
     lambda until, detail: _streamwait_text(detail),
 )
+
+
+def native_block_text(code: int, word: int, retry_at: int, names: Sequence) -> str:
+    """Why a pipe whose head instruction is ``word`` waits, from the native engine's block ``code``
+    (PIPE_BLOCKED, not BLOCKED_PYTHON) and its retry cycle; ``names``: the ISA table by opcode."""
+    name = names[word >> OPCODE_SHIFT].name
+    if code == BLOCKED_NATIVE_MAD_HOLD:
+        return f"{name}: {MAD_HOLD_REASON}"
+    reason, detail = (code - BLOCKED_NATIVE_WAIT) & 0xFF, (code - BLOCKED_NATIVE_WAIT) >> 8
+    return f"{name}: {NATIVE_WAITS[reason](retry_at, detail)}"
 
 
 def _int_field(index: int, doc: str) -> property:
@@ -215,13 +235,11 @@ class Pipe:
     def blocked(self) -> str | None:
         """Why the head instruction waits (None: it does not)."""
         code = self.v[BLOCKED]
-        if code == BLOCKED_NATIVE_MAD_HOLD:
-            return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {MAD_HOLD_REASON}"
-        if code >= BLOCKED_NATIVE_WAIT:
-            reason, detail = (code - BLOCKED_NATIVE_WAIT) & 0xFF, (code - BLOCKED_NATIVE_WAIT) >> 8
-            why = NATIVE_WAITS[reason](self.v[RETRY_AT], detail)
-            return f"{self._names[self.words[0] >> OPCODE_SHIFT].name}: {why}"
-        return self._reason if code else None
+        if code == BLOCKED_PYTHON:
+            return self._reason
+        if not code:
+            return None
+        return native_block_text(code, self.words[0], self.v[RETRY_AT], self._names)
 
     @blocked.setter
     def blocked(self, reason: str | None) -> None:
@@ -276,6 +294,8 @@ class Engine:
         # When a list: (thread, instruction word, issue cycle) of every instruction retired, in order
         # (off by default: it grows with the run).
         self.retired: list[tuple[int, int, int]] | None = None
+        # When set: told of every instruction retired, with why it waited (events.EventLog).
+        self.events: EventLog | None = None
         # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits).
         self.unit_counts = np.zeros((len(UNITS), 2), np.int64)
         self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
@@ -498,6 +518,8 @@ class Engine:
         """``count`` instructions left ``pipe``, the last issuing at ``cycle`` and occupying ``unit``
         for ``cycles``."""
         copro = self.copro
+        if self.events is not None and count == 1:
+            self._trace_retire(pipe, pipe.words[0], cycle, cycles, True)
         if pipe.blocked is not None and pipe.blocked_since is not None:
             pipe.add_stall(pipe.blocked.split(":", 1)[0], cycle - pipe.blocked_since)
         pipe.blocked_since = None
@@ -520,8 +542,29 @@ class Engine:
         copro.bump(cycle)
         copro.tile.pipe_progress(pipe.thread, cycle)
 
+    def _trace_retire(self, pipe: Pipe, word: int, cycle: int, cycles: int, first: bool) -> None:
+        """Tell the event log of one instruction retiring (the native engine's trace_row); ``first``:
+        the pipe's block, if any, was this instruction's."""
+        assert self.events is not None
+        blocked = pipe.blocked if first else None
+        source = pipe.source
+        self.events.retire(
+            pipe.thread,
+            word,
+            cycle,
+            cycles,
+            -1 if blocked is None or pipe.blocked_since is None else pipe.blocked_since,
+            blocked,
+            -1 if source is None else source.cycle,
+            CORE_INDEX.get(source.core, -1) if source is not None else -1,
+            state_word(self.copro),
+        )
+
     def _retire_run(self, pipe: Pipe, unit: str, busy: int, cycles: list[int]) -> None:
         self.fast_path_instructions += len(cycles)
+        if self.events is not None:
+            for i, cycle in enumerate(cycles):
+                self._trace_retire(pipe, pipe.words[i], cycle, MATRIX.issue, i == 0)
         if self.retired is not None:
             self.retired.extend((pipe.thread, pipe.words[i], cycle) for i, cycle in enumerate(cycles))
         self._retired(pipe, unit, busy, cycles[-1], MATRIX.issue, len(cycles))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tensixsim.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
 from tensixsim.native_build import build_library, pure_python_requested
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
@@ -337,7 +338,7 @@ class NativeEngine:
         if len(engine.pipes) > MAX_THREADS:
             raise ValueError(f"the native engine runs at most {MAX_THREADS} pipes")
         self.out = np.zeros(OUT_FIELDS, np.int64)
-        self.trace = np.zeros((TRACE_ROWS, 3), np.int64)
+        self.trace = np.zeros((TRACE_ROWS, TR_FIELDS), np.int64)
         self.unit_of = np.array(engine.unit_of, np.uint8)
         self.thread_held = np.array([u in THREAD_HELD_UNITS for u in UNITS], np.uint8)
         assert NO_UNIT == 255
@@ -373,12 +374,16 @@ class NativeEngine:
         self.use_library(self.lib)
 
     def _take_trace(self) -> None:
-        """Move the retired-instruction rows the C side wrote to ``Engine.retired``, in order."""
+        """Move the retired-instruction rows the C side wrote to ``Engine.retired`` and the event log,
+        in order."""
         count = int(self.out[OUT_TRACED])
         if count:
             self.out[OUT_TRACED] = 0
+            rows = self.trace[:count]
             if self.engine.retired is not None:
-                self.engine.retired.extend(map(tuple, self.trace[:count].tolist()))
+                self.engine.retired.extend(map(tuple, rows[:, :3].tolist()))
+            if self.engine.events is not None:
+                self.engine.events.native_rows(rows)
 
     def reset(self) -> None:
         """Forget every step in progress and the counts (Engine.reset), and point at the
@@ -490,7 +495,9 @@ class NativeEngine:
             self._refresh_state()
         self.forget_idle()
         self.struct.waiters = self._waiters()
-        self.struct.trace_capacity = TRACE_ROWS if self.engine.retired is not None else 0
+        self.struct.trace_capacity = (
+            TRACE_ROWS if self.engine.retired is not None or self.engine.events is not None else 0
+        )
 
     def attach(self) -> tuple[int, int] | None:
         """(engine address, push function address) for a core's hooks to push into the engine

@@ -52,6 +52,11 @@ enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2, NOTIFY_L1 = 4 };
  * OUT_TRACED the trace rows written since Python last took them. */
 enum { OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE, OUT_NATIVE, OUT_PENDING,
        OUT_REACHED, OUT_GROW, OUT_TRACED, OUT_FIELDS };
+/* One trace row per retired instruction (tensixsim/events.py TR_*): what it was, when it issued and
+ * how long it held its unit, why it had waited (the pipe's block code, -1 since: it had not), the
+ * queue entry it came from, and the observed state after it (events.state_word). */
+enum { TR_THREAD, TR_WORD, TR_CYCLE, TR_CYCLES, TR_BLOCKED_SINCE, TR_BLOCK, TR_RETRY_AT, TR_SRC_CYCLE,
+       TR_SRC_CORE, TR_STATE, TR_FIELDS };
 
 struct engine {
     struct copro_view *view;
@@ -78,7 +83,7 @@ struct engine {
     int32_t *record_left;
     uint8_t *record_exec;
     int64_t *out;                     /* [OUT_FIELDS] */
-    int64_t *trace;                   /* [trace_capacity][3]: thread, word, issue cycle per retire */
+    int64_t *trace;                   /* [trace_capacity][TR_FIELDS]: one row per retire */
     int64_t trace_capacity;           /* 0: nobody records retired instructions */
     int64_t waiters;
     int64_t queue_depth;              /* entries a queue holds before a push must wait */
