@@ -21,7 +21,7 @@ from tensixsim.tensix import formats
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.formats import BF16
-from tensixsim.tensix.matrix_unit import read_src
+from tensixsim.tensix.matrix.unit import read_src
 from tensixsim.tensix.regs import FACE_ROWS, SRCA, SRCB, SrcClient
 from tensixsim.tile import Tile
 

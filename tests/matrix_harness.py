@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from outcomes import RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import Tile
-from tensixsim.tensix import matrix_moves
 from tensixsim.tensix.coprocessor import Coprocessor
+from tensixsim.tensix.matrix import moves
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 
@@ -358,12 +358,12 @@ def check(
         retired.append(outcome)
         return outcome
 
-    saved = matrix_moves.blocked_columns
-    matrix_moves.blocked_columns = lambda copro: np.array(config["blocked"], bool)
+    saved = moves.blocked_columns
+    moves.blocked_columns = lambda copro: np.array(config["blocked"], bool)
     try:
         got = emulator_outcome(run)
     finally:
-        matrix_moves.blocked_columns = saved
+        moves.blocked_columns = saved
     if waited:
         got = "wait"
     assert got == expected or (expected in ref.acceptable and got in ref.acceptable), (got, expected)

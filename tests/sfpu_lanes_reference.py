@@ -5,7 +5,7 @@ SFPCAST_IntFloat.md, SFPCAST_IntInt.md, SFPCAST_IntAbs.md, SFPSTOCHRND_FloatFloa
 SFPSTOCHRND_FloatInt.md, SFPSTOCHRND_IntInt.md), loop by loop, with operands cut out of the word by
 the pages' BlackholeA0 encoding diagrams. ``LanesRef`` extends tests/sfpu_reference.py's ``SfpuRef``
 (which holds ``PRNGState`` and ``AdvancePRNG``, and the backdoor load into ``InstructionTemplate``).
-The outcome boundary follows the emulator's stated readings (sfpu_lanes.py, sfpu_convert.py): RefUB
+The outcome boundary follows the emulator's stated readings (sfpu/lanes.py, sfpu/convert.py): RefUB
 for operands the syntax fixes at 0 and for the undocumented SFPSHFT2 modes, RefUnimplemented where the
 pages test ``DISABLE_BACKDOOR_LOAD`` once for the whole vector and the lanes disagree.
 """

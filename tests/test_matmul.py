@@ -3,7 +3,7 @@ fast path against one-at-a-time execution.
 
 Raw instructions go into the math pipe through the MOP and replay expanders (tensixsim.raw). The
 tile-level reference below is written from the MVMUL / ELWADD / ELWSUB / ELWMUL functional models
-and the readings matrix_unit.py states (fp32 operations with round-to-nearest-even, FTZ after each,
+and the readings matrix/unit.py states (fp32 operations with round-to-nearest-even, FTZ after each,
 Dst BF16 rounded to nearest with ties away from zero), applied to the documented instruction
 sequence: it shares no code with the emulator.
 """

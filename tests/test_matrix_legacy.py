@@ -5,7 +5,7 @@ its reference is the MOVA2D reference of test_matrix_moves.py (written from MOVA
 Wait Gate paragraph skipped.
 
 The legacy five: MatrixUnit.md says all they do is ``Dst += 0``; RWCs.md that they apply their
-AddrMod. The reference below takes the readings matrix_legacy.py states: it retires only when no
+AddrMod. The reference below takes the readings matrix/legacy.py states: it retires only when no
 Dst row is undefined, ``clear_dvalid`` is 0, both Src banks are the matrix unit's, and every Dst
 datum in the configured view comes back unchanged from the arithmetic model's ``Dst + 0`` (written
 with the MVMUL reference's scalar helpers, fpu_reference.py) and is not a NaN; then only the RWCs
@@ -65,7 +65,7 @@ from matrix_harness import load as harness_load
 from outcomes import RefUB, RefUnimplemented, emulator_outcome
 from test_matrix_moves import Ref as MovesRef
 
-from tensixsim.tensix import matrix_moves
+from tensixsim.tensix.matrix import moves
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.semantics import Retire, Wait
 from tensixsim.timing import MATRIX as MATRIX_TIMING
@@ -336,6 +336,6 @@ def test_movdbga2d_moves_from_a_bank_the_unpacker_owns() -> None:
     assert (int(COPRO.adc.srca[THREAD]), int(COPRO.adc.dst[THREAD])) == (4, 8)
     assert regs.src_client[0, bank] == UNPACKERS
     # MOVA2D's scheduling hold: the listed Dst readers wait three cycles.
-    assert matrix_moves.held_until(COPRO, "MVMUL", 21) == 24
-    assert matrix_moves.held_until(COPRO, "CONV3S1", 23) == 24
-    assert matrix_moves.held_until(COPRO, "MVMUL", 24) is None
+    assert moves.held_until(COPRO, "MVMUL", 21) == 24
+    assert moves.held_until(COPRO, "CONV3S1", 23) == 24
+    assert moves.held_until(COPRO, "MVMUL", 24) is None

@@ -3,9 +3,9 @@
 The reference follows tt-isa-documentation WormholeB0 MOVA2D.md, MOVB2D.md, MOVD2A.md, MOVD2B.md,
 the jasondavies fork's MOVB2A.md, RWCs.md (ApplyAddrMod) and BlackholeA0 Dst.md (Adj16 / Adj32),
 line by line, over Python lists. Words are decoded by bit position, with the Blackhole placement that
-matrix_moves.py documents: UseDst32bLo bit 23, SrcRow / SrcARow bits 17..22, AddrMod bits 14..16,
+matrix/moves.py documents: UseDst32bLo bit 23, SrcRow / SrcARow bits 17..22, AddrMod bits 14..16,
 Move8Rows / Move4Rows bit 13 (MOVB2D: Move4Rows 13, Broadcast1RowTo8 12, BroadcastCol0 11), DstRow /
-SrcBRow from bit 0. It takes the readings matrix_moves.py documents where the pages are open: the
+SrcBRow from bit 0. It takes the readings matrix/moves.py documents where the pages are open: the
 corrected ShuffleTF32 mask, SrcAFmt codes 12 / 13 undefined in MOVD2A / MOVD2B, undefined Dst reading
 as zero and partly written rows becoming defined with the value seen, and ApplyAddrMod's Blackhole
 ExtraAddrModBit / AB2 cases unimplemented (adc.py).
@@ -82,7 +82,7 @@ def ShuffleFP16(x: int) -> int:
 
 def ShuffleTF32(x: int) -> int:
     x &= 0x7FFFF  # uint19_t parameter
-    SignHiMan = x & 0x7F800  # the page prints 0x3fc000: see matrix_moves.py
+    SignHiMan = x & 0x7F800  # the page prints 0x3fc000: see matrix/moves.py
     Exp = x & 0x0007F8
     LoMan = x & 0x000007
     return SignHiMan | (LoMan << 8) | (Exp >> 3)

@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
-from tensixsim.tensix import formats, native, sfpu, sfpu_macro
+from tensixsim.tensix import formats, native
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.native.lockstep import NATIVE_CANDIDATES, first_difference
+from tensixsim.tensix.sfpu import macro as sfpu_macro
+from tensixsim.tensix.sfpu.unit import FMT_BF16, FMT_FP16, FMT_FP32, FMT_INT32, FMT_SRCB, LANES
 
 ISA = isa_for("blackhole")
 pytestmark = pytest.mark.skipif(not native.available(), reason="no C compiler: the native engine is absent")
@@ -407,7 +409,7 @@ def test_the_checker_catches_a_gate_that_forgets_what_an_atgetm_wants():
 # What the scheduled work may be: every instruction of a sub-unit's column (LRegs 0..7, plain modes),
 # and now and then a word of another unit (the model schedules SFPNOP instead).
 _MACRO_TEMPLATES = sorted(set().union(*sfpu_macro.COLUMNS[:3]) - {"SFPNOP"})
-_PLAIN_FORMATS = (sfpu.FMT_FP16, sfpu.FMT_BF16, sfpu.FMT_FP32, sfpu.FMT_INT32, sfpu.FMT_SRCB)
+_PLAIN_FORMATS = (FMT_FP16, FMT_BF16, FMT_FP32, FMT_INT32, FMT_SRCB)
 
 
 # Instructions whose VC slot must be 0 (anything else is UndefinedBehavior).
@@ -480,7 +482,7 @@ def prepare_macros(templates, sequences, misc, uneven, seed):
     def setup(tile: Tile) -> None:
         s = tile.coprocessor.sfpu
         rng = np.random.default_rng(seed)
-        s.lreg[:8] = rng.integers(0, 2**32, (8, sfpu.LANES), dtype=np.uint32)
+        s.lreg[:8] = rng.integers(0, 2**32, (8, LANES), dtype=np.uint32)
         s.macro_template[:] = templates
         s.macro_sequence[:] = sequences
         s.macro_misc[:] = misc
@@ -514,13 +516,11 @@ def test_the_checker_catches_a_broken_native_sfploadmacro():
     setup = prepare_macros(
         [ISA.encode("SFPNOT", imm12_math=0, lreg_c=1, lreg_dest=2, instr_mod1=0)] * 4,
         [delay_one] * 4,
-        sfpu.FMT_FP32,
+        FMT_FP32,
         False,
         3,
     )
-    macro = ISA.encode(
-        "SFPLOADMACRO", lreg_ind=0, instr_mod0=sfpu.FMT_FP32, sfpu_addr_mode=0, dest_reg_addr=0
-    )
+    macro = ISA.encode("SFPLOADMACRO", lreg_ind=0, instr_mod0=FMT_FP32, sfpu_addr_mode=0, dest_reg_addr=0)
     nop = ISA.encode("SFPNOP")
     entries = [
         (1, PushedInstruction(w, "trisc1", 4 * i, i, True)) for i, w in enumerate([macro, nop, nop, nop])

@@ -1,5 +1,5 @@
 """The native matrix unit (tensixsim/tensix/native/matrix.c) against the Python semantics
-(matrix_unit.py's MVMUL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix_moves.held_until).
+(matrix/unit.py's MVMUL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's held_until).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
@@ -37,10 +37,12 @@ from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.raw import MATH_THREAD, configure_matmul, load_src_tile, matmul_tile_words, run_words
 from tensixsim.tensix import config_fields_blackhole as cfg
-from tensixsim.tensix import formats, matrix_moves, native, sfpu_macro
+from tensixsim.tensix import formats, native
 from tensixsim.tensix.adc import ADDR_MODS
+from tensixsim.tensix.matrix import moves
 from tensixsim.tensix.regs import SRCA, SRCB, SrcClient
 from tensixsim.tensix.semantics import Wait
+from tensixsim.tensix.sfpu import macro
 
 ISA = isa_for("blackhole")
 NATIVE_DEFER = native.NATIVE_DEFER
@@ -139,7 +141,7 @@ def draw_state(seed: int, cycle: int) -> dict[str, np.ndarray]:
     s["regs.move_hold"] = np.array([rng.integers(0, 7), cycle + rng.integers(-3, 4)], np.int64)
     s["regs.srca_row_latch"] = np.array([rng.integers(-1, 64)], np.int64)
     if chance(0.05):  # outstanding SFPLOADMACRO work: everything defers
-        s["sfpu.macro_pending"][rng.integers(0, len(s["sfpu.macro_pending"])), sfpu_macro.VALID] = 1
+        s["sfpu.macro_pending"][rng.integers(0, len(s["sfpu.macro_pending"])), macro.VALID] = 1
 
     # RWCs: mostly within their widths; ExtraAddrModBit (Unimplemented with any ADDR_MOD) rarely set.
     for name, width in (("srca", 6), ("srca_cr", 6), ("srcb", 6), ("srcb_cr", 6), ("dst", 10), ("dst_cr", 10),
@@ -368,7 +370,7 @@ DEFERS = {
     "MVMUL SrcA past row 63": ("MVMUL", _MVMUL, _set("adc.srca", slice(None), 56)),
     "MVMUL ExtraAddrModBit": ("MVMUL", _MVMUL, _set("adc.extra_addr_mod_bit", slice(None), 1)),
     "MVMUL AB2 bit": ("MVMUL", _MVMUL, _set_thread("ADDR_MOD_AB2_SEC0_SrcAIncr", 1)),
-    "MVMUL SFPLOADMACRO work": ("MVMUL", _MVMUL, _set("sfpu.macro_pending", (0, sfpu_macro.VALID), 1)),
+    "MVMUL SFPLOADMACRO work": ("MVMUL", _MVMUL, _set("sfpu.macro_pending", (0, macro.VALID), 1)),
     "ZEROACC clear_zero_flags": ("ZEROACC", {**_ZEROACC, "clear_zero_flags": 1}, _ordinary),
     "ZEROACC clear_mode bit 2": ("ZEROACC", {**_ZEROACC, "clear_mode": 4}, _ordinary),
     "ZEROACC where bit 10": ("ZEROACC", {**_ZEROACC, "where": 1 << 10}, _ordinary),
@@ -416,7 +418,7 @@ def test_waits_match_python(case):
 )
 def test_bank_flips_run_natively(name, fields, keep):
     """The last instruction of a block hands its banks back to the unpackers and flips to the others
-    (matrix_unit.flip_banks), unless CLR_DVALID_Src<A|B>_Disable keeps them."""
+    (matrix.unit.flip_banks), unless CLR_DVALID_Src<A|B>_Disable keeps them."""
     result = compare(name, fields, 1, 1000, 7, _set_thread("CLR_DVALID_SrcA_Disable", keep))
     assert result.native_cycles != NATIVE_DEFER
     assert mismatches(result) == []
@@ -448,7 +450,7 @@ def _matrix_hold(copro, word: int, cycle: int) -> int:
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(
     name=st.sampled_from(MATRIX_NAMES),
-    kind=st.one_of(st.integers(0, len(matrix_moves.HOLDS)), st.just(0)),
+    kind=st.one_of(st.integers(0, len(moves.HOLDS)), st.just(0)),
     offset=st.integers(-4, 4),
     cycle=st.integers(0, 2**40),
 )
@@ -456,13 +458,13 @@ def test_matrix_hold_is_held_until(name, kind, offset, cycle):
     copro = TILES[0].coprocessor
     copro.regs.move_hold[:] = (kind, cycle + offset)
     word = ISA.encode(name, **{f.name: 0 for f in ISA.by_name[name].fields})
-    expected = matrix_moves.held_until(copro, name, cycle)
+    expected = moves.held_until(copro, name, cycle)
     assert _matrix_hold(copro, word, cycle) == (0 if expected is None else expected)
 
 
 def test_a_hold_kind_no_move_leaves_is_pythons():
     copro = TILES[0].coprocessor
-    copro.regs.move_hold[:] = (len(matrix_moves.HOLDS) + 1, 2000)
+    copro.regs.move_hold[:] = (len(moves.HOLDS) + 1, 2000)
     assert _matrix_hold(copro, ISA.encode("MVMUL", **_MVMUL), 1000) == -1
 
 

@@ -29,12 +29,13 @@ from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
 from tensixsim.tensix import config_fields_blackhole as cfg
-from tensixsim.tensix import native, sfpu_macro
+from tensixsim.tensix import native
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.frontend import NATIVE_WAITS
 from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.native.lockstep import THCON_MEMORY
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, lookup
+from tensixsim.tensix.sfpu import macro
 from tensixsim.tensix.thcon import GPR_COUNT
 
 ISA = isa_for("blackhole")
@@ -256,16 +257,16 @@ def random_dst(
 
 def run_python(tile: Tile, thread: int, word: int, cycle: int) -> Outcome | SimError:
     """The word through its Python semantics as Engine._issue runs them (the work SFPLOADMACRO
-    scheduled up to ``cycle`` first; a vector-unit instruction through sfpu_macro.issue): the outcome,
+    scheduled up to ``cycle`` first; a vector-unit instruction through sfpu.macro.issue): the outcome,
     or the error it raised."""
     instruction = ISA.decode(word)
     copro = tile.coprocessor
     ctx = Context(copro, thread, cycle, instruction, CORE_NAMES[PUSHER[thread]], PC)
     fn = lookup("blackhole", instruction.name)
     try:
-        sfpu_macro.settle(copro, cycle)
+        macro.settle(copro, cycle)
         if instruction.unit == "sfpu":
-            return sfpu_macro.issue(ctx, fn)
+            return macro.issue(ctx, fn)
         return fn(ctx, **instruction.fields)
     except SimError as error:
         return error

@@ -1,6 +1,6 @@
 """The native vector-unit handlers for data movement, lane predication and integer instructions
 (tensixsim/tensix/native/sfpu_move.c, sfpu_flags.c, sfpu_integer.c) against the Python semantics
-(sfpu.py, sfpu_flags.py, sfpu_integer.py).
+(sfpu/unit.py, sfpu/flags.py, sfpu/integers.py).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
@@ -37,8 +37,10 @@ from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
 from tensixsim.tensix import config_fields_blackhole as cfg
-from tensixsim.tensix import native, sfpu, sfpu_macro
+from tensixsim.tensix import native
 from tensixsim.tensix.adc import ADDR_MODS
+from tensixsim.tensix.sfpu import macro as sfpu_macro
+from tensixsim.tensix.sfpu import unit as sfpu
 from tensixsim.timing import MATRIX, SFPU
 
 ISA = isa_for("blackhole")

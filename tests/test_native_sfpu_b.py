@@ -31,10 +31,15 @@ from test_native_ops import TILES, Comparison, mismatches, native_settings, rese
 from tensixsim.errors import SimError, UndefinedBehavior
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
-from tensixsim.tensix import native, sfpu, sfpu_convert, sfpu_float, sfpu_lanes, sfpu_macro
+from tensixsim.tensix import native
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.native.lockstep import first_difference
 from tensixsim.tensix.semantics import Context, Outcome, lookup
+from tensixsim.tensix.sfpu import convert as sfpu_convert
+from tensixsim.tensix.sfpu import floats as sfpu_float
+from tensixsim.tensix.sfpu import lanes as sfpu_lanes
+from tensixsim.tensix.sfpu import macro as sfpu_macro
+from tensixsim.tensix.sfpu import unit as sfpu
 
 ISA = isa_for("blackhole")
 NATIVE_DEFER = native.NATIVE_DEFER

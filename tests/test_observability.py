@@ -178,9 +178,9 @@ def test_bottleneck_of_the_demo_matmul_is_the_brisc_reader(traced):
 def test_stall_reasons_name_who_ends_them():
     from tensixsim.events import stall_cause
     from tensixsim.tensix import sync
-    from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
+    from tensixsim.tensix.matrix.unit import SRC_NOT_HANDED
     from tensixsim.tensix.pack import DST_NOT_READABLE
-    from tensixsim.tensix.sfpu_float import MAD_HOLD_REASON
+    from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
     from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 
     cases = {

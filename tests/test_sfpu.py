@@ -36,9 +36,9 @@ from sfpu_reference import SfpuRef
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.raw import run_words, set_addr_mod
-from tensixsim.tensix import sfpu
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.semantics import Retire, implemented
+from tensixsim.tensix.sfpu import unit as sfpu
 
 SPECIAL = [0, 1, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF, 0x7F800000, 0xFF800000, 0xFF800001]
 SPECIAL += [

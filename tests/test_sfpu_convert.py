@@ -19,7 +19,7 @@ from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix.config import store_config
 from tensixsim.tensix.semantics import Retire, implemented
-from tensixsim.tensix.sfpu_convert import seed_prng
+from tensixsim.tensix.sfpu.convert import seed_prng
 
 __all__ = ["fresh"]  # the fixture, imported for the hand-worked tests
 

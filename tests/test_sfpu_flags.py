@@ -22,8 +22,8 @@ from test_sfpu import PLAIN_PROFILE, profiles_with, run_case
 
 from tensixsim.tensix import semantics
 from tensixsim.tensix.semantics import Semantics, lookup
-from tensixsim.tensix.sfpu import STACK_DEPTH
-from tensixsim.tensix.sfpu_flags import SETCC_EQ0, SETCC_GTE0, SETCC_LT0, SETCC_NE0
+from tensixsim.tensix.sfpu.flags import SETCC_EQ0, SETCC_GTE0, SETCC_LT0, SETCC_NE0
+from tensixsim.tensix.sfpu.unit import STACK_DEPTH
 
 PROPERTY = settings(SETTINGS, max_examples=100)
 COMPARISONS = [SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0]

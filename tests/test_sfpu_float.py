@@ -21,8 +21,9 @@ from test_sfpu import mostly, run_case, sfpu_profiles
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.raw import run_words
-from tensixsim.tensix import sfpu, sfpu_float
 from tensixsim.tensix.semantics import implemented
+from tensixsim.tensix.sfpu import floats as sfpu_float
+from tensixsim.tensix.sfpu import unit as sfpu
 from tensixsim.timing import SFPU
 
 

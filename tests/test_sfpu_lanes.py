@@ -21,9 +21,9 @@ from test_sfpu import ANY_VD, SPECIAL, f32, fresh, mostly, profiles_with, run, r
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.raw import run_words
-from tensixsim.tensix import sfpu
 from tensixsim.tensix.semantics import Retire, implemented
-from tensixsim.tensix.sfpu_lanes import ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC
+from tensixsim.tensix.sfpu.lanes import ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC
+from tensixsim.tensix.sfpu.unit import DISABLE_BACKDOOR_LOAD
 from tensixsim.timing import SFPU
 
 __all__ = ["fresh"]  # the fixture, imported for the hand-worked tests
@@ -123,7 +123,7 @@ def test_sfpswap_swaps_and_sorts(fresh) -> None:
 
 
 def test_sfpswap_argmin_argmax(fresh) -> None:
-    fresh.lane_config[:] = sfpu.DISABLE_BACKDOOR_LOAD | ENABLE_DEST_INDEX
+    fresh.lane_config[:] = DISABLE_BACKDOOR_LOAD | ENABLE_DEST_INDEX
     fresh.lreg[0], fresh.lreg[1] = f32(5.0), f32(2.0)
     fresh.lreg[4], fresh.lreg[5] = 40, 50  # the indices travel with the values
     simple("SFPSWAP", vc=1, vd=0, mod1=1)
@@ -134,7 +134,7 @@ def test_sfpswap_argmin_argmax(fresh) -> None:
     assert set(fresh.lreg[0].tolist()) == {f32(5.0)} and set(fresh.lreg[4].tolist()) == {40}
     # Ties: VD gets the minimum only when VC is strictly smaller, so no swap; VD gets the maximum
     # (Mod1 9) when VC is not smaller, so equal values swap, indices too.
-    fresh.lane_config[:] = sfpu.DISABLE_BACKDOOR_LOAD | ENABLE_DEST_INDEX
+    fresh.lane_config[:] = DISABLE_BACKDOOR_LOAD | ENABLE_DEST_INDEX
     fresh.lreg[2], fresh.lreg[3], fresh.lreg[6], fresh.lreg[7] = f32(1.0), f32(1.0), 60, 70
     simple("SFPSWAP", vc=3, vd=2, mod1=1)
     assert set(fresh.lreg[6].tolist()) == {60} and set(fresh.lreg[7].tolist()) == {70}
@@ -188,7 +188,7 @@ def test_undocumented_operands(fresh) -> None:
     with pytest.raises(UndefinedBehavior):
         simple("SFPTRANSP", vc=1, vc_slot="lreg_c")
     fresh.lreg[1] = 7
-    fresh.lane_config[:16] = sfpu.DISABLE_BACKDOOR_LOAD
+    fresh.lane_config[:16] = DISABLE_BACKDOOR_LOAD
     simple("SFPSWAP", vc=1, vd=13)  # lanes 16.. load the word as InstructionTemplate[1] instead
     assert fresh.lreg[1].tolist() == [0] * 16 + [7] * 16 and not fresh.lreg[13].any()
     word = ISA.encode("SFPSWAP", imm12_math=0, lreg_src_c=1, lreg_dest=13, instr_mod1=0)

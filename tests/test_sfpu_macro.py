@@ -26,7 +26,9 @@ from test_sfpu import EXTRA_FIELDS, assert_sfpu, random_sfpu
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.raw import run_words
-from tensixsim.tensix import formats, sfpu, sfpu_macro
+from tensixsim.tensix import formats
+from tensixsim.tensix.sfpu import macro as sfpu_macro
+from tensixsim.tensix.sfpu import unit as sfpu
 from tensixsim.timing import MATRIX, SFPU
 
 SIMPLE_NAMES = ("SFPIADD", "SFPSHFT", "SFPAND", "SFPOR", "SFPXOR", "SFPNOT", "SFPMOV", "SFPSETSGN")

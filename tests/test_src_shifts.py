@@ -3,11 +3,11 @@
 The reference follows tt-isa-documentation WormholeB0 SHIFTXA.md, TRNSPSRCB.md, GATESRCRST.md,
 CLREXPHIST.md, the jasondavies fork's SHIFTXB.md (lanes 0..14 move, the corrected loop bound) and
 RWCs.md (ApplyAddrMod), line by line, over Python lists. Words are decoded by bit position with the
-Blackhole placement src_shifts.py documents: SHIFTXA Direction bits 0..1 (2 right, 3 left, 0 / 1
+Blackhole placement matrix/src_shifts.py documents: SHIFTXA Direction bits 0..1 (2 right, 3 left, 0 / 1
 reserved) and a shift amount field at bits 2..23 that must be zero; SHIFTXB SrcRow bits 0..5,
 ShiftInZero bit 10, AddrMod bits 14..16; GATESRCRST InvalidateSrcBCache bit 1 and the SrcA gate bit 0.
 Other set bits of a field are undefined; TRNSPSRCB and CLREXPHIST have no fields, and bits outside
-every field are not checked (isa/spec.py). It takes the readings src_shifts.py documents where
+every field are not checked (isa/spec.py). It takes the readings matrix/src_shifts.py documents where
 the pages are open: SHIFTXA's ``HardwareBug()`` row is ``regs.srca_row_latch`` where that is
 known, and where it is unknown the instruction is unimplemented when the result depends on it;
 ApplyAddrMod's Blackhole ExtraAddrModBit / AB2 cases are unimplemented (adc.py); GATESRCRST and
@@ -51,7 +51,7 @@ from outcomes import RefUB, RefUnimplemented, emulator_outcome
 from tensixsim import Tile
 from tensixsim.errors import Unimplemented
 from tensixsim.raw import MATH_THREAD, configure_matmul, run_words, set_addr_mod
-from tensixsim.tensix import src_shifts
+from tensixsim.tensix.matrix import src_shifts
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.semantics import Retire, Wait
 

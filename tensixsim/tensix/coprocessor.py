@@ -5,7 +5,7 @@ Services offered to unit modules (their semantics functions reach them through `
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
   ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.UnpackState: context counters), ``packer``
-  (pack.PackState: output streams), ``sfpu`` (sfpu.SfpuState: LRegs, lane flags);
+  (pack.PackState: output streams), ``sfpu`` (sfpu.unit.SfpuState: LRegs, lane flags);
 - ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+import tensixsim.tensix.matrix.unit  # noqa: F401 - registers semantics
 from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import UNITS, Instruction
@@ -37,20 +38,9 @@ from tensixsim.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
     config,
     expanders,
-    matrix_legacy,  # noqa: F401 - registers semantics
-    matrix_moves,
-    matrix_unit,  # noqa: F401 - registers semantics
     mover,  # noqa: F401 - registers semantics
     pack,
     regs,
-    sfpu,
-    sfpu_convert,
-    sfpu_flags,  # noqa: F401 - registers semantics
-    sfpu_float,
-    sfpu_integer,  # noqa: F401 - registers semantics
-    sfpu_lanes,  # noqa: F401 - registers semantics
-    sfpu_macro,  # noqa: F401 - registers semantics
-    src_shifts,  # noqa: F401 - registers semantics
     sync,
     thcon,
     unpack,
@@ -58,7 +48,21 @@ from tensixsim.tensix import (
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
 from tensixsim.tensix.expanders import FrontendState
+from tensixsim.tensix.matrix import (
+    legacy,  # noqa: F401 - registers semantics
+    moves,
+    src_shifts,  # noqa: F401 - registers semantics
+)
 from tensixsim.tensix.regs import RegFiles
+from tensixsim.tensix.sfpu import (
+    convert,
+    flags,  # noqa: F401 - registers semantics
+    floats,
+    integers,  # noqa: F401 - registers semantics
+    lanes,  # noqa: F401 - registers semantics
+    macro,  # noqa: F401 - registers semantics
+)
+from tensixsim.tensix.sfpu.unit import SfpuState
 from tensixsim.tensix.shared_state import restore
 from tensixsim.tensix.sync import SyncState
 from tensixsim.tensix.thcon import ThconState
@@ -149,7 +153,7 @@ class Coprocessor:
         # [lo, hi, cycle]: L1 bytes a native handler wrote directly (lo < 0: none), which the native engine
         # hands to Tile.coprocessor_wrote_l1 (native.take_l1_written) before it goes on.
         self.l1_written = np.array(NO_L1_WRITTEN, np.int64)
-        self.sfpu = sfpu.SfpuState.new(self.arch)
+        self.sfpu = SfpuState.new(self.arch)
         # Per unit (isa.spec.UNITS order): the first cycle it has nothing in flight; shared with the
         # native engine, seen by name through ``busy_until``.
         self.unit_clock = np.zeros(len(UNITS), np.int64)
@@ -173,7 +177,7 @@ class Coprocessor:
             (self.regs, RegFiles.new(arch)),
             (self.unpackers, unpack.UnpackState.new(arch)),
             (self.packer, pack.PackState()),
-            (self.sfpu, sfpu.SfpuState.new(arch)),
+            (self.sfpu, SfpuState.new(arch)),
         )
         for state, new in fresh:
             restore(state, new)
@@ -258,12 +262,12 @@ class Coprocessor:
         regs.clear_src_valid(self, bank, release)
 
     def seed_prng(self, seed: int) -> None:
-        """A write of Config.PRNG_SEED_Seed_Val: (re-)seed the vector unit's PRNG (sfpu_convert.py)."""
-        sfpu_convert.seed_prng(self.sfpu, seed)
+        """A write of Config.PRNG_SEED_Seed_Val: (re-)seed the vector unit's PRNG (sfpu/convert.py)."""
+        convert.seed_prng(self.sfpu, seed)
 
     def matrix_hold(self, name: str, cycle: int) -> int | None:
         """Until when the matrix unit holds its instruction ``name`` after a data move (or None)."""
-        return matrix_moves.held_until(self, name, cycle)
+        return moves.held_until(self, name, cycle)
 
     def state_changed(self, cycle: int) -> None:
         self.bump(cycle)
@@ -281,13 +285,13 @@ class Coprocessor:
         gate = getattr(sync, "gate_blocks", None)
         reason = gate(self, thread, instruction, cycle) if gate is not None else None
         # The vector unit's own interlock on an SFPMAD-family result holds its next reader a cycle.
-        return reason if reason is not None else sfpu_float.mad_hold(self, instruction, cycle)
+        return reason if reason is not None else floats.mad_hold(self, instruction, cycle)
 
     def gate_release_cycle(self, thread: int, cycle: int) -> int | None:
         """When ``thread``'s wait gate opens with no other state change (None: it needs one)."""
         release = getattr(sync, "gate_release_cycle", None)
         cycles = [release(self, thread, cycle) if release is not None else None]
-        cycles.append(sfpu_float.mad_release_cycle(self, cycle))  # the earlier of the two is safe
+        cycles.append(floats.mad_release_cycle(self, cycle))  # the earlier of the two is safe
         known = [c for c in cycles if c is not None]
         return min(known) if known else None
 

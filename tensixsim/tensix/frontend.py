@@ -20,7 +20,7 @@ from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
 from tensixsim.events import state_word
 from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.riscv.core import CoreState
-from tensixsim.tensix import native, sfpu_macro, sync
+from tensixsim.tensix import native, sync
 from tensixsim.tensix.capture import (
     CORE_INDEX,
     QE_CORE,
@@ -30,12 +30,13 @@ from tensixsim.tensix.capture import (
     entry_of,
     row_of,
 )
-from tensixsim.tensix.matrix_runs import mvmul_run
-from tensixsim.tensix.matrix_unit import SRC_NOT_HANDED
+from tensixsim.tensix.matrix.runs import mvmul_run
+from tensixsim.tensix.matrix.unit import SRC_NOT_HANDED
 from tensixsim.tensix.pack import DST_NOT_READABLE
 from tensixsim.tensix.regs import dst_hidden
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
-from tensixsim.tensix.sfpu_float import MAD_HOLD_REASON
+from tensixsim.tensix.sfpu import macro as sfpu_macro
+from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
 from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
@@ -288,7 +289,7 @@ class Engine:
         self.pipes = [Pipe(q.pipe, q, self.state[q.pipe], copro.isa) for q in queues]
         self._reached = np.zeros(1, np.int64)  # everything before this cycle has been processed
         # Execute runs of MVMULs as one vectorised step when nothing else can observe the difference
-        # (matrix_unit.mvmul_run). Results and cycles are the same either way; off is for comparing.
+        # (matrix.runs.mvmul_run). Results and cycles are the same either way; off is for comparing.
         self.fast_paths = True
         self.fast_path_instructions = 0  # how many instructions went through a fast path
         # When a list: (thread, instruction word, issue cycle) of every instruction retired, in order

@@ -101,7 +101,7 @@ class RegFiles(SharedArrays):
     # The same for the vector unit's writes only (SFPSTORE also sets dst_ready): a block whose two
     # entries differ was last written by the matrix unit (SFPLOAD.md's gap, ``matrix_ready``).
     dst_sfpu_ready: np.ndarray  # (128,) int64
-    # The matrix unit's hold after a data move (matrix_moves.HOLDS): [move index + 1 (0: none), the
+    # The matrix unit's hold after a data move (matrix.moves.HOLDS): [move index + 1 (0: none), the
     # first cycle it no longer holds].
     move_hold: np.ndarray  # (2,) int64
     # The SrcA row address the matrix unit last computed (SHIFTXA.md's HardwareBug()); -1: unknown

@@ -63,7 +63,7 @@ class Context:
     instruction: Instruction
     core: str  # the core that pushed it
     pc: int  # its address in that core's program
-    # An instruction SFPLOADMACRO scheduled onto a vector sub-unit (sfpu_macro.py): its functional model
+    # An instruction SFPLOADMACRO scheduled onto a vector sub-unit (sfpu/macro.py): its functional model
     # reads LaneConfig.DISABLE_BACKDOOR_LOAD as true, it cannot wait, and ``vb`` / ``vc`` (when not None)
     # replace the model's ``VB = VD`` / ``VC = VD`` assignment (SFPLOADMACRO.md).
     scheduled: bool = False

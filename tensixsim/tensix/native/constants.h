@@ -6,7 +6,7 @@
  * TIMING_<UNIT>_<NAME>      tensixsim/timing.py (THCON, CONFIG, MATRIX, SFPU .<name>)
  * TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)
  * ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK
- * SFPU_<NAME>               sfpu.<NAME>; SFPU_MACRO_<NAME> sfpu_macro.<NAME>
+ * SFPU_<NAME>               sfpu.unit.<NAME>; SFPU_MACRO_<NAME> sfpu.macro.<NAME>
  * REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields
  * CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)
  * THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)
@@ -52,7 +52,7 @@
 #define RWC_SRC_MASK                                             0x3Fu
 #define RWC_DST_MASK                                             0x3FFu
 
-/* ---- sfpu.py, sfpu_macro.py, regs.py ---- */
+/* ---- sfpu/unit.py, sfpu/macro.py, regs.py ---- */
 #define SFPU_LANES                                               32u
 #define SFPU_LREGS                                               17u
 #define SFPU_STACK_DEPTH                                         8u
@@ -222,7 +222,7 @@
 #define THD_SFPU_STACK_INCR_SHIFT                                0u
 #define THD_SFPU_STACK_INCR_MASK                                 0x000003FFu
 
-/* ---- matrix.c: regs.py, matrix_unit.py, matrix_moves.py (MATRIX_*, MXF_*) ---- */
+/* ---- matrix.c: regs.py, matrix/unit.py, matrix/moves.py (MATRIX_*, MXF_*) ---- */
 #define MATRIX_SRC_BANKS                                         2u
 #define MATRIX_SRC_ROWS                                          64u
 #define MATRIX_SRC_COLS                                          16u

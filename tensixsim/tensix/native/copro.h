@@ -12,7 +12,7 @@
 enum { NATIVE_DEFER = 0 };
 /* A handler whose instruction must wait (the Python semantics would return Wait) sets view->wait to
  * (reason, until) and returns NATIVE_WAIT having changed nothing else; the engine blocks the pipe as
- * Engine._issue does and retries it natively. The reasons are those of matrix_unit.py and sync.py
+ * Engine._issue does and retries it natively. The reasons are those of matrix/unit.py and sync.py
  * (frontend.NATIVE_WAITS rebuilds their text from until and detail); the wait gate's reasons share the
  * numbering. until -1: only a state change lifts it. */
 enum { NATIVE_WAIT = -1 };
@@ -37,7 +37,7 @@ struct copro_view {
     uint64_t config_words;
     uint64_t thread_config_words;
     uint8_t *sync_gate_kind;  /* [threads] (sync.SyncState.gate_kind): nonzero = a wait is latched */
-    /* The vector unit (sfpu.SfpuState; bool arrays are uint8) */
+    /* The vector unit (sfpu.unit.SfpuState; bool arrays are uint8) */
     uint32_t *lreg;           /* [17][32] */
     uint8_t *lane_flags;      /* [32] */
     uint8_t *use_lane_flags;  /* [32] */
@@ -52,8 +52,8 @@ struct copro_view {
     uint32_t *macro_template; /* [32][4] */
     uint32_t *macro_sequence; /* [32][4] */
     uint32_t *macro_misc;     /* [32] */
-    int64_t *macro_pending;   /* [slots][columns] (sfpu_macro.py) */
-    int64_t *macro_clock;     /* [columns] (sfpu_macro.py) */
+    int64_t *macro_pending;   /* [slots][columns] (sfpu/macro.py) */
+    int64_t *macro_clock;     /* [columns] (sfpu/macro.py) */
     /* The register files (regs.RegFiles) */
     uint32_t *srca;           /* [2][64][16] */
     uint32_t *srcb;           /* [2][64][16] */
@@ -65,7 +65,7 @@ struct copro_view {
     int64_t *dst_ready;       /* [128] */
     int64_t *dst_sfpu_ready;  /* [128] */
     int64_t *src_handover_at; /* [2][2]: cycle a Src bank reaches the matrix unit, -1 none */
-    int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix_moves.HOLDS) */
+    int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix.moves.HOLDS) */
     int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
     int64_t *wait;            /* [3]: (reason, until, detail) of the last NATIVE_WAIT */
     /* The packer (pack.PackState) */

@@ -390,7 +390,7 @@ static int sfpu_gate(struct engine *e, uint32_t word, int64_t cycle)
 }
 
 /* Coprocessor.gate_release_cycle: the earlier of the sync unit's release and the vector unit's
- * (sfpu_float.mad_release_cycle), -1 when neither frees it by itself. */
+ * (sfpu.floats.mad_release_cycle), -1 when neither frees it by itself. */
 static int64_t gate_release(const struct engine *e, uint32_t t, int64_t cycle)
 {
     int64_t sync = tsim_sync_release(e->view, t, cycle), ready = e->view->mad_ready[0];

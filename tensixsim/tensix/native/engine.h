@@ -89,7 +89,7 @@ struct engine {
     int64_t queue_depth;              /* entries a queue holds before a push must wait */
     int64_t mop_exit_penalty;
     uint64_t matrix_unit;             /* its instructions go through Python (matrix_hold, fast paths) */
-    uint64_t sfpu_unit;               /* its instructions pass the MAD-result hold (sfpu_float.mad_hold) */
+    uint64_t sfpu_unit;               /* its instructions pass the MAD-result hold (sfpu.floats.mad_hold) */
     uint64_t brisc_core;              /* core index whose pushes bypass the MOP expander */
     uint32_t op_mop, op_mop_cfg, op_replay, op_nop;
 };

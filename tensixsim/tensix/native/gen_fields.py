@@ -9,14 +9,14 @@ instruction ``OP_<NAME>`` (the opcode), and per field ``F_<NAME>_<FIELD>(w)`` (t
 word ``w``) and ``F_<NAME>_<FIELD>_WIDTH`` (its slot width in bits).
 
 ``sfpu_tables.h`` holds the vector unit's mode bits, FP32 constants and lookup tables of
-``sfpu_float.py``, ``sfpu_lanes.py`` and ``sfpu_convert.py``, and which opcodes are vector-unit
+``sfpu/floats.py``, ``sfpu/lanes.py`` and ``sfpu/convert.py``, and which opcodes are vector-unit
 instructions (the ISA table's unit column).
 
 ``constants.h`` comes from the Python model itself: the ThCon, configuration-unit, matrix-unit and
 vector-unit latencies (``tensixsim/timing.py``) and Retire's default, the counter widths and ADDR_MOD
 slot fields of ``adc.py``, the GPR count of ``thcon.py``, the vector unit's state shapes, LaneConfig
-bits, SFPLOAD / SFPSTORE Mod0 codes and PRNG taps (``sfpu.py``, ``sfpu_convert.py``), the
-SFPLOADMACRO scheduler words a handler tests (``sfpu_macro.py``), Dst's shape (``regs.py``), and the
+bits, SFPLOAD / SFPSTORE Mod0 codes and PRNG taps (``sfpu/unit.py``, ``sfpu/convert.py``), the
+SFPLOADMACRO scheduler words a handler tests (``sfpu/macro.py``), Dst's shape (``regs.py``), and the
 configuration layout and the few fields the handlers test (``config_fields_blackhole.py``).
 """
 
@@ -33,9 +33,14 @@ from pathlib import Path
 from tensixsim import timing
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import OPCODE_SHIFT
-from tensixsim.tensix import adc, regs, sfpu, sfpu_convert, sfpu_float, sfpu_lanes, sfpu_macro, thcon
+from tensixsim.tensix import adc, regs, thcon
 from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix.semantics import Retire
+from tensixsim.tensix.sfpu import convert as sfpu_convert
+from tensixsim.tensix.sfpu import floats as sfpu_float
+from tensixsim.tensix.sfpu import lanes as sfpu_lanes
+from tensixsim.tensix.sfpu import macro as sfpu_macro
+from tensixsim.tensix.sfpu import unit as sfpu
 
 _HERE = Path(__file__).resolve().parent
 FIELDS_PATH = _HERE / "fields.h"
@@ -68,7 +73,7 @@ THREAD_FIELDS = (
     "DEST_TARGET_REG_CFG_MATH_Offset",
     "SFPU_STACK_Incr",
 )
-# sfpu.py's integer constants the vector-unit handlers use, by their Python name (SFPU_<NAME> in C):
+# sfpu/unit.py's integer constants the vector-unit handlers use, by their Python name (SFPU_<NAME> in C):
 # state shapes, LaneConfig bits, SFPLOAD / SFPSTORE Mod0 codes.
 SFPU_NAMES = (
     "LANES", "LREGS", "STACK_DEPTH", "MACRO_SLOTS", "MACRO_COLUMNS", "MACRO_CLOCK",
@@ -79,7 +84,7 @@ SFPU_NAMES = (
     "FMT_INT16", "FMT_LO16", "FMT_INT32_ALL", "FMT_ZERO", "FMT_INT32_SM", "FMT_INT8_COMP",
     "FMT_LO16_ONLY", "FMT_HI16_ONLY",
 )  # fmt: skip
-# sfpu_macro.py's macro_pending columns, macro_clock words, sub-units and delay kinds (SFPU_MACRO_<NAME>).
+# sfpu/macro.py's macro_pending columns, macro_clock words, sub-units and delay kinds (SFPU_MACRO_<NAME>).
 MACRO_NAMES = (
     "VALID", "UNIT", "WORD", "VB", "VC", "VD", "MOD0", "ADDR", "THREAD", "COUNT", "KIND", "BORN", "SEQ",
     "PC", "CORE", "NOP",
@@ -201,8 +206,6 @@ def _prng_taps() -> int:
     to be all it does beyond shifting right."""
     import numpy as np
 
-    from tensixsim.tensix import sfpu_convert
-
     def step(x: int) -> int:
         return int(sfpu_convert._prng_step(np.array([x], np.uint32))[0])
 
@@ -223,7 +226,7 @@ def render_constants() -> str:
             "TIMING_<UNIT>_<NAME>      tensixsim/timing.py (THCON, CONFIG, MATRIX, SFPU .<name>)",
             "TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)",
             "ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK",
-            "SFPU_<NAME>               sfpu.<NAME>; SFPU_MACRO_<NAME> sfpu_macro.<NAME>",
+            "SFPU_<NAME>               sfpu.unit.<NAME>; SFPU_MACRO_<NAME> sfpu.macro.<NAME>",
             "REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields",
             "CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)",
             "THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)",
@@ -241,7 +244,7 @@ def render_constants() -> str:
         out.add(c_name("ADC_MASK", dim), f"0x{(1 << width) - 1:X}u")
     out.add("RWC_SRC_MASK", f"0x{adc.SRC_MASK:X}u")
     out.add("RWC_DST_MASK", f"0x{adc.DST_MASK:X}u")
-    out.text("", "/* ---- sfpu.py, sfpu_macro.py, regs.py ---- */")
+    out.text("", "/* ---- sfpu/unit.py, sfpu/macro.py, regs.py ---- */")
     for name in SFPU_NAMES:
         out.add(c_name("SFPU", name), f"{int(getattr(sfpu, name))}u")
     for name in MACRO_NAMES:
@@ -279,8 +282,8 @@ def render_constants() -> str:
 
 
 # ------------------------------------------------------------------------------ matrix unit
-# matrix.c's constants (MATRIX_*, MXF_*): the register-file shapes of regs.py, matrix_unit.py's
-# arithmetic facts, matrix_moves.HOLDS as opcode sets, and the configuration fields the matrix unit
+# matrix.c's constants (MATRIX_*, MXF_*): the register-file shapes of regs.py, matrix/unit.py's
+# arithmetic facts, matrix.moves.HOLDS as opcode sets, and the configuration fields the matrix unit
 # reads through Config.field_for_thread (a ThreadConfig field of the pipe, else a Config field of the
 # state its CFG_STATE_ID selects).
 MATRIX_FIELDS = (
@@ -294,12 +297,12 @@ _FORMAT_CODES = 16  # a 4-bit SrcAFmt
 
 
 def _fidelity_masks(slice_of: Callable[..., object], phase_bit: int) -> tuple[int, int]:
-    """(high, low): the masks of matrix_unit.src_a_fidelity_bits / src_b_fidelity_bits (``slice_of``),
+    """(high, low): the masks of matrix.unit.src_a_fidelity_bits / src_b_fidelity_bits (``slice_of``),
     found by probing an all-ones mantissa and checked on random values: without ``phase_bit`` the
     slice is FTZ(bits & high), with it FTZ(x - (bits & low))."""
     import numpy as np
 
-    from tensixsim.tensix import matrix_unit
+    from tensixsim.tensix.matrix import unit
 
     f32, u32 = np.float32, np.uint32
     probe = np.array([0x3FFFFFFF], u32).view(f32)  # exponent 127, every mantissa bit set
@@ -317,42 +320,43 @@ def _fidelity_masks(slice_of: Callable[..., object], phase_bit: int) -> tuple[in
             (phase_bit, x - (bits & u32(low)).view(f32)),
         ):
             got = np.asarray(slice_of(x, phase), f32).view(u32)
-            if not np.array_equal(got, matrix_unit.ftz(expected).view(u32)):
+            if not np.array_equal(got, unit.ftz(expected).view(u32)):
                 raise ValueError(f"{slice_of.__name__} is no longer a mask-and-subtract slice")
     return high, low
 
 
 def _elementwise_divisors() -> tuple[int, int]:
-    """ELWADD / ELWSUB's divisors for fidelity phase bits 0 and 1 (matrix_unit.elementwise), found by
+    """ELWADD / ELWSUB's divisors for fidelity phase bits 0 and 1 (matrix.unit.elementwise), found by
     dividing 1.0 and checked to compose for phase 3."""
     import numpy as np
 
-    from tensixsim.tensix import matrix_unit
     from tensixsim.tensix.formats import BF16
+    from tensixsim.tensix.matrix import unit
 
-    fmts = matrix_unit.Formats(BF16, matrix_unit.DstMode.FP32)
+    fmts = unit.Formats(BF16, unit.DstMode.FP32)
     one, zero = np.array([[127]], np.uint32), np.array([[0]], np.uint32)  # Src datums 1.0 and 0
 
     def quotient(phase: int) -> float:
-        return float(matrix_unit.elementwise(fmts, "add", one, zero, phase)[0, 0])
+        return float(unit.elementwise(fmts, "add", one, zero, phase)[0, 0])
 
     divisors = (round(1 / quotient(1)), round(1 / quotient(2)))
     if quotient(3) != 1 / (divisors[0] * divisors[1]) or any(d & (d - 1) for d in divisors):
-        raise ValueError("matrix_unit.elementwise's fidelity divisions are no longer two powers of two")
+        raise ValueError("matrix.unit.elementwise's fidelity divisions are no longer two powers of two")
     return divisors
 
 
 def _fp16_rebias() -> int:
-    """What matrix_unit.read_src and formats.fp16_to_fp32 add to an FP16 exponent (Tensix FP16 has
+    """What matrix.unit.read_src and formats.fp16_to_fp32 add to an FP16 exponent (Tensix FP16 has
     exponent 31 as an ordinary binade), found by reading exponent 1 and checked to agree."""
     import numpy as np
 
-    from tensixsim.tensix import formats, matrix_unit
+    from tensixsim.tensix import formats
+    from tensixsim.tensix.matrix import unit
 
-    src = int(matrix_unit.read_src(np.array([1], np.uint32), formats.FP16).view(np.uint32)[0]) >> 23
+    src = int(unit.read_src(np.array([1], np.uint32), formats.FP16).view(np.uint32)[0]) >> 23
     plain = int(formats.fp16_to_fp32(np.array([1 << 10], np.uint16))[0]) >> 23
     if src != plain:
-        raise ValueError("matrix_unit.read_src and formats.fp16_to_fp32 rebias FP16 exponents differently")
+        raise ValueError("matrix.unit.read_src and formats.fp16_to_fp32 rebias FP16 exponents differently")
     return src - 1
 
 
@@ -370,9 +374,10 @@ def _opcode_set(out: _Defines, name: str, rows: list[set[str]]) -> None:
 
 def _matrix_constants(out: _Defines) -> None:
     """matrix.c's section of ``constants.h``."""
-    from tensixsim.tensix import formats, matrix_moves, matrix_unit
+    from tensixsim.tensix import formats
+    from tensixsim.tensix.matrix import moves, unit
 
-    out.text("/* ---- matrix.c: regs.py, matrix_unit.py, matrix_moves.py (MATRIX_*, MXF_*) ---- */")
+    out.text("/* ---- matrix.c: regs.py, matrix/unit.py, matrix/moves.py (MATRIX_*, MXF_*) ---- */")
     for name in ("SRC_BANKS", "SRC_ROWS", "SRC_COLS", "DST_ROWS", "DST_COLS", "DST32_ROWS", "DST_BLOCK_ROWS",
                  "FACE_ROWS", "ROW_MASK", "SRCA", "SRCB"):  # fmt: skip
         out.add(c_name("MATRIX", name), f"{int(getattr(regs, name))}u")
@@ -382,18 +387,18 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_CLIENT_UNPACKERS", f"{int(regs.SrcClient.UNPACKERS)}u")
     for mode in ("ONE_ROW", "16_ROWS", "HALF_OF_DST", "ALL_OF_DST"):
         out.add(c_name("MATRIX_ZEROACC", mode), f"{getattr(regs, f'ZEROACC_MODE_{mode}')}u")
-    out.add("MATRIX_K", f"{matrix_unit.K}u")
+    out.add("MATRIX_K", f"{unit.K}u")
     out.add("MATRIX_FP16_REBIAS", f"{_fp16_rebias()}u")
     out.add("MATRIX_RWC_FIDELITY_MASK", f"0x{adc.FIDELITY_MASK:X}u")
-    safe_exp = math.frexp(matrix_unit.SAFE_PRODUCT)
+    safe_exp = math.frexp(unit.SAFE_PRODUCT)
     if safe_exp[0] != 0.5:
-        raise ValueError("matrix_unit.SAFE_PRODUCT is no longer a power of two")
+        raise ValueError("matrix.unit.SAFE_PRODUCT is no longer a power of two")
     out.add("MATRIX_SAFE_PRODUCT_EXP", str(safe_exp[1] - 1))  # SAFE_PRODUCT = 2**this
-    out.add("MATRIX_EXP32", f"0x{int(matrix_unit._EXP32):08X}u")
-    out.add("MATRIX_CANONICAL_NAN", f"0x{int(matrix_unit._CANONICAL_NAN):08X}u")
+    out.add("MATRIX_EXP32", f"0x{int(unit._EXP32):08X}u")
+    out.add("MATRIX_CANONICAL_NAN", f"0x{int(unit._CANONICAL_NAN):08X}u")
     for name, fn, bit in (
-        ("A", matrix_unit.src_a_fidelity_bits, 1),
-        ("B", matrix_unit.src_b_fidelity_bits, 2),
+        ("A", unit.src_a_fidelity_bits, 1),
+        ("B", unit.src_b_fidelity_bits, 2),
     ):
         high, low = _fidelity_masks(fn, bit)
         out.add(f"MATRIX_FIDELITY_{name}_BIT", f"{bit}u")
@@ -404,7 +409,7 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_ELW_DIVISOR_B", f"{odd_b}.0f")
     for name in ("BF16", "FP16", "TF32", "INT8"):
         out.add(c_name("MATRIX_STYLE", name), f"{getattr(formats, name)}u")
-    styles = [matrix_moves.src_style(code) for code in range(_FORMAT_CODES)]
+    styles = [moves.src_style(code) for code in range(_FORMAT_CODES)]
     out.add("MATRIX_NO_STYLE", "0xFFu")
     out.text(
         "#define MATRIX_SRC_STYLES {" + ", ".join("0xFFu" if s is None else f"{s}u" for s in styles) + "}"
@@ -412,7 +417,7 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))
-    holds = matrix_moves.HOLDS
+    holds = moves.HOLDS
     out.add("MATRIX_HOLD_KINDS", f"{len(holds)}u")
     every = sum(1 << i for i, (_, held, _) in enumerate(holds.values()) if held is None)
     out.add("MATRIX_HOLD_EVERY", f"0x{every:X}u")  # bit kind - 1: every instruction but the allowed
@@ -715,7 +720,7 @@ SFPU_MODULE_NAMES = {
 _MOD_VALUES = 16  # a 4-bit Mod0 / Mod1: tables indexed by it have this many entries
 # Registers the probes of sfpu_float._reads_of name in the operand slots (distinct, none fixed there).
 _PROBE_VC, _PROBE_VD, _PROBE_VB, _PROBE_IND = 9, 10, 11, 5
-# The Mod-dependent operands of sfpu_float._reads_of that sfpu_float.py spells as bare numbers, as
+# The Mod-dependent operands of sfpu_float._reads_of that sfpu/floats.py spells as bare numbers, as
 # masks over the Mod value (bit m: read with Mod m): name -> (instructions, Mod slot, LReg probed,
 # 0 as the stalling logic sees it / 1 as really read, the other slots).
 _VC_VD = {"lreg_c": _PROBE_VC, "lreg_dest": _PROBE_VD}
@@ -761,7 +766,7 @@ def _table(out: _Defines, name: str, values: list[int], per_line: int = 8) -> No
 
 
 def _macro_tables(out: _Defines) -> None:
-    """SFPLOADMACRO's view of each opcode (sfpu_macro.py): the sub-units whose column holds it, the
+    """SFPLOADMACRO's view of each opcode (sfpu/macro.py): the sub-units whose column holds it, the
     sub-unit it goes to when issued, and where its VD / VC / VB operands sit."""
     isa = isa_for(ARCH)
     columns, regular, operands = [0] * 256, [MACRO_NO_UNIT] * 256, [0] * 256
@@ -799,20 +804,21 @@ def render_sfpu_tables() -> str:
         "sfpu_tables.h",
         "the vector unit's mode bits, FP32 constants and tables, and its opcodes.",
         [
-            "FLOAT_<NAME>              sfpu_float.<NAME>; LANES_<NAME> sfpu_lanes.<NAME>;",
-            "                          CONVERT_<NAME> sfpu_convert.<NAME>",
-            "FLOAT_RECIP_LUT, FLOAT_EXP_LUT    sfpu_float._RECIP / _EXP (SFPARECIP's tables)",
-            "LANES_SWAP_VD_GETS_MIN    sfpu_lanes.SWAP_VD_GETS_MIN by Mod1 (0: no lane)",
-            "CONVERT_FLOAT_INT_KEEP_SIGN / _TOP   sfpu_convert._FLOAT_INT by Mod1 & 7 (0: not a mode)",
+            "FLOAT_<NAME>              sfpu.floats.<NAME>; LANES_<NAME> sfpu.lanes.<NAME>;",
+            "                          CONVERT_<NAME> sfpu.convert.<NAME>",
+            "FLOAT_RECIP_LUT, FLOAT_EXP_LUT    sfpu.floats._RECIP / _EXP (SFPARECIP's tables)",
+            "LANES_SWAP_VD_GETS_MIN    sfpu.lanes.SWAP_VD_GETS_MIN by Mod1 (0: no lane)",
+            "CONVERT_FLOAT_INT_KEEP_SIGN / _TOP   sfpu.convert._FLOAT_INT by Mod1 & 7 (0: not a mode)",
             "SFPU_OPCODE_BITS          the opcodes whose unit is sfpu, as 8 words of 32 bits",
-            "MACRO_COLUMNS_OF, MACRO_REGULAR_UNIT, MACRO_OPERANDS   by opcode: sfpu_macro.COLUMNS it is in",
+            "MACRO_COLUMNS_OF, MACRO_REGULAR_UNIT, MACRO_OPERANDS   by opcode: sfpu.macro.COLUMNS it is in",
             "                          (bit per sub-unit), regular_unit (MACRO_NO_UNIT: none), operand slots",
-            "HOLD_<NAME>               sfpu_float._reads_of's reads by Mod value (READ_PROBES; bit m: Mod m)",
+            "HOLD_<NAME>               sfpu.floats._reads_of's reads by Mod (READ_PROBES; bit m: Mod m)",
             "<TABLE>_SIZE              a table's entry count",
         ],
     )
     for prefix, (module, names) in SFPU_MODULE_NAMES.items():
-        out.text(f"/* ---- {module.__name__.rsplit('.', 1)[-1]}.py ---- */")
+        path = module.__name__.removeprefix("tensixsim.tensix.").replace(".", "/")
+        out.text(f"/* ---- {path}.py ---- */")
         for name in names:
             out.add(c_name(prefix, name), f"0x{int(getattr(module, name)):X}u")
         out.text("")

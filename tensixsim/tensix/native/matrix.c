@@ -1,6 +1,6 @@
-/* The matrix unit: its hold after a data move (matrix_moves.held_until), MVMUL, ELWADD, ELWSUB, ELWMUL
- * (tensixsim/tensix/matrix_unit.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
- * Python semantics execute them. matrix_unit.py's docstring gives the arithmetic model: Src reads in
+/* The matrix unit: its hold after a data move (matrix.moves.held_until), MVMUL, ELWADD, ELWSUB, ELWMUL
+ * (tensixsim/tensix/matrix/unit.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
+ * Python semantics execute them. matrix/unit.py's docstring gives the arithmetic model: Src reads in
  * the BF16 / TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
  * by FTZ, MVMUL's sum over k = 0..15 in order from +0, Dst read and written through Dst32b (FP32) or
  * Dst16b (BF16 / FP16, rounded to nearest, ties away), the Adj16 / Adj32 row mapping, and Dst.md's
@@ -39,7 +39,7 @@ enum { K = MATRIX_K, COLS = MATRIX_DST_COLS, BLOCK = MATRIX_DST_BLOCK_ROWS };
 enum { DST_ROW_BITS = 10, ADDR_MODE_BITS = 3, MVMUL_MOD_BITS = 1 };
 enum { ZEROACC_MODE_BITS = 2, ZEROACC_WHERE_BITS = 10 };
 enum { ELW_BROADCAST_COL0 = 1, ELW_BROADCAST_ROW = 2 }; /* ELWADD / ELWSUB / ELWMUL instr_mod19 */
-enum dst_mode { DST_FP32, DST_BF16, DST_FP16 };          /* matrix_unit.DstMode (INT32 defers) */
+enum dst_mode { DST_FP32, DST_BF16, DST_FP16 };          /* matrix.unit.DstMode (INT32 defers) */
 enum elw_op { ELW_ADD, ELW_SUB, ELW_MUL };
 
 #define SIGN32 0x80000000u
@@ -119,7 +119,7 @@ static int read_config(const struct copro_view *v, uint32_t t, struct mx_config 
         && FIELD(v, t, s, CLR_DVALID_SRCB_DISABLE, &c->keep_valid[MATRIX_SRCB]);
 }
 
-/* matrix_unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
+/* matrix.unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
 static int arith_formats(const struct mx_config *c, uint32_t *style, enum dst_mode *mode)
 {
     static const uint8_t styles[16] = MATRIX_SRC_STYLES;
@@ -140,7 +140,7 @@ static int arith_formats(const struct mx_config *c, uint32_t *style, enum dst_mo
 
 /* ------------------------------------------------------------------------------ shared checks */
 
-/* matrix_unit.both_banks_owned; also 0 for a bank index beyond the arrays. */
+/* matrix.unit.both_banks_owned; also 0 for a bank index beyond the arrays. */
 static int both_banks_owned(const struct copro_view *v)
 {
     for (uint32_t f = 0; f < 2; f++) {
@@ -162,7 +162,7 @@ static const uint32_t *src_row(const struct copro_view *v, uint32_t file, uint32
 
 /* ------------------------------------------------------------------------------ Dst rows */
 
-/* The Dst rows an instruction reads and writes (matrix_unit.DstAccess): `count` Dst16b / Dst32b rows
+/* The Dst rows an instruction reads and writes (matrix.unit.DstAccess): `count` Dst16b / Dst32b rows
  * as DstBits rows (`row`: the row, or the high half's; the low half is row + 8, both < DST_ROWS). */
 struct dst_access {
     enum dst_mode mode;
@@ -220,13 +220,13 @@ static inline float float_of(uint32_t u)
     return x;
 }
 
-/* matrix_unit.ftz: a zero exponent field (zero or denormal, either sign) becomes +0. */
+/* matrix.unit.ftz: a zero exponent field (zero or denormal, either sign) becomes +0. */
 static inline float ftz(float x)
 {
     return (bits_of(x) & MATRIX_EXP32) ? x : 0.0f;
 }
 
-/* How matrix_unit.read_src reads a Src datum in a style: the exponent bits, their rebias onto fp32's
+/* How matrix.unit.read_src reads a Src datum in a style: the exponent bits, their rebias onto fp32's
  * (FP16: +112, exponent 31 an ordinary binade) and the mantissa bits kept (BF16: the top 7 of 10). */
 struct src_style {
     uint32_t exp_mask, exp_add, man_mask;
@@ -242,7 +242,7 @@ static struct src_style src_style_of(uint32_t style)
     return s;
 }
 
-/* matrix_unit.read_src: a 19-bit Src datum (sign 18, mantissa 8..17, exponent 0..7) as fp32 bits;
+/* matrix.unit.read_src: a 19-bit Src datum (sign 18, mantissa 8..17, exponent 0..7) as fp32 bits;
  * exponent 0 reads as +0. */
 static inline uint32_t read_src(uint32_t b, struct src_style s)
 {
@@ -251,7 +251,7 @@ static inline uint32_t read_src(uint32_t b, struct src_style s)
     return exp ? value : 0;
 }
 
-/* matrix_unit.src_a_fidelity_bits / src_b_fidelity_bits: the mantissa slice a phase consumes, FTZ;
+/* matrix.unit.src_a_fidelity_bits / src_b_fidelity_bits: the mantissa slice a phase consumes, FTZ;
  * `odd`: the phase's bit for this operand. */
 static inline float fidelity_slice(uint32_t u, uint32_t odd, uint32_t high, uint32_t low)
 {
@@ -341,7 +341,7 @@ static inline uint32_t dst16_from_fp16(uint32_t x)
     return (x & 0x8000u) | (x & 0x03FFu) << 5 | (x & 0x7C00u) >> 10;
 }
 
-/* matrix_unit.read_dst of raw bits (Dst32b for FP32, else Dst16b). */
+/* matrix.unit.read_dst of raw bits (Dst32b for FP32, else Dst16b). */
 static inline float read_dst(uint32_t bits, enum dst_mode mode)
 {
     uint32_t plain;
@@ -362,7 +362,7 @@ static inline uint32_t round_away(uint32_t mag, uint32_t drop)
     return (mag >> drop) + ((mag & ((1u << drop) - 1)) >= (1u << (drop - 1)));
 }
 
-/* matrix_unit.write_dst: a value as raw Dst bits (Dst32b for FP32, else Dst16b). */
+/* matrix.unit.write_dst: a value as raw Dst bits (Dst32b for FP32, else Dst16b). */
 static inline uint32_t write_dst(float x, enum dst_mode mode)
 {
     uint32_t b = x != x ? MATRIX_CANONICAL_NAN : bits_of(ftz(x));
@@ -448,7 +448,7 @@ struct mx_plan {
     uint32_t rwcs[RWC_FIELDS]; /* after ApplyAddrMod */
 };
 
-/* The checks and reads every arithmetic instruction shares (matrix_unit._multiply / _elementwise up
+/* The checks and reads every arithmetic instruction shares (matrix.unit._multiply / _elementwise up
  * to the Dst rows): PLAN_GO, NATIVE_DEFER, or NATIVE_WAIT when the banks are not the matrix unit's (in
  * Python that Wait comes right after the operand checks, before anything else can raise). `b_mask`
  * selects SrcB's first row from its RWC. */
@@ -469,21 +469,21 @@ static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t add
     return adc_plan_addr_mod(v, t, addr_mode, 1, p->rwcs) ? PLAN_GO : NATIVE_DEFER;
 }
 
-/* matrix_unit._stall: the Dst read-after-write wait, or PLAN_GO. */
+/* matrix.unit._stall: the Dst read-after-write wait, or PLAN_GO. */
 static int64_t dst_stall(struct copro_view *v, const struct dst_access *d, int64_t cycle)
 {
     int64_t ready = readable_from(v, d);
     return ready > cycle ? native_wait(v, WAIT_DST_HIDDEN, ready, 0) : PLAN_GO;
 }
 
-/* matrix_unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */
+/* matrix.unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */
 static uint32_t first_dst_row(const struct copro_view *v, uint32_t t, const struct mx_plan *p, uint32_t dst,
                               uint32_t mask)
 {
     return (dst + p->c.math_offset + v->rwc[RWC_DST][t] + p->c.regw_base) & mask;
 }
 
-/* matrix_unit._finish: the written blocks' hidden cycles, the SrcA row latch, the bank flips
+/* matrix.unit._finish: the written blocks' hidden cycles, the SrcA row latch, the bank flips
  * (flip_banks: SrcA for bit 0, SrcB for bit 1), the RWCs. */
 static int64_t finish(struct copro_view *v, uint32_t t, const struct mx_plan *p, const struct dst_access *d,
                       int64_t cycle)
@@ -505,7 +505,7 @@ static int64_t finish(struct copro_view *v, uint32_t t, const struct mx_plan *p,
 
 /* ------------------------------------------------------------------------------ MVMUL */
 
-/* matrix_unit.dot16 of `rows` SrcB rows: x[r][j] = FTZ(x + FTZ(b[r][k] * a[k][j])) for k = 0..15 in
+/* matrix.unit.dot16 of `rows` SrcB rows: x[r][j] = FTZ(x + FTZ(b[r][k] * a[k][j])) for k = 0..15 in
  * order from +0. `exact`: no_underflow holds (every nonzero product is at least 2**-103), so no FTZ can
  * change anything and none is done (dot16's argument: every product and partial sum is then zero or a
  * normal multiple of 2**-126, and no -0 arises from a sum that starts at +0). Two rows at a time, each
@@ -569,7 +569,7 @@ static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cy
     uint32_t b_rows = broadcast ? 1 : count;
     struct src_style style = src_style_of(p.style);
     const uint32_t *a_bits = src_row(v, MATRIX_SRCA, p.a_first), *b_bits = src_row(v, MATRIX_SRCB, p.b_first);
-    /* matrix_unit.no_underflow, conservatively: every nonzero product is at least 2**SAFE_PRODUCT_EXP
+    /* matrix.unit.no_underflow, conservatively: every nonzero product is at least 2**SAFE_PRODUCT_EXP
      * if every nonzero SrcA slice is at least 2**(half of it) and every SrcB one 2**(the rest); a false
      * "no" only costs the FTZ path, which gives the same sums. */
     int32_t half = MATRIX_SAFE_PRODUCT_EXP / 2;
@@ -588,7 +588,7 @@ static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cy
 
 /* ------------------------------------------------------------------------------ ELWADD, ELWSUB, ELWMUL */
 
-/* matrix_unit.elementwise of one pair of Src datums. */
+/* matrix.unit.elementwise of one pair of Src datums. */
 static inline float elementwise(enum elw_op op, uint32_t a_bits, uint32_t b_bits, struct src_style style,
                                 uint32_t phase)
 {
@@ -612,7 +612,7 @@ struct elw_fields {
     ((struct elw_fields){F_##NAME##_CLEAR_DVALID(w), F_##NAME##_DEST_ACCUM_EN(w), F_##NAME##_INSTR_MOD19(w), \
                          F_##NAME##_ADDR_MODE(w), F_##NAME##_DST(w)})
 
-/* matrix_unit._elementwise; ELWMUL always accumulates (its dest_accum_en is ignored). */
+/* matrix.unit._elementwise; ELWMUL always accumulates (its dest_accum_en is ignored). */
 static int64_t elw(struct copro_view *v, uint32_t t, struct elw_fields f, int64_t cycle, enum elw_op op)
 {
     int add_dst = op == ELW_MUL || f.accumulate;

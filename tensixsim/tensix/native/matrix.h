@@ -5,7 +5,7 @@
 
 #include "copro.h"
 
-/* Coprocessor.matrix_hold (matrix_moves.held_until) for `word` issued at `cycle`: 0 it goes, a cycle
+/* Coprocessor.matrix_hold (matrix.moves.held_until) for `word` issued at `cycle`: 0 it goes, a cycle
  * > 0 until which the matrix unit holds it after a data move, -1 Python decides. */
 int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle);
 

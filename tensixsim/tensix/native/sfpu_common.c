@@ -1,5 +1,5 @@
 /* The vector unit's shared helpers (sfpu.h): lane enables, the backdoor load, LReg writes and the PRNG
- * step, as tensixsim/tensix/sfpu.py and sfpu_convert.py define them. */
+ * step, as tensixsim/tensix/sfpu/unit.py and sfpu/convert.py define them. */
 #include "sfpu.h"
 
 enum { ROWS_PER_COLUMN = 8 }; /* LaneConfig[lane & 7] row-mask bit ROW_MASK_SHIFT + lane / 8 */
@@ -75,7 +75,7 @@ int sfpu_simple_dest(struct copro_view *v, uint32_t vd, uint32_t word)
     return 0;
 }
 
-/* sfpu_convert._prng_step */
+/* sfpu.convert._prng_step */
 static uint32_t prng_step(uint32_t x)
 {
     uint32_t parity = (uint32_t)__builtin_parity(x & SFPU_PRNG_TAPS);

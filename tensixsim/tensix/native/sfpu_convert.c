@@ -1,8 +1,8 @@
-/* The vector unit's conversions: SFPCAST and SFP_STOCH_RND, exactly as tensixsim/tensix/sfpu_convert.py
+/* The vector unit's conversions: SFPCAST and SFP_STOCH_RND, exactly as tensixsim/tensix/sfpu/convert.py
  * executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h), with the PRNG advanced where their
  * models call AdvancePRNG() (sfpu_advance_prng, sfpu_common.c).
  *
- * Deferred to Python: every operand sfpu_convert.py rejects with UndefinedBehavior (SFPCAST's VC slot
+ * Deferred to Python: every operand sfpu/convert.py rejects with UndefinedBehavior (SFPCAST's VC slot
  * beyond 4 bits; SFP_STOCH_RND's RoundingMode bit 2, and a floating-point mode with Imm5 or UseImm5).
  */
 #include "sfpu.h"
@@ -11,7 +11,7 @@
 
 #define MAGNITUDE 0x7FFFFFFFu
 
-/* SFPCAST_IntFloat.md (sfpu_convert._sm32_to_fp32): a sign-magnitude integer to FP32, rounded to
+/* SFPCAST_IntFloat.md (sfpu.convert._sm32_to_fp32): a sign-magnitude integer to FP32, rounded to
  * nearest or, if `stochastic`, by the lane's AdvancePRNG result `prng`. */
 static uint32_t sm32_to_fp32(uint32_t c, int stochastic, uint32_t prng)
 {
@@ -57,7 +57,7 @@ int64_t sfpu_sfpcast(struct copro_view *v, uint32_t thread, uint32_t word, int64
 #define FRACTION 0x7FFFFFu
 #define HALF 0x400000u
 
-/* SFPSTOCHRND_FloatFloat.md (sfpu_convert._float_float): keep 10 (FP16A) or 7 (FP16B) mantissa bits. */
+/* SFPSTOCHRND_FloatFloat.md (sfpu.convert._float_float): keep 10 (FP16A) or 7 (FP16B) mantissa bits. */
 static uint32_t float_float(uint32_t x, uint32_t mode, uint32_t bits)
 {
     uint32_t exp = (x >> 23) & 0xFF;
@@ -72,7 +72,7 @@ static uint32_t float_float(uint32_t x, uint32_t mode, uint32_t bits)
     return (uint32_t)rounded;
 }
 
-/* SFPSTOCHRND_FloatInt.md (sfpu_convert._float_int): FP32 to a bounded sign-magnitude integer. */
+/* SFPSTOCHRND_FloatInt.md (sfpu.convert._float_int): FP32 to a bounded sign-magnitude integer. */
 static uint32_t float_int(uint32_t c, uint32_t mode, uint32_t bits)
 {
     static const uint8_t keep_sign_of[CONVERT_FLOAT_INT_KEEP_SIGN_SIZE] = CONVERT_FLOAT_INT_KEEP_SIGN;
@@ -97,7 +97,7 @@ static uint32_t float_int(uint32_t c, uint32_t mode, uint32_t bits)
     return (uint32_t)(sign + mag);
 }
 
-/* SFPSTOCHRND_IntInt.md (sfpu_convert._int_int): shift a sign-magnitude integer right, round, clamp. */
+/* SFPSTOCHRND_IntInt.md (sfpu.convert._int_int): shift a sign-magnitude integer right, round, clamp. */
 static uint32_t int_int(uint32_t c, uint32_t mode, uint32_t shift, uint32_t bits)
 {
     uint64_t sign = c & FLOAT_SIGN;

@@ -1,5 +1,5 @@
 /* The vector unit's lane predication: SFPSETCC, SFPENCC, SFPPUSHC, SFPPOPC and SFPCOMPC, exactly as
- * tensixsim/tensix/sfpu_flags.py executes them. Each occupies the vector unit SFPU.issue cycles.
+ * tensixsim/tensix/sfpu/flags.py executes them. Each occupies the vector unit SFPU.issue cycles.
  *
  * Lane masks stand for the bool arrays: LaneFlags, UseLaneFlagsForLaneEnable and each lane's flag
  * stack (entries FlagStack[lane][i] = (LaneFlags, UseLaneFlagsForLaneEnable)). The lanes a backdoor
@@ -73,7 +73,7 @@ int64_t sfpu_sfpencc(struct copro_view *v, uint32_t thread, uint32_t word, int64
 
 /* ------------------------------------------------------------------------------ the flag stack */
 
-/* sfpu_flags._boolean_op (Mod1 1..12) on lane masks */
+/* sfpu.flags._boolean_op (Mod1 1..12) on lane masks */
 static uint32_t boolean_op(uint32_t mod1, uint32_t a, uint32_t b)
 {
     switch (mod1) {
@@ -97,7 +97,7 @@ static uint8_t *entry(struct copro_view *v, uint32_t lane, uint32_t at, uint32_t
     return v->flag_stack + ((uint64_t)(lane % LANES) * STACK_DEPTH + at % STACK_DEPTH) * ENTRY_FIELDS + field;
 }
 
-/* The stack instructions' shared operands (sfpu_flags._stack_operands): Imm12 and VC must be 0. The
+/* The stack instructions' shared operands (sfpu.flags._stack_operands): Imm12 and VC must be 0. The
  * lanes a backdoor load takes over are returned; 0 and nothing set when the instruction defers (an
  * operand, or a depth beyond the stack that _top would index with). */
 static int stack_operands(const struct copro_view *v, uint32_t imm12, uint32_t vc, uint32_t vd, int64_t cycle,
@@ -113,7 +113,7 @@ static int stack_operands(const struct copro_view *v, uint32_t imm12, uint32_t v
     return 1;
 }
 
-/* sfpu_flags._top: each lane's top entry as masks, `empty` (both fields) where its stack is. */
+/* sfpu.flags._top: each lane's top entry as masks, `empty` (both fields) where its stack is. */
 static void top(struct copro_view *v, int empty, uint32_t *flags, uint32_t *use)
 {
     *flags = *use = 0;

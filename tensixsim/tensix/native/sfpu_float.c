@@ -1,14 +1,14 @@
-/* The vector unit's floating-point instructions, exactly as tensixsim/tensix/sfpu_float.py executes
+/* The vector unit's floating-point instructions, exactly as tensixsim/tensix/sfpu/floats.py executes
  * them (issued, or scheduled by SFPLOADMACRO: sfpu.h): the MAD sub-unit (SFPMAD, SFPADD, SFPMUL, SFPADDI, SFPMULI,
  * SFPMUL24, SFPLUT, SFPLUTFP32) with the bookkeeping of its result in flight (mad_ready, mad_seen,
  * mad_wrote), SFPDIVP2, SFPARECIP, SFPGT and SFPLE; and the wait gate's hold for an SFPMAD-family
- * result (sfpu_float.mad_hold with its table of what each instruction reads, _reads_of).
+ * result (sfpu.floats.mad_hold with its table of what each instruction reads, _reads_of).
  *
- * The multiply-add (tsim_sfpu_fma) is sfpu_float.fma lane by lane: the outcomes that fma computes
+ * The multiply-add (tsim_sfpu_fma) is sfpu.floats.fma lane by lane: the outcomes that fma computes
  * with numpy masks (a NaN or infinite operand, no product, an exact zero, an overflow) are tested
  * here in the reverse order, as each later mask there overrides the earlier ones.
  *
- * Deferred to Python: every operand sfpu_float.py rejects with UndefinedBehavior (SFPMAD's VA beyond
+ * Deferred to Python: every operand sfpu/floats.py rejects with UndefinedBehavior (SFPMAD's VA beyond
  * 4 bits, SFPLUT's nonzero dest_reg_addr, SFPLUTFP32's bits of no operand, SFPDIVP2's Imm12 beyond
  * 8 bits, SFPARECIP's beyond 4, SFPGT / SFPLE's nonzero Imm12); SFPGT / SFPLE mutating a flag stack
  * deeper than it holds (the Python indexing would fail).
@@ -23,13 +23,13 @@
 _Static_assert((1u << F_SFPMAD_LREG_DEST_WIDTH) <= LREGS, "a 4-bit VD beyond the LRegs");
 _Static_assert(sizeof(float) == sizeof(uint32_t), "FP32 thresholds are read as 32-bit patterns");
 
-enum { EVERY_LREG = 0xFFFF }; /* sfpu_float._EVERY: LReg[0..15], as the stalling logic names them */
+enum { EVERY_LREG = 0xFFFF }; /* sfpu.floats._EVERY: LReg[0..15], as the stalling logic names them */
 #define EXP_BITS 0xFFu        /* an FP32 exponent field (bits 23..30) */
 #define HIDDEN (FLOAT_MAN + 1u)
 
 static inline uint32_t exponent(uint32_t x) { return (x >> 23) & EXP_BITS; }
 
-/* The bits of an FP32 value (the thresholds sfpu_float._below compares with). */
+/* The bits of an FP32 value (the thresholds sfpu.floats._below compares with). */
 static inline uint32_t f32_bits(float value)
 {
     uint32_t bits;
@@ -39,7 +39,7 @@ static inline uint32_t f32_bits(float value)
 
 /* ------------------------------------------------------------------------------ the multiply-add */
 
-/* sfpu_float._semi_sticky_shift: v >> amount with the shifted-out bits ORed into bit 0, unless
+/* sfpu.floats._semi_sticky_shift: v >> amount with the shifted-out bits ORed into bit 0, unless
  * nothing at all remains (amount >= 0). */
 static uint64_t semi_sticky_shift(uint64_t v, int64_t amount)
 {
@@ -105,7 +105,7 @@ uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z)
 
 /* ------------------------------------------------------------------------------ the MAD sub-unit */
 
-/* The lanes a MAD-sub-unit instruction with VD `vd` computes on (sfpu_float._mad_operands). */
+/* The lanes a MAD-sub-unit instruction with VD `vd` computes on (sfpu.floats._mad_operands). */
 struct mad_lanes {
     uint32_t lanes, backdoor;
 };
@@ -116,7 +116,7 @@ static struct mad_lanes mad_operands(const struct copro_view *v, uint32_t vd)
     return (struct mad_lanes){sfpu_lane_enabled(v) & ~backdoor, backdoor};
 }
 
-/* Each lane's LReg[va], or LReg[LReg[7] & 15] with INDIRECT_VA (sfpu_float._indirect_va). */
+/* Each lane's LReg[va], or LReg[LReg[7] & 15] with INDIRECT_VA (sfpu.floats._indirect_va). */
 static void indirect_va(const struct copro_view *v, uint32_t va, int indirect, uint32_t out[LANES])
 {
     const uint32_t *l7 = sfpu_lreg(v, 7);
@@ -124,7 +124,7 @@ static void indirect_va(const struct copro_view *v, uint32_t va, int indirect, u
         out[lane] = sfpu_lreg(v, indirect ? l7[lane] & 15 : va)[lane];
 }
 
-/* sfpu_float._mad_result: the backdoor load, `d` to each lane's VD (or LReg[7] & 15 if `indirect`)
+/* sfpu.floats._mad_result: the backdoor load, `d` to each lane's VD (or LReg[7] & 15 if `indirect`)
  * when below 8 or 16, and for an issued instruction the result in flight (`seen_all`: the stalling
  * logic assumes every LReg is written). */
 static int64_t mad_result(struct copro_view *v, uint32_t word, int64_t cycle, uint32_t vd, int indirect,
@@ -197,7 +197,7 @@ int64_t sfpu_sfpmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_
     return mad(v, word, cycle);
 }
 
-/* SFPADDI (Imm16 * 1.0 + c) and SFPMULI (Imm16 * c + 0.0), c = LReg[VD] (sfpu_float._immediate). */
+/* SFPADDI (Imm16 * 1.0 + c) and SFPMULI (Imm16 * c + 0.0), c = LReg[VD] (sfpu.floats._immediate). */
 _Static_assert(F_SFPADDI_IMM16_MATH(0xFFFFFFFFu) == F_SFPMULI_IMM16_MATH(0xFFFFFFFFu)
                    && F_SFPADDI_LREG_DEST(0x000000F0u) == F_SFPMULI_LREG_DEST(0x000000F0u),
                "SFPADDI and SFPMULI share one layout");
@@ -230,7 +230,7 @@ int64_t sfpu_sfpmuli(struct copro_view *v, uint32_t thread, uint32_t word, int64
     return immediate(v, word, cycle, 1);
 }
 
-/* SFPMUL24.md Mul24ShiftAdd (sfpu_float._mul24_shift_add): the adder's alignment step. */
+/* SFPMUL24.md Mul24ShiftAdd (sfpu.floats._mul24_shift_add): the adder's alignment step. */
 static uint32_t mul24_shift_add(uint64_t p, uint32_t z)
 {
     uint32_t z_e = exponent(z);
@@ -282,7 +282,7 @@ static uint32_t lut16_to_fp32(uint32_t x)
     return (x >> 15) << 31 | (exp == 0x1F ? 0 : 112 + exp) << 23 | (x & 0x3FF) << 13;
 }
 
-/* sfpu_float._below: b < limit for non-negative FP32 bits (NaN compares false, as the bits do). */
+/* sfpu.floats._below: b < limit for non-negative FP32 bits (NaN compares false, as the bits do). */
 static inline int below(uint32_t b, float limit) { return b < f32_bits(limit); }
 
 static inline uint32_t sign_retain(uint32_t d, uint32_t l3, int retain)
@@ -442,7 +442,7 @@ _Static_assert(F_SFPGT_LREG_DEST(0x000000F0u) == F_SFPLE_LREG_DEST(0x000000F0u)
                    && F_SFPGT_IMM12_MATH(0xFFFFFFFFu) == F_SFPLE_IMM12_MATH(0xFFFFFFFFu),
                "SFPGT and SFPLE share one layout");
 
-/* sfpu_float._compare (VB = VD). */
+/* sfpu.floats._compare (VB = VD). */
 static int64_t compare(struct copro_view *v, uint32_t word, int64_t cycle, int le)
 {
     (void)cycle;
@@ -513,7 +513,7 @@ static int is_sfpu_opcode(uint32_t op)
     return op >> 5 < SFPU_OPCODE_BITS_SIZE && (bits[op >> 5] >> (op & 31) & 1);
 }
 
-/* sfpu_float._reads_of (SFPMAD.md's list), for a vector-unit instruction word. The shared slots
+/* sfpu.floats._reads_of (SFPMAD.md's list), for a vector-unit instruction word. The shared slots
  * (lreg_c, lreg_dest, instr_mod1, imm12_math) sit at the same bits in every instruction naming them. */
 #define SAME_SLOT(a, b) (a(0xFFFFFFFFu) == b(0xFFFFFFFFu) && a(0x5A5A5A5Au) == b(0x5A5A5A5Au))
 _Static_assert(SAME_SLOT(F_SFPDIVP2_LREG_C, F_SFPMOV_LREG_C) && SAME_SLOT(F_SFPDIVP2_LREG_C, F_SFPAND_LREG_C)

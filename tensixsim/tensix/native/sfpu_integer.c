@@ -1,13 +1,13 @@
 /* The vector unit's integer and bit instructions: SFPAND, SFPOR, SFPXOR, SFPNOT, SFPIADD, SFPSHFT,
  * SFPLZ, SFPABS, SFPEXEXP, SFPEXMAN, SFPSETEXP, SFPSETMAN and SFPSETSGN, exactly as
- * tensixsim/tensix/sfpu_integer.py executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h).
+ * tensixsim/tensix/sfpu/integers.py executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h).
  * Each occupies the vector unit SFPU.issue cycles.
  *
  * Deferred to Python: a set bit beyond a documented operand (ctx.documented).
  */
 #include "sfpu.h"
 
-/* Documented operand widths inside imm12_math / instr_mod1 (sfpu_integer.py ctx.documented calls). */
+/* Documented operand widths inside imm12_math / instr_mod1 (sfpu/integers.py ctx.documented calls). */
 enum { VB_BITS = 4, IMM1_BITS = 1, IMM8_BITS = 8 };
 #define SIGN32 0x80000000u
 #define EXP32 0x7F800000u

@@ -1,7 +1,7 @@
 /* The vector unit's lane and register movement: SFPSWAP, SFPTRANSP and SFPSHFT2, exactly as
- * tensixsim/tensix/sfpu_lanes.py executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h).
+ * tensixsim/tensix/sfpu/lanes.py executes them (issued, or scheduled by SFPLOADMACRO: sfpu.h).
  *
- * Deferred to Python: every operand sfpu_lanes.py rejects with UndefinedBehavior (SFPSWAP's nonzero
+ * Deferred to Python: every operand sfpu/lanes.py rejects with UndefinedBehavior (SFPSWAP's nonzero
  * Imm12; SFPTRANSP's nonzero Imm12, VC or Mod1; SFPSHFT2's Mod1 beyond 6, its VB slot beyond 4 bits
  * or SHFT_IMM's nonzero VC); and the backdoor test SFPTRANSP and two SFPSHFT2 modes make once, when
  * the lanes disagree on it (Unimplemented in Python).
@@ -15,7 +15,7 @@
 enum { ROW_LANES = 8, TRANSP_GROUP = 4 }; /* lanes per row of the vector; LRegs per transposed group */
 #define MAGNITUDE 0x7FFFFFFFu
 
-/* sfpu_lanes._total_order: signed keys ordering sign-magnitude integers (a negative value's
+/* sfpu.lanes._total_order: signed keys ordering sign-magnitude integers (a negative value's
  * magnitude bits are inverted, so -0 sorts just below +0). */
 static int32_t total_order(uint32_t x)
 {
@@ -64,7 +64,7 @@ int64_t sfpu_sfpswap(struct copro_view *v, uint32_t thread, uint32_t word, int64
     return TIMING_SFPU_SWAP;
 }
 
-/* sfpu_lanes._whole_vector_backdoor's test, made once for the whole vector: 0 no lane is a backdoor
+/* sfpu.lanes._whole_vector_backdoor's test, made once for the whole vector: 0 no lane is a backdoor
  * load, 1 every lane is, -1 they disagree (Python raises Unimplemented). */
 static int whole_vector_backdoor(const struct copro_view *v, uint32_t vd)
 {
@@ -103,13 +103,13 @@ int64_t sfpu_sfptransp(struct copro_view *v, uint32_t thread, uint32_t word, int
     return TIMING_SFPU_ISSUE;
 }
 
-/* The lane before `lane` in its row of eight, rotating (sfpu_lanes._PREVIOUS_IN_ROW). */
+/* The lane before `lane` in its row of eight, rotating (sfpu.lanes._PREVIOUS_IN_ROW). */
 static inline uint32_t previous_in_row(uint32_t lane)
 {
     return lane % ROW_LANES ? lane - 1 : lane + ROW_LANES - 1;
 }
 
-/* sfpu_lanes._shift: b << amount for a non-negative amount, else b >> -amount (logical), mod 32. */
+/* sfpu.lanes._shift: b << amount for a non-negative amount, else b >> -amount (logical), mod 32. */
 static inline uint32_t shift(uint32_t b, int64_t amount)
 {
     return amount >= 0 ? b << (amount & 31) : b >> ((-amount) & 31);

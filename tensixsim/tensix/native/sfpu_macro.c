@@ -1,12 +1,12 @@
 /* SFPLOADMACRO natively: its load, the rows it schedules, the countdown and the scheduled work, exactly
- * as tensixsim/tensix/sfpu_macro.py (whose docstring gives the model and its readings) runs them on the
+ * as tensixsim/tensix/sfpu/macro.py (whose docstring gives the model and its readings) runs them on the
  * shared macro_pending / macro_clock arrays.
  *
  * A scheduled instruction runs through its issued handler with v->sched set (sfpu.h); a store through
- * sfpu_scheduled_store. Work of several sub-units in one cycle runs as sfpu_macro._at_once does: each
+ * sfpu_scheduled_store. Work of several sub-units in one cycle runs as sfpu.macro._at_once does: each
  * on the state as it was before the cycle, the changes merged.
  *
- * Left to Python, having changed nothing: every error sfpu_macro.py raises (LoadMacroConfig differing
+ * Left to Python, having changed nothing: every error sfpu/macro.py raises (LoadMacroConfig differing
  * between lanes, a selector of 1, SFPNOP on the Store sub-unit, the SFPSWAP and LReg[16] rules, two
  * sub-units changing one state element, more work than the slots hold), and a scheduled instruction
  * whose handler defers or would wait. A settle that stops there leaves the countdown where Python's
@@ -44,7 +44,7 @@ int sfpu_macro_pending(struct copro_view *v)
     return 0;
 }
 
-/* sfpu_macro._tick */
+/* sfpu.macro._tick */
 static void tick(struct copro_view *v, int64_t cycle)
 {
     if (!sfpu_macro_pending(v))
@@ -63,7 +63,7 @@ static void tick(struct copro_view *v, int64_t cycle)
     CLK(v, TICKED) = max64(CLK(v, TICKED), cycle);
 }
 
-/* sfpu_macro._by_instructions */
+/* sfpu.macro._by_instructions */
 static int by_instructions(const struct copro_view *v, int64_t cycle)
 {
     for (uint32_t slot = 0; slot < SLOTS; slot++) {
@@ -74,13 +74,13 @@ static int by_instructions(const struct copro_view *v, int64_t cycle)
     return 0;
 }
 
-/* sfpu_macro._now */
+/* sfpu.macro._now */
 static int64_t now_of(struct copro_view *v, int64_t cycle)
 {
     return sfpu_macro_pending(v) ? max64(cycle, CLK(v, EXECUTED)) : cycle;
 }
 
-/* sfpu_macro._extend_done */
+/* sfpu.macro._extend_done */
 static void extend_done(struct copro_view *v, int64_t thread, int64_t cycle)
 {
     if (!v->pipe_state || thread < 0 || (uint64_t)thread >= v->pipe_count)
@@ -143,7 +143,7 @@ static void load_state(const struct field f[FIELDS], const uint8_t *from)
 
 sfpu_handler tsim_sfpu_handler(uint32_t opcode);
 
-/* sfpu_macro._execute: one scheduled instruction at `cycle`; 0 when Python must run it (nothing changed). */
+/* sfpu.macro._execute: one scheduled instruction at `cycle`; 0 when Python must run it (nothing changed). */
 static int execute(struct copro_view *v, const int64_t *op, int64_t cycle)
 {
     uint32_t thread = (uint32_t)op[SFPU_MACRO_THREAD], word = (uint32_t)op[SFPU_MACRO_WORD];
@@ -171,7 +171,7 @@ static int execute(struct copro_view *v, const int64_t *op, int64_t cycle)
     return cycles != NATIVE_DEFER && cycles != NATIVE_WAIT;
 }
 
-/* sfpu_macro._at_once: `n` instructions of several sub-units (store last), each on the state before the
+/* sfpu.macro._at_once: `n` instructions of several sub-units (store last), each on the state before the
  * cycle, their changes merged; 0 (state as before) when Python must do it. */
 static int at_once(struct copro_view *v, const int64_t *const *work, int n, int64_t cycle)
 {
@@ -209,7 +209,7 @@ static int at_once(struct copro_view *v, const int64_t *const *work, int n, int6
     return 1;
 }
 
-/* sfpu_macro._run: the work in `rows` (`n` of them) at `cycle`; 0 (nothing changed) for Python. */
+/* sfpu.macro._run: the work in `rows` (`n` of them) at `cycle`; 0 (nothing changed) for Python. */
 static int run_due(struct copro_view *v, int64_t cycle, const uint32_t *rows, int n)
 {
     const int64_t *work[SLOTS], *by_unit[SUB_UNITS] = {0}, *acting[SLOTS];
@@ -312,7 +312,7 @@ int64_t sfpu_macro_issue(struct copro_view *v, uint32_t thread, uint32_t word, i
 
 /* ------------------------------------------------------------------------------ SFPLOADMACRO */
 
-/* The instruction word's VD field (sfpu_macro._plan's own_vd), NONE without one. */
+/* The instruction word's VD field (sfpu.macro._plan's own_vd), NONE without one. */
 static int64_t own_vd(uint32_t word)
 {
     uint32_t at = operands_of[OPCODE_OF(word)], width = at >> MACRO_VD_WIDTH_SHIFT & 0xFF;
@@ -329,7 +329,7 @@ static int uniform(const uint32_t *values, uint32_t stride, uint32_t *out)
     return 1;
 }
 
-/* sfpu_macro._plan: the four rows (one per sub-unit, VALID 0 for a selector of 0); 0 for Python. */
+/* sfpu.macro._plan: the four rows (one per sub-unit, VALID 0 for a selector of 0); 0 for Python. */
 static int plan_rows(const struct copro_view *v, uint32_t macro, uint32_t vd, uint32_t mod0, uint32_t addr,
                      int64_t rows[SUB_UNITS][COLUMNS])
 {
@@ -388,7 +388,7 @@ static int plan_rows(const struct copro_view *v, uint32_t macro, uint32_t vd, ui
     return 1;
 }
 
-/* sfpu_macro._schedule on the live arrays; 0 when a row finds no free slot (Unimplemented). */
+/* sfpu.macro._schedule on the live arrays; 0 when a row finds no free slot (Unimplemented). */
 static int schedule(struct copro_view *v, int64_t rows[SUB_UNITS][COLUMNS], int64_t now, uint32_t thread,
                     int64_t core, int64_t pc, int64_t *done)
 {

@@ -4,7 +4,7 @@ SFPLZ, SFPABS, SFPEXEXP, SFPEXMAN, SFPSETEXP, SFPSETMAN and SFPSETSGN.
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 SFPAND.md, SFPOR.md,
 SFPXOR.md, SFPNOT.md, SFPIADD.md, SFPSHFT.md, SFPLZ.md, SFPABS.md, SFPEXEXP.md, SFPEXMAN.md,
 SFPSETEXP.md, SFPSETMAN.md and SFPSETSGN.md. State, lane enables, the backdoor load, the encoding
-readings and the timing are sfpu.py's (its docstring).
+readings and the timing are sfpu/unit.py's (its docstring).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.tensix.sfpu import (
+from tensixsim.tensix.sfpu.unit import (
     LANES,
     as_int32,
     signed12,

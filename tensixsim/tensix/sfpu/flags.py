@@ -2,7 +2,7 @@
 
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 SFPSETCC.md, SFPENCC.md,
 SFPPUSHC.md, SFPPOPC.md and SFPCOMPC.md. The lane flags and the flag stack are SfpuState fields, and
-the readings (undefined stack operations raise if any lane reaches them) are in sfpu.py's docstring.
+the readings (undefined stack operations raise if any lane reaches them) are in sfpu/unit.py's docstring.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.tensix.sfpu import (
+from tensixsim.tensix.sfpu.unit import (
     LANE,
     LANES,
     STACK_DEPTH,

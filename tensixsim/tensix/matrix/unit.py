@@ -3,7 +3,7 @@
 Functional model: tt-isa-documentation WormholeB0 MVMUL.md, DOTPV.md, GAPOOL.md, ELWMUL.md, ELWADD.md,
 ELWSUB.md, GMPOOL.md, MatrixUnit.md, Dst.md ("Instruction scheduling") and RWCs.md (ApplyAddrMod, via
 adc.py). No BlackholeA0 page covers these instructions, so the Wormhole models are applied with the
-Blackhole encoding below, as for the data moves (matrix_moves.py).
+Blackhole encoding below, as for the data moves (matrix/moves.py).
 
 Blackhole encoding
 ------------------
@@ -23,7 +23,7 @@ bits 0..9 are DstRow.
   ``max_pool_index_en`` must be 0.
 
 Set bits of a slot beyond its documented operand raise UndefinedBehavior (the rule of adc.py and
-matrix_moves.py), before anything changes.
+matrix/moves.py), before anything changes.
 
 The arithmetic, where the pages are open
 ----------------------------------------
@@ -60,7 +60,7 @@ instruction that reads them (every accumulating one, ELWADD / ELWSUB with AddDst
 (``regs.RegFiles.readable_from``). Results are written at issue; the latency shows only through
 that stall.
 
-Fast path: matrix_runs.py executes a run of MVMULs from one MOP / replay expansion as a few
+Fast path: matrix/runs.py executes a run of MVMULs from one MOP / replay expansion as a few
 vectorised operations, with the same results and issue cycles as one at a time.
 """
 
@@ -82,7 +82,7 @@ from tensixsim.tensix.adc import (
     read_rwcs,
 )
 from tensixsim.tensix.formats import BF16, FP16, INT8, TF32, Rounding
-from tensixsim.tensix.matrix_moves import src_format, src_style
+from tensixsim.tensix.matrix.moves import src_format, src_style
 from tensixsim.tensix.regs import (
     DST_COLS,
     SRC_ROWS,

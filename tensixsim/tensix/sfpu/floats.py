@@ -28,9 +28,9 @@ Blackhole encoding (the pages' diagrams)
 - SFPDIVP2: ``imm12_math`` bits 0..7 Imm8. SFPARECIP: ``imm12_math`` bits 0..3 VB. SFPGT / SFPLE:
   ``imm12_math`` fixed at 0. ``lreg_c`` VC, ``lreg_dest`` VD, ``instr_mod1`` Mod1.
 
-As in sfpu.py, set bits outside a documented operand raise UndefinedBehavior before anything changes;
+As in sfpu/unit.py, set bits outside a documented operand raise UndefinedBehavior before anything changes;
 Mod1 / Mod0 bits a functional model never tests are ignored, as the model ignores them; VD >= 12 on a
-lane whose ``LaneConfig.DISABLE_BACKDOOR_LOAD`` is clear is sfpu.py's backdoor load on that lane (its
+lane whose ``LaneConfig.DISABLE_BACKDOOR_LOAD`` is clear is sfpu/unit.py's backdoor load on that lane (its
 word to ``InstructionTemplate[VD - 12]``) instead of the lane work. Under SFPLOADMACRO
 (``Context.scheduled``) SFPADDI / SFPMULI take their VC, SFPGT / SFPLE their VB, from the context, and VD
 16 (LReg[16]) is written.
@@ -80,7 +80,7 @@ import numpy as np
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.isa.spec import Instruction
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.tensix.sfpu import (
+from tensixsim.tensix.sfpu.unit import (
     LANE,
     LANES,
     LREGS,

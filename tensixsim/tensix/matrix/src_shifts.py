@@ -21,7 +21,7 @@ Blackhole encoding
   directly as for every Blackhole matrix-unit instruction (Wormhole's AddrMod is two bits at 15..16;
   tt-llk's Blackhole ckernel_ops.h shifts it by 14). Set bits of a slot beyond its documented operand
   (``shift_row`` bits 6..9, ``rot_shift`` bits 1..3, ``addr_mode`` bits 3..9) raise UndefinedBehavior,
-  the rule of adc.py, regs.py and matrix_moves.py.
+  the rule of adc.py, regs.py and matrix/moves.py.
 - GATESRCRST: ``reset_srcb_gate_control`` bit 0 (word bit 1) is InvalidateSrcBCache; its other bits
   raise UndefinedBehavior. ``reset_srca_gate_control`` (word bit 0) is written as 0 in the page's
   syntax; the Blackhole yaml documents it as resetting the SrcA pipeline gating to "don't gate", and

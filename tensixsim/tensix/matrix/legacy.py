@@ -18,23 +18,23 @@ leave open, and otherwise raises Unimplemented before anything changes:
 
 - AddrMod: ``addr_mode`` (MFCONV3S1 / CONV3S1 / CONV3S2, bits 14..16) or ``pool_addr_mode`` bits
   0..2 (APOOL3S1 / APOOL3S2, bits 15..17, as GMPOOL / GAPOOL), naming the ADDR_MOD slot. Set
-  ``pool_addr_mode`` bits above 2 raise UndefinedBehavior (the rule of matrix_unit.py).
+  ``pool_addr_mode`` bits above 2 raise UndefinedBehavior (the rule of matrix/unit.py).
   ``rotate_weights``, ``index_en`` and ``dst`` select nothing: "all they do" is ``Dst += 0``.
-- SrcAFmt codes 12 / 13 name no format for the Dst arithmetic: UndefinedBehavior (matrix_unit.py).
+- SrcAFmt codes 12 / 13 name no format for the Dst arithmetic: UndefinedBehavior (matrix/unit.py).
 - ``clear_dvalid`` other than 0, or a SrcA / SrcB bank not the matrix unit's: Unimplemented (bank
   flips and the wait gate are not documented for them).
-- ``Dst += 0`` is the arithmetic model of matrix_unit.py with a zero product, in the Dst view the
-  configuration selects (:func:`matrix_unit.arith_formats`). Whatever rows it covers, Dst is unchanged
+- ``Dst += 0`` is the arithmetic model of matrix/unit.py with a zero product, in the Dst view the
+  configuration selects (:func:`unit.arith_formats`). Whatever rows it covers, Dst is unchanged
   when every Dst row is defined and every datum is a fixed point of that model (FTZ, rounding and
   saturation give back its bits, and it is not a NaN, whose propagation is the host's). Otherwise
   which rows change is undocumented: Unimplemented.
 - Then the AddrMod is applied (its own Unimplemented cases checked first). SHIFTXA's latched SrcA row
-  address becomes unknown (SHIFTXA then raises Unimplemented, src_shifts.py).
+  address becomes unknown (SHIFTXA then raises Unimplemented, matrix/src_shifts.py).
 
 Timing: each occupies the matrix unit one cycle. It reads Dst at rows no page gives, so it waits
 until every Dst row the matrix unit wrote is readable (Dst.md's rule, taken over all of Dst); as its
 write changes no value, it marks no rows as written. The holds after MOVA2D / MOVB2D apply to these
-instructions by name (matrix_moves.HOLDS).
+instructions by name (moves.HOLDS).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import numpy as np
 
 from tensixsim.errors import Unimplemented
 from tensixsim.tensix.adc import apply_addr_mod
-from tensixsim.tensix.matrix_unit import (
+from tensixsim.tensix.matrix.unit import (
     DstMode,
     Formats,
     _check_addr_mod,

@@ -4,7 +4,7 @@ Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 Vect
 SFPCAST.md with SFPCAST_IntFloat.md, SFPCAST_IntInt.md and SFPCAST_IntAbs.md, SFPSTOCHRND.md with
 SFPSTOCHRND_FloatFloat.md, SFPSTOCHRND_FloatInt.md and SFPSTOCHRND_IntInt.md, BackendConfiguration.md
 and SoftReset.md (seeding and reset). Shared pieces (state, lane enables, the backdoor-load refusal)
-come from sfpu.py.
+come from sfpu/unit.py.
 
 The PRNG
 --------
@@ -40,7 +40,7 @@ Readings where the pages are open
   is accepted.
 - RoundingMode 3 has no case in the pages' switch, so PRNGBits keep the PRNG's value: it rounds
   stochastically, like RoundingMode 1.
-- The backdoor load (VD >= 12 on a lane whose ``DISABLE_BACKDOOR_LOAD`` is clear, sfpu.py): such a lane
+- The backdoor load (VD >= 12 on a lane whose ``DISABLE_BACKDOOR_LOAD`` is clear, sfpu/unit.py): such a lane
   loads the instruction's bits into its ``InstructionTemplate[VD - 12]`` and does nothing else (its
   PRNG does not advance), also for the SFPCAST modes whose model omits the test. LReg[16] (VD 16, only
   through SFPLOADMACRO) is written as the models say (``VD < 8 || VD == 16``).
@@ -54,8 +54,15 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.tensix.sfpu import LANES, SfpuState, backdoor_lanes, load_template, unit_state, write_lanes
-from tensixsim.tensix.sfpu_integer import clz32
+from tensixsim.tensix.sfpu.integers import clz32
+from tensixsim.tensix.sfpu.unit import (
+    LANES,
+    SfpuState,
+    backdoor_lanes,
+    load_template,
+    unit_state,
+    write_lanes,
+)
 from tensixsim.timing import SFPU
 
 _M32 = np.uint64(0xFFFFFFFF)

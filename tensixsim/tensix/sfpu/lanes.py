@@ -3,7 +3,7 @@
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 SFPSWAP.md, SFPTRANSP.md,
 SFPSHFT2.md, VectorUnit.md (instruction table, timing) and SFPCONFIG.md (the LaneConfig bits
 ``ENABLE_DEST_INDEX`` and ``EXCHANGE_SRCB_SRCC``). Shared pieces (state, lane enables, the
-backdoor-load refusal) come from sfpu.py.
+backdoor-load refusal) come from sfpu/unit.py.
 
 Blackhole encoding (the pages' BlackholeA0 diagrams)
 ----------------------------------------------------
@@ -20,7 +20,7 @@ Readings where the pages are open
   written only when below 4, and the index pair LReg[4 + (VC & 3)], LReg[4 + (VD & 3)] always swaps.
 - SFPSHFT2 with Mod1 7..15: the page's switch has no case for them, and nothing documents them; the
   emulator raises UndefinedBehavior (ttsim does too) rather than doing nothing.
-- The backdoor load (VD >= 12 on a lane whose ``DISABLE_BACKDOOR_LOAD`` is clear, sfpu.py): such a lane
+- The backdoor load (VD >= 12 on a lane whose ``DISABLE_BACKDOOR_LOAD`` is clear, sfpu/unit.py): such a lane
   loads the instruction's bits into its ``InstructionTemplate[VD - 12]`` and does nothing else, in
   every mode, also in the SFPSHFT2 modes whose model omits the test (SFPCONFIG.md's LaneConfig table
   applies to every instruction). SFPTRANSP.md and SFPSHFT2's SUBVEC_SHFLROR1_AND_COPY4 and
@@ -43,7 +43,7 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
-from tensixsim.tensix.sfpu import (
+from tensixsim.tensix.sfpu.unit import (
     ENABLE_DEST_INDEX,
     LANE,
     LANES,

@@ -274,7 +274,7 @@ _HOLD_NAMES = tuple(HOLDS)
 
 def _hold(ctx: Context, srca_row: int | np.integer) -> None:
     """The move in ``ctx`` issued, having computed SrcA row address ``srca_row`` (-1: none the pages
-    give; see src_shifts.py's SHIFTXA): start its hold."""
+    give; see matrix/src_shifts.py's SHIFTXA): start its hold."""
     regs = ctx.copro.regs
     cycles = HOLDS[ctx.instruction.name][0]
     regs.move_hold[:] = (_HOLD_NAMES.index(ctx.instruction.name) + 1, ctx.cycle + cycles + 1)

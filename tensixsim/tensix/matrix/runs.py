@@ -1,6 +1,6 @@
 """The matrix unit's fast path: a run of MVMULs executed as a few vectorised steps.
 
-A MOP or replay expansion that is a run of plain MVMULs (tensixsim/tensix/matrix_unit.py has their
+A MOP or replay expansion that is a run of plain MVMULs (tensixsim/tensix/matrix/unit.py has their
 semantics and the arithmetic model) is executed by :func:`mvmul_run` at once: the run's SrcA / SrcB
 rows, fidelity phases, issue cycles (with Dst.md's read-after-write stalls) and final RWCs are worked
 out first (:func:`_plan`, memoised on everything it depends on), every product is computed in one
@@ -27,7 +27,7 @@ from tensixsim.tensix.adc import (
     step_rwcs,
     write_rwcs,
 )
-from tensixsim.tensix.matrix_unit import (
+from tensixsim.tensix.matrix.unit import (
     SAFE_PRODUCT,
     DstAccess,
     DstMode,

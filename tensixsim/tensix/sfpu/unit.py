@@ -1,7 +1,7 @@
 """The vector unit (SFPU): its state and data movement, and what the unit's other modules share
-(sfpu_flags: lane predication; sfpu_integer: integer and bit instructions; sfpu_float: the FMA
-family, LUTs, reciprocal; sfpu_lanes: swaps and shuffles; sfpu_convert: casts, stochastic rounding,
-the PRNG; sfpu_macro: SFPLOADMACRO).
+(flags: lane predication; integers: integer and bit instructions; floats: the FMA family, LUTs,
+reciprocal; lanes: swaps and shuffles; convert: casts, stochastic rounding, the PRNG; macro:
+SFPLOADMACRO; all in this package).
 
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 VectorUnit.md, LReg.md,
 SFPLOAD.md, SFPSTORE.md, SFPLOADI.md, SFPMOV.md, SFPNOP.md and SFPCONFIG.md; Dst.md and WormholeB0
@@ -23,11 +23,11 @@ State
   mode steps by ``ThreadConfig.SFPU_STACK_Incr``. No page documents its width or another instruction
   that changes it; the emulator changes it nowhere else.
 - ``prng``: VectorUnit.md's PRNG ``State[32]``; its advance rule, seeding and reset value are in
-  sfpu_convert.py (SFPMOV ``FROM_SPECIAL`` with VC 9 reads and advances it).
+  sfpu/convert.py (SFPMOV ``FROM_SPECIAL`` with VC 9 reads and advances it).
 - ``macro_template`` / ``macro_sequence`` / ``macro_misc``: ``LoadMacroConfig[32]`` (SFPLOADMACRO.md),
   written by SFPCONFIG with VD 0..8 and by the backdoor load, read by SFPMOV ``FROM_SPECIAL`` with
   VC 0..8 and by SFPLOADMACRO; ``macro_pending`` / ``macro_clock``: the instructions SFPLOADMACRO
-  scheduled and the scheduler's clock (layout in sfpu_macro.py).
+  scheduled and the scheduler's clock (layout in sfpu/macro.py).
 
 Reset values: the pages give those of LReg[8..10] and LReg[15], of the lane flags (false) and of
 ``LaneConfig.DISABLE_BACKDOOR_LOAD`` (false, "the default"). The others are undocumented and start
@@ -84,7 +84,7 @@ load of SFPLOADMACRO) whose lanes read a block the matrix unit wrote fewer than
 (``regs.RegFiles.matrix_ready``); the vector unit's own writes do not hold it. Dst.md says the block
 an instruction writes cannot be read for four cycles: an SFPSTORE marks the 8x16 blocks it wrote
 (``regs.RegFiles.written``), so matrix-unit and packer readers of them wait. The work SFPLOADMACRO
-schedules runs at its documented cycles (sfpu_macro.py).
+schedules runs at its documented cycles (sfpu/macro.py).
 """
 
 from __future__ import annotations
@@ -108,9 +108,9 @@ LANES = 32
 LREGS = 17
 STACK_DEPTH = 8
 LANE = np.arange(LANES)
-# SFPLOADMACRO's scheduler state: slots of scheduled instructions and clock words (sfpu_macro.py).
+# SFPLOADMACRO's scheduler state: slots of scheduled instructions and clock words (sfpu/macro.py).
 MACRO_SLOTS, MACRO_COLUMNS, MACRO_CLOCK = 32, 16, 6
-# macro_clock at reset, in sfpu_macro's column order (EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT,
+# macro_clock at reset, in sfpu/macro.py's column order (EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT,
 # UNITS_MASK): no scheduled SFPSWAP and no scheduled sub-unit work has a cycle yet (-1), so nothing
 # issued at cycle 0 collides with them.
 MACRO_CLOCK_RESET = (0, 0, -1, 0, -1, 0)
@@ -178,8 +178,8 @@ class SfpuState(SharedArrays):
     stack_depth: np.ndarray  # (32,) uint8
     lane_config: np.ndarray  # (32,) uint32, 18 bits
     sp: np.ndarray  # (pipes,) uint32: RWCs[thread].Sp, 10 bits
-    prng: np.ndarray  # (32,) uint32: VectorUnit.md's per-lane PRNG State (sfpu_convert.py)
-    # The MAD sub-unit's result in flight (sfpu_float.py): the cycle it is ready, the LRegs the
+    prng: np.ndarray  # (32,) uint32: VectorUnit.md's per-lane PRNG State (sfpu/convert.py)
+    # The MAD sub-unit's result in flight (sfpu/floats.py): the cycle it is ready, the LRegs the
     # hardware's stalling logic thinks it writes and those it writes.
     mad_ready: np.ndarray  # (1,) int64
     mad_seen: np.ndarray  # (17,) bool
@@ -630,7 +630,7 @@ def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod
         elif vc == 8:
             x = s.macro_misc.copy()
         elif vc == 9:
-            from tensixsim.tensix.sfpu_convert import advance_prng  # that module imports this one
+            from tensixsim.tensix.sfpu.convert import advance_prng  # that module imports this one
 
             # AdvancePRNG() runs on every enabled lane, whether or not VD is written.
             x = advance_prng(s, active)

@@ -3,14 +3,14 @@
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 SFPLOADMACRO.md (with
 SFPLOAD.md for the load, SFPSTORE.md for the scheduled store, SFPCONFIG.md for ``LoadMacroConfig``,
 VectorUnit.md for the sub-units). SFPCONFIG (VD 0..8), SFPMOV (``FROM_SPECIAL``, VC 0..8) and the
-backdoor load that write and read ``LoadMacroConfig`` are in sfpu.py.
+backdoor load that write and read ``LoadMacroConfig`` are in sfpu/unit.py.
 
 Encoding (the page's BlackholeA0 diagram): ``lreg_ind`` is ``MacroIndex << 2 | VDLo``, ``dest_reg_addr``
 bits 0..9 are ``Imm9 << 1 | VDHi`` (bits 10..12 belong to no operand: UndefinedBehavior if set), so
 ``VD = VDHi << 2 | VDLo`` (0..7) and ``Imm10 = dest_reg_addr & 0x3FF``.
 
-State (in sfpu.SfpuState)
--------------------------
+State (in sfpu.unit.SfpuState)
+------------------------------
 ``macro_template`` / ``macro_sequence`` / ``macro_misc`` are ``LoadMacroConfig[32]``. ``macro_pending``
 holds one scheduled instruction per row (columns below): its sub-unit, the instruction word, the
 operands SFPLOADMACRO gave it (VB, VC, VD; the store's Mod0 and Addr), its delay counter and kind, the
@@ -68,7 +68,7 @@ Readings where the pages are open
 Timing
 ------
 SFPLOADMACRO issues at one per cycle (VectorUnit.md: IPC 1) and occupies the vector unit one cycle; its
-load stalls like SFPLOAD's (sfpu.py). Scheduled work occupies only its sub-unit, so it does not hold
+load stalls like SFPLOAD's (sfpu/unit.py). Scheduled work occupies only its sub-unit, so it does not hold
 the vector unit's issue; it extends the pipe's ``done_cycle`` (CoprocessorDoneCheck, run_words' end)
 to the cycle after it runs, known when it is scheduled if it counts cycles. STALLWAIT's "SFPU busy"
 condition (``busy_until``) does not see scheduled work.
@@ -84,8 +84,17 @@ import numpy as np
 from tensixsim.arch import CORE_NAMES
 from tensixsim.errors import InvalidInstruction, UndefinedBehavior, Unimplemented
 from tensixsim.isa.spec import Instruction
-from tensixsim.tensix import sfpu
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Semantics, Wait, lookup, semantics
+from tensixsim.tensix.sfpu.unit import (
+    LANES,
+    MACRO_CLOCK,
+    MACRO_CLOCK_RESET,
+    MACRO_COLUMNS,
+    SfpuState,
+    load_plan,
+    resolve_srcb,
+    store_plan,
+)
 from tensixsim.timing import SFPU
 
 if TYPE_CHECKING:
@@ -125,10 +134,10 @@ CYCLES, INSTRUCTIONS = 0, 1  # UnitDelayKind: WaitForElapsedCycles, WaitForElaps
 # macro_clock words.
 EXECUTED, TICKED, SWAP_NEXT, NEXT_SEQ, UNITS_AT, UNITS_MASK = range(6)
 
-if (sfpu.MACRO_COLUMNS, sfpu.MACRO_CLOCK) != (16, 6) or [
-    sfpu.MACRO_CLOCK_RESET[i] for i in (SWAP_NEXT, UNITS_AT)
-] != [-1, -1]:
-    raise ImportError("sfpu.SfpuState's scheduler arrays do not match sfpu_macro's layout")
+if (MACRO_COLUMNS, MACRO_CLOCK) != (16, 6) or (
+    [MACRO_CLOCK_RESET[i] for i in (SWAP_NEXT, UNITS_AT)] != [-1, -1]
+):
+    raise ImportError("SfpuState's scheduler arrays do not match sfpu.macro's layout")
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -168,7 +177,7 @@ def _splice(value: int, operand: int) -> int:
     return operand if operand > 15 else (value & ~0xF) | operand
 
 
-def _tick(s: sfpu.SfpuState, cycle: int) -> None:
+def _tick(s: SfpuState, cycle: int) -> None:
     """The countdown step of ``cycle`` for work scheduled before it."""
     p = s.macro_pending
     if not p[:, VALID].any():
@@ -178,13 +187,13 @@ def _tick(s: sfpu.SfpuState, cycle: int) -> None:
     s.macro_clock[TICKED] = max(int(s.macro_clock[TICKED]), cycle)
 
 
-def _by_instructions(s: sfpu.SfpuState, cycle: int) -> bool:
+def _by_instructions(s: SfpuState, cycle: int) -> bool:
     """Whether outstanding work scheduled before ``cycle`` waits for instructions (then all of it does)."""
     p = s.macro_pending
     return bool(np.any((p[:, VALID] == 1) & (p[:, BORN] < cycle) & (p[:, KIND] == INSTRUCTIONS)))
 
 
-def _now(s: sfpu.SfpuState, cycle: int) -> int:
+def _now(s: SfpuState, cycle: int) -> int:
     """The scheduler's time for an instruction issued at ``cycle``. At the end of a run the engine lets
     outstanding work run ahead (``settle(None)``); an instruction a core pushes later but for an earlier
     cycle then counts as issued right after that work."""
@@ -329,8 +338,8 @@ def _execute(copro: Coprocessor, op: np.ndarray, cycle: int) -> None:
     ctx = _context(copro, op, cycle)
     instruction = ctx.instruction
     if op[UNIT] == STORE:
-        mod0 = sfpu.resolve_srcb(ctx, int(op[MOD0]))
-        sfpu.store_plan(ctx, int(op[VD]), mod0, int(op[ADDR]), np.ones(sfpu.LANES, bool))()
+        mod0 = resolve_srcb(ctx, int(op[MOD0]))
+        store_plan(ctx, int(op[VD]), mod0, int(op[ADDR]), np.ones(LANES, bool))()
         return
     fn = lookup(copro.arch.name, instruction.name)
     if fn is None:
@@ -394,7 +403,7 @@ def _plan(ctx: Context, macro: int, vd: int, mod0: int, addr: int) -> list[np.nd
     for unit in (SIMPLE, MAD, ROUND, STORE):
         bits = (sequence >> (8 * unit)) & 0xFF
         select, delay = bits & 7, (bits >> 3) & 7
-        row = np.full(sfpu.MACRO_COLUMNS, NONE, np.int64)
+        row = np.full(MACRO_COLUMNS, NONE, np.int64)
         row[UNIT], row[COUNT], row[NOP] = unit, delay, 0
         row[KIND] = INSTRUCTIONS if (delay_kind >> unit) & 1 else CYCLES
         if select == 0:
@@ -470,7 +479,7 @@ def sfploadmacro(
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
     macro, vd = lreg_ind >> 2, ((imm10 & 1) << 2) | (lreg_ind & 3)
     settle(ctx.copro, ctx.cycle)  # the engine has done it already; direct callers too
-    plan = sfpu.load_plan(ctx, vd, instr_mod0, sfpu_addr_mode, imm10)
+    plan = load_plan(ctx, vd, instr_mod0, sfpu_addr_mode, imm10)
     if isinstance(plan, Wait):
         return plan
     addr, commit = plan

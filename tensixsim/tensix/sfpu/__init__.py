@@ -1,0 +1,13 @@
+"""The vector unit (SFPU): 32 lanes of 32-bit LRegs, fed from and stored to Dst.
+
+- unit: the unit's state, its loads, stores and moves, and what the other modules share
+- flags: lane predication (SFPSETCC, SFPENCC, SFPPUSHC, SFPPOPC, SFPCOMPC)
+- integers: integer and bit instructions (SFPIADD, SFPSHFT, SFPAND, ...)
+- floats: the MAD sub-unit (SFPMAD and its family, LUTs) and SFPARECIP, SFPDIVP2, SFPGT, SFPLE
+- lanes: swaps, transposes and shuffles across lanes and LRegs (SFPSWAP, SFPTRANSP, SFPSHFT2)
+- convert: conversions (SFPCAST, SFP_STOCH_RND) and the PRNG
+- macro: SFPLOADMACRO and the work it schedules onto the sub-units
+
+Importing this package imports none of them: the coprocessor imports each one, which registers its
+instructions' semantics.
+"""
