@@ -93,6 +93,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    value = _integer(text)
+    if not 0 <= value <= 0xFFFF:
+        raise argparse.ArgumentTypeError(f"a TCP port is 0..65535, not {value}")
+    return value
+
+
 def _run(args: argparse.Namespace) -> int:
     from tensixsim.tile import Tile
 
@@ -112,7 +119,12 @@ def _run(args: argparse.Namespace) -> int:
     # As on the card, the host releases BRISC and BRISC releases the rest; without a BRISC program
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
-    result = tile.run(max_cycles=args.max_cycles, release=release)
+    if args.gdb is not None:
+        server = tile.gdb_server(args.gdb)
+        print(f"waiting for gdb on port {server.port} (target remote :{server.port})", flush=True)
+        result = server.run(max_cycles=args.max_cycles, release=release)
+    else:
+        result = tile.run(max_cycles=args.max_cycles, release=release)
     print(result.summary(tile.arch.clock_hz))
     if args.regs:
         for name in loaded:
@@ -233,6 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--regs", action="store_true", help="print the loaded cores' registers at the end")
     run.add_argument("--max-cycles", type=_positive, default=100_000_000)
     run.add_argument("--quantum", type=_positive, default=None, help="scheduling quantum in cycles")
+    run.add_argument(
+        "--gdb",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="wait for gdb on PORT (0: any) and run under it",
+    )
     run.set_defaults(func=_run)
 
     disasm = sub.add_parser("disasm", help="disassemble Tensix instruction words")
