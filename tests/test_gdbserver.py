@@ -4,11 +4,17 @@ without the debugger."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
-from asm import assemble
+from asm import assemble, link
 from gdb_client import Client, serve
 
+import tensixsim
 from tensixsim import MemoryFault, Tile
 from tensixsim.gdbserver import KilledByDebugger, rsp
 from tensixsim.sdk import programs
@@ -371,3 +377,29 @@ def test_breakpoints_in_every_core_of_a_tensix_kernel_change_no_result_or_cycle(
     assert hit == set(mains.values())
     assert_same_run(served.result, reference)
     assert tile.read(programs.KERNEL_DST, 4096) == reference_tile.read(programs.KERNEL_DST, 4096)
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_tensixsim_run_gdb_waits_for_gdb_and_prints_the_plain_runs_summary() -> None:
+    elf = link(LOOP)
+    _, reference = plain_result()
+    env = dict(os.environ, PYTHONPATH=str(Path(tensixsim.__file__).resolve().parents[1]))
+    command = [sys.executable, "-m", "tensixsim", "run", "--brisc", str(elf), "--gdb", "0"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as proc:
+        try:
+            first = proc.stdout.readline()
+            assert first.startswith("waiting for gdb on port "), first
+            gdb = Client(int(first.split()[5]))
+            assert gdb.ask(b"Z0,%x,4" % BRANCH) == b"OK"
+            assert gdb.ask(b"c") == b"T05thread:1;swbreak:;"
+            assert gdb.ask(b"z0,%x,4" % BRANCH) == b"OK"
+            assert gdb.ask(b"c") == b"W00"
+            out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert f"total: {reference.cycles} cycles" in out
