@@ -54,6 +54,7 @@ class Client:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # GDB does too
         self.decoder = rsp.Decoder()
         self.pending: list[rsp.Event] = []
         self.console: list[str] = []

@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from asm import assemble, link
 from gdb_client import Client, serve
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tensixsim
 from tensixsim import MemoryFault, Tile
@@ -403,3 +405,58 @@ def test_tensixsim_run_gdb_waits_for_gdb_and_prints_the_plain_runs_summary() -> 
             proc.kill()
     assert proc.returncode == 0, err
     assert f"total: {reference.cycles} cycles" in out
+
+
+NCRISC_LOOP = LOOP.replace("lui t0, 0x20", "lui t0, 0x21")  # the same loop on other data
+
+
+def test_a_core_standing_on_a_new_breakpoint_stops_there_without_running_on() -> None:
+    # NCRISC's slice ended somewhere while BRISC stopped at its breakpoint; a breakpoint put where
+    # NCRISC stands stops it there, before it executes anything more (it is not the stopped core).
+    tile = Tile("blackhole", quantum=37)
+    tile.write(0, assemble(LOOP))
+    tile.write(0x12000, assemble(NCRISC_LOOP, base=0x12000))
+    served, gdb = connect(tile, release=["brisc", "ncrisc"])
+    assert gdb.ask(b"Z0,%x,4" % BRANCH) == b"OK"
+    counter = 0
+    for _ in range(300):  # until NCRISC is well into its loop
+        assert gdb.ask(b"c") == b"T05thread:1;swbreak:;"
+        assert gdb.ask(b"Hg2") == b"OK"
+        pc, counter = gdb.register(PC), gdb.register(T1)
+        assert gdb.ask(b"Hg1") == b"OK"
+        if counter > 3 and pc != LOOP_HEAD + 0x12000:
+            break
+    assert counter > 3
+    assert gdb.ask(b"Hg2") == b"OK"
+    assert gdb.ask(b"z0,%x,4" % BRANCH) == b"OK"
+    assert gdb.ask(b"Z0,%x,4" % pc) == b"OK"
+    assert gdb.ask(b"c") == b"T05thread:2;swbreak:;"
+    assert (gdb.register(PC), gdb.register(T1)) == (pc, counter)
+    assert gdb.ask(b"z0,%x,4" % pc) == b"OK"
+    assert gdb.ask(b"c") == b"W00"
+    assert served.result.cores["ncrisc"].exit_code == 0
+
+
+# Request kinds that only look or set things up (resuming, detaching and killing are left out).
+_SAFE_KINDS = st.sampled_from(
+    [b"m", b"M", b"X", b"p", b"P", b"g", b"G", b"H", b"T", b"q", b"Z", b"z", b"?", b"Q"]
+)
+
+
+@pytest.fixture(scope="module")
+def stopped_session():
+    """One session for every example: stopped before the run, killed at the end."""
+    served, gdb = connect(loop_tile())
+    yield gdb
+    gdb.send(b"k")
+    with pytest.raises(KilledByDebugger):
+        _ = served.result
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(_SAFE_KINDS, st.binary(max_size=24)), min_size=1, max_size=12))
+def test_random_requests_never_break_the_server(stopped_session, requests: list[tuple[bytes, bytes]]) -> None:
+    gdb = stopped_session
+    for kind, body in requests:
+        assert isinstance(gdb.ask(kind + body), bytes)
+    assert gdb.ask(b"?") == b"T05thread:1;"

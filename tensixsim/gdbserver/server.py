@@ -195,6 +195,7 @@ class GdbServer:
         """Report the stop, then serve the client until it resumes (or detaches)."""
         if self._conn is None:
             return
+        self.target.stopped_at(core)
         self._g_core = core
         self._last_stop = reply
         self._send(reply)

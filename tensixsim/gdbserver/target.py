@@ -75,8 +75,10 @@ class TileTarget:
         self.watchpoints: dict[tuple[int, int, Watch], list[int]] = {}  # (address, length, kind)
         self._events: dict[int, StopEvent] = {}  # core index -> why its slice was cut
         self._undo: dict[int, _Undo] = {}
-        # A core resumed on a breakpoint executes that instruction: (pc, instructions retired).
+        # A core resumed on the breakpoint it stopped at executes that instruction first:
+        # core index -> (pc, instructions retired).
         self._skip: dict[int, tuple[int, int]] = {}
+        self._stood: dict[int, int] = {}  # core index -> the pc its last debugger stop left it at
         self._step: dict[int, tuple[int, int]] = {}  # core index -> (hook, instructions retired)
 
     # ------------------------------------------------------------------ registers
@@ -255,12 +257,21 @@ class TileTarget:
         core.uc.ctl_flush_tb()
 
     def prepare_resume(self) -> None:
-        """Before the tile runs on: a core standing on a breakpoint executes that instruction first."""
+        """Before the tile runs on: a core that stopped on a breakpoint (or stepped or was stopped
+        onto one) executes that instruction first. Another core that merely stands at a breakpoint
+        (its slice ended there) stops at it when it gets to run."""
         self._skip = {
             core.index: (core.pc, core.instructions)
             for core in self.cores
-            if core.pc in self.breakpoints and core.state in (CoreState.RUNNING, CoreState.WAITING)
+            if core.pc in self.breakpoints
+            and self._stood.get(core.index) == core.pc
+            and core.state in (CoreState.RUNNING, CoreState.WAITING)
         }
+        self._stood.clear()
+
+    def stopped_at(self, core: Core) -> None:
+        """``core`` is the one reported stopped (an event, an interrupt, an error) at its pc."""
+        self._stood[core.index] = core.pc
 
     def take_event(self, core: Core) -> StopEvent | None:
         """Why ``core``'s last slice was cut (None: it was not); undoes a watched access."""
