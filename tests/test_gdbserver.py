@@ -460,3 +460,52 @@ def test_random_requests_never_break_the_server(stopped_session, requests: list[
     for kind, body in requests:
         assert isinstance(gdb.ask(kind + body), bytes)
     assert gdb.ask(b"?") == b"T05thread:1;"
+
+
+def test_a_watched_store_to_a_polled_word_completes_first() -> None:
+    # NCRISC polls a word BRISC counts up in, slowly: NCRISC's loop parks on it, the page is
+    # write-protected in BRISC, and BRISC's stores reach the tile and wake the poller. A watched one
+    # is therefore not undone: it completes before the stop, and the run keeps its cycles.
+    shared = 0x12800
+    brisc = f"""
+        li t0, 0x{shared:x}
+        li t1, 0
+        li t2, 40
+    loop:
+        addi t1, t1, 1
+        sw t1, 0(t0)
+        li t4, 100
+    delay:
+        addi t4, t4, -1
+        bnez t4, delay
+        bne t1, t2, loop
+        ecall
+    """
+    store, after_store = 0x14, 0x18
+    ncrisc = f"li t0, 0x{shared:x}\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n ecall"
+
+    def make() -> Tile:
+        tile = Tile("blackhole")  # (with a tiny quantum the loop would not park)
+        tile.write(0, assemble(brisc))
+        tile.write(0x12000, assemble(ncrisc, base=0x12000))
+        return tile
+
+    reference = make().run(release=["brisc", "ncrisc"])
+    tile = make()
+    served, gdb = connect(tile, release=["brisc", "ncrisc"])
+    assert gdb.ask(b"Z0,%x,4" % store) == b"OK"
+    for _ in range(40):  # until NCRISC is parked on the word (BRISC is stopped: its state is safe to read)
+        assert gdb.ask(b"c") == b"T05thread:1;swbreak:;"
+        if tile.core("ncrisc").state.value == "waiting":
+            break
+    assert tile.core("ncrisc").state.value == "waiting"
+    assert shared // 0x1000 in tile.core("brisc").protected_pages
+    before = gdb.register(T1)
+    assert gdb.ask(b"z0,%x,4" % store) == b"OK"
+    assert gdb.ask(b"Z2,%x,4" % shared) == b"OK"
+    assert gdb.ask(b"c") == b"T05thread:1;watch:%x;" % shared
+    assert gdb.register(PC) == after_store
+    assert gdb.ask(b"m%x,4" % shared) == rsp.hex_word(before)  # the store it stood on, done
+    assert gdb.ask(b"z2,%x,4" % shared) == b"OK"
+    assert gdb.ask(b"c") == b"W00"
+    assert_same_run(served.result, reference)

@@ -10,7 +10,9 @@ L1 bytes. Unicorn performs the access after the hook returns, even when asked to
 saves what the access will change (the bytes, or the load's destination register) and the access is
 undone once the core has stopped. The core then stands on the accessing instruction, not retired,
 which is where GDB expects a RISC-V watchpoint to stop ("non-steppable" watchpoints: GDB steps over
-the instruction itself with the watchpoint removed). Nothing else in the tile moves while a core is
+the instruction itself with the watchpoint removed). A store into a page another core's code or
+poll loop lives in is the exception: the tile has seen it, so it completes and the core stops after
+it. Nothing else in the tile moves while a core is
 stopped, so a run's results and cycles are the same with and without the debugger.
 """
 
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 
-from tensixsim.memory import Access
+from tensixsim.memory import PAGE, Access
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.cpu import X_REGS
 from tensixsim.tile import Tile
@@ -216,6 +218,14 @@ class TileTarget:
             return
         pc = uc.reg_read(rv.UC_RISCV_REG_PC)
         word = core.fetch(pc)
+        uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # Unicorn leaves right after this instruction
+        if word & 0x7F in (_OP_STORE, _OP_AMO) and address // PAGE in core.protected_pages:
+            # A store the tile sees (another core's code or poll loop is in that page: it reaches
+            # Core._on_write_protected, which wakes pollers) cannot be undone: it completes, and the
+            # core stops right after it, one instruction later than GDB expects.
+            core.retire_on_stop(pc)
+            self._cut(core, StopEvent("watch", address, kind))
+            return
         undo = _Undo()
         if word & 0x7F in (_OP_STORE, _OP_AMO):
             undo.address = address
@@ -224,7 +234,6 @@ class TileTarget:
             undo.rd = (word >> 7) & 31
             undo.old_rd = core.reg(undo.rd)
         self._undo[core.index] = undo
-        uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # Unicorn leaves right after this instruction
         self._cut(core, StopEvent("watch", address, kind))
 
     # ------------------------------------------------------------------ stepping and resuming

@@ -355,6 +355,13 @@ class Core:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and self.sync_stopped
 
+    def retire_on_stop(self, pc: int) -> None:
+        """The store at ``pc``, being executed in a slice that stops at it, completes and retires
+        (the slice then ends at pc + 4): what a debugger asks for a watched store whose effects reach
+        the tile and cannot be undone. An AMO's own completion (_on_write_protected) takes precedence."""
+        if self._fixup is None:
+            self._fixup = (0, 0, pc + 4)
+
     @property
     def stopped_spinning(self) -> bool:
         return self.hooks.state.stop_reason == STOP_SPIN
