@@ -8,12 +8,12 @@ the debugger (Tile._debugged_slice). Adding or removing one drops the core's tra
 Unicorn instruments code only when it translates it. Watchpoints are memory hooks over the watched
 L1 bytes. Unicorn performs the access after the hook returns, even when asked to stop, so the hook
 saves what the access will change (the bytes, or the load's destination register) and the access is
-undone once the core has stopped. The core then stands on the accessing instruction, not retired,
-which is where GDB expects a RISC-V watchpoint to stop ("non-steppable" watchpoints: GDB steps over
-the instruction itself with the watchpoint removed). A store into a page another core's code or
-poll loop lives in is the exception: the tile has seen it, so it completes and the core stops after
-it. Nothing else in the tile moves while a core is
-stopped, so a run's results and cycles are the same with and without the debugger.
+undone once the core has stopped; a store into a write-protected page (another core's code or poll
+loop is in it), which would reach the tile, is cancelled instead. The core then stands on the
+accessing instruction, not retired, which is where GDB expects a RISC-V watchpoint to stop
+("non-steppable" watchpoints: GDB steps over the instruction itself with the watchpoint removed).
+Nothing else in the tile moves while a core is stopped, so a run's results and cycles are the same
+with and without the debugger.
 """
 
 from __future__ import annotations
@@ -219,17 +219,15 @@ class TileTarget:
         pc = uc.reg_read(rv.UC_RISCV_REG_PC)
         word = core.fetch(pc)
         uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # Unicorn leaves right after this instruction
-        if word & 0x7F in (_OP_STORE, _OP_AMO) and address // PAGE in core.protected_pages:
-            # A store the tile sees (another core's code or poll loop is in that page: it reaches
-            # Core._on_write_protected, which wakes pollers) cannot be undone: it completes, and the
-            # core stops right after it, one instruction later than GDB expects.
-            core.retire_on_stop(pc)
-            self._cut(core, StopEvent("watch", address, kind))
-            return
         undo = _Undo()
         if word & 0x7F in (_OP_STORE, _OP_AMO):
-            undo.address = address
-            undo.old_bytes = self.tile.l1[address : address + size].tobytes()
+            if address // PAGE in core.protected_pages:
+                # The store would reach the tile (Core._on_write_protected: another core's code or
+                # poll loop is in that page), whose reactions cannot be undone: it is cancelled.
+                core.cancel_protected_store()
+            else:
+                undo.address = address
+                undo.old_bytes = self.tile.l1[address : address + size].tobytes()
         if word & 0x7F in (_OP_LOAD, _OP_AMO):
             undo.rd = (word >> 7) & 31
             undo.old_rd = core.reg(undo.rd)

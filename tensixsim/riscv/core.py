@@ -137,6 +137,7 @@ class Core:
         self._probe_reads: list[tuple[int, int]] | None = None  # (register, cycle) while probing
         self._loop_entry = 0  # cycle the loop being counted was first entered
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
+        self._store_cancelled = False  # see cancel_protected_store
 
     def _init_cpu(self, tile: Tile) -> None:
         arch = tile.arch
@@ -355,12 +356,10 @@ class Core:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and self.sync_stopped
 
-    def retire_on_stop(self, pc: int) -> None:
-        """The store at ``pc``, being executed in a slice that stops at it, completes and retires
-        (the slice then ends at pc + 4): what a debugger asks for a watched store whose effects reach
-        the tile and cannot be undone. An AMO's own completion (_on_write_protected) takes precedence."""
-        if self._fixup is None:
-            self._fixup = (0, 0, pc + 4)
+    def cancel_protected_store(self) -> None:
+        """The store being executed, into a write-protected page, does not happen: a debugger stops
+        the core before it (the store runs when the core resumes). Nothing reaches the tile."""
+        self._store_cancelled = True
 
     @property
     def stopped_spinning(self) -> bool:
@@ -727,6 +726,9 @@ class Core:
     ) -> bool:
         # L1 pages holding other cores' code or watched poll addresses are write-protected here;
         # the store is performed in Python so that the tile can react to it.
+        if self._store_cancelled:
+            self._store_cancelled = False
+            return True
         try:
             self._drain_pushes()
             pc = uc.reg_read(rv.UC_RISCV_REG_PC)
