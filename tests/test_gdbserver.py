@@ -52,8 +52,11 @@ def plain_result(make=loop_tile, **kwargs):
 
 
 def connect(tile: Tile, **kwargs):
+    """Serve ``tile``; a client that takes the swbreak / hwbreak stop reasons, as GDB does."""
     served = serve(tile, **kwargs)
-    return served, Client(served.port)
+    client = Client(served.port)
+    assert b"swbreak+" in client.ask(b"qSupported:swbreak+;hwbreak+")
+    return served, client
 
 
 def assert_same_run(result, reference) -> None:
@@ -93,7 +96,15 @@ def test_threads_registers_and_memory_at_a_breakpoint() -> None:
     assert gdb.ask(b"c") == b"T05thread:1;swbreak:;"
     assert gdb.register(T3) == 42
     assert gdb.register(T1) == 998
+    # X carries binary data, escaped: "#", "$", "}" and "*" among it.
+    assert gdb.ask(b"X%x,4:#}$*" % (DATA + 8)) == b"OK"
+    assert gdb.ask(b"m%x,4" % (DATA + 8)) == b"237d242a"
     assert gdb.ask(b"z0,%x,4" % LOOP_HEAD) == b"OK"
+    # A hardware breakpoint (Z1) works as a software one.
+    assert gdb.ask(b"Z1,%x,4" % LOAD) == b"OK"
+    assert gdb.ask(b"c") == b"T05thread:1;hwbreak:;"
+    assert gdb.register(PC) == LOAD
+    assert gdb.ask(b"z1,%x,4" % LOAD) == b"OK"
     assert gdb.ask(b"c") == b"W00"
     result = served.result
     assert result.cores["brisc"].exit_code == 0
@@ -162,6 +173,9 @@ def test_memory_outside_ram_and_side_effect_free_registers_is_an_error() -> None
     assert gdb.ask(b"mffb48028,4") == rsp.hex_word(5)  # stream 8, tiles received
     assert gdb.ask(b"mffb4802a,2") == b"0000"
     assert gdb.ask(b"mffe40000,4") == b"E0e"  # a push port: reading it is not side-effect free
+    assert gdb.ask(b"Hg3") == b"OK"
+    assert gdb.ask(b"mffb80000,4") == b"E0e"  # TRISC0's MOP configuration: reading is undefined
+    assert gdb.ask(b"Hg1") == b"OK"
     assert gdb.ask(b"Mffb48028,4:00000000") == b"E0e"  # MMIO is not written
     assert gdb.ask(b"Mf0000000,1:00") == b"E0e"
     assert gdb.ask(b"Z2,f0000000,4") == b"E0e"  # watchpoints cover L1
@@ -397,7 +411,8 @@ def test_tensixsim_run_gdb_waits_for_gdb_and_prints_the_plain_runs_summary() -> 
             assert first.startswith("waiting for gdb on port "), first
             gdb = Client(int(first.split()[5]))
             assert gdb.ask(b"Z0,%x,4" % BRANCH) == b"OK"
-            assert gdb.ask(b"c") == b"T05thread:1;swbreak:;"
+            # No qSupported asked for the swbreak stop reason: the stop reply does not give it.
+            assert gdb.ask(b"c") == b"T05thread:1;"
             assert gdb.ask(b"z0,%x,4" % BRANCH) == b"OK"
             assert gdb.ask(b"c") == b"W00"
             out, err = proc.communicate(timeout=60)

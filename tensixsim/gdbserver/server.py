@@ -76,6 +76,8 @@ class GdbServer:
         self._events: list[rsp.Event] = []
         self._acks = True
         self._interrupted = False  # the client asked the running tile to stop
+        self._hardware: set[int] = set()  # breakpoints inserted as hardware ones (Z1)
+        self._stop_reasons: set[bytes] = set()  # "swbreak" / "hwbreak", if the client takes them
         self._g_core = tile.cores[0]  # the thread registers and memory refer to (Hg)
         self._c_core: Core | None = None  # the thread a step applies to (Hc; None: the g thread)
         self._last_stop = b"S05"
@@ -159,7 +161,8 @@ class GdbServer:
         if event.reason == "watch" and event.watch is not None:
             extra = b"%s:%x;" % (event.watch.value.encode(), event.address)
         elif event.reason == "break":
-            extra = b"swbreak:;"
+            kind = b"hwbreak" if event.address in self._hardware else b"swbreak"
+            extra = kind + b":;" if kind in self._stop_reasons else b""
         self._stop(core, self._stop_reply(SIGTRAP, core, extra))
 
     def slice_done(self, core: Core) -> None:
@@ -268,10 +271,12 @@ class GdbServer:
         try:
             payload = rsp.unescape(packet)
             return self._dispatch(payload)
-        except (ValueError, IndexError, KeyError):
-            return E_INVALID
-        except TargetError:
+        except (_Resume, _Detached, KilledByDebugger):
+            raise
+        except (TargetError, SimError):
             return E_MEMORY
+        except Exception:  # a request this server cannot take apart: an error reply, never a crash
+            return E_INVALID
 
     def _dispatch(self, p: bytes) -> bytes | None:
         kind = p[:1]
@@ -375,8 +380,10 @@ class GdbServer:
                 return E_INVALID  # RV32 without the C extension: 4-byte instructions only
             if insert:
                 self.target.add_breakpoint(address_n)
+                (self._hardware.add if kind == b"1" else self._hardware.discard)(address_n)
             else:
                 self.target.remove_breakpoint(address_n)
+                self._hardware.discard(address_n)
             return b"OK"
         watch = {b"2": Watch.WRITE, b"3": Watch.READ, b"4": Watch.ACCESS}.get(kind)
         if watch is None:
@@ -407,6 +414,8 @@ class GdbServer:
 
     def _query(self, p: bytes) -> bytes:
         if p.startswith(b"qSupported"):
+            features = p.partition(b":")[2].split(b";")
+            self._stop_reasons = {f[:-1] for f in features if f in (b"swbreak+", b"hwbreak+")}
             return (
                 b"PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;QStartNoAckMode+;vContSupported+"
                 % (PACKET_SIZE)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 
+from tensixsim.errors import SimError
 from tensixsim.memory import PAGE, Access
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.cpu import X_REGS
@@ -153,7 +154,10 @@ class TileTarget:
                 # relies on it); the others (FIFOs, push ports) are not read at all.
                 if register is None or register.read is None or register.watch is None:
                     break
-                return region.read(Access(core, address, 4, core.time)) & 0xFFFFFFFF
+                try:
+                    return region.read(Access(core, address, 4, core.time)) & 0xFFFFFFFF
+                except SimError as error:  # a register reading it is undefined for, say
+                    raise TargetError(str(error)) from None
         raise TargetError(f"no side-effect-free register at 0x{address:08x}")
 
     # ------------------------------------------------------------------ breakpoints
