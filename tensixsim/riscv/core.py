@@ -321,6 +321,7 @@ class Core:
             s.push_free = self.tile.push_room(self, self.time) if pushed else 0
         self._slice_start = self.time
         self._fixup: tuple[int, int, int] | None = None
+        self._store_cancelled = False
         self.sync_stopped = False
         try:
             self.uc.emu_start(self._pc, _UNREACHABLE)
@@ -358,7 +359,8 @@ class Core:
 
     def cancel_protected_store(self) -> None:
         """The store being executed, into a write-protected page, does not happen: a debugger stops
-        the core before it (the store runs when the core resumes). Nothing reaches the tile."""
+        the core before it (the store runs when the core resumes). Nothing reaches the tile. Holds
+        for the running slice only."""
         self._store_cancelled = True
 
     @property
