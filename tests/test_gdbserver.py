@@ -304,6 +304,15 @@ def test_an_interrupt_stops_the_running_tile() -> None:
     assert_same_run(served.result, reference)
 
 
+def test_a_client_going_away_while_the_tile_runs_lets_the_run_finish() -> None:
+    _, reference = plain_result(lambda: loop_tile(LONG_LOOP))
+    served, gdb = connect(loop_tile(LONG_LOOP))
+    gdb.send(b"c")
+    gdb.send_raw(b"$m0,4#")  # half a packet, then nothing more
+    gdb.close()
+    assert_same_run(served.result, reference)
+
+
 def test_a_fault_is_shown_as_a_stop_then_raised() -> None:
     tile = loop_tile("li t0, 0xF0000000\n li t1, 5\n sw t1, 0(t0)\n ecall")
     served, gdb = connect(tile)
