@@ -227,6 +227,7 @@ def test_malformed_requests_get_errors_and_the_run_goes_on() -> None:
     gdb.send_raw(b"$g#00")
     assert gdb.event() == rsp.Ack(False)
     gdb.send_raw(b"garbage")
+    gdb.send_raw(bytes([rsp.INTERRUPT]))  # the tile is stopped: nothing to interrupt
     assert gdb.ask(b"?") == b"T05thread:1;"
     assert gdb.ask(b"c") == b"W00"
     assert_same_run(served.result, reference)

@@ -236,13 +236,14 @@ class GdbServer:
             while self._events:
                 event = self._events.pop(0)
                 if isinstance(event, rsp.Interrupt):
-                    self._interrupted = True  # sent with a resume request: acted on once running
-                elif isinstance(event, rsp.Packet):
+                    continue  # the tile is stopped already
+                if isinstance(event, rsp.Packet):
                     if self._acks:
                         self._raw(b"+" if event.valid else b"-")
                     if event.valid:
                         return event.payload
-            assert self._conn is not None
+            if self._conn is None:  # sending failed: the client is gone
+                raise _Detached
             try:
                 data = self._conn.recv(4096)
             except OSError:
