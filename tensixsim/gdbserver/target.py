@@ -180,13 +180,9 @@ class TileTarget:
             core.uc.hook_del(handle)
             self._flush_code(core)
 
-    def _retired(self, core: Core, address: int) -> int:
-        """Instructions ``core`` has retired before the one at ``address`` (in the running block)."""
-        return core.instructions + core._done_before(address)
-
     def _on_break(self, uc, address: int, size: int, core: Core) -> None:
         skip = self._skip.get(core.index)
-        if skip is not None and skip == (address, self._retired(core, address)):
+        if skip is not None and skip == (address, core.retired_before(address)):
             return  # the instruction the core was resumed on
         self._cut(core, StopEvent("break", address))
 
@@ -258,7 +254,7 @@ class TileTarget:
 
     def _on_step(self, uc, address: int, size: int, core: Core) -> None:
         armed = self._step.get(core.index)
-        if armed is not None and self._retired(core, address) > armed[1]:
+        if armed is not None and core.retired_before(address) > armed[1]:
             self._cut(core, StopEvent("step", address))
 
     def _flush_code(self, core: Core) -> None:

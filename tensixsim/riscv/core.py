@@ -260,6 +260,10 @@ class Core:
         s = self.hooks.state
         return s.icount - (s.block_addr + s.block_size - pc) // 4
 
+    def retired_before(self, pc: int) -> int:
+        """Instructions retired before the one at ``pc`` of the block running now (for hooks)."""
+        return self.instructions + self._done_before(pc)
+
     def now(self, pc: int) -> int:
         """Cycle at which the instruction at ``pc`` (in the current block) issues."""
         return self.hooks.time_at(self.uc, pc)
