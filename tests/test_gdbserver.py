@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import tensixsim
 from tensixsim import MemoryFault, Tile
 from tensixsim.gdbserver import KilledByDebugger, rsp
+from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
 from tensixsim.sdk.build import ToolchainMissing, find_toolchain
 
@@ -537,3 +538,43 @@ def test_a_watched_store_to_a_polled_word_stops_before_it_reaches_the_poller() -
     assert gdb.ask(b"m%x,4" % shared) == rsp.hex_word(before)
     assert gdb.ask(b"c") == b"W00"
     assert_same_run(served.result, reference)
+
+
+def test_single_steps_over_tensix_words_and_a_push_store_on_a_trisc() -> None:
+    # TRISC0: an inline Tensix word (trapped and pushed), a push by store, then ecall. Each step
+    # retires exactly one instruction, and the pushes happen as they do without the debugger.
+    nop = isa_for("blackhole").encode("NOP")
+    source = f"""
+        li a0, 7
+        .word 0x{((nop << 2) | (nop >> 30)) & 0xFFFFFFFF:08x}
+        li t0, 0xFFE40000
+        li t1, 0x{nop:08x}
+        sw t1, 0(t0)
+        li a0, 0
+        ecall
+    """
+
+    def make() -> Tile:
+        tile = Tile("blackhole", record_pushes=True)
+        tile.write(0x6000, assemble(source, base=0x6000))
+        return tile
+
+    reference_tile = make()
+    reference = reference_tile.run(release=["trisc0"])
+    tile = make()
+    served, gdb = connect(tile, release=["trisc0"])
+    assert gdb.ask(b"Z0,6000,4") == b"OK"
+    assert gdb.ask(b"c") == b"T05thread:3;swbreak:;"
+    assert gdb.ask(b"z0,6000,4") == b"OK"
+    assert gdb.ask(b"Hc3") == b"OK"
+    pcs = [gdb.register(PC)]
+    for _ in range(5):
+        assert gdb.ask(b"s") == b"T05thread:3;"
+        pcs.append(gdb.register(PC))
+    assert pcs == [0x6000, 0x6004, 0x6008, 0x600C, 0x6010, 0x6014]
+    assert [p.word for p in tile.pushed(0)] == [nop, nop]
+    assert gdb.ask(b"c") == b"W00"
+    assert_same_run(served.result, reference)
+    assert [(p.word, p.pc, p.cycle) for p in tile.pushed(0)] == [
+        (p.word, p.pc, p.cycle) for p in reference_tile.pushed(0)
+    ]
