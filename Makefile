@@ -1,16 +1,22 @@
 # make demo: build the example kernels and run them on the emulator.
-# make test: install what the tests need (Python packages, the Debian RISC-V toolchain), then test.
+# make test: install what the tests need (Python packages, the Debian RISC-V toolchain, gdb-multiarch),
+# then test.
 PYTHON ?= python3
 RISCV_GCC := riscv64-unknown-elf-gcc
 
-.PHONY: test demo deps toolchain lint bench
+.PHONY: test demo deps toolchain gdb lint bench
 
 toolchain:
 	@command -v $(RISCV_GCC) >/dev/null 2>&1 || { \
 	  echo "installing gcc-riscv64-unknown-elf"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-riscv64-unknown-elf >/dev/null; }
 
-deps: toolchain
+gdb:
+	@command -v gdb-multiarch >/dev/null 2>&1 || { \
+	  echo "installing gdb-multiarch"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gdb-multiarch >/dev/null; }
+
+deps: toolchain gdb
 	$(PYTHON) -m pip install -q -e '.[test]'
 
 lint: deps

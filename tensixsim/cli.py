@@ -100,6 +100,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    value = _integer(text)
+    if not 0 <= value <= 0xFFFF:
+        raise argparse.ArgumentTypeError(f"a TCP port is 0..65535, not {value}")
+    return value
+
+
 def _run(args: argparse.Namespace) -> int:
     from tensixsim.tile import Tile
 
@@ -123,12 +130,17 @@ def _run(args: argparse.Namespace) -> int:
     # the host releases every core it loaded.
     release = ["brisc"] if "brisc" in loaded else loaded
     try:
-        result = tile.run(
-            max_cycles=args.max_cycles,
-            release=release,
-            progress=None if args.quiet else sys.stderr,
-            trace=args.trace,
-        )
+        if args.gdb is not None:
+            server = tile.gdb_server(args.gdb)
+            print(f"waiting for gdb on port {server.port} (target remote :{server.port})", flush=True)
+            result = server.run(max_cycles=args.max_cycles, release=release)
+        else:
+            result = tile.run(
+                max_cycles=args.max_cycles,
+                release=release,
+                progress=None if args.quiet else sys.stderr,
+                trace=args.trace,
+            )
     except RunInterrupted as stop:
         print(f"tensixsim run: {stop.message}", file=sys.stderr)
         print(stop.result.summary(tile.arch.clock_hz))
@@ -294,6 +306,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--trace", metavar="FILE", help="write a Perfetto trace of the run (docs/observability.md)"
+    )
+    run.add_argument(
+        "--gdb",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="wait for gdb on PORT (0: any) and run under it",
     )
     run.set_defaults(func=_run)
 

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 import numpy as np
 
@@ -50,12 +50,26 @@ if TYPE_CHECKING:
     from tensixsim.bottleneck import Bottleneck
     from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer
     from tensixsim.events import EventLog
+    from tensixsim.gdbserver import GdbServer
     from tensixsim.loader.source import SourceLocation
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
 # with no side effect in between, is spinning. When every live core spins and memory did not change
 # across two such observations, nothing can ever change: deadlock.
 _SPIN_HISTORY = 64
+
+
+class Debugger(Protocol):
+    """What the scheduler asks a debugger attached to the tile (see tensixsim.gdbserver)."""
+
+    def cut(self, core: Core) -> bool:
+        """Whether ``core``'s last slice stopped early at a debugger event (a breakpoint...)."""
+
+    def stopped(self, core: Core) -> None:
+        """``core`` stopped at that event: the whole tile waits until this returns."""
+
+    def slice_done(self, core: Core) -> None:
+        """A slice ended normally (the debugger may stop the tile here: an interrupt request)."""
 
 
 @dataclass(frozen=True)
@@ -204,6 +218,8 @@ class Tile:
             raise ValueError(f"backend must be 'coprocessor' or 'recorder', not {backend!r}")
         self.cores = [Core(self, facts, i) for i, facts in enumerate(self.arch.cores)]
         self._by_name = {c.name: c for c in self.cores}
+        # A debugger attached (tensixsim.gdbserver): asked after every slice whether it cut it short.
+        self.debugger: Debugger | None = None
 
     # ------------------------------------------------------------------ public API
     def core(self, name: str) -> Core:
@@ -233,6 +249,13 @@ class Tile:
         from tensixsim.loader.elf import load_elf
 
         load_elf(self, core, Path(path))
+
+    def gdb_server(self, port: int = 0, host: str = "127.0.0.1") -> GdbServer:
+        """A GDB remote-protocol server for this tile, listening on ``host:port`` (0: a free port,
+        see its ``port``); its ``run()`` waits for GDB and runs the tile under its control."""
+        from tensixsim.gdbserver import GdbServer
+
+        return GdbServer(self, port, host)
 
     def pushed(self, pipe: int) -> list[PushedInstruction]:
         """Every Tensix instruction that entered ``pipe``'s input queue, in order (needs
@@ -498,7 +521,11 @@ class Tile:
                     cores=self._core_wheres(),
                 )
             effects_before = self._side_effects
-            core.run_slice(min(self.quantum, max_cycles - core.time))
+            budget = min(self.quantum, max_cycles - core.time)
+            if self.debugger is None:
+                core.run_slice(budget)
+            else:
+                self._debugged_slice(core, budget)
             self._protect_new_code(core)
             if self.prints is not None:
                 self.prints.poll(self, core.name, core.time)
@@ -546,6 +573,24 @@ class Tile:
             spin_marks = marks
             for c in live:
                 history[c.name] = history[c.name][-1:]
+
+    def _debugged_slice(self, core: Core, budget: int) -> None:
+        """One slice under a debugger: a slice it cuts short (a breakpoint, a single step, a
+        watchpoint) waits for the debugger, then runs on to where it would have ended, so the cores
+        run in the same order and the cycles are those of a run without it."""
+        end = core.time + budget
+        core.run_slice(budget)
+        debugger = self.debugger
+        while debugger is not None and debugger.cut(core):
+            if core.error is not None or core.state is not CoreState.RUNNING:
+                break
+            self._protect_new_code(core)
+            debugger.stopped(core)
+            # At least the rest of the block the cut was in (a new slice only stops at a block).
+            core.run_slice(max(1, end - core.time), carry=True)
+            debugger = self.debugger
+        if debugger is not None:
+            debugger.slice_done(core)
 
     def _advance_to_limit(self, max_cycles: int) -> None:
         """With no core running: everything the backend does before ``max_cycles``; CycleLimitExceeded
@@ -679,6 +724,14 @@ class Tile:
         effects = self._side_effects
         start = core.time
         reads, wrote, back = core.probe_iteration()
+        if self.debugger is not None and self.debugger.cut(core):
+            # The probe is real execution: a breakpoint in it stops the tile there. The loop is
+            # then not known to poll; parking it or not gives the same cycles.
+            core.mark_busy_loop()
+            if core.error is None and core.state is CoreState.RUNNING:
+                self._protect_new_code(core)
+                self.debugger.stopped(core)
+            return
         if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
             return  # cut short (a synchronisation point): look again later
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]

@@ -155,6 +155,7 @@ class Core:
         self._probe_reads: list[tuple[int, int]] | None = None  # (register, cycle) while probing
         self._loop_entry = 0  # cycle the loop being counted was first entered
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
+        self._store_cancelled = False  # see cancel_protected_store
 
     def _init_cpu(self, tile: Tile) -> None:
         arch = tile.arch
@@ -298,6 +299,10 @@ class Core:
         s = self.hooks.state
         return s.icount - (s.block_addr + s.block_size - pc) // 4
 
+    def retired_before(self, pc: int) -> int:
+        """Instructions retired before the one at ``pc`` of the block running now (for hooks)."""
+        return self.instructions + self._done_before(pc)
+
     def now(self, pc: int) -> int:
         """Cycle at which the instruction at ``pc`` (in the current block) issues."""
         return self.hooks.time_at(self.uc, pc)
@@ -361,6 +366,7 @@ class Core:
             self.hooks.storage.engine = self.hooks.storage.asked = 0  # (filled in at the first storage read)
         self._slice_start = self.time
         self._fixup: tuple[int, int, int] | None = None
+        self._store_cancelled = False
         self.sync_stopped = False
         try:
             self.uc.emu_start(self._pc, _UNREACHABLE)
@@ -417,6 +423,12 @@ class Core:
     def storage_reads(self) -> int:
         """MMIO reads native code answered from storage windows (the rest went through Python)."""
         return int(self.hooks.storage.served) if self.hooks.storage is not None else 0
+
+    def cancel_protected_store(self) -> None:
+        """The store being executed, into a write-protected page, does not happen: a debugger stops
+        the core before it (the store runs when the core resumes). Nothing reaches the tile. Holds
+        for the running slice only."""
+        self._store_cancelled = True
 
     @property
     def stopped_spinning(self) -> bool:
@@ -803,6 +815,9 @@ class Core:
     ) -> bool:
         # L1 pages holding other cores' code or watched poll addresses are write-protected here;
         # the store is performed in Python so that the tile can react to it.
+        if self._store_cancelled:
+            self._store_cancelled = False
+            return True
         try:
             self._drain_pushes()
             pc = uc.reg_read(rv.UC_RISCV_REG_PC)
