@@ -18,7 +18,9 @@ before anything is built.
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 from tensixsim.arch import get_arch
@@ -108,14 +110,18 @@ def build_kernel(
     elf = out_dir / f"{source.stem}-{core}-{key}.elf"
     if elf.is_file():
         return elf
-    (out_dir / f"{key}.ld").write_text(script)
-    command = [
-        str(tools.gcc), *flags, "-nostdlib", "-static", "-Wl,--no-relax", "-Wl,--build-id=none", "-Wl,-n",
-        "-T", str(out_dir / f"{key}.ld"), *defsyms, "-o", str(elf), str(source), str(tools.libgcc),
-    ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise BuildError(f"building {source.name} for {core} failed:\n{done.stderr}")
-    if not elf.is_file():
-        raise InvalidProgram(f"{elf}: the linker wrote nothing")
+    # Private names, then a rename: parallel builds of the same kernel never see half a file.
+    with tempfile.TemporaryDirectory(prefix=".tmp-", dir=out_dir) as tmp:
+        ld, built = Path(tmp) / f"{key}.ld", Path(tmp) / elf.name
+        ld.write_text(script)
+        command = [
+            str(tools.gcc), *flags, "-nostdlib", "-static", "-Wl,--no-relax", "-Wl,--build-id=none",
+            "-Wl,-n", "-T", str(ld), *defsyms, "-o", str(built), str(source), str(tools.libgcc),
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildError(f"building {source.name} for {core} failed:\n{done.stderr}")
+        if not built.is_file():
+            raise InvalidProgram(f"{elf}: the linker wrote nothing")
+        os.replace(built, elf)
     return elf

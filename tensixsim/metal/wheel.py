@@ -9,6 +9,7 @@ run the oldest, see ``docs/running-kernels.md``).
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,10 @@ def extract_firmware(wheel: Path, destination: Path) -> Path:
 
 
 def precompiled_firmware(cache: Path, version: str = VERSION) -> Path:
-    """Download (once) and unpack (once) the firmware of ``ttnn==version``; returns ``pre-compiled``."""
-    wheel = download_wheel(cache, version)
-    return extract_firmware(wheel, cache / version)
+    """Download (once) and unpack (once) the firmware of ``ttnn==version``; returns ``pre-compiled``.
+    Processes doing this at once (parallel test workers) take turns: the first does the work."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        wheel = download_wheel(cache, version)
+        return extract_firmware(wheel, cache / version)

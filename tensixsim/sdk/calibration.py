@@ -15,6 +15,8 @@ calibrated rows and that docs/timing.md shows the same table.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -448,7 +450,12 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
     source = root / "calibration" / "calibration.c"
     source.parent.mkdir(parents=True, exist_ok=True)
     if not source.exists() or source.read_text() != _TEMPLATE:
-        source.write_text(_TEMPLATE)
+        # Atomically: parallel test workers build from the same file, and a compiler must never
+        # read one half written.
+        fd, tmp = tempfile.mkstemp(suffix=".c", dir=source.parent)
+        with os.fdopen(fd, "w") as out:
+            out.write(_TEMPLATE)
+        os.replace(tmp, source)
     return build(
         core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root
     )
