@@ -172,7 +172,7 @@ class Fabric:
         order = REMOTE_ORDER + self.chip.index(source.position) * SENDER_STRIDE + next(count)
         heapq.heappush(self.in_flight, (cycle, order, target, action))
         tile = source.tile
-        tile.window_end = min(tile.window_end, cycle + NOC.lookahead)  # the target may answer then
+        tile.window_end = min(tile.window_end, cycle + self.chip.window)  # the target may answer then
 
     def hand_over(self) -> None:
         """Give every transfer in flight to its target tile (built now if never touched)."""

@@ -14,7 +14,9 @@ from tensixsim import Tile
 from tensixsim.chip import Chip
 from tensixsim.errors import Deadlock, Unimplemented
 from tensixsim.noc import (
+    AT_DATA,
     AT_LEN_BE,
+    CMD_AT,
     CMD_RESP_MARKED,
     CMD_WR,
     CTRL,
@@ -25,7 +27,7 @@ from tensixsim.noc import (
     NoEndpoint,
 )
 from tensixsim.sdk import programs
-from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_SRC, ring_expected
+from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_OUT, CHIP_SRC, ring_expected
 
 WIDTH, HEIGHT = 17, 12
 # Counters.md indices.
@@ -121,6 +123,61 @@ def test_remote_write_lands_and_is_acknowledged_at_the_documented_cycles(
     assert a.noc.counters[noc, WR_ACK_RECEIVED] == 0
     a.noc.deliver(acked)
     assert a.noc.counters[noc, WR_ACK_RECEIVED] == 1
+
+
+def _request(tile: Tile, target: tuple[int, int], fields: dict[int, int]) -> None:
+    """NoC #0 initiator 0 of ``tile``: TARG at ``target``, RET at the tile itself, then ``fields``."""
+    f = tile.noc.requests[0, 0]
+    f[:] = 0
+    own = tile.noc.position
+    f[TARG_HI], f[RET_HI] = target[0] | target[1] << 6, own[0] | own[1] << 6
+    for index, value in fields.items():
+        f[index] = value
+
+
+def test_remote_read_is_served_at_the_far_tile_and_lands_at_the_documented_cycle() -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(4, 5)
+    data = word_data(64, 3)
+    b.write(CHIP_SRC, data)
+    _request(a, (4, 5), {TARG_LO: CHIP_SRC, RET_LO: CHIP_DST, CTRL: 0, AT_LEN_BE: 256})
+    a.noc.initiate(0, 0, 100)
+    # Worked by hand: the header leaves at 101, reaches B after 5 + 9 * 6 + 5, B's L1 answers after 38;
+    # the response's header comes back over 5 + 9 * 23 + 5 hops' worth and its 4 data flits follow.
+    served = 101 + 64 + 38
+    landed = served + 217 + 4
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [served]
+    chip.fabric.hand_over()
+    b.noc.deliver(served)
+    assert b.noc.counters[0, SLV_RD_REQ_RECEIVED] == 1
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [landed]
+    chip.fabric.hand_over()
+    a.noc.deliver(landed - 1)
+    assert a.noc.counters[0, RD_RESP_RECEIVED] == 0 and not a.read(CHIP_DST, 256).strip(b"\0")
+    a.noc.deliver(landed)
+    assert a.noc.counters[0, RD_RESP_RECEIVED] == 1
+    assert np.array_equal(np.frombuffer(a.read(CHIP_DST, 256), np.uint32), data)
+
+
+def test_remote_atomic_increment_with_response_returns_the_old_value() -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(4, 5)
+    b.write(CHIP_FLAG, np.array([0, 0, 41, 7], np.uint32))  # word 2 of the 16-byte line is the target
+    increment = 1 << 12 | 31 << 2 | 2  # Atomics.md: opcode 1, IntWidth 31, Ofs 2
+    fields = {TARG_LO: CHIP_FLAG, RET_LO: CHIP_OUT, CTRL: CMD_AT | CMD_RESP_MARKED, AT_LEN_BE: increment}
+    _request(a, (4, 5), {**fields, AT_DATA: 5})
+    a.noc.initiate(0, 0, 100)
+    arrive = 101 + 64 + 38
+    chip.fabric.hand_over()
+    b.noc.deliver(arrive)
+    assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 0, 46, 7]
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [arrive + 217]
+    chip.fabric.hand_over()
+    a.noc.deliver(arrive + 217)
+    # Result is the word at the request's own address (word 0 of the line), as Atomics.md says.
+    assert int.from_bytes(a.read(CHIP_OUT, 4), "little") == 0
+    assert a.noc.counters[0, 0] == 1  # ATOMIC_RESP_RECEIVED
+    assert b.noc.counters[0, 54] == 1  # SLV_NONPOSTED_ATOMIC_RECEIVED
 
 
 def test_same_cycle_arrivals_from_two_tiles_land_in_sender_order_not_issue_order() -> None:
