@@ -15,8 +15,12 @@ before the next window; it is due no earlier than where the target stopped. Insi
 is scheduled as a single tile is (slices, synchronisation points, parked poll loops), and every
 synchronisation point stays below the window's end, so a tile reads NoC counters and issues
 requests only at cycles whose incoming traffic it already has. When a tile sends, its own window
-shrinks to the arrival cycle plus the lookahead (the target may answer no sooner). The result is
-the same for every window size up to the lookahead and every quantum (tests/test_chip.py).
+shrinks to the arrival cycle plus the lookahead (the target may answer no sooner). Results and
+cycles are the same for every window size up to the lookahead, and for every quantum long enough
+for a tile's poll loops to be parked (as for a single tile; tests/test_chip.py).
+
+ChipTile reuses the single-tile scheduler's parts (slices, parking, the coprocessor's advance) and
+replaces its loop by :meth:`ChipTile.run_window`.
 """
 
 from __future__ import annotations

@@ -414,7 +414,7 @@ class Noc:
             self.dram.check(endpoint.group, address, size, write=False)
 
     def _read(self, endpoint: Endpoint, address: int, size: int) -> bytes:
-        """(At the NIU the request reached: a remote tile's reads its own L1.)"""
+        """Bytes at ``endpoint`` as this NIU reaches them (a remote tile's NIU reads its own L1)."""
         if endpoint.kind != "dram":
             return self.tile.l1[address : address + size].tobytes()
         return self.dram.read(endpoint.group, address, size)
@@ -814,6 +814,7 @@ class Noc:
 
             def arrived(niu: Noc, when: int) -> None:
                 result.append(niu._atomic(address, at, data, when))
+                value = result[-1]
                 niu._count(
                     noc,
                     when,
@@ -822,15 +823,17 @@ class Noc:
                     *([(SLV_ATOMIC_RESP_SENT, 1)] if marked else []),
                 )
                 if marked and niu is not self:  # the response carries the value back
-                    niu.fabric.send(niu, self.position, when + self._latency(back), responded)
+                    niu.fabric.send(
+                        niu, self.position, when + self._latency(back), lambda _, c: responded(c, value)
+                    )
 
-            def responded(_: Noc, when: int) -> None:
-                self.tile.l1_store(ret, result[0].to_bytes(4, "little"), when, by=("noc",))
+            def responded(when: int, value: int) -> None:
+                self.tile.l1_store(ret, value.to_bytes(4, "little"), when, by=("noc",))
                 self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
 
             self._at(target, arrive, arrived)
             if marked and target.kind != "remote":
-                self.schedule(arrive + self._latency(0), lambda when: responded(self, when))
+                self.schedule(arrive + self._latency(0), lambda when: responded(when, result[0]))
 
         return run
 
