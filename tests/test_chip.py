@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tensixsim import Tile
 from tensixsim.chip import Chip
@@ -270,6 +272,25 @@ def test_ring_of_tiles_is_bit_exact_and_quantum_independent(elfs) -> None:
                 assert np.array_equal(got, expected[i][r]), (xy, r)
         cycles.add(tuple(r.cycles for _, r in sorted(result.tiles.items())))
     assert len(cycles) == 1, cycles
+
+
+@settings(max_examples=4, deadline=None)
+@given(
+    coords=st.lists(st.sampled_from(Chip("blackhole").tensix_tiles), min_size=2, max_size=4, unique=True),
+    window=st.integers(1, 19),
+    quantum=st.sampled_from([150, 700]),
+)
+def test_any_ring_gives_the_same_bits_and_cycles_for_any_window(elfs, coords, window, quantum) -> None:
+    n, rounds = 24, 3
+    chip, sources, reference = _ring(elfs, coords, n, rounds)
+    chip, _, result = _ring(elfs, coords, n, rounds, quantum, window)
+    expected = ring_expected(sources, rounds)
+    for i, xy in enumerate(coords):
+        got = np.frombuffer(chip.tile(*xy).read(CHIP_DST, 4 * n * rounds), np.uint32)
+        assert np.array_equal(got, np.concatenate(expected[i])), xy
+    assert {xy: r.cycles for xy, r in result.tiles.items()} == {
+        xy: r.cycles for xy, r in reference.tiles.items()
+    }
 
 
 def test_chip_of_one_tile_runs_like_a_tile(elfs) -> None:
