@@ -178,12 +178,16 @@ class Fabric:
         tile = source.tile
         tile.window_end = min(tile.window_end, cycle + self.chip.window)  # the target may answer then
 
-    def hand_over(self) -> None:
-        """Give every transfer in flight to its target tile (built now if never touched)."""
+    def hand_over(self) -> set[XY]:
+        """Give every transfer in flight to its target tile (built now if never touched); returns the
+        targets."""
+        targets = set()
         while self.in_flight:
             cycle, order, target, action = heapq.heappop(self.in_flight)
             niu = self.chip.tile(*target).noc
             niu.schedule(cycle, lambda at, a=action, n=niu: a(n, at), order)
+            targets.add(target)
+        return targets
 
 
 @dataclass(frozen=True)
@@ -288,17 +292,14 @@ class Chip:
 
     def _schedule(self, max_cycles: int) -> int:
         windows = 0
-        last = None
+        nexts: dict[XY, int] = {}  # each tile's next act; only a tile that ran or received changes it
+        dirty = set(self.tiles)
         while True:
-            self.fabric.hand_over()
-            active = sorted((t.next_activity(), xy) for xy, t in self.tiles.items())
-            active = [(n, xy) for n, xy in active if n < NEVER]
-            # Every window moves some tile on (its next act, a wake, a side effect); if none did, the
-            # scheduler would go round for ever: say so instead.
-            marks = (active, sum(t.wakes + t._side_effects for t in self.tiles.values()))
-            if marks == last:
-                raise RuntimeError(f"chip scheduler made no progress: tiles would act at {active}")
-            last = marks
+            dirty |= self.fabric.hand_over()
+            for xy in dirty:
+                nexts[xy] = self.tiles[xy].next_activity()
+            dirty = set()
+            active = sorted((n, xy) for xy, n in nexts.items() if n < NEVER)
             if not active:
                 self._finish()
                 return windows
@@ -311,13 +312,22 @@ class Chip:
                 )
             second = active[1][0] if len(active) > 1 else NEVER
             self.floor = first
+            moved = False
             for start, xy in active:
                 # Anything another tile does reaches this one no sooner than its next act + lookahead.
                 others = second if xy == owner else first
                 until = others + self.window if others < NEVER else NEVER
                 if start < until:
-                    self.tiles[xy].run_window(until, max_cycles)
+                    tile = self.tiles[xy]
+                    before = (tile.wakes, tile._side_effects)
+                    tile.run_window(until, max_cycles)
                     windows += 1
+                    nexts[xy] = tile.next_activity()
+                    moved |= nexts[xy] != start or (tile.wakes, tile._side_effects) != before
+            # Every window moves some tile on (its next act, a wake, a side effect, traffic sent); if
+            # none did, the scheduler would go round for ever: say so instead.
+            if not moved and not self.fabric.in_flight:
+                raise RuntimeError(f"chip scheduler made no progress: tiles would act at {active}")
 
     def _finish(self) -> None:
         """Nothing can act any more: a deadlock if some core or pipe still waits."""
