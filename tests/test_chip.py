@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tensixsim import Tile
 from tensixsim.chip import Chip
-from tensixsim.errors import Deadlock, Unimplemented
+from tensixsim.errors import CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import (
     AT_DATA,
     AT_LEN_BE,
@@ -248,7 +248,15 @@ def test_two_tile_cycles_do_not_depend_on_quantum_or_window(elfs) -> None:
 RING = [(1, 2), (10, 7), (16, 11)]
 
 
-def _ring(elfs, coords, n: int, rounds: int, quantum: int = 2000, window: int | None = None):
+def _ring(
+    elfs,
+    coords,
+    n: int,
+    rounds: int,
+    quantum: int = 2000,
+    window: int | None = None,
+    max_cycles: int = 5_000_000,
+):
     chip = Chip("blackhole", quantum=quantum, window=window)
     sources = []
     for i, xy in enumerate(coords):
@@ -257,7 +265,7 @@ def _ring(elfs, coords, n: int, rounds: int, quantum: int = 2000, window: int | 
         sources.append(word_data(n, 100 + i))
         tile.write(CHIP_SRC, sources[-1])
         tile.write(CHIP_ARGS, np.array([*coords[(i + 1) % len(coords)], n, rounds], np.uint32))
-    return chip, sources, chip.run(max_cycles=5_000_000)
+    return chip, sources, chip.run(max_cycles=max_cycles)
 
 
 def test_ring_of_tiles_is_bit_exact_and_quantum_independent(elfs) -> None:
@@ -376,3 +384,9 @@ def test_window_is_bounded_by_the_lookahead() -> None:
 def test_a_tile_of_a_chip_does_not_run_alone() -> None:
     with pytest.raises(ValueError, match=r"Chip\.run"):
         Chip("blackhole").tile(1, 2).run()
+
+
+def test_cycle_limit_names_the_tile_that_would_go_on(elfs) -> None:
+    with pytest.raises(CycleLimitExceeded, match=r"tile \((1, 2|10, 7|16, 11)\)") as caught:
+        _ring(elfs, RING, 48, 4, max_cycles=1500)
+    assert caught.value.cycle == 1500
