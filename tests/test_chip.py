@@ -18,9 +18,11 @@ from tensixsim.errors import CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import (
     AT_DATA,
     AT_LEN_BE,
+    AT_LEN_BE_1,
     CMD_AT,
     CMD_RESP_MARKED,
     CMD_WR,
+    CMD_WR_BE,
     CTRL,
     RET_HI,
     RET_LO,
@@ -180,6 +182,37 @@ def test_remote_atomic_increment_with_response_returns_the_old_value() -> None:
     assert int.from_bytes(a.read(CHIP_OUT, 4), "little") == 0
     assert a.noc.counters[0, 0] == 1  # ATOMIC_RESP_RECEIVED
     assert b.noc.counters[0, 54] == 1  # SLV_NONPOSTED_ATOMIC_RECEIVED
+
+
+def test_remote_byte_enable_write_and_zaamo_atomic_act_at_the_far_tile() -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(2, 2)
+    old = np.frombuffer(bytes(range(64)), np.uint8)
+    new = np.full(64, 0xEE, np.uint8)
+    b.write(CHIP_DST, old)
+    a.write(CHIP_SRC, new)
+    mask = 0xF0F0_0000_0000_00FF  # bytes 0..7, 52..55 and 60..63 (MemoryMap.md: one bit per byte)
+    fields = {TARG_LO: CHIP_SRC, RET_LO: CHIP_DST, CTRL: CMD_WR | CMD_WR_BE, AT_LEN_BE: mask & 0xFFFFFFFF}
+    _request(a, (2, 2), {**fields, AT_LEN_BE_1: mask >> 32})
+    # The request's TARG is the source (this tile), RET the destination.
+    a.noc.requests[0, 0, TARG_HI] = 1 | 2 << 6
+    a.noc.requests[0, 0, RET_HI] = 2 | 2 << 6
+    a.noc.initiate(0, 0, 0)
+    # A 32-bit signed max (Zaamo op 5) of -3 into word 1 of B's flag line (holding 7), posted.
+    b.write(CHIP_FLAG, np.array([0, 7, 0, 0], np.uint32))
+    zaamo_max = 0xA << 12 | 1 << 11 | 5 << 8 | 1
+    _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 0xFFFFFFFD})
+    a.noc.initiate(0, 0, 10)
+    chip.fabric.hand_over()
+    b.noc.deliver(10_000)
+    expected = np.where([(mask >> i) & 1 for i in range(64)], new, old)
+    assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 64), np.uint8), expected)
+    assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 7, 0, 0]  # max(7, -3) = 7
+    _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 9})
+    a.noc.initiate(0, 0, 20)
+    chip.fabric.hand_over()
+    b.noc.deliver(10_000)
+    assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 9, 0, 0]
 
 
 def test_same_cycle_arrivals_from_two_tiles_land_in_sender_order_not_issue_order() -> None:
