@@ -36,8 +36,10 @@ Wormhole) the registers keep what software wrote. Readings where the pages are s
 
 Requests. Coordinates (after any translation) are raw NoC coordinates of the NoC the request uses. The
 endpoints that exist are this tile (L1, and for inline writes its MMIO registers) and the DRAM tiles
-(:mod:`tensixsim.dram`); another Tensix tile or any other tile of the grid is Unimplemented, and
-coordinates outside the grid are :class:`NoEndpoint`. Supported: reads (split into 16 KiB packets),
+(:mod:`tensixsim.dram`); in a :class:`~tensixsim.chip.Chip` also every other Tensix tile, reached
+through the chip's :class:`Fabric` (its L1, and its MMIO registers for inline writes). Any other tile
+of the grid is Unimplemented, and a router with no endpoint behind it (in a chip) or coordinates
+outside the grid are :class:`NoEndpoint`. Supported: reads (split into 16 KiB packets),
 writes from L1 with a length or a byte-enable mask, inline writes to MMIO, atomic increment and the
 Zaamo atomics, and broadcast writes / atomics whose rectangle is this tile alone. Everything is checked
 before anything changes. Readings where the pages are silent:
@@ -62,7 +64,7 @@ import heapq
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -167,17 +169,38 @@ AT_INCREMENT = 0x1
 AT_ZAAMO = 0xA
 
 
+# Traffic from other tiles is ordered after this tile's own events of the same cycle, by sender and
+# the sender's own count (Noc.schedule's ``order``): the same order whatever the chip's windows.
+REMOTE_ORDER = 1 << 62
+
+
 class NoEndpoint(InvalidProgram):
     """A NoC request names coordinates where the grid has no tile."""
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a request's coordinates lead: this tile or a DRAM group."""
+    """Where a request's coordinates lead: this tile, a DRAM group or another Tensix tile of a chip."""
 
-    kind: str  # "tile" or "dram"
+    kind: str  # "tile", "dram" or "remote"
     group: int = 0
     hops: int = 0  # routers passed on the way from this tile, on the request's NoC
+    xy: tuple[int, int] | None = None  # NoC #0 coordinates of a remote tile
+
+
+# What runs at the far end of a request: the NIU it reaches (of the same NoC) and the cycle.
+RemoteAction = Callable[["Noc", int], None]
+
+
+class Fabric(Protocol):
+    """The NoC between the tiles of a chip, as one NIU sees it (tensixsim.chip)."""
+
+    def endpoint_kind(self, xy: tuple[int, int]) -> str | None:
+        """What is at NoC #0 coordinates ``xy``: "tensix", "dram", another kind, or None (no endpoint)."""
+
+    def send(self, source: Noc, target: tuple[int, int], cycle: int, action: RemoteAction) -> None:
+        """Run ``action`` at the NIU of the tile at ``target`` at ``cycle`` (at least
+        ``NOC.lookahead`` after the sender's present cycle)."""
 
 
 @dataclass
@@ -192,6 +215,7 @@ class Noc:
     counters: np.ndarray  # (nocs, COUNTER_WORDS) uint32
     dram: Dram | None = None
     tile: Tile | None = field(default=None, repr=False)
+    fabric: Fabric | None = field(default=None, repr=False)  # the other tiles of a chip
     # Completion events: (cycle, sequence, action); actions run in cycle order.
     pending: list[tuple[int, int, Callable[[int], None]]] = field(default_factory=list, repr=False)
     tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
@@ -344,6 +368,19 @@ class Noc:
             return Endpoint("tile", hops=0)
         if noc0 in self.facts.dram_tiles and self.dram is not None:
             return Endpoint("dram", self.facts.dram_tiles[noc0], hops)
+        if self.fabric is not None:
+            kind = self.fabric.endpoint_kind(noc0)
+            if kind == "tensix":
+                return Endpoint("remote", hops=hops, xy=noc0)
+            if kind is None:
+                raise NoEndpoint(
+                    f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}): a router with no endpoint", value=hi
+                )
+            raise Unimplemented(
+                f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}), a {kind} tile: only Tensix and DRAM "
+                "tiles are modelled",
+                value=hi,
+            )
         raise Unimplemented(
             f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}): only this tile {own} and the DRAM tiles "
             "are modelled",
@@ -371,25 +408,35 @@ class Noc:
             )
 
     def _check(self, endpoint: Endpoint, address: int, size: int, what: str) -> None:
-        if endpoint.kind == "tile":
+        if endpoint.kind != "dram":  # (a remote tile is a tile of the same architecture)
             self._l1_span(address, size, what)
         else:
             self.dram.check(endpoint.group, address, size, write=False)
 
     def _read(self, endpoint: Endpoint, address: int, size: int) -> bytes:
-        if endpoint.kind == "tile":
+        """Bytes at ``endpoint`` as this NIU reaches them (a remote tile's NIU reads its own L1)."""
+        if endpoint.kind != "dram":
             return self.tile.l1[address : address + size].tobytes()
         return self.dram.read(endpoint.group, address, size)
 
     def _write(self, endpoint: Endpoint, address: int, data: bytes, cycle: int) -> None:
-        if endpoint.kind == "tile":
+        if endpoint.kind != "dram":
             self.tile.l1_store(address, data, cycle, by=("noc",))
         else:
             self.dram.write(endpoint.group, address, data)
 
     # ------------------------------------------------------------------ events
-    def schedule(self, cycle: int, action: Callable[[int], None]) -> None:
-        heapq.heappush(self.pending, (cycle, next(self._sequence), action))
+    def schedule(self, cycle: int, action: Callable[[int], None], order: int | None = None) -> None:
+        """Run ``action`` at ``cycle``. Events of one cycle run in the order they were scheduled, or by
+        ``order`` when given (it must exceed every count this NIU hands out itself: REMOTE_ORDER)."""
+        heapq.heappush(self.pending, (cycle, next(self._sequence) if order is None else order, action))
+
+    def _at(self, target: Endpoint, cycle: int, action: RemoteAction) -> None:
+        """Run ``action`` at ``target``'s NIU at ``cycle``: here, or through the fabric at a remote tile."""
+        if target.kind == "remote":
+            self.fabric.send(self, target.xy, cycle, action)
+        else:
+            self.schedule(cycle, lambda at: action(self, at))
 
     def next_event(self) -> int | None:
         return self.pending[0][0] if self.pending else None
@@ -485,11 +532,45 @@ class Noc:
                 first = arrive + self._latency(back)
                 done = max(first + flits, self.rx_free[noc] + flits + 1)
                 self.rx_free[noc] = done
+                if source.kind == "remote":
+                    served = self._read_served(noc, txn, src + offset, dst + offset, length, done)
+                    self._at(source, arrive, served)
+                    continue
                 self.schedule(
                     done, self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
                 )
 
         return run
+
+    def _read_served(self, noc: int, txn: int, src: int, dst: int, length: int, done: int) -> RemoteAction:
+        """A read packet reaching another tile: its NIU reads the data as it builds the response, which
+        lands here at ``done``."""
+
+        def served(niu: Noc, cycle: int) -> None:
+            data = niu._read(Endpoint("tile"), src, length)
+            flits = self.flits(length)
+            niu._count(
+                noc,
+                cycle,
+                (SLV_REQ_ACCEPTED, 1),
+                (SLV_RD_REQ_RECEIVED, 1),
+                (SLV_RD_RESP_SENT, 1),
+                (SLV_RD_DATA_WORD_SENT, flits),
+            )
+
+            def landed(_: Noc, at: int) -> None:
+                self.tile.l1_store(dst, data, at, by=("noc",))
+                self._count(
+                    noc,
+                    at,
+                    (MST_RD_RESP_RECEIVED, 1),
+                    (MST_RD_DATA_WORD_RECEIVED, flits),
+                    (MST_REQS_OUTSTANDING_ID + txn, -1),
+                )
+
+            niu.fabric.send(niu, self.position, done, landed)
+
+        return served
 
     def _return_hops(self, noc: int, hi: int) -> int:
         return self.hops(noc, (hi & 0x3F, hi >> 6 & 0x3F), self.coordinates(noc))
@@ -560,8 +641,9 @@ class Noc:
             self._check(target, dst, size, "write destination")
             pieces = [(k, min(NOC.max_packet_bytes, size - k)) for k in range(0, size, NOC.max_packet_bytes)]
         packets = len(pieces)
-        loop = target.kind == "tile"
-        back = 0 if loop else self._return_hops(noc, f[RET_HI] if not ctrl & CMD_BRCST_PACKET else 0)
+        loop = target.kind != "dram"  # the far NIU's counters count it (this tile's, or a remote tile's)
+        own = target.kind == "tile"
+        back = 0 if own else self._return_hops(noc, f[RET_HI] if not ctrl & CMD_BRCST_PACKET else 0)
 
         def run() -> None:
             changes = [
@@ -579,9 +661,8 @@ class Noc:
                 self.tx_free[noc] = left
                 arrive = left + self._latency(target.hops) + self._access(target)
                 self.schedule(left, self._write_left(noc, txn, marked, flits))
-                self.schedule(
-                    arrive, self._write_arrived(noc, target, dst + offset, data, mask, marked, loop)
-                )
+                arrived = self._write_arrived(noc, target, dst + offset, data, mask, marked, loop)
+                self._at(target, arrive, arrived)
                 if marked:
                     self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
@@ -601,19 +682,19 @@ class Noc:
 
     def _write_arrived(
         self, noc: int, target: Endpoint, dst: int, data: bytes, mask: int | None, marked: bool, loop: bool
-    ) -> Callable[[int], None]:
-        def arrived(cycle: int) -> None:
+    ) -> RemoteAction:
+        def arrived(niu: Noc, cycle: int) -> None:
             if mask is None:
-                self._write(target, dst, data, cycle)
+                niu._write(target, dst, data, cycle)
             else:
-                old = bytearray(self._read(target, dst, 64))
+                old = bytearray(niu._read(target, dst, 64))
                 for i in range(64):
                     if mask >> i & 1:
                         old[i] = data[i]
-                self._write(target, dst, bytes(old), cycle)
+                niu._write(target, dst, bytes(old), cycle)
             if loop:
                 flits = self.flits(len(data))
-                self._count(
+                niu._count(
                     noc,
                     cycle,
                     (SLV_NONPOSTED_WR_REQ_STARTED if marked else SLV_POSTED_WR_REQ_STARTED, 1),
@@ -641,7 +722,7 @@ class Noc:
         else:
             target = self.endpoint(noc, f[TARG_HI], "inline write destination (NOC_TARG_ADDR_HI)")
         address = f[TARG_LO] | f[TARG_MID] << 32
-        if target.kind != "tile":
+        if target.kind == "dram":
             raise InvalidProgram(
                 "inline write to a DRAM tile (NOC_CMD_WR_INLINE needs a Tensix or Ethernet tile)",
                 value=address,
@@ -654,6 +735,7 @@ class Noc:
         if address & 3 or f[TARG_MID]:
             raise UndefinedBehavior("inline write to an unaligned or 64-bit MMIO address", value=address)
         value = f[AT_DATA]
+        back = self._return_hops(noc, f[TARG_HI]) if target.kind == "remote" else 0
 
         def run() -> None:
             changes = [
@@ -666,11 +748,13 @@ class Noc:
             self._count(noc, cycle, *changes)
             sent = max(cycle, self.tx_free[noc]) + 1
             self.tx_free[noc] = sent
-            arrive = sent + self._latency(0)
+            arrive = sent + self._latency(target.hops)
 
-            def arrived(at: int) -> None:
-                self.tile.register_access(address, at, value)
-                self._count(
+            def arrived(niu: Noc, at: int) -> None:
+                niu.tile.register_access(address, at, value)
+                if niu is not self:  # wake the remote tile's cores polling that register
+                    niu.tile.register_written(address & ~3, at)
+                niu._count(
                     noc,
                     at,
                     (SLV_NONPOSTED_WR_REQ_STARTED if marked else SLV_POSTED_WR_REQ_STARTED, 1),
@@ -679,9 +763,9 @@ class Noc:
                     *([(SLV_WR_ACK_SENT, 1)] if marked else []),
                 )
 
-            self.schedule(arrive, arrived)
+            self._at(target, arrive, arrived)
             if marked:
-                self.schedule(arrive + self._latency(0), self._acked(noc, txn))
+                self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
         return run
 
@@ -694,7 +778,7 @@ class Noc:
             target = Endpoint("tile")
         else:
             target = self.endpoint(noc, f[TARG_HI], "atomic target (NOC_TARG_ADDR_HI)")
-        if target.kind != "tile":
+        if target.kind == "dram":
             raise InvalidProgram("atomic on a DRAM tile (atomics act on Tensix or Ethernet L1 only)")
         address = f[TARG_LO]
         if f[TARG_MID]:
@@ -713,6 +797,7 @@ class Noc:
             self._l1_span(f[RET_LO], 4, "atomic response")
         ret = f[RET_LO]
         data = f[AT_DATA]
+        back = self._return_hops(noc, f[TARG_HI]) if target.kind == "remote" else 0
 
         def run() -> None:
             changes = [
@@ -724,26 +809,31 @@ class Noc:
             self._count(noc, cycle, *changes)
             sent = max(cycle, self.tx_free[noc]) + 1
             self.tx_free[noc] = sent
-            arrive = sent + self._latency(0) + NOC.l1_access
+            arrive = sent + self._latency(target.hops) + NOC.l1_access
             result: list[int] = []
 
-            def arrived(when: int) -> None:
-                result.append(self._atomic(address, at, data, when))
-                self._count(
+            def arrived(niu: Noc, when: int) -> None:
+                result.append(niu._atomic(address, at, data, when))
+                value = result[-1]
+                niu._count(
                     noc,
                     when,
                     (SLV_REQ_ACCEPTED, 1),
                     (SLV_NONPOSTED_ATOMIC_RECEIVED if marked else SLV_POSTED_ATOMIC_RECEIVED, 1),
                     *([(SLV_ATOMIC_RESP_SENT, 1)] if marked else []),
                 )
+                if marked and niu is not self:  # the response carries the value back
+                    niu.fabric.send(
+                        niu, self.position, when + self._latency(back), lambda _, c: responded(c, value)
+                    )
 
-            def responded(when: int) -> None:
-                self.tile.l1_store(ret, result[0].to_bytes(4, "little"), when, by=("noc",))
+            def responded(when: int, value: int) -> None:
+                self.tile.l1_store(ret, value.to_bytes(4, "little"), when, by=("noc",))
                 self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
 
-            self.schedule(arrive, arrived)
-            if marked:
-                self.schedule(arrive + self._latency(0), responded)
+            self._at(target, arrive, arrived)
+            if marked and target.kind != "remote":
+                self.schedule(arrive + self._latency(0), lambda when: responded(when, result[0]))
 
         return run
 

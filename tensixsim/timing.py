@@ -272,6 +272,13 @@ class NocTiming:
     l1_access: int = 38
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
+    @property
+    def lookahead(self) -> int:
+        """The fewest cycles from a tile acting to another tile seeing it: one hop between neighbours,
+        from the NIU through a router into the next NIU (every request, response and acknowledgement
+        between two tiles takes at least this long). Tiles of a chip run at most this far apart."""
+        return self.niu_to_router + self.router_hop + self.router_to_niu
+
 
 RISCV = RiscvTiming()
 RECORDER = RecorderTiming()

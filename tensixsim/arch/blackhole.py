@@ -61,6 +61,19 @@ BLACKHOLE = Arch(
             for row, group in enumerate((0, 0, 1, 1, 2, 3, 3, 3, 2, 2, 1, 0))
         },
         dram_group_bytes=4 << 30,  # "the same 4 GiB of GDDR6 is common across groups of three DRAM tiles"
+        # The NoC #0 map (Coordinates.md; tt-umd's blackhole_implementation.hpp lists the same): Tensix
+        # tiles in columns 1..7 and 10..16, rows 2..11 (140; a product may fuse some off: not modelled).
+        tensix_tiles=tuple((x, y) for y in range(2, 12) for x in (*range(1, 8), *range(10, 17))),
+        other_tiles={
+            **{(x, 1): "ethernet" for x in (*range(1, 8), *range(10, 17))},
+            (2, 0): "pcie",
+            (11, 0): "pcie",
+            (8, 0): "arc",
+            (8, 2): "security",
+            **{(8, y): "l2cpu" for y in (3, 5, 7, 9)},
+            **{(x, 0): "router" for x in (1, 3, 4, 5, 6, 7, 10, 12, 13, 14, 15, 16)},
+            **{(8, y): "router" for y in (1, 4, 6, 8, 10, 11)},
+        },
         # MemoryMap.md, "NIU and NoC Router Configuration"; 0x14C is not named there.
         config_registers={
             "NIU_CFG_0": 0x100,

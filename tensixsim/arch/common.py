@@ -86,6 +86,11 @@ class NocFacts:
     # Named configuration registers: name -> offset from the NIU base (32 bits each; a six-word table
     # is listed word by word, NAME_0 .. NAME_5).
     config_registers: dict[str, int] = field(default_factory=dict)
+    # The rest of the grid (NoC #0 coordinates): where the Tensix tiles are, and the kind of every
+    # other endpoint ("ethernet", "pcie", "arc", "security", "l2cpu"); "router" marks a router with
+    # no endpoint behind it. Coordinates of neither list are DRAM tiles (dram_tiles).
+    tensix_tiles: tuple[tuple[int, int], ...] = ()
+    other_tiles: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

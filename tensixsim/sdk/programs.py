@@ -527,3 +527,39 @@ def eltwise_model(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         result = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op](x, y)
     return round_fp32_to_bf16(result)
+
+
+# ---------------------------------------------------------------------------- chip examples
+CHIP_DIR = EXAMPLES_DIR / "chip"
+CHIP_ARGS = 0x20000  # noc.h
+CHIP_FLAG = 0x20100
+CHIP_SRC = 0x30000
+CHIP_DST = 0x40000
+CHIP_OUT = 0x38000
+
+
+def build_chip_examples(*, build_dir: Path | None = None, arch: str = "blackhole") -> dict[str, Path]:
+    """BRISC programs of the chip examples: "pair_a", "pair_b" (two tiles), "ring" (any count)."""
+    root = _root(build_dir)
+    return {
+        name: build(
+            "brisc",
+            [CHIP_DIR / f"{name}.c"],
+            root / "examples" / f"chip_{name}.elf",
+            arch=arch,
+            build_dir=root,
+        )
+        for name in ("pair_a", "pair_b", "ring")
+    }
+
+
+def ring_expected(sources: list[np.ndarray], rounds: int) -> list[list[np.ndarray]]:
+    """What each tile of a ring holds in its slots 0..rounds-1 (ring.c): tile i's round-r result is
+    its input plus one for r = 0, else the previous tile's round r - 1 result plus one; tile i's slot
+    r holds the previous tile's round-r result."""
+    count = len(sources)
+    values = [[s.astype(np.uint32) + np.uint32(1) for s in sources]]
+    for _ in range(1, rounds):
+        last = values[-1]
+        values.append([last[(i - 1) % count] + np.uint32(1) for i in range(count)])
+    return [[values[r][(i - 1) % count] for r in range(rounds)] for i in range(count)]

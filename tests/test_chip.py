@@ -1,0 +1,425 @@
+"""A chip of Tensix tiles: the grid, NoC requests between tiles, and one clock across them.
+
+The end-to-end programs are the SDK's chip examples (tensixsim/sdk/examples/chip): results are
+checked bit for bit against numpy, cycle counts across quanta and chip windows. Request timing is
+checked against figures worked by hand from NocTiming's documented latencies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tensixsim import Tile
+from tensixsim.chip import Chip
+from tensixsim.errors import CycleLimitExceeded, Deadlock, Unimplemented
+from tensixsim.noc import (
+    AT_DATA,
+    AT_LEN_BE,
+    AT_LEN_BE_1,
+    CMD_AT,
+    CMD_RESP_MARKED,
+    CMD_WR,
+    CMD_WR_BE,
+    CTRL,
+    RET_HI,
+    RET_LO,
+    TARG_HI,
+    TARG_LO,
+    NoEndpoint,
+)
+from tensixsim.sdk import programs
+from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_OUT, CHIP_SRC, ring_expected
+
+WIDTH, HEIGHT = 17, 12
+# Counters.md indices.
+WR_ACK_RECEIVED, RD_RESP_RECEIVED, CMD_ACCEPTED = 1, 2, 4
+SLV_RD_REQ_RECEIVED, SLV_POSTED_ATOMIC_RECEIVED = 53, 55
+SLV_NONPOSTED_WR_REQ_RECEIVED, SLV_POSTED_WR_REQ_RECEIVED = 58, 59
+
+
+@pytest.fixture(scope="module")
+def elfs():
+    return programs.build_chip_examples()
+
+
+def word_data(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+
+
+# ---------------------------------------------------------------------------- the grid
+def test_grid_kinds_follow_the_noc0_map() -> None:
+    chip = Chip("blackhole")
+    assert len(chip.tensix_tiles) == 140
+    assert chip.kind_at((1, 2)) == chip.kind_at((16, 11)) == chip.kind_at((10, 7)) == "tensix"
+    assert chip.kind_at((0, 0)) == chip.kind_at((9, 11)) == "dram"
+    assert chip.kind_at((1, 1)) == "ethernet"
+    assert chip.kind_at((8, 0)) == "arc"
+    assert chip.kind_at((2, 0)) == chip.kind_at((11, 0)) == "pcie"
+    assert chip.kind_at((8, 3)) == "l2cpu"
+    assert chip.kind_at((8, 4)) is None  # a router alone
+    assert chip.kind_at((17, 2)) is None
+    # Every grid position is exactly one kind.
+    kinds = [chip.kind_at((x, y)) for x in range(WIDTH) for y in range(HEIGHT)]
+    assert kinds.count("tensix") == 140 and kinds.count("dram") == 24 and kinds.count("ethernet") == 14
+
+
+def test_tiles_are_built_on_first_touch_at_their_coordinates() -> None:
+    chip = Chip("blackhole")
+    assert chip.tiles == {}
+    tile = chip.tile(5, 7)
+    assert list(chip.tiles) == [(5, 7)] and chip.tile(5, 7) is tile
+    assert tile.noc.position == (5, 7)
+    assert tile.noc.node_id(0) & 0xFFF == 5 | 7 << 6
+    assert tile.noc.dram is chip.dram
+    with pytest.raises(ValueError, match="a dram tile"):
+        chip.tile(0, 3)
+    with pytest.raises(ValueError, match="no endpoint"):
+        chip.tile(8, 4)
+
+
+# ---------------------------------------------------------------------------- request timing
+def _write_request(tile: Tile, noc: int, src: int, target: tuple[int, int], dst: int, size: int) -> None:
+    f = tile.noc.requests[noc, 0]
+    own = tile.noc.coordinates(noc)
+    x, y = tile.noc.coordinates(noc, target)
+    f[TARG_LO], f[TARG_HI] = src, own[0] | own[1] << 6
+    f[RET_LO], f[RET_HI] = dst, x | y << 6
+    f[CTRL] = CMD_WR | CMD_RESP_MARKED
+    f[AT_LEN_BE] = size
+
+
+@pytest.mark.parametrize(
+    ("noc", "hops_there", "hops_back"),
+    [
+        # NoC #0 moves right and down, wrapping: (1,2) -> (4,5) is 3 + 3, back 14 + 9.
+        (0, 6, 23),
+        # NoC #1 moves left and up: (1,2) -> (4,5) is 14 + 9, back 3 + 3.
+        (1, 23, 6),
+    ],
+)
+def test_remote_write_lands_and_is_acknowledged_at_the_documented_cycles(
+    noc: int, hops_there: int, hops_back: int
+) -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(4, 5)
+    data = word_data(64, 1)  # 256 bytes: 4 data flits
+    a.write(CHIP_SRC, data)
+    _write_request(a, noc, CHIP_SRC, (4, 5), CHIP_DST, 256)
+    a.noc.initiate(noc, 0, 100)
+    # Worked by hand: header + 4 flits leave at 100 + 1 + 4; then 5 + 9 * hops + 5 to the far NIU, and
+    # 38 cycles of L1 access; the acknowledgement takes the hops back.
+    left = 105
+    arrive = left + 10 + 9 * hops_there + 38
+    acked = arrive + 10 + 9 * hops_back
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [arrive]
+    assert sorted(cycle for cycle, *_ in a.noc.pending) == [left, acked]
+    chip.fabric.hand_over()
+    assert b.noc.next_event() == arrive
+    b.noc.deliver(arrive - 1)
+    assert not b.read(CHIP_DST, 256).strip(b"\0")
+    b.noc.deliver(arrive)
+    assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 256), np.uint32), data)
+    assert b.noc.counters[noc, SLV_NONPOSTED_WR_REQ_RECEIVED] == 1
+    a.noc.deliver(acked - 1)
+    assert a.noc.counters[noc, WR_ACK_RECEIVED] == 0
+    a.noc.deliver(acked)
+    assert a.noc.counters[noc, WR_ACK_RECEIVED] == 1
+
+
+def _request(tile: Tile, target: tuple[int, int], fields: dict[int, int]) -> None:
+    """NoC #0 initiator 0 of ``tile``: TARG at ``target``, RET at the tile itself, then ``fields``."""
+    f = tile.noc.requests[0, 0]
+    f[:] = 0
+    own = tile.noc.position
+    f[TARG_HI], f[RET_HI] = target[0] | target[1] << 6, own[0] | own[1] << 6
+    for index, value in fields.items():
+        f[index] = value
+
+
+def test_remote_read_is_served_at_the_far_tile_and_lands_at_the_documented_cycle() -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(4, 5)
+    data = word_data(64, 3)
+    b.write(CHIP_SRC, data)
+    _request(a, (4, 5), {TARG_LO: CHIP_SRC, RET_LO: CHIP_DST, CTRL: 0, AT_LEN_BE: 256})
+    a.noc.initiate(0, 0, 100)
+    # Worked by hand: the header leaves at 101, reaches B after 5 + 9 * 6 + 5, B's L1 answers after 38;
+    # the response's header comes back over 5 + 9 * 23 + 5 hops' worth and its 4 data flits follow.
+    served = 101 + 64 + 38
+    landed = served + 217 + 4
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [served]
+    chip.fabric.hand_over()
+    b.noc.deliver(served)
+    assert b.noc.counters[0, SLV_RD_REQ_RECEIVED] == 1
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [landed]
+    chip.fabric.hand_over()
+    a.noc.deliver(landed - 1)
+    assert a.noc.counters[0, RD_RESP_RECEIVED] == 0 and not a.read(CHIP_DST, 256).strip(b"\0")
+    a.noc.deliver(landed)
+    assert a.noc.counters[0, RD_RESP_RECEIVED] == 1
+    assert np.array_equal(np.frombuffer(a.read(CHIP_DST, 256), np.uint32), data)
+
+
+def test_remote_atomic_increment_with_response_returns_the_old_value() -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(4, 5)
+    b.write(CHIP_FLAG, np.array([0, 0, 41, 7], np.uint32))  # word 2 of the 16-byte line is the target
+    increment = 1 << 12 | 31 << 2 | 2  # Atomics.md: opcode 1, IntWidth 31, Ofs 2
+    fields = {TARG_LO: CHIP_FLAG, RET_LO: CHIP_OUT, CTRL: CMD_AT | CMD_RESP_MARKED, AT_LEN_BE: increment}
+    _request(a, (4, 5), {**fields, AT_DATA: 5})
+    a.noc.initiate(0, 0, 100)
+    arrive = 101 + 64 + 38
+    chip.fabric.hand_over()
+    b.noc.deliver(arrive)
+    assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 0, 46, 7]
+    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [arrive + 217]
+    chip.fabric.hand_over()
+    a.noc.deliver(arrive + 217)
+    # Result is the word at the request's own address (word 0 of the line), as Atomics.md says.
+    assert int.from_bytes(a.read(CHIP_OUT, 4), "little") == 0
+    assert a.noc.counters[0, 0] == 1  # ATOMIC_RESP_RECEIVED
+    assert b.noc.counters[0, 54] == 1  # SLV_NONPOSTED_ATOMIC_RECEIVED
+
+
+def test_remote_byte_enable_write_and_zaamo_atomic_act_at_the_far_tile() -> None:
+    chip = Chip("blackhole")
+    a, b = chip.tile(1, 2), chip.tile(2, 2)
+    old = np.frombuffer(bytes(range(64)), np.uint8)
+    new = np.full(64, 0xEE, np.uint8)
+    b.write(CHIP_DST, old)
+    a.write(CHIP_SRC, new)
+    mask = 0xF0F0_0000_0000_00FF  # bytes 0..7, 52..55 and 60..63 (MemoryMap.md: one bit per byte)
+    fields = {TARG_LO: CHIP_SRC, RET_LO: CHIP_DST, CTRL: CMD_WR | CMD_WR_BE, AT_LEN_BE: mask & 0xFFFFFFFF}
+    _request(a, (2, 2), {**fields, AT_LEN_BE_1: mask >> 32})
+    # The request's TARG is the source (this tile), RET the destination.
+    a.noc.requests[0, 0, TARG_HI] = 1 | 2 << 6
+    a.noc.requests[0, 0, RET_HI] = 2 | 2 << 6
+    a.noc.initiate(0, 0, 0)
+    # A 32-bit signed max (Zaamo op 5) of -3 into word 1 of B's flag line (holding 7), posted.
+    b.write(CHIP_FLAG, np.array([0, 7, 0, 0], np.uint32))
+    zaamo_max = 0xA << 12 | 1 << 11 | 5 << 8 | 1
+    _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 0xFFFFFFFD})
+    a.noc.initiate(0, 0, 10)
+    chip.fabric.hand_over()
+    b.noc.deliver(10_000)
+    expected = np.where([(mask >> i) & 1 for i in range(64)], new, old)
+    assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 64), np.uint8), expected)
+    assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 7, 0, 0]  # max(7, -3) = 7
+    _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 9})
+    a.noc.initiate(0, 0, 20)
+    chip.fabric.hand_over()
+    b.noc.deliver(10_000)
+    assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 9, 0, 0]
+
+
+def test_same_cycle_arrivals_from_two_tiles_land_in_sender_order_not_issue_order() -> None:
+    chip = Chip("blackhole")
+    b = chip.tile(3, 4)
+    # Both two hops from (3, 4) on NoC #0, so their 64-byte writes arrive on the same cycle.
+    senders = {(1, 4): word_data(16, 1), (3, 2): word_data(16, 2)}
+    for xy, data in senders.items():  # (1, 4) issues first, (3, 2) second
+        tile = chip.tile(*xy)
+        tile.write(CHIP_SRC, data)
+        _write_request(tile, 0, CHIP_SRC, (3, 4), CHIP_DST, 64)
+        tile.noc.initiate(0, 0, 100)
+    (arrive,) = {cycle for cycle, *_ in chip.fabric.in_flight}
+    chip.fabric.hand_over()
+    b.noc.deliver(arrive)
+    # The grid's row order puts (1, 4) after (3, 2): its write lands last, whoever issued first.
+    assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 64), np.uint32), senders[(1, 4)])
+
+
+# ---------------------------------------------------------------------------- end to end
+def _pair(elfs, n: int, quantum: int = 2000, window: int | None = None, a=(1, 2), b=(3, 4)):
+    chip = Chip("blackhole", quantum=quantum, window=window)
+    tile_a, tile_b = chip.tile(*a), chip.tile(*b)
+    tile_a.load_elf("brisc", elfs["pair_a"])
+    tile_b.load_elf("brisc", elfs["pair_b"])
+    data = word_data(n, 7)
+    tile_a.write(CHIP_SRC, data)
+    tile_a.write(CHIP_ARGS, np.array([*b, n], np.uint32))
+    tile_b.write(CHIP_ARGS, np.array([*a, n, 9, 2, 0x1000], np.uint32))  # DRAM tile (9, 2): group 5
+    result = chip.run(max_cycles=2_000_000)
+    return chip, tile_a, tile_b, data, result
+
+
+def test_two_tiles_exchange_data_bit_exact_with_counters_on_both_sides(elfs) -> None:
+    n = 1000
+    chip, a, b, data, result = _pair(elfs, n)
+    expected = data + np.uint32(1)  # wraps like the cores' adds
+    assert np.array_equal(np.frombuffer(a.read(CHIP_DST, 4 * n), np.uint32), expected)
+    assert np.array_equal(np.frombuffer(chip.dram.read(5, 0x1000, 4 * n), np.uint32), expected)
+    assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 4 * n), np.uint32), data)
+    assert int.from_bytes(a.read(CHIP_FLAG, 4), "little") == 1
+    assert set(result.tiles) == {(1, 2), (3, 4)}
+    assert all(r.cores["brisc"].exit_code == 0 for r in result.tiles.values())
+    # A: one write (acknowledged) and one inline write issued; B read from it, wrote to it, and
+    # counted its flag up. B: one read, two acknowledged writes; A's write and inline write arrived.
+    ca, cb = a.noc.counters[0], b.noc.counters[0]
+    assert (ca[CMD_ACCEPTED], ca[WR_ACK_RECEIVED], ca[RD_RESP_RECEIVED]) == (2, 1, 0)
+    assert (ca[SLV_RD_REQ_RECEIVED], ca[SLV_NONPOSTED_WR_REQ_RECEIVED], ca[SLV_POSTED_ATOMIC_RECEIVED]) == (
+        1,
+        1,
+        1,
+    )
+    assert (cb[CMD_ACCEPTED], cb[WR_ACK_RECEIVED], cb[RD_RESP_RECEIVED]) == (4, 2, 1)
+    assert (cb[SLV_NONPOSTED_WR_REQ_RECEIVED], cb[SLV_POSTED_WR_REQ_RECEIVED]) == (1, 1)
+
+
+def test_two_tile_cycles_do_not_depend_on_quantum_or_window(elfs) -> None:
+    runs = [_pair(elfs, 256, quantum, window)[4] for quantum, window in [(2000, None), (100, 1), (500, 7)]]
+    cycles = {tuple((xy, r.cycles) for xy, r in sorted(run.tiles.items())) for run in runs}
+    assert len(cycles) == 1, cycles
+    # A finishes after B: it waits for B's flag.
+    (first,) = cycles
+    assert dict(first)[(1, 2)] > dict(first)[(3, 4)] > 0
+
+
+RING = [(1, 2), (10, 7), (16, 11)]
+
+
+def _ring(
+    elfs,
+    coords,
+    n: int,
+    rounds: int,
+    quantum: int = 2000,
+    window: int | None = None,
+    max_cycles: int = 5_000_000,
+):
+    chip = Chip("blackhole", quantum=quantum, window=window)
+    sources = []
+    for i, xy in enumerate(coords):
+        tile = chip.tile(*xy)
+        tile.load_elf("brisc", elfs["ring"])
+        sources.append(word_data(n, 100 + i))
+        tile.write(CHIP_SRC, sources[-1])
+        tile.write(CHIP_ARGS, np.array([*coords[(i + 1) % len(coords)], n, rounds], np.uint32))
+    return chip, sources, chip.run(max_cycles=max_cycles)
+
+
+def test_ring_of_tiles_is_bit_exact_and_quantum_independent(elfs) -> None:
+    n, rounds = 48, 4
+    cycles = set()
+    for quantum, window in [(2000, None), (100, 1), (300, 11)]:
+        chip, sources, result = _ring(elfs, RING, n, rounds, quantum, window)
+        expected = ring_expected(sources, rounds)
+        for i, xy in enumerate(RING):
+            for r in range(rounds):
+                got = np.frombuffer(chip.tile(*xy).read(CHIP_DST + 4 * n * r, 4 * n), np.uint32)
+                assert np.array_equal(got, expected[i][r]), (xy, r)
+        cycles.add(tuple(r.cycles for _, r in sorted(result.tiles.items())))
+    assert len(cycles) == 1, cycles
+
+
+@settings(max_examples=4, deadline=None)
+@given(
+    coords=st.lists(st.sampled_from(Chip("blackhole").tensix_tiles), min_size=2, max_size=4, unique=True),
+    window=st.integers(1, 19),
+    quantum=st.sampled_from([150, 700]),
+)
+def test_any_ring_gives_the_same_bits_and_cycles_for_any_window(elfs, coords, window, quantum) -> None:
+    n, rounds = 24, 3
+    chip, sources, reference = _ring(elfs, coords, n, rounds)
+    chip, _, result = _ring(elfs, coords, n, rounds, quantum, window)
+    expected = ring_expected(sources, rounds)
+    for i, xy in enumerate(coords):
+        got = np.frombuffer(chip.tile(*xy).read(CHIP_DST, 4 * n * rounds), np.uint32)
+        assert np.array_equal(got, np.concatenate(expected[i])), xy
+    assert {xy: r.cycles for xy, r in result.tiles.items()} == {
+        xy: r.cycles for xy, r in reference.tiles.items()
+    }
+
+
+def test_chip_of_one_tile_runs_like_a_tile(elfs) -> None:
+    n, rounds = 32, 3
+    chip, _, result = _ring(elfs, [(1, 2)], n, rounds)
+    tile = Tile("blackhole")
+    tile.load_elf("brisc", elfs["ring"])
+    tile.write(CHIP_SRC, word_data(n, 100))
+    tile.write(CHIP_ARGS, np.array([1, 2, n, rounds], np.uint32))
+    alone = tile.run(max_cycles=5_000_000)
+    assert result.cycles == alone.cycles
+    assert chip.tile(1, 2).read(CHIP_DST, 4 * n * rounds) == tile.read(CHIP_DST, 4 * n * rounds)
+
+
+def test_tiles_running_the_five_core_eltwise_kernel_match_a_lone_tile() -> None:
+    # Three independent tiles, every core and the coprocessor busy, cut into windows of 1 to 19 cycles
+    # by each other: the same bits and cycles as one Tile.
+    count = 3
+    elfs = programs.build_eltwise("add", tiles=count)
+    rng = np.random.default_rng(5)
+    a, b = ((rng.integers(0, 1 << 16, (count, 32, 32)) & 0xBFFF).astype(np.uint16) for _ in range(2))
+
+    def load(tile: Tile) -> None:
+        for core, elf in elfs.items():
+            tile.load_elf(core, elf)
+        tile.write(programs.KERNEL_SRC0, programs.tiles_to_l1(a))
+        tile.write(programs.KERNEL_SRC1, programs.tiles_to_l1(b))
+
+    alone = Tile("blackhole")
+    load(alone)
+    cycles = alone.run(max_cycles=1_000_000).cycles
+    out = alone.read(programs.KERNEL_DST, count * programs.BF16_TILE_BYTES)
+    for quantum, window in [(2000, None), (2000, 1), (100, 5)]:
+        chip = Chip("blackhole", quantum=quantum, window=window)
+        for xy in [(1, 2), (2, 2), (5, 9)]:
+            load(chip.tile(*xy))
+        result = chip.run(max_cycles=1_000_000)
+        assert {r.cycles for r in result.tiles.values()} == {cycles}
+        for tile in chip.tiles.values():
+            assert tile.read(programs.KERNEL_DST, count * programs.BF16_TILE_BYTES) == out
+
+
+# ---------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    ("target", "error", "words"),
+    [((8, 4), NoEndpoint, "router with no endpoint"), ((3, 1), Unimplemented, "ethernet tile")],
+)
+def test_request_to_a_coordinate_without_a_tensix_endpoint_raises_and_changes_nothing(
+    elfs, target, error, words
+) -> None:
+    chip = Chip("blackhole")
+    a = chip.tile(1, 2)
+    a.load_elf("brisc", elfs["pair_a"])
+    a.write(CHIP_ARGS, np.array([*target, 64], np.uint32))
+    with pytest.raises(error) as caught:
+        chip.run(max_cycles=100_000)
+    e = caught.value
+    assert e.core == "brisc" and e.pc is not None and e.cycle is not None and e.cycle > 0
+    assert words in e.message and f"({target[0]}, {target[1]})" in e.message
+    assert not a.noc.counters.any() and not chip.fabric.in_flight and not a.noc.pending
+    assert list(chip.tiles) == [(1, 2)]
+
+
+def test_waiting_for_a_tile_with_no_program_is_a_deadlock_naming_the_tile(elfs) -> None:
+    chip = Chip("blackhole")
+    a = chip.tile(1, 2)
+    a.load_elf("brisc", elfs["ring"])
+    a.write(CHIP_SRC, word_data(16, 3))
+    a.write(CHIP_ARGS, np.array([2, 2, 16, 2], np.uint32))
+    with pytest.raises(Deadlock, match=r"tile \(1, 2\)"):
+        chip.run(max_cycles=1_000_000)
+    # The tile it wrote to was built by the write, which landed.
+    assert (2, 2) in chip.tiles
+    got = np.frombuffer(chip.tile(2, 2).read(CHIP_DST, 64), np.uint32)
+    assert np.array_equal(got, word_data(16, 3) + np.uint32(1))
+
+
+def test_window_is_bounded_by_the_lookahead() -> None:
+    with pytest.raises(ValueError, match="lookahead"):
+        Chip("blackhole", window=20)
+
+
+def test_a_tile_of_a_chip_does_not_run_alone() -> None:
+    with pytest.raises(ValueError, match=r"Chip\.run"):
+        Chip("blackhole").tile(1, 2).run()
+
+
+def test_cycle_limit_names_the_tile_that_would_go_on(elfs) -> None:
+    with pytest.raises(CycleLimitExceeded, match=r"tile \((1, 2|10, 7|16, 11)\)") as caught:
+        _ring(elfs, RING, 48, 4, max_cycles=1500)
+    assert caught.value.cycle == 1500
