@@ -41,8 +41,9 @@ through the chip's :class:`Fabric` (its L1, and its MMIO registers for inline wr
 of the grid is Unimplemented, and a router with no endpoint behind it (in a chip) or coordinates
 outside the grid are :class:`NoEndpoint`. Supported: reads (split into 16 KiB packets),
 writes from L1 with a length or a byte-enable mask, inline writes to MMIO, atomic increment and the
-Zaamo atomics, and broadcast writes / atomics whose rectangle is this tile alone. Everything is checked
-before anything changes. Readings where the pages are silent:
+Zaamo atomics, broadcast writes from L1 to a rectangle of Tensix tiles (in a chip; on a lone tile
+the tile itself), and broadcast inline writes / atomics whose rectangle is this tile alone. Everything
+is checked before anything changes. Readings where the pages are silent:
 
 - A request leaves the NIU on the cycle ``NOC_CMD_CTRL`` is written; the "started" / "sent" / "accepted"
   counters and ``REQS_OUTSTANDING`` count it then. Packets of one NIU share its outgoing link (one
@@ -598,6 +599,39 @@ class Noc:
 
         return done
 
+    def _broadcast_targets(self, noc: int, hi: int, ctrl: int, what: str) -> list[Endpoint]:
+        """The receivers of a broadcast write to the rectangle in ``hi`` (RoutingPaths.md): every
+        Tensix tile in it, this one only with NOC_CMD_BRCST_SRC_INCLUDE; other tiles opt out. In a
+        chip any rectangle of the grid; on a lone tile, the tile itself."""
+        if self.fabric is None:
+            self._broadcast_target(noc, hi, ctrl, what)
+            return [Endpoint("tile")]
+        end, start = (hi & 0x3F, hi >> 6 & 0x3F), (hi >> 12 & 0x3F, hi >> 18 & 0x3F)
+        if start[0] > end[0] or start[1] > end[1]:
+            raise Unimplemented(
+                f"NoC #{noc} broadcast {what} to {start}..{end}: a rectangle whose start lies past its end "
+                "(wrapping around the torus) is not modelled",
+                value=hi,
+            )
+        if not (end[0] < self.facts.width and end[1] < self.facts.height):
+            raise NoEndpoint(
+                f"NoC #{noc} broadcast {what} to {start}..{end}, outside the "
+                f"{self.facts.width}x{self.facts.height} grid",
+                value=hi,
+            )
+        own = self.coordinates(noc)
+        targets = []
+        for y in range(start[1], end[1] + 1):
+            for x in range(start[0], end[0] + 1):
+                if (x, y) == own:
+                    if ctrl & CMD_BRCST_SRC_INCLUDE:
+                        targets.append(Endpoint("tile"))
+                    continue
+                noc0 = self.coordinates(noc, (x, y))
+                if self.fabric.endpoint_kind(noc0) == "tensix":
+                    targets.append(Endpoint("remote", hops=self.hops(noc, own, (x, y)), xy=noc0))
+        return targets
+
     def _broadcast_target(self, noc: int, hi: int, ctrl: int, what: str) -> None:
         """A broadcast rectangle must be this tile alone, with the initiator included."""
         end, start = (hi & 0x3F, hi >> 6 & 0x3F), (hi >> 12 & 0x3F, hi >> 18 & 0x3F)
@@ -620,10 +654,11 @@ class Noc:
             return self._plan_inline(noc, f, cycle, marked, txn)
         self._own(noc, f[TARG_HI], "write source (NOC_TARG_ADDR_HI)")
         if ctrl & CMD_BRCST_PACKET:
-            self._broadcast_target(noc, f[RET_HI], ctrl, "write")
-            target = Endpoint("tile")
+            targets = self._broadcast_targets(noc, f[RET_HI], ctrl, "write")
         else:
-            target = self.endpoint(noc, f[RET_HI], "write destination (NOC_RET_ADDR_HI)")
+            targets = [self.endpoint(noc, f[RET_HI], "write destination (NOC_RET_ADDR_HI)")]
+        # (Every receiver of a broadcast is a Tensix tile: one check covers them all.)
+        target = targets[0] if targets else Endpoint("tile")
         src = f[TARG_LO]
         dst = f[RET_LO] | f[RET_MID] << 32
         if f[TARG_MID]:
@@ -641,9 +676,15 @@ class Noc:
             self._check(target, dst, size, "write destination")
             pieces = [(k, min(NOC.max_packet_bytes, size - k)) for k in range(0, size, NOC.max_packet_bytes)]
         packets = len(pieces)
-        loop = target.kind != "dram"  # the far NIU's counters count it (this tile's, or a remote tile's)
-        own = target.kind == "tile"
-        back = 0 if own else self._return_hops(noc, f[RET_HI] if not ctrl & CMD_BRCST_PACKET else 0)
+        own = self.coordinates(noc)
+        # Hops of each receiver's acknowledgement back to this tile.
+        backs = [
+            0 if t.kind == "tile" else self._return_hops(noc, f[RET_HI]) if t.kind == "dram" else
+            self.hops(noc, self.coordinates(noc, t.xy), own)
+            for t in targets
+        ]  # fmt: skip
+        # Each receiver acknowledges each packet (tt-metal's multicast barrier counts one per receiver).
+        acks = packets * len(targets)
 
         def run() -> None:
             changes = [
@@ -652,19 +693,22 @@ class Noc:
                 (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, packets),
             ]
             if marked:
-                changes.append((MST_REQS_OUTSTANDING_ID + txn, packets))
+                changes.append((MST_REQS_OUTSTANDING_ID + txn, acks))
             self._count(noc, cycle, *changes)
             for offset, length in pieces:
                 data = self.tile.l1[src + offset : src + offset + length].tobytes()
                 flits = self.flits(length)
                 left = max(cycle, self.tx_free[noc]) + 1 + flits
                 self.tx_free[noc] = left
-                arrive = left + self._latency(target.hops) + self._access(target)
                 self.schedule(left, self._write_left(noc, txn, marked, flits))
-                arrived = self._write_arrived(noc, target, dst + offset, data, mask, marked, loop)
-                self._at(target, arrive, arrived)
-                if marked:
-                    self.schedule(arrive + self._latency(back), self._acked(noc, txn))
+                for target, back in zip(targets, backs, strict=True):
+                    # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's.
+                    loop = target.kind != "dram"
+                    arrive = left + self._latency(target.hops) + self._access(target)
+                    arrived = self._write_arrived(noc, target, dst + offset, data, mask, marked, loop)
+                    self._at(target, arrive, arrived)
+                    if marked:
+                        self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
         return run
 

@@ -24,6 +24,7 @@ from tensixsim.noc import (
     CMD_WR,
     CMD_WR_BE,
     CTRL,
+    MST_WR_ACK_RECEIVED,
     RET_HI,
     RET_LO,
     TARG_HI,
@@ -423,3 +424,49 @@ def test_cycle_limit_names_the_tile_that_would_go_on(elfs) -> None:
     with pytest.raises(CycleLimitExceeded, match=r"tile \((1, 2|10, 7|16, 11)\)") as caught:
         _ring(elfs, RING, 48, 4, max_cycles=1500)
     assert caught.value.cycle == 1500
+
+
+# ---------------------------------------------------------------------------- multicast
+
+
+def _multicast(elfs, sender, rect, receivers, include_self=False, n=64, quantum=2000):
+    """The sender multicasts n words and a go flag to rect; each of ``receivers`` (in order: slot k)
+    scales the words by k + 2 and writes them back into the sender's slot k."""
+    chip = Chip("blackhole", quantum=quantum)
+    tile = chip.tile(*sender)
+    tile.load_elf("brisc", elfs["mcast_sender"])
+    data = word_data(n, 11)
+    tile.write(CHIP_SRC, data)
+    reached = len(receivers) + int(include_self)
+    args = [*rect[0], *rect[1], n, reached, int(include_self), len(receivers)]
+    tile.write(CHIP_ARGS, np.array(args, np.uint32))
+    for k, xy in enumerate(receivers):
+        other = chip.tile(*xy)
+        other.load_elf("brisc", elfs["mcast_receiver"])
+        other.write(CHIP_ARGS, np.array([*sender, n, k], np.uint32))
+    result = chip.run(max_cycles=2_000_000)
+    return chip, tile, data, result
+
+
+def test_a_multicast_reaches_every_tensix_tile_of_the_rectangle(elfs) -> None:
+    receivers = [(3, 4), (4, 4), (3, 5), (4, 5)]
+    chip, tile, data, result = _multicast(elfs, (1, 2), ((3, 4), (4, 5)), receivers)
+    for k, xy in enumerate(receivers):
+        assert np.array_equal(np.frombuffer(chip.tile(*xy).read(CHIP_DST, data.nbytes), np.uint32), data)
+        back = np.frombuffer(tile.read(CHIP_DST + 0x4000 + k * data.nbytes, data.nbytes), np.uint32)
+        assert np.array_equal(back, data * np.uint32(k + 2))
+    # Two multicasts, each acknowledged by all four receivers (their results are their own writes).
+    assert chip.tile(1, 2).noc.counters[0][MST_WR_ACK_RECEIVED] == 8
+    assert result.cycles == _multicast(elfs, (1, 2), ((3, 4), (4, 5)), receivers, quantum=300)[3].cycles
+
+
+def test_non_tensix_tiles_opt_out_and_the_sender_only_with_src_include(elfs) -> None:
+    # Columns 8 (routers, L2CPU) and 9 (DRAM) lie in the rectangle; only (7, 4) receives. The
+    # sender (7, 5) is in it too and receives only with NOC_CMD_BRCST_SRC_INCLUDE.
+    for include in (False, True):
+        chip, tile, data, _ = _multicast(elfs, (7, 5), ((7, 4), (9, 5)), [(7, 4)], include_self=include)
+        assert np.array_equal(np.frombuffer(chip.tile(7, 4).read(CHIP_DST, data.nbytes), np.uint32), data)
+        own = np.frombuffer(tile.read(CHIP_DST, data.nbytes), np.uint32)
+        assert np.array_equal(own, data) == include
+        assert chip.tile(7, 5).noc.counters[0][MST_WR_ACK_RECEIVED] == 2 * (1 + include)
+        assert sorted(chip.tiles) == [(7, 4), (7, 5)]  # nothing built for the tiles that opt out

@@ -539,7 +539,8 @@ CHIP_OUT = 0x38000
 
 
 def build_chip_examples(*, build_dir: Path | None = None, arch: str = "blackhole") -> dict[str, Path]:
-    """BRISC programs of the chip examples: "pair_a", "pair_b" (two tiles), "ring" (any count)."""
+    """BRISC programs of the chip examples: "pair_a", "pair_b" (two tiles), "ring" (any count),
+    "mcast_sender", "mcast_receiver" (one tile multicasting to a rectangle)."""
     root = _root(build_dir)
     return {
         name: build(
@@ -549,7 +550,7 @@ def build_chip_examples(*, build_dir: Path | None = None, arch: str = "blackhole
             arch=arch,
             build_dir=root,
         )
-        for name in ("pair_a", "pair_b", "ring")
+        for name in ("pair_a", "pair_b", "ring", "mcast_sender", "mcast_receiver")
     }
 
 

@@ -33,6 +33,8 @@
 #define NOC_CMD_WR 0x2u
 #define NOC_CMD_WR_INLINE (1u << 3)
 #define NOC_CMD_RESP_MARKED (1u << 4)
+#define NOC_CMD_BRCST_PACKET (1u << 5)
+#define NOC_CMD_BRCST_SRC_INCLUDE (1u << 17)
 /* Atomic increment of a whole 32-bit word (IntWidth 31) at word Ofs of the 16-byte line. */
 #define NOC_AT_INCREMENT(ofs) ((1u << 12) | (31u << 2) | ((ofs) & 3u))
 
@@ -71,6 +73,18 @@ static inline void noc_request(uint32_t targ, uint32_t targ_hi, uint32_t ret, ui
 static inline void noc_write(uint32_t src, uint32_t x, uint32_t y, uint32_t dst, uint32_t len)
 {
     noc_request(src, noc_own_xy(), dst, noc_xy(x, y), NOC_CMD_WR | NOC_CMD_RESP_MARKED, len, 0u);
+}
+
+/* Write len bytes from this tile's L1 at src to dst in every Tensix tile of the rectangle
+ * (x0, y0)..(x1, y1) (this tile too with include_self); each receiver acknowledges it. The
+ * rectangle goes in NOC_RET_ADDR_HI: its end in bits 0..11, its start in bits 12..23. */
+static inline void noc_write_multicast(uint32_t src, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
+                                       uint32_t dst, uint32_t len, int include_self)
+{
+    uint32_t ctrl = NOC_CMD_WR | NOC_CMD_RESP_MARKED | NOC_CMD_BRCST_PACKET;
+    if (include_self)
+        ctrl |= NOC_CMD_BRCST_SRC_INCLUDE;
+    noc_request(src, noc_own_xy(), dst, noc_xy(x1, y1) | noc_xy(x0, y0) << 12, ctrl, len, 0u);
 }
 
 /* Read len bytes from (x, y)'s memory at src into this tile's L1 at dst. */
