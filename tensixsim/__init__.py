@@ -14,7 +14,8 @@ from tensixsim.errors import (
     UndefinedBehavior,
     Unimplemented,
 )
-from tensixsim.tile import CoreStats, RunResult, Tile
+from tensixsim.results import CoreStats, RunResult
+from tensixsim.tile import Tile
 
 __all__ = [
     "ArchitectureMismatch",

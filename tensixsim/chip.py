@@ -33,9 +33,10 @@ from tensixsim.arch import get_arch
 from tensixsim.dram import Dram
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock
 from tensixsim.noc import REMOTE_ORDER, Noc, RemoteAction
+from tensixsim.results import RunResult
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.frontend import NEVER, Engine
-from tensixsim.tile import RunResult, Tile
+from tensixsim.tile import Tile
 from tensixsim.timing import DEFAULT_QUANTUM, NOC
 
 XY = tuple[int, int]

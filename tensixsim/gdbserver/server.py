@@ -18,9 +18,10 @@ from tensixsim.errors import InvalidProgram, MemoryFault, RunStopped, SimError
 from tensixsim.gdbserver import rsp
 from tensixsim.gdbserver.monitor import MonitorError, monitor
 from tensixsim.gdbserver.target import PC_REGISTER, REGISTER_COUNT, StopEvent, TargetError, TileTarget, Watch
+from tensixsim.results import RunResult
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.cpu import ABI_NAMES
-from tensixsim.tile import RunResult, Tile
+from tensixsim.tile import Tile
 
 SIGINT, SIGILL, SIGTRAP, SIGABRT, SIGSEGV = 2, 4, 5, 6, 11
 E_INVALID, E_THREAD, E_MEMORY = b"E16", b"E03", b"E0e"  # EINVAL, ESRCH, EFAULT

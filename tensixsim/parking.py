@@ -1,0 +1,197 @@
+"""Parking poll loops, and keeping L1 writes coherent with what cores execute and poll.
+
+A core that keeps repeating a loop which polls memory and changes nothing is parked (``WAITING``)
+until what it reads changes: the L1 pages it reads are write-protected in every other core, so the
+store that could end the wait wakes it at the writer's cycle (``protected_write``); register writes
+and coprocessor changes wake it the same way (``register_written``, ``coprocessor_changed``). A
+parked loop resumed at a cycle counts the iterations in between as run, so parking changes no cycle
+and no instruction count of the program. The same page protection keeps code coherent: a store into
+a page some core executes drops that core's translated code.
+
+:class:`Parking` is a part of :class:`~tensixsim.tile.Tile` (it works on the tile's cores and L1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tensixsim.memory import PAGE, Register
+from tensixsim.riscv.core import Core, CoreState
+
+
+class Parking:
+    """Poll-loop parking and L1 write coherence of :class:`~tensixsim.tile.Tile` (see the module)."""
+
+    def _try_park(self, core: Core) -> None:
+        """Park ``core`` if the loop it keeps repeating polls memory and can change nothing.
+
+        One probe iteration must store nothing, cause no side effect, read only L1 or watchable
+        registers and leave the core's registers as they were: the loop is then at a fixed point until
+        what it reads changes. The L1 pages it reads are write-protected in every other core, so the
+        store that could end the wait wakes it at the writer's cycle (see protected_write); register
+        writes and coprocessor changes wake it the same way (register_written, coprocessor_changed).
+        """
+        entry = core.loop_entry_cycle()
+        before = core.fingerprint()
+        effects = self._side_effects
+        start = core.time
+        reads, wrote, back = core.probe_iteration()
+        if self.debugger is not None and self.debugger.cut(core):
+            # The probe is real execution: a breakpoint in it stops the tile there. The loop is
+            # then not known to poll; parking it or not gives the same cycles.
+            core.mark_busy_loop()
+            if core.error is None and core.state is CoreState.RUNNING:
+                self._protect_new_code(core)
+                self.debugger.stopped(core)
+            return
+        if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
+            return  # cut short (a synchronisation point): look again later
+        l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
+        # Registers by their word address (a narrow load reads part of one).
+        registers = {a & ~3: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
+        watchable = all(r is not None and r.watch for r in registers.values())
+        pure = back and not wrote and effects == self._side_effects
+        if not (reads and pure and watchable and core.fingerprint() == before):
+            core.mark_busy_loop()
+            return
+        core.state = CoreState.WAITING
+        core.watch = sorted(set(l1))
+        core.watch_registers = {a: r.watch for a, r in registers.items() if r is not None and r.watch}
+        core.fixed_point_cycle = entry + (core.time - start)  # one iteration after loop entry
+        polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
+        polled += [f"register 0x{a:08x}" for a in core.watch_registers]
+        core.wait_reason = "polls " + ", ".join(polled)
+        if self.events is not None:
+            self.events.core_waits_from(core.name, entry, "parked: " + core.wait_reason)
+        for page in {a // PAGE for a, _ in core.watch}:
+            self._refresh_protection(page)
+
+    def _register_at(self, core: Core, address: int) -> Register | None:
+        for region in core.regions:
+            if region.contains(address):
+                return region.register_at(address)
+        return None
+
+    def register_written(self, address: int, cycle: int, writer: Core | None = None) -> None:
+        """``writer`` (None: an agent that acts before the cores, the NoC) wrote an MMIO register at
+        ``cycle``: wake the cores polling it."""
+        self.note_side_effect()
+        for core in self.cores:
+            if core.state is CoreState.WAITING and address in core.watch_registers:
+                # A read at cycle c sees the write when the write goes first: cores act in (cycle,
+                # index) order (may_sync), the NoC before any core at its cycle (deliver).
+                first = cycle + 1 if writer is not None and writer.index > core.index else cycle
+                self._wake(core, first, (address,), ("core", writer.name) if writer is not None else ("noc",))
+
+    def coprocessor_changed(self, cycle: int) -> None:
+        """Coprocessor state changed at ``cycle``: wake the cores polling registers that reflect it
+        (a read at a later cycle sees it: it brings the coprocessor up to its own cycle first)."""
+        for core in self.cores:
+            if core.state is CoreState.WAITING and "coprocessor" in core.watch_registers.values():
+                registers = tuple(a for a, how in core.watch_registers.items() if how == "coprocessor")
+                self._wake(core, cycle + 1, registers, ("coprocessor",))
+
+    def _l1_value(self, address: int, size: int) -> int:
+        return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
+
+    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = (), by: tuple = ("host",)) -> None:
+        """Resume a parked core as if it had seen the change at ``cycle``.
+
+        A change to ``registers`` the loop reads is seen by the first read at or after ``cycle``: the
+        core resumes at the head of that iteration, the iterations before it counted as run, so the
+        cycles and instructions are those of running the loop. A change to polled L1 (which a running
+        loop reads without synchronising) resumes the loop at ``cycle``, or one iteration after it was
+        first entered if that is later.
+        """
+        pages = {a // PAGE for a, _ in core.watch}
+        self.wakes += 1
+        core.state = CoreState.RUNNING
+        core.watch = []
+        core.watch_registers = {}
+        offsets = [core.poll_reads[a] for a in registers if a in core.poll_reads]
+        if offsets and core.poll_period > 0:
+            core.skip_iterations(max(0, -(-(cycle - core.time - min(offsets)) // core.poll_period)))
+        else:
+            target = max(core.fixed_point_cycle, cycle)
+            if target < core.time:
+                core.rewind(target)
+            else:
+                core.time = target
+            # Nothing the loop had in flight is still pending at an arbitrary resume cycle (the same
+            # rule wherever the loop was parked, so the cycles do not depend on the quantum).
+            core.hooks.reset_timing()
+        if self.events is not None:
+            self.events.core_woken(core.name, core.time, by, cycle)
+        for page in pages:
+            self._refresh_protection(page)
+
+    def _protect_new_code(self, core: Core) -> None:
+        for page in core.new_code_pages():
+            self._refresh_protection(page)
+
+    def pipe_watches_l1(self, span: tuple[int, int]) -> None:
+        """A coprocessor instruction waits on L1 bytes a core may store to: catch those stores."""
+        self._refresh_protection(span[0] // PAGE)
+
+    def _refresh_protection(self, page: int) -> None:
+        """Protect ``page`` in every core but those that own its code or watch it.
+
+        A page a blocked coprocessor instruction waits on, or that holds a print buffer (so the
+        store completing a print is seen at its cycle), is protected in every core.
+        """
+        if page in getattr(self.backend, "l1_watched_pages", set)() or (
+            self.prints is not None and page in self.prints.pages
+        ):
+            for core in self.cores:
+                core.set_protected(page, True)
+            return
+        interested = {c.index for c in self.cores if page in c.known_code_pages}
+        interested |= {
+            c.index
+            for c in self.cores
+            if c.state is CoreState.WAITING and any(a // PAGE == page for a, _ in c.watch)
+        }
+        for core in self.cores:
+            core.set_protected(page, bool(interested - {core.index}))
+
+    def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
+        """``writer`` stored into a protected L1 page: drop stale code, wake pollers, read a print
+        the store completed."""
+        self._l1_written(address, size, cycle, refresh=True, by=("core", writer.name))
+        if self.prints is not None:
+            self.prints.stored(self, address, size, cycle)
+
+    def l1_store(self, address: int, data: bytes, cycle: int, by: tuple = ("coprocessor",)) -> None:
+        """A store into L1 by an agent other than a core (``by``: the coprocessor, or ("noc",))."""
+        self.l1[address : address + len(data)] = np.frombuffer(data, np.uint8)
+        self._l1_written(address, len(data), cycle, by=by)
+
+    def coprocessor_wrote_l1(self, address: int, size: int, cycle: int) -> None:
+        """The coprocessor's native engine already stored ``size`` bytes at ``address`` (at ``cycle``):
+        do what :meth:`l1_store` does after storing."""
+        self._l1_written(address, size, cycle)
+
+    def _l1_written(
+        self, address: int, size: int, cycle: int, refresh: bool = False, by: tuple = ("coprocessor",)
+    ) -> None:
+        """Bytes of L1 changed: wake their pollers, drop stale code, tell the pipes. ``refresh``: also
+        bring the pages' write protection up to date when nobody's interest in them changed (a store
+        that took the protected path may have found it stale)."""
+        l1_written = getattr(self.backend, "l1_written", None)
+        if l1_written is not None:
+            l1_written(address, size, cycle)
+        end = address + size
+        pages = range(address // PAGE, (end - 1) // PAGE + 1)
+        changed = refresh  # who is interested in these pages: only then can their protection change
+        for core in self.cores:
+            if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
+                self._wake(core, cycle + 1, by=by)
+                changed = True
+            for page in pages:
+                if page in core.known_code_pages:
+                    core.forget_code(page)
+                    changed = True
+        if changed:
+            for page in pages:
+                self._refresh_protection(page)
+        self.note_side_effect()

@@ -1,0 +1,92 @@
+"""What a run reports: per core, per pipe and per unit, and a readable summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tensixsim.bottleneck import Bottleneck
+    from tensixsim.events import EventLog
+
+
+@dataclass(frozen=True)
+class CoreStats:
+    name: str
+    state: str
+    pc: int
+    cycles: int
+    instructions: int
+    tensix_pushed: int
+    exit_code: int | None
+
+
+@dataclass(frozen=True)
+class PipeStats:
+    """One coprocessor pipe: instructions issued and cycles stalled, by the stalled instruction."""
+
+    thread: int
+    issued: int
+    stalled: dict[str, int]
+
+
+@dataclass(frozen=True)
+class UnitStats:
+    """One coprocessor unit: instructions retired and cycles occupied."""
+
+    name: str
+    instructions: int
+    busy_cycles: int
+
+
+@dataclass(frozen=True)
+class RunResult:
+    cycles: int
+    cores: dict[str, CoreStats]
+    pipes: tuple[PipeStats, ...] = ()
+    units: dict[str, UnitStats] = field(default_factory=dict)
+    interrupted: bool = False  # the run was stopped on request before its cores finished
+
+    # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
+    events: EventLog | None = field(default=None, compare=False, repr=False)
+
+    def bottleneck(self) -> Bottleneck:
+        """What bounded the run: the critical path through the recorded wait edges, walked back from
+        the end (see tensixsim.bottleneck). Needs a run with ``observe=True`` or ``trace=...``."""
+        if self.events is None:
+            raise ValueError("bottleneck() needs the run's events: Tile.run(..., observe=True) or trace=PATH")
+        from tensixsim.bottleneck import critical_path
+
+        return critical_path(self.events)
+
+    def summary(self, clock_hz: int | None = None) -> str:
+        """A readable per-core table."""
+        lines = [
+            f"{'core':8} {'state':9} {'pc':>10} {'cycles':>10} {'instret':>10} {'tensix':>8} {'exit':>6}"
+        ]
+        for stats in self.cores.values():
+            exit_code = "" if stats.exit_code is None else str(stats.exit_code)
+            lines.append(
+                f"{stats.name:8} {stats.state:9} 0x{stats.pc:08x} {stats.cycles:>10} "
+                f"{stats.instructions:>10} {stats.tensix_pushed:>8} {exit_code:>6}"
+            )
+        total = f"total: {self.cycles} cycles"
+        if self.interrupted:
+            total += " (interrupted)"
+        if clock_hz:
+            total += f" ({self.cycles / clock_hz * 1e6:.2f} us at {clock_hz / 1e9:g} GHz)"
+        lines.append(total)
+        if any(p.issued for p in self.pipes):
+            lines += ["", f"{'pipe':8} {'issued':>10} {'stalled':>10}  stalled on"]
+            for pipe in self.pipes:
+                top = sorted(pipe.stalled.items(), key=lambda kv: -kv[1])[:3]
+                where = ", ".join(f"{name} {cycles}" for name, cycles in top)
+                lines.append(f"{pipe.thread:<8} {pipe.issued:>10} {sum(pipe.stalled.values()):>10}  {where}")
+        if self.units:
+            lines += ["", f"{'unit':8} {'instrs':>10} {'busy':>10} {'busy %':>7}"]
+            for unit in sorted(self.units.values(), key=lambda u: -u.busy_cycles):
+                share = 100 * unit.busy_cycles / self.cycles if self.cycles else 0.0
+                lines.append(f"{unit.name:8} {unit.instructions:>10} {unit.busy_cycles:>10} {share:>6.1f}%")
+        if self.events is not None:
+            lines += ["", self.bottleneck().text()]
+        return "\n".join(lines)

@@ -1,0 +1,280 @@
+"""The tile's scheduler: which core runs next, how far, and when a run is over.
+
+Scheduling is deterministic and loosely timed. The core with the earliest local cycle runs next (ties
+go to the lower core index) for at most one quantum. Accesses to shared MMIO state are
+synchronisation points: a core reaching one ahead of another running core stops, and retries when it
+is the earliest again (``may_sync``), so those accesses happen in global cycle order; the coprocessor
+is brought up to a core's cycle before it reads or writes coprocessor state (``sync_coprocessor``).
+A run ends when every released core finished, with :class:`~tensixsim.errors.Deadlock` when no core
+can make progress any more, or :class:`~tensixsim.errors.CycleLimitExceeded`.
+
+:class:`Scheduler` is a part of :class:`~tensixsim.tile.Tile` (it works on the tile's cores, backend
+and clock); poll loops are parked by :mod:`tensixsim.parking`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, RunInterrupted
+from tensixsim.riscv.core import Core, CoreState
+from tensixsim.tensix.frontend import NEVER, Engine
+
+if TYPE_CHECKING:
+    from tensixsim.progress import ProgressLine
+
+# A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
+# with no side effect in between, is spinning. When every live core spins and memory did not change
+# across two such observations, nothing can ever change: deadlock.
+_SPIN_HISTORY = 64
+
+
+class Scheduler:
+    """The scheduler of :class:`~tensixsim.tile.Tile` (see the module's docstring)."""
+
+    def _schedule(self, max_cycles: int, progress: ProgressLine | None = None) -> None:
+        history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
+        spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
+        spin_digest: int | None = None  # memory digest, taken once the marks repeat
+        while True:
+            if self._interrupt:
+                self._interrupt = False
+                result = replace(self.result(), interrupted=True)
+                raise RunInterrupted(
+                    f"interrupted at cycle {result.cycles}", cycle=result.cycles, result=result
+                )
+            if progress is not None:
+                progress.update(self)
+            running = [c for c in self.cores if c.state is CoreState.RUNNING]
+            if running and self.noc is not None and self.noc.pending:
+                # NoC transfers due before the earliest core acts complete first (they may wake it).
+                self.noc.deliver(min(c.time for c in running))
+                running = [c for c in self.cores if c.state is CoreState.RUNNING]
+            if not running:
+                # No core can push any more before one wakes: let the backend run on, up to the limit.
+                woke = self.wakes
+                self._advance_to_limit(max_cycles)
+                if self.wakes != woke:
+                    continue
+                if self.noc is not None and self.noc.pending:
+                    due = self.noc.next_event()
+                    if due >= max_cycles:
+                        raise CycleLimitExceeded(
+                            f"cycle limit {max_cycles} reached; a NoC transfer is due at cycle {due}",
+                            cycle=max_cycles,
+                            cores=self._core_wheres(),
+                        )
+                    self.noc.deliver(due)  # the next transfer may wake a core
+                    continue
+                waiting = [c for c in self.cores if c.state is CoreState.WAITING]
+                if waiting or self.backend.blocked_pipes():
+                    raise self._deadlock(waiting, {})
+                return
+            core = min(running, key=lambda c: (c.time, c.index))
+            if core.time >= max_cycles:
+                raise CycleLimitExceeded(
+                    f"cycle limit {max_cycles} reached; " + self._where(),
+                    cycle=core.time,
+                    cores=self._core_wheres(),
+                )
+            effects_before = self._side_effects
+            budget = min(self.quantum, max_cycles - core.time)
+            if self.debugger is None:
+                core.run_slice(budget)
+            else:
+                self._debugged_slice(core, budget)
+            self._protect_new_code(core)
+            if self.prints is not None:
+                self.prints.poll(self, core.name, core.time)
+            if core.error is None:
+                self._advance_backend()
+            if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
+                if self.park_polls:
+                    self._try_park(core)
+                else:
+                    core.mark_busy_loop()
+            if core.error is not None:
+                error, core.error = core.error, None
+                raise error
+            if core.state is CoreState.WAITING:
+                if self.events is not None:
+                    self.events.core_waits_from(core.name, core.time, core.wait_reason)
+                continue
+            # Spin detection: only slices that ran to the quantum without side effects count.
+            if core.state is not CoreState.RUNNING or self._side_effects != effects_before:
+                history[core.name].clear()
+                spin_marks = spin_digest = None
+                continue
+            seen = history[core.name]
+            fingerprint = core.fingerprint()
+            spinning = fingerprint in seen
+            seen.append(fingerprint)
+            del seen[:-_SPIN_HISTORY]
+            if not spinning:
+                continue
+            live = [c for c in self.cores if c.state is CoreState.RUNNING]
+            if not all(history[c.name] and history[c.name][-1] in history[c.name][:-1] for c in live):
+                continue
+            marks = (self._side_effects, self.coprocessor.version)
+            # A pipe that can still issue (a busy unit, a timed wait) may yet change what they poll.
+            backend_moves = isinstance(self.backend, Engine) and self.backend.can_progress()
+            if spin_marks == marks and not (self.noc is not None and self.noc.pending) and not backend_moves:
+                # Nothing else moved either: a deadlock if memory did not change since the last look
+                # (hashing all of L1 costs milliseconds, so only once the cheap marks repeat).
+                digest = self._memory_digest()
+                if digest == spin_digest:
+                    raise self._deadlock(live, history)
+                spin_digest = digest
+            else:
+                spin_digest = None
+            spin_marks = marks
+            for c in live:
+                history[c.name] = history[c.name][-1:]
+
+    def _debugged_slice(self, core: Core, budget: int) -> None:
+        """One slice under a debugger: a slice it cuts short (a breakpoint, a single step, a
+        watchpoint) waits for the debugger, then runs on to where it would have ended, so the cores
+        run in the same order and the cycles are those of a run without it."""
+        end = core.time + budget
+        core.run_slice(budget)
+        debugger = self.debugger
+        while debugger is not None and debugger.cut(core):
+            if core.error is not None or core.state is not CoreState.RUNNING:
+                break
+            self._protect_new_code(core)
+            debugger.stopped(core)
+            # At least the rest of the block the cut was in (a new slice only stops at a block).
+            core.run_slice(max(1, end - core.time), carry=True)
+            debugger = self.debugger
+        if debugger is not None:
+            debugger.slice_done(core)
+
+    def _advance_to_limit(self, max_cycles: int) -> None:
+        """With no core running: everything the backend does before ``max_cycles``; CycleLimitExceeded
+        if it would still go on after it (a long MOP expansion the last core left behind)."""
+        backend = self.backend
+        if not isinstance(backend, Engine):
+            backend.advance_to(NEVER)
+            return
+        reached = backend.cycle
+        woke = self.wakes
+        backend.advance_to(max_cycles)
+        if self.wakes != woke:
+            return
+        if backend.can_progress():
+            busy = [f"pipe {p.thread} ({p.issued} issued)" for p in backend.pipes if not p.idle]
+            raise CycleLimitExceeded(
+                f"cycle limit {max_cycles} reached; the coprocessor still has work: " + ", ".join(busy),
+                cycle=max_cycles,
+                cores=self._core_wheres(),
+            )
+        # Nothing issues any more: finish as an unbounded run does (work SFPLOADMACRO scheduled runs
+        # out), and leave the clock where that would.
+        backend.cycle = reached
+        backend.advance_to(NEVER)
+
+    def _advance_backend(self) -> None:
+        """Let the backend run up to the earliest running core (no core can push before it)."""
+        if self.backend.idle:
+            return
+        running = [c.time for c in self.cores if c.state is CoreState.RUNNING]
+        if running:
+            self.backend.advance_to(min(running))
+
+    def horizon(self, exclude: Core) -> int:
+        """The earliest cycle at which a running core other than ``exclude`` can still act."""
+        return min(
+            (c.time for c in self.cores if c is not exclude and c.state is CoreState.RUNNING), default=NEVER
+        )
+
+    def sync_coprocessor(self, cycle: int) -> None:
+        """Bring the coprocessor up to ``cycle`` before a core reads or writes its state."""
+        self.backend.advance_to(cycle)
+
+    def may_sync(self, core: Core, cycle: int) -> bool:
+        """True when no other running core is still behind ``cycle``."""
+        key = (cycle, core.index)
+        return all(
+            (other.time, other.index) > key
+            for other in self.cores
+            if other is not core and other.state is CoreState.RUNNING
+        )
+
+    def note_side_effect(self, count: int = 1) -> None:
+        self._side_effects += count
+
+    def _memory_digest(self) -> int:
+        digest = zlib.crc32(self.l1)
+        for ram in self.local_ram.values():
+            digest = zlib.crc32(ram, digest)
+        return digest
+
+    def _where(self) -> str:
+        return "; ".join(f"{c.name} {c.state.value} pc=0x{c.pc:08x} cycle={c.time}" for c in self.cores)
+
+    def _core_wheres(self, polls: dict[str, str] | None = None) -> tuple[CoreWhere, ...]:
+        """Each core's name, state, pc, cycle and what it waits on (``polls``: what spinning cores read)."""
+        polls = polls or {}
+        return tuple(
+            CoreWhere(
+                c.name,
+                c.state.value,
+                c.pc,
+                c.time,
+                c.wait_reason if c.state is CoreState.WAITING else polls.get(c.name, ""),
+            )
+            for c in self.cores
+        )
+
+    def _deadlock(self, stuck: Sequence[Core], history: dict[str, list[tuple[int, ...]]]) -> Deadlock:
+        parts = []
+        polls: dict[str, str] = {}
+        for core in stuck:
+            if core.state is CoreState.WAITING:
+                parts.append(f"{core.name} pc=0x{core.pc:08x} waits: {core.wait_reason}")
+            elif core.state is not CoreState.RUNNING:
+                continue
+            else:
+                polled = ", ".join(f"0x{a:08x}" for a in self._polled_addresses(core)) or "nothing"
+                polls[core.name] = f"spins reading {polled}"
+                parts.append(f"{core.name} spins at pc=0x{core.pc:08x} reading {polled}")
+        for pipe in self.backend.blocked_pipes():
+            source = pipe.source
+            where = f" (pushed by {source.core} pc=0x{source.pc:08x})" if source else ""
+            parts.append(f"pipe {pipe.thread} blocked since cycle {pipe.blocked_at} at {pipe.blocked}{where}")
+        return Deadlock(
+            "no core can make progress: " + "; ".join(parts), cycle=self.cycle, cores=self._core_wheres(polls)
+        )
+
+    def _polled_addresses(self, core: Core) -> list[int]:
+        """Run a spinning core briefly with a read hook to learn what it polls."""
+        from unicorn import unicorn_const as ucc
+
+        seen: list[int] = []
+
+        def on_read(uc, access, address, size, value, user_data):
+            if address not in seen:
+                seen.append(address)
+
+        handle = core.uc.hook_add(ucc.UC_HOOK_MEM_READ, on_read)
+        try:
+            core.run_slice(64)
+        finally:
+            core.uc.hook_del(handle)
+            core.error = None
+        return [a for a in seen if not self.arch.local_ram_base <= a < self.arch.local_ram_base + 0x2000][
+            :4
+        ] or seen[:4]
+
+    def sync_limit(self, core: Core) -> int:
+        """The latest cycle at which ``core`` may synchronise (may_sync) while no other core moves."""
+        limit = NEVER
+        index = core.index
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING:
+                # (cycle, index) must stay below the other core's (time, index).
+                limit = min(limit, other.time if index < other.index else other.time - 1)
+        return limit
