@@ -9,10 +9,11 @@ named by runtime arguments.
 
 Kernels see the SDK's headers (``tensixsim/sdk/include``) and these macros, taken from the firmware
 of the core they are built for: ``NUM_DRAM_BANKS`` (data-movement cores), ``OPERAND_START_STREAM``
-(the stream of circular buffer 0), and ``NOC_INDEX``, the NoC tt-metal gives the core's kernel by
-default (NoC 0 for BRISC, the writer; NoC 1 for NCRISC, the reader). ``metal.h`` declares the
-firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it with the firmware's DWARF
-before anything is built.
+(the stream of circular buffer 0), ``NOC_INDEX``, the NoC tt-metal gives the core's kernel by
+default (NoC 0 for BRISC, the writer; NoC 1 for NCRISC, the reader), and ``DPRINT_BUFFER``, the L1
+address of the core's DPRINT buffer where the firmware has per-core ones (``metal_dprint.h``).
+``metal.h`` declares the firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it
+with the firmware's DWARF before anything is built.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from tensixsim.arch import get_arch
 from tensixsim.errors import InvalidProgram
-from tensixsim.metal.firmware import LoadedFirmware
+from tensixsim.metal.firmware import LoadedFirmware, print_buffers
 from tensixsim.sdk.build import BuildError, arch_flags, find_toolchain
 
 FIRMWARE_SYMBOLS = (
@@ -94,6 +95,8 @@ def build_kernel(
         macros["NUM_DRAM_BANKS"] = str(debug.array_length("dram_bank_to_noc_xy") // 2)
     if core in DEFAULT_NOC:
         macros["NOC_INDEX"] = str(DEFAULT_NOC[core])
+    if debug.has_field("mailboxes_t", "dprint_buf.data[0].aux.wpos"):  # per-core DPRINT buffers
+        macros["DPRINT_BUFFER"] = f"0x{print_buffers(loaded)[core].address:x}u"
     macros.update({k: str(v) for k, v in (defines or {}).items()})
     flags = [*arch_flags(get_arch("blackhole")), *CFLAGS, f"-I{INCLUDE}", f"-I{source.parent}"]
     flags += [f"-D{k}={v}" for k, v in sorted(macros.items())]
