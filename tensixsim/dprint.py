@@ -19,7 +19,8 @@ every slice and at the end of a run, for buffers written by other means.) The SD
 the same records into buffers of its own (:data:`tensixsim.sdk.layout.DPRINT_BASE`).
 
 Newer tt-metal (``DEVICE_PRINT``, one buffer for all five cores and format strings kept in the
-kernel ELF) is a different protocol; :func:`firmware_buffers` says so rather than misread it.
+kernel ELF) is a different protocol, read by :mod:`tensixsim.device_print`; :func:`firmware_buffers`
+says so rather than misread it.
 """
 
 from __future__ import annotations

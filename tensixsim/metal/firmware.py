@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tensixsim.arch import ARCHES, CORE_NAMES, Arch
+from tensixsim.device_print import DevicePrintServer, firmware_buffer
 from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer, firmware_buffers
 from tensixsim.errors import ArchitectureMismatch, Deadlock, InvalidProgram
 from tensixsim.loader.elf import ElfImage, read_elf, riscv_extensions
@@ -344,9 +345,28 @@ def print_buffers(loaded: LoadedFirmware) -> dict[str, PrintBuffer]:
 
 def enable_firmware_prints(
     tile: Tile, loaded: LoadedFirmware, echo: Callable[[PrintLine], None] | None = None
-) -> PrintServer:
-    """Start the host's print server on the firmware's print buffers (:meth:`Tile.enable_prints`)."""
-    return tile.enable_prints(print_buffers(loaded), echo)
+) -> PrintServer | DevicePrintServer:
+    """Start the host's print server on the firmware's print buffers (:meth:`Tile.enable_prints`):
+    per-core DPRINT buffers (:mod:`tensixsim.dprint`) or the shared ``DEVICE_PRINT`` buffer
+    (:mod:`tensixsim.device_print`), whichever the firmware's mailbox has."""
+    debug = loaded.firmware.debug("brisc")
+    if not debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):
+        return tile.enable_prints(print_buffers(loaded), echo)
+    cores = sorted(CORE_NAMES, key=lambda core: processor_index(loaded.firmware, core))
+    firmware = {core: Path(path) for core, path in loaded.firmware.elfs.items()}
+
+    def elf_for(core: str, is_kernel: bool) -> Path:
+        # A kernel's strings are in the kernel ELF the last launch put on the core (tt-metal's
+        # host finds it from the kernel id the core announces; the emulator knows what it loaded).
+        if is_kernel:
+            for image in reversed(tile.core(core).images):
+                if Path(image.path) != firmware[core]:
+                    return Path(image.path)
+            raise InvalidProgram(f"{core} printed from a kernel, but no kernel ELF was launched on it")
+        return firmware[core]
+
+    buffer = firmware_buffer(debug, loaded.mailbox.base)
+    return tile.enable_prints(server=DevicePrintServer(buffer, cores, elf_for, echo))
 
 
 @dataclass(frozen=True)
