@@ -11,7 +11,9 @@ Kernels see the SDK's headers (``tensixsim/sdk/include``) and these macros, take
 of the core they are built for: ``NUM_DRAM_BANKS`` (data-movement cores), ``OPERAND_START_STREAM``
 (the stream of circular buffer 0), ``NOC_INDEX``, the NoC tt-metal gives the core's kernel by
 default (NoC 0 for BRISC, the writer; NoC 1 for NCRISC, the reader), and ``DPRINT_BUFFER``, the L1
-address of the core's DPRINT buffer where the firmware has per-core ones (``metal_dprint.h``).
+address of the core's DPRINT buffer where the firmware has per-core ones (``metal_dprint.h``), or
+the ``DEVICE_PRINT_*`` layout of its shared buffer where it has that (``metal_device_print.h``; the
+link script keeps the ``.device_print_strings*`` sections in the ELF, unloaded, where tt-metal's do).
 ``metal.h`` declares the firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it
 with the firmware's DWARF before anything is built.
 """
