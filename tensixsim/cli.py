@@ -258,6 +258,7 @@ def _metal(args: argparse.Namespace) -> int:
             max_cycles=args.max_cycles,
             progress=None if args.quiet else sys.stderr,
             trace=_check_trace(args.trace),
+            prints=(lambda line: print(line, flush=True)) if args.dprint else None,
         )
     except RunInterrupted as stop:
         print(f"tensixsim metal: {stop.message}", file=sys.stderr)
@@ -354,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     metal.add_argument("--max-cycles", type=_positive, default=50_000_000)
     metal.add_argument("--quiet", action="store_true", help="no progress line on stderr during long runs")
     metal.add_argument("--trace", metavar="FILE", help="write a Perfetto trace of the launch")
+    metal.add_argument(
+        "--dprint", action="store_true", help="print what the kernels print (DPRINT), with core and cycle"
+    )
     metal.set_defaults(func=_metal)
     return parser
 

@@ -19,7 +19,8 @@ every slice and at the end of a run, for buffers written by other means.) The SD
 the same records into buffers of its own (:data:`tensixsim.sdk.layout.DPRINT_BASE`).
 
 Newer tt-metal (``DEVICE_PRINT``, one buffer for all five cores and format strings kept in the
-kernel ELF) is a different protocol; :func:`firmware_buffers` says so rather than misread it.
+kernel ELF) is a different protocol, read by :mod:`tensixsim.device_print`; :func:`firmware_buffers`
+says so rather than misread it.
 """
 
 from __future__ import annotations
@@ -218,10 +219,11 @@ class PrintServer:
     _formatters: dict[str, Formatter] = field(default_factory=dict)
 
     def start(self, tile: Tile) -> None:
-        """Tell every core its buffer is read (as the host's server does when it starts)."""
+        """Tell every core its buffer is read, as tt-metal's print server does when it attaches a
+        device (``WriteInitMagic`` in its dprint_server.cpp): the whole buffer zeroed, the starting
+        magic in ``wpos``."""
         for buffer in self.buffers.values():
-            tile.write(buffer.address + WPOS, STARTING_MAGIC.to_bytes(4, "little"))
-            tile.write(buffer.address + RPOS, bytes(4))
+            tile.write(buffer.address, STARTING_MAGIC.to_bytes(4, "little") + bytes(BUFFER_SIZE - 4))
 
     @property
     def pages(self) -> set[int]:
@@ -291,11 +293,17 @@ def sdk_buffers(cores: Sequence[str], base: int) -> dict[str, PrintBuffer]:
 
 def firmware_buffers(debug: DebugInfo, mailbox_base: int, cores: Sequence[str]) -> dict[str, PrintBuffer]:
     """The buffers of tt-metal firmware, from its DWARF: ``mailboxes_t.dprint_buf.data[i]``, one
-    ``DebugPrintMemLayout`` per core in processor order."""
+    ``DebugPrintMemLayout`` per core, ``cores`` in processor order (the index a kernel's
+    ``get_hw_thread_idx()`` gives: BRISC, NCRISC, TRISC0..2 on Blackhole;
+    :func:`tensixsim.metal.firmware.print_buffers` orders them from the firmware's enumerators).
+
+    Generations: ttnn 0.67.4's firmware has these buffers (in a union with the shared
+    ``DevicePrintMemoryLayout`` of its optional ``DEVICE_PRINT``); 0.81.1's has only the shared
+    ``dprint_buf.buffer`` (:func:`tensixsim.device_print.firmware_buffer`)."""
     if debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):
         raise Unimplemented(
-            f"{debug.path}: this firmware uses DEVICE_PRINT (one shared buffer, format strings in the "
-            "kernel ELF), which the emulator does not read yet; only the type-tagged DPRINT buffers"
+            f"{debug.path}: this firmware uses DEVICE_PRINT (one buffer shared by the cores, format "
+            "strings in the kernel ELF), not per-core DPRINT buffers: see tensixsim.device_print"
         )
     if not debug.has_field("mailboxes_t", "dprint_buf.data[0].aux.wpos"):
         raise InvalidProgram(f"{debug.path}: no DPRINT buffers in mailboxes_t")

@@ -43,6 +43,7 @@ from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 if TYPE_CHECKING:
+    from tensixsim.device_print import DevicePrintServer
     from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer
     from tensixsim.events import EventLog
     from tensixsim.gdbserver import GdbServer
@@ -94,7 +95,7 @@ class Tile(Scheduler, Parking):
         self._side_effects = 0
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._interrupt = False  # a stop was asked for (interrupt())
-        self.prints: PrintServer | None = None  # reads the cores' print buffers (enable_prints)
+        self.prints: PrintServer | DevicePrintServer | None = None  # reads print buffers (enable_prints)
         self.progress: TextIO | None = None  # where run() shows its status line unless told otherwise
         self.pcbufs = PcBufs.new(self.arch.pcbufs) if self.arch.pcbufs is not None else None
         self.events: EventLog | None = None  # while a run is observed (run(observe=True) / trace=)
@@ -319,20 +320,27 @@ class Tile(Scheduler, Parking):
             self.prints.before_echo = None
 
     def enable_prints(
-        self, buffers: dict[str, PrintBuffer] | None = None, echo: Callable[[PrintLine], None] | None = None
-    ) -> PrintServer:
+        self,
+        buffers: dict[str, PrintBuffer] | None = None,
+        echo: Callable[[PrintLine], None] | None = None,
+        *,
+        server: PrintServer | DevicePrintServer | None = None,
+    ) -> PrintServer | DevicePrintServer:
         """Read the cores' print buffers during runs (DPRINT records; see :mod:`tensixsim.dprint`).
 
         ``buffers``: where they lie; by default the SDK's (``tensix_print.h``). Each buffer is
         marked as read by a host (the starting magic), so the cores' prints go ahead; the lines
         collect in ``tile.prints.lines`` (cycle, core, text) and go to ``echo`` as they complete.
+        ``server``: a print server of another protocol instead (:mod:`tensixsim.device_print`).
         """
         from tensixsim.dprint import PrintServer, sdk_buffers
         from tensixsim.sdk.layout import DPRINT_BASE
 
-        if buffers is None:
-            buffers = sdk_buffers([c.name for c in self.cores], DPRINT_BASE)
-        self.prints = PrintServer(buffers, echo)
+        if server is None:
+            if buffers is None:
+                buffers = sdk_buffers([c.name for c in self.cores], DPRINT_BASE)
+            server = PrintServer(buffers, echo)
+        self.prints = server
         self.prints.start(self)
         for page in self.prints.pages:
             self._refresh_protection(page)

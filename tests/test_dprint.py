@@ -297,7 +297,7 @@ def test_the_firmware_layout_comes_from_dwarf(tmp_path):
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "ttnn"
 
 
-def test_device_print_firmware_is_named_as_not_read_yet():
+def test_device_print_firmware_has_no_per_core_buffers():
     from tensixsim.metal.firmware import find_firmware_set
     from tensixsim.metal.wheel import precompiled_firmware
 

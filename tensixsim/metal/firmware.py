@@ -23,11 +23,14 @@ message) and runs until the cores wait again.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tensixsim.arch import ARCHES, CORE_NAMES, Arch
+from tensixsim.device_print import DevicePrintServer, firmware_buffer
+from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer, firmware_buffers
 from tensixsim.errors import ArchitectureMismatch, Deadlock, InvalidProgram
 from tensixsim.loader.elf import ElfImage, read_elf, riscv_extensions
 from tensixsim.metal.dwarf import DebugInfo
@@ -325,6 +328,45 @@ def load_firmware(
 # The processor index of each core in a launch message's per-processor arrays and enable mask
 # (tt-metal's TensixProcessorTypes enumerators).
 _PROCESSOR_ENUM = {"brisc": "DM0", "ncrisc": "DM1", "trisc0": "MATH0", "trisc1": "MATH1", "trisc2": "MATH2"}
+
+
+def processor_index(firmware: FirmwareSet, core: str) -> int:
+    """``core``'s index among the Tensix processors (its ``TensixProcessorTypes`` enumerator): the
+    index of its entries in the launch message and of its print buffer."""
+    return firmware.debug("brisc").enumerator(f"TensixProcessorTypes::{_PROCESSOR_ENUM[core]}")
+
+
+def print_buffers(loaded: LoadedFirmware) -> dict[str, PrintBuffer]:
+    """Each core's DPRINT buffer in this firmware's mailbox (:func:`tensixsim.dprint.firmware_buffers`);
+    raises ``Unimplemented`` for firmware that has none (``DEVICE_PRINT``)."""
+    cores = sorted(CORE_NAMES, key=lambda core: processor_index(loaded.firmware, core))
+    return firmware_buffers(loaded.firmware.debug("brisc"), loaded.mailbox.base, cores)
+
+
+def enable_firmware_prints(
+    tile: Tile, loaded: LoadedFirmware, echo: Callable[[PrintLine], None] | None = None
+) -> PrintServer | DevicePrintServer:
+    """Start the host's print server on the firmware's print buffers (:meth:`Tile.enable_prints`):
+    per-core DPRINT buffers (:mod:`tensixsim.dprint`) or the shared ``DEVICE_PRINT`` buffer
+    (:mod:`tensixsim.device_print`), whichever the firmware's mailbox has."""
+    debug = loaded.firmware.debug("brisc")
+    if not debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):
+        return tile.enable_prints(print_buffers(loaded), echo)
+    cores = sorted(CORE_NAMES, key=lambda core: processor_index(loaded.firmware, core))
+    firmware = {core: Path(path) for core, path in loaded.firmware.elfs.items()}
+
+    def elf_for(core: str, is_kernel: bool) -> Path:
+        # A kernel's strings are in the kernel ELF the last launch put on the core (tt-metal's
+        # host finds it from the kernel id the core announces; the emulator knows what it loaded).
+        if is_kernel:
+            for image in reversed(tile.core(core).images):
+                if Path(image.path) != firmware[core]:
+                    return Path(image.path)
+            raise InvalidProgram(f"{core} printed from a kernel, but no kernel ELF was launched on it")
+        return firmware[core]
+
+    buffer = firmware_buffer(debug, loaded.mailbox.base)
+    return tile.enable_prints(server=DevicePrintServer(buffer, cores, elf_for, echo))
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,22 @@ output buffers back into files.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from tensixsim.arch import CORE_NAMES
+from tensixsim.dprint import PrintLine
 from tensixsim.dram import InterleavedBuffer
 from tensixsim.errors import InvalidProgram
-from tensixsim.metal.firmware import FirmwareSet, boot, find_firmware_set, load_firmware
+from tensixsim.metal.firmware import (
+    FirmwareSet,
+    boot,
+    enable_firmware_prints,
+    find_firmware_set,
+    load_firmware,
+)
 from tensixsim.metal.launch import CircularBuffer, Program, launch_program
 from tensixsim.tile import Tile
 from tensixsim.trace import check_writable
@@ -93,10 +101,13 @@ def run_launch(
     max_cycles: int = 50_000_000,
     progress: TextIO | None = None,
     trace: str | Path | None = None,
+    prints: Callable[[PrintLine], None] | None = None,
 ) -> LaunchReport:
     """Boot, launch ``kernels`` (core -> ELF) once, save the outputs. Each kernel gets its
     ``core_args`` entry as runtime arguments, or else ``args``. ``progress``: see :meth:`Tile.run`.
-    ``trace``: a Perfetto trace of the launch (not the boot) is written to this file."""
+    ``trace``: a Perfetto trace of the launch (not the boot) is written to this file. ``prints``:
+    read the kernels' prints (the firmware's print buffers, started after the boot as tt-metal's
+    host attaches its print server to a running device) and pass each line to it."""
     start = time.perf_counter()
     if trace is not None:
         check_writable(trace)  # before the boot, not after it
@@ -105,6 +116,8 @@ def run_launch(
     tile.progress = progress
     loaded = load_firmware(tile, firmware)
     booted = boot(tile, loaded)
+    if prints is not None:
+        enable_firmware_prints(tile, loaded, prints)
     banks = firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
 
     def buffer(spec: DramFile, size: int) -> InterleavedBuffer:

@@ -9,10 +9,13 @@ named by runtime arguments.
 
 Kernels see the SDK's headers (``tensixsim/sdk/include``) and these macros, taken from the firmware
 of the core they are built for: ``NUM_DRAM_BANKS`` (data-movement cores), ``OPERAND_START_STREAM``
-(the stream of circular buffer 0), and ``NOC_INDEX``, the NoC tt-metal gives the core's kernel by
-default (NoC 0 for BRISC, the writer; NoC 1 for NCRISC, the reader). ``metal.h`` declares the
-firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it with the firmware's DWARF
-before anything is built.
+(the stream of circular buffer 0), ``NOC_INDEX``, the NoC tt-metal gives the core's kernel by
+default (NoC 0 for BRISC, the writer; NoC 1 for NCRISC, the reader), and ``DPRINT_BUFFER``, the L1
+address of the core's DPRINT buffer where the firmware has per-core ones (``metal_dprint.h``), or
+the ``DEVICE_PRINT_*`` layout of its shared buffer where it has that (``metal_device_print.h``; the
+link script keeps the ``.device_print_strings*`` sections in the ELF, unloaded, where tt-metal's do).
+``metal.h`` declares the firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it
+with the firmware's DWARF before anything is built.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ import tempfile
 from pathlib import Path
 
 from tensixsim.arch import get_arch
+from tensixsim.device_print import INFO_SECTION, STRINGS_SECTION, firmware_buffer
 from tensixsim.errors import InvalidProgram
-from tensixsim.metal.firmware import LoadedFirmware
+from tensixsim.metal.firmware import LoadedFirmware, print_buffers, processor_index
 from tensixsim.sdk.build import BuildError, arch_flags, find_toolchain
 
 FIRMWARE_SYMBOLS = (
@@ -49,6 +53,7 @@ CB_LAYOUT = {
     "fifo_wr_tile_ptr": (28, 4),
 }
 CB_SIZE = 32
+STRINGS_ADDRESS, INFO_ADDRESS = 0x6400000, 0x6500000  # tt-metal's kernel_*.ld (ttnn 0.81.1)
 DEFAULT_NOC = {"brisc": 0, "ncrisc": 1}
 INCLUDE = Path(__file__).resolve().parent.parent / "sdk" / "include"
 CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-ffreestanding", "-fno-builtin", "-fno-pic", "-mno-relax")
@@ -60,8 +65,39 @@ def link_script(address: int) -> str:
         f"  . = 0x{address:x};\n"
         "  .text : { KEEP(*(.start)) *(.text*) *(.rodata*) *(.srodata*) }\n"
         "  .data : { *(.data*) *(.sdata*) *(.bss*) *(.sbss*) *(COMMON) }\n"
+        # DEVICE_PRINT's strings: kept in the ELF for the host, not loaded (tt-metal's kernel
+        # linker scripts place them so).
+        f"  {STRINGS_SECTION} 0x{STRINGS_ADDRESS:x} (INFO) : {{ KEEP(*({STRINGS_SECTION})) }}\n"
+        f"  {INFO_SECTION} 0x{INFO_ADDRESS:x} (INFO) : {{\n"
+        f"    __device_print_strings_info_start = .; KEEP(*({INFO_SECTION})) }}\n"
         "  /DISCARD/ : { *(.comment) *(.riscv.attributes) }\n}\n"
     )
+
+
+def device_print_macros(loaded: LoadedFirmware, core: str) -> dict[str, str]:
+    """What ``metal_device_print.h`` needs to know of the firmware: the shared buffer's layout, the
+    core's processor index, where the launch message holds its kernel id (all from the DWARF)."""
+    debug = loaded.firmware.debug("brisc")
+    base = loaded.mailbox.base
+    buffer = firmware_buffer(debug, base)
+    index = processor_index(loaded.firmware, core)
+    kernel_id = debug.field("launch_msg_t", f"kernel_config.watcher_kernel_ids[{index}]")
+    if kernel_id.size != 2:
+        raise InvalidProgram(f"watcher_kernel_ids entries of {kernel_id.size} bytes, not 2")
+    values = {
+        "DEVICE_PRINT_BUFFER": buffer.address,
+        "DEVICE_PRINT_RISC_STATE": buffer.risc_state,
+        "DEVICE_PRINT_LOCK": buffer.lock,
+        "DEVICE_PRINT_DATA": buffer.data,
+        "DEVICE_PRINT_DATA_SIZE": buffer.size,
+        "DEVICE_PRINT_PROCESSORS": buffer.processors,
+        "DEVICE_PRINT_PROCESSOR": index,
+        "DEVICE_PRINT_LAUNCH_RD_PTR": base + debug.field("mailboxes_t", "launch_msg_rd_ptr").offset,
+        "DEVICE_PRINT_LAUNCH0": base + debug.field("mailboxes_t", "launch[0]").offset,
+        "DEVICE_PRINT_LAUNCH_SIZE": debug.size_of("launch_msg_t"),
+        "DEVICE_PRINT_KERNEL_ID_OFFSET": kernel_id.offset,
+    }
+    return {name: f"{value}u" for name, value in values.items()}
 
 
 def check_cb_layout(loaded: LoadedFirmware, core: str) -> None:
@@ -96,6 +132,10 @@ def build_kernel(
         macros["NUM_DRAM_BANKS"] = str(debug.array_length("dram_bank_to_noc_xy") // 2)
     if core in DEFAULT_NOC:
         macros["NOC_INDEX"] = str(DEFAULT_NOC[core])
+    if debug.has_field("mailboxes_t", "dprint_buf.data[0].aux.wpos"):  # per-core DPRINT buffers
+        macros["DPRINT_BUFFER"] = f"0x{print_buffers(loaded)[core].address:x}u"
+    if debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):  # the shared DEVICE_PRINT buffer
+        macros.update(device_print_macros(loaded, core))
     macros.update({k: str(v) for k, v in (defines or {}).items()})
     flags = [*arch_flags(get_arch("blackhole")), *CFLAGS, f"-I{INCLUDE}", f"-I{source.parent}"]
     flags += [f"-D{k}={v}" for k, v in sorted(macros.items())]
