@@ -173,7 +173,7 @@ def _check_trace(path: str | None) -> str | None:
     """``--trace FILE`` must be writable before anything runs (else one line, status 2)."""
     if path is not None:
         from tensixsim.errors import TraceError
-        from tensixsim.trace import check_writable
+        from tensixsim.observe.trace import check_writable
 
         try:
             check_writable(path)

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tensixsim.bottleneck import Bottleneck
-    from tensixsim.events import EventLog
+    from tensixsim.observe.bottleneck import Bottleneck
+    from tensixsim.observe.events import EventLog
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,10 @@ class RunResult:
 
     def bottleneck(self) -> Bottleneck:
         """What bounded the run: the critical path through the recorded wait edges, walked back from
-        the end (see tensixsim.bottleneck). Needs a run with ``observe=True`` or ``trace=...``."""
+        the end (see tensixsim.observe.bottleneck). Needs a run with ``observe=True`` or ``trace=...``."""
         if self.events is None:
             raise ValueError("bottleneck() needs the run's events: Tile.run(..., observe=True) or trace=PATH")
-        from tensixsim.bottleneck import critical_path
+        from tensixsim.observe.bottleneck import critical_path
 
         return critical_path(self.events)
 

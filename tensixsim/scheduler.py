@@ -24,7 +24,7 @@ from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.frontend import NEVER, Engine
 
 if TYPE_CHECKING:
-    from tensixsim.progress import ProgressLine
+    from tensixsim.observe.progress import ProgressLine
 
 # A core whose (pc, registers) at a slice boundary repeats one of its last few boundary states,
 # with no side effect in between, is spinning. When every live core spins and memory did not change

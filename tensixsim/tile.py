@@ -28,9 +28,9 @@ from tensixsim.errors import (
 from tensixsim.mailboxes import Mailboxes
 from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.noc import Noc
+from tensixsim.observe.progress import progress_for, sigint_interrupts
 from tensixsim.parking import Parking
 from tensixsim.pcbufs import PcBufs, PcBufServices
-from tensixsim.progress import progress_for, sigint_interrupts
 from tensixsim.results import CoreStats, PipeStats, RunResult, UnitStats
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.scheduler import Scheduler
@@ -43,11 +43,11 @@ from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
 if TYPE_CHECKING:
-    from tensixsim.device_print import DevicePrintServer
-    from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer
-    from tensixsim.events import EventLog
     from tensixsim.gdbserver import GdbServer
     from tensixsim.loader.source import SourceLocation
+    from tensixsim.observe.device_print import DevicePrintServer
+    from tensixsim.observe.dprint import PrintBuffer, PrintLine, PrintServer
+    from tensixsim.observe.events import EventLog
 
 
 class Debugger(Protocol):
@@ -281,8 +281,8 @@ class Tile(Scheduler, Parking):
 
     def _observe(self, trace: str | Path | None) -> None:
         """Start recording events (and a trace file) for the coming run."""
-        from tensixsim.events import EventLog
-        from tensixsim.trace import PerfettoSink
+        from tensixsim.observe.events import EventLog
+        from tensixsim.observe.trace import PerfettoSink
 
         if not isinstance(self.backend, Engine):
             raise ValueError("only the coprocessor backend records events")
@@ -326,14 +326,14 @@ class Tile(Scheduler, Parking):
         *,
         server: PrintServer | DevicePrintServer | None = None,
     ) -> PrintServer | DevicePrintServer:
-        """Read the cores' print buffers during runs (DPRINT records; see :mod:`tensixsim.dprint`).
+        """Read the cores' print buffers during runs (DPRINT records; see :mod:`tensixsim.observe.dprint`).
 
         ``buffers``: where they lie; by default the SDK's (``tensix_print.h``). Each buffer is
         marked as read by a host (the starting magic), so the cores' prints go ahead; the lines
         collect in ``tile.prints.lines`` (cycle, core, text) and go to ``echo`` as they complete.
-        ``server``: a print server of another protocol instead (:mod:`tensixsim.device_print`).
+        ``server``: a print server of another protocol instead (:mod:`tensixsim.observe.device_print`).
         """
-        from tensixsim.dprint import PrintServer, sdk_buffers
+        from tensixsim.observe.dprint import PrintServer, sdk_buffers
         from tensixsim.sdk.layout import DPRINT_BASE
 
         if server is None:

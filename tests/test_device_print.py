@@ -22,7 +22,11 @@ from hypothesis import strategies as st
 
 from tensixsim import InvalidProgram, Tile, Unimplemented
 from tensixsim.cli import main
-from tensixsim.device_print import (
+from tensixsim.metal.firmware import boot, enable_firmware_prints, find_firmware_set, load_firmware
+from tensixsim.metal.kernels import build_kernel
+from tensixsim.metal.launch import Program, launch_program, layout
+from tensixsim.metal.wheel import precompiled_firmware
+from tensixsim.observe.device_print import (
     RESET_BUFFER_MAGIC,
     WRITE_STALL_FLAG,
     DevicePrintServer,
@@ -33,11 +37,7 @@ from tensixsim.device_print import (
     parse_format,
     read_arguments,
 )
-from tensixsim.dprint import STARTING_MAGIC
-from tensixsim.metal.firmware import boot, enable_firmware_prints, find_firmware_set, load_firmware
-from tensixsim.metal.kernels import build_kernel
-from tensixsim.metal.launch import Program, launch_program, layout
-from tensixsim.metal.wheel import precompiled_firmware
+from tensixsim.observe.dprint import STARTING_MAGIC
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "tensixsim" / "sdk" / "examples" / "metal" / "device_print_hello.c"

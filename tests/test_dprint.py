@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from tensixsim import InvalidProgram, MemoryFault, Tile, Unimplemented
 from tensixsim.cli import main
-from tensixsim.dprint import (
+from tensixsim.metal.dwarf import DebugInfo
+from tensixsim.observe.dprint import (
     DISABLED_MAGIC,
     STARTING_MAGIC,
     Formatter,
@@ -29,7 +30,6 @@ from tensixsim.dprint import (
     firmware_buffers,
     records,
 )
-from tensixsim.metal.dwarf import DebugInfo
 from tensixsim.sdk.build import build
 from tensixsim.sdk.layout import DPRINT_BASE
 

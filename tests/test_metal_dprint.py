@@ -16,7 +16,6 @@ from conftest import TTNN_CACHE
 
 from tensixsim import Tile, Unimplemented
 from tensixsim.cli import main
-from tensixsim.dprint import BUFFER_SIZE, DISABLED_MAGIC, STARTING_MAGIC
 from tensixsim.metal.firmware import (
     boot,
     enable_firmware_prints,
@@ -27,6 +26,7 @@ from tensixsim.metal.firmware import (
 from tensixsim.metal.kernels import build_kernel
 from tensixsim.metal.launch import LaunchTimeout, Program, launch_program, layout
 from tensixsim.metal.wheel import precompiled_firmware
+from tensixsim.observe.dprint import BUFFER_SIZE, DISABLED_MAGIC, STARTING_MAGIC
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "tensixsim" / "sdk" / "examples" / "metal" / "dprint_hello.c"

@@ -176,7 +176,7 @@ def test_bottleneck_of_the_demo_matmul_is_the_brisc_reader(traced):
 
 
 def test_stall_reasons_name_who_ends_them():
-    from tensixsim.events import stall_cause
+    from tensixsim.observe.events import stall_cause
     from tensixsim.tensix import sync
     from tensixsim.tensix.matrix.unit import SRC_NOT_HANDED
     from tensixsim.tensix.pack import DST_NOT_READABLE
@@ -288,7 +288,7 @@ def test_a_million_instruction_run_writes_a_small_trace(tmp_path):
 
 def test_the_sink_writes_in_chunks(tmp_path):
     """The builder never holds more than one chunk of packets: the file grows during the run."""
-    from tensixsim.trace import _CHUNK, PerfettoSink
+    from tensixsim.observe.trace import _CHUNK, PerfettoSink
 
     sink = PerfettoSink(tmp_path / "t.pftrace")
     sink.track("a", "a")

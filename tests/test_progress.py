@@ -16,7 +16,7 @@ import pytest
 from asm import link
 
 from tensixsim import RunInterrupted, Tile
-from tensixsim.progress import INTERVAL, ProgressLine, progress_for, status_line
+from tensixsim.observe.progress import INTERVAL, ProgressLine, progress_for, status_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SPIN = "loop:\n addi a0, a0, 1\n j loop"  # never finishes and never looks idle (a0 keeps changing)

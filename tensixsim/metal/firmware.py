@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tensixsim.arch import ARCHES, CORE_NAMES, Arch
-from tensixsim.device_print import DevicePrintServer, firmware_buffer
-from tensixsim.dprint import PrintBuffer, PrintLine, PrintServer, firmware_buffers
 from tensixsim.errors import ArchitectureMismatch, Deadlock, InvalidProgram
 from tensixsim.loader.elf import ElfImage, read_elf, riscv_extensions
 from tensixsim.metal.dwarf import DebugInfo
+from tensixsim.observe.device_print import DevicePrintServer, firmware_buffer
+from tensixsim.observe.dprint import PrintBuffer, PrintLine, PrintServer, firmware_buffers
 from tensixsim.riscv.core import CoreState
 
 if TYPE_CHECKING:
@@ -337,8 +337,9 @@ def processor_index(firmware: FirmwareSet, core: str) -> int:
 
 
 def print_buffers(loaded: LoadedFirmware) -> dict[str, PrintBuffer]:
-    """Each core's DPRINT buffer in this firmware's mailbox (:func:`tensixsim.dprint.firmware_buffers`);
-    raises ``Unimplemented`` for firmware that has none (``DEVICE_PRINT``)."""
+    """Each core's DPRINT buffer in this firmware's mailbox
+    (:func:`tensixsim.observe.dprint.firmware_buffers`); raises ``Unimplemented`` for firmware that
+    has none (``DEVICE_PRINT``)."""
     cores = sorted(CORE_NAMES, key=lambda core: processor_index(loaded.firmware, core))
     return firmware_buffers(loaded.firmware.debug("brisc"), loaded.mailbox.base, cores)
 
@@ -347,8 +348,8 @@ def enable_firmware_prints(
     tile: Tile, loaded: LoadedFirmware, echo: Callable[[PrintLine], None] | None = None
 ) -> PrintServer | DevicePrintServer:
     """Start the host's print server on the firmware's print buffers (:meth:`Tile.enable_prints`):
-    per-core DPRINT buffers (:mod:`tensixsim.dprint`) or the shared ``DEVICE_PRINT`` buffer
-    (:mod:`tensixsim.device_print`), whichever the firmware's mailbox has."""
+    per-core DPRINT buffers (:mod:`tensixsim.observe.dprint`) or the shared ``DEVICE_PRINT`` buffer
+    (:mod:`tensixsim.observe.device_print`), whichever the firmware's mailbox has."""
     debug = loaded.firmware.debug("brisc")
     if not debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):
         return tile.enable_prints(print_buffers(loaded), echo)

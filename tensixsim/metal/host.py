@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TextIO
 
 from tensixsim.arch import CORE_NAMES
-from tensixsim.dprint import PrintLine
 from tensixsim.dram import InterleavedBuffer
 from tensixsim.errors import InvalidProgram
 from tensixsim.metal.firmware import (
@@ -27,8 +26,9 @@ from tensixsim.metal.firmware import (
     load_firmware,
 )
 from tensixsim.metal.launch import CircularBuffer, Program, launch_program
+from tensixsim.observe.dprint import PrintLine
+from tensixsim.observe.trace import check_writable
 from tensixsim.tile import Tile
-from tensixsim.trace import check_writable
 
 
 @dataclass(frozen=True)

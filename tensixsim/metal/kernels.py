@@ -27,9 +27,9 @@ import tempfile
 from pathlib import Path
 
 from tensixsim.arch import get_arch
-from tensixsim.device_print import INFO_SECTION, STRINGS_SECTION, firmware_buffer
 from tensixsim.errors import InvalidProgram
 from tensixsim.metal.firmware import LoadedFirmware, print_buffers, processor_index
+from tensixsim.observe.device_print import INFO_SECTION, STRINGS_SECTION, firmware_buffer
 from tensixsim.sdk.build import BuildError, arch_flags, find_toolchain
 
 FIRMWARE_SYMBOLS = (

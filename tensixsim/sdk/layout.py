@@ -22,7 +22,7 @@ CODE_WINDOW_SIZE = 16 * 1024
 L1_USER_BASE = 0x20000
 
 # The print buffers of tensix_print.h: one per core (tt-metal's 204-byte DPRINT layout, see
-# tensixsim.dprint), in core order, in the free L1 between BRISC's code window and TRISC0's.
+# tensixsim.observe.dprint), in core order, in the free L1 between BRISC's code window and TRISC0's.
 DPRINT_BASE = 0x5000
 DPRINT_BUFFER_SIZE = 204
 

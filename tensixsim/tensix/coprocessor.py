@@ -235,7 +235,7 @@ class Coprocessor:
             self.bump(cycle - 1)
             events = getattr(self.tile, "events", None)
             if events is not None:  # a run being observed: the Src bank owners changed
-                from tensixsim.events import state_word
+                from tensixsim.observe.events import state_word
 
                 events.state_changed(cycle, state_word(self))
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.errors import InvalidInstruction, SimError, Unimplemented
-from tensixsim.events import state_word
 from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
+from tensixsim.observe.events import state_word
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sync
 from tensixsim.tensix.capture import (
@@ -41,7 +41,7 @@ from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
 if TYPE_CHECKING:
-    from tensixsim.events import EventLog
+    from tensixsim.observe.events import EventLog
     from tensixsim.tensix.coprocessor import Coprocessor
 
 NEVER = 1 << 62

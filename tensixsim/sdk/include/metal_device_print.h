@@ -1,7 +1,7 @@
 /* metal_device_print.h: DEVICE_PRINT from kernels on tt-metal firmware whose tile has one print
  * buffer shared by its cores (mailboxes_t.dprint_buf.buffer, e.g. ttnn 0.81.1).
  *
- * Writes what tt-metal's device_print.h writes, read on the host by tensixsim.device_print (Tile
+ * Writes what tt-metal's device_print.h writes, read on the host by tensixsim.observe.device_print (Tile
  * prints via tensixsim.metal.firmware.enable_firmware_prints, `tensixsim metal --dprint`):
  *
  *     DEVICE_PRINT("tile {0,I} of {1,I}: {2,f:.3f}\n", DP_U32(t), DP_U32(n), DP_F32(x));

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #ifndef DPRINT_BUFFER
-#error "DPRINT_BUFFER is not defined: this firmware has no per-core DPRINT buffers (see tensixsim.dprint)"
+#error "DPRINT_BUFFER is not defined: this firmware has no per-core DPRINT buffers (see tensixsim.observe.dprint)"
 #endif
 
 #define DPRINT_STARTING_MAGIC 0x98989898u /* DEBUG_PRINT_SERVER_STARTING_MAGIC */

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tensixsim.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
 from tensixsim.native_build import build_library, pure_python_requested
+from tensixsim.observe.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
 if TYPE_CHECKING:

@@ -52,7 +52,7 @@ enum { NOTIFY_QUEUE = 1, NOTIFY_RETIRED = 2, NOTIFY_L1 = 4 };
  * OUT_TRACED the trace rows written since Python last took them. */
 enum { OUT_PIPE, OUT_CYCLE, OUT_NOTIFY, OUT_QUEUE_CYCLE, OUT_RETIRE_CYCLE, OUT_NATIVE, OUT_PENDING,
        OUT_REACHED, OUT_GROW, OUT_TRACED, OUT_FIELDS };
-/* One trace row per retired instruction (tensixsim/events.py TR_*): what it was, when it issued and
+/* One trace row per retired instruction (tensixsim/observe/events.py TR_*): what it was, when it issued and
  * how long it held its unit, why it had waited (the pipe's block code, -1 since: it had not), the
  * queue entry it came from, and the observed state after it (events.state_word). */
 enum { TR_THREAD, TR_WORD, TR_CYCLE, TR_CYCLES, TR_BLOCKED_SINCE, TR_BLOCK, TR_RETRY_AT, TR_SRC_CYCLE,

@@ -17,8 +17,8 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tensixsim.events import EventLog, Wait, slice_name
 from tensixsim.isa.spec import UNITS
+from tensixsim.observe.events import EventLog, Wait, slice_name
 
 Agent = tuple  # ("core", name) or ("pipe", thread)
 

@@ -1,10 +1,10 @@
 """Perfetto traces of a run, written as the run goes.
 
-:class:`PerfettoSink` receives tracks, slices and counter values from :class:`~tensixsim.events.EventLog`
-and writes them as Perfetto ``TracePacket`` protobufs (the ``perfetto`` package's message classes,
-the optional ``trace`` extra). Packets are serialised in chunks and appended to the file, so memory
-stays bounded however long the run: a Perfetto trace is a sequence of packets, and the
-concatenation of serialised ``Trace`` messages is again one.
+:class:`PerfettoSink` receives tracks, slices and counter values from
+:class:`~tensixsim.observe.events.EventLog` and writes them as Perfetto ``TracePacket`` protobufs
+(the ``perfetto`` package's message classes, the optional ``trace`` extra). Packets are serialised
+in chunks and appended to the file, so memory stays bounded however long the run: a Perfetto trace
+is a sequence of packets, and the concatenation of serialised ``Trace`` messages is again one.
 
 Timestamps are emulated cycles, written as nanoseconds: the UI's "1 ns" is one cycle (docs/observability.md).
 Slice and counter names are interned (sent once, referred to by number) to keep traces small.

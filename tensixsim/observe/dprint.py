@@ -19,7 +19,7 @@ every slice and at the end of a run, for buffers written by other means.) The SD
 the same records into buffers of its own (:data:`tensixsim.sdk.layout.DPRINT_BASE`).
 
 Newer tt-metal (``DEVICE_PRINT``, one buffer for all five cores and format strings kept in the
-kernel ELF) is a different protocol, read by :mod:`tensixsim.device_print`; :func:`firmware_buffers`
+kernel ELF) is a different protocol, read by :mod:`tensixsim.observe.device_print`; :func:`firmware_buffers`
 says so rather than misread it.
 """
 
@@ -299,11 +299,11 @@ def firmware_buffers(debug: DebugInfo, mailbox_base: int, cores: Sequence[str]) 
 
     Generations: ttnn 0.67.4's firmware has these buffers (in a union with the shared
     ``DevicePrintMemoryLayout`` of its optional ``DEVICE_PRINT``); 0.81.1's has only the shared
-    ``dprint_buf.buffer`` (:func:`tensixsim.device_print.firmware_buffer`)."""
+    ``dprint_buf.buffer`` (:func:`tensixsim.observe.device_print.firmware_buffer`)."""
     if debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):
         raise Unimplemented(
             f"{debug.path}: this firmware uses DEVICE_PRINT (one buffer shared by the cores, format "
-            "strings in the kernel ELF), not per-core DPRINT buffers: see tensixsim.device_print"
+            "strings in the kernel ELF), not per-core DPRINT buffers: see tensixsim.observe.device_print"
         )
     if not debug.has_field("mailboxes_t", "dprint_buf.data[0].aux.wpos"):
         raise InvalidProgram(f"{debug.path}: no DPRINT buffers in mailboxes_t")

@@ -12,9 +12,9 @@ Its sources:
   an idle pipe...), and is woken, with who woke it (the core that wrote what it polled, the pipe
   that took a queue entry...), and stream register writes (circular-buffer counters).
 
-From them it keeps the wait edges :mod:`tensixsim.bottleneck` walks (who waited, from when to when,
+From them it keeps the wait edges :mod:`tensixsim.observe.bottleneck` walks (who waited, from when to when,
 on what, and which agent's action at which cycle ended it) and the runs of work on each pipe and unit,
-and sends a timeline to a sink (:class:`tensixsim.trace.PerfettoSink`) as it goes.
+and sends a timeline to a sink (:class:`tensixsim.observe.trace.PerfettoSink`) as it goes.
 
 Runs: an instruction identical to the one before it on the same pipe (or unit), issued within
 ``MERGE_GAP`` cycles of that one's end, extends it: one slice stands for the run, with its count.

@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from elftools.elf.elffile import ELFFile
 
-from tensixsim.dprint import DISABLED_MAGIC, STARTING_MAGIC, PrintLine
 from tensixsim.errors import InvalidProgram, Unimplemented
 from tensixsim.memory import PAGE
+from tensixsim.observe.dprint import DISABLED_MAGIC, STARTING_MAGIC, PrintLine
 
 if TYPE_CHECKING:
     from tensixsim.metal.dwarf import DebugInfo
