@@ -73,7 +73,7 @@ from tensixsim.arch import Arch
 from tensixsim.arch.common import NocFacts
 from tensixsim.dram import Dram
 from tensixsim.errors import InvalidProgram, MemoryFault, SimError, UndefinedBehavior, Unimplemented
-from tensixsim.memory import Access, MmioRegion, Register
+from tensixsim.mmio.memory import Access, MmioRegion, Register
 from tensixsim.timing import NOC
 
 if TYPE_CHECKING:

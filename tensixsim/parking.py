@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensixsim.memory import PAGE, Register
+from tensixsim.mmio.memory import PAGE, Register
 from tensixsim.riscv.core import Core, CoreState
 
 

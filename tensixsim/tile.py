@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 import numpy as np
 
 from tensixsim.arch import CORE_NAMES, get_arch
-from tensixsim.control import TileControl, TileServices
 from tensixsim.errors import (
     InvalidProgram,
     MemoryFault,
@@ -25,17 +24,18 @@ from tensixsim.errors import (
     UndefinedBehavior,
     Unimplemented,
 )
-from tensixsim.mailboxes import Mailboxes
-from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
+from tensixsim.mmio.control import TileControl, TileServices
+from tensixsim.mmio.mailboxes import Mailboxes
+from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall
+from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
+from tensixsim.mmio.streams import Streams
+from tensixsim.mmio.tdma import Tdma
 from tensixsim.noc import Noc
 from tensixsim.observe.progress import progress_for, sigint_interrupts
 from tensixsim.parking import Parking
-from tensixsim.pcbufs import PcBufs, PcBufServices
 from tensixsim.results import CoreStats, PipeStats, RunResult, UnitStats
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.scheduler import Scheduler
-from tensixsim.streams import Streams
-from tensixsim.tdma import Tdma
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend import Engine

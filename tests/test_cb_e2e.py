@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from tensixsim import Tile
+from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.sdk.build import build
-from tensixsim.streams import TILES_ACKED, TILES_RECEIVED
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "tensixsim" / "sdk" / "examples" / "cb"
 STREAM, PAGES, PAGE_WORDS, TILES, SEM = 5, 4, 16, 40, 2

@@ -20,9 +20,9 @@ from unpack_reference import BFP8ToBF16
 
 from tensixsim import Tile
 from tensixsim.errors import MemoryFault
+from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.sdk import programs
 from tensixsim.sdk.build import ToolchainMissing, find_toolchain
-from tensixsim.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.tensix.regs import SrcClient
 
 UNPACK, MATH, PACK = 0, 1, 2

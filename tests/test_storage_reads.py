@@ -17,9 +17,9 @@ from test_streams import _hand_over, stream_reg
 
 from tensixsim import Tile
 from tensixsim.errors import MemoryFault
+from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED, Streams
 from tensixsim.riscv.native import native_library
 from tensixsim.sdk import programs
-from tensixsim.streams import TILES_ACKED, TILES_RECEIVED, Streams
 from tensixsim.tensix import native
 
 pytestmark = pytest.mark.skipif(

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensixsim import Tile
-from tensixsim.streams import TILES_ACKED, TILES_RECEIVED
+from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 
 
 def stream_reg(stream: int, index: int) -> int:

@@ -702,7 +702,7 @@ def test_trisc_posts_gets_and_reads_semaphores_through_mmio():
 def test_an_mmio_semaphore_write_is_a_coprocessor_state_change(tile):
     copro = tile.coprocessor
     region = next(r for r in tile.core("trisc1").regions if r.contains(SEM_BASE))
-    from tensixsim.memory import Access
+    from tensixsim.mmio.memory import Access
 
     version = copro.version
     region.write(Access(tile.core("trisc1"), SEM_BASE + 4, 4, 10), 0)

@@ -31,7 +31,7 @@ class RegisterFacts:
 
     ``access``: "rw", "ro" (a store faults) or "wo" (a load faults). ``behaviour``: "storage" (it
     holds what is written, starting at ``reset``; its effect on the hardware is not modelled) or the
-    name of the documented behaviour the tile gives it (see tensixsim/control.py).
+    name of the documented behaviour the tile gives it (see tensixsim/mmio/control.py).
     """
 
     name: str

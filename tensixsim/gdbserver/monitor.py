@@ -139,7 +139,7 @@ def _stream(tile: Tile, args: list[str]) -> str:
     stream = _number(args[0])
     if not 0 <= stream < tile.arch.stream_count:
         raise MonitorError(f"no stream {stream}; 0..{tile.arch.stream_count - 1}")
-    from tensixsim.streams import SCRATCH, TILES_ACKED, TILES_RECEIVED
+    from tensixsim.mmio.streams import SCRATCH, TILES_ACKED, TILES_RECEIVED
 
     names = {TILES_ACKED: "tiles acked", TILES_RECEIVED: "tiles received", SCRATCH: "scratch"}
     return "\n".join(

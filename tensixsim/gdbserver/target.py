@@ -25,7 +25,7 @@ from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 
 from tensixsim.errors import SimError
-from tensixsim.memory import PAGE, Access
+from tensixsim.mmio.memory import PAGE, Access
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.cpu import X_REGS
 from tensixsim.tile import Tile

@@ -43,7 +43,7 @@ import numpy as np
 from elftools.elf.elffile import ELFFile
 
 from tensixsim.errors import InvalidProgram, Unimplemented
-from tensixsim.memory import PAGE
+from tensixsim.mmio.memory import PAGE
 from tensixsim.observe.dprint import DISABLED_MAGIC, STARTING_MAGIC, PrintLine
 
 if TYPE_CHECKING:

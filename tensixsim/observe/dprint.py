@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tensixsim.errors import InvalidProgram, Unimplemented
-from tensixsim.memory import PAGE
+from tensixsim.mmio.memory import PAGE
 
 if TYPE_CHECKING:
     from tensixsim.metal.dwarf import DebugInfo

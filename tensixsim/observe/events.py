@@ -213,7 +213,7 @@ class EventLog:
 
     def stream_written(self, stream: int, index: int, value: int, cycle: int, core: str) -> None:
         """A stream register of a circular buffer (8 tiles acked, 10 tiles received) was written."""
-        from tensixsim.streams import TILES_ACKED, TILES_RECEIVED
+        from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 
         if index not in (TILES_ACKED, TILES_RECEIVED):
             return

@@ -25,7 +25,7 @@ from unicorn.unicorn_py3 import unicorn as _ucmod
 
 from tensixsim.arch.common import CoreFacts
 from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
-from tensixsim.memory import Access, MmioRegion, Stall
+from tensixsim.mmio.memory import Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
 from tensixsim.riscv.cpu import (
     EXC_BREAKPOINT,

@@ -29,7 +29,7 @@ import numpy as np
 
 from tensixsim.arch import Arch
 from tensixsim.errors import UndefinedBehavior, Unimplemented
-from tensixsim.memory import Access, Register
+from tensixsim.mmio.memory import Access, Register
 from tensixsim.tensix import config_fields_blackhole
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays

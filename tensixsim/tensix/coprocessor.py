@@ -34,7 +34,7 @@ import tensixsim.tensix.matrix.unit  # noqa: F401 - registers semantics
 from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import UNITS, Instruction
-from tensixsim.memory import PAGE, MmioRegion
+from tensixsim.mmio.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
     config,
     expanders,

@@ -63,7 +63,7 @@ from tensixsim.arch import Arch
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.isa import ARCH_NAMES, isa_for
 from tensixsim.isa.spec import OPCODE_SHIFT, IsaTable
-from tensixsim.memory import Access, Register
+from tensixsim.mmio.memory import Access, Register
 from tensixsim.tensix.shared_state import SharedArrays
 
 if TYPE_CHECKING:

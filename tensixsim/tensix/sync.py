@@ -56,7 +56,7 @@ from tensixsim.arch import Arch
 from tensixsim.errors import InvalidProgram, UndefinedBehavior, Unimplemented
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import InstrSpec, Instruction
-from tensixsim.memory import Access, ReadFn, Register, Stall, WriteFn
+from tensixsim.mmio.memory import Access, ReadFn, Register, Stall, WriteFn
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import SYNC
@@ -542,7 +542,7 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
     """This unit's registers as ``core`` sees them: absolute address -> Register.
 
     Only the TRISCs see the semaphores and Manual TTSync at arch.pcbuf_base (the tile adds their
-    PCBuf word at offset 0: tensixsim.pcbufs). BRISC sees its side of the PCBufs there, NCRISC
+    PCBuf word at offset 0: tensixsim.mmio.pcbufs). BRISC sees its side of the PCBufs there, NCRISC
     nothing.
     """
     thread = core.facts.pipe

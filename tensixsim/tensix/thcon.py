@@ -33,7 +33,7 @@ import numpy as np
 
 from tensixsim.arch import Arch
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
-from tensixsim.memory import Access, Register
+from tensixsim.mmio.memory import Access, Register
 from tensixsim.tensix.adc import ADC_MASKS
 from tensixsim.tensix.config import store_config
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics

@@ -208,7 +208,7 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
 def _plain_stream_values(copro: Coprocessor) -> np.ndarray | None:
     """The tile's stream register array when its reads are exactly Streams.read's (a plain Streams,
     read not replaced), else None: then STREAMWAIT and its gate leave those reads to Python."""
-    from tensixsim.streams import _STORED, Streams
+    from tensixsim.mmio.streams import _STORED, Streams
 
     streams = getattr(copro.tile, "streams", None)
     if type(streams) is not Streams or "read" in vars(streams):

@@ -558,7 +558,7 @@ _COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC = range(4)
 def _sync_constants(out: _Defines) -> None:
     """sync.c's section of ``constants.h``: sync.py's semaphores, latches, block bits per opcode and
     STALLWAIT conditions (each as what it tests: a unit's clock, an unpacker's fetch, a Src bank)."""
-    from tensixsim import streams
+    from tensixsim.mmio import streams
     from tensixsim.tensix import frontend, sync, unpack
 
     out.text("", "/* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */")

@@ -12,7 +12,7 @@ read-only one reads its reset value) or has one of the behaviours below, named i
 - ``instrn_buf_ctrl0`` / ``instrn_buf_ctrl1``: debug-bus pushes into the pipes' input FIFOs.
 - ``pc_snapshot:<core>``: the core's pc.
 - ``cfgreg_rd_cntl`` / ``cfgreg_rddata``: the debug read of backend configuration.
-- ``pcbuf_override``: TRISC_PC_BUF_OVERRIDE, the PCBufs' override bits (tensixsim.pcbufs).
+- ``pcbuf_override``: TRISC_PC_BUF_OVERRIDE, the PCBufs' override bits (tensixsim.mmio.pcbufs).
 
 The windows take 8- and 16-bit accesses (byte enables): tt-metal's kernels, which run on the
 hardware, read such registers with ``lhu``.
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from tensixsim.arch import Arch
 from tensixsim.arch.common import RegisterFacts
-from tensixsim.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
+from tensixsim.mmio.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core

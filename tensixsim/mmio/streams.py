@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.memory import STORAGE_PYTHON, STORAGE_ZERO, Access, MmioRegion, Register
+from tensixsim.mmio.memory import STORAGE_PYTHON, STORAGE_ZERO, Access, MmioRegion, Register
 
 TILES_ACKED = 8
 TILES_RECEIVED = 10

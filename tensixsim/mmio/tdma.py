@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tensixsim.arch import Arch
-from tensixsim.memory import PAGE, MmioRegion, Register
+from tensixsim.mmio.memory import PAGE, MmioRegion, Register
 
 
 @dataclass

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensixsim.arch.common import MailboxFacts
-from tensixsim.memory import PAGE, Access, MmioRegion, Register, Stall
+from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall
 
 
 @dataclass
