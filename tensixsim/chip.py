@@ -138,17 +138,7 @@ class ChipTile(Tile):
                 return
             self.refused.pop(core.index, None)
             core.run_slice(min(self.quantum, max_cycles - core.time))
-            self._protect_new_code(core)
-            if core.error is None:
-                self._advance_backend()
-            if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
-                if self.park_polls:
-                    self._try_park(core)
-                else:
-                    core.mark_busy_loop()
-            if core.error is not None:
-                error, core.error = core.error, None
-                raise error
+            self._after_slice(core)
 
     def stuck(self) -> bool:
         """Cores wait (or pipes are blocked) with nothing left here to wake them."""

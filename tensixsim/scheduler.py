@@ -86,19 +86,9 @@ class Scheduler:
                 core.run_slice(budget)
             else:
                 self._debugged_slice(core, budget)
-            self._protect_new_code(core)
             if self.prints is not None:
                 self.prints.poll(self, core.name, core.time)
-            if core.error is None:
-                self._advance_backend()
-            if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
-                if self.park_polls:
-                    self._try_park(core)
-                else:
-                    core.mark_busy_loop()
-            if core.error is not None:
-                error, core.error = core.error, None
-                raise error
+            self._after_slice(core)
             if core.state is CoreState.WAITING:
                 if self.events is not None:
                     self.events.core_waits_from(core.name, core.time, core.wait_reason)
@@ -133,6 +123,21 @@ class Scheduler:
             spin_marks = marks
             for c in live:
                 history[c.name] = history[c.name][-1:]
+
+    def _after_slice(self, core: Core) -> None:
+        """What follows every slice of ``core``: code it wrote is watched, the coprocessor catches up
+        with it, a loop it kept repeating is parked (or marked busy), and its error is raised."""
+        self._protect_new_code(core)
+        if core.error is None:
+            self._advance_backend()
+        if core.error is None and core.stopped_spinning and core.state is CoreState.RUNNING:
+            if self.park_polls:
+                self._try_park(core)
+            else:
+                core.mark_busy_loop()
+        if core.error is not None:
+            error, core.error = core.error, None
+            raise error
 
     def _debugged_slice(self, core: Core, budget: int) -> None:
         """One slice under a debugger: a slice it cuts short (a breakpoint, a single step, a

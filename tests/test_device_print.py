@@ -19,12 +19,12 @@ import pytest
 from conftest import TTNN_CACHE
 from hypothesis import given
 from hypothesis import strategies as st
+from metal_prints import booted, print_kernels
 
 from tensixsim import InvalidProgram, Tile, Unimplemented
 from tensixsim.cli import main
-from tensixsim.metal.firmware import boot, enable_firmware_prints, find_firmware_set, load_firmware
-from tensixsim.metal.kernels import build_kernel
-from tensixsim.metal.launch import Program, launch_program, layout
+from tensixsim.metal.firmware import enable_firmware_prints, find_firmware_set
+from tensixsim.metal.launch import Program, launch_program
 from tensixsim.metal.wheel import precompiled_firmware
 from tensixsim.observe.device_print import (
     RESET_BUFFER_MAGIC,
@@ -41,7 +41,6 @@ from tensixsim.observe.dprint import STARTING_MAGIC
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "tensixsim" / "sdk" / "examples" / "metal" / "device_print_hello.c"
-BUILD = ROOT / "build" / "metal"
 DEVICE_PRINT_VERSION = "0.81.1"
 
 
@@ -313,16 +312,8 @@ def firmware():
     return find_firmware_set(precompiled_firmware(TTNN_CACHE, DEVICE_PRINT_VERSION), "blackhole")
 
 
-def booted(firmware, quantum: int | None = None):
-    tile = Tile("blackhole") if quantum is None else Tile("blackhole", quantum=quantum)
-    loaded = load_firmware(tile, firmware)
-    boot(tile, loaded)
-    return tile, loaded
-
-
 def kernels(loaded) -> dict[str, Path]:
-    start = layout(loaded).text_start
-    return {core: build_kernel(HELLO, core, loaded, start + i * 0x4000, BUILD) for i, core in enumerate(ARGS)}
+    return print_kernels(HELLO, ARGS, loaded)
 
 
 def test_prints_from_two_cores_through_the_shared_buffer(firmware):

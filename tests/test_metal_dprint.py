@@ -13,24 +13,22 @@ from pathlib import Path
 
 import pytest
 from conftest import TTNN_CACHE
+from metal_prints import booted, print_kernels
 
 from tensixsim import Tile, Unimplemented
 from tensixsim.cli import main
 from tensixsim.metal.firmware import (
-    boot,
     enable_firmware_prints,
     find_firmware_set,
     load_firmware,
     print_buffers,
 )
-from tensixsim.metal.kernels import build_kernel
-from tensixsim.metal.launch import LaunchTimeout, Program, launch_program, layout
+from tensixsim.metal.launch import LaunchTimeout, Program, launch_program
 from tensixsim.metal.wheel import precompiled_firmware
 from tensixsim.observe.dprint import BUFFER_SIZE, DISABLED_MAGIC, STARTING_MAGIC
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = ROOT / "tensixsim" / "sdk" / "examples" / "metal" / "dprint_hello.c"
-BUILD = ROOT / "build" / "metal"
 PER_CORE_DPRINT = "0.67.4"  # the ttnn generation whose firmware keeps one DPRINT buffer per core
 ARGS = {"brisc": [7, 3], "ncrisc": [9, 2]}  # the number to print, the count of i / i*i lines
 LONG = "0123456789abcdefghijklmnopqrstuvwxyz" * 6  # 216 characters: more than one buffer holds
@@ -52,16 +50,8 @@ def firmware():
     return find_firmware_set(precompiled_firmware(TTNN_CACHE, PER_CORE_DPRINT), "blackhole")
 
 
-def booted(firmware, quantum: int | None = None):
-    tile = Tile("blackhole") if quantum is None else Tile("blackhole", quantum=quantum)
-    loaded = load_firmware(tile, firmware)
-    boot(tile, loaded)
-    return tile, loaded
-
-
 def kernels(loaded) -> dict[str, Path]:
-    start = layout(loaded).text_start
-    return {core: build_kernel(HELLO, core, loaded, start + i * 0x4000, BUILD) for i, core in enumerate(ARGS)}
+    return print_kernels(HELLO, ARGS, loaded)
 
 
 def test_the_buffers_are_the_mailbox_array_in_processor_order(firmware):
