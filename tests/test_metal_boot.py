@@ -90,6 +90,23 @@ def test_blackhole_firmware_boots_to_waiting_for_go(blackhole_set):
         assert state.pcs[core] in text_span(loaded, core)
 
 
+def test_boot_reaches_waiting_for_go_at_any_quantum(blackhole_set):
+    # The firmware's handshakes poll L1 in loops of tens of cycles: they are parked however the
+    # quantum cuts them (the loop count carries across slices). The subordinate cores wait from the
+    # same cycles at every quantum; BRISC, parked in its go-message loop, within one iteration of it.
+    def boot_at(quantum: int) -> tuple[int, ...]:
+        tile = Tile("blackhole", quantum=quantum)
+        loaded = load_firmware(tile, blackhole_set)
+        assert boot(tile, loaded).waits_for_go(loaded.mailbox)
+        return tuple(core.time for core in tile.cores)
+
+    reference = boot_at(2000)
+    for quantum in (100, 500, 5000):
+        got = boot_at(quantum)
+        assert got[1:] == reference[1:], quantum
+        assert abs(got[0] - reference[0]) < 32, quantum
+
+
 def test_boot_that_stops_elsewhere_is_a_deadlock(blackhole_set):
     tile = Tile("blackhole")
     loaded = load_firmware(tile, blackhole_set)

@@ -50,3 +50,38 @@ def test_parked_run_equals_running_every_poll(monkeypatch, op, tiles):
     assert parked[2] >= tiles  # the consumers waited on stream counters, parked
     assert running[2] == 0
     assert parked[:2] == running[:2]
+
+
+def _slow_poll(quantum: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
+    """TRISC0 polls an L1 flag with a loop of about 40 cycles an iteration; BRISC sets the flag
+    after a while. Returns (TRISC0's cycles, its instructions, how often it was parked)."""
+    from asm import assemble
+
+    flag = 0x30000
+    trisc0 = f"li t0, {flag}\n1: lw t1, 0(t0)\n" + "nop\n" * 30 + "beqz t1, 1b\n ecall"
+    brisc = "li t2, 3000\n1: addi t2, t2, -1\n bnez t2, 1b\n"
+    brisc += f"li t0, {flag}\n li t1, 1\n sw t1, 0(t0)\n ecall"
+    tile = Tile("blackhole", quantum=quantum)
+    tile.write(0x6000, assemble(trisc0, base=0x6000))
+    tile.write(0, assemble(brisc))
+    parked = [0]
+    try_park = TileClass._try_park
+
+    def counting(self, core):
+        try_park(self, core)
+        parked[0] += core.state is CoreState.WAITING
+
+    monkeypatch.setattr(TileClass, "_try_park", counting)
+    result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
+    return result.cores["trisc0"].cycles, result.cores["trisc0"].instructions, parked[0]
+
+
+def test_a_poll_loop_longer_than_the_quantum_allows_is_parked_all_the_same(monkeypatch):
+    # The loop count carries across slices cut by the quantum, so a loop needing several slices to
+    # be recognised is still parked, and woken at the store's cycle: the same cycles at any quantum.
+    slow = _slow_poll(2000, monkeypatch)
+    assert slow[2] >= 1
+    for quantum in (50, 300):
+        got = _slow_poll(quantum, monkeypatch)
+        assert got[2] >= 1, quantum
+        assert got[:2] == slow[:2], quantum

@@ -400,7 +400,7 @@ class Core:
         self.time = self._time_after(done)
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
-        self._carry_loop = carry and self.sync_stopped
+        self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
 
     def _attach_storage(self) -> None:
         """Let native code answer reads of the storage windows (tsim_storage_read) until Python
