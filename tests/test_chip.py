@@ -470,3 +470,63 @@ def test_non_tensix_tiles_opt_out_and_the_sender_only_with_src_include(elfs) -> 
         assert np.array_equal(own, data) == include
         assert chip.tile(7, 5).noc.counters[0][MST_WR_ACK_RECEIVED] == 2 * (1 + include)
         assert sorted(chip.tiles) == [(7, 4), (7, 5)]  # nothing built for the tiles that opt out
+
+
+# ---------------------------------------------------------------------------- a matmul over a 2x2 grid
+
+
+def _grid_matmul(quantum: int):
+    """C = A @ B, 128x128 BF16 each, on four worker tiles: a distributor tile multicasts A's row
+    blocks along the grid's rows and B's column blocks down its columns, then releases each worker
+    with a NoC inline write to its SOFT_RESET_0; each worker runs the SDK's five-core matmul kernel
+    on its 64x64 block of C (2x4 by 4x2 tiles, HiFi4). Returns the chip's result, each worker's C
+    tiles and the blocks they were given."""
+    from test_matmul import bf16_values, bits
+
+    mt, kt, nt = 2, 4, 2
+    rng = np.random.default_rng(77)
+    a_tiles = [bf16_values(rng, 3) for _ in range(16)]  # 4x4 tiles, row-major
+    b_tiles = [bf16_values(rng, 3) for _ in range(16)]
+
+    def a_block(i: int) -> list:  # tile rows 2i, 2i+1, all four columns: mt x kt, row-major
+        return [a_tiles[r * 4 + k] for r in (2 * i, 2 * i + 1) for k in range(4)]
+
+    def b_block(j: int) -> list:  # all four tile rows, columns 2j, 2j+1: kt x nt, row-major
+        return [b_tiles[k * 4 + c] for k in range(4) for c in (2 * j, 2 * j + 1)]
+
+    def l1(tiles: list) -> np.ndarray:
+        return programs.tiles_to_l1([bits(t) >> 16 for t in tiles])
+
+    chip = Chip("blackhole", quantum=quantum)
+    x0, y0 = 3, 4
+    source = chip.tile(1, 2)
+    source.load_elf("brisc", programs.build_chip_examples()["mm_distribute"])
+    block = len(l1(a_block(0)))
+    for i in range(2):
+        source.write(0x100000 + i * block, l1(a_block(i)))  # mm_distribute.c's MM_A
+        source.write(0x108000 + i * block, l1(b_block(i)))  # MM_B
+    source.write(CHIP_ARGS, np.array([x0, y0, block], np.uint32))
+    workers = {(i, j): chip.tile(x0 + j, y0 + i) for i in range(2) for j in range(2)}
+    for worker in workers.values():
+        for core, elf in programs.build_matmul(mt=mt, nt=nt, kt=kt, phases=4).items():
+            worker.load_elf(core, elf)
+    # Only the distributor is released by the host; the workers by the distributor's NoC writes.
+    result = chip.run(max_cycles=5_000_000, release={(1, 2): ("brisc",)})
+    got = {
+        ij: programs.tiles_from_l1(w.read(programs.KERNEL_DST, mt * nt * 2048), mt * nt)
+        for ij, w in workers.items()
+    }
+    blocks = {(i, j): (a_block(i), b_block(j)) for i in range(2) for j in range(2)}
+    return result, got, blocks
+
+
+def test_a_128x128_matmul_split_over_a_2x2_grid_is_bit_exact() -> None:
+    from test_sdk_kernels import matmul_expected
+
+    result, got, blocks = _grid_matmul(2000)
+    for ij, (a, b) in blocks.items():
+        expected = matmul_expected(a, b, 2, 2, 4, 4)
+        for t in range(4):
+            np.testing.assert_array_equal(got[ij][t], expected[t], err_msg=f"worker {ij} tile {t}")
+    again, _, _ = _grid_matmul(300)
+    assert {xy: r.cycles for xy, r in again.tiles.items()} == {xy: r.cycles for xy, r in result.tiles.items()}

@@ -550,7 +550,7 @@ def build_chip_examples(*, build_dir: Path | None = None, arch: str = "blackhole
             arch=arch,
             build_dir=root,
         )
-        for name in ("pair_a", "pair_b", "ring", "mcast_sender", "mcast_receiver")
+        for name in ("pair_a", "pair_b", "ring", "mcast_sender", "mcast_receiver", "mm_distribute")
     }
 
 
