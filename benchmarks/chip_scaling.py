@@ -84,7 +84,7 @@ def main() -> None:
         print(
             f"whole chip: {tiles} Tensix tiles built in {seconds:.1f} s, {per_tile:.1f} MiB resident per tile"
         )
-    print(f"chip16_cycles_per_s: {rates[16]:.0f}")
+    print(f"chip16_cycles_per_s: {rates[16]:.0f} cycles/s")
 
 
 if __name__ == "__main__":
