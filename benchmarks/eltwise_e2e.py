@@ -24,18 +24,6 @@ from tensixsim.sdk import programs
 TILES = 64
 
 
-def random_bf16_tiles(rng: np.random.Generator, count: int) -> list[np.ndarray]:
-    """Normal BF16 patterns spanning a few binades either side of one."""
-    return [
-        (
-            rng.integers(0, 2, (32, 32)) << 15
-            | rng.integers(121, 133, (32, 32)) << 7
-            | rng.integers(0, 128, (32, 32))
-        ).astype(np.uint16)
-        for _ in range(count)
-    ]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
@@ -43,7 +31,7 @@ def main() -> None:
 
     elfs = programs.build_eltwise("add", tiles=TILES)
     rng = np.random.default_rng(2024)
-    a, b = random_bf16_tiles(rng, TILES), random_bf16_tiles(rng, TILES)
+    a, b = programs.random_bf16_tiles(rng, TILES), programs.random_bf16_tiles(rng, TILES)
     tile = Tile("blackhole")
     for core, elf in elfs.items():
         tile.load_elf(core, elf)

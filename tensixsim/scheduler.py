@@ -201,12 +201,17 @@ class Scheduler:
 
     def may_sync(self, core: Core, cycle: int) -> bool:
         """True when no other running core is still behind ``cycle``."""
-        key = (cycle, core.index)
-        return all(
-            (other.time, other.index) > key
-            for other in self.cores
-            if other is not core and other.state is CoreState.RUNNING
-        )
+        return cycle <= self.sync_limit(core)
+
+    def sync_limit(self, core: Core) -> int:
+        """The latest cycle at which ``core`` may synchronise (may_sync) while no other core moves."""
+        limit = NEVER
+        index = core.index
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING:
+                # (cycle, index) must stay below the other core's (time, index).
+                limit = min(limit, other.time if index < other.index else other.time - 1)
+        return limit
 
     def note_side_effect(self, count: int = 1) -> None:
         self._side_effects += count
@@ -273,13 +278,3 @@ class Scheduler:
         return [a for a in seen if not self.arch.local_ram_base <= a < self.arch.local_ram_base + 0x2000][
             :4
         ] or seen[:4]
-
-    def sync_limit(self, core: Core) -> int:
-        """The latest cycle at which ``core`` may synchronise (may_sync) while no other core moves."""
-        limit = NEVER
-        index = core.index
-        for other in self.cores:
-            if other is not core and other.state is CoreState.RUNNING:
-                # (cycle, index) must stay below the other core's (time, index).
-                limit = min(limit, other.time if index < other.index else other.time - 1)
-        return limit

@@ -89,13 +89,7 @@ def eltwise_case(seed: int, tiles: int = 2, op: str = "add") -> tuple[int, int, 
 
     rng = np.random.default_rng(seed)
 
-    def bf16_tiles() -> list[np.ndarray]:
-        # Normal BF16 patterns within a few binades of one (exponents 121..132).
-        sign = rng.integers(0, 2, (tiles, 32, 32)) << 15
-        exponent = rng.integers(121, 133, (tiles, 32, 32)) << 7
-        return list((sign | exponent | rng.integers(0, 128, (tiles, 32, 32))).astype(np.uint16))
-
-    a, b = bf16_tiles(), bf16_tiles()
+    a, b = programs.random_bf16_tiles(rng, tiles), programs.random_bf16_tiles(rng, tiles)
     tile = Tile("blackhole")
     for core, elf in programs.build_eltwise(op, tiles=tiles).items():
         tile.load_elf(core, elf)

@@ -518,6 +518,18 @@ def round_fp32_to_bf16(x: np.ndarray) -> np.ndarray:
     return np.where((mag & 0x7F800000) == 0, 0, rounded).astype(np.uint16)
 
 
+def random_bf16_tiles(rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """``count`` 32x32 tiles of normal BF16 patterns spanning a few binades either side of one."""
+    return [
+        (
+            rng.integers(0, 2, (32, 32)) << 15
+            | rng.integers(121, 133, (32, 32)) << 7
+            | rng.integers(0, 128, (32, 32))
+        ).astype(np.uint16)
+        for _ in range(count)
+    ]
+
+
 def eltwise_model(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The BF16 bits build_eltwise's kernel writes for BF16 bit patterns ``a``, ``b``: one fp32
     operation (ELWMUL at four fidelity phases sees every mantissa bit, so the product is exact),
