@@ -188,6 +188,8 @@ class ChipResult:
     cycles: int
     tiles: dict[XY, RunResult]
     windows: int  # tile windows run (scheduling work, not emulated time)
+    # Tiles left waiting for the host (``Chip.run(quiet=True)``): what each waiting core waits for.
+    waiting: dict[XY, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         lines = [f"tile {xy}: {r.cycles} cycles" for xy, r in sorted(self.tiles.items())]
@@ -262,12 +264,18 @@ class Chip:
 
     # ------------------------------------------------------------------ running
     def run(
-        self, max_cycles: int = 100_000_000, release: dict[XY, tuple[str, ...]] | None = None
+        self,
+        max_cycles: int = 100_000_000,
+        release: dict[XY, tuple[str, ...]] | None = None,
+        *,
+        quiet: bool = False,
     ) -> ChipResult:
         """Run every built tile until all their released cores finished, or raise.
 
         ``release``: the cores to take out of reset per tile; by default BRISC of every tile that has
-        code loaded on BRISC and no core running yet (as Tile.run does for one tile).
+        code loaded on BRISC and no core running yet (as Tile.run does for one tile). ``quiet``: cores
+        left waiting once nothing can act any more (firmware waiting for the host) end the run
+        instead of raising Deadlock; ``result.waiting`` says what each such tile waits for.
         """
         if release is None:
             release = {
@@ -278,8 +286,13 @@ class Chip:
         for xy, tile in list(self.tiles.items()):
             tile.start(tuple(release.get(xy, ())))
         windows = self._schedule(max_cycles)
+        stuck = self._stuck()
+        if stuck and not quiet:
+            xy, error = next(iter(stuck.items()))
+            raise Deadlock(f"tile {xy}: {error.message}", cycle=error.cycle, cores=error.cores)
         results = {xy: tile.result() for xy, tile in self.tiles.items()}
-        return ChipResult(max((r.cycles for r in results.values()), default=0), results, windows)
+        cycles = max((r.cycles for r in results.values()), default=0)
+        return ChipResult(cycles, results, windows, {xy: e.message for xy, e in stuck.items()})
 
     def _schedule(self, max_cycles: int) -> int:
         windows = 0
@@ -292,7 +305,6 @@ class Chip:
             dirty = set()
             active = sorted((n, xy) for xy, n in nexts.items() if n < NEVER)
             if not active:
-                self._finish()
                 return windows
             first, owner = active[0]
             if first >= max_cycles:
@@ -320,13 +332,14 @@ class Chip:
             if not moved and not self.fabric.in_flight:
                 raise RuntimeError(f"chip scheduler made no progress: tiles would act at {active}")
 
-    def _finish(self) -> None:
-        """Nothing can act any more: a deadlock if some core or pipe still waits."""
+    def _stuck(self) -> dict[XY, Deadlock]:
+        """Nothing can act any more: the tiles where some core or pipe still waits."""
+        stuck = {}
         for xy, tile in sorted(self.tiles.items()):
             if tile.stuck():
                 waiting = [c for c in tile.cores if c.state is CoreState.WAITING]
-                error = tile._deadlock(waiting, {})
-                raise Deadlock(f"tile {xy}: {error.message}", cycle=error.cycle, cores=error.cores)
+                stuck[xy] = tile._deadlock(waiting, {})
+        return stuck
 
     def _wheres(self, xy: XY) -> tuple[CoreWhere, ...]:
         return self.tiles[xy]._core_wheres()

@@ -32,6 +32,7 @@ class Parking:
         writes and coprocessor changes wake it the same way (register_written, coprocessor_changed).
         """
         entry = core.loop_entry_cycle()
+        head = core.pc
         before = core.fingerprint()
         effects = self._side_effects
         start = core.time
@@ -46,6 +47,11 @@ class Parking:
             return
         if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
             return  # cut short (a synchronisation point): look again later
+        if not back and core.stopped_spinning and core.pc != head:
+            # The probe left the loop for another one: what it polled changed after the spin was
+            # detected (the slice that detected it was cut short before the change). That says
+            # nothing of the loop: it may yet be parked next time.
+            return
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
         # Registers by their word address (a narrow load reads part of one).
         registers = {a & ~3: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}

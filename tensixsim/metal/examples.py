@@ -10,6 +10,11 @@ Add-one (``bf16(x + 1)`` over a DRAM buffer of bf16 tiles), with the roles tt-me
 - BRISC, the writer (NoC 0): writes each CB 16 tile to the output DRAM buffer.
 
 Every kernel gets the same runtime arguments: source base, destination base, tile count, page size.
+
+A two-tile pipeline on a chip (:func:`pipeline_programs`): tile A's BRISC writes each input tile
+from its L1 into tile B's input CB and counts B's semaphore up (a NoC atomic) after each; B runs
+add-one's compute kernels, its reader handing each tile on once the semaphore says it landed and its
+writer writing each result back into A's L1 and counting A's semaphore up, which A waits for.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from pathlib import Path
 
 from tensixsim.metal.firmware import LoadedFirmware
 from tensixsim.metal.kernels import build_kernel
-from tensixsim.metal.launch import CircularBuffer, Program, layout
+from tensixsim.metal.launch import CircularBuffer, Program, layout, semaphore_address
 
 SOURCES = Path(__file__).resolve().parent.parent / "sdk" / "examples" / "metal"
 ADD_ONE = {
@@ -63,3 +68,52 @@ def add_one_program(
         runtime_args={core: list(args) for core in kernels},
         circular_buffers=add_one_circular_buffers(page),
     )
+
+
+PIPELINE = {
+    "a": {"brisc": "pipe_send.c"},
+    "b": {
+        "ncrisc": "pipe_reader.c",
+        **{c: ADD_ONE[c] for c in ("trisc0", "trisc1", "trisc2")},
+        "brisc": "pipe_return.c",
+    },
+}
+
+
+def build_pipeline(loaded: LoadedFirmware, out_dir: Path) -> dict[str, dict[str, Path]]:
+    """The pipeline's kernels: ``{"a": {core: elf}, "b": {core: elf}}``, each core in its own slot."""
+    start = layout(loaded).text_start
+    slots = list(ADD_ONE)
+    return {
+        side: {
+            core: build_kernel(SOURCES / name, core, loaded, start + slots.index(core) * KERNEL_SLOT, out_dir)
+            for core, name in kernels.items()
+        }
+        for side, kernels in PIPELINE.items()
+    }
+
+
+def pipeline_programs(
+    kernels: dict[str, dict[str, Path]],
+    loaded: LoadedFirmware,
+    a: tuple[int, int],
+    b: tuple[int, int],
+    source: int,
+    result: int,
+    tiles: int,
+    page: int = BF16_TILE,
+) -> dict[tuple[int, int], Program]:
+    """The launch of each tile: A at NoC #0 ``a`` sends ``tiles`` pages from its L1 at ``source``;
+    B at ``b`` returns them plus one to A's L1 at ``result``. B's input CB holds every tile."""
+    sem = semaphore_address(loaded, 0)
+    cbs = [CircularBuffer(CB_IN, CB_BASE, page * tiles, tiles)]
+    address = CB_BASE + page * tiles
+    for index, count in ((CB_ONES, 1), (CB_OUT, CB_PAGES)):
+        cbs.append(CircularBuffer(index, address, page * count, count))
+        address += page * count
+    a_args = [*b, tiles, page, sem, source, CB_BASE]
+    b_args = [*a, tiles, page, sem, 0, result]
+    return {
+        a: Program(kernels["a"], {c: a_args for c in kernels["a"]}, semaphores=[0]),
+        b: Program(kernels["b"], {c: b_args for c in kernels["b"]}, circular_buffers=cbs, semaphores=[0]),
+    }

@@ -416,6 +416,11 @@ def run_until_quiet(
         reason = stop.message
     else:
         raise InvalidProgram("the firmware finished (ecall) instead of waiting for the host")
+    return run_state(tile, loaded, reason)
+
+
+def run_state(tile: Tile, loaded: LoadedFirmware, reason: str) -> RunState:
+    """Where each core of ``tile`` waits, once nothing can move (``reason``: the scheduler's account)."""
     mailbox = loaded.mailbox
     waiting = [c for c in tile.cores if c.state is CoreState.WAITING]
     return RunState(
@@ -429,7 +434,8 @@ def run_until_quiet(
     )
 
 
-def _expect_go_wait(state: RunState, mailbox: Mailbox, what: str) -> RunState:
+def expect_go_wait(state: RunState, mailbox: Mailbox, what: str) -> RunState:
+    """``state``, if every core waits for the host's next go message; else Deadlock naming ``what``."""
     if not state.waits_for_go(mailbox):
         raise Deadlock(
             f"{what} stopped short of waiting for a go message (go signal 0x{state.go_signal:02x}, "
@@ -445,7 +451,7 @@ def boot(tile: Tile, loaded: LoadedFirmware, *, max_cycles: int = 20_000_000) ->
     Raises :class:`~tensixsim.errors.Deadlock` when the cores stop anywhere else.
     """
     state = run_until_quiet(tile, loaded, max_cycles=max_cycles, release=("brisc",))
-    return _expect_go_wait(state, loaded.mailbox, "boot")
+    return expect_go_wait(state, loaded.mailbox, "boot")
 
 
 def _itype(opcode: int, rd: int, funct3: int, rs1: int, imm: int) -> int:
@@ -516,4 +522,4 @@ def launch(
     index = int.from_bytes(tile.read(mailbox.go_message_index, 4), "little")
     go = mailbox.base + debug.field("mailboxes_t", f"go_messages[{index}].signal").offset
     tile.write(go, bytes([mailbox.constants["RUN_MSG_GO"]]))
-    return _expect_go_wait(run_until_quiet(tile, loaded, max_cycles=max_cycles), mailbox, "launch")
+    return expect_go_wait(run_until_quiet(tile, loaded, max_cycles=max_cycles), mailbox, "launch")

@@ -39,6 +39,8 @@ FIRMWARE_SYMBOLS = (
     "bank_to_dram_offset",
     "sem_l1_base",
     "cb_interface",
+    "my_x",
+    "my_y",
 )
 # metal.h's metal_cb_t: LocalCBInterface member -> (byte offset, size).
 CB_LAYOUT = {

@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tensixsim.arch import CORE_NAMES
-from tensixsim.errors import Deadlock, InvalidProgram
+from tensixsim.errors import CycleLimitExceeded, Deadlock, InvalidProgram
 from tensixsim.loader.elf import read_elf
 from tensixsim.metal.firmware import (
     _PROCESSOR_ENUM,
     LoadedFirmware,
     RunState,
-    _expect_go_wait,
+    expect_go_wait,
     run_until_quiet,
 )
 from tensixsim.tile import Tile
@@ -153,6 +153,14 @@ class Program:
     semaphores: list[int] = field(default_factory=list)
 
 
+def semaphore_address(loaded: LoadedFirmware, index: int) -> int:
+    """L1 address of a launch's semaphore ``index`` (the same on every tile running this firmware)."""
+    if not 0 <= index < SEMAPHORES:
+        raise ValueError(f"semaphore {index}: a launch has {SEMAPHORES}")
+    where = layout(loaded)
+    return where.base + where.semaphores + 16 * index
+
+
 def launch_program(
     tile: Tile,
     loaded: LoadedFirmware,
@@ -167,6 +175,21 @@ def launch_program(
     cores stop (or the cycle limit passes) before the firmware reports done. Nothing is written when
     the program is refused. ``trace``: write a Perfetto trace of the launch's run to this file.
     """
+    prepare_launch(tile, loaded, program)()
+    try:
+        state = run_until_quiet(tile, loaded, max_cycles=max_cycles, trace=trace)
+        return expect_go_wait(state, loaded.mailbox, "launch")
+    except Deadlock as stop:
+        raise LaunchTimeout(f"the firmware never reported done: {stop.message}", cycle=stop.cycle) from None
+    except CycleLimitExceeded:
+        raise LaunchTimeout(
+            f"the firmware never reported done within {max_cycles} cycles", cycle=max_cycles
+        ) from None
+
+
+def prepare_launch(tile: Tile, loaded: LoadedFirmware, program: Program) -> Callable[[], None]:
+    """Check ``program`` against the firmware and the kernel slot (raises, writing nothing), and return
+    what writes it, its launch message and the go message into ``tile``."""
     debug = loaded.firmware.debug("brisc")
     mailbox = loaded.mailbox
     where = layout(loaded)
@@ -264,22 +287,15 @@ def launch_program(
             continue  # a field of another firmware generation
         spot = debug.field("launch_msg_t", path)
         raw[spot.offset : spot.offset + spot.size] = value().to_bytes(spot.size, "little")
-    for address, data in writes:
-        tile.write(address, data)
-    for core, image in kernel_images.items():
-        tile.core(core).add_image(image)
-    tile.write(message, bytes(raw))
-    index = int.from_bytes(tile.read(mailbox.go_message_index, 4), "little")
-    go = mailbox.base + debug.field("mailboxes_t", f"go_messages[{index}].signal").offset
-    tile.write(go, bytes([mailbox.constants["RUN_MSG_GO"]]))
-    try:
-        state = run_until_quiet(tile, loaded, max_cycles=max_cycles, trace=trace)
-        return _expect_go_wait(state, mailbox, "launch")
-    except Deadlock as stop:
-        raise LaunchTimeout(f"the firmware never reported done: {stop.message}", cycle=stop.cycle) from None
-    except Exception as error:
-        if type(error).__name__ == "CycleLimitExceeded":
-            raise LaunchTimeout(
-                f"the firmware never reported done within {max_cycles} cycles", cycle=max_cycles
-            ) from None
-        raise
+
+    def write() -> None:
+        for address, data in writes:
+            tile.write(address, data)
+        for core, image in kernel_images.items():
+            tile.core(core).add_image(image)
+        tile.write(message, bytes(raw))
+        index = int.from_bytes(tile.read(mailbox.go_message_index, 4), "little")
+        go = mailbox.base + debug.field("mailboxes_t", f"go_messages[{index}].signal").offset
+        tile.write(go, bytes([mailbox.constants["RUN_MSG_GO"]]))
+
+    return write

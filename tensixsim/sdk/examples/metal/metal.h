@@ -166,6 +166,61 @@ static inline void metal_write_page(uint32_t noc, uint32_t base, uint32_t page, 
     while (*(volatile uint32_t *)(uintptr_t)(niu + METAL_NOC_WR_ACK_RECEIVED) != expected)
         ;
 }
+/* ---- requests to other Tensix tiles of a chip (coordinates: NoC #0, as the host gives them) ---- */
+#define METAL_AT_CMD_BUF 0x1000u
+#define METAL_NOC_AT_DATA 0x28u
+#define METAL_NOC_CMD_AT 0x1u
+/* Atomic increment of a whole 32-bit word (IntWidth 31) at word Ofs of its 16-byte line (Atomics.md). */
+#define METAL_NOC_AT_INCREMENT(ofs) ((1u << 12) | (31u << 2) | ((ofs) & 3u))
+
+/* NoC #0 coordinates (x, y) as `noc` names them (x | y << 6): NoC #1 counts from the opposite
+   corner, the grid's size read from NOC_NODE_ID (tt-metal's NOC_0_X / NOC_0_Y do the same). */
+static inline uint32_t metal_noc_xy(uint32_t noc, uint32_t x, uint32_t y)
+{
+    if (noc) {
+        uint32_t id = *(volatile uint32_t *)(uintptr_t)(METAL_NIU(noc) + METAL_NOC_NODE_ID);
+        x = ((id >> 12) & 0x7Fu) - 1u - x;
+        y = ((id >> 19) & 0x7Fu) - 1u - y;
+    }
+    return x | y << 6;
+}
+
+/* Write bytes from this tile's L1 at l1 to dst in the L1 of tile (x, y), and wait for the
+   acknowledgement (the data are in the far L1 then). */
+static inline void metal_write_to(uint32_t noc, uint32_t l1, uint32_t x, uint32_t y, uint32_t dst, uint32_t bytes)
+{
+    uint32_t niu = METAL_NIU(noc);
+    uint32_t own = *(volatile uint32_t *)(uintptr_t)(niu + METAL_NOC_NODE_ID) & 0xFFFu;
+    uint32_t expected = *(volatile uint32_t *)(uintptr_t)(niu + METAL_NOC_WR_ACK_RECEIVED) + 1u;
+    metal_noc_request(niu + METAL_WR_CMD_BUF, l1, own, dst, metal_noc_xy(noc, x, y),
+                      METAL_NOC_CMD_WR | METAL_NOC_CMD_RESP_MARKED, bytes);
+    while (*(volatile uint32_t *)(uintptr_t)(niu + METAL_NOC_WR_ACK_RECEIVED) != expected)
+        ;
+}
+
+/* Add inc to the semaphore (a 16-byte aligned L1 word) at addr of tile (x, y): a posted NoC atomic,
+   as tt-metal's noc_semaphore_inc. */
+static inline void metal_semaphore_inc(uint32_t noc, uint32_t x, uint32_t y, uint32_t addr, uint32_t inc)
+{
+    volatile uint32_t *r = (volatile uint32_t *)(uintptr_t)(METAL_NIU(noc) + METAL_AT_CMD_BUF);
+    r[METAL_NOC_TARG_LO / 4u] = addr;
+    r[METAL_NOC_TARG_MID / 4u] = 0u;
+    r[METAL_NOC_TARG_HI / 4u] = metal_noc_xy(noc, x, y);
+    r[METAL_NOC_CTRL / 4u] = METAL_NOC_CMD_AT;
+    r[METAL_NOC_LEN / 4u] = METAL_NOC_AT_INCREMENT(addr >> 2);
+    r[METAL_NOC_AT_DATA / 4u] = inc;
+    r[METAL_NOC_CMD / 4u] = 1u;
+}
+
+/* Wait until the semaphore at addr (this tile's L1) reaches at_least. */
+static inline void metal_semaphore_wait_min(uint32_t addr, uint32_t at_least)
+{
+    while (*(volatile uint32_t *)(uintptr_t)addr < at_least)
+        ;
+}
+
+/* The firmware's own NoC coordinates (noc_init reads them from NOC_NODE_ID). */
+extern uint8_t my_x[2], my_y[2];
 #endif /* NUM_DRAM_BANKS */
 
 /* ---- TRISCs (pointers in 16-byte units, this side's counter kept in cb_interface) ---- */
@@ -224,5 +279,15 @@ static inline void metal_trisc_push_back(uint32_t cb, uint32_t n)
 #define ADD1_ARG_DST 1u   /* interleaved DRAM buffer of output tiles */
 #define ADD1_ARG_TILES 2u
 #define ADD1_ARG_PAGE 3u  /* bytes per tile (2048 for bf16) */
+
+/* ---- the two-tile pipeline: A sends, B adds one (add-one's TRISC kernels) and returns ---- */
+/* Runtime arguments of every pipeline kernel (tiles and page where add-one keeps them). */
+#define PIPE_ARG_PEER_X 0u  /* the other tile, NoC #0 coordinates */
+#define PIPE_ARG_PEER_Y 1u
+#define PIPE_ARG_TILES 2u   /* = ADD1_ARG_TILES */
+#define PIPE_ARG_PAGE 3u    /* = ADD1_ARG_PAGE */
+#define PIPE_ARG_SEM 4u     /* L1 address of the launch's semaphore 0 (the same on both tiles) */
+#define PIPE_ARG_LOCAL 5u   /* A: its input tiles */
+#define PIPE_ARG_REMOTE 6u  /* A: B's input CB (c_0, one page per tile); B: A's result buffer */
 
 #endif /* METAL_H */
