@@ -91,13 +91,17 @@ class ChipTile(Tile):
         """Refused: the other tiles would not run (and NoC traffic to them would be lost)."""
         raise ValueError("a tile of a chip runs with its chip: Chip.run()")
 
-    def start(self, release: tuple[str, ...]) -> None:
-        """What :meth:`Tile.run` does before scheduling: the host may have written code or polled memory."""
+    def start(self, release: tuple[str, ...], host: int = 0) -> None:
+        """What :meth:`Tile.run` does before scheduling: the host may have written code or polled memory.
+
+        ``host``: the cycle the host's writes are seen at, the cycle the chip's previous run ended.
+        A parked core resumes there (not at its own cycle, which depends on where the windows cut its
+        poll loop), so what follows does not depend on the windows either."""
         self.refused.clear()
         for core in self.cores:
             core.flush_all_code()
             if core.state is CoreState.WAITING and (core.watch or core.watch_registers):
-                self._wake(core, core.time, by=("host",))
+                self._wake(core, max(host, core.time), by=("host",))
         if release:
             self.release(*release, cycle=self.cycle)
 
@@ -283,8 +287,9 @@ class Chip:
                 for xy, tile in self.tiles.items()
                 if tile.core("brisc").images and all(c.state is CoreState.RESET for c in tile.cores)
             }
+        host = max((c.time for tile in self.tiles.values() for c in tile.cores), default=0)
         for xy, tile in list(self.tiles.items()):
-            tile.start(tuple(release.get(xy, ())))
+            tile.start(tuple(release.get(xy, ())), host)
         windows = self._schedule(max_cycles)
         stuck = self._stuck()
         if stuck and not quiet:
