@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from tensixsim.arch import get_arch
 from tensixsim.dram import Dram
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock
-from tensixsim.noc import REMOTE_ORDER, Noc, RemoteAction
+from tensixsim.noc import REMOTE_ORDER, Link, Noc, Packet, RemoteAction, route
 from tensixsim.results import RunResult
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.frontend import NEVER, Engine
@@ -152,30 +152,93 @@ class ChipTile(Tile):
 
 @dataclass
 class Fabric:
-    """The NoC between the tiles: where coordinates lead, and the traffic between tiles in flight."""
+    """The NoC between the tiles: where coordinates lead, and the traffic between tiles in flight.
+
+    Links. Every packet between tiles crosses the links of its dimension-order route (noc.route), and
+    a link carries one flit a cycle in each direction: a packet holds each link for its flits from
+    the cycle its header gets there, or from the first cycle the link is free for that long. A packet
+    that waits is late by what it waited at its last link. Packets claim links in the order of the
+    cycle their header enters the first link (then by sender and the sender's own count), which does
+    not depend on the windows: a packet is resolved only once no tile can still inject one before it,
+    and until then it holds back every tile as an activity of another tile would (:meth:`held`).
+    """
 
     chip: Chip
+    # (injected, order, target, unloaded arrival, action, packet): sent, links not yet claimed.
+    waiting: list[tuple[int, int, XY, int, RemoteAction, Packet]] = field(default_factory=list)
     # (arrival cycle, order, target, action): handed to the targets between windows. The order (sender's
     # index in the grid, then its own count) depends only on what each sender did, never on the windows.
     in_flight: list[tuple[int, int, XY, RemoteAction]] = field(default_factory=list)
+    links: dict[Link, list[tuple[int, int]]] = field(default_factory=dict)  # busy (start, end), sorted
+    _groups: dict[tuple, dict[Link, int]] = field(default_factory=dict)  # a multicast's link starts
     _sent: dict[XY, itertools.count] = field(default_factory=dict)
 
     def endpoint_kind(self, xy: XY) -> str | None:
         return self.chip.kind_at(xy)
 
-    def send(self, source: Noc, target: XY, cycle: int, action: RemoteAction) -> None:
+    def send(self, source: Noc, target: XY, cycle: int, action: RemoteAction, packet: Packet) -> None:
         floor = self.chip.floor + NOC.lookahead
         if cycle < floor:  # the windows would be wrong: a bug in the timing of the request
             raise AssertionError(f"NoC traffic due at {cycle}, before the lookahead bound {floor}")
         count = self._sent.setdefault(source.position, itertools.count())
         order = REMOTE_ORDER + self.chip.index(source.position) * SENDER_STRIDE + next(count)
-        heapq.heappush(self.in_flight, (cycle, order, target, action))
+        heapq.heappush(self.waiting, (packet.injected, order, target, cycle, action, packet))
         tile = source.tile
         tile.window_end = min(tile.window_end, cycle + self.chip.window)  # the target may answer then
 
+    def held(self) -> int:
+        """The earliest cycle a tile could have acted at to send a packet still waiting for its links
+        (NEVER: none waits); the chip bounds windows by it as by another tile's next act."""
+        return self.waiting[0][0] - NOC.niu_to_router if self.waiting else NEVER
+
+    def resolve(self, bound: int) -> None:
+        """Claim the links of every waiting packet whose header enters its first link before ``bound``
+        (no packet can be sent any more that enters before it), in that order."""
+        while self.waiting and self.waiting[0][0] < bound:
+            _, order, target, cycle, action, packet = heapq.heappop(self.waiting)
+            heapq.heappush(self.in_flight, (cycle + self._claim(packet), order, target, action))
+        if bound >= NEVER:
+            self.links.clear()
+            self._groups.clear()
+            return
+        # No later packet reaches a link before ``bound``: what ends by then is history.
+        for link in [k for k, busy in self.links.items() if busy[-1][1] <= bound]:
+            del self.links[link]
+        for key in [k for k in self._groups if k[-1] < bound]:
+            del self._groups[key]
+
+    def _claim(self, packet: Packet) -> int:
+        """Reserve ``packet``'s links; returns how much later than unloaded it reaches its target."""
+        path = route(self.chip.facts, packet.noc, packet.source, packet.target)
+        if not path:
+            return 0
+        shared = self._groups.setdefault((*packet.group, packet.injected), {}) if packet.group else {}
+        at = packet.injected
+        for link in path:
+            if link in shared:  # a multicast's flits cross a link of its tree once
+                start = shared[link]
+            else:
+                start = shared[link] = self._reserve(link, at, packet.flits)
+            at = start + NOC.router_hop
+        return at - NOC.router_hop - (packet.injected + (len(path) - 1) * NOC.router_hop)
+
+    def _reserve(self, link: Link, at: int, flits: int) -> int:
+        """The first cycle from ``at`` on when ``link`` is free for ``flits`` cycles; marked busy then."""
+        busy = self.links.setdefault(link, [])
+        start, index = at, len(busy)
+        for i, (begin, end) in enumerate(busy):
+            if start + flits <= begin:
+                index = i
+                break
+            start = max(start, end)
+        busy.insert(index, (start, start + flits))
+        return start
+
     def hand_over(self) -> set[XY]:
-        """Give every transfer in flight to its target tile (built now if never touched); returns the
-        targets."""
+        """Claim links for the packets no later one can precede, and give every transfer in flight to
+        its target tile (built now if never touched); returns the targets."""
+        first = min((tile.next_activity() for tile in self.chip.tiles.values()), default=NEVER)
+        self.resolve(first + NOC.niu_to_router if first < NEVER else NEVER)
         targets = set()
         while self.in_flight:
             cycle, order, target, action = heapq.heappop(self.in_flight)
@@ -320,10 +383,11 @@ class Chip:
                 )
             second = active[1][0] if len(active) > 1 else NEVER
             self.floor = first
+            held = self.fabric.held()  # a packet still waiting for its links acts like another tile
             moved = False
             for start, xy in active:
                 # Anything another tile does reaches this one no sooner than its next act + lookahead.
-                others = second if xy == owner else first
+                others = min(second if xy == owner else first, held)
                 until = others + self.window if others < NEVER else NEVER
                 if start < until:
                     tile = self.tiles[xy]
@@ -334,7 +398,7 @@ class Chip:
                     moved |= nexts[xy] != start or (tile.wakes, tile._side_effects) != before
             # Every window moves some tile on (its next act, a wake, a side effect, traffic sent); if
             # none did, the scheduler would go round for ever: say so instead.
-            if not moved and not self.fabric.in_flight:
+            if not moved and not self.fabric.in_flight and not self.fabric.waiting:
                 raise RuntimeError(f"chip scheduler made no progress: tiles would act at {active}")
 
     def _stuck(self) -> dict[XY, Deadlock]:

@@ -192,6 +192,45 @@ class Endpoint:
 # What runs at the far end of a request: the NIU it reaches (of the same NoC) and the cycle.
 RemoteAction = Callable[["Noc", int], None]
 
+# A link between neighbouring routers: (NoC, x, y of the router it leaves, "x" or "y"), in the NoC's
+# own coordinates (each NoC moves towards increasing coordinates of its own, wrapping).
+Link = tuple[int, int, int, str]
+
+
+@dataclass(frozen=True)
+class Packet:
+    """What a transfer between tiles puts on the links of its route (tensixsim.chip.Fabric).
+
+    ``injected``: the cycle the unloaded model has its header enter the first link (the issuing NIU's
+    ``niu_to_router`` after the packet left). ``flits``: header and data flits, each link carrying one
+    a cycle. ``group``: packets of one multicast share it (the tree carries the flits once per link).
+    """
+
+    noc: int
+    source: tuple[int, int]  # NoC coordinates (of ``noc``) of the sending tile
+    target: tuple[int, int]  # NoC coordinates (of ``noc``) of the receiving tile
+    injected: int
+    flits: int
+    group: tuple | None = None
+
+
+def route(facts: NocFacts, noc: int, source: tuple[int, int], target: tuple[int, int]) -> list[Link]:
+    """The links a unicast packet crosses from ``source`` to ``target`` (``noc``'s coordinates):
+    dimension order, X then Y where ``facts.x_first_routing[noc]`` (NoC #0), else Y then X (NoC #1),
+    each step towards increasing coordinates with wrap-around (RoutingPaths.md)."""
+    (x, y), (tx, ty) = source, target
+    links: list[Link] = []
+    for axis in ("x", "y") if facts.x_first_routing[noc] else ("y", "x"):
+        if axis == "x":
+            while x != tx:
+                links.append((noc, x, y, "x"))
+                x = (x + 1) % facts.width
+        else:
+            while y != ty:
+                links.append((noc, x, y, "y"))
+                y = (y + 1) % facts.height
+    return links
+
 
 class Fabric(Protocol):
     """The NoC between the tiles of a chip, as one NIU sees it (tensixsim.chip)."""
@@ -199,9 +238,12 @@ class Fabric(Protocol):
     def endpoint_kind(self, xy: tuple[int, int]) -> str | None:
         """What is at NoC #0 coordinates ``xy``: "tensix", "dram", another kind, or None (no endpoint)."""
 
-    def send(self, source: Noc, target: tuple[int, int], cycle: int, action: RemoteAction) -> None:
+    def send(
+        self, source: Noc, target: tuple[int, int], cycle: int, action: RemoteAction, packet: Packet
+    ) -> None:
         """Run ``action`` at the NIU of the tile at ``target`` at ``cycle`` (at least
-        ``NOC.lookahead`` after the sender's present cycle)."""
+        ``NOC.lookahead`` after the sender's present cycle), later by what ``packet`` waits for links
+        other packets hold."""
 
 
 @dataclass
@@ -432,12 +474,38 @@ class Noc:
         ``order`` when given (it must exceed every count this NIU hands out itself: REMOTE_ORDER)."""
         heapq.heappush(self.pending, (cycle, next(self._sequence) if order is None else order, action))
 
-    def _at(self, target: Endpoint, cycle: int, action: RemoteAction) -> None:
-        """Run ``action`` at ``target``'s NIU at ``cycle``: here, or through the fabric at a remote tile."""
+    def _at(
+        self,
+        target: Endpoint,
+        cycle: int,
+        action: RemoteAction,
+        noc: int = 0,
+        left: int = 0,
+        flits: int = 1,
+        group: tuple | None = None,
+    ) -> None:
+        """Run ``action`` at ``target``'s NIU at ``cycle``: here, or through the fabric at a remote tile
+        (a packet of ``flits`` that left this NIU on ``noc`` at ``left``)."""
         if target.kind == "remote":
-            self.fabric.send(self, target.xy, cycle, action)
+            self._send(noc, target.xy, cycle, action, left, flits, group)
         else:
             self.schedule(cycle, lambda at: action(self, at))
+
+    def _send(
+        self,
+        noc: int,
+        xy: tuple[int, int],
+        cycle: int,
+        action: RemoteAction,
+        left: int,
+        flits: int,
+        group: tuple | None = None,
+    ) -> None:
+        """Send a packet of ``flits`` leaving this NIU at ``left`` to the tile at NoC #0 ``xy``."""
+        packet = Packet(
+            noc, self.coordinates(noc), self.coordinates(noc, xy), left + NOC.niu_to_router, flits, group
+        )
+        self.fabric.send(self, xy, cycle, action, packet)
 
     def next_event(self) -> int | None:
         return self.pending[0][0] if self.pending else None
@@ -534,8 +602,10 @@ class Noc:
                 done = max(first + flits, self.rx_free[noc] + flits + 1)
                 self.rx_free[noc] = done
                 if source.kind == "remote":
-                    served = self._read_served(noc, txn, src + offset, dst + offset, length, done)
-                    self._at(source, arrive, served)
+                    # The response lands ``done - arrive`` after the request is served (later if it
+                    # waits for links).
+                    served = self._read_served(noc, txn, src + offset, dst + offset, length, done - arrive)
+                    self._at(source, arrive, served, noc, sent, 1)
                     continue
                 self.schedule(
                     done, self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
@@ -543,9 +613,9 @@ class Noc:
 
         return run
 
-    def _read_served(self, noc: int, txn: int, src: int, dst: int, length: int, done: int) -> RemoteAction:
+    def _read_served(self, noc: int, txn: int, src: int, dst: int, length: int, after: int) -> RemoteAction:
         """A read packet reaching another tile: its NIU reads the data as it builds the response, which
-        lands here at ``done``."""
+        lands here ``after`` cycles later (unloaded)."""
 
         def served(niu: Noc, cycle: int) -> None:
             data = niu._read(Endpoint("tile"), src, length)
@@ -569,7 +639,7 @@ class Noc:
                     (MST_REQS_OUTSTANDING_ID + txn, -1),
                 )
 
-            niu.fabric.send(niu, self.position, done, landed)
+            niu._send(noc, self.position, cycle + after, landed, cycle, flits + 1)
 
         return served
 
@@ -701,13 +771,18 @@ class Noc:
                 left = max(cycle, self.tx_free[noc]) + 1 + flits
                 self.tx_free[noc] = left
                 self.schedule(left, self._write_left(noc, txn, marked, flits))
+                # A multicast's packets share the links their routes have in common.
+                group = (self.position, noc, left) if len(targets) > 1 else None
                 for target, back in zip(targets, backs, strict=True):
                     # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's.
                     loop = target.kind != "dram"
                     arrive = left + self._latency(target.hops) + self._access(target)
-                    arrived = self._write_arrived(noc, target, dst + offset, data, mask, marked, loop)
-                    self._at(target, arrive, arrived)
-                    if marked:
+                    remote_ack = back if marked and target.kind == "remote" else None
+                    arrived = self._write_arrived(
+                        noc, target, dst + offset, data, mask, marked, loop, remote_ack, txn
+                    )
+                    self._at(target, arrive, arrived, noc, left, flits + 1, group)
+                    if marked and remote_ack is None:
                         self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
         return run
@@ -725,9 +800,23 @@ class Noc:
         return left
 
     def _write_arrived(
-        self, noc: int, target: Endpoint, dst: int, data: bytes, mask: int | None, marked: bool, loop: bool
+        self,
+        noc: int,
+        target: Endpoint,
+        dst: int,
+        data: bytes,
+        mask: int | None,
+        marked: bool,
+        loop: bool,
+        remote_ack: int | None = None,
+        txn: int = 0,
     ) -> RemoteAction:
+        """The write landing at ``target``; with ``remote_ack`` (the hops back), another tile sends its
+        acknowledgement back over the links."""
+
         def arrived(niu: Noc, cycle: int) -> None:
+            if remote_ack is not None:
+                niu._send_ack(noc, self, cycle, remote_ack, txn)
             if mask is None:
                 niu._write(target, dst, data, cycle)
             else:
@@ -751,6 +840,11 @@ class Noc:
                 )
 
         return arrived
+
+    def _send_ack(self, noc: int, requester: Noc, cycle: int, hops: int, txn: int) -> None:
+        """This (far) NIU acknowledges ``requester``'s write at ``cycle``: a one-flit packet back."""
+        acked = requester._acked(noc, txn)
+        self._send(noc, requester.position, cycle + self._latency(hops), lambda _, at: acked(at), cycle, 1)
 
     def _acked(self, noc: int, txn: int) -> Callable[[int], None]:
         def acked(cycle: int) -> None:
@@ -798,6 +892,8 @@ class Noc:
                 niu.tile.register_access(address, at, value)
                 if niu is not self:  # wake the remote tile's cores polling that register
                     niu.tile.register_written(address & ~3, at)
+                    if marked:
+                        niu._send_ack(noc, self, at, back, txn)
                 niu._count(
                     noc,
                     at,
@@ -807,8 +903,8 @@ class Noc:
                     *([(SLV_WR_ACK_SENT, 1)] if marked else []),
                 )
 
-            self._at(target, arrive, arrived)
-            if marked:
+            self._at(target, arrive, arrived, noc, sent, 1)
+            if marked and target.kind != "remote":
                 self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
         return run
@@ -867,15 +963,20 @@ class Noc:
                     *([(SLV_ATOMIC_RESP_SENT, 1)] if marked else []),
                 )
                 if marked and niu is not self:  # the response carries the value back
-                    niu.fabric.send(
-                        niu, self.position, when + self._latency(back), lambda _, c: responded(c, value)
+                    niu._send(
+                        noc,
+                        self.position,
+                        when + self._latency(back),
+                        lambda _, c: responded(c, value),
+                        when,
+                        1,
                     )
 
             def responded(when: int, value: int) -> None:
                 self.tile.l1_store(ret, value.to_bytes(4, "little"), when, by=("noc",))
                 self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
 
-            self._at(target, arrive, arrived)
+            self._at(target, arrive, arrived, noc, sent, 1)
             if marked and target.kind != "remote":
                 self.schedule(arrive + self._latency(0), lambda when: responded(when, result[0]))
 

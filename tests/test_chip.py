@@ -13,26 +13,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensixsim import Tile
-from tensixsim.chip import Chip
+from tensixsim.chip import SENDER_STRIDE, Chip
 from tensixsim.errors import CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import (
     AT_DATA,
     AT_LEN_BE,
     AT_LEN_BE_1,
     CMD_AT,
+    CMD_BRCST_PACKET,
     CMD_RESP_MARKED,
     CMD_WR,
     CMD_WR_BE,
     CTRL,
     MST_WR_ACK_RECEIVED,
+    REMOTE_ORDER,
     RET_HI,
     RET_LO,
     TARG_HI,
     TARG_LO,
     NoEndpoint,
+    route,
 )
 from tensixsim.sdk import programs
 from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_OUT, CHIP_SRC, ring_expected
+from tensixsim.tensix.frontend import NEVER
 
 WIDTH, HEIGHT = 17, 12
 # Counters.md indices.
@@ -44,6 +48,12 @@ SLV_NONPOSTED_WR_REQ_RECEIVED, SLV_POSTED_WR_REQ_RECEIVED = 58, 59
 @pytest.fixture(scope="module")
 def elfs():
     return programs.build_chip_examples()
+
+
+def settle(chip: Chip) -> list[int]:
+    """Claim the links of every packet sent (no tile runs on in these tests); the arrival cycles."""
+    chip.fabric.resolve(NEVER)
+    return [cycle for cycle, *_ in chip.fabric.in_flight]
 
 
 def word_data(n: int, seed: int) -> np.ndarray:
@@ -115,8 +125,8 @@ def test_remote_write_lands_and_is_acknowledged_at_the_documented_cycles(
     left = 105
     arrive = left + 10 + 9 * hops_there + 38
     acked = arrive + 10 + 9 * hops_back
-    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [arrive]
-    assert sorted(cycle for cycle, *_ in a.noc.pending) == [left, acked]
+    assert settle(chip) == [arrive]
+    assert sorted(cycle for cycle, *_ in a.noc.pending) == [left]
     chip.fabric.hand_over()
     assert b.noc.next_event() == arrive
     b.noc.deliver(arrive - 1)
@@ -124,6 +134,9 @@ def test_remote_write_lands_and_is_acknowledged_at_the_documented_cycles(
     b.noc.deliver(arrive)
     assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 256), np.uint32), data)
     assert b.noc.counters[noc, SLV_NONPOSTED_WR_REQ_RECEIVED] == 1
+    # The acknowledgement is a packet from B back to A.
+    assert settle(chip) == [acked]
+    chip.fabric.hand_over()
     a.noc.deliver(acked - 1)
     assert a.noc.counters[noc, WR_ACK_RECEIVED] == 0
     a.noc.deliver(acked)
@@ -151,11 +164,11 @@ def test_remote_read_is_served_at_the_far_tile_and_lands_at_the_documented_cycle
     # the response's header comes back over 5 + 9 * 23 + 5 hops' worth and its 4 data flits follow.
     served = 101 + 64 + 38
     landed = served + 217 + 4
-    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [served]
+    assert settle(chip) == [served]
     chip.fabric.hand_over()
     b.noc.deliver(served)
     assert b.noc.counters[0, SLV_RD_REQ_RECEIVED] == 1
-    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [landed]
+    assert settle(chip) == [landed]
     chip.fabric.hand_over()
     a.noc.deliver(landed - 1)
     assert a.noc.counters[0, RD_RESP_RECEIVED] == 0 and not a.read(CHIP_DST, 256).strip(b"\0")
@@ -173,10 +186,11 @@ def test_remote_atomic_increment_with_response_returns_the_old_value() -> None:
     _request(a, (4, 5), {**fields, AT_DATA: 5})
     a.noc.initiate(0, 0, 100)
     arrive = 101 + 64 + 38
+    settle(chip)
     chip.fabric.hand_over()
     b.noc.deliver(arrive)
     assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 0, 46, 7]
-    assert [cycle for cycle, *_ in chip.fabric.in_flight] == [arrive + 217]
+    assert settle(chip) == [arrive + 217]
     chip.fabric.hand_over()
     a.noc.deliver(arrive + 217)
     # Result is the word at the request's own address (word 0 of the line), as Atomics.md says.
@@ -204,6 +218,7 @@ def test_remote_byte_enable_write_and_zaamo_atomic_act_at_the_far_tile() -> None
     zaamo_max = 0xA << 12 | 1 << 11 | 5 << 8 | 1
     _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 0xFFFFFFFD})
     a.noc.initiate(0, 0, 10)
+    settle(chip)
     chip.fabric.hand_over()
     b.noc.deliver(10_000)
     expected = np.where([(mask >> i) & 1 for i in range(64)], new, old)
@@ -211,6 +226,7 @@ def test_remote_byte_enable_write_and_zaamo_atomic_act_at_the_far_tile() -> None
     assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 7, 0, 0]  # max(7, -3) = 7
     _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 9})
     a.noc.initiate(0, 0, 20)
+    settle(chip)
     chip.fabric.hand_over()
     b.noc.deliver(10_000)
     assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 9, 0, 0]
@@ -226,11 +242,80 @@ def test_same_cycle_arrivals_from_two_tiles_land_in_sender_order_not_issue_order
         tile.write(CHIP_SRC, data)
         _write_request(tile, 0, CHIP_SRC, (3, 4), CHIP_DST, 64)
         tile.noc.initiate(0, 0, 100)
-    (arrive,) = {cycle for cycle, *_ in chip.fabric.in_flight}
+    (arrive,) = set(settle(chip))
     chip.fabric.hand_over()
     b.noc.deliver(arrive)
     # The grid's row order puts (1, 4) after (3, 2): its write lands last, whoever issued first.
     assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 64), np.uint32), senders[(1, 4)])
+
+
+# ---------------------------------------------------------------------------- link contention
+def test_routes_follow_dimension_order_with_wrap_around() -> None:
+    facts = Chip("blackhole").facts
+    # NoC #0: X first, then Y, both increasing: (1, 2) -> (4, 5) crosses 3 X links then 3 Y links.
+    assert route(facts, 0, (1, 2), (4, 5)) == [
+        (0, 1, 2, "x"), (0, 2, 2, "x"), (0, 3, 2, "x"), (0, 4, 2, "y"), (0, 4, 3, "y"), (0, 4, 4, "y"),
+    ]  # fmt: skip
+    # NoC #1 (its own coordinates: (1, 2) is (15, 9), (4, 5) is (12, 6)): Y first, wrapping 9 -> 6 over
+    # the 12 rows (9 links), then X wrapping 15 -> 12 over the 17 columns (14 links).
+    links = route(facts, 1, (15, 9), (12, 6))
+    assert [axis for *_, axis in links] == ["y"] * 9 + ["x"] * 14
+    assert links[0] == (1, 15, 9, "y") and links[8] == (1, 15, 5, "y") and links[9] == (1, 15, 6, "x")
+    assert links[-1] == (1, 11, 6, "x")
+
+
+def _stream(chip: Chip, sender: tuple[int, int], packets: int) -> None:
+    """``packets`` writes of 2048 bytes (32 data flits) from ``sender`` to (4, 2), all issued at 100."""
+    tile = chip.tile(*sender)
+    for _ in range(packets):
+        _write_request(tile, 0, CHIP_SRC, (4, 2), CHIP_DST, 2048)
+        tile.noc.initiate(0, 0, 100)
+
+
+def _arrivals(chip: Chip) -> dict[tuple[int, int], list[int]]:
+    chip.fabric.resolve(NEVER)
+    found: dict[tuple[int, int], list[int]] = {}
+    for cycle, order, *_ in sorted(chip.fabric.in_flight):
+        sender = divmod((order - REMOTE_ORDER) // SENDER_STRIDE, WIDTH)
+        found.setdefault((sender[1], sender[0]), []).append(cycle)
+    return found
+
+
+def test_two_streams_over_a_shared_link_take_twice_as_long_as_one() -> None:
+    """Worked by hand. A packet is 1 + 32 = 33 flits; the NIU sends them back to back, so A's leave
+    at 133, 166, 199, 232 and their headers enter A's first link 5 cycles later (138, 171, ...). A at
+    (1, 2) crosses the X links of routers 1, 2, 3 of row 2; B at (2, 2) those of 2 and 3. Unloaded, a
+    packet from A lands 5 + 3 * 9 + 5 + 38 = 75 cycles after it left: 208, 241, 274, 307."""
+    alone = Chip("blackhole")
+    _stream(alone, (1, 2), 4)
+    assert _arrivals(alone) == {(1, 2): [208, 241, 274, 307]}
+    # With B streaming too, packets claim links in the order their headers enter the first link
+    # (ties: A, first in the grid's row order). A's first packet holds router 2's link over
+    # [147, 180) and router 3's over [156, 189); B's first (header at 138) fits before neither: it
+    # crosses router 2's link at 180 and router 3's at 189, 42 cycles late (199 -> 241). A's second
+    # then waits for router 2's link until 213 and router 3's until 222 (33 late: 274), and so on:
+    # the shared link carries all 8 packets back to back, 8 x 33 cycles from 147 to 411.
+    both = Chip("blackhole")
+    _stream(both, (1, 2), 4)
+    _stream(both, (2, 2), 4)
+    assert _arrivals(both) == {(1, 2): [208, 274, 340, 406], (2, 2): [241, 307, 373, 439]}
+    # Twice the data over the shared link: the last packet lands after 439 - 138 = 301 cycles, against
+    # 307 - 138 = 169 alone (the link's busy time doubles, 132 -> 264; the fixed latency does not).
+
+
+def test_a_multicast_crosses_each_link_of_its_tree_once() -> None:
+    chip = Chip("blackhole")
+    a = chip.tile(1, 2)
+    f = a.noc.requests[0, 0]
+    f[TARG_LO], f[TARG_HI] = CHIP_SRC, 1 | 2 << 6
+    # Rectangle (2, 2)..(4, 2): three receivers along row 2, each one router further.
+    f[RET_LO], f[RET_HI] = CHIP_DST, (4 | 2 << 6) | (2 | 2 << 6) << 12
+    f[CTRL] = CMD_WR | CMD_BRCST_PACKET
+    f[AT_LEN_BE] = 2048
+    a.noc.initiate(0, 0, 100)
+    # Unloaded for each: left at 133, 5 + 9 * hops + 5 + 38 later. Were each receiver's packet claiming
+    # its own links, the second and third would wait 33 and 66 cycles behind the first.
+    assert sorted(settle(chip)) == [133 + 57, 133 + 66, 133 + 75]
 
 
 # ---------------------------------------------------------------------------- end to end
@@ -268,6 +353,38 @@ def test_two_tiles_exchange_data_bit_exact_with_counters_on_both_sides(elfs) -> 
     )
     assert (cb[CMD_ACCEPTED], cb[WR_ACK_RECEIVED], cb[RD_RESP_RECEIVED]) == (4, 2, 1)
     assert (cb[SLV_NONPOSTED_WR_REQ_RECEIVED], cb[SLV_POSTED_WR_REQ_RECEIVED]) == (1, 1)
+
+
+def _pairs(elfs, n: int, pairs, quantum: int = 2000, window: int | None = None):
+    """The pair example on each (a, b) of ``pairs`` in one chip: each B's results at DRAM group 5."""
+    chip = Chip("blackhole", quantum=quantum, window=window)
+    data = word_data(n, 7)
+    for i, (a, b) in enumerate(pairs):
+        chip.tile(*a).load_elf("brisc", elfs["pair_a"])
+        chip.tile(*b).load_elf("brisc", elfs["pair_b"])
+        chip.tile(*a).write(CHIP_SRC, data)
+        chip.tile(*a).write(CHIP_ARGS, np.array([*b, n], np.uint32))
+        chip.tile(*b).write(CHIP_ARGS, np.array([*a, n, 9, 2, 0x1000 + 0x10000 * i], np.uint32))
+    result = chip.run(max_cycles=2_000_000)
+    for i, (a, _) in enumerate(pairs):
+        assert np.array_equal(
+            np.frombuffer(chip.tile(*a).read(CHIP_DST, 4 * n), np.uint32), data + np.uint32(1)
+        )
+        got = np.frombuffer(chip.dram.read(5, 0x1000 + 0x10000 * i, 4 * n), np.uint32)
+        assert np.array_equal(got, data + np.uint32(1))
+    return {xy: r.cycles for xy, r in result.tiles.items()}
+
+
+def test_pairs_sharing_links_wait_for_each_other_the_same_at_every_window(elfs) -> None:
+    # (1, 2) -> (4, 2) and (2, 2) -> (5, 2) on NoC #0 share the X links of routers 2..4 of row 2 (and
+    # the answers coming back round the torus share row 2's links from column 5 on).
+    pairs = [((1, 2), (4, 2)), ((2, 2), (5, 2))]
+    n = 2048  # 8 KiB each way
+    alone = _pairs(elfs, n, pairs[:1])
+    cycles = _pairs(elfs, n, pairs)
+    assert cycles[(1, 2)] > alone[(1, 2)]  # the first pair waits for links the second one holds
+    for window, quantum in ((1, 2000), (6, 2000), (19, 500)):
+        assert _pairs(elfs, n, pairs, quantum, window) == cycles, (window, quantum)
 
 
 def test_two_tile_cycles_do_not_depend_on_quantum_or_window(elfs) -> None:
@@ -392,7 +509,8 @@ def test_request_to_a_coordinate_without_a_tensix_endpoint_raises_and_changes_no
     e = caught.value
     assert e.core == "brisc" and e.pc is not None and e.cycle is not None and e.cycle > 0
     assert words in e.message and f"({target[0]}, {target[1]})" in e.message
-    assert not a.noc.counters.any() and not chip.fabric.in_flight and not a.noc.pending
+    assert not a.noc.counters.any() and not chip.fabric.in_flight and not chip.fabric.waiting
+    assert not a.noc.pending
     assert list(chip.tiles) == [(1, 2)]
 
 
