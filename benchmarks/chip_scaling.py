@@ -5,8 +5,9 @@ round it adds one to 256 words, writes them to the next tile of the ring with an
 write and counts that tile's flag up with a NoC atomic, then waits for its predecessor's data. The
 tiles are the first Tensix tiles of the grid in row order. Each run is checked bit for bit against
 tensixsim.sdk.programs.ring_expected. Prints the emulated cycles (the chip's clock), wall seconds per
-million emulated cycles, and emulated tile-cycles per wall second; then the resident memory of a
-Chip with every Tensix tile built once (--no-whole-chip skips it: about 12 s and 2.7 GB).
+million emulated cycles, emulated tile-cycles per wall second and the tile windows run; then the
+resident memory of a Chip with every Tensix tile built once (--no-whole-chip skips it: about 12 s
+and 2.7 GB).
 
     python benchmarks/chip_scaling.py
 """
@@ -32,8 +33,8 @@ def rss_mib() -> float:
         return int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1)) / 1024
 
 
-def ring(elf, count: int) -> tuple[int, float]:
-    """(emulated cycles, wall seconds of the run) of a ring of ``count`` tiles."""
+def ring(elf, count: int) -> tuple[int, float, int]:
+    """(emulated cycles, wall seconds of the run, tile windows run) of a ring of ``count`` tiles."""
     chip = Chip("blackhole")
     coords = list(chip.tensix_tiles[:count])
     sources = []
@@ -51,7 +52,7 @@ def ring(elf, count: int) -> tuple[int, float]:
         got = np.frombuffer(chip.tile(*xy).read(programs.CHIP_DST, 4 * WORDS * ROUNDS), np.uint32)
         if not np.array_equal(got, np.concatenate(expected[i])):
             raise SystemExit(f"ring of {count}: tile {xy} holds a wrong result")
-    return result.cycles, wall
+    return result.cycles, wall, result.windows
 
 
 def whole_chip() -> tuple[float, float, int]:
@@ -71,13 +72,14 @@ def main() -> None:
     parser.add_argument("--no-whole-chip", action="store_true", help="skip building every Tensix tile")
     args = parser.parse_args()
     elf = programs.build_chip_examples()["ring"]
-    print(f"{'tiles':>5} {'cycles':>9} {'wall s':>7} {'s/Mcycle':>9} {'tile-cycles/s':>14}")
+    print(f"{'tiles':>5} {'cycles':>9} {'wall s':>7} {'s/Mcycle':>9} {'tile-cycles/s':>14} {'windows':>8}")
     rates = {}
     for count in COUNTS:
-        cycles, wall = ring(elf, count)
+        cycles, wall, windows = ring(elf, count)
         rates[count] = cycles / wall
         print(
             f"{count:>5} {cycles:>9} {wall:>7.2f} {wall / cycles * 1e6:>9.2f} {count * cycles / wall:>14.0f}"
+            f" {windows:>8}"
         )
     if not args.no_whole_chip:
         per_tile, seconds, tiles = whole_chip()

@@ -184,7 +184,8 @@ class Fabric:
         order = REMOTE_ORDER + self.chip.index(source.position) * SENDER_STRIDE + next(count)
         heapq.heappush(self.waiting, (packet.injected, order, target, cycle, action, packet))
         tile = source.tile
-        tile.window_end = min(tile.window_end, cycle + self.chip.window)  # the target may answer then
+        # The target may answer then (or a tile it passes something on to, no sooner).
+        tile.window_end = min(tile.window_end, cycle + self.chip.reach(target, source.position))
 
     def held(self) -> int:
         """The earliest cycle a tile could have acted at to send a packet still waiting for its links
@@ -234,10 +235,10 @@ class Fabric:
         busy.insert(index, (start, start + flits))
         return start
 
-    def hand_over(self) -> set[XY]:
-        """Claim links for the packets no later one can precede, and give every transfer in flight to
-        its target tile (built now if never touched); returns the targets."""
-        first = min((tile.next_activity() for tile in self.chip.tiles.values()), default=NEVER)
+    def hand_over(self, first: int = NEVER) -> set[XY]:
+        """Claim links for the packets no later one can precede (``first``: the earliest cycle any tile
+        can act at), and give every transfer in flight to its target tile (built now if never
+        touched); returns the targets."""
         self.resolve(first + NOC.niu_to_router if first < NEVER else NEVER)
         targets = set()
         while self.in_flight:
@@ -276,25 +277,46 @@ class Chip:
     ) -> None:
         """``quantum``: each tile's slice length (Tile). ``engine``: the coprocessor engine of every
         tile. ``window``: the longest a tile runs ahead of the earliest other active tile, at most
-        ``NOC.lookahead`` (the default); smaller values change nothing but the host time."""
+        ``NOC.lookahead``; smaller values change nothing but the host time. By default (None) each
+        tile's bound comes from every other active tile's distance (:meth:`reach`), at least the
+        lookahead."""
         self.arch = get_arch(arch)
         facts = self.arch.noc
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
-        window = NOC.lookahead if window is None else window
-        if not 1 <= window <= NOC.lookahead:
+        if window is not None and not 1 <= window <= NOC.lookahead:
             raise ValueError(f"window must be 1..{NOC.lookahead} cycles (the NoC's lookahead), not {window}")
         self.facts = facts
         self.quantum = quantum
         self.engine = engine
-        self.window = window
+        self.distance_aware = window is None
+        self.window = NOC.lookahead if window is None else window
         self.dram = Dram.new(self.arch)
         self.fabric = Fabric(self)
         self.tiles: dict[XY, ChipTile] = {}
         self.floor = 0  # the earliest cycle any tile could act at, as of the present window
+        self._reach: dict[tuple[XY, XY], int] = {}
         self._tensix = set(facts.tensix_tiles)
 
     # ------------------------------------------------------------------ the grid
+    def reach(self, source: XY, target: XY) -> int:
+        """The fewest cycles from ``source`` acting to ``target`` seeing any effect of it (with an
+        explicit window: that window). A packet takes ``niu_to_router + hops * router_hop +
+        router_to_niu``; each NoC goes one way round each ring of the torus, so no route, nor any chain
+        of packets through other tiles (each adding its own NIU cycles), is shorter than the torus
+        distance taking the shorter way round in X and in Y."""
+        if not self.distance_aware:
+            return self.window
+        reach = self._reach.get((source, target))
+        if reach is None:
+            reach = self._reach[source, target] = self._distance_reach(source, target)
+        return reach
+
+    def _distance_reach(self, source: XY, target: XY) -> int:
+        dx, dy = (target[0] - source[0]) % self.facts.width, (target[1] - source[1]) % self.facts.height
+        hops = min(dx, self.facts.width - dx) + min(dy, self.facts.height - dy)
+        return NOC.niu_to_router + max(1, hops) * NOC.router_hop + NOC.router_to_niu
+
     def index(self, xy: XY) -> int:
         """A tile's place in row order of the grid (a fixed number per coordinate)."""
         return xy[1] * self.facts.width + xy[0]
@@ -367,8 +389,9 @@ class Chip:
         nexts: dict[XY, int] = {}  # each tile's next act; only a tile that ran or received changes it
         dirty = set(self.tiles)
         while True:
-            dirty |= self.fabric.hand_over()
             for xy in dirty:
+                nexts[xy] = self.tiles[xy].next_activity()
+            for xy in self.fabric.hand_over(min(nexts.values(), default=NEVER)):
                 nexts[xy] = self.tiles[xy].next_activity()
             dirty = set()
             active = sorted((n, xy) for xy, n in nexts.items() if n < NEVER)
@@ -381,14 +404,19 @@ class Chip:
                     cycle=max_cycles,
                     cores=self._wheres(owner),
                 )
-            second = active[1][0] if len(active) > 1 else NEVER
             self.floor = first
             held = self.fabric.held()  # a packet still waiting for its links acts like another tile
+            held_until = held + self.window if held < NEVER else NEVER
+            shortest = NOC.lookahead if self.distance_aware else self.window  # the least reach
             moved = False
             for start, xy in active:
-                # Anything another tile does reaches this one no sooner than its next act + lookahead.
-                others = min(second if xy == owner else first, held)
-                until = others + self.window if others < NEVER else NEVER
+                # Anything another tile does reaches this one no sooner than its next act + its reach.
+                until = held_until
+                for n, other in active:  # (in cycle order: none further on can bound it lower)
+                    if n + shortest >= until:
+                        break
+                    if other != xy:
+                        until = min(until, n + self.reach(other, xy))
                 if start < until:
                     tile = self.tiles[xy]
                     before = (tile.wakes, tile._side_effects)

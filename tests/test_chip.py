@@ -39,6 +39,7 @@ from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_OUT, CHI
 from tensixsim.tensix.frontend import NEVER
 
 WIDTH, HEIGHT = 17, 12
+NOC_LOOKAHEAD = 19
 # Counters.md indices.
 WR_ACK_RECEIVED, RD_RESP_RECEIVED, CMD_ACCEPTED = 1, 2, 4
 SLV_RD_REQ_RECEIVED, SLV_POSTED_ATOMIC_RECEIVED = 53, 55
@@ -490,6 +491,44 @@ def test_tiles_running_the_five_core_eltwise_kernel_match_a_lone_tile() -> None:
         assert {r.cycles for r in result.tiles.values()} == {cycles}
         for tile in chip.tiles.values():
             assert tile.read(programs.KERNEL_DST, count * programs.BF16_TILE_BYTES) == out
+
+
+# ---------------------------------------------------------------------------- distance-aware windows
+def test_reach_is_the_torus_distance_the_shorter_way_round() -> None:
+    chip = Chip("blackhole")
+    # 5 + 9 * hops + 5. (1, 2) -> (10, 7): X 9 one way, 8 the other; Y 5 or 7: 13 hops.
+    assert chip.reach((1, 2), (10, 7)) == chip.reach((10, 7), (1, 2)) == 5 + 9 * 13 + 5
+    assert chip.reach((1, 2), (2, 2)) == 19  # neighbours: the lookahead
+    assert chip.reach((1, 2), (16, 11)) == 5 + 9 * (2 + 3) + 5  # round both wraps
+    assert Chip("blackhole", window=7).reach((1, 2), (10, 7)) == 7  # an explicit window is uniform
+
+
+def test_far_apart_tiles_run_in_longer_windows_with_the_same_cycles() -> None:
+    count = 3
+    elfs = programs.build_eltwise("add", tiles=count)
+    rng = np.random.default_rng(5)
+    a, b = ((rng.integers(0, 1 << 16, (count, 32, 32)) & 0xBFFF).astype(np.uint16) for _ in range(2))
+
+    def run(coords, window):
+        chip = Chip("blackhole", window=window)
+        for xy in coords:
+            tile = chip.tile(*xy)
+            for core, elf in elfs.items():
+                tile.load_elf(core, elf)
+            tile.write(programs.KERNEL_SRC0, programs.tiles_to_l1(a))
+            tile.write(programs.KERNEL_SRC1, programs.tiles_to_l1(b))
+        result = chip.run(max_cycles=1_000_000)
+        out = {chip.tile(*xy).read(programs.KERNEL_DST, count * programs.BF16_TILE_BYTES) for xy in coords}
+        return result.windows, {r.cycles for r in result.tiles.values()}, out
+
+    far, near = [(1, 2), (10, 7)], [(1, 2), (2, 2)]
+    windows, cycles, out = run(far, None)
+    uniform, same_cycles, same_out = run(far, NOC_LOOKAHEAD)
+    assert (cycles, out) == (same_cycles, same_out) and len(out) == 1
+    # 13 hops apart: windows of up to 127 cycles instead of 19.
+    assert windows * 5 < uniform
+    # Neighbours: the reach is the lookahead, as before.
+    assert run(near, None)[0] == run(near, NOC_LOOKAHEAD)[0]
 
 
 # ---------------------------------------------------------------------------- errors
