@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tensixsim.arch import get_arch
@@ -274,18 +275,27 @@ class Chip:
         quantum: int = DEFAULT_QUANTUM,
         engine: str | None = None,
         window: int | None = None,
+        harvested: Iterable[int] = (),
     ) -> None:
         """``quantum``: each tile's slice length (Tile). ``engine``: the coprocessor engine of every
         tile. ``window``: the longest a tile runs ahead of the earliest other active tile, at most
         ``NOC.lookahead``; smaller values change nothing but the host time. By default (None) each
         tile's bound comes from every other active tile's distance (:meth:`reach`), at least the
-        lookahead."""
+        lookahead. ``harvested``: NoC #0 columns (x) of Tensix tiles fused off, as on a board whose
+        chip has fewer working columns (a p100a: two of the fourteen): those tiles cannot be built,
+        requests to them raise :class:`~tensixsim.noc.HarvestedTile`, and broadcasts skip them."""
         self.arch = get_arch(arch)
         facts = self.arch.noc
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
         if window is not None and not 1 <= window <= NOC.lookahead:
             raise ValueError(f"window must be 1..{NOC.lookahead} cycles (the NoC's lookahead), not {window}")
+        columns = {x for x, _ in facts.tensix_tiles}
+        harvested = frozenset(harvested)
+        if not harvested <= columns:
+            wrong = ", ".join(map(str, sorted(harvested - columns)))
+            raise ValueError(f"harvested columns must be Tensix columns {sorted(columns)}, not {wrong}")
+        self.harvested = harvested
         self.facts = facts
         self.quantum = quantum
         self.engine = engine
@@ -296,7 +306,7 @@ class Chip:
         self.tiles: dict[XY, ChipTile] = {}
         self.floor = 0  # the earliest cycle any tile could act at, as of the present window
         self._reach: dict[tuple[XY, XY], int] = {}
-        self._tensix = set(facts.tensix_tiles)
+        self._tensix = {xy for xy in facts.tensix_tiles if xy[0] not in harvested}
 
     # ------------------------------------------------------------------ the grid
     def reach(self, source: XY, target: XY) -> int:
@@ -323,13 +333,16 @@ class Chip:
 
     @property
     def tensix_tiles(self) -> tuple[XY, ...]:
-        """NoC #0 coordinates of every Tensix tile, built or not."""
-        return self.facts.tensix_tiles
+        """NoC #0 coordinates of every working (not harvested) Tensix tile, built or not."""
+        return tuple(xy for xy in self.facts.tensix_tiles if xy in self._tensix)
 
     def kind_at(self, xy: XY) -> str | None:
-        """ "tensix", "dram", another endpoint kind, or None (a router alone, or outside the grid)."""
+        """ "tensix", "harvested" (a fused-off Tensix tile), "dram", another endpoint kind, or None (a
+        router alone, or outside the grid)."""
         if xy in self._tensix:
             return "tensix"
+        if xy[0] in self.harvested and xy in self.facts.tensix_tiles:
+            return "harvested"
         if xy in self.facts.dram_tiles:
             return "dram"
         kind = self.facts.other_tiles.get(xy)
@@ -342,7 +355,13 @@ class Chip:
             return tile
         kind = self.kind_at((x, y))
         if kind != "tensix":
-            what = f"a {kind} tile" if kind else "no endpoint"
+            what = (
+                f"a {kind} Tensix tile"
+                if kind == "harvested"
+                else f"a {kind} tile"
+                if kind
+                else "no endpoint"
+            )
             raise ValueError(f"({x}, {y}) is {what}, not a Tensix tile of the {self.arch.name} grid")
         tile = ChipTile(self.arch.name, quantum=self.quantum, engine=self.engine)
         tile.noc.dram = self.dram

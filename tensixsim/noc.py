@@ -39,11 +39,12 @@ endpoints that exist are this tile (L1, and for inline writes its MMIO registers
 (:mod:`tensixsim.dram`); in a :class:`~tensixsim.chip.Chip` also every other Tensix tile, reached
 through the chip's :class:`Fabric` (its L1, and its MMIO registers for inline writes). Any other tile
 of the grid is Unimplemented, and a router with no endpoint behind it (in a chip) or coordinates
-outside the grid are :class:`NoEndpoint`. Supported: reads (split into 16 KiB packets),
-writes from L1 with a length or a byte-enable mask, inline writes to MMIO, atomic increment and the
-Zaamo atomics, broadcast writes from L1 to a rectangle of Tensix tiles (in a chip; on a lone tile
-the tile itself), and broadcast inline writes / atomics whose rectangle is this tile alone. Everything
-is checked before anything changes. Readings where the pages are silent:
+outside the grid are :class:`NoEndpoint`, a Tensix tile fused off on the chip :class:`HarvestedTile`.
+Supported: reads (split into 16 KiB packets), writes from L1 with a length or a byte-enable mask,
+inline writes to MMIO, atomic increment and the Zaamo atomics; broadcasts of writes from L1, inline
+writes and posted atomics to a rectangle of Tensix tiles, wrapping round the torus where its start
+lies past its end (in a chip; on a lone tile the tile itself). Everything is checked before anything
+changes. Readings where the pages are silent:
 
 - A request leaves the NIU on the cycle ``NOC_CMD_CTRL`` is written; the "started" / "sent" / "accepted"
   counters and ``REQS_OUTSTANDING`` count it then. Packets of one NIU share its outgoing link (one
@@ -51,6 +52,9 @@ is checked before anything changes. Readings where the pages are silent:
 - Write data are read from L1 when the request is taken (``WRITE_REQS_OUTGOING`` drops once the packet
   has left, ``1 + flits`` cycles later); read data are read at the target when the response is
   built; atomics act at the target on arrival.
+- A broadcast inline write is acknowledged by each receiver (as a broadcast write from L1 is); a
+  broadcast atomic with a response is Unimplemented (each receiver would answer to the same
+  ``NOC_RET_ADDR``). A rectangle with a corner outside the grid is :class:`NoEndpoint`.
 - Inline writes to L1 (unsafe on Blackhole, MemoryMap.md) and zero-length reads / writes are
   :class:`~tensixsim.errors.UndefinedBehavior`; ``NOC_CMD_L1_ACC_AT_EN`` (unusable, a hardware bug) too.
 - Completions are events at a cycle (latency and bandwidth from :data:`tensixsim.timing.NOC`). The
@@ -106,7 +110,7 @@ REQUEST_FIELDS = (
     AT_LEN_BE,
     AT_LEN_BE_1,
     AT_DATA,
-    _,
+    BRCST_EXCLUDE,
 ) = range(len(REQUEST_FIELDS))
 NOC_CMD_CTRL = 0x40
 NOC_NODE_ID = 0x44
@@ -177,6 +181,10 @@ REMOTE_ORDER = 1 << 62
 
 class NoEndpoint(InvalidProgram):
     """A NoC request names coordinates where the grid has no tile."""
+
+
+class HarvestedTile(InvalidProgram):
+    """A NoC request names a Tensix tile fused off on this chip (Chip(harvested=...))."""
 
 
 @dataclass(frozen=True)
@@ -415,6 +423,12 @@ class Noc:
             kind = self.fabric.endpoint_kind(noc0)
             if kind == "tensix":
                 return Endpoint("remote", hops=hops, xy=noc0)
+            if kind == "harvested":
+                raise HarvestedTile(
+                    f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}): a harvested Tensix tile "
+                    "(fused off on this chip)",
+                    value=hi,
+                )
             if kind is None:
                 raise NoEndpoint(
                     f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}): a router with no endpoint", value=hi
@@ -540,6 +554,11 @@ class Noc:
         if ctrl & CMD_L1_ACC_AT_EN:
             raise UndefinedBehavior(
                 "NOC_CMD_L1_ACC_AT_EN (unusable on Blackhole: a hardware bug)", value=ctrl
+            )
+        if ctrl & CMD_BRCST_PACKET and f[BRCST_EXCLUDE]:
+            raise Unimplemented(
+                "NOC_BRCST_EXCLUDE (a broadcast to less than its rectangle) is not modelled",
+                value=f[BRCST_EXCLUDE],
             )
         if kind == CMD_RD:
             plan = self._plan_read(noc, f, cycle)
@@ -670,29 +689,24 @@ class Noc:
         return done
 
     def _broadcast_targets(self, noc: int, hi: int, ctrl: int, what: str) -> list[Endpoint]:
-        """The receivers of a broadcast write to the rectangle in ``hi`` (RoutingPaths.md): every
-        Tensix tile in it, this one only with NOC_CMD_BRCST_SRC_INCLUDE; other tiles opt out. In a
-        chip any rectangle of the grid; on a lone tile, the tile itself."""
+        """The receivers of a broadcast to the rectangle in ``hi`` (RoutingPaths.md, MemoryMap.md):
+        every Tensix tile in it, this one only with NOC_CMD_BRCST_SRC_INCLUDE; other tiles (and fused-off
+        ones) opt out. A span whose start lies past its end wraps round the torus (``x <= EndX or
+        StartX <= x``). In a chip any rectangle of the grid; on a lone tile, the tile itself."""
         if self.fabric is None:
             self._broadcast_target(noc, hi, ctrl, what)
             return [Endpoint("tile")]
         end, start = (hi & 0x3F, hi >> 6 & 0x3F), (hi >> 12 & 0x3F, hi >> 18 & 0x3F)
-        if start[0] > end[0] or start[1] > end[1]:
-            raise Unimplemented(
-                f"NoC #{noc} broadcast {what} to {start}..{end}: a rectangle whose start lies past its end "
-                "(wrapping around the torus) is not modelled",
-                value=hi,
-            )
-        if not (end[0] < self.facts.width and end[1] < self.facts.height):
+        if not all(x < self.facts.width and y < self.facts.height for x, y in (start, end)):
             raise NoEndpoint(
-                f"NoC #{noc} broadcast {what} to {start}..{end}, outside the "
+                f"NoC #{noc} broadcast {what} to {start}..{end}: a corner outside the "
                 f"{self.facts.width}x{self.facts.height} grid",
                 value=hi,
             )
         own = self.coordinates(noc)
         targets = []
-        for y in range(start[1], end[1] + 1):
-            for x in range(start[0], end[0] + 1):
+        for y in _span(start[1], end[1], self.facts.height):
+            for x in _span(start[0], end[0], self.facts.width):
                 if (x, y) == own:
                     if ctrl & CMD_BRCST_SRC_INCLUDE:
                         targets.append(Endpoint("tile"))
@@ -855,12 +869,11 @@ class Noc:
     def _plan_inline(self, noc: int, f: list[int], cycle: int, marked: bool, txn: int) -> Callable[[], None]:
         ctrl = f[CTRL]
         if ctrl & CMD_BRCST_PACKET:
-            self._broadcast_target(noc, f[TARG_HI], ctrl, "inline write")
-            target = Endpoint("tile")
+            targets = self._broadcast_targets(noc, f[TARG_HI], ctrl, "inline write")
         else:
-            target = self.endpoint(noc, f[TARG_HI], "inline write destination (NOC_TARG_ADDR_HI)")
+            targets = [self.endpoint(noc, f[TARG_HI], "inline write destination (NOC_TARG_ADDR_HI)")]
         address = f[TARG_LO] | f[TARG_MID] << 32
-        if target.kind == "dram":
+        if any(t.kind == "dram" for t in targets):
             raise InvalidProgram(
                 "inline write to a DRAM tile (NOC_CMD_WR_INLINE needs a Tensix or Ethernet tile)",
                 value=address,
@@ -873,26 +886,14 @@ class Noc:
         if address & 3 or f[TARG_MID]:
             raise UndefinedBehavior("inline write to an unaligned or 64-bit MMIO address", value=address)
         value = f[AT_DATA]
-        back = self._return_hops(noc, f[TARG_HI]) if target.kind == "remote" else 0
+        own = self.coordinates(noc)
 
-        def run() -> None:
-            changes = [
-                (MST_CMD_ACCEPTED, 1),
-                (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, 1),
-                (MST_NONPOSTED_WR_REQ_SENT if marked else MST_POSTED_WR_REQ_SENT, 1),
-            ]
-            if marked:
-                changes.append((MST_REQS_OUTSTANDING_ID + txn, 1))
-            self._count(noc, cycle, *changes)
-            sent = max(cycle, self.tx_free[noc]) + 1
-            self.tx_free[noc] = sent
-            arrive = sent + self._latency(target.hops)
-
+        def arrived_at(back: int | None) -> RemoteAction:
             def arrived(niu: Noc, at: int) -> None:
                 niu.tile.register_access(address, at, value)
                 if niu is not self:  # wake the remote tile's cores polling that register
                     niu.tile.register_written(address & ~3, at)
-                    if marked:
+                    if back is not None:
                         niu._send_ack(noc, self, at, back, txn)
                 niu._count(
                     noc,
@@ -903,9 +904,27 @@ class Noc:
                     *([(SLV_WR_ACK_SENT, 1)] if marked else []),
                 )
 
-            self._at(target, arrive, arrived, noc, sent, 1)
-            if marked and target.kind != "remote":
-                self.schedule(arrive + self._latency(back), self._acked(noc, txn))
+            return arrived
+
+        def run() -> None:
+            changes = [
+                (MST_CMD_ACCEPTED, 1),
+                (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, 1),
+                (MST_NONPOSTED_WR_REQ_SENT if marked else MST_POSTED_WR_REQ_SENT, 1),
+            ]
+            if marked:  # each receiver acknowledges (as for a multicast write from L1)
+                changes.append((MST_REQS_OUTSTANDING_ID + txn, len(targets)))
+            self._count(noc, cycle, *changes)
+            sent = max(cycle, self.tx_free[noc]) + 1
+            self.tx_free[noc] = sent
+            group = (self.position, noc, sent) if len(targets) > 1 else None
+            for target in targets:
+                arrive = sent + self._latency(target.hops)
+                remote = target.kind == "remote"
+                back = self.hops(noc, self.coordinates(noc, target.xy), own) if remote else 0
+                self._at(target, arrive, arrived_at(back if marked and remote else None), noc, sent, 1, group)
+                if marked and not remote:
+                    self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
         return run
 
@@ -914,10 +933,17 @@ class Noc:
         marked = bool(ctrl & CMD_RESP_MARKED)
         txn = self._txn(f)
         if ctrl & CMD_BRCST_PACKET:
-            self._broadcast_target(noc, f[TARG_HI], ctrl, "atomic")
-            target = Endpoint("tile")
+            if marked and self.fabric is not None:
+                raise Unimplemented(
+                    "broadcast atomic with NOC_CMD_RESP_MARKED (the pages do not say which receiver's "
+                    "response lands at NOC_RET_ADDR): posted broadcast atomics are modelled",
+                    value=ctrl,
+                )
+            targets = self._broadcast_targets(noc, f[TARG_HI], ctrl, "atomic")
+            target = targets[0] if targets else Endpoint("tile")
         else:
             target = self.endpoint(noc, f[TARG_HI], "atomic target (NOC_TARG_ADDR_HI)")
+            targets = [target]
         if target.kind == "dram":
             raise InvalidProgram("atomic on a DRAM tile (atomics act on Tensix or Ethernet L1 only)")
         address = f[TARG_LO]
@@ -976,8 +1002,14 @@ class Noc:
                 self.tile.l1_store(ret, value.to_bytes(4, "little"), when, by=("noc",))
                 self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
 
+            if len(targets) > 1 or not marked:  # posted (a broadcast is): each receiver acts on its own
+                group = (self.position, noc, sent) if len(targets) > 1 else None
+                for receiver in targets:
+                    reach = sent + self._latency(receiver.hops) + NOC.l1_access
+                    self._at(receiver, reach, arrived, noc, sent, 1, group)
+                return
             self._at(target, arrive, arrived, noc, sent, 1)
-            if marked and target.kind != "remote":
+            if target.kind != "remote":
                 self.schedule(arrive + self._latency(0), lambda when: responded(when, result[0]))
 
         return run
@@ -1092,6 +1124,13 @@ class Noc:
                 )
             regions.append(MmioRegion(f"noc{noc}", base, self.facts.niu_size, registers))
         return regions
+
+
+def _span(start: int, end: int, size: int) -> list[int]:
+    """A broadcast span's coordinates, wrapping round when ``start`` lies past ``end`` (MemoryMap.md)."""
+    if start <= end:
+        return list(range(start, end + 1))
+    return [*range(end + 1), *range(start, size)]
 
 
 def _zaamo(op: int, old: int, data: int) -> int:

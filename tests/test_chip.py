@@ -19,11 +19,13 @@ from tensixsim.noc import (
     AT_DATA,
     AT_LEN_BE,
     AT_LEN_BE_1,
+    BRCST_EXCLUDE,
     CMD_AT,
     CMD_BRCST_PACKET,
     CMD_RESP_MARKED,
     CMD_WR,
     CMD_WR_BE,
+    CMD_WR_INLINE,
     CTRL,
     MST_WR_ACK_RECEIVED,
     REMOTE_ORDER,
@@ -627,6 +629,155 @@ def test_non_tensix_tiles_opt_out_and_the_sender_only_with_src_include(elfs) -> 
         assert np.array_equal(own, data) == include
         assert chip.tile(7, 5).noc.counters[0][MST_WR_ACK_RECEIVED] == 2 * (1 + include)
         assert sorted(chip.tiles) == [(7, 4), (7, 5)]  # nothing built for the tiles that opt out
+
+
+SIGNAL = 0xFFB40000 + 4 * 31  # stream 0's scratch register: an MMIO target for inline writes
+
+
+def _rectangle(start: tuple[int, int], end: tuple[int, int]) -> int:
+    """A broadcast ``*_ADDR_HI``: the end corner in bits 0..11, the start in bits 12..23."""
+    return end[0] | end[1] << 6 | (start[0] | start[1] << 6) << 12
+
+
+def _broadcast(chip: Chip, sender: tuple[int, int], fields: dict[int, int], cycle: int = 100) -> None:
+    f = chip.tile(*sender).noc.requests[0, 0]
+    f[:] = 0
+    for index, value in fields.items():
+        f[index] = value
+    chip.tile(*sender).noc.initiate(0, 0, cycle)
+
+
+def test_a_multicast_inline_write_reaches_each_receiver_at_its_distance_and_each_acknowledges() -> None:
+    chip = Chip("blackhole")
+    rect = _rectangle((2, 2), (3, 3))
+    ctrl = CMD_WR | CMD_WR_INLINE | CMD_BRCST_PACKET | CMD_RESP_MARKED
+    _broadcast(chip, (1, 2), {TARG_LO: SIGNAL, TARG_HI: rect, CTRL: ctrl, AT_DATA: 0x5EED})
+    # One flit leaves at 101; each receiver gets it 5 + 9 * hops + 5 later: (2, 2) is one hop away,
+    # (3, 2) and (2, 3) two, (3, 3) three.
+    assert sorted(settle(chip)) == [120, 129, 129, 138]
+    chip.fabric.hand_over()
+    for xy in [(2, 2), (3, 2), (2, 3), (3, 3)]:
+        chip.tile(*xy).noc.deliver(1000)
+        assert chip.tile(*xy).register_access(SIGNAL, 1000, None) == 0x5EED
+    # The acknowledgements go the long way round on NoC #0: (2, 2) 16 hops back, (3, 2) 15, (2, 3)
+    # 16 + 11, (3, 3) 15 + 11: 120 + 10 + 144 = 274, 129 + 10 + 135 = 274, 129 + 10 + 243 = 382,
+    # 138 + 10 + 234 = 382. (3, 2)'s meets (2, 2)'s on the X link out of router 3 of row 2 in the
+    # same cycle and goes one cycle later, as (3, 3)'s behind (2, 3)'s in row 3.
+    assert sorted(settle(chip)) == [274, 275, 382, 383]
+    chip.fabric.hand_over()
+    a = chip.tile(1, 2)
+    a.noc.deliver(382)
+    assert a.noc.counters[0, MST_WR_ACK_RECEIVED] == 3
+    a.noc.deliver(383)
+    assert a.noc.counters[0, MST_WR_ACK_RECEIVED] == 4
+
+
+def test_a_posted_multicast_atomic_counts_up_every_receiver() -> None:
+    chip = Chip("blackhole")
+    receivers = [(5, 7), (6, 7), (7, 7)]
+    for xy in receivers:
+        chip.tile(*xy).write(CHIP_FLAG, np.array([10, 0, 0, 0], np.uint32))
+    increment = 1 << 12 | 31 << 2  # Atomics.md: opcode 1, IntWidth 31, Ofs 0
+    fields = {TARG_LO: CHIP_FLAG, TARG_HI: _rectangle((5, 7), (7, 7)), AT_LEN_BE: increment, AT_DATA: 3}
+    _broadcast(chip, (1, 2), {**fields, CTRL: CMD_AT | CMD_BRCST_PACKET})
+    settle(chip)
+    chip.fabric.hand_over()
+    for xy in receivers:
+        chip.tile(*xy).noc.deliver(10_000)
+        assert int.from_bytes(chip.tile(*xy).read(CHIP_FLAG, 4), "little") == 13
+    # With a response (whose value would land from each receiver): refused, nothing sent.
+    with pytest.raises(Unimplemented, match="broadcast atomic with NOC_CMD_RESP_MARKED"):
+        _broadcast(chip, (1, 2), {**fields, CTRL: CMD_AT | CMD_BRCST_PACKET | CMD_RESP_MARKED})
+    assert not chip.fabric.waiting and not chip.fabric.in_flight
+
+
+def test_a_rectangle_whose_start_lies_past_its_end_wraps_round_the_torus() -> None:
+    chip = Chip("blackhole")
+    sender = chip.tile(5, 5)
+    data = word_data(16, 4)
+    sender.write(CHIP_SRC, data)
+    # X span 16..1 wrapping: columns 16, 0 (DRAM: opts out) and 1; Y span 11..2 wrapping: rows 11,
+    # 0, 1 (no Tensix tiles) and 2. Receivers: (1, 2), (16, 2), (1, 11), (16, 11).
+    fields = {TARG_LO: CHIP_SRC, TARG_HI: 5 | 5 << 6, RET_LO: CHIP_DST, AT_LEN_BE: 64}
+    _broadcast(
+        chip, (5, 5), {**fields, RET_HI: _rectangle((16, 11), (1, 2)), CTRL: CMD_WR | CMD_BRCST_PACKET}
+    )
+    settle(chip)
+    targets = chip.fabric.hand_over()
+    assert targets == {(1, 2), (16, 2), (1, 11), (16, 11)}
+    for xy in targets:
+        chip.tile(*xy).noc.deliver(10_000)
+        assert np.array_equal(np.frombuffer(chip.tile(*xy).read(CHIP_DST, 64), np.uint32), data)
+
+
+@pytest.mark.parametrize(
+    ("field", "rectangle", "ctrl"),
+    [
+        (RET_HI, _rectangle((2, 2), (17, 3)), CMD_WR),  # EndX past the 17 columns
+        (RET_HI, _rectangle((2, 40), (3, 3)), CMD_WR),  # StartY past the 12 rows
+        (TARG_HI, _rectangle((20, 2), (3, 3)), CMD_WR | CMD_WR_INLINE),
+        (TARG_HI, _rectangle((2, 2), (3, 12)), CMD_AT),
+    ],
+)
+def test_a_broadcast_rectangle_with_a_corner_off_the_grid_is_refused_and_sends_nothing(
+    field: int, rectangle: int, ctrl: int
+) -> None:
+    chip = Chip("blackhole")
+    fields = {TARG_LO: SIGNAL if ctrl & CMD_WR_INLINE else CHIP_SRC, TARG_HI: 1 | 2 << 6, RET_LO: CHIP_DST}
+    fields.update({AT_LEN_BE: 64 if ctrl == CMD_WR else 1 << 12 | 31 << 2, field: rectangle})
+    with pytest.raises(NoEndpoint, match="a corner outside the 17x12 grid"):
+        _broadcast(chip, (1, 2), {**fields, CTRL: ctrl | CMD_BRCST_PACKET})
+    a = chip.tile(1, 2)
+    assert not a.noc.counters.any() and not a.noc.pending and not chip.fabric.waiting
+    assert list(chip.tiles) == [(1, 2)]
+
+
+def test_a_broadcast_excluding_part_of_its_rectangle_is_refused() -> None:
+    chip = Chip("blackhole")
+    fields = {TARG_LO: CHIP_SRC, TARG_HI: 1 | 2 << 6, RET_LO: CHIP_DST, AT_LEN_BE: 64, BRCST_EXCLUDE: 1}
+    with pytest.raises(Unimplemented, match="NOC_BRCST_EXCLUDE"):
+        _broadcast(
+            chip, (1, 2), {**fields, RET_HI: _rectangle((2, 2), (3, 3)), CTRL: CMD_WR | CMD_BRCST_PACKET}
+        )
+    assert not chip.tile(1, 2).noc.counters.any() and not chip.fabric.waiting
+
+
+# ---------------------------------------------------------------------------- harvesting
+def test_harvested_columns_are_not_tensix_tiles() -> None:
+    chip = Chip("blackhole", harvested=(4, 13))
+    assert len(chip.tensix_tiles) == 120  # a p100a's count
+    assert chip.kind_at((4, 2)) == "harvested" and chip.kind_at((5, 2)) == "tensix"
+    with pytest.raises(ValueError, match="a harvested Tensix tile"):
+        chip.tile(4, 7)
+    with pytest.raises(ValueError, match="harvested columns must be Tensix columns"):
+        Chip("blackhole", harvested=(8,))
+
+
+def test_a_request_to_a_harvested_tile_names_core_pc_cycle_and_coordinates(elfs) -> None:
+    from tensixsim.noc import HarvestedTile
+
+    chip = Chip("blackhole", harvested=(3,))
+    a = chip.tile(1, 2)
+    a.load_elf("brisc", elfs["pair_a"])
+    a.write(CHIP_SRC, word_data(64, 1))
+    a.write(CHIP_ARGS, np.array([3, 4, 64], np.uint32))  # B at (3, 4): fused off
+    with pytest.raises(HarvestedTile, match=r"names \(3, 4\).*harvested Tensix tile") as info:
+        chip.run(max_cycles=1_000_000)
+    assert info.value.core == "brisc" and info.value.pc is not None and info.value.cycle > 0
+    assert list(chip.tiles) == [(1, 2)] and not chip.fabric.waiting
+
+
+def test_a_multicast_skips_harvested_tiles(elfs) -> None:
+    chip = Chip("blackhole", harvested=(4,))
+    sender = chip.tile(1, 2)
+    data = word_data(16, 2)
+    sender.write(CHIP_SRC, data)
+    fields = {TARG_LO: CHIP_SRC, TARG_HI: 1 | 2 << 6, RET_LO: CHIP_DST, AT_LEN_BE: 64}
+    ctrl = CMD_WR | CMD_BRCST_PACKET | CMD_RESP_MARKED
+    _broadcast(chip, (1, 2), {**fields, RET_HI: _rectangle((3, 2), (5, 2)), CTRL: ctrl})
+    settle(chip)
+    assert chip.fabric.hand_over() == {(3, 2), (5, 2)}
+    assert sender.noc.counters[0, 16] == 2  # REQS_OUTSTANDING: one acknowledgement per receiver
 
 
 # ---------------------------------------------------------------------------- a matmul over a 2x2 grid

@@ -47,6 +47,9 @@ def test_logical_coordinates_count_the_tensix_columns_and_rows() -> None:
     assert logical_coordinates(chip, (1, 2)) == (0, 0)
     assert logical_coordinates(chip, (10, 2)) == (7, 0)  # column 8 and 9 hold no Tensix tiles
     assert logical_coordinates(chip, (16, 11)) == (13, 9)
+    harvested = Chip("blackhole", harvested=(2, 12))  # the harvested columns are skipped
+    assert logical_coordinates(harvested, (3, 2)) == (1, 0)
+    assert logical_coordinates(harvested, (16, 11)) == (11, 9)
 
 
 def test_each_tiles_firmware_sees_its_own_noc_coordinates(firmware) -> None:
@@ -68,6 +71,15 @@ def test_each_tiles_firmware_sees_its_own_noc_coordinates(firmware) -> None:
         # my_x / my_y of NoC #0 and NoC #1 (which counts from the opposite corner), on both cores.
         expected = [x, y, WIDTH - 1 - x, HEIGHT - 1 - y]
         assert list(seen[:4]) == list(seen[16:20]) == expected
+
+
+def test_firmware_boots_and_launches_on_a_harvested_chip(firmware) -> None:
+    metal = MetalChip.boot(Chip("blackhole", harvested=(2,)), firmware, [(3, 2)])
+    loaded = metal.loaded[(3, 2)]
+    elf = build_kernel(KERNELS / "whereami.c", "brisc", loaded, layout(loaded).text_start, BUILD)
+    states = metal.launch({(3, 2): Program({"brisc": elf}, {"brisc": [0x30000]})})
+    assert states[(3, 2)].waits_for_go(loaded.mailbox)
+    assert list(metal.chip.tile(3, 2).read(0x30000, 2)) == [3, 2]
 
 
 def test_add_one_on_two_tiles_at_once_is_bit_exact(firmware) -> None:

@@ -32,8 +32,8 @@ from tensixsim.metal.launch import LaunchTimeout, Program, prepare_launch
 
 
 def logical_coordinates(chip: Chip, xy: XY) -> XY:
-    """A Tensix tile's logical coordinates: its column among the grid's Tensix columns, its row among
-    the Tensix rows (tt-metal's worker logical coordinates; no tile is harvested)."""
+    """A Tensix tile's logical coordinates: its column among the chip's working Tensix columns (the
+    harvested ones skipped), its row among the Tensix rows (tt-metal's worker logical coordinates)."""
     columns = sorted({x for x, _ in chip.tensix_tiles})
     rows = sorted({y for _, y in chip.tensix_tiles})
     return columns.index(xy[0]), rows.index(xy[1])
@@ -56,9 +56,11 @@ class MetalChip:
         for xy in tiles:
             chip.tile(*xy)  # refuses a coordinate without a Tensix tile before anything is loaded
         loaded = {}
+        columns = tuple(sorted({x for x, _ in chip.tensix_tiles}))
         for xy in tiles:
             lx, ly = logical_coordinates(chip, xy)
-            loaded[xy] = load_firmware(chip.tile(*xy), firmware, logical_x=lx, logical_y=ly)
+            tile = chip.tile(*xy)
+            loaded[xy] = load_firmware(tile, firmware, logical_x=lx, logical_y=ly, worker_columns=columns)
         metal = cls(chip, loaded)
         states = metal._run({xy: ("brisc",) for xy in tiles}, max_cycles)
         for xy, state in states.items():

@@ -291,9 +291,17 @@ class LoadedFirmware:
 
 
 def load_firmware(
-    tile: Tile, firmware: FirmwareSet, *, logical_x: int = 0, logical_y: int = 0
+    tile: Tile,
+    firmware: FirmwareSet,
+    *,
+    logical_x: int = 0,
+    logical_y: int = 0,
+    worker_columns: tuple[int, ...] | None = None,
 ) -> LoadedFirmware:
     """Hold every core in reset and write the firmware and the initial mailbox, as tt-metal's host does.
+
+    ``worker_columns``: the NoC #0 columns of the working Tensix tiles, in logical order (default:
+    all fourteen); a harvested chip has fewer.
 
     The tile is untouched when the set is rejected (wrong architecture, bad ELF).
     """
@@ -320,7 +328,7 @@ def load_firmware(
     if tile.noc is not None and tile.noc.dram is not None:
         from tensixsim.metal.launch import write_host_tables  # launch builds on this module
 
-        write_host_tables(tile, loaded)
+        write_host_tables(tile, loaded, worker_columns)
     return loaded
 
 

@@ -89,8 +89,12 @@ def bank_table_address(loaded: LoadedFirmware, tile: Tile) -> int:
     return trisc2 + tile.arch.core("ncrisc").local_ram_size
 
 
-def write_host_tables(tile: Tile, loaded: LoadedFirmware) -> dict[str, int]:
-    """Bank-to-NoC and logical-to-virtual tables where the firmware reads them at boot."""
+def write_host_tables(
+    tile: Tile, loaded: LoadedFirmware, worker_columns: tuple[int, ...] | None = None
+) -> dict[str, int]:
+    """Bank-to-NoC and logical-to-virtual tables where the firmware reads them at boot
+    (``worker_columns``: the working Tensix columns, default all of them)."""
+    worker_columns = TENSIX_COLUMNS if worker_columns is None else tuple(worker_columns)
     debug = loaded.firmware.debug("brisc")
     nocs = len(tile.arch.noc.niu_bases)
     dram_banks = debug.array_length("dram_bank_to_noc_xy") // nocs
@@ -111,7 +115,7 @@ def write_host_tables(tile: Tile, loaded: LoadedFirmware) -> dict[str, int]:
     tile.write(base, bytes(raw))
     columns = debug.array_length("worker_logical_col_to_virtual_col")
     rows = debug.array_length("worker_logical_row_to_virtual_row")
-    col_map = bytes(TENSIX_COLUMNS[i] if i < len(TENSIX_COLUMNS) else 0 for i in range(columns))
+    col_map = bytes(worker_columns[i] if i < len(worker_columns) else 0 for i in range(columns))
     row_map = bytes(2 + j if j < 10 else 0 for j in range(rows))
     logical = base + MEM_BANK_TO_NOC_XY_SIZE + MEM_BANK_OFFSET_SIZE
     tile.write(logical, col_map + row_map)
