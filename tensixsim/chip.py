@@ -42,6 +42,7 @@ from tensixsim.timing import DEFAULT_QUANTUM, NOC
 
 XY = tuple[int, int]
 SENDER_STRIDE = 1 << 40  # room for each sender's own count of transfers
+PRUNE_EVERY = 1024  # cycles of progress between drops of link history (host time only)
 
 
 class ChipTile(Tile):
@@ -173,6 +174,7 @@ class Fabric:
     links: dict[Link, list[tuple[int, int]]] = field(default_factory=dict)  # busy (start, end), sorted
     _groups: dict[tuple, dict[Link, int]] = field(default_factory=dict)  # a multicast's link starts
     _sent: dict[XY, itertools.count] = field(default_factory=dict)
+    _pruned: int = 0  # the bound link history was last dropped below
 
     def endpoint_kind(self, xy: XY) -> str | None:
         return self.chip.kind_at(xy)
@@ -203,9 +205,16 @@ class Fabric:
             self.links.clear()
             self._groups.clear()
             return
+        if bound - self._pruned < PRUNE_EVERY:
+            return
         # No later packet reaches a link before ``bound``: what ends by then is history.
-        for link in [k for k, busy in self.links.items() if busy[-1][1] <= bound]:
-            del self.links[link]
+        self._pruned = bound
+        for link, busy in list(self.links.items()):
+            kept = [span for span in busy if span[1] > bound]
+            if kept:
+                self.links[link] = kept
+            else:
+                del self.links[link]
         for key in [k for k in self._groups if k[-1] < bound]:
             del self._groups[key]
 
