@@ -7,17 +7,20 @@ one :class:`~tensixsim.dram.Dram`. A tile of a chip is a :class:`~tensixsim.tile
 coordinates whose NIUs reach the other tiles through the chip's :class:`Fabric`.
 
 Time. Tiles interact only through the NoC, and nothing one tile does reaches another sooner than
-``NOC.lookahead`` cycles later (one router hop between neighbouring NIUs). The chip runs the tiles
-one after another in conservative windows: each tile may run up to the earliest cycle at which
-anything another tile can still do could reach it, that is the earliest cycle at which another tile
-can act, plus the lookahead. What a tile sends is kept and handed to its target, in cycle order,
-before the next window; it is due no earlier than where the target stopped. Inside a window a tile
-is scheduled as a single tile is (slices, synchronisation points, parked poll loops), and every
-synchronisation point stays below the window's end, so a tile reads NoC counters and issues
-requests only at cycles whose incoming traffic it already has. When a tile sends, its own window
-shrinks to the arrival cycle plus the lookahead (the target may answer no sooner). Results and
-cycles are the same for every window size up to the lookahead, and for every quantum long enough
-for a tile's poll loops to be parked (as for a single tile; tests/test_chip.py).
+:meth:`Chip.reach` cycles later (one router hop between neighbouring NIUs, ``NOC.lookahead``, more
+for tiles further apart). The chip runs the tiles one after another in conservative windows: each
+tile may run up to the earliest cycle at which anything another tile can still do could reach it,
+that is the least, over the other tiles, of the cycle at which it can act plus its reach. What a
+tile sends is kept and handed to its target, in cycle order, before the next window; it is due no
+earlier than where the target stopped. Inside a window a tile is scheduled as a single tile is
+(slices, synchronisation points, parked poll loops), and every synchronisation point stays below the
+window's end, so a tile reads NoC counters and issues requests only at cycles whose incoming traffic
+it already has. When a tile sends, its own window shrinks to the arrival cycle plus the target's
+reach back (the target may answer no sooner). Packets between tiles share the links of their routes
+(:class:`Fabric`), claimed in an order that does not depend on the windows. Results and cycles are
+the same for these windows as for any uniform window up to the lookahead (``Chip(window=...)``),
+and for every quantum long enough for a tile's poll loops to be parked (as for a single tile;
+tests/test_chip.py); tt-metal firmware's L1 waits are the exception docs/deviations.md measures.
 
 ChipTile reuses the single-tile scheduler's parts (slices, parking, the coprocessor's advance) and
 replaces its loop by :meth:`ChipTile.run_window`.
@@ -364,13 +367,7 @@ class Chip:
             return tile
         kind = self.kind_at((x, y))
         if kind != "tensix":
-            what = (
-                f"a {kind} Tensix tile"
-                if kind == "harvested"
-                else f"a {kind} tile"
-                if kind
-                else "no endpoint"
-            )
+            what = {"harvested": "a harvested Tensix tile", None: "no endpoint"}.get(kind, f"a {kind} tile")
             raise ValueError(f"({x}, {y}) is {what}, not a Tensix tile of the {self.arch.name} grid")
         tile = ChipTile(self.arch.name, quantum=self.quantum, engine=self.engine)
         tile.noc.dram = self.dram
