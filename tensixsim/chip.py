@@ -281,7 +281,20 @@ class Chip:
         results = {xy: tile.result() for xy, tile in self.tiles.items()}
         return ChipResult(max((r.cycles for r in results.values()), default=0), results, windows)
 
-    def _schedule(self, max_cycles: int) -> int:
+    def advance(self, until: int, touched: tuple[XY, ...] = ()) -> None:
+        """Run every built tile up to cycle ``until``, as a host's clock does (tensixsim.endpoints.host).
+
+        ``touched``: tiles the host wrote to since the last call (their cores may run new code or see
+        what they poll change). Cores waiting with nothing to wake them are not a deadlock here: the
+        host may yet write what they wait for.
+        """
+        for xy in touched:
+            self.tiles[xy].start(())
+        self._schedule(until, pause=True)
+
+    def _schedule(self, max_cycles: int, pause: bool = False) -> int:
+        """Run the tiles until nothing can act (a deadlock unless ``pause``) or ``max_cycles`` (the
+        cycle limit, or with ``pause`` where the host's clock stops)."""
         windows = 0
         nexts: dict[XY, int] = {}  # each tile's next act; only a tile that ran or received changes it
         dirty = set(self.tiles)
@@ -292,9 +305,12 @@ class Chip:
             dirty = set()
             active = sorted((n, xy) for xy, n in nexts.items() if n < NEVER)
             if not active:
-                self._finish()
+                if not pause:
+                    self._finish()
                 return windows
             first, owner = active[0]
+            if first >= max_cycles and pause:
+                return windows
             if first >= max_cycles:
                 raise CycleLimitExceeded(
                     f"cycle limit {max_cycles} reached; tile {owner} would act at cycle {first}",

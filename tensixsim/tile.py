@@ -409,6 +409,18 @@ class Tile(Scheduler, Parking):
             cycle=cycle,
         )
 
+    def host_register(self, address: int, cycle: int, value: int | None = None) -> int:
+        """Read (``value`` None) or write an MMIO register from outside the tile (a host through
+        PCIe) at ``cycle``: SOFT_RESET_0 releases and holds cores as the host; a write wakes the cores
+        polling the register."""
+        if value is not None and address == self.arch.soft_reset_register:
+            self._set_soft_reset(value, cycle)
+            return 0
+        result = self.register_access(address, cycle, value)
+        if value is not None:
+            self.register_written(address & ~3, cycle)
+        return result
+
     # ------------------------------------------------------------------ Tensix instruction capture
     def push_room(self, core: Core, cycle: int) -> int:
         """Pushes ``core`` can make from ``cycle`` on without any queue it reaches filling up."""
