@@ -100,7 +100,7 @@ class ChipHost:
 
     def config_write(self, bus_device_function: int, offset: int, value: int) -> None:
         if bus_device_function != 0:
-            raise NoEndpoint("PCI configuration write to a device that does not exist", value=bus_device_function)
+            raise NoEndpoint("PCI configuration write to a missing device", value=bus_device_function)
         self.pcie.config_write(offset, value)
 
     def clock(self, clocks: int) -> None:

@@ -136,7 +136,7 @@ class Pcie:
             base = self.bars[low]
             if base <= address < base + bar_size:
                 if address + size > base + bar_size:
-                    raise MemoryFault("PCI access past the end of its BAR", address=address, size=size, write=write)
+                    raise MemoryFault("PCI access past its BAR", address=address, size=size, write=write)
                 return low, address - base
         raise MemoryFault("PCI access outside every BAR", address=address, size=size, write=write)
 
@@ -233,8 +233,12 @@ class Pcie:
         if bar == facts.BAR0[0]:
             index, inside = divmod(offset, facts.TLB_2M_SIZE)
             if index >= facts.TLB_2M_COUNT:
-                raise MemoryFault("BAR0 hole between the TLB windows and their configuration",
-                                  address=address, size=size, write=write)
+                raise MemoryFault(
+                    "BAR0 hole between the TLB windows and their configuration",
+                    address=address,
+                    size=size,
+                    write=write,
+                )
             window_size, fields = facts.TLB_2M_SIZE, facts.TLB_2M_FIELDS
         else:
             index, inside = divmod(offset, facts.TLB_4G_SIZE)

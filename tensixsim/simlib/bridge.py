@@ -35,7 +35,7 @@ CLOCK = ctypes.CFUNCTYPE(None, ctypes.c_uint32)
 class Bridge(ctypes.Structure):
     """struct bridge of libtensixsim.c (same order)."""
 
-    _fields_ = [  # noqa: RUF012 (ctypes declares fields as a class attribute)
+    _fields_ = [
         ("version", ctypes.c_uint32),
         ("ready", ctypes.c_uint32),
         ("dma_rd", DMA_RD),
