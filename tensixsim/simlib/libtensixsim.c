@@ -111,11 +111,13 @@ static int start_python(void) {
 }
 
 static int ready(const char *call) {
-    if (tensixsim_bridge.ready) {
-        return 1;
+    if (!tensixsim_bridge.ready) {
+        fprintf(stderr, "libtensixsim: %s before libttsim_init succeeded: ignored\n", call);
+        return 0;
     }
-    fprintf(stderr, "libtensixsim: %s before libttsim_init succeeded: ignored\n", call);
-    return 0;
+    /* A host tearing down after its interpreter finished (a Python program's last destructors): the
+       callbacks cannot run any more, and there is no chip left to serve. */
+    return py_is_initialized();
 }
 
 EXPORT void libttsim_set_pci_dma_mem_callbacks(dma_rd_fn rd, dma_wr_fn wr) {
