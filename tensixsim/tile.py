@@ -492,7 +492,7 @@ class Tile(Scheduler, Parking):
         buffer, offset = self._debug_memory(name, address, write=True)
         data = (value & 0xFFFFFFFF).to_bytes(4, "little")
         if buffer is self.l1:
-            self.l1_store(address, data, cycle)  # as a store by another agent: code and pollers see it
+            self.l1_store(address, data, cycle)  # as a store from outside the core: code and pollers see it
         else:
             buffer[offset : offset + 4] = np.frombuffer(data, np.uint8)
 
