@@ -409,7 +409,21 @@ class Chip:
         cycles = max((r.cycles for r in results.values()), default=0)
         return ChipResult(cycles, results, windows, {xy: e.message for xy, e in stuck.items()})
 
-    def _schedule(self, max_cycles: int) -> int:
+    def advance(self, until: int, touched: tuple[XY, ...] = ()) -> None:
+        """Run every built tile up to cycle ``until``, as a host's clock does (tensixsim.endpoints.host).
+
+        ``touched``: tiles the host wrote to since the last call (their cores may run new code or see
+        what they poll change). Cores waiting with nothing to wake them are not a deadlock here: the
+        host may yet write what they wait for.
+        """
+        host = max((c.time for tile in self.tiles.values() for c in tile.cores), default=0)
+        for xy in touched:
+            self.tiles[xy].start((), host)
+        self._schedule(until, pause=True)
+
+    def _schedule(self, max_cycles: int, pause: bool = False) -> int:
+        """Run the tiles until nothing can act (a deadlock unless ``pause``) or ``max_cycles`` (the
+        cycle limit, or with ``pause`` where the host's clock stops)."""
         windows = 0
         nexts: dict[XY, int] = {}  # each tile's next act; only a tile that ran or received changes it
         dirty = set(self.tiles)
@@ -423,6 +437,8 @@ class Chip:
             if not active:
                 return windows
             first, owner = active[0]
+            if first >= max_cycles and pause:
+                return windows
             if first >= max_cycles:
                 raise CycleLimitExceeded(
                     f"cycle limit {max_cycles} reached; tile {owner} would act at cycle {first}",

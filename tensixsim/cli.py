@@ -359,7 +359,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--dprint", action="store_true", help="print what the kernels print (DPRINT), with core and cycle"
     )
     metal.set_defaults(func=_metal)
+
+    simdir = sub.add_parser(
+        "simdir", help="write a simulator directory (libttsim.so + soc_descriptor.yaml) for tt-umd and tools"
+    )
+    simdir.add_argument("directory", help="where to write it (made if missing)")
+    simdir.set_defaults(func=_simdir)
     return parser
+
+
+def _simdir(args: argparse.Namespace) -> int:
+    from tensixsim.simlib import write_simdir
+
+    if args.arch != "blackhole":
+        raise UsageError("a simulator directory serves Blackhole only")
+    library = write_simdir(args.directory)
+    print(library)
+    return 0
 
 
 def _version() -> str:

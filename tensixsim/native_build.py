@@ -53,7 +53,27 @@ def build_library(
 ) -> ctypes.CDLL | None:
     """Compile ``sources`` into one shared library (cached) and load it; None without a compiler.
     ``defines`` are preprocessor macros (tests build deliberately broken variants with them)."""
-    digest = hashlib.sha256((tag + " ".join(defines)).encode())
+    target = build_shared(name, sources, tag, defines)
+    if target is None:
+        return None
+    try:
+        return ctypes.CDLL(str(target))
+    except OSError as error:
+        warn_pure_python(f"loading {name} failed: {error}")
+        return None
+
+
+def build_shared(
+    name: str,
+    sources: Sequence[Path],
+    tag: str = "",
+    defines: Sequence[str] = (),
+    link: Sequence[str] = (),
+    warn: bool = True,
+) -> Path | None:
+    """Compile ``sources`` into one shared library in the cache (once per sources, defines and link
+    flags); its path, or None when no compiler could build it (said on stderr when ``warn``)."""
+    digest = hashlib.sha256((tag + " ".join([*defines, *link])).encode())
     for source in sources:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
@@ -63,7 +83,8 @@ def build_library(
     if not target.exists():
         compiler = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
         if compiler is None:
-            warn_pure_python("no C compiler found")
+            if warn:
+                warn_pure_python("no C compiler found")
             return None
         target.parent.mkdir(parents=True, exist_ok=True)
         # Build to a private name and rename, so parallel workers never load a half-written file.
@@ -71,17 +92,17 @@ def build_library(
         os.close(fd)
         result = subprocess.run(
             [compiler, "-O2", "-shared", "-fPIC", *(f"-D{d}" for d in defines), "-o", tmp]
-            + [str(source) for source in sources],
+            + [str(source) for source in sources]
+            + list(link),
             capture_output=True,
             text=True,
         )
         if result.returncode != 0:
             os.unlink(tmp)
-            warn_pure_python(f"building {name} failed:\n{result.stderr.strip()}")
+            if warn:
+                warn_pure_python(f"building {name} failed:\n{result.stderr.strip()}")
+            else:
+                print(f"tensixsim: building {name} failed:\n{result.stderr.strip()}", file=sys.stderr)
             return None
         os.replace(tmp, target)
-    try:
-        return ctypes.CDLL(str(target))
-    except OSError as error:
-        warn_pure_python(f"loading {name} failed: {error}")
-        return None
+    return target

@@ -28,6 +28,7 @@ from tensixsim.mmio.control import TileControl, TileServices
 from tensixsim.mmio.mailboxes import Mailboxes
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
+from tensixsim.mmio.risc_debug import DebugPort, RiscDebug
 from tensixsim.mmio.streams import Streams
 from tensixsim.mmio.tdma import Tdma
 from tensixsim.noc import Noc
@@ -100,6 +101,17 @@ class Tile(Scheduler, Parking):
         self.pcbufs = PcBufs.new(self.arch.pcbufs) if self.arch.pcbufs is not None else None
         self.events: EventLog | None = None  # while a run is observed (run(observe=True) / trace=)
         self._last_events: EventLog | None = None
+        self.risc_debug = RiscDebug(
+            DebugPort(
+                self._debug_halt,
+                self._debug_resume,
+                lambda name: self.core(name).state is CoreState.HALTED,
+                self._debug_read_register,
+                self._debug_write_register,
+                self._debug_read_word,
+                self._debug_write_word,
+            )
+        )
         self._control_regions = self.control.regions(
             TileServices(
                 self._set_soft_reset,
@@ -108,6 +120,7 @@ class Tile(Scheduler, Parking):
                 self._config_word,
                 self._debug_push,
                 self._pcbuf_override_services(),
+                self.risc_debug,
             )
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
@@ -129,6 +142,7 @@ class Tile(Scheduler, Parking):
         self._by_name = {c.name: c for c in self.cores}
         # A debugger attached (tensixsim.gdbserver): asked after every slice whether it cut it short.
         self.debugger: Debugger | None = None
+        self._halted_from: dict[str, CoreState] = {}  # cores the debug unit halted: their state before
 
     # ------------------------------------------------------------------ public API
     def core(self, name: str) -> Core:
@@ -213,6 +227,9 @@ class Tile(Scheduler, Parking):
         if self.noc is not None:
             self.noc.reset()
         self.tdma.clock_gating.clear()
+        self.risc_debug.control[:] = self.risc_debug.status[:] = [0, 0]
+        self.risc_debug.registers[:] = 0
+        self._halted_from.clear()
         for queue in self.queues:
             queue.clear()
         self.coprocessor.reset()
@@ -390,12 +407,12 @@ class Tile(Scheduler, Parking):
                 units[name] = UnitStats(name, int(unpackers.fetches[unit]), int(unpackers.fetch_cycles[unit]))
         return RunResult(self.cycle, cores, pipes, units, events=self._last_events)
 
-    def register_access(self, address: int, cycle: int, value: int | None) -> int:
-        """Read (``value`` None) or write an MMIO register as the coprocessor reaches it."""
+    def register_access(self, address: int, cycle: int, value: int | None, host: bool = False) -> int:
+        """Read (``value`` None) or write an MMIO register as the coprocessor (or the host) reaches it."""
         brisc = self.core("brisc")
         for region in brisc.regions:
             if region.contains(address):
-                access = Access(brisc, address, 4, cycle)
+                access = Access(brisc, address, 4, cycle, host)
                 if value is None:
                     return region.read(access)
                 region.write(access, value)
@@ -405,9 +422,79 @@ class Tile(Scheduler, Parking):
             address=address,
             size=4,
             write=value is not None,
-            core="coprocessor",
+            core="host" if host else "coprocessor",
             cycle=cycle,
         )
+
+    def host_register(self, address: int, cycle: int, value: int | None = None) -> int:
+        """Read (``value`` None) or write an MMIO register from outside the tile (a host through
+        PCIe) at ``cycle``: SOFT_RESET_0 releases and holds cores as the host; a write wakes the cores
+        polling the register."""
+        if value is not None and address == self.arch.soft_reset_register:
+            self._set_soft_reset(value, cycle)
+            return 0
+        result = self.register_access(address, cycle, value, host=True)
+        if value is not None:
+            self.register_written(address & ~3, cycle)
+        return result
+
+    # ------------------------------------------------------------------ the debug unit's port
+    def _debug_halt(self, name: str, cycle: int) -> None:
+        core = self.core(name)
+        if core.state is CoreState.RESET:
+            raise UndefinedBehavior("halt of a core held in soft reset", core=name, cycle=cycle)
+        if core.state is CoreState.WAITING:  # a parked poll loop: resume it where it stands, then stop
+            self._wake(core, cycle, by=("debugger",))
+        if core.state is not CoreState.HALTED:
+            self._halted_from[name] = core.state
+            core.state = CoreState.HALTED
+            self.note_side_effect()
+
+    def _debug_resume(self, name: str, cycle: int) -> None:
+        core = self.core(name)
+        if core.state is CoreState.HALTED:
+            core.state = self._halted_from.pop(name, CoreState.RUNNING)
+            if core.state is CoreState.RUNNING:
+                core.time = max(core.time, cycle)
+            self.note_side_effect()
+
+    def _debug_read_register(self, name: str, index: int) -> int:
+        core = self.core(name)
+        return core.pc if index == 32 else core.reg(index)
+
+    def _debug_write_register(self, name: str, index: int, value: int) -> None:
+        core = self.core(name)
+        if index == 32:
+            core.pc = value
+        else:
+            core.set_reg(index, value)
+
+    def _debug_memory(self, name: str, address: int, write: bool) -> tuple[np.ndarray, int]:
+        """The buffer and offset of the word at ``address`` as core ``name`` sees it: L1, its own local
+        RAM, or a core's local RAM by its tile-wide alias."""
+        if address & 3:
+            raise MemoryFault("unaligned debug access", address=address, size=4, write=write, core=name)
+        own = self.local_ram[name]
+        if self.arch.local_ram_base <= address < self.arch.local_ram_base + own.nbytes:
+            return own, address - self.arch.local_ram_base
+        try:
+            return self._host_buffer(address, 4, write)
+        except MemoryFault:
+            raise MemoryFault(
+                "debug access outside L1 and local RAM", address=address, size=4, write=write, core=name
+            ) from None
+
+    def _debug_read_word(self, name: str, address: int) -> int:
+        buffer, offset = self._debug_memory(name, address, write=False)
+        return int.from_bytes(buffer[offset : offset + 4].tobytes(), "little")
+
+    def _debug_write_word(self, name: str, address: int, value: int, cycle: int) -> None:
+        buffer, offset = self._debug_memory(name, address, write=True)
+        data = (value & 0xFFFFFFFF).to_bytes(4, "little")
+        if buffer is self.l1:
+            self.l1_store(address, data, cycle)  # as a store from outside the core: code and pollers see it
+        else:
+            buffer[offset : offset + 4] = np.frombuffer(data, np.uint8)
 
     # ------------------------------------------------------------------ Tensix instruction capture
     def push_room(self, core: Core, cycle: int) -> int:
@@ -565,7 +652,7 @@ class Tile(Scheduler, Parking):
         """A core's pc as a register read sees it: the reading core's is that of the load itself;
         another core's is where it has got to (it is not behind the reader: the region synchronises)."""
         core = self.core(name)
-        return access.core.fault_pc() if core is access.core else core.pc
+        return access.core.fault_pc() if core is access.core and not access.host else core.pc
 
     def _config_word(self, index: int, access: Access) -> int:
         """Word ``index`` of the backend configuration as BRISC sees it at TENSIX_CFG_BASE."""

@@ -61,6 +61,9 @@ def test_the_pages_have_examples():
 
 @pytest.mark.parametrize(("where", "code"), examples(), ids=[w for w, _ in examples()])
 def test_example_runs_as_written(where: str, code: str, example_folder: Path) -> None:
+    for tool in ("tt_umd", "ttexalens"):  # the optional extra tensixsim[tools] (docs/tools.md)
+        if re.search(rf"^(import|from) {tool}\b", code, re.M):
+            pytest.importorskip(tool, reason=f"{tool} is not installed (pip install 'tensixsim[tools]')")
     if "wheel.precompiled_firmware" in code:
         from tensixsim.metal.wheel import precompiled_firmware
 

@@ -22,6 +22,8 @@ BACKEND_CONFIG_DOC = _DOCS + "TensixCoprocessor/BackendConfiguration.md (debug r
 MAILBOX_DOC = _DOCS + "BabyRISCV/Mailboxes.md (shared with Wormhole)"
 PCBUF_DOC = "tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/PCBufs.md, TTSync.md"
 
+RISC_DEBUG_SOURCE = "the debug protocol tt-exalens drives (baby_risc_debug.py): tensixsim.mmio.risc_debug"
+
 DEBUG_BASE = 0xFFB12000  # RISCV_DEBUG_REGS_START_ADDR
 PIC_BASE = 0xFFB13000  # RISC_PIC_BASE
 
@@ -49,7 +51,14 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
     *(_storage(f"PERF_CNT_L1_{i}", 0x30 + 4 * i, note=_PERF) for i in range(3)),
     _storage("PERF_CNT_ALL", 0x3C, note=_PERF),
     *(_storage(f"DBG_L1_MEM_REG{i}", 0x48 + 4 * i, note=_DEBUG_BUS) for i in range(3)),
-    _storage("DBG_BUS_CTRL", 0x54, note="DBG_BUS_CNTL_REG in the ISA documentation; " + _DEBUG_BUS),
+    _modelled(
+        "DBG_BUS_CTRL",
+        0x54,
+        "rw",
+        "debug_bus_ctrl",
+        "tensixsim.mmio.debug_bus",
+        note="DBG_BUS_CNTL_REG in the ISA documentation: selects the debug-bus slice DBG_RD_DATA reads",
+    ),
     _modelled(
         "TENSIX_CREG_READ",
         0x58,
@@ -58,7 +67,14 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
         BACKEND_CONFIG_DOC,
         note="CFGREG_RD_CNTL in the ISA documentation and tt-exalens: which Config word to read",
     ),
-    _storage("DBG_RD_DATA", 0x5C, "ro", "also THREAD1_CREG_READ; " + _DEBUG_BUS + ": reads 0"),
+    _modelled(
+        "DBG_RD_DATA",
+        0x5C,
+        "ro",
+        "debug_bus_data",
+        "tensixsim.mmio.debug_bus",
+        note="also THREAD1_CREG_READ; the cores' pcs only (other signals: Unimplemented)",
+    ),
     _storage("DBG_ARRAY_RD_EN", 0x60, note=_DEBUG_BUS),
     _storage("DBG_ARRAY_RD_CMD", 0x64, note=_DEBUG_BUS),
     _storage("DBG_FEATURE_DISABLE", 0x68, note="which features the bits disable is not documented"),
@@ -75,10 +91,10 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
         "word at TENSIX_CFG_BASE + 4 * (CFGREG_RD_CNTL & 0x7ff)",
     ),
     _storage("CG_CTRL_HYST2", 0x7C, note="also THREAD1_CREG_RDDATA; clock gating: no functional effect"),
-    _storage("RISC_DBG_CNTL_0", 0x80, note="RISC-V debug interface (not modelled)"),
-    _storage("RISC_DBG_CNTL_1", 0x84, note="RISC-V debug interface (not modelled)"),
-    _storage("RISC_DBG_STATUS_0", 0x88, "ro", "RISC-V debug interface (not modelled): reads 0"),
-    _storage("RISC_DBG_STATUS_1", 0x8C, "ro", "RISC-V debug interface (not modelled): reads 0"),
+    _modelled("RISC_DBG_CNTL_0", 0x80, "rw", "risc_debug_cntl0", RISC_DEBUG_SOURCE),
+    _modelled("RISC_DBG_CNTL_1", 0x84, "rw", "risc_debug_cntl1", RISC_DEBUG_SOURCE),
+    _modelled("RISC_DBG_STATUS_0", 0x88, "ro", "risc_debug_status0", RISC_DEBUG_SOURCE),
+    _modelled("RISC_DBG_STATUS_1", 0x8C, "ro", "risc_debug_status1", RISC_DEBUG_SOURCE),
     _modelled(
         "TRISC_PC_BUF_OVERRIDE",
         0x90,

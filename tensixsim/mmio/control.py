@@ -13,6 +13,9 @@ read-only one reads its reset value) or has one of the behaviours below, named i
 - ``pc_snapshot:<core>``: the core's pc.
 - ``cfgreg_rd_cntl`` / ``cfgreg_rddata``: the debug read of backend configuration.
 - ``pcbuf_override``: TRISC_PC_BUF_OVERRIDE, the PCBufs' override bits (tensixsim.mmio.pcbufs).
+- ``debug_bus_ctrl`` / ``debug_bus_data``: the debug daisychain's cores' pcs (tensixsim.mmio.debug_bus).
+- ``risc_debug_cntl0`` / ``_cntl1`` / ``_status0`` / ``_status1``: the cores' debug unit
+  (tensixsim.mmio.risc_debug).
 
 The windows take 8- and 16-bit accesses (byte enables): tt-metal's kernels, which run on the
 hardware, read such registers with ``lhu``.
@@ -26,9 +29,11 @@ from typing import TYPE_CHECKING
 
 from tensixsim.arch import Arch
 from tensixsim.arch.common import RegisterFacts
+from tensixsim.mmio.debug_bus import PC_MASK, signal_core
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
 
 if TYPE_CHECKING:
+    from tensixsim.mmio.risc_debug import RiscDebug
     from tensixsim.riscv.core import Core
 
 _CFGREG_INDEX_MASK = 0x7FF  # CFGREG_RD_CNTL bits used (BackendConfiguration.md, debug registers)
@@ -48,6 +53,7 @@ class TileServices:
     debug_push: Callable[[int, int, Access], None]  # (pipe, instruction, access): a debug-bus push
     # TRISC_PC_BUF_OVERRIDE: its value, and a store of one at a cycle (None: no PCBufs, plain storage)
     pcbuf_override: tuple[Callable[[], int], Callable[[int, int], None]] | None = None
+    risc_debug: RiscDebug | None = None  # the cores' debug unit (None: its registers are storage)
 
 
 @dataclass
@@ -61,6 +67,7 @@ class TileControl:
     ncrisc_override: int = 0
     wall_latched_high: int = 0
     cfgreg_index: int = 0  # CFGREG_RD_CNTL: the backend-configuration word CFGREG_RDDATA shows
+    debug_bus_ctrl: int = 0  # DBG_BUS_CNTL_REG: the debug-bus slice DBG_RD_DATA shows
     instrn_buf_ctrl: list[int] = field(default_factory=lambda: [0, 0])  # INSTRN_BUF_CTRL0, CTRL1
     storage: dict[int, int] = field(default_factory=dict)  # address -> value of plain-storage registers
 
@@ -165,9 +172,31 @@ class TileControl:
                 lambda _: self.storage[address],
                 lambda _, value: self.storage.__setitem__(address, value & 0xFFFFFFFF),
             )
+        if behaviour == "debug_bus_ctrl":
+            return lambda _: self.debug_bus_ctrl, lambda _, value: setattr(self, "debug_bus_ctrl", value)
+        if behaviour == "debug_bus_data":
+            return lambda access: services.pc_of(signal_core(self.debug_bus_ctrl), access) & PC_MASK, None
+        if behaviour.startswith("risc_debug_"):
+            return self._risc_debug(behaviour, address, services.risc_debug)
         if behaviour == "pc_snapshot":
             return lambda access: services.pc_of(argument, access), None
         raise ValueError(f"register table: {facts.name} has unknown behaviour {facts.behaviour!r}")
+
+    def _risc_debug(self, behaviour: str, address: int, unit: RiscDebug | None) -> tuple[ReadFn, WriteFn]:
+        """RISC_DBG_CNTL_0/1 and RISC_DBG_STATUS_0/1 (tensixsim.mmio.risc_debug)."""
+        if unit is None:
+            self.storage.setdefault(address, 0)
+            return (
+                lambda _: self.storage[address],
+                lambda _, value: self.storage.__setitem__(address, value & 0xFFFFFFFF),
+            )
+        which = behaviour.removeprefix("risc_debug_")
+        if which == "cntl0":
+            return lambda _: unit.control[0], lambda access, value: unit.write_control0(value, access.cycle)
+        if which == "cntl1":
+            return lambda _: unit.control[1], lambda _, value: unit.write_control1(value)
+        index = {"status0": 0, "status1": 1}[which]
+        return lambda _: unit.status[index], None
 
     def _debug_push(self, access: Access, value: int, services: TileServices) -> None:
         """INSTRN_BUF_CTRL0 (PushTensixInstruction.md): while bit i gives the debug bus pipe i's FIFO,

@@ -46,6 +46,7 @@ class Access:
     address: int
     size: int
     cycle: int
+    host: bool = False  # made by the host (through PCIe), not by ``core`` (whose window it goes through)
 
 
 ReadFn = Callable[[Access], int]

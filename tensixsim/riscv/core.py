@@ -102,6 +102,7 @@ class CoreState(enum.Enum):
     RUNNING = "running"
     WAITING = "waiting"  # parked until a model event wakes it
     FINISHED = "finished"  # executed ecall
+    HALTED = "halted"  # stopped by the debug unit (tensixsim.mmio.risc_debug) until it continues
 
 
 class Core:
