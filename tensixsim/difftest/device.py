@@ -155,13 +155,13 @@ def run_on_device(
         lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
         # The simulator's own error line says why; the client's log lines around it do not.
         tail = [ln for ln in lines if "ERROR" in ln][-2:] or lines[-3:]
-        if "No module named 'tt_umd'" in proc.stderr:
+        return Observation(error=f"device process ended with status {proc.returncode}: " + " | ".join(tail))
+    if "fatal" in result:
+        if "No module named 'tt_umd'" in result["fatal"]:
             raise DeviceError(
                 f"tt_umd is not importable: install it (pip install --target DIR tt-umd) and pass "
                 f"--client-path DIR or set {CLIENT_PATH_ENV}"
             )
-        return Observation(error=f"device process ended with status {proc.returncode}: " + " | ".join(tail))
-    if "fatal" in result:
         raise DeviceError(result["fatal"])
     observation = Observation(
         outputs={name: bytes.fromhex(data) for name, data in result.get("outputs", {}).items()},
