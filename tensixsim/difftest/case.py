@@ -246,10 +246,11 @@ def protocol_defines() -> dict[str, object]:
 
 
 def build_programs(case: Case, build_dir: Path | None = None) -> dict[str, Path]:
-    """Every core's ELF: prebuilt ones as they are, sources compiled with the SDK (and the wrapper)."""
-    from tensixsim.sdk.build import build
+    """Every core's ELF: prebuilt ones as they are, sources compiled with the SDK (and the wrapper),
+    cached under ``build_dir`` (default ``build/sdk`` in the current directory, as the SDK's)."""
+    from tensixsim.sdk.build import DEFAULT_BUILD_DIR, build
 
-    root = Path(build_dir) if build_dir is not None else case.path.parent.parent / "build" / "sdk"
+    root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
     elfs = {}
     for core, program in case.programs.items():
         if program.elf is not None:
