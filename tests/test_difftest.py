@@ -265,3 +265,30 @@ def test_a_device_that_is_not_a_simulator_directory_is_refused(fake_device, tmp_
     case, _, client = fake_device
     with pytest.raises(DeviceError, match="expected one libttsim"):
         run_on_device(case, str(tmp_path), client_path=client)
+
+
+# ------------------------------------------------------------------------------------ the commands
+
+
+def test_diff_command_reports_identical_and_differing_cases(tmp_path: Path, capsys, monkeypatch):
+    from tensixsim.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["diff", str(MULDIV)]) == 0
+    assert "rv_muldiv: results identical" in capsys.readouterr().out
+    shutil.copytree(MULDIV, tmp_path / "altered")
+    words = np.fromfile(tmp_path / "altered" / "recorded" / "results.bin", "<u4")
+    words[7] += 1
+    words.tofile(tmp_path / "altered" / "recorded" / "results.bin")
+    assert main(["diff", str(tmp_path / "altered")]) == 1
+    out = capsys.readouterr().out
+    assert "results: 1 datum(s) differ" in out and "[7] 0x0004001c" in out and "verdict: agree" in out
+
+
+def test_diff_and_record_refuse_what_is_not_a_case(tmp_path: Path, capsys):
+    from tensixsim.cli import main
+
+    assert main(["diff", str(tmp_path)]) == 2
+    assert "not a case directory" in capsys.readouterr().err
+    assert main(["record", str(MULDIV), "--device", str(tmp_path)]) == 2
+    assert "expected one libttsim" in capsys.readouterr().err
