@@ -18,7 +18,8 @@ names no device: the same case runs on the emulator, on ttsim, or on a card.
       "release": ["brisc"],               # cores the host takes out of reset (default: BRISC if
                                           # loaded, else every loaded core)
       "inputs": [{"address": "0x30000", "file": "a.npy"}],      # .npy: the array's bytes; else raw
-      "outputs": [{"name": "out", "address": "0x40000", "size": 64, "format": "u32"}],
+      "outputs": [{"name": "out", "address": "0x40000", "size": 64, "format": "u32",
+                   "reference": "out_model.npy"}],   # optional: what an independent model gives
       "max_cycles": 10000000,             # the emulator's budget
       "verdict": {"status": "agree"}      # or "device_wrong" / "emulator_wrong", see below
     }
@@ -84,6 +85,7 @@ class Region:
     size: int
     format: str = "u8"
     file: Path | None = None  # inputs: where the bytes come from
+    reference: Path | None = None  # outputs: an independent model's bytes, which the emulator must match
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,9 @@ class Case:
     def input_bytes(self, region: Region) -> bytes:
         assert region.file is not None
         return _file_bytes(region.file)
+
+    def reference_bytes(self, region: Region) -> bytes | None:
+        return None if region.reference is None else _file_bytes(region.reference)
 
     def output(self, name: str) -> Region:
         for region in self.outputs:
@@ -198,9 +203,12 @@ def load_case(path: str | Path) -> Case:
         size = _number(entry["size"], f"{where}: outputs[{i}].size")
         if size <= 0 or size % _width(fmt):
             raise CaseError(f"{where}: outputs[{i}].size {size} is not a positive multiple of {fmt}'s width")
-        outputs.append(
-            Region(entry["name"], _number(entry["address"], f"{where}: outputs[{i}].address"), size, fmt)
-        )
+        reference = entry.get("reference")
+        ref_path = _resolve(case_dir, reference, f"{where}: outputs[{i}].reference") if reference else None
+        if ref_path is not None and len(_file_bytes(ref_path)) != size:
+            raise CaseError(f"{where}: outputs[{i}].reference does not hold {size} bytes")
+        address = _number(entry["address"], f"{where}: outputs[{i}].address")
+        outputs.append(Region(entry["name"], address, size, fmt, reference=ref_path))
     if len({r.name for r in outputs}) != len(outputs):
         raise CaseError(f"{where}: output names repeat")
     raw_verdict = spec.get("verdict", {})
