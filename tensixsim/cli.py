@@ -400,13 +400,13 @@ def _record(args: argparse.Namespace) -> int:
     from tensixsim.difftest import load_case
     from tensixsim.difftest.device import record
 
-    status = 0
+    # A case the device stops on is recorded (its error is the recording), not a failure of the command.
     for path in _case_dirs(args.cases):
         case = load_case(path)
         meta = record(case, args.device, client_path=args.client_path, timeout_s=args.timeout)
         outcome = f"stopped: {meta['error']}" if meta["error"] else f"cycles {meta['cycles']}"
         print(f"{case.name}: recorded on {meta.get('device')} {meta.get('version', '')}: {outcome}".strip())
-    return status
+    return 0
 
 
 def _diff(args: argparse.Namespace) -> int:
