@@ -27,7 +27,9 @@ names no device: the same case runs on the emulator, on ttsim, or on a card.
 Source paths are relative to the case directory; ``sdk:`` names a file under ``tensixsim/sdk/``.
 Every program is linked with ``tensixsim/sdk/difftest_main.c`` (``-Wl,--wrap=main``), which reports
 the core's exit code and wall-clock span in L1 at :data:`STATUS_BASE` and then waits for the host's
-go-ahead (see that file for why), so programs need nothing special.
+go-ahead (see that file for why), so programs need nothing special. A prebuilt ``elf`` must have been
+linked the same way (with the wrapper and :func:`protocol_defines`): a core that never reports is an
+error on every device.
 
 ``verdict.status``: ``agree`` (emulator and device match bit for bit), ``device_wrong`` (they differ
 in ``verdict.outputs``, and the documentation says the emulator is right: ``verdict.notes`` says
