@@ -1,4 +1,4 @@
-"""Command line: ``tensixsim run | disasm | demo | metal``.
+"""Command line: ``tensixsim run | disasm | demo | metal | record | diff``.
 
 Every error is one line on stderr and a non-zero status: 2 for a command line that cannot run (bad
 arguments, missing files, an architecture not modelled), 1 for a run that stopped on an error or in
@@ -365,6 +365,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     simdir.add_argument("directory", help="where to write it (made if missing)")
     simdir.set_defaults(func=_simdir)
+    rec = sub.add_parser("record", help="run differential cases on a device and keep what it gave")
+    rec.add_argument("cases", nargs="+", metavar="CASE", help="case directories (traces/<name>), or traces/")
+    rec.add_argument(
+        "--device",
+        required=True,
+        metavar="DIR",
+        help="simulator directory (libttsim*.so), or pcie:N for a card",
+    )
+    rec.add_argument("--client-path", metavar="DIR", help="where tt_umd is installed (pip install --target)")
+    rec.add_argument("--timeout", type=_positive, default=120, help="seconds a case may run on the device")
+    rec.set_defaults(func=_record)
+
+    diff = sub.add_parser(
+        "diff", help="run differential cases on the emulator and compare with the recording"
+    )
+    diff.add_argument("cases", nargs="+", metavar="CASE", help="case directories (traces/<name>), or traces/")
+    diff.add_argument("--limit", type=_positive, default=10, help="mismatches shown per output")
+    diff.set_defaults(func=_diff)
     return parser
 
 
@@ -376,6 +394,60 @@ def _simdir(args: argparse.Namespace) -> int:
     library = write_simdir(args.directory)
     print(library)
     return 0
+
+
+def _case_dirs(names: list[str]) -> list[Path]:
+    from tensixsim.difftest import find_cases
+
+    dirs: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if (path / "case.json").is_file():
+            dirs.append(path)
+        elif path.is_dir() and find_cases(path):
+            dirs.extend(find_cases(path))
+        else:
+            raise UsageError(f"{name}: not a case directory (no case.json) nor a folder of cases")
+    return dirs
+
+
+def _record(args: argparse.Namespace) -> int:
+    from tensixsim.difftest import load_case
+    from tensixsim.difftest.device import record
+
+    # A case the device stops on is recorded (its error is the recording), not a failure of the command.
+    for path in _case_dirs(args.cases):
+        case = load_case(path)
+        meta = record(case, args.device, client_path=args.client_path, timeout_s=args.timeout)
+        outcome = f"stopped: {meta['error']}" if meta["error"] else f"cycles {meta['cycles']}"
+        print(f"{case.name}: recorded on {meta.get('device')} {meta.get('version', '')}: {outcome}".strip())
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from tensixsim.difftest import compare, load_case
+    from tensixsim.difftest.device import load_recording
+    from tensixsim.difftest.emulator import run_on_emulator
+
+    status = 0
+    for path in _case_dirs(args.cases):
+        case = load_case(path)
+        recording = load_recording(case)
+        if recording is None:
+            raise UsageError(f"{case.name}: never recorded (run `tensixsim record {path} --device DIR`)")
+        meta, expected = recording
+        diff = compare(case, expected, run_on_emulator(case), limit=args.limit)
+        print(diff.report(args.limit))
+        label = " ".join(str(meta.get(k, "")) for k in ("device", "version", "commit") if meta.get(k))
+        print(f"  recorded on: {label}")
+        if not diff.same:
+            print(
+                f"  verdict: {case.verdict.status}"
+                + (f": {case.verdict.notes}" if case.verdict.notes else "")
+            )
+            if case.verdict.status == "agree":
+                status = 1
+    return status
 
 
 def _version() -> str:
