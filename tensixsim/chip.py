@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from tensixsim.arch import get_arch
 from tensixsim.dram import Dram
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import REMOTE_ORDER, Noc, RemoteAction
 from tensixsim.results import RunResult
 from tensixsim.riscv.core import Core, CoreState
@@ -212,6 +212,8 @@ class Chip:
         facts = self.arch.noc
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
+        if facts.register_layout is None:
+            raise Unimplemented(f"{self.arch.name}: its NoC interface registers are not modelled yet")
         window = NOC.lookahead if window is None else window
         if not 1 <= window <= NOC.lookahead:
             raise ValueError(f"window must be 1..{NOC.lookahead} cycles (the NoC's lookahead), not {window}")

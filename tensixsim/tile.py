@@ -26,7 +26,7 @@ from tensixsim.errors import (
 )
 from tensixsim.mmio.control import TileControl, TileServices
 from tensixsim.mmio.mailboxes import Mailboxes
-from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall
+from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall, unmodelled_region
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
 from tensixsim.mmio.streams import Streams
 from tensixsim.mmio.tdma import Tdma
@@ -87,7 +87,14 @@ class Tile(Scheduler, Parking):
         # same as running the loops; off is for checking that).
         self.park_polls = True
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
-        self.local_ram = {c.name: np.zeros(c.local_ram_size, np.uint8) for c in self.arch.cores}
+        # The cores map whole pages: a local RAM smaller than a page (Wormhole's TRISCs) sits at the
+        # start of its page, and the rest of the page is a hole the cores' hooks fault on.
+        self.local_ram_pages = {
+            c.name: np.zeros(-(-c.local_ram_size // PAGE) * PAGE, np.uint8) for c in self.arch.cores
+        }
+        self.local_ram = {c.name: self.local_ram_pages[c.name][: c.local_ram_size] for c in self.arch.cores}
+        # Core-local instruction RAMs (Wormhole's NCRISC): only that core's instruction fetch reaches them.
+        self.iram = {c.name: np.zeros(c.iram[1], np.uint8) for c in self.arch.cores if c.iram is not None}
         self.control = TileControl.new(self.arch)
         self.queues = [InputQueue(pipe, self.arch.pipe_queue_depth) for pipe in range(self.arch.pipe_count)]
         for queue in self.queues:
@@ -117,7 +124,7 @@ class Tile(Scheduler, Parking):
         if self.noc is not None:
             self.noc.attach(self)
         self.tdma = Tdma(self.arch)
-        self._block_regions = [*(self.noc.regions() if self.noc is not None else []), *self.tdma.regions()]
+        self._block_regions = [*self._noc_regions(), *self.tdma.regions()]
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
             self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues, engine)
@@ -129,6 +136,17 @@ class Tile(Scheduler, Parking):
         self._by_name = {c.name: c for c in self.cores}
         # A debugger attached (tensixsim.gdbserver): asked after every slice whether it cut it short.
         self.debugger: Debugger | None = None
+
+    def _noc_regions(self) -> list[MmioRegion]:
+        if self.noc is not None:
+            return self.noc.regions()
+        facts = self.arch.noc
+        if facts is None:
+            return []
+        what = f"{self.arch.name}'s NoC interface registers are not modelled yet"
+        return [
+            unmodelled_region(f"noc{i}", base, facts.niu_size, what) for i, base in enumerate(facts.niu_bases)
+        ]
 
     # ------------------------------------------------------------------ public API
     def core(self, name: str) -> Core:
@@ -175,6 +193,19 @@ class Tile(Scheduler, Parking):
         if not queue.record:
             raise ValueError("pushed instructions are kept only with Tile(..., record_pushes=True)")
         return queue.history()
+
+    def reset_pc_of(self, name: str) -> int:
+        """Where core ``name`` starts when released: its programmable reset PC if enabled, else its
+        default. Blackhole keeps those in tile-control registers, Wormhole in backend-configuration
+        fields (SoftReset.md); both Config states hold them, so state 0 is read."""
+        fields = self.arch.reset_pc_config_fields.get(name)
+        if self.arch.reset_pc_source != "config" or fields is None:
+            return self.control.reset_pc_of(name)
+        pc_field, enable_field, bit = fields
+        config = self.coprocessor.config
+        if config.read_field(enable_field, 0) >> bit & 1:
+            return config.read_field(pc_field, 0)
+        return self.arch.core(name).default_reset_pc
 
     def release(self, *names: str, cycle: int = 0) -> None:
         """Take cores out of soft reset as the host does."""
@@ -605,7 +636,7 @@ class Tile(Scheduler, Parking):
         old = self.control.soft_reset
         for core in self.cores:  # checked before anything changes
             bit = 1 << core.facts.soft_reset_bit
-            pc = self.control.reset_pc_of(core.name)
+            pc = self.reset_pc_of(core.name)
             in_l1 = 0 <= pc <= self.arch.l1_size - 4  # (elsewhere the fetch itself faults)
             if old & bit and not value & bit and in_l1 and core.fetch(pc) == 0:
                 # An all-zero word is no instruction of either kind (RISC-V or inline Tensix).
@@ -621,7 +652,7 @@ class Tile(Scheduler, Parking):
         for core in self.cores:
             bit = 1 << core.facts.soft_reset_bit
             if old & bit and not value & bit:
-                core.reset(self.control.reset_pc_of(core.name))
+                core.reset(self.reset_pc_of(core.name))
                 core.state = CoreState.RUNNING
                 core.time = max(core.time, cycle + RISCV.release_delay)
                 changed.add(core)
@@ -651,6 +682,8 @@ class Tile(Scheduler, Parking):
             return self.l1, address
         for facts in self.arch.cores:
             ram = self.local_ram[facts.name]
+            if facts.local_ram_alias is None:
+                continue
             if facts.local_ram_alias <= address and address + size <= facts.local_ram_alias + ram.nbytes:
                 return ram, address - facts.local_ram_alias
         raise MemoryFault(

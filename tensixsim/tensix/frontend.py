@@ -302,7 +302,8 @@ class Engine:
         self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
         for spec in copro.isa.by_name.values():
             self.unit_of[spec.opcode] = UNIT_INDEX[spec.unit]
-        self.native = native.NativeEngine(self) if engine == "native" and native.available() else None
+        use_native = engine == "native" and native.available(copro.arch.name)
+        self.native = native.NativeEngine(self) if use_native else None
         self.engine = "native" if self.native is not None else "python"
         if self.native is not None:
             self._reached = self.native.out[native.OUT_REACHED :][:1]  # one clock for both
