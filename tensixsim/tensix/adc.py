@@ -39,6 +39,9 @@ from tensixsim.errors import Unimplemented
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 
+# The instructions here are Wormhole's pages applied to both chips (the same encodings).
+BOTH = ("blackhole", "wormhole")
+
 if TYPE_CHECKING:
     from tensixsim.tensix.config import ConfigLayout
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -126,7 +129,7 @@ def _split_high(ctx: Context, name: str, field_value: int) -> tuple[int, int]:
     return field_value & 7, field_value >> 3 & 3
 
 
-@semantics("SETADC")
+@semantics("SETADC", arches=BOTH)
 def setadc(ctx: Context, cnt_set_mask: int, channel_index: int, dimension_index: int, value: int) -> Outcome:
     adc = ctx.copro.adc
     # ThreadOverride is the top two bits of NewValue, which is still written whole (truncated to
@@ -168,45 +171,45 @@ def _xyzw(
     return Retire()
 
 
-@semantics("SETADCXY")
+@semantics("SETADCXY", arches=BOTH)
 def setadcxy(
     ctx: Context, cnt_set_mask: int, ch1_y: int, ch1_x: int, ch0_y: int, ch0_x: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.set, (X, Y), cnt_set_mask, bit_mask, ch1_y, ch1_x, ch0_y, ch0_x)
 
 
-@semantics("SETADCZW")
+@semantics("SETADCZW", arches=BOTH)
 def setadczw(
     ctx: Context, cnt_set_mask: int, ch1_w: int, ch1_z: int, ch0_w: int, ch0_z: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.set, (Z, W), cnt_set_mask, bit_mask, ch1_w, ch1_z, ch0_w, ch0_z)
 
 
-@semantics("INCADCXY")
+@semantics("INCADCXY", arches=BOTH)
 def incadcxy(ctx: Context, cnt_set_mask: int, ch1_y: int, ch1_x: int, ch0_y: int, ch0_x: int) -> Outcome:
     return _xyzw(ctx, AdcState.increment, (X, Y), cnt_set_mask, None, ch1_y, ch1_x, ch0_y, ch0_x)
 
 
-@semantics("INCADCZW")
+@semantics("INCADCZW", arches=BOTH)
 def incadczw(ctx: Context, cnt_set_mask: int, ch1_w: int, ch1_z: int, ch0_w: int, ch0_z: int) -> Outcome:
     return _xyzw(ctx, AdcState.increment, (Z, W), cnt_set_mask, None, ch1_w, ch1_z, ch0_w, ch0_z)
 
 
-@semantics("ADDRCRXY")
+@semantics("ADDRCRXY", arches=BOTH)
 def addrcrxy(
     ctx: Context, cnt_set_mask: int, ch1_y: int, ch1_x: int, ch0_y: int, ch0_x: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.increment_cr, (X, Y), cnt_set_mask, bit_mask, ch1_y, ch1_x, ch0_y, ch0_x)
 
 
-@semantics("ADDRCRZW")
+@semantics("ADDRCRZW", arches=BOTH)
 def addrcrzw(
     ctx: Context, cnt_set_mask: int, ch1_w: int, ch1_z: int, ch0_w: int, ch0_z: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.increment_cr, (Z, W), cnt_set_mask, bit_mask, ch1_w, ch1_z, ch0_w, ch0_z)
 
 
-@semantics("SETADCXX")
+@semantics("SETADCXX", arches=BOTH)
 def setadcxx(ctx: Context, cnt_set_mask: int, x_end2: int, x_start: int) -> Outcome:
     # No ThreadOverride here. X1Val is u10 (bits 10..19); the slot's bit 20 is in no documented field.
     ctx.documented("x_end2", x_end2, 10)
@@ -218,7 +221,7 @@ def setadcxx(ctx: Context, cnt_set_mask: int, x_end2: int, x_start: int) -> Outc
 
 
 # ---------------------------------------------------------------------- RWC instructions
-@semantics("SETRWC")
+@semantics("SETRWC", arches=BOTH)
 def setrwc(
     ctx: Context, clear_ab_vld: int, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int, bit_mask: int
 ) -> Outcome:
@@ -249,7 +252,7 @@ def setrwc(
     return Retire()
 
 
-@semantics("INCRWC")
+@semantics("INCRWC", arches=BOTH)
 def incrwc(ctx: Context, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int) -> Outcome:
     rwc, t = ctx.copro.adc, ctx.thread
     ctx.documented("rwc_cr", rwc_cr, 3)  # SrcACr, SrcBCr, DstCr

@@ -40,6 +40,9 @@ from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
 from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
+# NOP is the same on both chips.
+BOTH = ("blackhole", "wormhole")
+
 if TYPE_CHECKING:
     from tensixsim.observe.events import EventLog
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -457,7 +460,7 @@ class Engine:
             instruction = copro.isa.decode(word)
         except InvalidInstruction as exc:
             raise InvalidInstruction(
-                f"pipe {pipe.thread}: unknown Tensix opcode 0x{word >> 24:02x}",
+                f"pipe {pipe.thread}: unknown Tensix opcode 0x{word >> 24:02x} ({exc.message})",
                 core=source.core,
                 pc=source.pc,
                 cycle=cycle,
@@ -482,7 +485,8 @@ class Engine:
             fn = lookup(copro.arch.name, instruction.name)
             if fn is None:
                 raise Unimplemented(
-                    f"pipe {pipe.thread}: {instruction.name} is not executed by the emulator yet",
+                    f"pipe {pipe.thread}: {instruction.name} is not executed by the emulator on "
+                    f"{copro.arch.name} yet",
                     core=source.core,
                     pc=source.pc,
                     cycle=cycle,
@@ -610,6 +614,6 @@ class Engine:
         return cycle
 
 
-@semantics("NOP")
+@semantics("NOP", arches=BOTH)
 def nop(ctx: Context) -> Retire:
     return Retire(1)

@@ -50,6 +50,10 @@ from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 
+# ZEROSRC, CLEARDVALID and SETDVALID: Wormhole's pages, the same encoding on both chips. (ZEROACC's
+# encodings differ: it is Blackhole's only.)
+BOTH = ("blackhole", "wormhole")
+
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
@@ -432,7 +436,7 @@ def zeroacc(
     return Retire()
 
 
-@semantics("ZEROSRC")
+@semantics("ZEROSRC", arches=BOTH)
 def zerosrc(ctx: Context, zero_val: int, write_mode: int, bank_mask: int, src_mask: int) -> Outcome:
     # Encoding: ClearSrcA/ClearSrcB bits 0..1, BothBanks 2, SingleBankMatrixUnit 3, NegativeInfSrcA 4.
     negative_inf_srca = ctx.documented("zero_val", zero_val, 1)
@@ -452,7 +456,7 @@ def zerosrc(ctx: Context, zero_val: int, write_mode: int, bank_mask: int, src_ma
     return Retire()
 
 
-@semantics("CLEARDVALID")
+@semantics("CLEARDVALID", arches=BOTH)
 def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
     # cleardvalid: FlipSrcA bit 0, FlipSrcB bit 1; reset: Reset bit 0, KeepReadingSameSrc bit 1.
     ctx.documented("reset", reset, 2)
@@ -472,7 +476,7 @@ def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
     return Retire()
 
 
-@semantics("SETDVALID")
+@semantics("SETDVALID", arches=BOTH)
 def setdvalid(ctx: Context, setvalid: int) -> Outcome:
     # setvalid: FlipSrcA bit 0, FlipSrcB bit 1.
     ctx.documented("setvalid", setvalid, 2)
