@@ -212,7 +212,7 @@ class Chip:
         facts = self.arch.noc
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
-        if facts.register_layout is None:
+        if facts.register_layout != "blackhole":
             raise Unimplemented(f"{self.arch.name}: its NoC interface registers are not modelled yet")
         window = NOC.lookahead if window is None else window
         if not 1 <= window <= NOC.lookahead:

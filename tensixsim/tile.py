@@ -27,6 +27,7 @@ from tensixsim.errors import (
 from tensixsim.mmio.control import TileControl, TileServices
 from tensixsim.mmio.mailboxes import Mailboxes
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall, unmodelled_region
+from tensixsim.mmio.niu_wormhole import WormholeNius
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
 from tensixsim.mmio.streams import Streams
 from tensixsim.mmio.tdma import Tdma
@@ -121,6 +122,7 @@ class Tile(Scheduler, Parking):
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions(self._stream_written)
         self.noc = Noc.new(self.arch)
+        self.nius: WormholeNius | None = None  # Wormhole's NIU registers (no traffic modelled)
         if self.noc is not None:
             self.noc.attach(self)
         self.tdma = Tdma(self.arch)
@@ -143,6 +145,10 @@ class Tile(Scheduler, Parking):
         facts = self.arch.noc
         if facts is None:
             return []
+        if facts.register_layout == "wormhole":
+            # Registers without traffic: a request raises Unimplemented (mmio/niu_wormhole.py).
+            self.nius = WormholeNius.new(facts)
+            return self.nius.regions()
         what = f"{self.arch.name}'s NoC interface registers are not modelled yet"
         return [
             unmodelled_region(f"noc{i}", base, facts.niu_size, what) for i, base in enumerate(facts.niu_bases)
@@ -243,6 +249,8 @@ class Tile(Scheduler, Parking):
         restore(self.streams, Streams.new(self.arch))
         if self.noc is not None:
             self.noc.reset()
+        if self.nius is not None:
+            self.nius.reset()
         self.tdma.clock_gating.clear()
         for queue in self.queues:
             queue.clear()

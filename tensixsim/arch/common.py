@@ -153,6 +153,9 @@ class Arch:
     # Clock-gating controls: no functional effect in the emulator, so they hold what is written.
     clock_gating_registers: tuple[tuple[str, int], ...] = ()
     tdma_base: int | None = None  # the TDMA-RISC register page (mover, packer status, clock gating)
+    # TDMA-RISC registers the hardware has and the tile does not model: an access raises Unimplemented
+    # naming it (rather than a MemoryFault, which would say the program is wrong).
+    tdma_unmodelled: tuple[tuple[str, int], ...] = ()
     # Every named register of the tile-control / debug windows (the 0xFFB12000 page, the PIC and
     # pc-snapshot page); offsets no source names stay unmapped.
     tile_registers: tuple[RegisterFacts, ...] = ()

@@ -86,8 +86,9 @@ WORMHOLE_NOC = NocFacts(
         **{(0, y): "router" for y in (2, 4, 8, 9)},  # ROUTER_CORES_NOC0
     },
     # The NIU's registers (initiators at a 0x400 stride, NOC_TARG_ADDR_LO/MID with 36-bit addresses,
-    # NOC_CMD_CTRL at +0x28) differ from Blackhole's, which is the only layout noc.py implements.
-    register_layout=None,
+    # NOC_CMD_CTRL at +0x28) differ from Blackhole's, the layout noc.py implements with traffic;
+    # mmio/niu_wormhole.py models Wormhole's registers without traffic.
+    register_layout="wormhole",
     node_id_offset=0x2C,
     dram_alignment=32,  # tt-metal's DRAM_ALIGNMENT for Wormhole (NOC_L1_TO_DRAM_ALIGNMENT)
     # Coordinates.md, the firmware-configured tables (NoC #0 columns; the Y table depends on which
@@ -127,6 +128,19 @@ WORMHOLE = replace(
     # tensix.h RISCV_TDMA_REG_CLK_GATE_EN / _HYST: the same addresses as Blackhole's.
     clock_gating_registers=BLACKHOLE.clock_gating_registers,
     tdma_base=0xFFB11000,
+    # TDMA-RISC.md: the mover's command queue, which tt-metal's NCRISC uses to fill its instruction RAM.
+    tdma_unmodelled=tuple(
+        (f"RISCV_TDMA_REG_{name}", 0xFFB11000 + offset)
+        for name, offset in (
+            ("XMOV_SRC_ADDR", 0x00),
+            ("XMOV_DST_ADDR", 0x04),
+            ("XMOV_SIZE", 0x08),
+            ("XMOV_DIRECTION", 0x0C),
+            ("COMMAND_ADDR", 0x10),
+            ("STATUS", 0x14),
+            ("XMOV_L1_BASE_ADDR", 0x2C),
+        )
+    ),
     tile_registers=TILE_REGISTERS,
     mailboxes=MAILBOXES,  # Mailboxes.md is a Wormhole page; tensix.h has the same four bases
     pcbufs=PCBUFS,  # PCBufs.md / TTSync.md are Wormhole pages

@@ -314,7 +314,9 @@ def _addr_mod_words(layout: ConfigLayout, index: int) -> list[int]:
     key = (id(layout), index)
     if key not in _ADDR_MOD_WORDS:
         names = (f"ADDR_MOD_{kind}_SEC{index}_{n}" for kind, ns in _ADDR_MOD_NAMES.items() for n in ns)
-        _ADDR_MOD_WORDS[key] = sorted({layout.thread_fields[name][0] for name in names})
+        # (AB2 is Blackhole's only: a layout without it reads it as 0.)
+        fields = layout.thread_fields
+        _ADDR_MOD_WORDS[key] = sorted({fields[n][0] for n in names if n in fields or "_AB2_" not in n})
     return _ADDR_MOD_WORDS[key]
 
 
@@ -335,7 +337,10 @@ def addr_mod(copro: Coprocessor, thread: int, index: int) -> AddrMod:
         return cached
 
     def get(kind: str, name: str) -> int:
-        return config.thread_field(f"ADDR_MOD_{kind}_SEC{index}_{name}", thread)
+        field = f"ADDR_MOD_{kind}_SEC{index}_{name}"
+        if kind == "AB2" and field not in config.layout.thread_fields:
+            return 0  # Blackhole's only
+        return config.thread_field(field, thread)
 
     mod = AddrMod(
         srca_incr=get("AB", "SrcAIncr"),
@@ -467,6 +472,17 @@ def step_rwcs(r: Rwcs, mod: AddrMod, *, update_fidelity: bool = True) -> Rwcs:
     elif mod.bias_incr & 3:
         extra = (extra + 1) & 1
     return Rwcs(srca, srca_cr, srcb, srcb_cr, dst, dst_cr, fidelity, extra)
+
+
+def apply_addr_mod_wormhole(ctx: Context, addr_mode: int, *, update_fidelity: bool = True) -> None:
+    """Wormhole's RWCs.md ``ApplyAddrMod``: a two-bit AddrMod names slot ``AddrMod``, or
+    ``AddrMod + 4`` while the RWC's ExtraAddrModBit or ThreadConfig's ADDR_MOD_SET_Base is set."""
+    adc, t = ctx.copro.adc, ctx.thread
+    rwcs = read_rwcs(adc, t)
+    index = ctx.documented("addr_mode", addr_mode, 2)
+    if rwcs.extra_addr_mod_bit or ctx.copro.config.thread_field("ADDR_MOD_SET_Base", t):
+        index += 4
+    write_rwcs(adc, t, step_rwcs(rwcs, addr_mod(ctx.copro, t, index), update_fidelity=update_fidelity))
 
 
 def apply_addr_mod(ctx: Context, addr_mode: int, *, update_fidelity: bool = True) -> None:
