@@ -30,7 +30,7 @@ from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall, unm
 from tensixsim.mmio.niu_wormhole import WormholeNius
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
 from tensixsim.mmio.streams import Streams
-from tensixsim.mmio.tdma import Tdma
+from tensixsim.mmio.tdma import Tdma, TdmaMover
 from tensixsim.noc import Noc
 from tensixsim.observe.progress import progress_for, sigint_interrupts
 from tensixsim.parking import Parking
@@ -126,6 +126,9 @@ class Tile(Scheduler, Parking):
         if self.noc is not None:
             self.noc.attach(self)
         self.tdma = Tdma(self.arch)
+        if self.arch.tdma_unmodelled and "ncrisc" in self.iram:
+            # Wormhole: TDMA-RISC's mover commands (tt-metal fills NCRISC's instruction RAM with them).
+            self.tdma.mover = TdmaMover(self.iram["ncrisc"], self.l1, self._forget_iram_code)
         self._block_regions = [*self._noc_regions(), *self.tdma.regions()]
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
@@ -138,6 +141,10 @@ class Tile(Scheduler, Parking):
         self._by_name = {c.name: c for c in self.cores}
         # A debugger attached (tensixsim.gdbserver): asked after every slice whether it cut it short.
         self.debugger: Debugger | None = None
+
+    def _forget_iram_code(self, lo: int, hi: int) -> None:
+        base = self.arch.core("ncrisc").iram[0]
+        self.core("ncrisc").forget_code_range(base + lo, base + hi)
 
     def _noc_regions(self) -> list[MmioRegion]:
         if self.noc is not None:
@@ -252,6 +259,9 @@ class Tile(Scheduler, Parking):
         if self.nius is not None:
             self.nius.reset()
         self.tdma.clock_gating.clear()
+        if self.tdma.mover is not None:
+            self.tdma.mover.params[:] = [0, 0, 0, 0]
+            self.tdma.mover.busy_until = 0
         for queue in self.queues:
             queue.clear()
         self.coprocessor.reset()

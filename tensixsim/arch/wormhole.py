@@ -128,7 +128,8 @@ WORMHOLE = replace(
     # tensix.h RISCV_TDMA_REG_CLK_GATE_EN / _HYST: the same addresses as Blackhole's.
     clock_gating_registers=BLACKHOLE.clock_gating_registers,
     tdma_base=0xFFB11000,
-    # TDMA-RISC.md: the mover's command queue, which tt-metal's NCRISC uses to fill its instruction RAM.
+    # TDMA-RISC.md: the mover's command queue, which tt-metal's NCRISC uses to fill its instruction RAM
+    # (modelled by mmio/tdma.py's TdmaMover; the registers it does not model stay Unimplemented).
     tdma_unmodelled=tuple(
         (f"RISCV_TDMA_REG_{name}", 0xFFB11000 + offset)
         for name, offset in (

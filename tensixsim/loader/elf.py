@@ -253,6 +253,9 @@ def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
         target = rams[buffer] if buffer in rams else tile.local_ram[buffer]
         target[offset : offset + len(segment.data)] = memoryview(segment.data)
         target[offset + len(segment.data) : offset + segment.memsz] = 0
+        if buffer == "iram":
+            base = tile.arch.core(core).iram[0]
+            tile.core(core).forget_code_range(base + offset, base + offset + segment.memsz)
     tile.core(core).symbols.update(image.symbols)
     tile.core(core).add_image(image)
     return image

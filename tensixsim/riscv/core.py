@@ -930,6 +930,13 @@ class Core:
         self.uc.mem_protect(page * 4096, 4096, perms)
         (self.protected_pages.add if protected else self.protected_pages.discard)(page)
 
+    def forget_code_range(self, lo: int, hi: int) -> None:
+        """Drop translations of code in [lo, hi) outside L1 (an instruction RAM rewritten)."""
+        if hi <= lo:
+            return
+        self.uc.ctl_remove_cache(lo, hi)
+        self.hooks.forget_code(lo, hi)
+
     def flush_all_code(self) -> None:
         self.uc.ctl_remove_cache(0, self.tile.arch.l1_size)
         self.hooks.forget_code(0, 1 << 32)
