@@ -267,10 +267,22 @@ def test_the_wall_clock_counts_cycles_at_the_same_registers():
     assert 0 < low < result.cores["brisc"].cycles and tile.core("brisc").reg("a1") == 0
 
 
-def test_the_niu_registers_are_refused_as_not_modelled_yet():
-    tile = wormhole_tile({"brisc": "li t0, 0xFFB2002C\n lw a0, 0(t0)\n ecall"})
-    with pytest.raises(Unimplemented, match="wormhole's NoC interface registers are not modelled yet"):
-        tile.run(release=["brisc"])
+def test_the_niu_identifies_the_tile_and_refuses_to_start_a_request():
+    # MemoryMap.md NOC_NODE_ID: X 0..5, Y 6..11, width 12..18, height 19..25, X-first routing bit 28
+    # (NoC #0: true; NoC #1 counts from the opposite corner and routes Y first).
+    program = (
+        "li t0, 0xFFB2002C\n lw a0, 0(t0)\n li t0, 0xFFB3042C\n lw a1, 0(t0)\n"
+        "li t0, 0xFFB20138\n lw a2, 0(t0)\n ecall"
+    )
+    tile = wormhole_tile({"brisc": program})
+    assert tile.run(release=["brisc"]).cores["brisc"].exit_code == 1 | 1 << 6 | 10 << 12 | 12 << 19 | 1 << 28
+    assert tile.core("brisc").reg("a1") == 8 | 10 << 6 | 10 << 12 | 12 << 19
+    assert tile.core("brisc").reg("a2") == 1 | 1 << 6  # NOC_ID_LOGICAL's power-on value
+    start = "li t0, 0xFFB20000\n li t1, 2\n sw t1, 0x1C(t0)\n li t1, 1\n sw t1, 0x28(t0)\n ecall"
+    with pytest.raises(
+        Unimplemented, match=r"a write request .* wormhole's NoC requests are not modelled yet"
+    ):
+        wormhole_tile({"brisc": start}).run(release=["brisc"])
 
 
 def test_wormhole_results_and_cycles_do_not_depend_on_the_quantum():
