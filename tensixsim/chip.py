@@ -213,7 +213,7 @@ class Chip:
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
         if facts.register_layout != "blackhole":
-            raise Unimplemented(f"{self.arch.name}: its NoC interface registers are not modelled yet")
+            raise Unimplemented(f"{self.arch.name}: a chip needs NoC traffic between tiles, not modelled yet")
         window = NOC.lookahead if window is None else window
         if not 1 <= window <= NOC.lookahead:
             raise ValueError(f"window must be 1..{NOC.lookahead} cycles (the NoC's lookahead), not {window}")

@@ -126,7 +126,7 @@ class Tile(Scheduler, Parking):
         if self.noc is not None:
             self.noc.attach(self)
         self.tdma = Tdma(self.arch)
-        if self.arch.tdma_unmodelled and "ncrisc" in self.iram:
+        if "ncrisc" in self.iram:
             # Wormhole: TDMA-RISC's mover commands (tt-metal fills NCRISC's instruction RAM with them).
             self.tdma.mover = TdmaMover(self.iram["ncrisc"], self.l1, self._forget_iram_code)
         self._block_regions = [*self._noc_regions(), *self.tdma.regions()]

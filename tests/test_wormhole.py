@@ -293,3 +293,10 @@ def test_wormhole_results_and_cycles_do_not_depend_on_the_quantum():
     assert (first == second).all()
     summaries = [{n: (s.exit_code, s.cycles) for n, s in t.result().cores.items()} for t in tiles]
     assert summaries[0] == summaries[1]
+
+
+def test_a_wormhole_chip_is_refused_naming_what_is_missing():
+    from tensixsim.chip import Chip
+
+    with pytest.raises(Unimplemented, match="wormhole: a chip needs NoC traffic between tiles"):
+        Chip("wormhole")
