@@ -94,8 +94,9 @@ class NocFacts:
     # no endpoint behind it. Coordinates of neither list are DRAM tiles (dram_tiles).
     tensix_tiles: tuple[tuple[int, int], ...] = ()
     other_tiles: dict[tuple[int, int], str] = field(default_factory=dict)
-    # The NIU register layout the tile model implements for this chip ("blackhole"); None: the facts
-    # above are known but the registers are not modelled (an access raises Unimplemented).
+    # The NIU register layout the tile model implements for this chip: "blackhole" (noc.py, with
+    # traffic), "wormhole" (mmio/niu_wormhole.py, registers only); None: the facts above are known
+    # but the registers are not modelled (an access raises Unimplemented).
     register_layout: str | None = "blackhole"
     # NOC_NODE_ID (NoC #0 at offset node_id_offset of each initiator; fields as the NoC pages give them).
     node_id_offset: int = 0x44

@@ -132,10 +132,9 @@ class WormholeNius:
                     read=lambda _: 0,
                     write=lambda access, v, n=noc, i=i: self._command(n, i, access, v),
                 )
-                registers[start + NOC_NODE_ID] = Register(
-                    "NOC_NODE_ID", read=lambda _, n=noc: self.node_id(n)
-                )
-                registers[start + NOC_ENDPOINT_ID] = Register(
+                node = start + self.facts.node_id_offset
+                registers[node] = Register("NOC_NODE_ID", read=lambda _, n=noc: self.node_id(n))
+                registers[node + NOC_ENDPOINT_ID - NOC_NODE_ID] = Register(
                     "NOC_ENDPOINT_ID", read=lambda _, n=noc: self.endpoint_id(n)
                 )
             registers[NOC_CLEAR_OUTSTANDING_REQ_CNT] = Register(

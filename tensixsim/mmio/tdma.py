@@ -1,8 +1,9 @@
 """The TDMA-RISC register page (``RISCV_TDMA_REG_*`` in tt-metal's tensix.h).
 
-It holds the mover (XMOV) command registers, packer status and clock-gating controls. Only the
-clock-gating controls are modelled: they have no functional effect in the emulator and hold what is
-written (reading 0 until then). The registers ``arch.tdma_unmodelled`` names raise
+It holds the mover (XMOV) command registers, packer status and clock-gating controls. The
+clock-gating controls are modelled (they have no functional effect in the emulator and hold what is
+written, reading 0 until then), and on a tile whose NCRISC has an instruction RAM (Wormhole) the
+mover command queue as :class:`TdmaMover` describes. The registers ``arch.tdma_unmodelled`` names raise
 :class:`~tensixsim.errors.Unimplemented`; any other register in the page is a
 :class:`~tensixsim.errors.MemoryFault` naming its offset.
 """
@@ -67,6 +68,8 @@ class TdmaMover:
             target, offset = self.l1, dst
         else:
             raise _error(Unimplemented, access, f"a TDMA-RISC mover transfer to 0x{dst:x} in mode {mode}")
+        if target is self.l1 and count and src < dst + count and dst < src + count:
+            raise _error(UndefinedBehavior, access, f"mover copy 0x{src:x} -> 0x{dst:x} overlaps itself")
         if src + count > self.l1.size or offset + count > target.size:
             raise _error(
                 UndefinedBehavior,
