@@ -300,3 +300,14 @@ def test_a_wormhole_chip_is_refused_naming_what_is_missing():
 
     with pytest.raises(Unimplemented, match="wormhole: a chip needs NoC traffic between tiles"):
         Chip("wormhole")
+
+
+def test_reloading_the_instruction_ram_runs_the_new_code():
+    # Translated code from the instruction RAM is dropped when the RAM is rewritten.
+    iram = 0xFFC00000
+    tile = Tile("wormhole")
+    tile.load_elf("ncrisc", link(f"li t0, 0x{iram:x}\n jr t0", text=0x12000, march=RV32IM))
+    for value in (0x11, 0x22):
+        tile.load_elf("ncrisc", link(f"li a0, {value}\n ecall", text=iram, march=RV32IM, extra=("-N",)))
+        assert tile.run(release=["ncrisc"]).cores["ncrisc"].exit_code == value
+        tile.reset()
