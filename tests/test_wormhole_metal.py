@@ -152,3 +152,31 @@ def test_other_tdma_risc_commands_are_named(command, error, what):
     tile = _tdma_program(f"li t0, {command}\n sw t0, 16(s1)")
     with pytest.raises(error, match=what):
         tile.run(release=["brisc"])
+
+
+def test_metal_on_the_command_line_with_wormhole_firmware(wormhole_set, tmp_path, capsys):
+    from tensixsim.cli import main
+
+    source = tmp_path / "nothing.c"
+    source.write_text(
+        '#include <stdint.h>\n__attribute__((section(".start"), used)) uint32_t _start(void) { return 0; }\n'
+    )
+    _, loaded, _ = booted(wormhole_set)
+    elf = build_kernel(source, "brisc", loaded, layout(loaded).text_start, tmp_path)
+    firmware = str(wormhole_set.path)
+    assert main(["--arch", "wormhole", "metal", "--firmware", firmware, "--writer", str(elf)]) == 0
+    data = tmp_path / "in.bin"
+    data.write_bytes(bytes(2048))
+    argv = [
+        "--arch",
+        "wormhole",
+        "metal",
+        "--firmware",
+        firmware,
+        "--writer",
+        str(elf),
+        "--input",
+        f"{data}@0x0",
+    ]
+    assert main(argv) == 1
+    assert "wormhole: DRAM buffers need NoC traffic" in capsys.readouterr().err
