@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from tensixsim.arch import get_arch
 from tensixsim.dram import Dram
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import REMOTE_ORDER, Link, Noc, Packet, RemoteAction, route
 from tensixsim.results import RunResult
 from tensixsim.riscv.core import Core, CoreState
@@ -300,6 +300,8 @@ class Chip:
         facts = self.arch.noc
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
+        if facts.register_layout != "blackhole":
+            raise Unimplemented(f"{self.arch.name}: a chip needs NoC traffic between tiles, not modelled yet")
         if window is not None and not 1 <= window <= NOC.lookahead:
             raise ValueError(f"window must be 1..{NOC.lookahead} cycles (the NoC's lookahead), not {window}")
         columns = {x for x, _ in facts.tensix_tiles}

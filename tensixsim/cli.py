@@ -218,7 +218,7 @@ def _disasm(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from tensixsim.demo import main as demo_main
 
-    return demo_main(quantum=args.quantum)
+    return demo_main(quantum=args.quantum, arch=args.arch)
 
 
 def _metal(args: argparse.Namespace) -> int:
@@ -282,7 +282,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tensixsim", description="Tenstorrent Tensix tile emulator")
-    parser.add_argument("--arch", default="blackhole", help="blackhole (default; the one modelled so far)")
+    parser.add_argument("--arch", default="blackhole", help="blackhole (default) or wormhole")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -277,8 +277,8 @@ class Noc:
     def new(cls, arch: Arch, position: tuple[int, int] | None = None, tile_index: int = 0) -> Noc | None:
         """The NIUs of ``arch`` (None when the architecture description has none)."""
         facts = arch.noc
-        if facts is None:
-            return None
+        if facts is None or facts.register_layout != "blackhole":
+            return None  # (the tile maps the NIU windows of an unmodelled layout as Unimplemented)
         nocs = len(facts.niu_bases)
         noc = cls(
             facts,

@@ -3,7 +3,7 @@
 ``python -m tensixsim.support`` rewrites docs/support-matrix.md; a test checks it is current.
 Status words: ``executed+tested`` (semantics implemented and checked against an independent
 reference in tests/), ``unimplemented`` (captured and queued, raises Unimplemented when it would
-execute), ``facts only`` (the architecture's tile is not runnable yet).
+execute).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 
 from tensixsim.isa import isa_for
 
-# RISC-V side: (group, instructions, status, where it is tested).
+# RISC-V side: (group, instructions, Blackhole status, where it is tested); Wormhole's status is
+# WORMHOLE_RISCV's where it differs.
 RISCV_SUPPORT: tuple[tuple[str, str, str, str], ...] = (
     ("RV32I", "all base integer instructions", "executed+tested", "tests/test_riscv_isa.py"),
     ("M", "mul mulh mulhsu mulhu div divu rem remu", "executed+tested", "tests/test_riscv_isa.py"),
@@ -60,7 +61,10 @@ RISCV_SUPPORT: tuple[tuple[str, str, str, str], ...] = (
 
 # Handled by the pipe engine itself rather than by a unit's registered semantics.
 FRONTEND_HANDLED = frozenset({"MOP", "MOP_CFG", "REPLAY"})
-RUNNABLE = {"blackhole": True, "wormhole": False}
+# Wormhole's cores are RV32IM only (WormholeB0 BabyRISCV/README.md): the extensions beyond it.
+_WORMHOLE_REFUSED = "not on Wormhole: raises InvalidInstruction naming it (tests/test_wormhole.py)"
+WORMHOLE_RISCV = {"Zaamo": _WORMHOLE_REFUSED, "Zba": _WORMHOLE_REFUSED, "Zbb": _WORMHOLE_REFUSED,
+                  "Zicsr": _WORMHOLE_REFUSED}  # fmt: skip
 
 # Modes of executed instructions that still raise Unimplemented (they need later units).
 PARTIAL: dict[str, str] = {
@@ -91,12 +95,10 @@ def executed(arch: str) -> frozenset[str]:
     import tensixsim.tensix.coprocessor  # noqa: F401 - importing the units registers their semantics
     from tensixsim.tensix.semantics import implemented
 
-    return implemented(arch) | FRONTEND_HANDLED if RUNNABLE[arch] else frozenset()
+    return implemented(arch) | FRONTEND_HANDLED
 
 
 def tensix_status(arch: str, name: str) -> str:
-    if not RUNNABLE[arch]:
-        return "facts only"
     return "executed+tested" if name in executed(arch) else "unimplemented (raises Unimplemented)"
 
 
@@ -121,7 +123,7 @@ def register_rows(arch: str = "blackhole") -> list[str]:
         rows.append(
             f"| TENSIX_MAILBOX0..{len(boxes.cores) - 1} | 0x{boxes.base:08X}-0x{end:08X} | rw | modelled "
             f"(FIFOs of {boxes.capacity} between {', '.join(boxes.cores)}; a load at +{boxes.query_bit} "
-            "queries, any other pops and waits; a full mailbox makes the store wait) | tt-metal blackhole "
+            f"queries, any other pops and waits; a full mailbox makes the store wait) | tt-metal {arch} "
             "tensix.h; tt-isa-documentation BabyRISCV/Mailboxes.md |"
         )
     return rows
@@ -137,11 +139,14 @@ def render() -> str:
         "",
         "## Baby RISC-V cores",
         "",
-        "| extension | instructions | status | tested in |",
-        "|---|---|---|---|",
+        "| extension | instructions | Blackhole | Wormhole B0 | tested in |",
+        "|---|---|---|---|---|",
     ]
-    lines += [f"| {g} | {what} | {status} | {where} |" for g, what, status, where in RISCV_SUPPORT]
-    counts = {arch: 0 for arch in RUNNABLE}
+    lines += [
+        f"| {g} | {what} | {status} | {WORMHOLE_RISCV.get(g, status)} | {where} |"
+        for g, what, status, where in RISCV_SUPPORT
+    ]
+    counts = {"blackhole": 0, "wormhole": 0}
     rows = []
     for name in names:
         cells = []
@@ -164,7 +169,8 @@ def render() -> str:
         f"Wormhole B0: {len(wh)} instructions, {counts['wormhole']} executed.",
         "",
         "`executed+tested`: its semantics run when it reaches its unit and are tested against an "
-        "independent reference (tests/test_<unit>.py). `unimplemented`: it is captured, queued and "
+        "independent reference (tests/test_<unit>.py; on Wormhole tests/test_wormhole_coprocessor.py, "
+        "which runs the same references on a Wormhole tile). `unimplemented`: it is captured, queued and "
         "disassembled, and raises `Unimplemented` (naming it, the pushing core and pc) when it would "
         'execute. The capture-only backend (`Tile(backend="recorder")`) records any stream.',
         "",
@@ -186,6 +192,17 @@ def render() -> str:
         "| register | address | access | status | source |",
         "|---|---|---|---|---|",
         *register_rows(),
+        "",
+        "## Wormhole B0 tile-control / debug registers",
+        "",
+        "The registers of Wormhole's tensix.h in the tile-control page (0xFFB12000) and the mailboxes; "
+        "the same rules as above. Wormhole's reset PCs are backend-configuration fields (SoftReset.md), "
+        "not registers of this page. Its PIC page and its NoC interface registers are not modelled: an "
+        "access to the NIU windows raises `Unimplemented`.",
+        "",
+        "| register | address | access | status | source |",
+        "|---|---|---|---|---|",
+        *register_rows("wormhole"),
         "",
     ]
     return "\n".join(lines)

@@ -26,11 +26,12 @@ from tensixsim.errors import (
 )
 from tensixsim.mmio.control import TileControl, TileServices
 from tensixsim.mmio.mailboxes import Mailboxes
-from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall
+from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall, unmodelled_region
+from tensixsim.mmio.niu_wormhole import WormholeNius
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
 from tensixsim.mmio.risc_debug import DebugPort, RiscDebug
 from tensixsim.mmio.streams import Streams
-from tensixsim.mmio.tdma import Tdma
+from tensixsim.mmio.tdma import Tdma, TdmaMover
 from tensixsim.noc import Noc
 from tensixsim.observe.progress import progress_for, sigint_interrupts
 from tensixsim.parking import Parking
@@ -88,7 +89,14 @@ class Tile(Scheduler, Parking):
         # same as running the loops; off is for checking that).
         self.park_polls = True
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
-        self.local_ram = {c.name: np.zeros(c.local_ram_size, np.uint8) for c in self.arch.cores}
+        # The cores map whole pages: a local RAM smaller than a page (Wormhole's TRISCs) sits at the
+        # start of its page, and the rest of the page is a hole the cores' hooks fault on.
+        self.local_ram_pages = {
+            c.name: np.zeros(-(-c.local_ram_size // PAGE) * PAGE, np.uint8) for c in self.arch.cores
+        }
+        self.local_ram = {c.name: self.local_ram_pages[c.name][: c.local_ram_size] for c in self.arch.cores}
+        # Core-local instruction RAMs (Wormhole's NCRISC): only that core's instruction fetch reaches them.
+        self.iram = {c.name: np.zeros(c.iram[1], np.uint8) for c in self.arch.cores if c.iram is not None}
         self.control = TileControl.new(self.arch)
         self.queues = [InputQueue(pipe, self.arch.pipe_queue_depth) for pipe in range(self.arch.pipe_count)]
         for queue in self.queues:
@@ -127,10 +135,14 @@ class Tile(Scheduler, Parking):
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions(self._stream_written)
         self.noc = Noc.new(self.arch)
+        self.nius: WormholeNius | None = None  # Wormhole's NIU registers (no traffic modelled)
         if self.noc is not None:
             self.noc.attach(self)
         self.tdma = Tdma(self.arch)
-        self._block_regions = [*(self.noc.regions() if self.noc is not None else []), *self.tdma.regions()]
+        if "ncrisc" in self.iram:
+            # Wormhole: TDMA-RISC's mover commands (tt-metal fills NCRISC's instruction RAM with them).
+            self.tdma.mover = TdmaMover(self.iram["ncrisc"], self.l1, self._forget_iram_code)
+        self._block_regions = [*self._noc_regions(), *self.tdma.regions()]
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
             self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues, engine)
@@ -143,6 +155,25 @@ class Tile(Scheduler, Parking):
         # A debugger attached (tensixsim.gdbserver): asked after every slice whether it cut it short.
         self.debugger: Debugger | None = None
         self._halted_from: dict[str, CoreState] = {}  # cores the debug unit halted: their state before
+
+    def _forget_iram_code(self, lo: int, hi: int) -> None:
+        base = self.arch.core("ncrisc").iram[0]
+        self.core("ncrisc").forget_code_range(base + lo, base + hi)
+
+    def _noc_regions(self) -> list[MmioRegion]:
+        if self.noc is not None:
+            return self.noc.regions()
+        facts = self.arch.noc
+        if facts is None:
+            return []
+        if facts.register_layout == "wormhole":
+            # Registers without traffic: a request raises Unimplemented (mmio/niu_wormhole.py).
+            self.nius = WormholeNius.new(facts)
+            return self.nius.regions()
+        what = f"{self.arch.name}'s NoC interface registers are not modelled yet"
+        return [
+            unmodelled_region(f"noc{i}", base, facts.niu_size, what) for i, base in enumerate(facts.niu_bases)
+        ]
 
     # ------------------------------------------------------------------ public API
     def core(self, name: str) -> Core:
@@ -190,6 +221,19 @@ class Tile(Scheduler, Parking):
             raise ValueError("pushed instructions are kept only with Tile(..., record_pushes=True)")
         return queue.history()
 
+    def reset_pc_of(self, name: str) -> int:
+        """Where core ``name`` starts when released: its programmable reset PC if enabled, else its
+        default. Blackhole keeps those in tile-control registers, Wormhole in backend-configuration
+        fields (SoftReset.md); both Config states hold them, so state 0 is read."""
+        fields = self.arch.reset_pc_config_fields.get(name)
+        if self.arch.reset_pc_source != "config" or fields is None:
+            return self.control.reset_pc_of(name)
+        pc_field, enable_field, bit = fields
+        config = self.coprocessor.config
+        if config.read_field(enable_field, 0) >> bit & 1:
+            return config.read_field(pc_field, 0)
+        return self.arch.core(name).default_reset_pc
+
     def release(self, *names: str, cycle: int = 0) -> None:
         """Take cores out of soft reset as the host does."""
         mask = 0
@@ -226,10 +270,15 @@ class Tile(Scheduler, Parking):
         restore(self.streams, Streams.new(self.arch))
         if self.noc is not None:
             self.noc.reset()
+        if self.nius is not None:
+            self.nius.reset()
         self.tdma.clock_gating.clear()
         self.risc_debug.control[:] = self.risc_debug.status[:] = [0, 0]
         self.risc_debug.registers[:] = 0
         self._halted_from.clear()
+        if self.tdma.mover is not None:
+            self.tdma.mover.params[:] = [0, 0, 0, 0]
+            self.tdma.mover.busy_until = 0
         for queue in self.queues:
             queue.clear()
         self.coprocessor.reset()
@@ -692,7 +741,7 @@ class Tile(Scheduler, Parking):
         old = self.control.soft_reset
         for core in self.cores:  # checked before anything changes
             bit = 1 << core.facts.soft_reset_bit
-            pc = self.control.reset_pc_of(core.name)
+            pc = self.reset_pc_of(core.name)
             in_l1 = 0 <= pc <= self.arch.l1_size - 4  # (elsewhere the fetch itself faults)
             if old & bit and not value & bit and in_l1 and core.fetch(pc) == 0:
                 # An all-zero word is no instruction of either kind (RISC-V or inline Tensix).
@@ -708,7 +757,7 @@ class Tile(Scheduler, Parking):
         for core in self.cores:
             bit = 1 << core.facts.soft_reset_bit
             if old & bit and not value & bit:
-                core.reset(self.control.reset_pc_of(core.name))
+                core.reset(self.reset_pc_of(core.name))
                 core.state = CoreState.RUNNING
                 core.time = max(core.time, cycle + RISCV.release_delay)
                 changed.add(core)
@@ -738,6 +787,8 @@ class Tile(Scheduler, Parking):
             return self.l1, address
         for facts in self.arch.cores:
             ram = self.local_ram[facts.name]
+            if facts.local_ram_alias is None:
+                continue
             if facts.local_ram_alias <= address and address + size <= facts.local_ram_alias + ram.nbytes:
                 return ram, address - facts.local_ram_alias
         raise MemoryFault(

@@ -132,11 +132,28 @@ def test_version(capsys):
     assert capsys.readouterr().out.startswith("tensixsim 0.")
 
 
+def test_run_on_wormhole(tmp_path, capsys):
+    from asm import link
+
+    elf = link("li a0, 7\n ecall", text=0x6000, march="rv32im")
+    assert main(["--arch", "wormhole", "run", "--trisc0", str(elf)]) == 1  # exit code 7: a failed run
+    assert "trisc0 exited with 7" in capsys.readouterr().err
+    amo = link("li a1, 0x20000\n amoadd.w a0, a0, (a1)\n ecall", text=0x6000)
+    assert main(["--arch", "wormhole", "run", "--trisc0", str(amo)]) == 1
+    assert "built for blackhole" in capsys.readouterr().err
+
+
+def test_demo_on_wormhole_runs_the_five_core_part(capsys):
+    assert main(["--arch", "wormhole", "demo"]) == 0
+    out = capsys.readouterr().out
+    assert "five cores run compiled C on one Wormhole tile" in out and "[FAIL]" not in out
+    assert "the matmul part runs on Blackhole only" in out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--arch", "foo", "run", "--brisc", "x"], "tensixsim run: unknown architecture 'foo'; known: "),
-        (["--arch", "wormhole", "demo"], "tensixsim demo: the wormhole tile model is not built yet"),
         (["disasm", "zz"], "tensixsim disasm: instruction word 'zz' is not a number"),
         (["disasm", "0x1ffffffff"], "tensixsim disasm: instruction word 0x1ffffffff is not 32 bits"),
         (["disasm"], "tensixsim disasm: give instruction words"),

@@ -152,7 +152,7 @@ class Ref:
         gpr = ResultReg & (0x3F if Size else 0x3C)
         offset = self.half(t, OffsetHalfReg)
         address = (self.gpr(t, AddrReg) * 16 + offset) % 2**32
-        if address >= L1_SIZE:
+        if address >= len(self.l1):  # the size of the L1 it models
             raise RefUB
         self.set_half(t, OffsetHalfReg, offset + self.INCREMENT[OffsetIncrement])
         if Size == 0:
@@ -171,7 +171,7 @@ class Ref:
         gpr = DataReg & (0x3F if Size else 0x3C)
         offset = self.half(t, OffsetHalfReg)
         address = (self.gpr(t, AddrReg) * 16 + offset) % 2**32
-        if address >= L1_SIZE:
+        if address >= len(self.l1):  # the size of the L1 it models
             raise RefUB
         self.set_half(t, OffsetHalfReg, offset + self.INCREMENT[OffsetIncrement])
         if Size == 0:
@@ -210,7 +210,7 @@ class Ref:
     # Atomics
     def atincget(self, t, IntWidth, Ofs, InOutReg, AddrReg):
         address = (self.gpr(t, AddrReg) * 16 + Ofs * 4) % 2**32
-        if address >= L1_SIZE:
+        if address >= len(self.l1):  # the size of the L1 it models
             raise RefUB
         increment_by = self.gpr(t, InOutReg)
         int_mask = ((2 << IntWidth) - 1) % 2**32
@@ -223,7 +223,7 @@ class Ref:
         increment_by = (0 if NoIncr else 1) << IncrLog2
         int_mask = (1 << IntWidth) - 1
         address = (self.gpr(t, AddrReg) * 16) % 2**32
-        if address >= L1_SIZE:
+        if address >= len(self.l1):  # the size of the L1 it models
             raise RefUB
         rd, wr = self.l1_u32(address), self.l1_u32(address + 4)
         fifo_size = (wr - rd) % 2**32
@@ -243,7 +243,7 @@ class Ref:
 
     def atswap(self, t, SingleDataReg, Mask, DataReg, AddrReg):
         address = (self.gpr(t, AddrReg) * 16) % 2**32
-        if address >= L1_SIZE:
+        if address >= len(self.l1):  # the size of the L1 it models
             raise RefUB
         if SingleDataReg:
             to_write = bytearray(16)
@@ -257,7 +257,7 @@ class Ref:
 
     def atcas(self, t, SetVal, CmpVal, Ofs, AddrReg):
         address = (self.gpr(t, AddrReg) * 16 + Ofs * 4) % 2**32
-        if address >= L1_SIZE:
+        if address >= len(self.l1):  # the size of the L1 it models
             raise RefUB
         if self.l1_u32(address) != CmpVal:
             raise RefWait
@@ -290,7 +290,7 @@ class FakeBus:
 def execute(name: str, thread: int = 0, copro=COPRO, **fields: int):
     word = copro.isa.encode(name, **fields)
     ctx = Context(copro, thread, CYCLE, copro.isa.decode(word), f"trisc{thread}", 0x6000)
-    return lookup("blackhole", name)(ctx, **ctx.instruction.fields)
+    return lookup(copro.arch.name, name)(ctx, **ctx.instruction.fields)
 
 
 def load(gprs: list[list[int]], copro=COPRO) -> Ref:

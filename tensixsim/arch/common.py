@@ -17,12 +17,15 @@ class CoreFacts:
 
     name: str
     local_ram_size: int
-    local_ram_alias: int  # where the other cores (and the host) see this core's local RAM
+    local_ram_alias: int | None  # where the other cores and the host see this core's local RAM (or nowhere)
     soft_reset_bit: int
     default_reset_pc: int
     reset_pc_register: int | None  # MMIO register holding an overriding reset PC (None: fixed)
     reset_pc_override_bit: int | None  # bit in the override-enable register
     pipe: int | None  # Tensix pipe (thread) fed by this core's inline words; None for BRISC/NCRISC
+    # A core-local instruction RAM: (base, size). Only the core's frontend reads it (code runs from
+    # it); its loads and stores do not reach it.
+    iram: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,19 @@ class NocFacts:
     # no endpoint behind it. Coordinates of neither list are DRAM tiles (dram_tiles).
     tensix_tiles: tuple[tuple[int, int], ...] = ()
     other_tiles: dict[tuple[int, int], str] = field(default_factory=dict)
+    # The NIU register layout the tile model implements for this chip: "blackhole" (noc.py, with
+    # traffic), "wormhole" (mmio/niu_wormhole.py, registers only); None: the facts above are known
+    # but the registers are not modelled (an access raises Unimplemented).
+    register_layout: str | None = "blackhole"
+    # NOC_NODE_ID (NoC #0 at offset node_id_offset of each initiator; fields as the NoC pages give them).
+    node_id_offset: int = 0x44
+    # tt-metal's page alignment of DRAM buffers (bytes).
+    dram_alignment: int = 64
+    # Coordinate translation as firmware configures it (Coordinates.md): translated X or Y -> NoC #0
+    # raw X or Y. Coordinates below translate_identity_below map to themselves.
+    translate_x: dict[int, int] = field(default_factory=dict)
+    translate_y: dict[int, int] = field(default_factory=dict)
+    translate_identity_below: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,11 +154,23 @@ class Arch:
     # Clock-gating controls: no functional effect in the emulator, so they hold what is written.
     clock_gating_registers: tuple[tuple[str, int], ...] = ()
     tdma_base: int | None = None  # the TDMA-RISC register page (mover, packer status, clock gating)
+    # TDMA-RISC registers the hardware has and the tile does not model: an access raises Unimplemented
+    # naming it (rather than a MemoryFault, which would say the program is wrong).
+    tdma_unmodelled: tuple[tuple[str, int], ...] = ()
     # Every named register of the tile-control / debug windows (the 0xFFB12000 page, the PIC and
     # pc-snapshot page); offsets no source names stay unmapped.
     tile_registers: tuple[RegisterFacts, ...] = ()
     mailboxes: MailboxFacts | None = None
     pcbufs: PcBufFacts | None = None
+    # The baby cores' ISA beyond RV32IM: the atomic memory operations (Zaamo), and CSRs (Zicsr: the
+    # counters and the custom CSRs above). Without them such an instruction is an InvalidInstruction.
+    has_zaamo: bool = True
+    has_csrs: bool = True
+    # Where the programmable reset PCs live: "tile_control" (the registers CoreFacts.reset_pc_register
+    # names, in the tile-control page) or "config" (fields of the Tensix backend configuration, named
+    # by reset_pc_config_fields: core -> (PC field, override-enable field, enable bit)).
+    reset_pc_source: str = "tile_control"
+    reset_pc_config_fields: dict[str, tuple[str, str, int]] = field(default_factory=dict)
 
     def core(self, name: str) -> CoreFacts:
         for facts in self.cores:

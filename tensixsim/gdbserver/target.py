@@ -133,6 +133,8 @@ class TileTarget:
             return own, address - arch.local_ram_base
         for facts in arch.cores:
             ram = self.tile.local_ram[facts.name]
+            if facts.local_ram_alias is None:
+                continue  # (Wormhole: no core sees another's local RAM)
             if facts.local_ram_alias <= address and end <= facts.local_ram_alias + ram.nbytes:
                 return ram, address - facts.local_ram_alias
         return None

@@ -192,6 +192,19 @@ class Instruction:
         return self.fields[field_name]
 
 
+def _elsewhere(arch: str, opcode: int) -> list[tuple[str, str]]:
+    """(architecture, instruction) of every other architecture that has ``opcode``."""
+    from tensixsim.isa import ARCH_NAMES, isa_for  # the package builds every table through here
+
+    found = []
+    for other in ARCH_NAMES:
+        if other != arch:
+            spec = isa_for(other).by_opcode.get(opcode)
+            if spec is not None:
+                found.append((other, spec.name))
+    return found
+
+
 class IsaTable:
     """The instruction set of one architecture: lookup by name and opcode, encode, decode and
     disassemble. Validates the whole table when built."""
@@ -266,8 +279,11 @@ class IsaTable:
     def _decode(self, word: int) -> Instruction:
         spec = self.by_opcode.get(word >> OPCODE_SHIFT)
         if spec is None:
+            elsewhere = "".join(
+                f" ({arch}'s {name})" for arch, name in _elsewhere(self.arch, word >> OPCODE_SHIFT)
+            )
             raise InvalidInstruction(
-                f"{self.arch}: no Tensix instruction has opcode 0x{word >> OPCODE_SHIFT:02x}",
+                f"{self.arch}: no Tensix instruction has opcode 0x{word >> OPCODE_SHIFT:02x}{elsewhere}",
                 value=word,
             )
         values = {f.name: (word >> f.lo) & f.max_value for f in spec.fields}

@@ -169,35 +169,59 @@ def _place(tile: Tile, core: str, segment: Segment, path: Path) -> tuple[str, in
     base = arch.local_ram_base
     if base <= segment.address and end <= base + facts.local_ram_size:
         return core, segment.address - base
+    if facts.iram is not None and facts.iram[0] <= segment.address and end <= facts.iram[0] + facts.iram[1]:
+        # The loader fills the instruction RAM directly (on the hardware the mover copies it from L1).
+        return "iram", segment.address - facts.iram[0]
+    rams = f"{core}'s local RAM" + (" and instruction RAM" if facts.iram is not None else "")
     raise _invalid(
         path,
-        f"segment 0x{segment.address:08x}..0x{end:08x} is outside L1 and {core}'s local RAM",
+        f"segment 0x{segment.address:08x}..0x{end:08x} is outside L1 and {rams}",
         segment.address,
     )
 
 
-def check_architecture(arch: Arch, image: ElfImage) -> None:
-    """Refuse an image whose ISA attribute names another architecture's Tensix extension.
+# Base extensions that name a chip when the image needs them (its cores execute them; the other's
+# do not). Zicsr is left out: a program may be built with it and never touch a CSR.
+_CHIP_EXTENSIONS = {"a", "zaamo", "zba", "zbb"}
 
-    The base ISA cannot tell: Blackhole runs Wormhole's RV32IM, and a Blackhole program need not use
-    Zba/Zbb. The Tensix extension Tenstorrent's toolchain records in compute (TRISC) code
-    (``xtttensixbh``, ``xtttensixwh``) names the chip; data-movement code carries none, so a
-    Wormhole BRISC or NCRISC image is not recognised here.
+
+def check_architecture(arch: Arch, image: ElfImage) -> None:
+    """Refuse an image built for another architecture, naming both.
+
+    Two marks tell: the Tensix extension Tenstorrent's toolchain (and the SDK, for Wormhole) records
+    (``xtttensixbh``, ``xtttensixwh``) names the chip; and base extensions the tile's cores lack but
+    another chip's have (Blackhole's A/Zaamo, Zba, Zbb on a Wormhole tile). A plain RV32IM image
+    without a Tensix extension (tt-metal's Wormhole BRISC and NCRISC firmware) names no chip: it
+    loads on both, since Blackhole's cores run RV32IM.
     """
     if image.isa is None:
         return
-    foreign = {e for e in riscv_extensions(image.isa) if e.startswith("xtttensix")} - {
-        arch.tensix_isa_extension
-    }
-    if not foreign:
-        return
     from tensixsim.arch import ARCHES  # the table of every architecture, not just this tile's
 
-    named = {a.tensix_isa_extension: a.name for a in ARCHES.values()}
-    built_for = ", ".join(named.get(e, f"an unknown chip ({e})") for e in sorted(foreign))
-    raise ArchitectureMismatch(
-        f"{image.path}: built for {built_for} (ISA {image.isa}), but this tile is {arch.name}"
-    )
+    extensions = riscv_extensions(image.isa)
+    foreign = {e for e in extensions if e.startswith("xtttensix")} - {arch.tensix_isa_extension}
+    if foreign:
+        named = {a.tensix_isa_extension: a.name for a in ARCHES.values()}
+        built_for = ", ".join(named.get(e, f"an unknown chip ({e})") for e in sorted(foreign))
+        raise ArchitectureMismatch(
+            f"{image.path}: built for {built_for} (ISA {image.isa}), but this tile is {arch.name}"
+        )
+    lacking = (extensions & _CHIP_EXTENSIONS) - _core_extensions(arch)
+    if lacking:
+        owners = [a.name for a in ARCHES.values() if a.name != arch.name and lacking <= _core_extensions(a)]
+        built_for = " or ".join(owners) if owners else "another chip"
+        raise ArchitectureMismatch(
+            f"{image.path}: built for {built_for} (ISA {image.isa} needs {', '.join(sorted(lacking))}), "
+            f"but this tile is {arch.name}, whose cores lack them"
+        )
+
+
+def _core_extensions(arch: Arch) -> set[str]:
+    """The chip-naming base extensions ``arch``'s cores execute."""
+    names = set(riscv_extensions(arch.isa_string_prefix))
+    if arch.has_zaamo:
+        names |= {"a", "zaamo"}  # (the SDK asks GCC 12 for "a": it has no zaamo)
+    return names & _CHIP_EXTENSIONS
 
 
 def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
@@ -225,9 +249,13 @@ def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
         if b1 == b2 and start2 < end1:
             raise _invalid(path, f"overlapping segments in {b1} at offset 0x{start2:x}", start2)
     for (buffer, offset), segment in placed:
-        target = tile.l1 if buffer == "l1" else tile.local_ram[buffer]
+        rams = {"l1": tile.l1, "iram": tile.iram.get(core)}
+        target = rams[buffer] if buffer in rams else tile.local_ram[buffer]
         target[offset : offset + len(segment.data)] = memoryview(segment.data)
         target[offset + len(segment.data) : offset + segment.memsz] = 0
+        if buffer == "iram":
+            base = tile.arch.core(core).iram[0]
+            tile.core(core).forget_code_range(base + offset, base + offset + segment.memsz)
     tile.core(core).symbols.update(image.symbols)
     tile.core(core).add_image(image)
     return image

@@ -514,6 +514,10 @@ def launch(
         enables |= 1 << index
         fields[f"{config}.kernel_text_offset[{index}]"] = offset
         fields[f"{config}.kernel_text_size[{index}]"] = len(code)
+        if core == "ncrisc":
+            # Wormhole: NCRISC's firmware copies this many 16-byte units into its instruction RAM
+            # and runs the kernel there (a raw image must be position-independent).
+            fields[f"{config}.ncrisc_kernel_size16"] = -(-len(code) // 16)
     fields[f"{config}.enables"] = enables
     raw = bytearray(debug.size_of("launch_msg_t"))
     for path, value in fields.items():

@@ -17,7 +17,7 @@ from typing import TextIO
 
 from tensixsim.arch import CORE_NAMES
 from tensixsim.dram import InterleavedBuffer
-from tensixsim.errors import InvalidProgram
+from tensixsim.errors import InvalidProgram, Unimplemented
 from tensixsim.metal.firmware import (
     FirmwareSet,
     boot,
@@ -125,6 +125,8 @@ def run_launch(
             raise InvalidProgram(f"{spec.path}: {size} bytes is not a whole number of {page_size}-byte pages")
         return InterleavedBuffer(spec.base, page_size, size // page_size, banks)
 
+    if tile.noc is None and (inputs or outputs):
+        raise Unimplemented(f"{arch}: DRAM buffers need NoC traffic, not modelled on {arch} yet")
     for spec in inputs:
         data = spec.path.read_bytes()
         buffer(spec, len(data)).write(tile.noc.dram, data)

@@ -26,7 +26,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tensixsim.arch import get_arch
 from tensixsim.errors import InvalidProgram
 from tensixsim.metal.firmware import LoadedFirmware, print_buffers, processor_index
 from tensixsim.observe.device_print import INFO_SECTION, STRINGS_SECTION, firmware_buffer
@@ -139,7 +138,10 @@ def build_kernel(
     if debug.has_field("mailboxes_t", "dprint_buf.buffer.aux.wpos"):  # the shared DEVICE_PRINT buffer
         macros.update(device_print_macros(loaded, core))
     macros.update({k: str(v) for k, v in (defines or {}).items()})
-    flags = [*arch_flags(get_arch("blackhole")), *CFLAGS, f"-I{INCLUDE}", f"-I{source.parent}"]
+    arch = loaded.firmware.arch()  # the chip the firmware (and so the kernel) is for
+    if arch.name != "blackhole":
+        macros[f"SDK_ARCH_{arch.name.upper()}"] = "1"  # tensixsim.h: that chip's MMIO map
+    flags = [*arch_flags(arch), *CFLAGS, f"-I{INCLUDE}", f"-I{source.parent}"]
     flags += [f"-D{k}={v}" for k, v in sorted(macros.items())]
     script = link_script(address)
     headers = sorted(source.parent.glob("*.h")) + sorted(INCLUDE.glob("*.h"))

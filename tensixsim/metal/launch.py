@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tensixsim.arch import CORE_NAMES
-from tensixsim.errors import CycleLimitExceeded, Deadlock, InvalidProgram
+from tensixsim.errors import CycleLimitExceeded, Deadlock, InvalidProgram, Unimplemented
 from tensixsim.loader.elf import read_elf
 from tensixsim.metal.firmware import (
     _PROCESSOR_ENUM,
@@ -200,6 +200,13 @@ def prepare_launch(tile: Tile, loaded: LoadedFirmware, program: Program) -> Call
     unknown = set(program.kernels) - set(CORE_NAMES)
     if unknown:
         raise ValueError(f"no core named {', '.join(sorted(unknown))}")
+    if "ncrisc" in program.kernels and tile.arch.core("ncrisc").iram is not None:
+        # Its firmware copies the kernel into the instruction RAM and runs it there: the kernel must
+        # be linked for that RAM, and the kernel builder links for the L1 slot.
+        raise Unimplemented(
+            f"{tile.arch.name}: NCRISC kernels run from its instruction RAM; linking them there is "
+            "not supported yet (raw position-independent images: tensixsim.metal.firmware.launch)"
+        )
     writes: list[tuple[int, bytes]] = []
     kernel_images = {}  # core -> the kernel ELF it runs (for naming source lines)
     config = "kernel_config"

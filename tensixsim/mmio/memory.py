@@ -157,3 +157,21 @@ def _fault(access: Access, message: str, *, write: bool) -> MemoryFault:
         pc=access.core.fault_pc(),
         cycle=access.cycle,
     )
+
+
+def unmodelled_region(name: str, base: int, size: int, what: str) -> MmioRegion:
+    """A window the hardware has but the emulator does not model: any access raises Unimplemented
+    naming ``what`` (rather than a MemoryFault, which would say the program is wrong)."""
+    from tensixsim.errors import Unimplemented
+
+    def refuse(access: Access, value: int | None = None) -> int:
+        kind = "load from" if value is None else "store to"
+        raise Unimplemented(
+            f"{kind} 0x{access.address:08x}: {what}",
+            core=access.core.name,
+            pc=access.core.fault_pc(),
+            cycle=access.cycle,
+            value=value,
+        )
+
+    return MmioRegion(name, base, size, fallback=Register(name, read=refuse, write=refuse), byte_enables=True)

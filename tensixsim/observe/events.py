@@ -376,18 +376,20 @@ def slice_name(reason: str) -> str:
 
 
 def _stallwait_units() -> dict[str, str]:
-    """STALLWAIT condition label -> the unit whose work ends the wait (sync.STALLWAIT_CONDITIONS):
-    a busy unit itself; a Src bank not yet released to the unpackers, the matrix unit; one not yet
-    valid for the matrix unit, the unpacker."""
-    from tensixsim.tensix.sync import STALLWAIT_CONDITIONS
+    """STALLWAIT condition ("what (label)" as sync.stallwait_text gives it, every architecture's)
+    -> the unit whose work ends the wait: a busy unit itself; a Src bank not yet released to the
+    unpackers, the matrix unit; one not yet valid for the matrix unit, the unpacker."""
+    from tensixsim.tensix.sync import STALLWAIT_CONDITIONS_BY_ARCH
 
     units = {}
-    for condition in STALLWAIT_CONDITIONS:
-        if condition.unit is not None:
-            units[condition.label] = "unpack" if condition.unit.startswith("unpacker") else condition.unit
-        elif condition.src_bank is not None:
-            units[condition.label] = "matrix" if condition.src_bank.endswith("_unpacker") else "unpack"
-    return {label: unit for label, unit in units.items() if unit in UNITS}
+    for conditions in STALLWAIT_CONDITIONS_BY_ARCH.values():
+        for condition in conditions:
+            key = f"{condition.what} ({condition.label})"
+            if condition.unit is not None:
+                units[key] = "unpack" if condition.unit.startswith("unpacker") else condition.unit
+            elif condition.src_bank is not None:
+                units[key] = "matrix" if condition.src_bank.endswith("_unpacker") else "unpack"
+    return {key: unit for key, unit in units.items() if unit in UNITS}
 
 
 _STALLWAIT_UNITS = _stallwait_units()
@@ -404,7 +406,7 @@ def stall_cause(reason: str, thread: int) -> tuple:
     if "held by thread" in reason:
         return ("pipe", int(reason.rsplit("thread", 1)[1].split()[0]))
     if "STALLWAIT: " in reason:
-        unit = _STALLWAIT_UNITS.get(reason.rsplit("(", 1)[-1].rstrip(")"))
+        unit = _STALLWAIT_UNITS.get(reason.rsplit("STALLWAIT: ", 1)[1])
         return ("unit", unit) if unit is not None else ("coprocessor",)
     if "SEMWAIT" in reason:
         return ("unit", "sync", "other")  # the SEMPOST / SEMGET of another pipe

@@ -44,6 +44,7 @@ from tensixsim.riscv.cpu import (
 )
 from tensixsim.riscv.native import (
     PROBE_READS,
+    STOP_HOLE,
     STOP_LIMIT,
     STOP_MISALIGNED,
     STOP_PUSH,
@@ -161,16 +162,25 @@ class Core:
     def _init_cpu(self, tile: Tile) -> None:
         arch = tile.arch
         self.uc = uc = Uc(ucc.UC_ARCH_RISCV, ucc.UC_MODE_RISCV32)
-        configure_cpu(uc)
+        configure_cpu(uc, atomics=arch.has_zaamo)
         rw = ucc.UC_PROT_READ | ucc.UC_PROT_WRITE
         uc.mem_map_ptr(0, arch.l1_size, ucc.UC_PROT_ALL, tile.l1.ctypes.data)
         own = tile.local_ram[self.name]
-        uc.mem_map_ptr(arch.local_ram_base, own.nbytes, rw, own.ctypes.data)
+        page = tile.local_ram_pages[self.name]
+        uc.mem_map_ptr(arch.local_ram_base, page.nbytes, rw, page.ctypes.data)
         for other in arch.cores:
-            ram = tile.local_ram[other.name]
-            uc.mem_map_ptr(other.local_ram_alias, ram.nbytes, rw, ram.ctypes.data)
+            if other.local_ram_alias is not None:
+                ram = tile.local_ram_pages[other.name]
+                uc.mem_map_ptr(other.local_ram_alias, ram.nbytes, rw, ram.ctypes.data)
+        if self.facts.iram is not None:
+            # Fetch only: the core's loads and stores do not reach its instruction RAM.
+            iram = tile.iram[self.name]
+            uc.mem_map_ptr(self.facts.iram[0], iram.nbytes, ucc.UC_PROT_EXEC, iram.ctypes.data)
         self.regions = tile.regions_for(self)
         self.hooks = Hooks(uc, mmio_base=MMIO_FLOOR, code_base=0, code_pages=arch.l1_size // 4096)
+        if page.nbytes > own.nbytes:
+            self.hooks.state.hole_lo = arch.local_ram_base + own.nbytes
+            self.hooks.state.hole_size = page.nbytes - own.nbytes
         self._scratch: list[np.ndarray] = []
         ports = 0
         self._storage_values: dict[int, np.ndarray] = {}  # the arrays storage windows read
@@ -212,8 +222,8 @@ class Core:
         # Pipes this core can push into (inline words and push addresses).
         self.push_pipes = {r.push_pipe for r in self.regions if r.push_pipe is not None}
         self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
-        aliases = [c.local_ram_alias for c in arch.cores] + [
-            c.local_ram_alias + c.local_ram_size for c in arch.cores
+        aliases = [c.local_ram_alias for c in arch.cores if c.local_ram_alias is not None] + [
+            c.local_ram_alias + c.local_ram_size for c in arch.cores if c.local_ram_alias is not None
         ]
         # Push ports cost a push; the windows timing.py names, their measured costs.
         timed = [
@@ -233,11 +243,14 @@ class Core:
             RISCV.walk_figures(self.name),
             l1=tile.l1,
             local=(arch.local_ram_base, arch.local_ram_base + own.nbytes),
-            aliases=(min(aliases), max(aliases)),
+            aliases=(min(aliases), max(aliases)) if aliases else (0, 0),
             timed=timed,
         )
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
+        if self.facts.iram is not None:
+            base, size = self.facts.iram
+            uc.hook_add(ucc.UC_HOOK_MEM_READ_PROT, self._on_iram_access, begin=base, end=base + size - 1)
         self._l1_words = tile.l1.view(np.uint32)
         self._push_ring = np.frombuffer(self.hooks.state.push_ring, np.uint32).reshape(-1, 4)
         self._batch_values = (ctypes.c_uint32 * 31)()
@@ -379,10 +392,10 @@ class Core:
         if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
             done = s.icount - s.block_size // 4
             pc = s.block_addr
-        elif s.stop_reason == STOP_MISALIGNED:
+        elif s.stop_reason in (STOP_MISALIGNED, STOP_HOLE):
             pc = s.fault_pc
             done = self._done_before(pc)
-            self._undo_misaligned()
+            self._undo_misaligned(s.stop_reason == STOP_HOLE)
         elif s.stop_reason == STOP_PUSH:
             pc = s.fault_pc
             done = self._done_before(pc)
@@ -564,7 +577,7 @@ class Core:
             return False
         return True
 
-    def _undo_misaligned(self) -> None:
+    def _undo_misaligned(self, hole: bool = False) -> None:
         s = self.hooks.state
         if s.fault_write:
             # Nothing mapped there: the store wrote nothing, so there is nothing to restore.
@@ -572,8 +585,12 @@ class Core:
                 self.uc.mem_write(s.fault_addr, int(s.fault_old).to_bytes(8, "little")[: s.fault_size])
         elif s.fault_rd:
             self.uc.reg_write(X_REGS[s.fault_rd], s.fault_old)
+        what = "misaligned access"
+        if hole:
+            size = self.facts.local_ram_size
+            what = f"unmapped address (past {self.name}'s {size // 1024} KiB local RAM)"
         self.error = MemoryFault(
-            "misaligned access",
+            what,
             address=s.fault_addr,
             size=s.fault_size,
             write=bool(s.fault_write),
@@ -646,14 +663,30 @@ class Core:
         if word & 3 != 3:
             self._tensix_word(pc, word)
             return
+        arch = self.tile.arch
         decoded = bitmanip.decode(word)
-        if decoded is not None and self.tile.arch.has_zba_zbb:
+        if decoded is not None and arch.has_zba_zbb:
             value = bitmanip.execute(decoded, self.reg)
             self.set_reg(decoded.rd, value)
             return
-        if word & 0x7F == 0x73 and (word >> 12) & 7:
+        is_csr = word & 0x7F == 0x73 and (word >> 12) & 7
+        if is_csr and arch.has_csrs:
             self._csr(pc, word)
             return
+        # Instructions of extensions this chip's cores lack (on Wormhole: RV32IM only): name them.
+        lacking = (
+            "a Zba/Zbb instruction" if decoded is not None else
+            "an atomic memory operation (Zaamo)" if word & 0x7F == _OPCODE_AMO and not arch.has_zaamo else
+            f"a CSR instruction (CSR 0x{word >> 20:03x})" if is_csr else None
+        )  # fmt: skip
+        if lacking is not None:
+            raise InvalidInstruction(
+                f"{lacking}: {arch.name}'s baby cores do not have it (ISA {arch.isa_string_prefix})",
+                core=self.name,
+                pc=pc,
+                cycle=self.now(pc),
+                value=word,
+            )
         raise InvalidInstruction("illegal instruction", core=self.name, pc=pc, cycle=self.now(pc), value=word)
 
     def _tensix_word(self, pc: int, word: int) -> None:
@@ -811,11 +844,33 @@ class Core:
             )
         return False
 
+    def _on_iram_access(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        # InstructionRAM.md: the Load/Store Unit cannot reach the instruction RAM (a load never
+        # returns, a store is dropped): a program error here.
+        write = access == ucc.UC_MEM_WRITE_PROT
+        pc = uc.reg_read(rv.UC_RISCV_REG_PC)
+        self._fail(
+            MemoryFault(
+                f"{'store to' if write else 'load from'} {self.name}'s instruction RAM, which only its "
+                "instruction fetch reaches",
+                address=address,
+                size=size,
+                write=write,
+                core=self.name,
+                pc=pc,
+                cycle=self.now(pc),
+            )
+        )
+        return False
+
     def _on_write_protected(
         self, uc: Uc, access: int, address: int, size: int, value: int, _: object
     ) -> bool:
         # L1 pages holding other cores' code or watched poll addresses are write-protected here;
         # the store is performed in Python so that the tile can react to it.
+        iram = self.facts.iram
+        if iram is not None and iram[0] <= address < iram[0] + iram[1]:
+            return self._on_iram_access(uc, access, address, size, value, _)
         if self._store_cancelled:
             self._store_cancelled = False
             return True
@@ -875,6 +930,13 @@ class Core:
         perms = ucc.UC_PROT_READ | ucc.UC_PROT_EXEC if protected else ucc.UC_PROT_ALL
         self.uc.mem_protect(page * 4096, 4096, perms)
         (self.protected_pages.add if protected else self.protected_pages.discard)(page)
+
+    def forget_code_range(self, lo: int, hi: int) -> None:
+        """Drop translations of code in [lo, hi) outside L1 (an instruction RAM rewritten)."""
+        if hi <= lo:
+            return
+        self.uc.ctl_remove_cache(lo, hi)
+        self.hooks.forget_code(lo, hi)
 
     def flush_all_code(self) -> None:
         self.uc.ctl_remove_cache(0, self.tile.arch.l1_size)

@@ -12,7 +12,7 @@ from tensixsim.errors import InvalidInstruction
 # Offsets into Unicorn 2.1.4's saved RISC-V CPU context (measured; asserted on every core).
 _CTX_PRIV_VER, _CTX_MISA, _CTX_MISA_MASK = 448, 452, 456
 _PRIV_1_11, _PRIV_1_9_1 = 0x00011100, 0x00010901
-_MISA_C = 1 << 2
+_MISA_A, _MISA_C = 1 << 0, 1 << 2
 
 # fmt: off
 ABI_NAMES = (
@@ -51,8 +51,9 @@ def amo(funct5: int, old: int, operand: int) -> int:
     return ops[funct5]() & 0xFFFFFFFF
 
 
-def configure_cpu(uc: Uc) -> None:
-    """Disable the C extension and counters in the saved context, then drop to U-mode."""
+def configure_cpu(uc: Uc, *, atomics: bool = True) -> None:
+    """Disable the C extension (and, with ``atomics`` false, the A extension: its instructions then
+    trap as illegal) and the counters in the saved context, then drop to U-mode."""
     context = uc.context_save()
     base = ctypes.cast(context.context, ctypes.c_void_p).value
     assert base is not None
@@ -62,8 +63,9 @@ def configure_cpu(uc: Uc) -> None:
     misa = uc.reg_read(rv.UC_RISCV_REG_MISA)
     if fields[_CTX_PRIV_VER].value != _PRIV_1_11 or fields[_CTX_MISA].value != misa:
         raise RuntimeError("unexpected Unicorn CPU context layout; tensixsim needs unicorn==2.1.4")
-    fields[_CTX_MISA].value &= ~_MISA_C
-    fields[_CTX_MISA_MASK].value &= ~_MISA_C
+    disabled = _MISA_C if atomics else _MISA_C | _MISA_A
+    fields[_CTX_MISA].value &= ~disabled
+    fields[_CTX_MISA_MASK].value &= ~disabled
     # With the 1.9.1 privileged spec QEMU honours mcounteren, so U-mode counter reads trap.
     fields[_CTX_PRIV_VER].value = _PRIV_1_9_1
     uc.context_restore(context)

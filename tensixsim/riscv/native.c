@@ -15,7 +15,7 @@ typedef void (*py_intr_fn)(void *uc, uint32_t intno, void *user);
 typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle,
                               uint32_t core, uint32_t inline_word, int64_t horizon);
 
-enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4 };
+enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5 };
 enum { PUSH_RING = 256, PUSH_PORTS = 3 };
 
 /* A Tensix instruction taken by the hooks while its pipe's queue had room (see push_free). */
@@ -133,6 +133,9 @@ struct core_hooks {
     uint64_t history_addr[HISTORY];
     int64_t history_cycle[HISTORY];
     uint64_t history_pos;
+    /* An unmapped range inside a mapped page (the rest of the page holding a local RAM smaller than
+     * a page): an access there stops with STOP_HOLE, undone like a misaligned one. */
+    uint64_t hole_lo, hole_size;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -521,11 +524,12 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
         }
     }
     int misaligned = (address & (uint64_t)(size - 1)) != 0;
-    if (!misaligned && address < h->mmio_base)
+    int hole = address - h->hole_lo < h->hole_size;
+    if (!misaligned && !hole && address < h->mmio_base)
         return;
     uint32_t pc = 0;
     h->reg_read(uc, REG_PC, &pc);
-    if (!misaligned) {
+    if (!misaligned && !hole) {
         h->mmio_pc = pc;
         for (int i = 0; i < PUSH_PORTS; i++) {
             if (!h->push_addr[i] || (address & ~0xFFFull) != h->push_addr[i])
@@ -550,7 +554,7 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
     }
     /* The access still happens after this hook returns; save what it will overwrite so that Python
      * can undo it and report a precise fault with nothing corrupted. */
-    h->stop_reason = STOP_MISALIGNED;
+    h->stop_reason = misaligned ? STOP_MISALIGNED : STOP_HOLE;
     h->fault_addr = address;
     h->fault_size = (uint64_t)size;
     h->fault_pc = pc;

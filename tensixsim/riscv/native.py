@@ -21,7 +21,7 @@ from tensixsim.native_build import build_library, pure_python_requested
 _SOURCE = Path(__file__).with_name("native.c")
 _uclib = _ucmod.uclib
 
-STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH = 0, 1, 2, 3, 4
+STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE = 0, 1, 2, 3, 4, 5
 PUSH_RING, PUSH_PORTS = 256, 3
 NO_PIPE = (1 << 64) - 1
 
@@ -156,6 +156,8 @@ class HookState(ctypes.Structure):
         ("history_addr", ctypes.c_uint64 * HISTORY),
         ("history_cycle", ctypes.c_int64 * HISTORY),
         ("history_pos", ctypes.c_uint64),
+        ("hole_lo", ctypes.c_uint64),
+        ("hole_size", ctypes.c_uint64),
     ]
 
 
@@ -656,13 +658,14 @@ class Hooks:
                     s.probe_addr[s.probe_count], s.probe_size[s.probe_count] = address, size
                 s.probe_count += 1
         misaligned = address & (size - 1) != 0
-        if not misaligned and address < s.mmio_base:
+        hole = 0 <= address - s.hole_lo < s.hole_size
+        if not misaligned and not hole and address < s.mmio_base:
             return
         pc = uc.reg_read(PC_REG)
-        if not misaligned:
+        if not misaligned and not hole:
             s.mmio_pc = pc
             return
-        s.stop_reason = STOP_MISALIGNED
+        s.stop_reason = STOP_MISALIGNED if misaligned else STOP_HOLE
         s.fault_addr, s.fault_size, s.fault_pc = address, size, pc
         s.fault_write = kind == MEM_WRITE
         if s.fault_write:

@@ -123,6 +123,8 @@ def march_for(arch: Arch) -> str:
 
     >>> march_for(get_arch("blackhole"))
     'rv32ima_zicsr_zba_zbb'
+    >>> march_for(get_arch("wormhole"))
+    'rv32im_xtttensixwh1p0'
     """
     names = [re.sub(r"\d+p\d+$", "", part) for part in arch.isa_string_prefix.split("_")]
     base, rest = names[0], names[1:]
@@ -133,8 +135,23 @@ def march_for(arch: Arch) -> str:
         singles += "a"  # GCC 12 spells zaamo as a (see the module docstring)
     if "c" in singles:
         raise ValueError(f"{arch.name}: the SDK never enables compressed instructions")
-    zs = ["zicsr"] + [n for n in rest if n in _GCC12_Z_EXTENSIONS and n != "zicsr"]
+    zs = ["zicsr"] if arch.has_csrs else []
+    zs += [n for n in rest if n in _GCC12_Z_EXTENSIONS and n != "zicsr"]
+    if _needs_chip_tag(arch):
+        # Its base ISA is a subset of another chip's, so nothing in it says which chip a program is
+        # for: name Tenstorrent's Tensix extension for the chip, as Tenstorrent's toolchain does in
+        # compute code (GCC records it in the ELF's arch attribute and emits nothing for it).
+        zs.append(f"{arch.tensix_isa_extension}1p0")
     return "_".join([base + singles, *zs])
+
+
+def _needs_chip_tag(arch: Arch) -> bool:
+    from tensixsim.arch import ARCHES
+    from tensixsim.loader.elf import riscv_extensions
+
+    own = riscv_extensions(arch.isa_string_prefix)
+    others = (a for a in ARCHES.values() if a.name != arch.name)
+    return any(own <= riscv_extensions(other.isa_string_prefix) for other in others)
 
 
 def arch_flags(arch: Arch) -> list[str]:

@@ -65,7 +65,7 @@ def build_demo(*, build_dir: Path | None = None, arch: str = "blackhole") -> dic
         core: build(
             core,
             [DEMO_DIR / f"{core}.c"],
-            root / "examples" / f"demo_{core}.elf",
+            root / "examples" / (f"demo_{core}.elf" if arch == "blackhole" else f"demo_{arch}_{core}.elf"),
             arch=arch,
             build_dir=root,
         )

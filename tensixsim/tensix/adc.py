@@ -39,6 +39,9 @@ from tensixsim.errors import Unimplemented
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 
+# The instructions here are Wormhole's pages applied to both chips (the same encodings).
+BOTH = ("blackhole", "wormhole")
+
 if TYPE_CHECKING:
     from tensixsim.tensix.config import ConfigLayout
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -126,7 +129,7 @@ def _split_high(ctx: Context, name: str, field_value: int) -> tuple[int, int]:
     return field_value & 7, field_value >> 3 & 3
 
 
-@semantics("SETADC")
+@semantics("SETADC", arches=BOTH)
 def setadc(ctx: Context, cnt_set_mask: int, channel_index: int, dimension_index: int, value: int) -> Outcome:
     adc = ctx.copro.adc
     # ThreadOverride is the top two bits of NewValue, which is still written whole (truncated to
@@ -168,45 +171,45 @@ def _xyzw(
     return Retire()
 
 
-@semantics("SETADCXY")
+@semantics("SETADCXY", arches=BOTH)
 def setadcxy(
     ctx: Context, cnt_set_mask: int, ch1_y: int, ch1_x: int, ch0_y: int, ch0_x: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.set, (X, Y), cnt_set_mask, bit_mask, ch1_y, ch1_x, ch0_y, ch0_x)
 
 
-@semantics("SETADCZW")
+@semantics("SETADCZW", arches=BOTH)
 def setadczw(
     ctx: Context, cnt_set_mask: int, ch1_w: int, ch1_z: int, ch0_w: int, ch0_z: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.set, (Z, W), cnt_set_mask, bit_mask, ch1_w, ch1_z, ch0_w, ch0_z)
 
 
-@semantics("INCADCXY")
+@semantics("INCADCXY", arches=BOTH)
 def incadcxy(ctx: Context, cnt_set_mask: int, ch1_y: int, ch1_x: int, ch0_y: int, ch0_x: int) -> Outcome:
     return _xyzw(ctx, AdcState.increment, (X, Y), cnt_set_mask, None, ch1_y, ch1_x, ch0_y, ch0_x)
 
 
-@semantics("INCADCZW")
+@semantics("INCADCZW", arches=BOTH)
 def incadczw(ctx: Context, cnt_set_mask: int, ch1_w: int, ch1_z: int, ch0_w: int, ch0_z: int) -> Outcome:
     return _xyzw(ctx, AdcState.increment, (Z, W), cnt_set_mask, None, ch1_w, ch1_z, ch0_w, ch0_z)
 
 
-@semantics("ADDRCRXY")
+@semantics("ADDRCRXY", arches=BOTH)
 def addrcrxy(
     ctx: Context, cnt_set_mask: int, ch1_y: int, ch1_x: int, ch0_y: int, ch0_x: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.increment_cr, (X, Y), cnt_set_mask, bit_mask, ch1_y, ch1_x, ch0_y, ch0_x)
 
 
-@semantics("ADDRCRZW")
+@semantics("ADDRCRZW", arches=BOTH)
 def addrcrzw(
     ctx: Context, cnt_set_mask: int, ch1_w: int, ch1_z: int, ch0_w: int, ch0_z: int, bit_mask: int
 ) -> Outcome:
     return _xyzw(ctx, AdcState.increment_cr, (Z, W), cnt_set_mask, bit_mask, ch1_w, ch1_z, ch0_w, ch0_z)
 
 
-@semantics("SETADCXX")
+@semantics("SETADCXX", arches=BOTH)
 def setadcxx(ctx: Context, cnt_set_mask: int, x_end2: int, x_start: int) -> Outcome:
     # No ThreadOverride here. X1Val is u10 (bits 10..19); the slot's bit 20 is in no documented field.
     ctx.documented("x_end2", x_end2, 10)
@@ -218,7 +221,7 @@ def setadcxx(ctx: Context, cnt_set_mask: int, x_end2: int, x_start: int) -> Outc
 
 
 # ---------------------------------------------------------------------- RWC instructions
-@semantics("SETRWC")
+@semantics("SETRWC", arches=BOTH)
 def setrwc(
     ctx: Context, clear_ab_vld: int, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int, bit_mask: int
 ) -> Outcome:
@@ -249,7 +252,7 @@ def setrwc(
     return Retire()
 
 
-@semantics("INCRWC")
+@semantics("INCRWC", arches=BOTH)
 def incrwc(ctx: Context, rwc_cr: int, rwc_d: int, rwc_b: int, rwc_a: int) -> Outcome:
     rwc, t = ctx.copro.adc, ctx.thread
     ctx.documented("rwc_cr", rwc_cr, 3)  # SrcACr, SrcBCr, DstCr
@@ -311,7 +314,9 @@ def _addr_mod_words(layout: ConfigLayout, index: int) -> list[int]:
     key = (id(layout), index)
     if key not in _ADDR_MOD_WORDS:
         names = (f"ADDR_MOD_{kind}_SEC{index}_{n}" for kind, ns in _ADDR_MOD_NAMES.items() for n in ns)
-        _ADDR_MOD_WORDS[key] = sorted({layout.thread_fields[name][0] for name in names})
+        # (AB2 is Blackhole's only: a layout without it reads it as 0.)
+        fields = layout.thread_fields
+        _ADDR_MOD_WORDS[key] = sorted({fields[n][0] for n in names if n in fields or "_AB2_" not in n})
     return _ADDR_MOD_WORDS[key]
 
 
@@ -332,7 +337,10 @@ def addr_mod(copro: Coprocessor, thread: int, index: int) -> AddrMod:
         return cached
 
     def get(kind: str, name: str) -> int:
-        return config.thread_field(f"ADDR_MOD_{kind}_SEC{index}_{name}", thread)
+        field = f"ADDR_MOD_{kind}_SEC{index}_{name}"
+        if kind == "AB2" and field not in config.layout.thread_fields:
+            return 0  # Blackhole's only
+        return config.thread_field(field, thread)
 
     mod = AddrMod(
         srca_incr=get("AB", "SrcAIncr"),
@@ -464,6 +472,17 @@ def step_rwcs(r: Rwcs, mod: AddrMod, *, update_fidelity: bool = True) -> Rwcs:
     elif mod.bias_incr & 3:
         extra = (extra + 1) & 1
     return Rwcs(srca, srca_cr, srcb, srcb_cr, dst, dst_cr, fidelity, extra)
+
+
+def apply_addr_mod_wormhole(ctx: Context, addr_mode: int, *, update_fidelity: bool = True) -> None:
+    """Wormhole's RWCs.md ``ApplyAddrMod``: a two-bit AddrMod names slot ``AddrMod``, or
+    ``AddrMod + 4`` while the RWC's ExtraAddrModBit or ThreadConfig's ADDR_MOD_SET_Base is set."""
+    adc, t = ctx.copro.adc, ctx.thread
+    rwcs = read_rwcs(adc, t)
+    index = ctx.documented("addr_mode", addr_mode, 2)
+    if rwcs.extra_addr_mod_bit or ctx.copro.config.thread_field("ADDR_MOD_SET_Base", t):
+        index += 4
+    write_rwcs(adc, t, step_rwcs(rwcs, addr_mod(ctx.copro, t, index), update_fidelity=update_fidelity))
 
 
 def apply_addr_mod(ctx: Context, addr_mode: int, *, update_fidelity: bool = True) -> None:

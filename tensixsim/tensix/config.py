@@ -2,7 +2,8 @@
 
 Functional model: tt-isa-documentation BlackholeA0 BackendConfiguration, ConfigurationUnit, SETC16,
 WRCFG, RDCFG, RMWCIB, CFGSHIFTMASK and STREAMWRCFG. Field layouts are data, one module per
-architecture (``config_fields_blackhole.py``); nothing here spells a field's word or bits.
+architecture (``config_fields_blackhole.py``, ``config_fields_wormhole.py``); nothing here spells a
+field's word or bits.
 
 - ``Config[state]`` (two states of ``CFG_STATE_SIZE * 4`` 32-bit words) is the thread-agnostic
   configuration. Tensix instructions pick the state with their pipe's ``CFG_STATE_ID_StateID``.
@@ -30,7 +31,7 @@ import numpy as np
 from tensixsim.arch import Arch
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.mmio.memory import Access, Register
-from tensixsim.tensix import config_fields_blackhole
+from tensixsim.tensix import config_fields_blackhole, config_fields_wormhole
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import CONFIG
@@ -84,7 +85,10 @@ class ConfigLayout:
 
 
 LAYOUTS: Mapping[str, ConfigLayout] = MappingProxyType(
-    {"blackhole": ConfigLayout.from_module(config_fields_blackhole)}
+    {
+        "blackhole": ConfigLayout.from_module(config_fields_blackhole),
+        "wormhole": ConfigLayout.from_module(config_fields_wormhole),
+    }
 )
 
 
@@ -231,7 +235,12 @@ def _rotr(value: int, amount: int) -> int:
 
 
 # ---------------------------------------------------------------------- instructions
-@semantics("SETC16")
+# SETC16, WRCFG, RDCFG and RMWCIB: Wormhole's pages give the same encoding and functional model, over
+# its own field table (BackendConfiguration.md lists the same side effects).
+BOTH = ("blackhole", "wormhole")
+
+
+@semantics("SETC16", arches=BOTH)
 def setc16(ctx: Context, setc16_reg: int, setc16_value: int) -> Outcome:
     config = ctx.copro.config
     layout = config.layout
@@ -245,7 +254,8 @@ def setc16(ctx: Context, setc16_reg: int, setc16_value: int) -> Outcome:
     resets_context = setc16_reg == reset_spec[0][0]
     if resets_context:
         for name in ("CfgContextCntReset_metadata", "CfgContextCntReset_metadata_zstart"):
-            if _bits(setc16_value, layout.thread_fields[f"UNPACK_MISC_CFG_{name}"]):
+            spec = layout.thread_fields.get(f"UNPACK_MISC_CFG_{name}")  # (Blackhole only)
+            if spec is not None and _bits(setc16_value, spec):
                 raise ctx.error(
                     Unimplemented, f"UNPACK_MISC_CFG_{name}: metadata context counters are not modelled"
                 )
@@ -260,7 +270,7 @@ def setc16(ctx: Context, setc16_reg: int, setc16_value: int) -> Outcome:
     return Retire(CONFIG.setc16)
 
 
-@semantics("WRCFG")
+@semantics("WRCFG", arches=BOTH)
 def wrcfg(ctx: Context, gpr_address: int, wr128b: int, cfg_reg: int) -> Outcome:
     _check_config_index(ctx, cfg_reg)
     gpr = _gprs(ctx, gpr_address, "InputReg")
@@ -277,7 +287,7 @@ def wrcfg(ctx: Context, gpr_address: int, wr128b: int, cfg_reg: int) -> Outcome:
     return Retire(CONFIG.wrcfg)
 
 
-@semantics("RDCFG")
+@semantics("RDCFG", arches=BOTH)
 def rdcfg(ctx: Context, gpr_address: int, cfg_reg: int) -> Outcome:
     _check_config_index(ctx, cfg_reg)
     gpr = _gprs(ctx, gpr_address, "ResultReg")
@@ -298,22 +308,22 @@ def _rmwcib(ctx: Context, byte: int, mask: int, data: int, index: int) -> Outcom
     return Retire(CONFIG.rmwcib)
 
 
-@semantics("RMWCIB0")
+@semantics("RMWCIB0", arches=BOTH)
 def rmwcib0(ctx: Context, mask: int, data: int, cfg_reg_addr: int) -> Outcome:
     return _rmwcib(ctx, 0, mask, data, cfg_reg_addr)
 
 
-@semantics("RMWCIB1")
+@semantics("RMWCIB1", arches=BOTH)
 def rmwcib1(ctx: Context, mask: int, data: int, cfg_reg_addr: int) -> Outcome:
     return _rmwcib(ctx, 1, mask, data, cfg_reg_addr)
 
 
-@semantics("RMWCIB2")
+@semantics("RMWCIB2", arches=BOTH)
 def rmwcib2(ctx: Context, mask: int, data: int, cfg_reg_addr: int) -> Outcome:
     return _rmwcib(ctx, 2, mask, data, cfg_reg_addr)
 
 
-@semantics("RMWCIB3")
+@semantics("RMWCIB3", arches=BOTH)
 def rmwcib3(ctx: Context, mask: int, data: int, cfg_reg_addr: int) -> Outcome:
     return _rmwcib(ctx, 3, mask, data, cfg_reg_addr)
 

@@ -40,6 +40,9 @@ from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
 from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
+# NOP is the same on both chips.
+BOTH = ("blackhole", "wormhole")
+
 if TYPE_CHECKING:
     from tensixsim.observe.events import EventLog
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -302,7 +305,8 @@ class Engine:
         self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
         for spec in copro.isa.by_name.values():
             self.unit_of[spec.opcode] = UNIT_INDEX[spec.unit]
-        self.native = native.NativeEngine(self) if engine == "native" and native.available() else None
+        use_native = engine == "native" and native.available(copro.arch.name)
+        self.native = native.NativeEngine(self) if use_native else None
         self.engine = "native" if self.native is not None else "python"
         if self.native is not None:
             self._reached = self.native.out[native.OUT_REACHED :][:1]  # one clock for both
@@ -456,7 +460,7 @@ class Engine:
             instruction = copro.isa.decode(word)
         except InvalidInstruction as exc:
             raise InvalidInstruction(
-                f"pipe {pipe.thread}: unknown Tensix opcode 0x{word >> 24:02x}",
+                f"pipe {pipe.thread}: unknown Tensix opcode 0x{word >> 24:02x} ({exc.message})",
                 core=source.core,
                 pc=source.pc,
                 cycle=cycle,
@@ -481,7 +485,8 @@ class Engine:
             fn = lookup(copro.arch.name, instruction.name)
             if fn is None:
                 raise Unimplemented(
-                    f"pipe {pipe.thread}: {instruction.name} is not executed by the emulator yet",
+                    f"pipe {pipe.thread}: {instruction.name} is not executed by the emulator on "
+                    f"{copro.arch.name} yet",
                     core=source.core,
                     pc=source.pc,
                     cycle=cycle,
@@ -609,6 +614,6 @@ class Engine:
         return cycle
 
 
-@semantics("NOP")
+@semantics("NOP", arches=BOTH)
 def nop(ctx: Context) -> Retire:
     return Retire(1)

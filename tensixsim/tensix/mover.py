@@ -42,7 +42,7 @@ free, and STALLWAIT C9 ("mover memory requests outstanding", unit ``xmov``) wait
 ends. The data lands when XMOV issues (as every unit here delivers results at issue): a program that
 waits as documented sees the same values, one that races sees them early. The mover's writes to
 Config are not charged to the configuration unit. TDMA-RISC (the RISC-V cores' command queue for the
-mover) is not modelled.
+mover) is modelled for Wormhole's L1-to-instruction-RAM and L1-to-L1 copies in mmio/tdma.py.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ the pipe engine makes pending hand-overs in cycle order (:func:`next_handover`, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import TYPE_CHECKING
@@ -45,10 +46,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.errors import Unimplemented
-from tensixsim.tensix.adc import apply_addr_mod
+from tensixsim.errors import UndefinedBehavior, Unimplemented
+from tensixsim.tensix.adc import apply_addr_mod, apply_addr_mod_wormhole
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays
+
+# ZEROSRC, CLEARDVALID and SETDVALID: Wormhole's pages, the same encoding on both chips. (ZEROACC's
+# encodings differ: it is Blackhole's only.)
+BOTH = ("blackhole", "wormhole")
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -280,6 +285,9 @@ def adj32(rows: np.ndarray, remap: bool, swizzle: bool) -> np.ndarray:
 def dst_mapping(copro: Coprocessor, thread: int) -> tuple[bool, bool]:
     """(remap, swizzle) as ``thread``'s Config state sets them, for the ``remap``/``swizzle`` keywords."""
     config = copro.config
+    if "DEST_ACCESS_CFG_remap_addrs" not in config.layout.config_fields:
+        # Wormhole has neither: its Dst.md maps rows as Adj16 / Adj32 do with both off.
+        return False, False
     return (
         bool(config.field_for_thread("DEST_ACCESS_CFG_remap_addrs", thread)),
         bool(config.field_for_thread("DEST_ACCESS_CFG_swizzle_32b", thread)),
@@ -393,6 +401,28 @@ def zeroacc(
     imm10 = ctx.documented("where", where, 10)
     if clear_zero_flags:
         raise ctx.error(Unimplemented, "clear_zero_flags is set; its Blackhole meaning is undocumented")
+    return _zeroacc(ctx, mode, use_32_bit_mode, imm10, lambda: apply_addr_mod(ctx, addr_mode))
+
+
+@semantics("ZEROACC", arches=("wormhole",))
+def zeroacc_wormhole(ctx: Context, clear_mode: int, addr_mode: int, dst: int) -> Outcome:
+    """Wormhole's ZEROACC.md encoding: Mode bits 19..20, UseDst32b 21, AddrMod 15..16, Revert 18,
+    Imm10 0..9; the other bits of the table's slots are in no documented field."""
+    mode = ctx.documented("clear_mode", clear_mode, 3) & 3
+    use_dst32 = clear_mode >> 2
+    if addr_mode & 0b0100:
+        ctx.documented("addr_mode", addr_mode & 0b0111, 2)  # bit 17: in no documented field
+    revert = addr_mode >> 3
+    imm10 = ctx.documented("dst", dst, 10)
+    if revert and mode != ZEROACC_MODE_ONE_ROW:
+        raise ctx.error(UndefinedBehavior, "Revert is set (the page: undefined behaviour)", addr_mode)
+    return _zeroacc(ctx, mode, use_dst32, imm10, lambda: apply_addr_mod_wormhole(ctx, addr_mode & 3))
+
+
+def _zeroacc(
+    ctx: Context, mode: int, use_32_bit_mode: int, imm10: int, apply_mod: Callable[[], None]
+) -> Outcome:
+    """ZEROACC.md's functional model (the two chips differ in encoding and in ApplyAddrMod)."""
     copro, thread = ctx.copro, ctx.thread
     config, regs = copro.config, copro.regs
     remap, swizzle = dst_mapping(copro, thread)
@@ -426,13 +456,13 @@ def zeroacc(
     if mode in (ZEROACC_MODE_ONE_ROW, ZEROACC_MODE_16_ROWS):
         # Rows were computed from the RWC before it advances; apply_addr_mod raises (if it does)
         # before changing anything, so no state has changed when it does.
-        apply_addr_mod(ctx, addr_mode)
+        apply_mod()
     regs.mark_undefined16(rows16, remap=remap)
     regs.mark_undefined32(rows32, remap=remap, swizzle=swizzle)
     return Retire()
 
 
-@semantics("ZEROSRC")
+@semantics("ZEROSRC", arches=BOTH)
 def zerosrc(ctx: Context, zero_val: int, write_mode: int, bank_mask: int, src_mask: int) -> Outcome:
     # Encoding: ClearSrcA/ClearSrcB bits 0..1, BothBanks 2, SingleBankMatrixUnit 3, NegativeInfSrcA 4.
     negative_inf_srca = ctx.documented("zero_val", zero_val, 1)
@@ -452,7 +482,7 @@ def zerosrc(ctx: Context, zero_val: int, write_mode: int, bank_mask: int, src_ma
     return Retire()
 
 
-@semantics("CLEARDVALID")
+@semantics("CLEARDVALID", arches=BOTH)
 def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
     # cleardvalid: FlipSrcA bit 0, FlipSrcB bit 1; reset: Reset bit 0, KeepReadingSameSrc bit 1.
     ctx.documented("reset", reset, 2)
@@ -472,7 +502,7 @@ def cleardvalid(ctx: Context, cleardvalid: int, reset: int) -> Outcome:
     return Retire()
 
 
-@semantics("SETDVALID")
+@semantics("SETDVALID", arches=BOTH)
 def setdvalid(ctx: Context, setvalid: int) -> Outcome:
     # setvalid: FlipSrcA bit 0, FlipSrcB bit 1.
     ctx.documented("setvalid", setvalid, 2)

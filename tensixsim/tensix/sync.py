@@ -71,7 +71,8 @@ MUTEX_SLOTS = 8  # owner array size; which indices exist is per architecture (MU
 NOBODY = -1
 
 # Mutex indices that exist (ATGETM.md: Blackhole has 0, 2, 3 and 4; any other index waits forever).
-MUTEXES: dict[str, tuple[int, ...]] = {"blackhole": (0, 2, 3, 4)}
+# Wormhole's ATGETM.md: an index of 1 or above 7 waits forever.
+MUTEXES: dict[str, tuple[int, ...]] = {"blackhole": (0, 2, 3, 4), "wormhole": (0, 2, 3, 4, 5, 6, 7)}
 
 # Block mask bits (STALLWAIT.md "Block mask"; tt-llk p_stall::STALL_*).
 B0, B1, B2, B3, B4, B5, B6, B7, B8 = (1 << i for i in range(9))
@@ -188,8 +189,10 @@ def block_bits(spec: InstrSpec) -> int:
 
 
 # Per architecture this module registers semantics for: instruction name -> block bits.
+# (Wormhole's STALLWAIT.md table is the one this reproduces; tests/test_wormhole_coprocessor.py
+# checks it row by row.)
 _BLOCK_BITS: dict[str, dict[str, int]] = {
-    "blackhole": {spec.name: block_bits(spec) for spec in isa_for("blackhole")}
+    arch: {spec.name: block_bits(spec) for spec in isa_for(arch)} for arch in ("blackhole", "wormhole")
 }
 
 
@@ -230,7 +233,36 @@ STALLWAIT_CONDITIONS: tuple[Condition, ...] = (
     Condition("C11", "SFPU busy", unit="sfpu"),  # WAIT_SFPU
     Condition("C12", "configuration unit busy", unit="config"),  # CFGEXU
 )
-_SRC_CONDITIONS = sum(1 << i for i, c in enumerate(STALLWAIT_CONDITIONS) if c.src_bank)
+# Wormhole's STALLWAIT.md: fifteen condition bits, four packers, no configuration-unit condition;
+# a zero mask (and SEMWAIT without a semaphore condition) means C0..C6. The tile models one packer,
+# so C3..C6 all wait for it.
+WORMHOLE_STALLWAIT_CONDITIONS: tuple[Condition, ...] = (
+    Condition("C0", "ThCon memory requests outstanding", unit="thcon"),
+    Condition("C1", "unpacker 0 busy", unit="unpacker0"),
+    Condition("C2", "unpacker 1 busy", unit="unpacker1"),
+    *(Condition(f"C{3 + i}", f"packer {i} busy", unit="pack") for i in range(4)),
+    Condition("C7", "matrix unit busy", unit="matrix"),
+    Condition("C8", "SrcA not released to the unpackers", src_bank="srca_unpacker", src_waits_while=True),
+    Condition("C9", "SrcB not released to the unpackers", src_bank="srcb_unpacker", src_waits_while=True),
+    Condition("C10", "SrcA not valid for the matrix unit", src_bank="srca_matrix", src_waits_while=False),
+    Condition("C11", "SrcB not valid for the matrix unit", src_bank="srcb_matrix", src_waits_while=False),
+    Condition("C12", "mover memory requests outstanding", unit="xmov"),
+    Condition("C13", "RISC-V MMIO request pending"),  # (never pending here: see Blackhole's C10)
+    Condition("C14", "SFPU busy", unit="sfpu"),
+)
+STALLWAIT_CONDITIONS_BY_ARCH: dict[str, tuple[Condition, ...]] = {
+    "blackhole": STALLWAIT_CONDITIONS,
+    "wormhole": WORMHOLE_STALLWAIT_CONDITIONS,
+}
+DEFAULT_CONDITIONS_BY_ARCH: dict[str, int] = {"blackhole": DEFAULT_CONDITIONS, "wormhole": 0x7F}
+
+
+def _src_conditions(conditions: tuple[Condition, ...]) -> int:
+    return sum(1 << i for i, c in enumerate(conditions) if c.src_bank)
+
+
+_SRC_CONDITIONS = _src_conditions(STALLWAIT_CONDITIONS)
+_SRC_CONDITIONS_BY_ARCH = {arch: _src_conditions(c) for arch, c in STALLWAIT_CONDITIONS_BY_ARCH.items()}
 
 
 def _service(owner: Any, name: str, needed_for: str, cycle: int | None) -> Any:
@@ -242,8 +274,8 @@ def _service(owner: Any, name: str, needed_for: str, cycle: int | None) -> Any:
 
 
 # Why a latched wait holds an instruction (the gate's reasons; the native engine rebuilds the same).
-def stallwait_text(bit: int) -> str:
-    condition = STALLWAIT_CONDITIONS[bit]
+def stallwait_text(bit: int, arch: str = "blackhole") -> str:
+    condition = STALLWAIT_CONDITIONS_BY_ARCH[arch][bit]
     return f"STALLWAIT: {condition.what} ({condition.label})"
 
 
@@ -270,16 +302,17 @@ def lag_text(kind: int) -> str:
 
 def _stallwait_unmet(copro: Coprocessor, conditions: int, at: int) -> str | None:
     """The first selected STALLWAIT condition that still holds at cycle ``at``, or None."""
-    for bit, condition in enumerate(STALLWAIT_CONDITIONS):
+    arch = copro.arch.name
+    for bit, condition in enumerate(STALLWAIT_CONDITIONS_BY_ARCH[arch]):
         if not conditions >> bit & 1:
             continue
         if condition.unit is not None:
             if copro.unit_busy(condition.unit, at):
-                return stallwait_text(bit)
+                return stallwait_text(bit, arch)
         elif condition.src_bank is not None:
             src_valid = _service(copro, "src_valid", f"STALLWAIT {condition.label}", at)
             if bool(src_valid(condition.src_bank)) == condition.src_waits_while:
-                return stallwait_text(bit)
+                return stallwait_text(bit, arch)
     return None
 
 
@@ -377,9 +410,10 @@ def gate_release_cycle(copro: Coprocessor, thread: int, cycle: int) -> int | Non
     if kind is not Latch.STALLWAIT:
         return earliest if _unmet(copro, thread, cycle) is None else None
     conditions = int(state.gate_conditions[thread])
-    if _stallwait_unmet(copro, conditions & _SRC_CONDITIONS, cycle) is not None:
+    arch = copro.arch.name
+    if _stallwait_unmet(copro, conditions & _SRC_CONDITIONS_BY_ARCH[arch], cycle) is not None:
         return None
-    for bit, condition in enumerate(STALLWAIT_CONDITIONS):
+    for bit, condition in enumerate(STALLWAIT_CONDITIONS_BY_ARCH[arch]):
         if conditions >> bit & 1 and condition.unit is not None:
             # Tested at the previous cycle: free at busy_until, so passes one cycle later.
             earliest = max(earliest, copro.busy_end(condition.unit) + 1)
@@ -422,7 +456,13 @@ def _selected(mask: int) -> np.ndarray:
 # ------------------------------------------------------------------------------ semaphores
 
 
-@semantics("SEMINIT")
+# SEMINIT, SEMPOST, SEMGET, SEMWAIT, STALLWAIT, ATGETM and ATRELM: the same encoding and functional
+# model on Wormhole (its pages are the ones quoted), with per-architecture condition, default and
+# mutex tables.
+BOTH = ("blackhole", "wormhole")
+
+
+@semantics("SEMINIT", arches=BOTH)
 def seminit(ctx: Context, max_value: int, init_value: int, sem_sel: int) -> Outcome:
     _check_width(ctx, "sem_sel", sem_sel, _SEM_MASK_BITS)
     state, selected = ctx.copro.sync, _selected(sem_sel)
@@ -431,7 +471,7 @@ def seminit(ctx: Context, max_value: int, init_value: int, sem_sel: int) -> Outc
     return Retire(SYNC.sync)
 
 
-@semantics("SEMPOST")
+@semantics("SEMPOST", arches=BOTH)
 def sempost(ctx: Context, sem_sel: int) -> Outcome:
     _check_width(ctx, "sem_sel", sem_sel, _SEM_MASK_BITS)
     state = ctx.copro.sync
@@ -439,7 +479,7 @@ def sempost(ctx: Context, sem_sel: int) -> Outcome:
     return Retire(SYNC.sync)
 
 
-@semantics("SEMGET")
+@semantics("SEMGET", arches=BOTH)
 def semget(ctx: Context, sem_sel: int) -> Outcome:
     _check_width(ctx, "sem_sel", sem_sel, _SEM_MASK_BITS)
     state = ctx.copro.sync
@@ -450,21 +490,24 @@ def semget(ctx: Context, sem_sel: int) -> Outcome:
 # ------------------------------------------------------------------------------ wait instructions
 
 
-@semantics("SEMWAIT")
+@semantics("SEMWAIT", arches=BOTH)
 def semwait(ctx: Context, stall_res: int, sem_sel: int, wait_sem_cond: int) -> Outcome:
     _check_width(ctx, "sem_sel", sem_sel, _SEM_MASK_BITS)
     if wait_sem_cond == 0:
-        # No semaphore condition: latched as a STALLWAIT on C0..C3, the semaphore mask dropped.
-        return _latch(ctx, Latch.STALLWAIT, stall_res, DEFAULT_CONDITIONS)
+        # No semaphore condition: latched as a STALLWAIT on the default conditions (Blackhole C0..C3,
+        # Wormhole C0..C6), the semaphore mask dropped.
+        return _latch(ctx, Latch.STALLWAIT, stall_res, DEFAULT_CONDITIONS_BY_ARCH[ctx.copro.arch.name])
     return _latch(ctx, Latch.SEMWAIT, stall_res, wait_sem_cond, sems=sem_sel)
 
 
-@semantics("STALLWAIT")
+@semantics("STALLWAIT", arches=BOTH)
 def stallwait(ctx: Context, stall_res: int, wait_res: int) -> Outcome:
-    _check_width(ctx, "wait_res", wait_res, _STALLWAIT_CONDITION_BITS)
-    conditions = wait_res or DEFAULT_CONDITIONS
-    if conditions & _SRC_CONDITIONS and getattr(ctx.copro, "src_valid", None) is None:
-        labels = [c.label for i, c in enumerate(STALLWAIT_CONDITIONS) if c.src_bank and conditions >> i & 1]
+    arch = ctx.copro.arch.name
+    table = STALLWAIT_CONDITIONS_BY_ARCH[arch]
+    _check_width(ctx, "wait_res", wait_res, len(table))
+    conditions = wait_res or DEFAULT_CONDITIONS_BY_ARCH[arch]
+    if conditions & _SRC_CONDITIONS_BY_ARCH[arch] and getattr(ctx.copro, "src_valid", None) is None:
+        labels = [c.label for i, c in enumerate(table) if c.src_bank and conditions >> i & 1]
         raise ctx.error(
             Unimplemented, f"conditions {', '.join(labels)} need the SrcA/SrcB register files", wait_res
         )
@@ -504,7 +547,7 @@ def _check_mutex(ctx: Context, mutex_index: int) -> None:
         )
 
 
-@semantics("ATGETM")
+@semantics("ATGETM", arches=BOTH)
 def atgetm(ctx: Context, mutex_index: int) -> Outcome:
     _check_mutex(ctx, mutex_index)
     state = ctx.copro.sync
@@ -517,7 +560,7 @@ def atgetm(ctx: Context, mutex_index: int) -> Outcome:
     return Retire(SYNC.sync)
 
 
-@semantics("ATRELM")
+@semantics("ATRELM", arches=BOTH)
 def atrelm(ctx: Context, mutex_index: int) -> Outcome:
     _check_mutex(ctx, mutex_index)
     state, thread = ctx.copro.sync, ctx.thread

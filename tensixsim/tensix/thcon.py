@@ -40,6 +40,10 @@ from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import THCON
 
+# Every instruction here is registered for both chips: the model is Wormhole's pages, with the same
+# encoding on Blackhole; L1's size and the THCON configuration words come from the architecture.
+BOTH = ("blackhole", "wormhole")
+
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -145,7 +149,7 @@ _INPUT_SOURCES_WITHOUT_DATA = 10  # InputSource 10..15 select nothing: the 128-b
 _TILE_HEADER_MASKS = (0x0000_FFFF, 0x00FF_0000, 0xFFFF_FFFF, 0x0000_0000)
 
 
-@semantics("SETDMAREG")
+@semantics("SETDMAREG", arches=BOTH)
 def setdmareg(
     ctx: Context, payload_sig_sel_size: int, payload_sig_sel: int, set_signals_mode: int, reg_index_16b: int
 ) -> Outcome:
@@ -197,7 +201,7 @@ def _result(ctx: Context, result_reg_index: int, value: int, cycles: int) -> Ret
     return Retire(cycles)
 
 
-@semantics("ADDDMAREG")
+@semantics("ADDDMAREG", arches=BOTH)
 def adddmareg(
     ctx: Context, op_b_is_const: int, result_reg_index: int, op_b_reg_index: int, op_a_reg_index: int
 ) -> Outcome:
@@ -206,7 +210,7 @@ def adddmareg(
     return _result(ctx, result_reg_index, left + right, cycles)
 
 
-@semantics("SUBDMAREG")
+@semantics("SUBDMAREG", arches=BOTH)
 def subdmareg(
     ctx: Context, op_b_is_const: int, result_reg_index: int, op_b_reg_index: int, op_a_reg_index: int
 ) -> Outcome:
@@ -215,7 +219,7 @@ def subdmareg(
     return _result(ctx, result_reg_index, left - right, cycles)
 
 
-@semantics("MULDMAREG")
+@semantics("MULDMAREG", arches=BOTH)
 def muldmareg(
     ctx: Context, op_b_is_const: int, result_reg_index: int, op_b_reg_index: int, op_a_reg_index: int
 ) -> Outcome:
@@ -228,7 +232,7 @@ def muldmareg(
 _BITWISE = {0: lambda a, b: a & b, 1: lambda a, b: a | b, 2: lambda a, b: a ^ b}  # AND, OR, XOR
 
 
-@semantics("BITWOPDMAREG")
+@semantics("BITWOPDMAREG", arches=BOTH)
 def bitwopdmareg(
     ctx: Context,
     op_b_is_const: int,
@@ -242,7 +246,7 @@ def bitwopdmareg(
     return _result(ctx, result_reg_index, _BITWISE[op_sel](left, right), cycles)
 
 
-@semantics("SHIFTDMAREG")
+@semantics("SHIFTDMAREG", arches=BOTH)
 def shiftdmareg(
     ctx: Context,
     op_b_is_const: int,
@@ -262,7 +266,7 @@ def shiftdmareg(
 _COMPARE = {0: lambda a, b: a > b, 1: lambda a, b: a < b, 2: lambda a, b: a == b}  # GT, LT, EQ
 
 
-@semantics("CMPDMAREG")
+@semantics("CMPDMAREG", arches=BOTH)
 def cmpdmareg(
     ctx: Context,
     op_b_is_const: int,
@@ -280,7 +284,7 @@ def cmpdmareg(
 # ---------------------------------------------------------------------------------- no-op, flush
 
 
-@semantics("DMANOP")
+@semantics("DMANOP", arches=BOTH)
 def dmanop(ctx: Context) -> Outcome:
     return Retire(THCON.dmanop)
 
@@ -290,7 +294,7 @@ def dmanop(ctx: Context) -> Outcome:
 _FLUSH_UNITS = ((1, "unpacker0"), (2, "unpacker1"), (3, "pack"))
 
 
-@semantics("FLUSHDMA")
+@semantics("FLUSHDMA", arches=BOTH)
 def flushdma(ctx: Context, flush_spec: int) -> Outcome:
     _check_index(ctx, "flush_spec", flush_spec, 4)
     mask = flush_spec or 0xF
@@ -324,7 +328,7 @@ def _increment_offset(ctx: Context, offset_index: int, auto_inc_spec: int) -> No
 _SIZES = (16, 4, 2, 1)
 
 
-@semantics("LOADIND")
+@semantics("LOADIND", arches=BOTH)
 def loadind(
     ctx: Context,
     size_sel: int,
@@ -348,7 +352,7 @@ def loadind(
     return Retire(THCON.load_store)
 
 
-@semantics("STOREIND")
+@semantics("STOREIND", arches=BOTH)
 def storeind(
     ctx: Context,
     mem_hier_sel: int,
@@ -408,7 +412,7 @@ def _storeind_mmio(
 # ---------------------------------------------------------------------------------- MMIO load/store
 
 
-@semantics("LOADREG")
+@semantics("LOADREG", arches=BOTH)
 def loadreg(ctx: Context, tdma_data_reg_index: int, reg_addr: int) -> Outcome:
     address = _mmio_address(ctx, MMIO_WINDOW_BASE + (reg_addr << 2))
     try:
@@ -419,7 +423,7 @@ def loadreg(ctx: Context, tdma_data_reg_index: int, reg_addr: int) -> Outcome:
     return Retire(THCON.load_store)
 
 
-@semantics("STOREREG")
+@semantics("STOREREG", arches=BOTH)
 def storereg(ctx: Context, tdma_data_reg_index: int, reg_addr: int) -> Outcome:
     address = _mmio_address(ctx, MMIO_WINDOW_BASE + (reg_addr << 2))
     try:
@@ -449,7 +453,7 @@ def _masked_add(original: int, increment: int, mask: int) -> int:
     return (((original + increment) & mask) | (original & ~mask)) & MASK32
 
 
-@semantics("ATINCGET")
+@semantics("ATINCGET", arches=BOTH)
 def atincget(
     ctx: Context, mem_hier_sel: int, wrap_val: int, sel32b: int, data_reg_index: int, addr_reg_index: int
 ) -> Outcome:
@@ -464,7 +468,7 @@ def atincget(
     return Retire(THCON.atomic)
 
 
-@semantics("ATINCGETPTR")
+@semantics("ATINCGETPTR", arches=BOTH)
 def atincgetptr(
     ctx: Context,
     mem_hier_sel: int,
@@ -494,7 +498,7 @@ def atincgetptr(
     return Retire(THCON.atomic_blocking)
 
 
-@semantics("ATSWAP")
+@semantics("ATSWAP", arches=BOTH)
 def atswap(
     ctx: Context, mem_hier_sel: int, swap_mask: int, data_reg_index: int, addr_reg_index: int
 ) -> Outcome:
@@ -516,7 +520,7 @@ def atswap(
     return Retire(THCON.atomic)
 
 
-@semantics("ATCAS")
+@semantics("ATCAS", arches=BOTH)
 def atcas(
     ctx: Context,
     mem_hier_sel: int,
@@ -554,7 +558,7 @@ def _thcon_config_base(ctx: Context) -> int:
     return _THCON_CONFIG_BASE[arch]
 
 
-@semantics("REG2FLOP")
+@semantics("REG2FLOP", arches=BOTH)
 def reg2flop(
     ctx: Context,
     size_sel: int,

@@ -29,6 +29,9 @@
 #define TENSIX_KERNEL_H
 
 #include "tensixsim.h"
+#if defined(SDK_ARCH_WORMHOLE)
+#error "tensix_kernel.h is written for Blackhole's Tensix instructions and configuration layout"
+#endif
 #include "tensix_cfg_blackhole.h"
 #include "tensix_ops_blackhole.h"
 

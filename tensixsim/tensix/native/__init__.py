@@ -314,9 +314,16 @@ class EngineStruct(ctypes.Structure):
     ]
 
 
-def available() -> bool:
-    """Whether the native engine can run here (a C compiler was found, or it is cached)."""
-    return library() is not None
+# The architecture the native engine is generated for (gen_fields.py renders fields.h and
+# constants.h from its instruction table and configuration layout); other architectures run the
+# Python engine.
+ARCH = "blackhole"
+
+
+def available(arch: str = ARCH) -> bool:
+    """Whether the native engine can run ``arch`` here (it is built for it, and a C compiler was
+    found or it is cached)."""
+    return arch == ARCH and library() is not None
 
 
 class NativeEngine:

@@ -33,7 +33,7 @@ from pathlib import Path
 from tensixsim import timing
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import OPCODE_SHIFT
-from tensixsim.tensix import adc, regs, thcon
+from tensixsim.tensix import adc, native, regs, thcon
 from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix.semantics import Retire
 from tensixsim.tensix.sfpu import convert as sfpu_convert
@@ -46,7 +46,7 @@ _HERE = Path(__file__).resolve().parent
 FIELDS_PATH = _HERE / "fields.h"
 CONSTANTS_PATH = _HERE / "constants.h"
 SFPU_TABLES_PATH = _HERE / "sfpu_tables.h"
-ARCH = "blackhole"
+ARCH = native.ARCH
 
 # The timing tables the native handlers charge, by the prefix their constants get.
 TIMING_TABLES = {

@@ -49,7 +49,7 @@ ENCC_EC, ENCC_EI, ENCC_RI = 1, 2, 8
 ENCC_IMM2_E, ENCC_IMM2_R = 1, 2
 
 
-@semantics("SFPENCC")
+@semantics("SFPENCC", arches=("blackhole", "wormhole"))  # Wormhole SFPENCC.md: the same
 def sfpencc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, mod1 = unit_state(ctx), instr_mod1
     imm2 = ctx.documented("imm12_math", imm12_math, 2)

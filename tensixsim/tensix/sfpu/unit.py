@@ -581,9 +581,11 @@ def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray)
 
 
 _LOADI_MODES = (0, 1, 2, 4, 8, 10)
+# SFPLOADI, SFPNOP and SFPCONFIG: Wormhole's pages give the same encoding, functional model and
+# LaneConfig bits, so they are registered for both chips (the rest of the unit: Blackhole only).
 
 
-@semantics("SFPLOADI")
+@semantics("SFPLOADI", arches=("blackhole", "wormhole"))
 def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcome:
     s, vd, mod0 = unit_state(ctx), lreg_ind, instr_mod0
     if vd >= 8:
@@ -646,7 +648,7 @@ def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod
     return Retire(SFPU.issue)
 
 
-@semantics("SFPNOP")
+@semantics("SFPNOP", arches=("blackhole", "wormhole"))
 def sfpnop(ctx: Context) -> Outcome:
     return Retire(SFPU.issue)
 
@@ -655,7 +657,7 @@ def sfpnop(ctx: Context) -> Outcome:
 CFG_IMM16_IS_VALUE, CFG_OR, CFG_AND, CFG_XOR, CFG_IMM16_IS_LANE_MASK = 1, 2, 4, 6, 8
 
 
-@semantics("SFPCONFIG")
+@semantics("SFPCONFIG", arches=("blackhole", "wormhole"))
 def sfpconfig(ctx: Context, imm16_math: int, config_dest: int, instr_mod1: int) -> Outcome:
     s, vd, mod1, imm16 = unit_state(ctx), config_dest, instr_mod1, imm16_math
     lanes = np.ones(LANES, bool)

@@ -1,0 +1,182 @@
+"""Wormhole's tt-metal firmware from the ttnn wheel: boot, launches, and where the model stops.
+
+Every address checked comes from the firmware's own DWARF (tensixsim.metal.firmware); the wheel is
+cached by the metal tests (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from asm import assemble
+
+from tensixsim import Tile, UndefinedBehavior, Unimplemented
+from tensixsim.arch import CORE_NAMES
+from tensixsim.metal.examples import build_add_one
+from tensixsim.metal.firmware import boot, find_firmware_set, launch, load_firmware
+from tensixsim.metal.host import DramFile, run_launch
+from tensixsim.metal.kernels import build_kernel
+from tensixsim.metal.launch import Program, launch_program, layout
+from tensixsim.riscv.core import CoreState
+
+MARKS = 0x30000
+NOT_NCRISC = ("brisc", "trisc0", "trisc1", "trisc2")
+
+
+@pytest.fixture(scope="module")
+def wormhole_set(precompiled):
+    return find_firmware_set(precompiled, "wormhole")
+
+
+def booted(firmware):
+    tile = Tile("wormhole")
+    loaded = load_firmware(tile, firmware)
+    return tile, loaded, boot(tile, loaded)
+
+
+def test_wormhole_firmware_boots_to_waiting_for_go_on_all_five_cores(wormhole_set):
+    tile, loaded, state = booted(wormhole_set)
+    assert state.waits_for_go(loaded.mailbox)
+    assert set(state.waiting) == set(CORE_NAMES)
+    assert all(tile.core(core).state is CoreState.WAITING for core in CORE_NAMES)
+    # Each subordinate core polls its own subordinate_sync byte (the DWARF's mailbox layout).
+    assert sorted(len(state.polled[core]) for core in CORE_NAMES if core != "brisc") == [1] * 4
+
+
+def test_brisc_and_trisc_kernels_run_once_per_launch(wormhole_set):  # (NCRISC's: below)
+    tile, loaded, _ = booted(wormhole_set)
+    slots = {core: i for i, core in enumerate(CORE_NAMES) if core in NOT_NCRISC}
+    kernels = {
+        core: assemble(f"li t0, {0xC0DE00 + i}\n li t1, {MARKS + 4 * i}\n sw t0, 0(t1)\n li a0, 0\n ret")
+        for core, i in slots.items()
+    }
+    for _ in range(2):
+        tile.write(MARKS, bytes(4 * len(CORE_NAMES)))
+        state = launch(tile, loaded, kernels)
+        assert state.waits_for_go(loaded.mailbox)
+        marks = np.frombuffer(tile.read(MARKS, 4 * len(CORE_NAMES)), np.uint32).tolist()
+        assert marks == [0xC0DE00 + i if core in NOT_NCRISC else 0 for i, core in enumerate(CORE_NAMES)]
+
+
+def ncrisc_kernel(loaded, mark: int) -> bytes:
+    """A raw NCRISC kernel for Wormhole's firmware: it starts out of reset in the instruction RAM, so
+    it takes back gp and the context the firmware saved (its stack pointer at
+    MEM_NCRISC_HALT_STACK_MAILBOX_ADDRESS, 20: ra, s0..s11 in a 64-byte frame), as tt-metal's own
+    kernels' start-up code does, then marks and returns into the firmware."""
+    gp = loaded.images["ncrisc"].symbols["__global_pointer$"]
+    restore = [f"li gp, {gp}", "lw sp, 20(zero)", "lw ra, 0(sp)"]
+    restore += [f"lw s{i}, {4 * (i + 1)}(sp)" for i in range(12)] + ["addi sp, sp, 64"]
+    return assemble(
+        "\n".join([*restore, f"li t0, {mark}", f"li t1, {MARKS + 4}", "sw t0, 0(t1)", "li a0, 0", "ret"])
+    )
+
+
+def test_an_ncrisc_kernel_is_moved_into_its_instruction_ram_and_runs_there(wormhole_set):
+    # The firmware has TDMA-RISC's mover copy the kernel from L1 into the instruction RAM, BRISC
+    # resets NCRISC there (NCRISC_RESET_PC in the backend configuration), and the kernel returns into
+    # the firmware, which reports done.
+    tile, loaded, _ = booted(wormhole_set)
+    kernel = ncrisc_kernel(loaded, 0xAB01)
+    for _ in range(2):
+        tile.write(MARKS, bytes(8))
+        state = launch(tile, loaded, {"ncrisc": kernel})
+        assert state.waits_for_go(loaded.mailbox)
+        assert int.from_bytes(tile.read(MARKS + 4, 4), "little") == 0xAB01
+        assert bytes(tile.iram["ncrisc"][: len(kernel)]) == kernel
+    assert tile.reset_pc_of("ncrisc") == 0xFFC00000
+
+
+def test_a_compiled_kernel_for_wormhole_runs_through_run_launch(wormhole_set, tmp_path):
+    source = tmp_path / "mark.c"
+    source.write_text(
+        '#include <stdint.h>\n#include "tensixsim.h"\n'
+        '__attribute__((section(".start"), used)) uint32_t _start(void) {\n'
+        f"    *(volatile uint32_t *)0x{MARKS:x} = L1_SIZE;\n    return 0;\n}}\n"
+    )
+    tile, loaded, _ = booted(wormhole_set)
+    elf = build_kernel(source, "brisc", loaded, layout(loaded).text_start, tmp_path)
+    state = launch_program(tile, loaded, Program(kernels={"brisc": elf}, runtime_args={"brisc": []}))
+    assert state.waits_for_go(loaded.mailbox)
+    # Built against Wormhole's tensixsim.h (the firmware says which chip): its L1_SIZE.
+    assert int.from_bytes(tile.read(MARKS, 4), "little") == 1464 * 1024
+    report = run_launch(wormhole_set.path, {"brisc": elf}, args=[], circular_buffers=[], arch="wormhole")
+    assert report.boot_cycles > 0 and report.launch_cycles > 0
+
+
+def test_dram_buffers_and_the_add_one_example_are_refused_naming_what_is_missing(wormhole_set, tmp_path):
+    data = tmp_path / "in.bin"
+    data.write_bytes(bytes(2048))
+    with pytest.raises(Unimplemented, match="wormhole: DRAM buffers need NoC traffic"):
+        run_launch(
+            wormhole_set.path, {}, args=[], circular_buffers=[], inputs=[DramFile(data, 0)], arch="wormhole"
+        )
+    _, loaded, _ = booted(wormhole_set)
+    with pytest.raises(Unimplemented, match="the add-one example runs on blackhole only"):
+        build_add_one(loaded, tmp_path)
+
+
+# ---------------------------------------------------------------- TDMA-RISC's mover commands
+
+
+def _tdma_program(commands: str) -> Tile:
+    tile = Tile("wormhole")
+    tile.write(0, assemble("li s1, 0xFFB11000\n" + commands + "\n ecall"))
+    return tile
+
+
+def test_the_mover_command_copies_l1_and_reports_busy_for_the_transfer():
+    # TDMA-RISC.md: parameters at +0x0..+0xC (16-byte units), the command (opcode 0x40) at +0x10,
+    # STATUS at +0x14 with the mover's busy flag in bit 0 and the empty queue in bit 3.
+    tile = _tdma_program(
+        "li t0, 0x2000\n sw t0, 0(s1)\n li t0, 0x3000\n sw t0, 4(s1)\n li t0, 64\n sw t0, 8(s1)\n"
+        "li t0, 3\n sw t0, 12(s1)\n li t0, 0x40\n sw t0, 16(s1)\n lw a1, 20(s1)\n"
+        "1: lw a0, 20(s1)\n andi a0, a0, 1\n bnez a0, 1b\n lw a0, 20(s1)"
+    )
+    pattern = np.arange(1024, dtype=np.uint8).astype(np.uint8)
+    tile.write(0x20000, pattern.tobytes())
+    result = tile.run(release=["brisc"])
+    assert tile.read(0x30000, 1024) == pattern.tobytes()
+    assert tile.core("brisc").reg("a1") & 1 == 1  # busy right after the command
+    assert result.cores["brisc"].exit_code == 0x428  # idle: queue empty, 4 free, parameters empty
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "what"),
+    [
+        ("0x66", Unimplemented, "opcode 0x66"),
+        ("0x55", UndefinedBehavior, "opcode 0x55"),
+        ("0x80000040", Unimplemented, "compact"),
+    ],
+)
+def test_other_tdma_risc_commands_are_named(command, error, what):
+    tile = _tdma_program(f"li t0, {command}\n sw t0, 16(s1)")
+    with pytest.raises(error, match=what):
+        tile.run(release=["brisc"])
+
+
+def test_metal_on_the_command_line_with_wormhole_firmware(wormhole_set, tmp_path, capsys):
+    from tensixsim.cli import main
+
+    source = tmp_path / "nothing.c"
+    source.write_text(
+        '#include <stdint.h>\n__attribute__((section(".start"), used)) uint32_t _start(void) { return 0; }\n'
+    )
+    _, loaded, _ = booted(wormhole_set)
+    elf = build_kernel(source, "brisc", loaded, layout(loaded).text_start, tmp_path)
+    firmware = str(wormhole_set.path)
+    assert main(["--arch", "wormhole", "metal", "--firmware", firmware, "--writer", str(elf)]) == 0
+    data = tmp_path / "in.bin"
+    data.write_bytes(bytes(2048))
+    argv = [
+        "--arch",
+        "wormhole",
+        "metal",
+        "--firmware",
+        firmware,
+        "--writer",
+        str(elf),
+        "--input",
+        f"{data}@0x0",
+    ]
+    assert main(argv) == 1
+    assert "wormhole: DRAM buffers need NoC traffic" in capsys.readouterr().err
