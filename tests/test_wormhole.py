@@ -311,3 +311,20 @@ def test_reloading_the_instruction_ram_runs_the_new_code():
         tile.load_elf("ncrisc", link(f"li a0, {value}\n ecall", text=iram, march=RV32IM, extra=("-N",)))
         assert tile.run(release=["ncrisc"]).cores["ncrisc"].exit_code == value
         tile.reset()
+
+
+def test_the_debug_bus_shows_a_cores_pc_at_wormholes_selection():
+    # tt-exalens's Wormhole signal map: trisc0_pc at read select 0, daisy 7, signal 2 * 6, mask
+    # 0x7FFFFFFF (Blackhole's read select 1, signal 2 * 6 + 1 is another signal here).
+    select = 1 << 29 | 7 << 16 | 12
+    tile = wormhole_tile(
+        {"brisc": f"li t0, 0xFFB12054\n li t1, {select}\n sw t1, 0(t0)\n lw a0, 8(t0)\n ecall"}
+    )
+    result = tile.run(release=["brisc"])
+    assert result.cores["brisc"].exit_code == RESET_PC["trisc0"]  # held in reset at its reset pc
+    blackhole_select = 1 << 29 | 1 << 25 | 7 << 16 | 13
+    tile = wormhole_tile(
+        {"brisc": f"li t0, 0xFFB12054\n li t1, {blackhole_select}\n sw t1, 0(t0)\n lw a0, 8(t0)\n ecall"}
+    )
+    with pytest.raises(Unimplemented):
+        tile.run(release=["brisc"])

@@ -100,4 +100,10 @@ BLACKHOLE = Arch(
     tile_registers=TILE_REGISTERS,
     mailboxes=MAILBOXES,
     pcbufs=PCBUFS,
+    # tt-exalens 0.4.2 hardware/blackhole/functional_worker_debug_bus_signals.py (``<core>_pc``).
+    debug_bus_pcs={
+        (1, 7, 2 * k + 1): core
+        for core, k in (("brisc", 5), ("trisc0", 6), ("trisc1", 7), ("trisc2", 8), ("ncrisc", 12))
+    },
+    debug_bus_pc_mask=0x3FFFFFFF,
 )

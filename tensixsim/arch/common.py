@@ -171,6 +171,10 @@ class Arch:
     # by reset_pc_config_fields: core -> (PC field, override-enable field, enable bit)).
     reset_pc_source: str = "tile_control"
     reset_pc_config_fields: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    # The debug daisychain's slices that carry each core's pc: (read select, daisy select, signal
+    # select) -> core, and the mask of the pc bits in that slice (tensixsim.mmio.debug_bus).
+    debug_bus_pcs: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    debug_bus_pc_mask: int = 0
 
     def core(self, name: str) -> CoreFacts:
         for facts in self.cores:

@@ -145,4 +145,10 @@ WORMHOLE = replace(
     tile_registers=TILE_REGISTERS,
     mailboxes=MAILBOXES,  # Mailboxes.md is a Wormhole page; tensix.h has the same four bases
     pcbufs=PCBUFS,  # PCBufs.md / TTSync.md are Wormhole pages
+    # tt-exalens 0.4.2 hardware/wormhole/functional_worker_debug_bus_signals.py (``<core>_pc``).
+    debug_bus_pcs={
+        (0, 7, 2 * k): core
+        for core, k in (("brisc", 5), ("trisc0", 6), ("trisc1", 7), ("trisc2", 8), ("ncrisc", 12))
+    },
+    debug_bus_pc_mask=0x7FFFFFFF,
 )

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from tensixsim.arch import Arch
 from tensixsim.arch.common import RegisterFacts
-from tensixsim.mmio.debug_bus import PC_MASK, signal_core
+from tensixsim.mmio.debug_bus import signal_core
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
 
 if TYPE_CHECKING:
@@ -175,7 +175,8 @@ class TileControl:
         if behaviour == "debug_bus_ctrl":
             return lambda _: self.debug_bus_ctrl, lambda _, value: setattr(self, "debug_bus_ctrl", value)
         if behaviour == "debug_bus_data":
-            return lambda access: services.pc_of(signal_core(self.debug_bus_ctrl), access) & PC_MASK, None
+            pcs, mask = self.arch.debug_bus_pcs, self.arch.debug_bus_pc_mask
+            return lambda access: services.pc_of(signal_core(self.debug_bus_ctrl, pcs), access) & mask, None
         if behaviour.startswith("risc_debug_"):
             return self._risc_debug(behaviour, address, services.risc_debug)
         if behaviour == "pc_snapshot":
