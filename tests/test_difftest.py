@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import struct
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -254,11 +252,14 @@ def test_a_program_that_never_reports_times_out(fake_device, tmp_path: Path, mon
 def test_without_tt_umd_the_recorder_says_how_to_get_it(fake_device, tmp_path: Path, monkeypatch):
     case, device, _ = fake_device
     monkeypatch.delenv("TENSIXSIM_CLIENT_PATH", raising=False)
-    probe = subprocess.run([sys.executable, "-c", "import tt_umd"], capture_output=True, check=False)
-    if probe.returncode == 0:
-        pytest.skip("tt_umd is importable here")
+    # The client path comes first on the child's path: a tt_umd there that fails to import stands for
+    # a machine without it, whether or not this one has it installed.
+    absent = tmp_path / "absent"
+    absent.mkdir()
+    stand_in = 'raise ModuleNotFoundError("No module named \'tt_umd\'", name="tt_umd")\n'
+    (absent / "tt_umd.py").write_text(stand_in)
     with pytest.raises(DeviceError, match="tt_umd is not importable"):
-        run_on_device(case, device, client_path=str(tmp_path / "empty"), build_dir=tmp_path / "build")
+        run_on_device(case, device, client_path=str(absent), build_dir=tmp_path / "build")
 
 
 def test_a_device_that_is_not_a_simulator_directory_is_refused(fake_device, tmp_path: Path):
