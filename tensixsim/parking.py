@@ -44,15 +44,23 @@ class Parking:
                 self._protect_new_code(core)
                 self.debugger.stopped(core)
             return
-        if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
-            return  # cut short (a synchronisation point): look again later
+        if core.error is not None or core.state is not CoreState.RUNNING:
+            return
+        if core.sync_stopped:  # cut short (a synchronisation point): look again later
+            if core.probe_unsynced:
+                core.undo_probe(busy=wrote)
+            return
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
         # Registers by their word address (a narrow load reads part of one).
         registers = {a & ~3: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
         watchable = all(r is not None and r.watch for r in registers.values())
         pure = back and not wrote and effects == self._side_effects
         if not (reads and pure and watchable and core.fingerprint() == before):
-            core.mark_busy_loop()
+            if core.probe_unsynced:
+                # Its loads ran ahead of the other cores: undone, the loop runs on as any code.
+                core.undo_probe(busy=True)
+            else:
+                core.mark_busy_loop()
             return
         core.state = CoreState.WAITING
         core.watch = sorted(set(l1))
