@@ -38,7 +38,9 @@ class Parking:
         reads, wrote, back = core.probe_iteration()
         if self.debugger is not None and self.debugger.cut(core):
             # The probe is real execution: a breakpoint in it stops the tile there. The loop is
-            # then not known to poll; parking it or not gives the same cycles.
+            # then not known to poll; parking it or not gives the same cycles. (L1 it read past
+            # the other cores before the breakpoint stays read: the one place a debugger can
+            # change what a core saw.)
             core.mark_busy_loop()
             if core.error is None and core.state is CoreState.RUNNING:
                 self._protect_new_code(core)

@@ -223,6 +223,11 @@ class Scheduler:
                 limit = min(limit, other.time if index < other.index else other.time - 1)
         return limit
 
+    def l1_sync_limit(self, core: Core) -> int:
+        """The latest cycle at which ``core`` may access L1 (l1_order): where no other core of the
+        tile is behind it."""
+        return self.sync_limit(core)
+
     def note_side_effect(self, count: int = 1) -> None:
         self._side_effects += count
 

@@ -1,4 +1,4 @@
-"""L1 traffic between cores is seen in cycle order, whatever the scheduling quantum.
+"""With ``Tile(l1_order=True)`` L1 traffic between cores is seen in cycle order, whatever the quantum.
 
 Cores run ahead of each other in slices; an L1 load, store or atomic is performed only once no other
 running core is behind its cycle (Tile.sync_limit), so a store is visible to exactly the loads of
@@ -67,7 +67,7 @@ def _handshake(quantum: int) -> tuple[bytes, dict[str, tuple[int, int]]]:
         sw t1, 0(s1)
         ecall
     """
-    tile = Tile("blackhole", quantum=quantum)
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
     tile.write(0, assemble(brisc))
     tile.write(0x6000, assemble(trisc0, base=0x6000))
     result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
@@ -152,7 +152,7 @@ def _last_store_wins(quantum: int) -> tuple[int, int, int]:
         amoadd.w zero, t1, 0(s0)
         ecall
     """
-    tile = Tile("blackhole", quantum=quantum)
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
     tile.write(0, assemble(brisc))
     tile.write(0x6000, assemble(trisc0, base=0x6000))
     tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
@@ -166,3 +166,36 @@ def test_stores_of_two_cores_apply_in_cycle_order(quantum):
     assert 1200 < stored_at < 1600  # BRISC's store is the later one (TRISC0's: about 900)
     assert after_stores == 0xB  # BRISC read back its own value: TRISC0's earlier store came first
     assert final == 0xB + 0x100 + 0x1000  # both atomics applied
+
+
+@pytest.mark.parametrize("quantum", (13, 2000))
+def test_a_parked_poller_sees_the_count_reach_its_bound_no_earlier(quantum):
+    # BRISC counts a word up every ~200 cycles and notes the cycle of its 30th store; NCRISC's poll
+    # loop (parked) waits for the count to reach 30 and notes the cycle it saw it. (A core running
+    # ahead in its slice used to let NCRISC see counts stored thousands of cycles later.)
+    brisc = f"""
+        li t0, {FLAG}
+        li t1, 0
+        li t2, 40
+        li t5, 30
+    loop:
+        addi t1, t1, 1
+        rdcycle t3
+        sw t1, 0(t0)
+        bne t1, t5, 1f
+        sw t3, 4(t0)
+    1:  li t4, 100
+    delay:
+        addi t4, t4, -1
+        bnez t4, delay
+        bne t1, t2, loop
+        ecall
+    """
+    ncrisc = f"li t0, {FLAG}\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n"
+    ncrisc += "rdcycle t3\n sw t3, 8(t0)\n ecall"
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
+    tile.write(0, assemble(brisc))
+    tile.write(0x12000, assemble(ncrisc, base=0x12000))
+    tile.run(release=["brisc", "ncrisc"])
+    stored, seen = _words(tile.read(FLAG + 4, 8))
+    assert 29 * 200 < stored < seen <= stored + 32

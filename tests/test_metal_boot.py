@@ -91,13 +91,13 @@ def test_blackhole_firmware_boots_to_waiting_for_go(blackhole_set):
 
 
 def test_boot_reaches_waiting_for_go_at_any_quantum(blackhole_set):
-    # The firmware's handshakes go through L1 words the cores poll; L1 accesses happen in cycle order
-    # between cores, so every subordinate core waits from the same cycle, has run the same
+    # The firmware's handshakes go through L1 words the cores poll; with l1_order L1 accesses happen
+    # in cycle order between cores, so every subordinate core waits from the same cycle, has run the same
     # instructions and stands at the same cycle at every quantum, even one shorter than a poll loop's
     # iteration. BRISC, parked in its go-message loop (four blocks), is dated from the loop head it
     # recognised: within one iteration of it below a quantum of about 30.
     def boot_at(quantum: int) -> tuple[tuple[int, int, int], ...]:
-        tile = Tile("blackhole", quantum=quantum)
+        tile = Tile("blackhole", quantum=quantum, l1_order=True)
         loaded = load_firmware(tile, blackhole_set)
         assert boot(tile, loaded).waits_for_go(loaded.mailbox)
         return tuple((core.fixed_point_cycle, core.time, core.instructions) for core in tile.cores)

@@ -474,9 +474,9 @@ class Core:
         head = self._pc
         s = self.hooks.state
         s.probing, s.probe_wrote, s.probe_count = 1, 0, 0
-        # Loads past the other cores are let through only when the iteration can be undone
-        # (undo_probe); under a debugger, which may stop inside it, they stop as usual.
-        s.probe_unsynced, s.probe_strict = 0, int(self.tile.debugger is not None)
+        # Loads past the other cores are let through only while the iteration can be undone
+        # (undo_probe; see native.c probe_unsynced).
+        s.probe_unsynced = s.probe_strict = 0
         start, instructions = self.time, self.instructions
         self._probe_snapshot = (
             self.uc.context_save(),
@@ -626,7 +626,8 @@ class Core:
         Called from native code: must not raise."""
         s = self.hooks.state
         try:
-            s.sync_limit = min(self.tile.sync_limit(self), SYNC_NEVER) if self.tile.l1_order else SYNC_NEVER
+            limit = self.tile.l1_sync_limit(self) if self.tile.l1_order else SYNC_NEVER
+            s.sync_limit = min(limit, SYNC_NEVER)
         except BaseException as exc:  # (no limit known: stop at the access, the error reported)
             s.sync_limit = -1
             self._fail(exc)
