@@ -82,6 +82,16 @@ class ChipTile(Tile):
                 limit = min(limit, at if core.index < other.index else at - 1)
         return limit
 
+    def l1_sync_limit(self, core: Core) -> int:
+        # Only the tile's own cores: what other tiles write arrives through the NoC, whose counters
+        # (synchronised registers) a program reads before the data, within the window.
+        limit = NEVER
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING:
+                at = self._acts_at(other)
+                limit = min(limit, at if core.index < other.index else at - 1)
+        return limit
+
     def next_activity(self) -> int:
         """The earliest cycle at which this tile can act (NEVER: only a NoC arrival can wake it)."""
         times = [self._acts_at(c) for c in self.cores if c.state is CoreState.RUNNING]

@@ -39,18 +39,27 @@ class Parking:
         reads, wrote, back = core.probe_iteration()
         if self.debugger is not None and self.debugger.cut(core):
             # The probe is real execution: a breakpoint in it stops the tile there. The loop is
-            # then not known to poll; parking it or not gives the same cycles.
+            # then not known to poll; parking it or not gives the same cycles. (L1 it read past
+            # the other cores before the breakpoint stays read: the one place a debugger can
+            # change what a core saw.)
             core.mark_busy_loop()
             if core.error is None and core.state is CoreState.RUNNING:
                 self._protect_new_code(core)
                 self.debugger.stopped(core)
             return
-        if core.error is not None or core.state is not CoreState.RUNNING or core.sync_stopped:
-            return  # cut short (a synchronisation point): look again later
+        if core.error is not None or core.state is not CoreState.RUNNING:
+            return
+        if core.sync_stopped:  # cut short (a synchronisation point): look again later
+            if core.probe_unsynced:
+                core.undo_probe(busy=wrote)
+            return
         if not back and core.stopped_spinning and core.pc != head:
             # The probe left the loop for another one: what it polled changed after the spin was
             # detected (the slice that detected it was cut short before the change). That says
-            # nothing of the loop: it may yet be parked next time.
+            # nothing of the loop: it may yet be parked next time. (A probe that read ahead of the
+            # other cores is undone: the loop runs on as any code, to be probed again.)
+            if core.probe_unsynced:
+                core.undo_probe(busy=False)
             return
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
         # Registers by their word address (a narrow load reads part of one).
@@ -58,7 +67,11 @@ class Parking:
         watchable = all(r is not None and r.watch for r in registers.values())
         pure = back and not wrote and effects == self._side_effects
         if not (reads and pure and watchable and core.fingerprint() == before):
-            core.mark_busy_loop()
+            if core.probe_unsynced:
+                # Its loads ran ahead of the other cores: undone, the loop runs on as any code.
+                core.undo_probe(busy=True)
+            else:
+                core.mark_busy_loop()
             return
         core.state = CoreState.WAITING
         core.watch = sorted(set(l1))

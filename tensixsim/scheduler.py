@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 # with no side effect in between, is spinning. When every live core spins and memory did not change
 # across two such observations, nothing can ever change: deadlock.
 _SPIN_HISTORY = 64
+# A core still recognising a short loop (Core.loop_pending) is not taken for spinning for this many
+# slices: a quantum shorter than the loop's recognition cuts it into slices that repeat before the
+# loop is probed (and parked, or found to do real work). A spin in a loop too long to be recognised
+# counts after them.
+_PENDING_SLICES = 64
 
 
 class Scheduler:
@@ -37,6 +42,7 @@ class Scheduler:
 
     def _schedule(self, max_cycles: int, progress: ProgressLine | None = None) -> None:
         history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
+        pending = {c.name: 0 for c in self.cores}  # slices skipped while a loop is being recognised
         spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
         spin_digest: int | None = None  # memory digest, taken once the marks repeat
         while True:
@@ -96,7 +102,11 @@ class Scheduler:
             # Spin detection: only slices that ran to the quantum without side effects count.
             if core.state is not CoreState.RUNNING or self._side_effects != effects_before:
                 history[core.name].clear()
+                pending[core.name] = 0
                 spin_marks = spin_digest = None
+                continue
+            if core.loop_pending and pending[core.name] < _PENDING_SLICES:
+                pending[core.name] += 1  # counting a loop not probed yet: it may still be parked
                 continue
             seen = history[core.name]
             fingerprint = core.fingerprint()
@@ -212,6 +222,11 @@ class Scheduler:
                 # (cycle, index) must stay below the other core's (time, index).
                 limit = min(limit, other.time if index < other.index else other.time - 1)
         return limit
+
+    def l1_sync_limit(self, core: Core) -> int:
+        """The latest cycle at which ``core`` may access L1 (l1_order): where no other core of the
+        tile is behind it."""
+        return self.sync_limit(core)
 
     def note_side_effect(self, count: int = 1) -> None:
         self._side_effects += count

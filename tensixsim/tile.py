@@ -2,9 +2,9 @@
 
 The tile builds its cores, memories, registers and coprocessor and wires the MMIO windows each core
 sees; :mod:`tensixsim.scheduler` decides which core runs when, :mod:`tensixsim.parking` parks poll
-loops and keeps L1 writes coherent. L1 is shared without synchronisation, as on the hardware; a core
-polling an L1 flag it is not parked on sees another core's store at the next slice boundary
-(docs/deviations.md).
+loops and keeps L1 writes coherent. With ``l1_order`` a core's L1 accesses happen in cycle order with
+the other cores' (an access at a cycle another running core has not reached waits for it); without,
+a core polling an L1 word it is not parked on sees another core's store at the next slice boundary.
 """
 
 from __future__ import annotations
@@ -76,18 +76,23 @@ class Tile(Scheduler, Parking):
         backend: str = "coprocessor",
         engine: str | None = None,
         record_pushes: bool | None = None,
+        l1_order: bool = False,
     ) -> None:
         """``engine``: "native" (the default, or ``$TENSIXSIM_ENGINE``) runs the coprocessor's hot path
         in C, falling back to "python", the reference engine, when no C compiler is available;
         results and cycles are the same. ``record_pushes``: keep every Tensix instruction a core
         pushes for :meth:`pushed` (about 50 bytes each, so off by default; on for the "recorder"
-        backend, whose purpose it is)."""
+        backend, whose purpose it is). ``l1_order``: cores' L1 loads, stores and atomics happen in
+        cycle order between cores, so results and cycles do not depend on the quantum; off (the
+        default), a core sees another's L1 store at the next slice boundary, and runs much faster
+        where several cores use L1 at once (docs/timing.md)."""
         engine = engine or os.environ.get("TENSIXSIM_ENGINE") or "native"
         self.arch = get_arch(arch)
         self.quantum = quantum
         # Park cores spinning in poll loops until what they poll changes (results and cycles are the
         # same as running the loops; off is for checking that).
         self.park_polls = True
+        self.l1_order = l1_order
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
         # The cores map whole pages: a local RAM smaller than a page (Wormhole's TRISCs) sits at the
         # start of its page, and the rest of the page is a hole the cores' hooks fault on.

@@ -49,6 +49,8 @@ from tensixsim.riscv.native import (
     STOP_MISALIGNED,
     STOP_PUSH,
     STOP_SPIN,
+    STOP_SYNC,
+    SYNC_NEVER,
     Hooks,
 )
 from tensixsim.tensix.capture import (
@@ -158,6 +160,7 @@ class Core:
         self._loop_entry = 0  # cycle the loop being counted was first entered
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
         self._store_cancelled = False  # see cancel_protected_store
+        self._probe_snapshot: tuple | None = None  # see probe_iteration / undo_probe
 
     def _init_cpu(self, tile: Tile) -> None:
         arch = tile.arch
@@ -181,6 +184,7 @@ class Core:
         if page.nbytes > own.nbytes:
             self.hooks.state.hole_lo = arch.local_ram_base + own.nbytes
             self.hooks.state.hole_size = page.nbytes - own.nbytes
+        self.hooks.on_sync_refresh(self._refresh_sync_limit)
         self._scratch: list[np.ndarray] = []
         ports = 0
         self._storage_values: dict[int, np.ndarray] = {}  # the arrays storage windows read
@@ -363,6 +367,7 @@ class Core:
         s.time_base = self.time
         s.extra = s.stall = s.walk_done = 0
         s.mem_n = s.mem_used = 0
+        s.sync_valid = 0  # the other cores moved since the last slice
         # Only a core that pushes is worth it; its first push takes the Python path.
         engine = self.tile.engine_for_pushes(self) if self.hooks.native and self.tensix_pushed else None
         if engine is not None:
@@ -396,6 +401,10 @@ class Core:
             pc = s.fault_pc
             done = self._done_before(pc)
             self._undo_misaligned(s.stop_reason == STOP_HOLE)
+        elif s.stop_reason == STOP_SYNC:
+            pc = s.fault_pc
+            done = self._done_before(pc)
+            self._undo_sync_access()
         elif s.stop_reason == STOP_PUSH:
             pc = s.fault_pc
             done = self._done_before(pc)
@@ -412,9 +421,14 @@ class Core:
         self._pc = pc
         self.instructions += done
         self.time = self._time_after(done)
+        if s.stop_reason == STOP_SYNC:
+            # It cannot act before the stopped access issues: the other cores may run up to there
+            # (its issue cycle stays what it was: nothing before it is pending any more).
+            self.time = max(self.time, s.fault_cycle)
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
+        s.resumed = int(s.stop_reason == STOP_SYNC)  # (see native.c: where the other cores' progress cut it)
 
     def _attach_storage(self) -> None:
         """Let native code answer reads of the storage windows (tsim_storage_read) until Python
@@ -452,6 +466,14 @@ class Core:
         """Cycle at which the loop the core stopped in was first entered."""
         return self._loop_entry
 
+    @property
+    def loop_pending(self) -> bool:
+        """The core is counting the iterations of a short loop not probed yet (it is probed after
+        SPIN_THRESHOLD of them, and then parked or marked busy)."""
+        s = self.hooks.state
+        head = s.loop_head
+        return s.busy[(head >> 2) & 63] != head and s.repeat < s.spin_threshold
+
     def mark_busy_loop(self) -> None:
         """The loop headed at pc does real work: never check it for polling again."""
         self.hooks.state.busy[(self._pc >> 2) & 63] = self._pc
@@ -466,7 +488,19 @@ class Core:
         head = self._pc
         s = self.hooks.state
         s.probing, s.probe_wrote, s.probe_count = 1, 0, 0
+        # Loads past the other cores are let through only while the iteration can be undone
+        # (undo_probe; see native.c probe_unsynced).
+        s.probe_unsynced = s.probe_strict = 0
         start, instructions = self.time, self.instructions
+        self._probe_snapshot = (
+            self.uc.context_save(),
+            ctypes.string_at(ctypes.addressof(s), ctypes.sizeof(s)),
+            self.time,
+            self.instructions,
+            self._pc,
+            self._loop_entry,
+            self._carry_loop,
+        )
         self._probe_reads = []
         try:
             # The slice starts at the head (its first entry); the native hook stops at the second.
@@ -484,6 +518,29 @@ class Core:
         for address, cycle in registers:
             self.poll_reads.setdefault(address, cycle - start)
         return reads, wrote[0], back
+
+    @property
+    def probe_unsynced(self) -> bool:
+        """The last probe iteration loaded L1 at a cycle another running core has not reached."""
+        return bool(self.hooks.state.probe_unsynced)
+
+    def undo_probe(self, *, busy: bool) -> None:
+        """Put the core back where it was before the last probe iteration (it loaded L1 past the
+        other cores, did nothing else lasting, and the loop is not parked). ``busy``: the loop does
+        real work (never probe it again); otherwise it is probed again after another
+        SPIN_THRESHOLD iterations, run as any code is."""
+        context, hooks, self.time, self.instructions, self._pc, self._loop_entry, self._carry_loop = (
+            self._probe_snapshot
+        )
+        self.uc.context_restore(context)
+        s = self.hooks.state
+        ctypes.memmove(ctypes.addressof(s), hooks, len(hooks))
+        s.probing = s.probe_unsynced = s.stop_reason = s.sync_valid = 0
+        if busy:
+            self.mark_busy_loop()
+        else:
+            s.repeat = 0
+        self.sync_stopped = False
 
     def skip_iterations(self, count: int) -> None:
         """Account ``count`` iterations of the parked loop as run (they saw nothing new)."""
@@ -530,6 +587,7 @@ class Core:
         Python sees every push (it may change what the engine was told at slice start)."""
         s = self.hooks.state
         s.engine = None
+        s.sync_valid = 0  # Python may wake a core here: the sync limit is asked again
         storage = self.hooks.storage
         if storage is not None:
             storage.engine = storage.asked = 0
@@ -577,6 +635,30 @@ class Core:
             return False
         return True
 
+    def _refresh_sync_limit(self) -> None:
+        """Tell the hooks up to which cycle this core's L1 accesses may go (native.c l1_sync_stop).
+        Called from native code: must not raise."""
+        s = self.hooks.state
+        try:
+            limit = self.tile.l1_sync_limit(self) if self.tile.l1_order else SYNC_NEVER
+            s.sync_limit = min(limit, SYNC_NEVER)
+        except BaseException as exc:  # (no limit known: stop at the access, the error reported)
+            s.sync_limit = -1
+            self._fail(exc)
+        s.sync_valid = 1
+
+    def _undo_sync_access(self) -> None:
+        """The L1 access the hooks stopped before (another core has not reached its cycle yet) ran
+        anyway: put back what it changed. The core retries it when it is the earliest."""
+        s = self.hooks.state
+        if s.fault_write:
+            self.tile.l1[s.fault_addr : s.fault_addr + s.fault_size] = np.frombuffer(
+                int(s.fault_mem).to_bytes(8, "little")[: s.fault_size], np.uint8
+            )
+        if s.fault_rd:
+            self.uc.reg_write(X_REGS[s.fault_rd], s.fault_old)
+        self.sync_stopped = True
+
     def _undo_misaligned(self, hole: bool = False) -> None:
         s = self.hooks.state
         if s.fault_write:
@@ -617,6 +699,13 @@ class Core:
                 # block; count it here so that every retired instruction is counted once.
                 s.icount += 1
                 s.block_size += 4
+            if s.probing and not self.hooks.native and not self._bitmanip_trap(intno, pc):
+                # (native.c's tsim_intr_hook does this first)
+                if s.probe_unsynced:
+                    s.probe_wrote = 1
+                    self.hooks.probe_stop(uc, pc)
+                    return
+                s.probe_strict = 1
             if intno == EXC_ILLEGAL:
                 self._illegal(pc)
             elif intno == EXC_ECALL_U:
@@ -632,6 +721,13 @@ class Core:
         if self.error is not None:
             # A failing instruction did not retire: the core stays on it (running on fails again).
             uc.reg_write(rv.UC_RISCV_REG_PC, pc)
+
+    def _bitmanip_trap(self, intno: int, pc: int) -> bool:
+        """The trap at ``pc`` is a Zba/Zbb instruction this architecture has (no lasting effect)."""
+        if intno != EXC_ILLEGAL or not self.tile.arch.has_zba_zbb:
+            return False
+        word = self.fetch(pc)
+        return word & 3 == 3 and bitmanip.decode(word) is not None
 
     def _exception_fault(self, intno: int, pc: int) -> SimError:
         kinds = {
@@ -815,6 +911,8 @@ class Core:
         return 0
 
     def _mmio_write(self, uc: Uc, offset: int, size: int, value: int, region: MmioRegion) -> None:
+        if self.hooks.state.stop_reason == STOP_SYNC:
+            return  # a probe stopped before this store (native.c probe_stop)
         try:
             cycle = self._mmio_enter(region)
             if cycle is None:
@@ -874,6 +972,8 @@ class Core:
         if self._store_cancelled:
             self._store_cancelled = False
             return True
+        if self.hooks.state.stop_reason == STOP_SYNC:
+            return True  # the core stopped before this store (native.c l1_sync_stop)
         try:
             self._drain_pushes()
             pc = uc.reg_read(rv.UC_RISCV_REG_PC)

@@ -11,11 +11,12 @@ typedef int (*uc_stop_fn)(void *uc);
 typedef int (*uc_reg_fn)(void *uc, int regid, void *value);
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t addr, void *buf, uint64_t size);
 typedef void (*py_intr_fn)(void *uc, uint32_t intno, void *user);
+typedef void (*refresh_fn)(void);
 /* tsim_engine_push of the coprocessor engine (tensix/native/engine.c): 1 when it took the push. */
 typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle,
                               uint32_t core, uint32_t inline_word, int64_t horizon);
 
-enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5 };
+enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5, STOP_SYNC = 6 };
 enum { PUSH_RING = 256, PUSH_PORTS = 3 };
 
 /* A Tensix instruction taken by the hooks while its pipe's queue had room (see push_free). */
@@ -32,7 +33,8 @@ enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polli
 enum { MEM_LOG = 64 };             /* accesses of one block remembered for the timing walk */
 enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
 enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
-enum { HISTORY = 16 };             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
+enum { HISTORY = 16 };
+#define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
     P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_VISIBLE,
@@ -136,6 +138,27 @@ struct core_hooks {
     /* An unmapped range inside a mapped page (the rest of the page holding a local RAM smaller than
      * a page): an access there stops with STOP_HOLE, undone like a misaligned one. */
     uint64_t hole_lo, hole_size;
+    /* L1 between cores (see l1_sync_stop): an L1 load, store or atomic is performed only at a cycle
+     * no other running core is behind (Tile.sync_limit), so every core sees the others' L1 stores
+     * in cycle order, whatever the quantum. sync_limit holds while sync_valid is set: Python clears
+     * it whenever it runs (it may wake a core) and sync_refresh fills it in again. */
+    int64_t sync_limit;
+    uint64_t sync_valid;
+    refresh_fn sync_refresh;
+    uint64_t fault_mem;     /* the bytes a sync-stopped store or atomic overwrites */
+    int64_t fault_cycle;    /* and the cycle it would have issued at (the core cannot act before) */
+    /* While probing, a load past sync_limit is let through (probe_unsynced) so that a poll loop can
+     * be parked however close the other cores are; Python undoes the probe iteration when the loop
+     * is not parked. To be undoable the iteration may not have done anything else lasting: a load
+     * past the limit after a store or trap (probe_strict) stops as usual, and a store or trap after
+     * such a load stops the probe. */
+    uint64_t probe_unsynced;
+    uint64_t probe_strict;
+    /* The slice resumes where a synchronisation point stopped the last one, inside a block already
+     * counted when it was entered: its first block (the rest of that one) is not counted again for
+     * loop recognition, so a loop is recognised by the same head however the other cores'
+     * progress cuts it. */
+    uint64_t resumed;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -460,6 +483,10 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
         h->stop(uc);
         return;
     }
+    if (h->resumed) {
+        h->resumed = 0;
+        goto code_page;
+    }
     if (address == h->loop_head) {
         h->since_head = 0;
         if (h->busy[(address >> 2) & 63] != address && ++h->repeat >= h->spin_threshold) {
@@ -478,6 +505,7 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
     h->history_addr[h->history_pos % HISTORY] = address;
     h->history_cycle[h->history_pos % HISTORY] = natural(h, before);
     h->history_pos++;
+code_page:;
     uint64_t page = (address - h->code_base) >> 12;
     if (address >= h->code_base && page < h->code_pages && !h->executed[page]) {
         h->executed[page] = 1;
@@ -506,6 +534,59 @@ static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc,
     return 1;
 }
 
+/* Stop a probe before the instruction at the current pc (a store or trap after a load past the sync
+ * limit: see probe_unsynced); nothing of it is performed. */
+static void probe_stop(void *uc, struct core_hooks *h)
+{
+    uint32_t pc = 0;
+    h->reg_read(uc, REG_PC, &pc);
+    h->stop_reason = STOP_SYNC;
+    h->fault_pc = pc;
+    h->fault_write = h->fault_rd = 0;
+    h->fault_cycle = 0;
+    h->reg_write(uc, REG_PC, &pc);
+    h->stop(uc);
+}
+
+/* An L1 access at a cycle some other running core has not reached yet: the access is undone (the
+ * old bytes and the old rd are saved here; Python restores them) and the core stops before it, to
+ * retry it when it is the earliest. Returns 1 when it stopped the core. */
+static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t address, int size)
+{
+    if (h->stop_reason == STOP_SYNC) return 1; /* the write half of a stopped atomic */
+    if (!h->sync_valid) h->sync_refresh();
+    uint32_t pc = 0;
+    uint32_t insn = 0, op = 0;
+    h->fault_cycle = 0;
+    if (h->probing && h->probe_unsynced && type == MEM_WRITE) goto stop;
+    if (h->sync_limit >= SYNC_NEVER) return 0;
+    h->reg_read(uc, REG_PC, &pc);
+    h->fault_cycle = tsim_time_at(uc, h, pc);
+    if (h->fault_cycle <= h->sync_limit) return 0;
+    if (h->probing && type != MEM_WRITE && !h->probe_strict) {
+        h->probe_unsynced = 1;
+        return 0;
+    }
+stop:
+    h->reg_read(uc, REG_PC, &pc);
+    insn = fetch_word(uc, h, pc);
+    op = insn & 0x7F;
+    h->stop_reason = STOP_SYNC;
+    h->fault_addr = address;
+    h->fault_size = (uint64_t)size;
+    h->fault_pc = pc;
+    h->fault_write = type == MEM_WRITE || op == 0x2F;
+    h->fault_mem = 0;
+    h->mem_read(uc, address, &h->fault_mem, (uint64_t)size);
+    h->fault_rd = op == 0x23 ? 0 : (insn >> 7) & 31;
+    uint32_t old = 0;
+    if (h->fault_rd) h->reg_read(uc, REG_X0 + (int)h->fault_rd, &old);
+    h->fault_old = old;
+    h->reg_write(uc, REG_PC, &pc); /* makes Unicorn leave right after this instruction */
+    h->stop(uc);
+    return 1;
+}
+
 void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, struct core_hooks *h)
 {
     (void)value;
@@ -514,7 +595,12 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
     h->mem_n++;
     if (h->probing) {
         if (type == MEM_WRITE) {
-            h->probe_wrote = 1;
+            h->probe_wrote = 1; /* (a loop that stores is no poll loop) */
+            if (h->probe_unsynced && address >= h->l1_size) {
+                probe_stop(uc, h);
+                return;
+            }
+            h->probe_strict = 1;
         } else {
             if (h->probe_count < PROBE_READS) {
                 h->probe_addr[h->probe_count] = address;
@@ -525,6 +611,8 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
     }
     int misaligned = (address & (uint64_t)(size - 1)) != 0;
     int hole = address - h->hole_lo < h->hole_size;
+    if (!misaligned && !hole && address < h->l1_size && l1_sync_stop(uc, h, type, address, size))
+        return;
     if (!misaligned && !hole && address < h->mmio_base)
         return;
     uint32_t pc = 0;
@@ -618,6 +706,12 @@ static int bitmanip(uint32_t w, uint32_t a, uint32_t b, uint32_t *out)
     return 0;
 }
 
+static int is_bitmanip(uint32_t w)
+{
+    uint32_t out;
+    return bitmanip(w, 0, 0, &out);
+}
+
 void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
 {
     uint32_t next = 0;
@@ -628,9 +722,20 @@ void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
         h->icount += 1;
         h->block_size += 4;
     }
+    uint32_t w = 0;
+    if (intno == 2) h->mem_read(uc, pc, &w, 4);
+    if (h->probing && !(intno == 2 && (w & 3) == 3 && h->zba_zbb && is_bitmanip(w))) {
+        /* A push or a trap to Python after a load past the sync limit: the probe stops before it
+         * (such a loop does lasting work: no poll loop). */
+        if (h->probe_unsynced) {
+            h->probe_wrote = 1;
+            h->reg_write(uc, REG_PC, &pc);
+            probe_stop(uc, h);
+            return;
+        }
+        h->probe_strict = 1;
+    }
     if (intno == 2) {
-        uint32_t w = 0;
-        h->mem_read(uc, pc, &w, 4);
         if ((w & 3) != 3) {
             if (h->inline_pipe != ~(uint64_t)0 && take_push(uc, h, (w >> 2) | (w << 30), pc, (uint32_t)h->inline_pipe | 0x100))
                 return;

@@ -21,7 +21,8 @@ from tensixsim.native_build import build_library, pure_python_requested
 _SOURCE = Path(__file__).with_name("native.c")
 _uclib = _ucmod.uclib
 
-STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE = 0, 1, 2, 3, 4, 5
+STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE, STOP_SYNC = 0, 1, 2, 3, 4, 5, 6
+SYNC_NEVER = 1 << 62  # native.c: no other core running (tensix/frontend.py NEVER)
 PUSH_RING, PUSH_PORTS = 256, 3
 NO_PIPE = (1 << 64) - 1
 
@@ -158,6 +159,14 @@ class HookState(ctypes.Structure):
         ("history_pos", ctypes.c_uint64),
         ("hole_lo", ctypes.c_uint64),
         ("hole_size", ctypes.c_uint64),
+        ("sync_limit", ctypes.c_int64),
+        ("sync_valid", ctypes.c_uint64),
+        ("sync_refresh", ctypes.c_void_p),
+        ("fault_mem", ctypes.c_uint64),
+        ("fault_cycle", ctypes.c_int64),
+        ("probe_unsynced", ctypes.c_uint64),
+        ("probe_strict", ctypes.c_uint64),
+        ("resumed", ctypes.c_uint64),
     ]
 
 
@@ -251,6 +260,9 @@ class Hooks:
         s.limit = 1 << 62
         s.spin_threshold = s.spin_reset = 1 << 62
         s.inline_pipe = NO_PIPE
+        # No L1 ordering between cores until on_sync_refresh is given (a lone Unicorn instance).
+        s.sync_limit, s.sync_valid = SYNC_NEVER, 1
+        self._sync_refresh: Callable[[], None] = lambda: None
         s.mmio_base = mmio_base
         s.code_base = code_base
         s.code_pages = code_pages
@@ -301,6 +313,13 @@ class Hooks:
         if err != ucc.UC_ERR_OK:
             raise RuntimeError("uc_hook_add(UC_HOOK_INTR) failed")
         self._handles.append(handle)
+
+    def on_sync_refresh(self, refresh: Callable[[], None]) -> None:
+        """``refresh()`` sets ``state.sync_limit`` and ``state.sync_valid`` when an L1 access finds
+        them cleared (see native.c l1_sync_stop); it must not raise."""
+        self._sync_refresh = refresh
+        self._sync_refresh_c = _ATTACH(refresh)
+        self.state.sync_refresh = ctypes.cast(self._sync_refresh_c, ctypes.c_void_p).value
 
     # ------------------------------------------------------------------ timing walk
     def configure_timing(
@@ -611,7 +630,10 @@ class Hooks:
             s.stop_reason = STOP_LIMIT
             uc.emu_stop()
             return
-        if address == s.loop_head:
+        resumed, s.resumed = s.resumed, 0
+        if resumed:
+            pass  # (native.c: the rest of a block counted when it was entered)
+        elif address == s.loop_head:
             s.since_head = 0
             if s.busy[(address >> 2) & 63] != address:
                 s.repeat += 1
@@ -625,9 +647,10 @@ class Hooks:
                 s.loop_head, s.since_head, s.repeat_start = address, 0, before
                 s.repeat_cycle, s.repeat = self._first_entry(address, self._natural(before))
                 s.spin_threshold = s.spin_reset
-        s.history_addr[s.history_pos % HISTORY] = address
-        s.history_cycle[s.history_pos % HISTORY] = self._natural(before)
-        s.history_pos += 1
+        if not resumed:
+            s.history_addr[s.history_pos % HISTORY] = address
+            s.history_cycle[s.history_pos % HISTORY] = self._natural(before)
+            s.history_pos += 1
         page = (address - s.code_base) >> 12
         if address >= s.code_base and page < s.code_pages and not s.executed[page]:
             s.executed[page] = 1
@@ -652,14 +675,21 @@ class Hooks:
         s.mem_n += 1
         if s.probing:
             if kind == MEM_WRITE:
-                s.probe_wrote = 1
+                s.probe_wrote = 1  # (a loop that stores is no poll loop)
+                if s.probe_unsynced and address >= s.l1_size:
+                    self.probe_stop(uc)
+                    return
+                s.probe_strict = 1
             else:
                 if s.probe_count < PROBE_READS:
                     s.probe_addr[s.probe_count], s.probe_size[s.probe_count] = address, size
                 s.probe_count += 1
         misaligned = address & (size - 1) != 0
         hole = 0 <= address - s.hole_lo < s.hole_size
-        if not misaligned and not hole and address < s.mmio_base:
+        aligned = not misaligned and not hole
+        if aligned and address < s.l1_size and self._l1_sync_stop(uc, kind, address, size):
+            return
+        if aligned and address < s.mmio_base:
             return
         pc = uc.reg_read(PC_REG)
         if not misaligned and not hole:
@@ -674,5 +704,46 @@ class Hooks:
             insn = int.from_bytes(uc.mem_read(pc, 4), "little")
             s.fault_rd = (insn >> 7) & 31
             s.fault_old = uc.reg_read(X0_REG + s.fault_rd)
+        uc.reg_write(PC_REG, pc)
+        uc.emu_stop()
+
+    def _l1_sync_stop(self, uc: unicorn.Uc, kind: int, address: int, size: int) -> bool:
+        """native.c's l1_sync_stop: stop before an L1 access another running core has not reached."""
+        s = self.state
+        if s.stop_reason == STOP_SYNC:
+            return True  # the write half of a stopped atomic
+        if not s.sync_valid:
+            self._sync_refresh()
+        s.fault_cycle = 0
+        if not (s.probing and s.probe_unsynced and kind == MEM_WRITE):
+            if s.sync_limit >= SYNC_NEVER:
+                return False
+            s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
+            if s.fault_cycle <= s.sync_limit:
+                return False
+            if s.probing and kind != MEM_WRITE and not s.probe_strict:
+                s.probe_unsynced = 1
+                return False
+        pc = uc.reg_read(PC_REG)
+        insn = self._fetch(uc, pc)
+        op = insn & 0x7F
+        s.stop_reason = STOP_SYNC
+        s.fault_addr, s.fault_size, s.fault_pc = address, size, pc
+        s.fault_write = kind == MEM_WRITE or op == 0x2F
+        s.fault_mem = int.from_bytes(uc.mem_read(address, size), "little")
+        s.fault_rd = 0 if op == 0x23 else (insn >> 7) & 31
+        s.fault_old = uc.reg_read(X0_REG + s.fault_rd) if s.fault_rd else 0
+        uc.reg_write(PC_REG, pc)
+        uc.emu_stop()
+        return True
+
+    def probe_stop(self, uc: unicorn.Uc, pc: int | None = None) -> None:
+        """native.c's probe_stop: stop a probe before the instruction at ``pc`` (default: the pc)."""
+        s = self.state
+        if pc is None:
+            pc = uc.reg_read(PC_REG)
+        s.stop_reason = STOP_SYNC
+        s.fault_pc = pc
+        s.fault_write = s.fault_rd = s.fault_cycle = 0
         uc.reg_write(PC_REG, pc)
         uc.emu_stop()

@@ -1,0 +1,201 @@
+"""With ``Tile(l1_order=True)`` L1 traffic between cores is seen in cycle order, whatever the quantum.
+
+Cores run ahead of each other in slices; an L1 load, store or atomic is performed only once no other
+running core is behind its cycle (Tile.sync_limit), so a store is visible to exactly the loads of
+other cores at later cycles. These programs poll plain L1 words in loops that cannot be parked (each
+iteration stores a count), so nothing but that ordering makes them agree across quanta.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from asm import assemble
+
+from tensixsim import Tile
+
+FLAG, ACK, OUT = 0x30000, 0x30040, 0x30080
+QUANTA = (7, 13, 37, 100, 2000, 5000)
+
+
+def _handshake(quantum: int) -> tuple[bytes, dict[str, tuple[int, int]]]:
+    """BRISC counts down, notes rdcycle, sets FLAG; TRISC0 polls FLAG, counting its polls in L1 and
+    noting the rdcycle at which it saw the flag, then sets ACK after a while; BRISC polls ACK the same
+    way. Returns the OUT words and each core's (cycles, instructions)."""
+    brisc = f"""
+        li s0, {FLAG}
+        li s1, {ACK}
+        li s2, {OUT}
+        li t2, 700
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        rdcycle t3
+        sw t3, 0(s2)
+        li t1, 1
+        sw t1, 0(s0)
+        li t4, 0
+    2:  addi t4, t4, 1
+        sw t4, 16(s2)
+        lw t1, 0(s1)
+        beqz t1, 2b
+        rdcycle t3
+        sw t3, 20(s2)
+        ecall
+    """
+    trisc0 = f"""
+        li s0, {FLAG}
+        li s1, {ACK}
+        li s2, {OUT}
+        li t4, 0
+    1:  addi t4, t4, 1
+        sw t4, 4(s2)
+        lw t1, 0(s0)
+        beqz t1, 1b
+        rdcycle t3
+        sw t3, 8(s2)
+        li t2, 300
+    2:  addi t2, t2, -1
+        bnez t2, 2b
+        rdcycle t3
+        sw t3, 12(s2)
+        li t1, 1
+        sw t1, 0(s1)
+        ecall
+    """
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
+    tile.write(0, assemble(brisc))
+    tile.write(0x6000, assemble(trisc0, base=0x6000))
+    result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
+    cores = {n: (result.cores[n].cycles, result.cores[n].instructions) for n in ("brisc", "trisc0")}
+    return tile.read(OUT, 24), cores
+
+
+def _words(data: bytes) -> list[int]:
+    return [int.from_bytes(data[i : i + 4], "little") for i in range(0, len(data), 4)]
+
+
+def test_a_store_is_seen_by_the_first_poll_after_its_cycle():
+    out, _ = _handshake(2000)
+    set_flag, polls, seen, acked, ack_polls, seen_ack = _words(out)
+    # An iteration of either poll loop (count, store, load, branch) takes about 12 cycles and a load
+    # answers 9 cycles after it issues: the flag is seen within an iteration and a load of the store,
+    # not at the next slice boundary (up to 2000 cycles later).
+    assert set_flag < seen <= set_flag + 32
+    assert acked < seen_ack <= acked + 32
+    assert polls > 10 and ack_polls > 10  # both really polled
+
+
+@pytest.mark.parametrize("quantum", QUANTA)
+def test_handshake_results_and_cycles_do_not_depend_on_the_quantum(quantum):
+    assert _handshake(quantum) == _handshake(1000)
+
+
+_PURE = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from test_l1_between_cores import _handshake
+from tensixsim.riscv.native import native_library
+out, cores = _handshake(37)
+print(json.dumps({{"native": native_library() is not None, "out": out.hex(), "cores": cores}}))
+"""
+
+
+def test_the_python_hooks_order_l1_the_same_way():
+    out, cores = _handshake(37)
+    env = dict(os.environ, TENSIXSIM_PURE_PYTHON="1")
+    code = _PURE.format(tests=str(Path(__file__).parent))
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    pure = json.loads(run.stdout)
+    assert not pure["native"]
+    assert bytes.fromhex(pure["out"]) == out
+    assert {name: tuple(c) for name, c in pure["cores"].items()} == cores
+
+
+def _last_store_wins(quantum: int) -> tuple[int, int, int]:
+    """BRISC stores 0xB at about cycle 1400, TRISC0 0x70 at about 900 (both counted down); BRISC
+    reads the word back and adds 0x100 at about 1700, TRISC0 adds 0x1000 at about 2500. Returns
+    the word after the stores, after the adds, and the cycle BRISC's store issued at."""
+    brisc = f"""
+        li s0, {FLAG}
+        li t2, 700
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        li t1, 0xB
+        rdcycle t3
+        sw t1, 0(s0)
+        sw t3, 8(s0)
+        li t2, 150
+    2:  addi t2, t2, -1
+        bnez t2, 2b
+        lw t4, 0(s0)
+        sw t4, 4(s0)
+        li t1, 0x100
+        amoadd.w zero, t1, 0(s0)
+        ecall
+    """
+    trisc0 = f"""
+        li s0, {FLAG}
+        li t2, 450
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        li t1, 0x70
+        sw t1, 0(s0)
+        li t2, 800
+    2:  addi t2, t2, -1
+        bnez t2, 2b
+        li t1, 0x1000
+        amoadd.w zero, t1, 0(s0)
+        ecall
+    """
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
+    tile.write(0, assemble(brisc))
+    tile.write(0x6000, assemble(trisc0, base=0x6000))
+    tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
+    final, after_stores, stored_at = _words(tile.read(FLAG, 12))
+    return after_stores, final, stored_at
+
+
+@pytest.mark.parametrize("quantum", QUANTA)
+def test_stores_of_two_cores_apply_in_cycle_order(quantum):
+    after_stores, final, stored_at = _last_store_wins(quantum)
+    assert 1200 < stored_at < 1600  # BRISC's store is the later one (TRISC0's: about 900)
+    assert after_stores == 0xB  # BRISC read back its own value: TRISC0's earlier store came first
+    assert final == 0xB + 0x100 + 0x1000  # both atomics applied
+
+
+@pytest.mark.parametrize("quantum", (13, 2000))
+def test_a_parked_poller_sees_the_count_reach_its_bound_no_earlier(quantum):
+    # BRISC counts a word up every ~200 cycles and notes the cycle of its 30th store; NCRISC's poll
+    # loop (parked) waits for the count to reach 30 and notes the cycle it saw it. (A core running
+    # ahead in its slice used to let NCRISC see counts stored thousands of cycles later.)
+    brisc = f"""
+        li t0, {FLAG}
+        li t1, 0
+        li t2, 40
+        li t5, 30
+    loop:
+        addi t1, t1, 1
+        rdcycle t3
+        sw t1, 0(t0)
+        bne t1, t5, 1f
+        sw t3, 4(t0)
+    1:  li t4, 100
+    delay:
+        addi t4, t4, -1
+        bnez t4, delay
+        bne t1, t2, loop
+        ecall
+    """
+    ncrisc = f"li t0, {FLAG}\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n"
+    ncrisc += "rdcycle t3\n sw t3, 8(t0)\n ecall"
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
+    tile.write(0, assemble(brisc))
+    tile.write(0x12000, assemble(ncrisc, base=0x12000))
+    tile.run(release=["brisc", "ncrisc"])
+    stored, seen = _words(tile.read(FLAG + 4, 8))
+    assert 29 * 200 < stored < seen <= stored + 32
