@@ -310,7 +310,7 @@ class Chip:
         facts = self.arch.noc
         if facts is None or not facts.tensix_tiles:
             raise ValueError(f"no NoC grid is described for {arch}")
-        if facts.register_layout != "blackhole":
+        if facts.registers is None:
             raise Unimplemented(f"{self.arch.name}: a chip needs NoC traffic between tiles, not modelled yet")
         if window is not None and not 1 <= window <= NOC.lookahead:
             raise ValueError(f"window must be 1..{NOC.lookahead} cycles (the NoC's lookahead), not {window}")

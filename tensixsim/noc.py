@@ -1,7 +1,10 @@
 """The tile's two NoC interface units (NIUs): registers, requests and their completion.
 
-Modelled from BlackholeA0/NoC/README.md, MemoryMap.md, Counters.md and Atomics.md, per NIU (window at
-``niu_bases[noc]``):
+Modelled from BlackholeA0/NoC/README.md, MemoryMap.md, Counters.md and Atomics.md (and their
+WormholeB0 counterparts). Where the two chips' NIUs differ, the difference is architecture data
+(``NocFacts.registers``, a :class:`~tensixsim.arch.common.NocRegisters`, and the packet and atomic
+facts of ``NocFacts``); the offsets below are Blackhole's, Wormhole's follow the list. Per NIU
+(window at ``niu_bases[noc]``):
 
 - Four request initiators (``i * 0x800``): the request fields ``NOC_TARG_ADDR_LO`` ..
   ``NOC_BRCST_EXCLUDE`` (``+0x00`` .. ``+0x2C``) are plain storage. Writing ``NOC_CMD_CTRL`` (``+0x40``)
@@ -21,6 +24,18 @@ Modelled from BlackholeA0/NoC/README.md, MemoryMap.md, Counters.md and Atomics.m
 
 Every other address in a window (request FIFO status, router debug, security fences, ...) is a
 :class:`~tensixsim.errors.MemoryFault` naming the register offset.
+
+Wormhole (WormholeB0/NoC/MemoryMap.md, tt-metal's wormhole ``noc_parameters.h``): initiators at a
+0x400 stride with ten request fields (``NOC_CMD_CTRL`` at ``+0x28``, ``NOC_NODE_ID`` /
+``NOC_ENDPOINT_ID`` at ``+0x2C`` / ``+0x30``), ``NOC_CLEAR_OUTSTANDING_REQ_CNT`` at ``+0x50``, the
+combined initiator status at ``+0x54`` (reads 0: every request is taken when written), configuration
+``+0x100`` .. ``+0x138``. Addresses are 36 bits: ``*_ADDR_LO`` and bits 0..3 of ``*_ADDR_MID``, whose
+bits 4.. hold the coordinates laid out as Blackhole's ``*_ADDR_HI`` (X, Y, then StartX, StartY of a
+rectangle); a request is decoded into Blackhole's fields (:meth:`Noc.decode`) and takes the same path.
+Packets carry 32 bytes per flit and at most 8192 bytes, a byte-enabled write covers 32 bytes, an
+inline write to L1 is a byte-enabled write of ``NOC_AT_DATA`` within its 16-byte line, and of the
+atomics only increment is modelled. Translation uses the X and Y tables alone (32 4-bit entries
+each) and writes the translated coordinates back into ``*_ADDR_MID``.
 
 Coordinate translation (Coordinates.md, "Translation Algorithm"). While bit 14 of the issuing NIU's
 ``NIU_CFG_0`` is set, the X/Y coordinates in ``NOC_TARG_ADDR_HI`` and ``NOC_RET_ADDR_HI`` go through
@@ -83,7 +98,8 @@ from tensixsim.timing import NOC
 if TYPE_CHECKING:
     from tensixsim.tile import Tile
 
-# Offsets inside one request initiator.
+# The request as the NIU acts on it: Blackhole's fields (another layout is decoded into them). Offsets
+# of Blackhole's registers, for code that names them (the tile uses NocFacts.registers).
 REQUEST_FIELDS = (
     "NOC_TARG_ADDR_LO",
     "NOC_TARG_ADDR_MID",
@@ -117,7 +133,7 @@ NOC_NODE_ID = 0x44
 NOC_ENDPOINT_ID = 0x48
 NOC_CLEAR_OUTSTANDING_REQ_CNT = 0x60
 CONFIG_BASE = 0x100
-CONFIG_WORDS = 32
+CONFIG_WORDS = 32  # Blackhole's configuration window (0x100..0x17F)
 TRANSLATION_ENABLE = 1 << 14  # NIU_CFG_0
 # Configuration registers with no storage: pulses clearing state that is not modelled.
 _CONFIG_PULSES = ("DEBUG_COUNTER_RESET", "NIU_TRANS_COUNT_RTZ_CLR")
@@ -261,8 +277,8 @@ class Noc:
     facts: NocFacts
     position: tuple[int, int]  # NoC #0 coordinates of this tile
     tile_index: int  # NOC_ENDPOINT_ID bits 0..7
-    requests: np.ndarray  # (nocs, initiators, len(REQUEST_FIELDS)) uint32
-    config: np.ndarray  # (nocs, CONFIG_WORDS) uint32
+    requests: np.ndarray  # (nocs, initiators, request fields of the layout) uint32, as written
+    config: np.ndarray  # (nocs, configuration words) uint32
     counters: np.ndarray  # (nocs, COUNTER_WORDS) uint32
     dram: Dram | None = None
     tile: Tile | None = field(default=None, repr=False)
@@ -277,15 +293,16 @@ class Noc:
     def new(cls, arch: Arch, position: tuple[int, int] | None = None, tile_index: int = 0) -> Noc | None:
         """The NIUs of ``arch`` (None when the architecture description has none)."""
         facts = arch.noc
-        if facts is None or facts.register_layout != "blackhole":
+        if facts is None or facts.registers is None:
             return None  # (the tile maps the NIU windows of an unmodelled layout as Unimplemented)
         nocs = len(facts.niu_bases)
+        words = (max(facts.config_registers.values()) - CONFIG_BASE) // 4 + 1
         noc = cls(
             facts,
             facts.default_position,
             tile_index,
-            np.zeros((nocs, facts.initiators, len(REQUEST_FIELDS)), np.uint32),
-            np.zeros((nocs, CONFIG_WORDS), np.uint32),
+            np.zeros((nocs, facts.initiators, len(facts.registers.request_fields)), np.uint32),
+            np.zeros((nocs, words), np.uint32),
             np.zeros((nocs, COUNTER_WORDS), np.uint32),
             Dram.new(arch),
             tx_free=[0] * nocs,
@@ -329,10 +346,12 @@ class Noc:
         return int(self.config[noc, self._config_index(name)])
 
     def _table(self, noc: int, name: str, index: int) -> int:
-        """Entry ``index`` (0..31) of the 5-bit lookup table ``name``: six entries per 32-bit word, from
-        bit 0 up (bits 30 and 31 of each word are not entries)."""
-        word, slot = divmod(index, 6)
-        return self._config(noc, f"{name}_{word}") >> 5 * slot & 0x1F
+        """Entry ``index`` (0..31) of the lookup table ``name``: entries of ``table_entry_bits`` packed
+        from bit 0 of each 32-bit word (Blackhole: six 5-bit entries, bits 30 and 31 unused; Wormhole:
+        eight 4-bit entries)."""
+        bits = self.facts.registers.table_entry_bits
+        word, slot = divmod(index, 32 // bits)
+        return self._config(noc, f"{name}_{word}") >> bits * slot & (1 << bits) - 1
 
     # ------------------------------------------------------------------ coordinate translation
     def translating(self, noc: int) -> bool:
@@ -340,8 +359,13 @@ class Noc:
 
     def translate(self, noc: int, x: int, y: int) -> tuple[int, int]:
         """Raw coordinates for the translated pair (x, y) (6 bits each) at NIU ``noc``
-        (Coordinates.md, "Translation Algorithm")."""
+        (Coordinates.md, "Translation Algorithm"; Wormhole's: the X and Y tables alone)."""
         x5, y5 = x & 0x1F, y & 0x1F
+        if self.facts.registers.translation == "tables":
+            # Wormhole's tables have 32 entries per axis; a coordinate of 32 or more (6 bits) is not
+            # covered by the page: its low 5 bits index the table.
+            x_table, y_table = "NOC_X_ID_TRANSLATE_TABLE", "NOC_Y_ID_TRANSLATE_TABLE"
+            return self._table(noc, x_table, x5), self._table(noc, y_table, y5)
         # Two bits above the last DDR table entry mark columns 9 and 0 as DRAM columns.
         flags = self._config(noc, "DDR_COORD_TRANSLATE_TABLE_5")
         dram_columns = {c for c, bit in ((9, 10), (0, 11)) if flags >> bit & 1}
@@ -450,9 +474,12 @@ class Noc:
     def _access(self, endpoint: Endpoint) -> int:
         return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_access
 
-    @staticmethod
-    def flits(size: int) -> int:
-        return max(1, -(-size // NOC.flit_bytes))
+    def flits(self, size: int) -> int:
+        return max(1, -(-size // (self.facts.flit_bytes or NOC.flit_bytes)))
+
+    @property
+    def max_packet_bytes(self) -> int:
+        return self.facts.max_packet_bytes or NOC.max_packet_bytes
 
     # ------------------------------------------------------------------ memory at the endpoints
     def _l1_span(self, address: int, size: int, what: str) -> None:
@@ -546,11 +573,14 @@ class Noc:
     # ------------------------------------------------------------------ requests
     def initiate(self, noc: int, initiator: int, cycle: int) -> None:
         """Take the request in ``initiator``'s fields (raises before changing anything)."""
-        f = [int(v) for v in self.requests[noc, initiator]]
+        f = self.decode(noc, initiator)
         ctrl = f[CTRL]
         kind = ctrl & 3
+        write_back = None
         if self.translating(noc):
             f[TARG_HI], f[RET_HI] = self._translated_fields(noc, f)
+            if self.facts.registers.translation == "tables":
+                write_back = f[TARG_HI], f[RET_HI]
         if ctrl & CMD_L1_ACC_AT_EN:
             raise UndefinedBehavior(
                 "NOC_CMD_L1_ACC_AT_EN (unusable on Blackhole: a hardware bug)", value=ctrl
@@ -568,7 +598,29 @@ class Noc:
             plan = self._plan_atomic(noc, f, cycle)
         else:
             raise UndefinedBehavior("request type 3 is reserved", value=ctrl)
+        if write_back is not None:  # Wormhole: the registers now hold the translated coordinates
+            self._write_back(noc, initiator, *write_back)
         plan()
+
+    def decode(self, noc: int, initiator: int) -> list[int]:
+        """``initiator``'s registers as the request fields (REQUEST_FIELDS) the NIU acts on."""
+        layout = self.facts.registers
+        raw = dict(zip(layout.request_fields, (int(v) for v in self.requests[noc, initiator]), strict=True))
+        f = [raw.get(name, 0) for name in REQUEST_FIELDS]
+        if layout.coordinates == "mid":
+            # Bits 0..35 address, 36..59 coordinates (bits 60..63 are ignored by the hardware).
+            for mid, hi in ((TARG_MID, TARG_HI), (RET_MID, RET_HI)):
+                word = raw[REQUEST_FIELDS[mid]]
+                f[mid], f[hi] = word & 0xF, word >> 4 & 0xFFFFFF
+        return f
+
+    def _write_back(self, noc: int, initiator: int, targ: int, ret: int) -> None:
+        """Put translated coordinates back into the ``*_ADDR_MID`` registers (Wormhole)."""
+        fields = self.facts.registers.request_fields
+        for name, hi in (("NOC_TARG_ADDR_MID", targ), ("NOC_RET_ADDR_MID", ret)):
+            index = fields.index(name)
+            word = int(self.requests[noc, initiator, index])
+            self.requests[noc, initiator, index] = word & 0xF000000F | (hi & 0xFFFFFF) << 4
 
     def _txn(self, f: list[int]) -> int:
         return f[PACKET_TAG] >> 10 & 0xF
@@ -596,7 +648,7 @@ class Noc:
             raise Unimplemented("read destination above 4 GiB in a Tensix tile", value=f[RET_MID])
         self._check(source, src, size, "read source")
         self._l1_span(dst, size, "read destination")
-        packets = -(-size // NOC.max_packet_bytes)
+        packets = -(-size // self.max_packet_bytes)
         txn = self._txn(f)
         loop = source.kind == "tile"
         back = 0 if loop else self._return_hops(noc, f[TARG_HI])
@@ -611,8 +663,8 @@ class Noc:
                 (MST_RD_REQ_SENT, packets),
             )
             for k in range(packets):
-                offset = k * NOC.max_packet_bytes
-                length = min(NOC.max_packet_bytes, size - offset)
+                offset = k * self.max_packet_bytes
+                length = min(self.max_packet_bytes, size - offset)
                 flits = self.flits(length)
                 sent = max(cycle, self.tx_free[noc]) + 1  # one header flit
                 self.tx_free[noc] = sent
@@ -750,15 +802,17 @@ class Noc:
         if ctrl & CMD_WR_BE:
             mask = f[AT_LEN_BE] | f[AT_LEN_BE_1] << 32
             src, dst = src & ~0xF, dst & ~0xF
-            self._l1_span(src, 64, "write source")
-            self._check(target, dst, 64, "write destination")
-            pieces = [(0, 64)]
+            span = self.facts.write_be_bytes  # one mask bit per byte
+            self._l1_span(src, span, "write source")
+            self._check(target, dst, span, "write destination")
+            pieces = [(0, span)]
         else:
             mask = None
             size = self._length(f, "write")
             self._l1_span(src, size, "write source")
             self._check(target, dst, size, "write destination")
-            pieces = [(k, min(NOC.max_packet_bytes, size - k)) for k in range(0, size, NOC.max_packet_bytes)]
+            most = self.max_packet_bytes
+            pieces = [(k, min(most, size - k)) for k in range(0, size, most)]
         packets = len(pieces)
         own = self.coordinates(noc)
         # Hops of each receiver's acknowledgement back to this tile.
@@ -834,8 +888,8 @@ class Noc:
             if mask is None:
                 niu._write(target, dst, data, cycle)
             else:
-                old = bytearray(niu._read(target, dst, 64))
-                for i in range(64):
+                old = bytearray(niu._read(target, dst, len(data)))
+                for i in range(len(data)):
                     if mask >> i & 1:
                         old[i] = data[i]
                 niu._write(target, dst, bytes(old), cycle)
@@ -878,21 +932,27 @@ class Noc:
                 "inline write to a DRAM tile (NOC_CMD_WR_INLINE needs a Tensix or Ethernet tile)",
                 value=address,
             )
-        if address < self.tile.arch.l1_size:
+        to_l1 = address < self.tile.arch.l1_size
+        if to_l1 and not self.facts.inline_l1_writes:
             raise UndefinedBehavior(
                 "inline write to L1 (unsafe on Blackhole: a hardware bug; tt-metal writes from L1 instead)",
                 value=address,
             )
-        if address & 3 or f[TARG_MID]:
+        if not to_l1 and (address & 3 or f[TARG_MID]):
             raise UndefinedBehavior("inline write to an unaligned or 64-bit MMIO address", value=address)
         value = f[AT_DATA]
+        enables = f[AT_LEN_BE]
         own = self.coordinates(noc)
 
         def arrived_at(back: int | None) -> RemoteAction:
             def arrived(niu: Noc, at: int) -> None:
-                niu.tile.register_access(address, at, value)
+                if to_l1:
+                    niu._inline_l1(address, value, enables, at)
+                else:
+                    niu.tile.register_access(address, at, value)
                 if niu is not self:  # wake the remote tile's cores polling that register
-                    niu.tile.register_written(address & ~3, at)
+                    if not to_l1:
+                        niu.tile.register_written(address & ~3, at)
                     if back is not None:
                         niu._send_ack(noc, self, at, back, txn)
                 niu._count(
@@ -928,6 +988,17 @@ class Noc:
 
         return run
 
+    def _inline_l1(self, address: int, value: int, enables: int, cycle: int) -> None:
+        """An inline write reaching this tile's L1 (WormholeB0 MemoryMap.md, NOC_AT_LEN_BE): byte ``i`` of
+        the 16-byte line takes byte ``i & 3`` of ``value`` where bit ``i`` or bit ``16 + i`` of
+        ``enables`` is set."""
+        line = address & ~0xF
+        data = bytearray(self.tile.l1[line : line + 16].tobytes())
+        for i in range(16):
+            if (enables >> i | enables >> 16 + i) & 1:
+                data[i] = value >> 8 * (i & 3) & 0xFF
+        self.tile.l1_store(line, bytes(data), cycle, by=("noc",))
+
     def _plan_atomic(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
         ctrl = f[CTRL]
         marked = bool(ctrl & CMD_RESP_MARKED)
@@ -952,12 +1023,12 @@ class Noc:
         self._l1_span(address & ~0xF, 16, "atomic target")
         at = f[AT_LEN_BE]
         opcode = at >> 12 & 0xF
+        if opcode not in self.facts.atomic_opcodes or opcode not in (AT_INCREMENT, AT_ZAAMO):
+            names = [{AT_INCREMENT: "increment", AT_ZAAMO: "Zaamo"}[o] for o in self.facts.atomic_opcodes]
+            modelled = f"{' and '.join(names)} {'are' if len(names) > 1 else 'is'} modelled"
+            raise Unimplemented(f"NoC atomic opcode 0x{opcode:x} ({modelled})", value=at)
         if opcode == AT_ZAAMO and not at >> 11 & 1:
             raise Unimplemented("atomic opcode 0xA without bit 11", value=at)
-        if opcode not in (AT_INCREMENT, AT_ZAAMO):
-            raise Unimplemented(
-                f"NoC atomic opcode 0x{opcode:x} (increment and Zaamo are modelled)", value=at
-            )
         if marked:
             self._own(noc, f[RET_HI], "atomic response (NOC_RET_ADDR_HI)")
             self._l1_span(f[RET_LO], 4, "atomic response")
@@ -1043,9 +1114,11 @@ class Noc:
 
     def _located(self, error: SimError, noc: int, initiator: int, access: Access) -> SimError:
         """``error`` naming the request, the core, its pc and the cycle."""
-        fields = self.requests[noc, initiator].tolist()
+        names = self.facts.registers.request_fields
+        fields = self.decode(noc, initiator)
         kind = _REQUEST_TYPES[fields[CTRL] & 3]
-        detail = ", ".join(f"{n}=0x{v:x}" for n, v in zip(REQUEST_FIELDS, fields, strict=True) if v)
+        raw = self.requests[noc, initiator].tolist()
+        detail = ", ".join(f"{n}=0x{v:x}" for n, v in zip(names, raw, strict=True) if v)
         detail = detail or "all fields 0"
         where = {"core": access.core.name, "pc": access.core.fault_pc(), "cycle": access.cycle}
         if self.translating(noc):
@@ -1074,34 +1147,37 @@ class Noc:
 
     def regions(self) -> list[MmioRegion]:
         regions = []
+        layout = self.facts.registers
         for noc, base in enumerate(self.facts.niu_bases):
             registers: dict[int, Register] = {}
             for initiator in range(self.facts.initiators):
                 start = initiator * self.facts.initiator_stride
-                for index, name in enumerate(REQUEST_FIELDS):
+                for index, name in enumerate(layout.request_fields):
                     registers[start + 4 * index] = Register(
                         f"{name}[{initiator}]",
                         read=lambda _, n=noc, i=initiator, f=index: int(self.requests[n, i, f]),
                         write=lambda _, v, n=noc, i=initiator, f=index: self.requests[n, i].__setitem__(f, v),
                         watch="write",
                     )
-                registers[start + NOC_CMD_CTRL] = Register(
+                registers[start + layout.cmd_ctrl] = Register(
                     f"NOC_CMD_CTRL[{initiator}]",
                     read=lambda _: 0,
                     write=self._command(noc, initiator),
                     watch="write",
                 )
-                registers[start + NOC_NODE_ID] = Register(
+                registers[start + layout.node_id] = Register(
                     "NOC_NODE_ID", read=lambda _, n=noc: self.node_id(n), watch="write"
                 )
-                registers[start + NOC_ENDPOINT_ID] = Register(
+                registers[start + layout.endpoint_id] = Register(
                     "NOC_ENDPOINT_ID", read=lambda _, n=noc: self.endpoint_id(n), watch="write"
                 )
-            registers[NOC_CLEAR_OUTSTANDING_REQ_CNT] = Register(
+            registers[layout.clear_outstanding] = Register(
                 "NOC_CLEAR_OUTSTANDING_REQ_CNT", write=self._clear_outstanding(noc)
             )
+            for name, offset in layout.read_zero:
+                registers[offset] = Register(name, read=lambda _: 0, watch="write")
             names = {offset: name for name, offset in self.facts.config_registers.items()}
-            for index in range(CONFIG_WORDS):
+            for index in range(self.config.shape[1]):
                 offset = CONFIG_BASE + 4 * index
                 name = names.get(offset, f"NOC_CFG[{index}]")
                 if name in _CONFIG_PULSES:

@@ -27,7 +27,6 @@ from tensixsim.errors import (
 from tensixsim.mmio.control import TileControl, TileServices
 from tensixsim.mmio.mailboxes import Mailboxes
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall, unmodelled_region
-from tensixsim.mmio.niu_wormhole import WormholeNius
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
 from tensixsim.mmio.risc_debug import DebugPort, RiscDebug
 from tensixsim.mmio.streams import Streams
@@ -140,7 +139,6 @@ class Tile(Scheduler, Parking):
         self.streams = Streams.new(self.arch)
         self._stream_regions = self.streams.regions(self._stream_written)
         self.noc = Noc.new(self.arch)
-        self.nius: WormholeNius | None = None  # Wormhole's NIU registers (no traffic modelled)
         if self.noc is not None:
             self.noc.attach(self)
         self.tdma = Tdma(self.arch)
@@ -171,10 +169,6 @@ class Tile(Scheduler, Parking):
         facts = self.arch.noc
         if facts is None:
             return []
-        if facts.register_layout == "wormhole":
-            # Registers without traffic: a request raises Unimplemented (mmio/niu_wormhole.py).
-            self.nius = WormholeNius.new(facts)
-            return self.nius.regions()
         what = f"{self.arch.name}'s NoC interface registers are not modelled yet"
         return [
             unmodelled_region(f"noc{i}", base, facts.niu_size, what) for i, base in enumerate(facts.niu_bases)
@@ -275,8 +269,6 @@ class Tile(Scheduler, Parking):
         restore(self.streams, Streams.new(self.arch))
         if self.noc is not None:
             self.noc.reset()
-        if self.nius is not None:
-            self.nius.reset()
         self.tdma.clock_gating.clear()
         self.risc_debug.control[:] = self.risc_debug.status[:] = [0, 0]
         self.risc_debug.registers[:] = 0

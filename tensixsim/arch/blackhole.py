@@ -3,10 +3,37 @@
 from __future__ import annotations
 
 from tensixsim.arch.blackhole_registers import MAILBOXES, PCBUFS, TILE_REGISTERS
-from tensixsim.arch.common import Arch, CoreFacts, NocFacts
+from tensixsim.arch.common import Arch, CoreFacts, NocFacts, NocRegisters
 
 _LOCAL_RAM = 0xFFB00000
 _TILE_CONTROL = 0xFFB12000
+
+# BlackholeA0/NoC/MemoryMap.md: each request initiator (NOC_CMD_BUF_OFFSET 0x800 apart) holds twelve
+# request fields, NOC_CMD_CTRL at +0x40, the identification registers at +0x44 / +0x48;
+# NOC_CLEAR_OUTSTANDING_REQ_CNT at +0x60 of the window. Coordinates sit in the *_ADDR_HI fields.
+BLACKHOLE_NIU = NocRegisters(
+    request_fields=(
+        "NOC_TARG_ADDR_LO",
+        "NOC_TARG_ADDR_MID",
+        "NOC_TARG_ADDR_HI",
+        "NOC_RET_ADDR_LO",
+        "NOC_RET_ADDR_MID",
+        "NOC_RET_ADDR_HI",
+        "NOC_PACKET_TAG",
+        "NOC_CTRL",
+        "NOC_AT_LEN_BE",
+        "NOC_AT_LEN_BE_1",
+        "NOC_AT_DATA",
+        "NOC_BRCST_EXCLUDE",
+    ),
+    cmd_ctrl=0x40,
+    node_id=0x44,
+    endpoint_id=0x48,
+    clear_outstanding=0x60,
+    coordinates="hi",
+    translation="tables_and_masks",
+    table_entry_bits=5,
+)
 
 BLACKHOLE = Arch(
     name="blackhole",
@@ -89,6 +116,7 @@ BLACKHOLE = Arch(
             "NIU_TRANS_COUNT_RTZ_CFG": 0x178,
             "NIU_TRANS_COUNT_RTZ_CLR": 0x17C,
         },
+        registers=BLACKHOLE_NIU,
     ),
     # Names and addresses from tt-metal's blackhole tensix.h (RISCV_TDMA_REG_*); those of the
     # tile-control page are in TILE_REGISTERS.

@@ -70,6 +70,31 @@ class PcBufFacts:
 
 
 @dataclass(frozen=True)
+class NocRegisters:
+    """One NIU's register layout and how its request fields are decoded (NoC/MemoryMap.md).
+
+    Offsets are from the NIU window's base; request fields (and NOC_CMD_CTRL, NOC_NODE_ID,
+    NOC_ENDPOINT_ID) repeat in every request initiator.
+    """
+
+    request_fields: tuple[str, ...]  # 32-bit fields from each initiator's start, in offset order
+    cmd_ctrl: int  # NOC_CMD_CTRL
+    node_id: int  # NOC_NODE_ID
+    endpoint_id: int  # NOC_ENDPOINT_ID
+    clear_outstanding: int  # NOC_CLEAR_OUTSTANDING_REQ_CNT (window-wide)
+    # Where a request's X/Y coordinates sit: "hi" (bits 0.. of *_ADDR_HI; LO and MID form a 64-bit
+    # address) or "mid" (bits 4.. of *_ADDR_MID, whose bits 0..3 are address bits 32..35).
+    coordinates: str = "hi"
+    # Window-wide read-only registers that always read 0 as modelled: (name, offset).
+    read_zero: tuple[tuple[str, int], ...] = ()
+    # Coordinate translation (Coordinates.md): "tables_and_masks" (Blackhole: 5-bit X/Y tables, the
+    # row/column masks and the DRAM tables, the registers keep what software wrote) or "tables"
+    # (Wormhole: 4-bit X/Y tables only, the translated coordinates written back into the registers).
+    translation: str = "tables_and_masks"
+    table_entry_bits: int = 5  # a translation table's entries, packed from bit 0 of each word
+
+
+@dataclass(frozen=True)
 class NocFacts:
     """The tile's two NoC interface units (NIUs) as its cores see them (BlackholeA0/NoC/MemoryMap.md)."""
 
@@ -94,12 +119,20 @@ class NocFacts:
     # no endpoint behind it. Coordinates of neither list are DRAM tiles (dram_tiles).
     tensix_tiles: tuple[tuple[int, int], ...] = ()
     other_tiles: dict[tuple[int, int], str] = field(default_factory=dict)
-    # The NIU register layout the tile model implements for this chip: "blackhole" (noc.py, with
-    # traffic), "wormhole" (mmio/niu_wormhole.py, registers only); None: the facts above are known
-    # but the registers are not modelled (an access raises Unimplemented).
-    register_layout: str | None = "blackhole"
-    # NOC_NODE_ID (NoC #0 at offset node_id_offset of each initiator; fields as the NoC pages give them).
-    node_id_offset: int = 0x44
+    # The NIU register layout (NocRegisters); None: the facts above are known but the registers are
+    # not modelled (an access raises Unimplemented).
+    registers: NocRegisters | None = None
+    # Packets: data bytes per flit and the most data one packet carries (None: tensixsim.timing.NOC's
+    # figures, Blackhole's), and the bytes a byte-enabled write covers (one mask bit per byte).
+    flit_bytes: int | None = None
+    max_packet_bytes: int | None = None
+    write_be_bytes: int = 64
+    # NOC_AT_LEN_BE opcodes (bits 12..15) of the atomics the NIU performs (Atomics.md); others raise
+    # Unimplemented.
+    atomic_opcodes: tuple[int, ...] = (0x1, 0xA)
+    # Whether an inline write may target L1 (a byte-enabled write of NOC_AT_DATA within one 16-byte
+    # line); where it may not, it is UndefinedBehavior.
+    inline_l1_writes: bool = False
     # tt-metal's page alignment of DRAM buffers (bytes).
     dram_alignment: int = 64
     # Coordinate translation as firmware configures it (Coordinates.md): translated X or Y -> NoC #0

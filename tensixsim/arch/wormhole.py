@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from tensixsim.arch.blackhole import BLACKHOLE
 from tensixsim.arch.blackhole_registers import MAILBOXES, PCBUFS
-from tensixsim.arch.common import CoreFacts, NocFacts
+from tensixsim.arch.common import CoreFacts, NocFacts, NocRegisters
 from tensixsim.arch.wormhole_registers import TILE_REGISTERS
 
 # BabyRISCV/README.md "Local data RAM": 4 KiB for RISCV B and NC, 2 KiB for T0..T2 (dev_mem_map.h
@@ -58,6 +58,37 @@ _DRAM_GROUPS = (
     ((5, 5), (5, 6), (5, 7)),
 )
 
+# NoC/MemoryMap.md and tt-metal's wormhole noc_parameters.h: each request initiator (NOC_CMD_BUF_OFFSET
+# 0x400 apart) holds ten request fields (no NOC_AT_LEN_BE_1, no NOC_BRCST_EXCLUDE; a 36-bit address in
+# LO and the low 4 bits of MID, the X/Y coordinates from bit 4 of MID; the header's *_ADDR_HI words are
+# storage no request reads, MemoryMap.md does not list them), NOC_CMD_CTRL
+# at +0x28, NOC_NODE_ID / NOC_ENDPOINT_ID at +0x2C / +0x30; NOC_CLEAR_OUTSTANDING_REQ_CNT at +0x50 and
+# the combined initiator status at +0x54 of the window. Translation: 32 4-bit entries per axis, the
+# result written back into the MID registers (MemoryMap.md "NOC_CMD_CTRL").
+WORMHOLE_NIU = NocRegisters(
+    request_fields=(
+        "NOC_TARG_ADDR_LO",
+        "NOC_TARG_ADDR_MID",
+        "NOC_TARG_ADDR_HI",
+        "NOC_RET_ADDR_LO",
+        "NOC_RET_ADDR_MID",
+        "NOC_RET_ADDR_HI",
+        "NOC_PACKET_TAG",
+        "NOC_CTRL",
+        "NOC_AT_LEN_BE",
+        "NOC_AT_DATA",
+    ),
+    cmd_ctrl=0x28,
+    node_id=0x2C,
+    endpoint_id=0x30,
+    clear_outstanding=0x50,
+    coordinates="mid",
+    # Each initiator's low NOC_CMD_CTRL bit: requests are taken on the cycle they are written.
+    read_zero=(("NIU combined request initiator status", 0x54),),
+    translation="tables",
+    table_entry_bits=4,
+)
+
 WORMHOLE_NOC = NocFacts(
     niu_bases=(0xFFB20000, 0xFFB30000),  # MemoryMap.md NIU_BASE for a Tensix tile
     niu_size=0x10000,
@@ -85,11 +116,15 @@ WORMHOLE_NOC = NocFacts(
         (0, 10): "arc",
         **{(0, y): "router" for y in (2, 4, 8, 9)},  # ROUTER_CORES_NOC0
     },
-    # The NIU's registers (initiators at a 0x400 stride, NOC_TARG_ADDR_LO/MID with 36-bit addresses,
-    # NOC_CMD_CTRL at +0x28) differ from Blackhole's, the layout noc.py implements with traffic;
-    # mmio/niu_wormhole.py models Wormhole's registers without traffic.
-    register_layout="wormhole",
-    node_id_offset=0x2C,
+    registers=WORMHOLE_NIU,
+    # noc_parameters.h: NOC_WORD_BYTES 32 (256-bit payload per flit), NOC_MAX_BURST_SIZE 256 words
+    # (MemoryMap.md: a read or write moves at most 8192 bytes per packet; Counters.md counts
+    # ceil(len / 8192) requests); a byte-enable mask covers 32 bytes.
+    flit_bytes=32,
+    max_packet_bytes=8192,
+    write_be_bytes=32,
+    atomic_opcodes=(0x1,),  # Atomics.md: increment (the other Wormhole atomics are not modelled)
+    inline_l1_writes=True,  # MemoryMap.md NOC_AT_LEN_BE: an inline write to L1 is byte-enabled
     dram_alignment=32,  # tt-metal's DRAM_ALIGNMENT for Wormhole (NOC_L1_TO_DRAM_ALIGNMENT)
     # Coordinates.md, the firmware-configured tables (NoC #0 columns; the Y table depends on which
     # rows are harvested: this is the unharvested order of the Tensix rows, then the Ethernet rows).
