@@ -35,13 +35,15 @@ class Dram:
     tiles: dict[tuple[int, int], int]  # NoC #0 coordinates -> group
     group_bytes: int
     chunks: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)  # (group, chunk) -> bytes
+    # tt-metal's banks: (group, NoC #0 coordinates, offset in the group); empty: one per group.
+    banks: tuple[tuple[int, tuple[int, int], int], ...] = ()
 
     @classmethod
     def new(cls, arch: Arch) -> Dram | None:
         facts = arch.noc
         if facts is None or not facts.dram_tiles:
             return None
-        return cls(dict(facts.dram_tiles), facts.dram_group_bytes)
+        return cls(dict(facts.dram_tiles), facts.dram_group_bytes, banks=facts.dram_banks)
 
     @property
     def groups(self) -> int:
@@ -50,6 +52,18 @@ class Dram:
     def endpoint(self, group: int) -> tuple[int, int]:
         """The NoC #0 coordinates the host tables name for ``group`` (its first tile, row order)."""
         return min((xy for xy, g in self.tiles.items() if g == group), key=lambda xy: (xy[1], xy[0]))
+
+    @property
+    def bank_count(self) -> int:
+        return len(self.banks) or self.groups
+
+    def bank(self, index: int) -> tuple[int, tuple[int, int], int]:
+        """tt-metal's bank ``index``: (group, NoC #0 coordinates its kernels use, offset in the group)."""
+        if self.banks:
+            return self.banks[index]
+        if not 0 <= index < self.groups:
+            raise IndexError(f"no DRAM bank {index}: {self.groups} banks")
+        return index, self.endpoint(index), 0
 
     def check(self, group: int, address: int, size: int, *, write: bool) -> None:
         if not 0 <= group < self.groups:
@@ -92,8 +106,8 @@ class Dram:
 
 
 # ---------------------------------------------------------------------------- interleaved buffers
-def aligned_page(page_size: int) -> int:
-    return -(-page_size // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
+def aligned_page(page_size: int, alignment: int = DRAM_ALIGNMENT) -> int:
+    return -(-page_size // alignment) * alignment
 
 
 @dataclass(frozen=True)
@@ -104,12 +118,20 @@ class InterleavedBuffer:
     page_size: int
     pages: int
     banks: int
+    alignment: int = DRAM_ALIGNMENT  # tt-metal's DRAM page alignment (NocFacts.dram_alignment)
 
     def location(self, page: int) -> tuple[int, int]:
         """(bank, byte address in that bank) of ``page``."""
         if not 0 <= page < self.pages:
             raise IndexError(f"page {page} outside a {self.pages}-page buffer")
-        return page % self.banks, self.base + (page // self.banks) * aligned_page(self.page_size)
+        stride = aligned_page(self.page_size, self.alignment)
+        return page % self.banks, self.base + (page // self.banks) * stride
+
+    def place(self, dram: Dram, page: int) -> tuple[int, int]:
+        """(group, byte address in the group) of ``page``: its bank's offset added."""
+        bank, address = self.location(page)
+        group, _, offset = dram.bank(bank)
+        return group, address + offset
 
     @property
     def size(self) -> int:
@@ -121,14 +143,14 @@ class InterleavedBuffer:
         if len(raw) != self.size:
             raise ValueError(f"buffer holds {self.size} bytes, got {len(raw)}")
         for page in range(self.pages):
-            bank, address = self.location(page)
-            dram.write(bank, address, raw[page * self.page_size : (page + 1) * self.page_size])
+            group, address = self.place(dram, page)
+            dram.write(group, address, raw[page * self.page_size : (page + 1) * self.page_size])
 
     def read(self, dram: Dram) -> bytes:
         parts = []
         for page in range(self.pages):
-            bank, address = self.location(page)
-            parts.append(dram.read(bank, address, self.page_size))
+            group, address = self.place(dram, page)
+            parts.append(dram.read(group, address, self.page_size))
         return b"".join(parts)
 
 

@@ -103,13 +103,77 @@ def test_a_compiled_kernel_for_wormhole_runs_through_run_launch(wormhole_set, tm
     assert report.boot_cycles > 0 and report.launch_cycles > 0
 
 
-def test_dram_buffers_and_the_add_one_example_are_refused_naming_what_is_missing(wormhole_set, tmp_path):
-    data = tmp_path / "in.bin"
-    data.write_bytes(bytes(2048))
-    with pytest.raises(Unimplemented, match="wormhole: DRAM buffers need NoC traffic"):
-        run_launch(
-            wormhole_set.path, {}, args=[], circular_buffers=[], inputs=[DramFile(data, 0)], arch="wormhole"
-        )
+# A DRAM -> L1 -> DRAM copy of an interleaved buffer with Wormhole's NIU registers (MemoryMap.md:
+# initiators 0x400 apart, the 36-bit address in LO and MID's low bits, X/Y from MID bit 4, NOC_CMD_CTRL
+# at +0x28, NOC_NODE_ID at +0x2C) and the firmware's bank tables (page p in bank p % NUM_DRAM_BANKS,
+# row p / NUM_DRAM_BANKS, pages 32-byte aligned: tt-metal's Wormhole DRAM_ALIGNMENT).
+COPY_KERNEL = """
+#include <stdint.h>
+extern uint32_t *rta_l1_base;
+extern uint16_t dram_bank_to_noc_xy[2][NUM_DRAM_BANKS];
+extern int32_t bank_to_dram_offset[NUM_DRAM_BANKS];
+#define REG(a) (*(volatile uint32_t *)(a))
+static void request(uint32_t niu, uint32_t targ, uint32_t targ_xy, uint32_t ret, uint32_t ret_xy,
+                    uint32_t ctrl, uint32_t len) {
+    while (REG(niu + 0x28) & 1) {
+    }
+    REG(niu + 0x00) = targ;
+    REG(niu + 0x04) = targ_xy << 4;
+    REG(niu + 0x0C) = ret;
+    REG(niu + 0x10) = ret_xy << 4;
+    REG(niu + 0x1C) = ctrl;
+    REG(niu + 0x20) = len;
+    REG(niu + 0x28) = 1;
+}
+__attribute__((section(".start"), used)) uint32_t _start(void) {
+    const uint32_t *args = rta_l1_base;
+    uint32_t src = args[0], dst = args[1], pages = args[2], page = args[3], buffer = args[4], noc = args[5];
+    uint32_t niu = noc ? 0xFFB30000u : 0xFFB20000u;
+    uint32_t own = REG(niu + 0x2C) & 0xFFF;
+    uint32_t reads = REG(niu + 0x208), acks = REG(niu + 0x204);
+    for (uint32_t p = 0; p < pages; p++) {
+        uint32_t bank = p % NUM_DRAM_BANKS;
+        uint32_t offset = (p / NUM_DRAM_BANKS) * ((page + 31) & ~31u) + bank_to_dram_offset[bank];
+        uint32_t xy = dram_bank_to_noc_xy[noc][bank];
+        request(niu, src + offset, xy, buffer, own, 0, page);
+        reads++;
+        while (REG(niu + 0x208) != reads) {
+        }
+        request(niu, buffer, own, dst + offset, xy, 2 | 0x10, page);
+        acks++;
+        while (REG(niu + 0x204) != acks) {
+        }
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("noc", [0, 1])
+def test_a_kernel_copies_an_interleaved_dram_buffer_through_the_firmware(wormhole_set, tmp_path, noc):
+    source = tmp_path / "copy.c"
+    source.write_text(COPY_KERNEL)
+    _, loaded, _ = booted(wormhole_set)
+    elf = build_kernel(source, "brisc", loaded, layout(loaded).text_start, tmp_path)
+    pages, page = 30, 1000  # 30 pages over 12 banks; 1000-byte pages sit 1024 bytes apart in a bank
+    data = np.random.default_rng(noc).integers(0, 256, pages * page, dtype=np.uint8).tobytes()
+    (tmp_path / "in.bin").write_bytes(data)
+    src, dst = 0x100000, 0x200000
+    report = run_launch(
+        wormhole_set.path,
+        {"brisc": elf},
+        args=[src, dst, pages, page, 0x50000, noc],
+        circular_buffers=[],
+        inputs=[DramFile(tmp_path / "in.bin", src)],
+        outputs=[DramFile(tmp_path / "out.bin", dst, pages * page)],
+        page_size=page,
+        arch="wormhole",
+    )
+    assert (tmp_path / "out.bin").read_bytes() == data
+    assert report.launch_cycles > 0
+
+
+def test_the_add_one_example_is_refused_naming_what_is_missing(wormhole_set, tmp_path):
     _, loaded, _ = booted(wormhole_set)
     with pytest.raises(Unimplemented, match="the add-one example runs on blackhole only"):
         build_add_one(loaded, tmp_path)

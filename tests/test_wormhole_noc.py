@@ -15,6 +15,7 @@ from asm import link
 
 from tensixsim import MemoryFault, Tile, Unimplemented
 from tensixsim.chip import Chip
+from tensixsim.dram import InterleavedBuffer
 
 NIU = (0xFFB20000, 0xFFB30000)
 INITIATOR = 0x400
@@ -299,3 +300,14 @@ def test_two_wormhole_tiles_exchange_data_through_the_chip() -> None:
         again.tile(*xy).load_elf("brisc", link(program + "li a0, 0\necall\n", text=0, march="rv32im"))
     again.tile(*a_xy).write(SRC, payload)
     assert again.run(max_cycles=2_000_000).cycles == result.cycles
+
+
+def test_interleaved_pages_go_round_twelve_banks_two_per_group_1_gib_apart() -> None:
+    # tt-metal's wormhole_b0_80_arch.yaml: bank b is DRAM view b, on channel b // 2 at offset
+    # (b % 2) GiB; pages of 1000 bytes sit 1024 bytes apart in a bank (32-byte alignment).
+    dram = Tile("wormhole").noc.dram
+    payload = data(30 * 1000, 7).tobytes()
+    InterleavedBuffer(0x1000, 1000, 30, 12, 32).write(dram, payload)
+    assert dram.read(0, 0x1000 + 1024 + (1 << 30), 1000) == payload[13000:14000]  # page 13: bank 1, row 1
+    assert dram.read(2, 0x1000, 1000) == payload[4000:5000]  # page 4: bank 4, group 2, offset 0
+    assert dram.read(1, 0x1000 + 2048 + (1 << 30), 1000) == payload[27000:28000]  # page 27: bank 3, row 2

@@ -111,6 +111,10 @@ class NocFacts:
     # reaches the same memory (BlackholeA0/NoC/README.md, the NoC #0 map in Coordinates.md).
     dram_tiles: dict[tuple[int, int], int] = field(default_factory=dict)
     dram_group_bytes: int = 0
+    # tt-metal's DRAM banks (its soc descriptor's DRAM views), in bank order: (group, the NoC #0
+    # coordinates its kernels reach the bank at, the bank's byte offset in the group). Empty: bank i is
+    # group i from offset 0, at the group's first tile (Dram.endpoint).
+    dram_banks: tuple[tuple[int, tuple[int, int], int], ...] = ()
     # Named configuration registers: name -> offset from the NIU base (32 bits each; a six-word table
     # is listed word by word, NAME_0 .. NAME_5).
     config_registers: dict[str, int] = field(default_factory=dict)

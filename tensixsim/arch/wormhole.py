@@ -101,6 +101,14 @@ WORMHOLE_NOC = NocFacts(
     default_position=(1, 1),  # the first Tensix tile of tt-umd's TENSIX_CORES_NOC0
     dram_tiles={xy: group for group, tiles in enumerate(_DRAM_GROUPS) for xy in tiles},
     dram_group_bytes=2 << 30,
+    # tt-metal's wormhole_b0_80_arch.yaml: twelve banks (DRAM views), two per group, 1 GiB apart
+    # (dram_address_offsets), each at its dram_preferred_worker_endpoint.
+    dram_banks=tuple(
+        (bank // 2, endpoint, (bank % 2) << 30)
+        for bank, endpoint in enumerate(
+            ((0, 11), (0, 1), (0, 5), (0, 7), (5, 1), (5, 11), (5, 2), (5, 9), (5, 8), (5, 3), (5, 5), (5, 7))
+        )
+    ),
     config_registers={
         "NIU_CFG_0": 0x100,
         **{f"ROUTER_CFG_{i}": 0x104 + 4 * i for i in range(5)},

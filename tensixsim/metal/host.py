@@ -123,7 +123,7 @@ def run_launch(
     def buffer(spec: DramFile, size: int) -> InterleavedBuffer:
         if size % page_size:
             raise InvalidProgram(f"{spec.path}: {size} bytes is not a whole number of {page_size}-byte pages")
-        return InterleavedBuffer(spec.base, page_size, size // page_size, banks)
+        return InterleavedBuffer(spec.base, page_size, size // page_size, banks, tile.arch.noc.dram_alignment)
 
     if tile.noc is None and (inputs or outputs):
         raise Unimplemented(f"{arch}: DRAM buffers need NoC traffic, not modelled on {arch} yet")

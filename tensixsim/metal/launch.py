@@ -7,10 +7,13 @@ Host tables (written before boot, since the BRISC firmware copies them into its 
   ``dram_bank_to_noc_xy[NUM_NOCS][NUM_DRAM_BANKS]`` and ``l1_bank_to_noc_xy[NUM_NOCS][NUM_L1_BANKS]``
   (``uint16``, ``x | y << 6`` in the raw coordinates of each NoC), then ``bank_to_dram_offset`` and
   ``bank_to_l1_offset`` (``int32``), each table at the offset the sizes in the firmware's DWARF give.
-  DRAM bank ``i`` is DRAM group ``i`` (offset 0); every L1 bank is this tile (offset 0).
+  DRAM banks are ``NocFacts.dram_banks`` (Blackhole: bank ``i`` is group ``i``, offset 0; Wormhole:
+  twelve banks, two per group 1 GiB apart, at tt-metal's preferred worker endpoints); every L1 bank
+  is this tile (offset 0).
 - 1 KiB further on (``MEM_BANK_TO_NOC_XY_SIZE + MEM_BANK_OFFSET_SIZE`` past the bank tables): the
   worker logical-to-virtual column and row maps (``uint8``). Logical column ``i`` is the ``i``-th
-  Tensix column of NoC #0 (1..7, 10..16), logical row ``j`` is row ``2 + j``: "virtual" coordinates
+  Tensix column of NoC #0 (Blackhole: 1..7, 10..16), logical row ``j`` the ``j``-th Tensix row
+  (Blackhole: ``2 + j``; Wormhole: 1..5, 7..11): "virtual" coordinates
   here are raw NoC #0 coordinates, since no NIU translates coordinates in the emulator.
 
 Kernel configuration region (from ``kernel_config_base``, BRISC's staging area once booted): runtime
@@ -44,7 +47,6 @@ from tensixsim.tile import Tile
 RTA_WORDS = 64  # runtime-argument words per processor
 SEMAPHORES = 16
 CB_WORDS = 4
-TENSIX_COLUMNS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16)
 MEM_BANK_TO_NOC_XY_SIZE = 1024  # dev_mem_map.h
 MEM_BANK_OFFSET_SIZE = 1024
 
@@ -94,29 +96,33 @@ def write_host_tables(
 ) -> dict[str, int]:
     """Bank-to-NoC and logical-to-virtual tables where the firmware reads them at boot
     (``worker_columns``: the working Tensix columns, default all of them)."""
-    worker_columns = TENSIX_COLUMNS if worker_columns is None else tuple(worker_columns)
+    tensix = tile.arch.noc.tensix_tiles
+    if worker_columns is None:
+        worker_columns = tuple(sorted({x for x, _ in tensix}))
+    worker_columns = tuple(worker_columns)
+    worker_rows = tuple(sorted({y for _, y in tensix}))
     debug = loaded.firmware.debug("brisc")
     nocs = len(tile.arch.noc.niu_bases)
     dram_banks = debug.array_length("dram_bank_to_noc_xy") // nocs
     l1_banks = debug.array_length("l1_bank_to_noc_xy") // nocs
     dram = tile.noc.dram
-    if dram_banks > dram.groups:
-        raise InvalidProgram(f"firmware wants {dram_banks} DRAM banks, the chip has {dram.groups} groups")
+    if dram_banks > dram.bank_count:
+        raise InvalidProgram(f"firmware wants {dram_banks} DRAM banks, the chip has {dram.bank_count}")
     raw = bytearray()
     for noc in range(nocs):
         for bank in range(dram_banks):
-            x, y = tile.noc.coordinates(noc, dram.endpoint(bank))
+            x, y = tile.noc.coordinates(noc, dram.bank(bank)[1])
             raw += struct.pack("<H", x | y << 6)
     for noc in range(nocs):
         x, y = tile.noc.coordinates(noc)
         raw += struct.pack("<H", x | y << 6) * l1_banks
-    raw += bytes(4 * dram_banks) + bytes(4 * l1_banks)
+    raw += b"".join(struct.pack("<i", dram.bank(bank)[2]) for bank in range(dram_banks)) + bytes(4 * l1_banks)
     base = bank_table_address(loaded, tile)
     tile.write(base, bytes(raw))
     columns = debug.array_length("worker_logical_col_to_virtual_col")
     rows = debug.array_length("worker_logical_row_to_virtual_row")
     col_map = bytes(worker_columns[i] if i < len(worker_columns) else 0 for i in range(columns))
-    row_map = bytes(2 + j if j < 10 else 0 for j in range(rows))
+    row_map = bytes(worker_rows[j] if j < len(worker_rows) else 0 for j in range(rows))
     logical = base + MEM_BANK_TO_NOC_XY_SIZE + MEM_BANK_OFFSET_SIZE
     tile.write(logical, col_map + row_map)
     return {"bank_tables": base, "logical_to_virtual": logical, "dram_banks": dram_banks}
