@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tensixsim.isa import isa_for
+from tensixsim.timing import NOC
 
 # RISC-V side: (group, instructions, Blackhole status, where it is tested); Wormhole's status is
 # WORMHOLE_RISCV's where it differs.
@@ -197,15 +198,88 @@ def render() -> str:
         "",
         "The registers of Wormhole's tensix.h in the tile-control page (0xFFB12000) and the mailboxes; "
         "the same rules as above. Wormhole's reset PCs are backend-configuration fields (SoftReset.md), "
-        "not registers of this page. Its PIC page and its NoC interface registers are not modelled: an "
-        "access to the NIU windows raises `Unimplemented`.",
+        "not registers of this page. Its PIC page is not modelled; its NoC interface registers are in "
+        "the next section.",
         "",
         "| register | address | access | status | source |",
         "|---|---|---|---|---|",
         *register_rows("wormhole"),
         "",
+        "## NoC requests",
+        "",
+        "What a core's NIU request initiators do (tensixsim/noc.py; each chip's register layout and "
+        "packet facts in tensixsim/arch). Requests reach the tile itself, the DRAM tiles and, in a "
+        "`Chip`, the other Tensix tiles; other endpoints raise `Unimplemented`.",
+        "",
+        "| request | Blackhole | Wormhole B0 | tested in |",
+        "|---|---|---|---|",
+        *noc_rows(),
+        "",
     ]
     return "\n".join(lines)
+
+
+def noc_rows() -> list[str]:
+    """One row per kind of NoC request, each chip's column from its architecture facts."""
+    from tensixsim.arch import get_arch
+
+    def column(name: str, what) -> str:
+        facts = get_arch(name).noc
+        return what(facts) if facts is not None and facts.registers is not None else "not modelled"
+
+    def packets(f) -> str:
+        return f"executed+tested: up to {f.max_packet_bytes or NOC.max_packet_bytes} bytes a packet"
+
+    rows = [
+        ("read, write from L1", packets, "tests/test_noc.py, tests/test_wormhole_noc.py"),
+        (
+            "byte-enabled write",
+            lambda f: f"executed+tested: {f.write_be_bytes} bytes",
+            "tests/test_noc.py, tests/test_wormhole_noc.py",
+        ),
+        (
+            "inline write",
+            lambda f: (
+                "executed+tested: MMIO"
+                + (", L1 (byte-enabled)" if f.inline_l1_writes else "; to L1 raises UndefinedBehavior")
+            ),
+            "tests/test_noc.py, tests/test_wormhole_noc.py",
+        ),
+        (
+            "atomic",
+            lambda f: (
+                "executed+tested: "
+                + " and ".join({0x1: "increment", 0xA: "Zaamo"}[o] for o in f.atomic_opcodes)
+                + "; other opcodes raise Unimplemented"
+            ),
+            "tests/test_noc.py, tests/test_wormhole_noc.py",
+        ),
+        (
+            "coordinate translation",
+            lambda f: (
+                "executed+tested: "
+                + (
+                    "X/Y tables, written back into *_ADDR_MID"
+                    if f.registers.translation == "tables"
+                    else "X/Y tables, row/column masks, DRAM tables"
+                )
+            ),
+            "tests/test_noc.py, tests/test_wormhole_noc.py",
+        ),
+        (
+            "broadcast (write, inline write, posted atomic)",
+            lambda f: (
+                "executed+tested"
+                if f.registers.coordinates == "hi"
+                else "executed+tested: multicast write (inline write, posted atomic: same path, untested)"
+            ),
+            "tests/test_chip.py, tests/test_wormhole_noc.py",
+        ),
+    ]
+    return [
+        f"| {kind} | {column('blackhole', what)} | {column('wormhole', what)} | {tests} |"
+        for kind, what, tests in rows
+    ]
 
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "support-matrix.md"

@@ -311,3 +311,34 @@ def test_interleaved_pages_go_round_twelve_banks_two_per_group_1_gib_apart() -> 
     assert dram.read(0, 0x1000 + 1024 + (1 << 30), 1000) == payload[13000:14000]  # page 13: bank 1, row 1
     assert dram.read(2, 0x1000, 1000) == payload[4000:5000]  # page 4: bank 4, group 2, offset 0
     assert dram.read(1, 0x1000 + 2048 + (1 << 30), 1000) == payload[27000:28000]  # page 27: bank 3, row 2
+
+
+def test_inline_write_to_mmio_stores_the_word() -> None:
+    # PERF_CNT_INSTRN_THREAD0 (tensix.h, 0xFFB12000) holds what is written; NOC_AT_LEN_BE is ignored.
+    fields = {TARG_LO: 0xFFB12000, TARG_MID: mid(OWN), CTRL: WR | WR_INLINE | RESP_MARKED, AT_DATA: 0x1234567}
+    program = request(0, fields) + wait(counter(0, WR_ACK_RECEIVED), 1)
+    program += "li t0, 0xFFB12000\nlw s1, 0(t0)\n"
+    assert run(program).core("brisc").reg("s1") == 0x1234567
+
+
+def test_a_multicast_write_reaches_every_tile_of_its_rectangle_and_each_acknowledges() -> None:
+    # MemoryMap.md: a broadcast's MID holds EndX, EndY, StartX, StartY from bit 4; (2, 1)..(3, 2) is four
+    # Tensix tiles, the sender (1, 1) outside it.
+    rectangle = 3 << 4 | 2 << 10 | 2 << 16 | 1 << 22
+    broadcast = 1 << 5
+    fields = {TARG_LO: SRC, TARG_MID: mid(OWN), RET_LO: DST, RET_MID: rectangle, AT_LEN_BE: 256}
+    program = request(0, {**fields, CTRL: WR | RESP_MARKED | broadcast}) + wait(
+        counter(0, WR_ACK_RECEIVED), 4
+    )
+    chip = Chip("wormhole")
+    sender = chip.tile(*OWN)
+    sender.load_elf("brisc", link(program + "li a0, 0\necall\n", text=0, march="rv32im"))
+    payload = data(256, 8)
+    sender.write(SRC, payload)
+    chip.run(max_cycles=1_000_000)
+    receivers = [(2, 1), (3, 1), (2, 2), (3, 2)]
+    assert sorted(chip.tiles) == sorted([OWN, *receivers], key=lambda xy: (xy[0], xy[1]))
+    for xy in receivers:
+        assert np.array_equal(read(chip.tile(*xy), DST, 256), payload)
+        assert chip.tile(*xy).noc.counters[0, SLV_NONPOSTED_WR_REQ_RECEIVED] == 1
+    assert not read(sender, DST, 256).any()
