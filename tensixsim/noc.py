@@ -605,6 +605,8 @@ class Noc:
     def decode(self, noc: int, initiator: int) -> list[int]:
         """``initiator``'s registers as the request fields (REQUEST_FIELDS) the NIU acts on."""
         layout = self.facts.registers
+        if layout.request_fields == REQUEST_FIELDS:
+            return [int(v) for v in self.requests[noc, initiator]]
         raw = dict(zip(layout.request_fields, (int(v) for v in self.requests[noc, initiator]), strict=True))
         f = [raw.get(name, 0) for name in REQUEST_FIELDS]
         if layout.coordinates == "mid":
