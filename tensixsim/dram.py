@@ -6,8 +6,9 @@ stored sparsely in 64 KiB chunks, allocated on first write; unwritten bytes read
 holds whatever was there before: reading it is a program error the emulator does not detect).
 
 Interleaved buffers follow tt-metal's convention: page ``p`` of a buffer lives in bank
-``p % banks`` at ``base + (p // banks) * aligned_page + bank_offset[bank]``, with one bank per
-group here (bank ``i`` is group ``i``, bank offset 0).
+``p % banks`` at ``base + (p // banks) * aligned_page + bank_offset[bank]``. Banks are the
+architecture's ``NocFacts.dram_banks`` (Wormhole: tt-metal's twelve, two per group 1 GiB apart), or
+one per group (Blackhole: bank ``i`` is group ``i``, bank offset 0).
 
 Tile layout (tt-metal's ``TILE_LAYOUT``): a 32x32 tile is four 16x16 faces (top-left, top-right,
 bottom-left, bottom-right), each stored row by row; tiles of a matrix follow in row-major order.
