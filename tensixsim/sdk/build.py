@@ -212,7 +212,11 @@ def build(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.resolve() != cached_elf.resolve():
-        shutil.copyfile(cached_elf, out)
+        # Copied under a private name and renamed into place: another process building the same
+        # program to the same path (a process pool's workers) may be loading ``out`` right now.
+        part = out.with_name(f".{out.name}.{os.getpid()}.part")
+        shutil.copyfile(cached_elf, part)
+        os.replace(part, out)
     return out
 
 
