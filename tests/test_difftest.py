@@ -119,6 +119,11 @@ def test_a_device_error_and_differing_exit_codes_are_differences(tmp_path: Path)
         ({"release": ["trisc0"]}, "release names 'trisc0'"),
         ({"verdict": {"status": "maybe"}}, "verdict.status 'maybe'"),
         ({"inputs": [{"address": "zero", "file": "p.c"}]}, "is not a number"),
+        ({"inputs": [{"address": "0x180000", "file": "p.c"}]}, r"inputs\[0\]: 0x180000..0x180000 is outside"),
+        (
+            {"outputs": [{"name": "o", "address": "0x17FFFC", "size": 8}]},
+            r"outputs\[0\]: .* outside blackhole's L1",
+        ),
     ],
 )
 def test_a_bad_case_is_refused_naming_the_field(tmp_path: Path, change: dict, message: str):
@@ -293,3 +298,15 @@ def test_diff_and_record_refuse_what_is_not_a_case(tmp_path: Path, capsys):
     assert "not a case directory" in capsys.readouterr().err
     assert main(["record", str(MULDIV), "--device", str(tmp_path)]) == 2
     assert "expected one libttsim" in capsys.readouterr().err
+
+
+def test_a_recording_of_another_architecture_is_refused(tmp_path: Path):
+    shutil.copytree(MULDIV, tmp_path / "case")
+    meta_path = tmp_path / "case" / "recorded" / "recording.json"
+    meta = json.loads(meta_path.read_text())
+    assert meta["arch"] == "blackhole"
+    meta_path.write_text(json.dumps({**meta, "arch": "wormhole"}))
+    with pytest.raises(
+        CaseError, match=r"recording\.json: arch: recorded on 'wormhole', the case is for 'blackhole'"
+    ):
+        load_recording(load_case(tmp_path / "case"))

@@ -168,9 +168,18 @@ def load_case(path: str | Path) -> Case:
     where = f"{case_dir.name}/case.json"
     arch = spec.get("arch", "blackhole")
     try:
-        get_arch(arch)
+        l1_size = get_arch(arch).l1_size
     except (KeyError, ValueError) as error:
         raise CaseError(f"{where}: arch: {error}") from None
+
+    def in_l1(region: Region, field: str) -> Region:
+        if not (0 <= region.address < l1_size and region.address + region.size <= l1_size):
+            raise CaseError(
+                f"{where}: {field}: 0x{region.address:x}..0x{region.address + region.size:x} is outside "
+                f"{arch}'s L1 (0x{l1_size:x} bytes)"
+            )
+        return region
+
     programs: dict[str, Program] = {}
     for core, entry in spec.get("programs", {}).items():
         if core not in CORE_NAMES:
@@ -194,9 +203,8 @@ def load_case(path: str | Path) -> Case:
     for i, entry in enumerate(spec.get("inputs", [])):
         file = _resolve(case_dir, entry["file"], f"{where}: inputs[{i}]")
         size = len(_file_bytes(file))
-        inputs.append(
-            Region(file.name, _number(entry["address"], f"{where}: inputs[{i}].address"), size, file=file)
-        )
+        address = _number(entry["address"], f"{where}: inputs[{i}].address")
+        inputs.append(in_l1(Region(file.name, address, size, file=file), f"inputs[{i}]"))
     outputs = []
     for i, entry in enumerate(spec.get("outputs", [])):
         fmt = entry.get("format", "u8")
@@ -210,7 +218,7 @@ def load_case(path: str | Path) -> Case:
         if ref_path is not None and len(_file_bytes(ref_path)) != size:
             raise CaseError(f"{where}: outputs[{i}].reference does not hold {size} bytes")
         address = _number(entry["address"], f"{where}: outputs[{i}].address")
-        outputs.append(Region(entry["name"], address, size, fmt, reference=ref_path))
+        outputs.append(in_l1(Region(entry["name"], address, size, fmt, reference=ref_path), f"outputs[{i}]"))
     if len({r.name for r in outputs}) != len(outputs):
         raise CaseError(f"{where}: output names repeat")
     raw_verdict = spec.get("verdict", {})

@@ -194,6 +194,7 @@ def record(
     for name, data in observation.outputs.items():
         (out / f"{name}.bin").write_bytes(data)
     meta = {
+        "arch": case.arch,
         **device_label(device),
         "client": _client_version(client_path),
         "recorded": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
@@ -212,6 +213,8 @@ def load_recording(case: Case) -> tuple[dict[str, object], Observation] | None:
     if not meta_path.is_file():
         return None
     meta = json.loads(meta_path.read_text())
+    if meta.get("arch") != case.arch:
+        raise CaseError(f"{meta_path}: arch: recorded on {meta.get('arch')!r}, the case is for {case.arch!r}")
     outputs = {}
     for region in case.outputs:
         path = case.recorded_dir / f"{region.name}.bin"
