@@ -8,6 +8,7 @@ and the debug-unit protocol tt-exalens drives (strobe values built here from its
 from __future__ import annotations
 
 import ctypes
+import logging
 import shutil
 import subprocess
 import textwrap
@@ -340,3 +341,16 @@ def test_chip_advance_pauses_instead_of_reporting_a_deadlock():
     tile.write(0x4000, (1).to_bytes(4, "little"))
     chip.advance(10000, ((1, 2),))
     assert tile.core("brisc").state is CoreState.FINISHED
+
+
+def test_a_repeated_refusal_is_logged_once_and_kept_bounded(library, caplog, monkeypatch):
+    monkeypatch.setattr(bridge, "errors", [])
+    monkeypatch.setattr(bridge, "refused", type(bridge.refused)())
+    monkeypatch.setattr(bridge, "KEPT_ERRORS", 3)
+    out = (ctypes.c_uint8 * 4)()
+    with caplog.at_level(logging.DEBUG, logger="tensixsim.simlib"):
+        for _ in range(5):
+            library.libttsim_tile_rd_bytes(8, 8, ctypes.c_uint64(0), out, 4)  # a router alone
+    levels = [r.levelno for r in caplog.records if r.name == "tensixsim.simlib"]
+    assert levels == [logging.ERROR] + [logging.DEBUG] * 4
+    assert len(bridge.errors) == 3 and bridge.refused[("libttsim_tile_rd_bytes", "NoEndpoint")] == 5

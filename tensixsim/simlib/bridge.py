@@ -3,7 +3,8 @@
 ``libttsim_init`` runs :func:`attach` with the address of the library's call table; the table is
 filled with callbacks into one :class:`~tensixsim.endpoints.host.ChipHost` (:data:`host`), made
 afresh at every ``libttsim_init``. The API has no error returns: a call the chip refuses is logged
-(logger ``tensixsim.simlib``, and :data:`errors` keeps the errors) and a refused read returns all
+(logger ``tensixsim.simlib``: once per call and kind of error, later ones at debug level; :data:`errors`
+keeps the first ``KEPT_ERRORS``, :data:`refused` counts them all) and a refused read returns all
 ones, as a PCIe read nobody answers does. Nothing else reaches the host process: an unexpected
 Python exception is logged the same way.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import sys
+from collections import Counter
 from collections.abc import Callable
 
 from tensixsim.endpoints.host import ChipHost
@@ -53,17 +55,23 @@ class Bridge(ctypes.Structure):
 
 
 host: ChipHost | None = None  # the chip the library serves (between libttsim_init and libttsim_exit)
-errors: list[BaseException] = []  # every refused call, in order (the log says the same)
+KEPT_ERRORS = 1000  # a tool retrying a bad access forever must not grow the host's memory
+errors: list[BaseException] = []  # the first KEPT_ERRORS refused calls' errors, in order
+refused: Counter[tuple[str, str]] = Counter()  # (call, error class) -> how many were refused
 _table: Bridge | None = None
 _callbacks: list = []  # the ctypes callback objects must outlive the table that points at them
 
 
 def _refused(call: str, error: BaseException) -> None:
-    errors.append(error)
+    if len(errors) < KEPT_ERRORS:
+        errors.append(error)
+    kind = (call, type(error).__name__)
+    refused[kind] += 1
+    level = logging.ERROR if refused[kind] == 1 else logging.DEBUG
     if isinstance(error, SimError):
-        log.error("%s refused: %s: %s", call, type(error).__name__, error)
+        log.log(level, "%s refused: %s: %s", call, type(error).__name__, error)
     else:  # a bug in tensixsim: still never the host's problem
-        log.error("%s failed: %s: %s", call, type(error).__name__, error, exc_info=error)
+        log.log(level, "%s failed: %s: %s", call, type(error).__name__, error, exc_info=error)
 
 
 def _guard(call: str, action: Callable[[], object], default: object = None) -> object:
