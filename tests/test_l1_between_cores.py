@@ -244,7 +244,7 @@ def test_ordering_by_page_counts_a_first_use_it_could_not_order():
     assert _words(by_page[0])[2] > _words(full[0])[2]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
     quantum=st.sampled_from((7, 37, 500, 2000, 5000)),
     early=st.booleans(),
