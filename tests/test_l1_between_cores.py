@@ -259,3 +259,18 @@ def test_ordering_by_page_without_a_late_first_use_equals_the_full_ordering(quan
 def test_an_unknown_ordering_is_refused():
     with pytest.raises(ValueError, match="l1_order"):
         Tile("blackhole", l1_order="some")
+
+
+def test_a_reset_forgets_which_core_used_which_page():
+    # The clock starts again at 0 after a reset: the cycles the pages were used at mean nothing then.
+    tile = Tile("blackhole", quantum=37, l1_order="pages")
+    tile.write(0, assemble(f"li t0, {FLAG}\n sw t0, 0(t0)\n ecall"))
+    tile.write(
+        0x6000,
+        assemble(f"li t2, 40\n1: addi t2, t2, -1\n bnez t2, 1b\n li t0, {FLAG}\n lw t1, 0(t0)\n ecall"),
+    )
+    tile.run(release=["brisc", "trisc0"])
+    page = FLAG // 4096
+    assert tile.l1_sharers[page] == 0b101 and tile.l1_private_last[page] > 0  # BRISC (0), TRISC0 (2)
+    tile.reset()
+    assert not tile.l1_sharers.any() and (tile.l1_private_last == -1).all() and tile.l1_order_late[0] == 0

@@ -163,7 +163,7 @@ struct core_hooks {
      * for the other cores. page_sharers (one byte per 4 KiB L1 page, shared by the tile's cores)
      * holds the cores that have accessed each page (bit core_bit); page_private_last the latest
      * cycle of an access made while one core alone used the page; order_late[0] counts the first
-     * accesses of another core at an earlier cycle than that (its order could not be kept). */
+     * accesses of another core at or before that cycle (their order may not have been kept). */
     uint64_t page_order;
     uint8_t *page_sharers;
     int64_t *page_private_last;

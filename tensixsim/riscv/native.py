@@ -326,7 +326,6 @@ class Hooks:
         self._sync_refresh_c = _ATTACH(refresh)
         self.state.sync_refresh = ctypes.cast(self._sync_refresh_c, ctypes.c_void_p).value
 
-    # ------------------------------------------------------------------ timing walk
     def share_pages(
         self, sharers: np.ndarray, private_last: np.ndarray, late: np.ndarray, core_bit: int
     ) -> None:
@@ -338,6 +337,7 @@ class Hooks:
         s.page_sharers, s.page_private_last, s.order_late = (a.ctypes.data for a in self._pages)
         s.core_bit = core_bit
 
+    # ------------------------------------------------------------------ timing walk
     def configure_timing(
         self,
         figures: dict[str, int],
