@@ -75,24 +75,36 @@ class Tile(Scheduler, Parking):
         backend: str = "coprocessor",
         engine: str | None = None,
         record_pushes: bool | None = None,
-        l1_order: bool = False,
+        l1_order: bool | str = False,
     ) -> None:
         """``engine``: "native" (the default, or ``$TENSIXSIM_ENGINE``) runs the coprocessor's hot path
         in C, falling back to "python", the reference engine, when no C compiler is available;
         results and cycles are the same. ``record_pushes``: keep every Tensix instruction a core
         pushes for :meth:`pushed` (about 50 bytes each, so off by default; on for the "recorder"
         backend, whose purpose it is). ``l1_order``: cores' L1 loads, stores and atomics happen in
-        cycle order between cores, so results and cycles do not depend on the quantum; off (the
-        default), a core sees another's L1 store at the next slice boundary, and runs much faster
-        where several cores use L1 at once (docs/timing.md)."""
+        cycle order between cores, so results and cycles do not depend on the quantum (True, or
+        "full"); "pages" orders only the accesses to L1 pages more than one core has used (much
+        cheaper where cores copy through L1 pages of their own, exact except for a page's first
+        use by a second core, see ``l1_order_late``); off (False, the default), a core sees another's
+        L1 store at the next slice boundary (docs/timing.md)."""
         engine = engine or os.environ.get("TENSIXSIM_ENGINE") or "native"
         self.arch = get_arch(arch)
         self.quantum = quantum
         # Park cores spinning in poll loops until what they poll changes (results and cycles are the
         # same as running the loops; off is for checking that).
         self.park_polls = True
-        self.l1_order = l1_order
+        if l1_order not in (False, True, "pages", "full"):
+            raise ValueError(f"l1_order: False, True, 'pages' or 'full', not {l1_order!r}")
+        self.l1_order: bool | str = "full" if l1_order is True else l1_order
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
+        # L1 ordering by page (native.c first_access): the cores that have used each page, the
+        # latest cycle one core alone used it at, and (l1_order_late[0]) how many first uses by
+        # another core came at or before that cycle: the accesses whose order "pages" may not have
+        # kept ("full" keeps it). None counted: the run's results and cycles are the full ordering's.
+        pages = -(-self.arch.l1_size // PAGE)
+        self.l1_sharers = np.zeros(pages, np.uint8)
+        self.l1_private_last = np.full(pages, -1, np.int64)
+        self.l1_order_late = np.zeros(1, np.int64)
         # The cores map whole pages: a local RAM smaller than a page (Wormhole's TRISCs) sits at the
         # start of its page, and the rest of the page is a hole the cores' hooks fault on.
         self.local_ram_pages = {
@@ -261,6 +273,10 @@ class Tile(Scheduler, Parking):
         """
         for core in self.cores:
             core.power_on()
+        # The clock starts again: which core used which page, and when, starts afresh too.
+        self.l1_sharers[:] = 0
+        self.l1_private_last[:] = -1
+        self.l1_order_late[:] = 0
         restore(self.control, TileControl.new(self.arch))
         if self.mailboxes is not None:
             restore(self.mailboxes, Mailboxes.new(self.arch.mailboxes))

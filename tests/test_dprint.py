@@ -375,3 +375,39 @@ def test_float32_prints_as_printf_does(value, precision, fixed):
     data = flag(SETPRECISION, precision) + (flag(FIXED) if fixed else b"") + f32(value)
     spec = f"%.{precision}{'f' if fixed else 'g'}"
     assert decode(data) == [printf(spec, ctypes.c_double(value))]
+
+
+# metal_dprint.h (the header kernels on tt-metal firmware print with) on bare metal, its buffer
+# where the SDK's host server reads: a string longer than the buffer goes in pieces, the core
+# waiting for the host between them.
+LONG_PRINTER_C = """#include "tensixsim.h"
+#define DPRINT_BUFFER (%d + SDK_CORE_ID * %d)
+#include "metal_dprint.h"
+
+int main(void)
+{
+    dprint_str("%s");
+    dprint_endl();
+    dprint_u32(SDK_CORE_ID);
+    dprint_endl();
+    return 0;
+}
+"""
+LONG_TEXT = "0123456789abcdefghijklmnopqrstuvwxyz" * 6  # 216 characters: two pieces
+
+
+@pytest.mark.parametrize("quantum", [5, 40, 2000])
+def test_a_string_longer_than_the_buffer_reaches_the_host_whenever_it_reads(tmp_path, quantum):
+    # Two cores printing at once cut each other's slices at every L1 access, so the host reads the
+    # buffers between almost any two stores. The header used to reset rpos before wpos between two
+    # pieces: a host reading then found rpos < wpos over bytes the next piece was overwriting.
+    source = tmp_path / "long_printer.c"
+    source.write_text(LONG_PRINTER_C % (DPRINT_BASE, 204, LONG_TEXT))
+    cores = {"trisc0": 2, "trisc1": 3}
+    tile = Tile("blackhole", quantum=quantum, l1_order=True)
+    for core in cores:
+        tile.load_elf(core, build(core, [source], tmp_path / f"{core}.elf"))
+    server = tile.enable_prints()
+    tile.run(release=list(cores))
+    for core, core_id in cores.items():
+        assert [line.text for line in server.lines if line.core == core] == [LONG_TEXT, str(core_id)]

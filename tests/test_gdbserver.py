@@ -488,13 +488,11 @@ def test_random_requests_never_break_the_server(stopped_session, requests: list[
     assert gdb.ask(b"?") == b"T05thread:1;"
 
 
-def test_a_watched_store_to_a_polled_word_stops_before_it_reaches_the_poller() -> None:
-    # NCRISC polls a word BRISC counts up in, slowly: NCRISC's loop parks on it, the page is
-    # write-protected in BRISC, and BRISC's stores reach the tile and wake the poller. A watched one
-    # is cancelled before it does: the poller stays parked, and the run keeps its cycles.
-    shared = 0x12800
-    brisc = f"""
-        li t0, 0x{shared:x}
+# BRISC counts a word at 0x12800 up to 40, a store (at pc 0x14) every ~200 cycles; NCRISC polls it
+# until it reaches 30.
+_COUNTER_AND_POLLER = (
+    """
+        li t0, 0x12800
         li t1, 0
         li t2, 40
     loop:
@@ -506,12 +504,22 @@ def test_a_watched_store_to_a_polled_word_stops_before_it_reaches_the_poller() -
         bnez t4, delay
         bne t1, t2, loop
         ecall
-    """
-    store = 0x14
-    ncrisc = f"li t0, 0x{shared:x}\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n ecall"
+    """,
+    "li t0, 0x12800\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n ecall",
+)
+
+
+def test_a_watched_store_to_a_polled_word_stops_before_it_reaches_the_poller() -> None:
+    # NCRISC polls a word BRISC counts up in, slowly: NCRISC's loop parks on it, the page is
+    # write-protected in BRISC, and BRISC's stores reach the tile and wake the poller. A watched one
+    # is cancelled before it does: the poller stays parked, and the run keeps its cycles. (Without
+    # L1 ordering: with it, NCRISC woken by one store catches up only as far as BRISC's next store,
+    # so it is running whenever BRISC stops before one; see the test after this.)
+    brisc, ncrisc = _COUNTER_AND_POLLER
+    store, shared = 0x14, 0x12800
 
     def make() -> Tile:
-        tile = Tile("blackhole")  # (with a tiny quantum the loop would not park)
+        tile = Tile("blackhole", l1_order=False)  # (with a tiny quantum the loop would not park)
         tile.write(0, assemble(brisc))
         tile.write(0x12000, assemble(ncrisc, base=0x12000))
         return tile
@@ -537,6 +545,30 @@ def test_a_watched_store_to_a_polled_word_stops_before_it_reaches_the_poller() -
     assert gdb.ask(b"s") == b"T05thread:1;"
     assert gdb.ask(b"m%x,4" % shared) == rsp.hex_word(before)
     assert gdb.ask(b"c") == b"W00"
+    assert_same_run(served.result, reference)
+
+
+@pytest.mark.parametrize("order", ["full", "pages"])
+def test_stopping_before_every_store_to_a_polled_word_keeps_the_ordered_run(order) -> None:
+    # With L1 ordering NCRISC is woken by each of BRISC's stores and catches up with BRISC's next
+    # one; stopping BRISC before each store (a breakpoint) changes nothing of the run.
+    brisc, ncrisc = _COUNTER_AND_POLLER
+
+    def make() -> Tile:
+        tile = Tile("blackhole", l1_order=order)
+        tile.write(0, assemble(brisc))
+        tile.write(0x12000, assemble(ncrisc, base=0x12000))
+        return tile
+
+    reference = make().run(release=["brisc", "ncrisc"])
+    assert reference.cores["ncrisc"].cycles > 29 * 200  # it saw the count reach 30 no earlier
+    tile = make()
+    served, gdb = connect(tile, release=["brisc", "ncrisc"])
+    assert gdb.ask(b"Z0,%x,4" % 0x14) == b"OK"
+    stops = 0
+    while (answer := gdb.ask(b"c")) == b"T05thread:1;swbreak:;":
+        stops += 1
+    assert answer == b"W00" and stops == 40
     assert_same_run(served.result, reference)
 
 

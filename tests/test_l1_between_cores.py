@@ -1,4 +1,6 @@
 """With ``Tile(l1_order=True)`` L1 traffic between cores is seen in cycle order, whatever the quantum.
+``l1_order="pages"`` orders only the pages more than one core uses; where it counts no late first
+use (Tile.l1_order_late) its results and cycles are those of the full ordering.
 
 Cores run ahead of each other in slices; an L1 load, store or atomic is performed only once no other
 running core is behind its cycle (Tile.sync_limit), so a store is visible to exactly the loads of
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from asm import assemble
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tensixsim import Tile
 
@@ -23,15 +27,22 @@ FLAG, ACK, OUT = 0x30000, 0x30040, 0x30080
 QUANTA = (7, 13, 37, 100, 2000, 5000)
 
 
-def _handshake(quantum: int) -> tuple[bytes, dict[str, tuple[int, int]]]:
+def _handshake(
+    quantum: int, order: bool | str = True, *, early: bool = False, delays: tuple[int, int] = (700, 300)
+) -> tuple[bytes, dict[str, tuple[int, int]]]:
     """BRISC counts down, notes rdcycle, sets FLAG; TRISC0 polls FLAG, counting its polls in L1 and
     noting the rdcycle at which it saw the flag, then sets ACK after a while; BRISC polls ACK the same
-    way. Returns the OUT words and each core's (cycles, instructions)."""
+    way. ``early``: BRISC stores to the page first thing (and TRISC0 waits a little before it starts
+    polling), so both cores use it from the start. ``delays``: the two countdowns. Returns the OUT
+    words and each core's (cycles, instructions)."""
+    first = "sw zero, 28(s2)" if early else "nop"
+    wait = 12 if early else 1
     brisc = f"""
         li s0, {FLAG}
         li s1, {ACK}
         li s2, {OUT}
-        li t2, 700
+        {first}
+        li t2, {delays[0]}
     1:  addi t2, t2, -1
         bnez t2, 1b
         rdcycle t3
@@ -51,6 +62,9 @@ def _handshake(quantum: int) -> tuple[bytes, dict[str, tuple[int, int]]]:
         li s0, {FLAG}
         li s1, {ACK}
         li s2, {OUT}
+        li t2, {wait}
+    3:  addi t2, t2, -1
+        bnez t2, 3b
         li t4, 0
     1:  addi t4, t4, 1
         sw t4, 4(s2)
@@ -58,7 +72,7 @@ def _handshake(quantum: int) -> tuple[bytes, dict[str, tuple[int, int]]]:
         beqz t1, 1b
         rdcycle t3
         sw t3, 8(s2)
-        li t2, 300
+        li t2, {delays[1]}
     2:  addi t2, t2, -1
         bnez t2, 2b
         rdcycle t3
@@ -67,12 +81,16 @@ def _handshake(quantum: int) -> tuple[bytes, dict[str, tuple[int, int]]]:
         sw t1, 0(s1)
         ecall
     """
-    tile = Tile("blackhole", quantum=quantum, l1_order=True)
+    tile = Tile("blackhole", quantum=quantum, l1_order=order)
     tile.write(0, assemble(brisc))
     tile.write(0x6000, assemble(trisc0, base=0x6000))
     result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
     cores = {n: (result.cores[n].cycles, result.cores[n].instructions) for n in ("brisc", "trisc0")}
+    _LATE[0] = int(tile.l1_order_late[0])
     return tile.read(OUT, 24), cores
+
+
+_LATE = [0]  # the last _handshake's Tile.l1_order_late
 
 
 def _words(data: bytes) -> list[int]:
@@ -98,22 +116,26 @@ def test_handshake_results_and_cycles_do_not_depend_on_the_quantum(quantum):
 _PURE = """
 import json, sys
 sys.path.insert(0, {tests!r})
-from test_l1_between_cores import _handshake
+from test_l1_between_cores import _LATE, _handshake
 from tensixsim.riscv.native import native_library
-out, cores = _handshake(37)
-print(json.dumps({{"native": native_library() is not None, "out": out.hex(), "cores": cores}}))
+out, cores = _handshake(37, {order!r})
+answer = {{"native": native_library() is not None, "out": out.hex(), "cores": cores, "late": _LATE[0]}}
+print(json.dumps(answer))
 """
 
 
-def test_the_python_hooks_order_l1_the_same_way():
-    out, cores = _handshake(37)
+@pytest.mark.parametrize("order", ["full", "pages"])
+def test_the_python_hooks_order_l1_the_same_way(order):
+    out, cores = _handshake(37, order)
+    late = _LATE[0]
     env = dict(os.environ, TENSIXSIM_PURE_PYTHON="1")
-    code = _PURE.format(tests=str(Path(__file__).parent))
+    code = _PURE.format(tests=str(Path(__file__).parent), order=order)
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     pure = json.loads(run.stdout)
     assert not pure["native"]
     assert bytes.fromhex(pure["out"]) == out
     assert {name: tuple(c) for name, c in pure["cores"].items()} == cores
+    assert pure["late"] == late
 
 
 def _last_store_wins(quantum: int) -> tuple[int, int, int]:
@@ -199,3 +221,56 @@ def test_a_parked_poller_sees_the_count_reach_its_bound_no_earlier(quantum):
     tile.run(release=["brisc", "ncrisc"])
     stored, seen = _words(tile.read(FLAG + 4, 8))
     assert 29 * 200 < stored < seen <= stored + 32
+
+
+@pytest.mark.parametrize("quantum", (7, 37, 2000))
+def test_ordering_by_page_equals_the_full_ordering_when_both_cores_start_on_the_page(quantum):
+    # BRISC stores to the page first thing, TRISC0 first uses it a few cycles later: a first use
+    # that the other core has not run past (it waits for it), so from then on every access to the
+    # page is ordered.
+    full = _handshake(quantum, "full", early=True)
+    assert _handshake(quantum, "pages", early=True) == full
+    assert _LATE[0] == 0
+
+
+def test_ordering_by_page_counts_a_first_use_it_could_not_order():
+    # TRISC0 polls the page alone, in slices of 37 cycles that run past the cycle BRISC first stores
+    # to it at (about 1400): that store comes too late to be ordered before TRISC0's reads. Counted,
+    # and the result does differ (TRISC0 sees the flag a slice late).
+    full = _handshake(37, "full")
+    by_page = _handshake(37, "pages")
+    assert _LATE[0] == 1
+    assert by_page != full
+    assert _words(by_page[0])[2] > _words(full[0])[2]
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    quantum=st.sampled_from((7, 37, 500, 2000, 5000)),
+    early=st.booleans(),
+    delays=st.tuples(st.integers(20, 1500), st.integers(1, 400)),
+)
+def test_ordering_by_page_without_a_late_first_use_equals_the_full_ordering(quantum, early, delays):
+    by_page = _handshake(quantum, "pages", early=early, delays=delays)
+    if _LATE[0] == 0:
+        assert by_page == _handshake(quantum, "full", early=early, delays=delays)
+
+
+def test_an_unknown_ordering_is_refused():
+    with pytest.raises(ValueError, match="l1_order"):
+        Tile("blackhole", l1_order="some")
+
+
+def test_a_reset_forgets_which_core_used_which_page():
+    # The clock starts again at 0 after a reset: the cycles the pages were used at mean nothing then.
+    tile = Tile("blackhole", quantum=37, l1_order="pages")
+    tile.write(0, assemble(f"li t0, {FLAG}\n sw t0, 0(t0)\n ecall"))
+    tile.write(
+        0x6000,
+        assemble(f"li t2, 40\n1: addi t2, t2, -1\n bnez t2, 1b\n li t0, {FLAG}\n lw t1, 0(t0)\n ecall"),
+    )
+    tile.run(release=["brisc", "trisc0"])
+    page = FLAG // 4096
+    assert tile.l1_sharers[page] == 0b101 and tile.l1_private_last[page] > 0  # BRISC (0), TRISC0 (2)
+    tile.reset()
+    assert not tile.l1_sharers.any() and (tile.l1_private_last == -1).all() and tile.l1_order_late[0] == 0

@@ -54,6 +54,8 @@ def test_parked_run_equals_running_every_poll(monkeypatch, op, tiles):
     assert parked[:2] == running[:2]
     ordered = run(elfs, inputs, True, monkeypatch, l1_order=True)
     assert ordered[:2] == running[:2]  # the cores share no L1 word: ordering changes nothing
+    by_page = run(elfs, inputs, True, monkeypatch, l1_order="pages")
+    assert by_page[:2] == running[:2]
 
 
 def _slow_poll(quantum: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:

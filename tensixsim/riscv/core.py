@@ -185,6 +185,7 @@ class Core:
             self.hooks.state.hole_lo = arch.local_ram_base + own.nbytes
             self.hooks.state.hole_size = page.nbytes - own.nbytes
         self.hooks.on_sync_refresh(self._refresh_sync_limit)
+        self.hooks.share_pages(tile.l1_sharers, tile.l1_private_last, tile.l1_order_late, 1 << self.index)
         self._scratch: list[np.ndarray] = []
         ports = 0
         self._storage_values: dict[int, np.ndarray] = {}  # the arrays storage windows read
@@ -640,8 +641,10 @@ class Core:
         Called from native code: must not raise."""
         s = self.hooks.state
         try:
-            limit = self.tile.l1_sync_limit(self) if self.tile.l1_order else SYNC_NEVER
+            order = self.tile.l1_order
+            limit = self.tile.l1_sync_limit(self) if order else SYNC_NEVER
             s.sync_limit = min(limit, SYNC_NEVER)
+            s.page_order = order == "pages"
         except BaseException as exc:  # (no limit known: stop at the access, the error reported)
             s.sync_limit = -1
             self._fail(exc)

@@ -159,6 +159,16 @@ struct core_hooks {
      * loop recognition, so a loop is recognised by the same head however the other cores'
      * progress cuts it. */
     uint64_t resumed;
+    /* L1 ordering by page (page_order set): only an access to a page another core has used waits
+     * for the other cores. page_sharers (one byte per 4 KiB L1 page, shared by the tile's cores)
+     * holds the cores that have accessed each page (bit core_bit); page_private_last the latest
+     * cycle of an access made while one core alone used the page; order_late[0] counts the first
+     * accesses of another core at or before that cycle (their order may not have been kept). */
+    uint64_t page_order;
+    uint8_t *page_sharers;
+    int64_t *page_private_last;
+    int64_t *order_late;
+    uint64_t core_bit;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -548,6 +558,17 @@ static void probe_stop(void *uc, struct core_hooks *h)
     h->stop(uc);
 }
 
+/* This core's first access to L1 page ``page``, to be performed at ``cycle``: the page is this
+ * core's, or shared from now on (every access to it ordered). The accesses the page's first user
+ * made unordered must all come before ``cycle``, or their order may not have been kept: counted
+ * (conservatively: a tie, or a probe's read that is undone, counts too). The full ordering,
+ * Tile(l1_order="full"), keeps it. */
+static void first_access(struct core_hooks *h, uint64_t page, int64_t cycle)
+{
+    h->page_sharers[page] |= (uint8_t)h->core_bit;
+    if (h->page_private_last[page] >= cycle) h->order_late[0]++;
+}
+
 /* An L1 access at a cycle some other running core has not reached yet: the access is undone (the
  * old bytes and the old rd are saved here; Python restores them) and the core stops before it, to
  * retry it when it is the earliest. Returns 1 when it stopped the core. */
@@ -559,10 +580,35 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
     uint32_t insn = 0, op = 0;
     h->fault_cycle = 0;
     if (h->probing && h->probe_unsynced && type == MEM_WRITE) goto stop;
+    if (h->page_order) {
+        uint64_t page = address >> 12;
+        uint8_t sharers = h->page_sharers[page], bit = (uint8_t)h->core_bit;
+        if (sharers == bit) {
+            /* Only this core has used the page: none observes the access now (another one's first
+             * access later is checked against its cycle, see first_access). */
+            h->reg_read(uc, REG_PC, &pc);
+            int64_t cycle = tsim_time_at(uc, h, pc);
+            if (cycle > h->page_private_last[page]) h->page_private_last[page] = cycle;
+            return 0;
+        }
+        if (!(sharers & bit)) {
+            /* This core's first use of the page, ordered like any shared access: a core stopped
+             * before it retries it at the same cycle, so the page counts as shared from here on
+             * (its first user, running ahead, waits for it from now). */
+            h->reg_read(uc, REG_PC, &pc);
+            h->fault_cycle = tsim_time_at(uc, h, pc);
+            first_access(h, page, h->fault_cycle);
+            int ordered = h->sync_limit >= SYNC_NEVER || h->fault_cycle <= h->sync_limit;
+            if (ordered && !sharers) h->page_private_last[page] = h->fault_cycle;
+            if (ordered) return 0;
+            goto late;
+        }
+    }
     if (h->sync_limit >= SYNC_NEVER) return 0;
     h->reg_read(uc, REG_PC, &pc);
     h->fault_cycle = tsim_time_at(uc, h, pc);
     if (h->fault_cycle <= h->sync_limit) return 0;
+late:
     if (h->probing && type != MEM_WRITE && !h->probe_strict) {
         h->probe_unsynced = 1;
         return 0;

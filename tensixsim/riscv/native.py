@@ -167,6 +167,11 @@ class HookState(ctypes.Structure):
         ("probe_unsynced", ctypes.c_uint64),
         ("probe_strict", ctypes.c_uint64),
         ("resumed", ctypes.c_uint64),
+        ("page_order", ctypes.c_uint64),
+        ("page_sharers", ctypes.c_void_p),
+        ("page_private_last", ctypes.c_void_p),
+        ("order_late", ctypes.c_void_p),
+        ("core_bit", ctypes.c_uint64),
     ]
 
 
@@ -320,6 +325,17 @@ class Hooks:
         self._sync_refresh = refresh
         self._sync_refresh_c = _ATTACH(refresh)
         self.state.sync_refresh = ctypes.cast(self._sync_refresh_c, ctypes.c_void_p).value
+
+    def share_pages(
+        self, sharers: np.ndarray, private_last: np.ndarray, late: np.ndarray, core_bit: int
+    ) -> None:
+        """The tile's page-sharing record this core's L1 ordering by page uses (native.c
+        first_access): ``sharers`` (uint8 per L1 page), ``private_last`` (int64 per page), ``late``
+        (int64[1]); ``core_bit`` is this core's bit in ``sharers``. ``state.page_order`` turns it on."""
+        s = self.state
+        self._pages = (sharers, private_last, late)  # what native code points at
+        s.page_sharers, s.page_private_last, s.order_late = (a.ctypes.data for a in self._pages)
+        s.core_bit = core_bit
 
     # ------------------------------------------------------------------ timing walk
     def configure_timing(
@@ -716,11 +732,30 @@ class Hooks:
             self._sync_refresh()
         s.fault_cycle = 0
         if not (s.probing and s.probe_unsynced and kind == MEM_WRITE):
-            if s.sync_limit >= SYNC_NEVER:
-                return False
-            s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
-            if s.fault_cycle <= s.sync_limit:
-                return False
+            late = False
+            if s.page_order:
+                sharers, private_last, _ = self._pages
+                page = address >> 12
+                bit = s.core_bit
+                used = int(sharers[page])
+                if used == bit:
+                    cycle = self.time_at(uc, uc.reg_read(PC_REG))
+                    private_last[page] = max(int(private_last[page]), cycle)
+                    return False
+                if not used & bit:
+                    s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
+                    self._first_access(page, s.fault_cycle)
+                    late = s.sync_limit < SYNC_NEVER and s.fault_cycle > s.sync_limit
+                    if not late:
+                        if not used:
+                            private_last[page] = s.fault_cycle
+                        return False
+            if not late:
+                if s.sync_limit >= SYNC_NEVER:
+                    return False
+                s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
+                if s.fault_cycle <= s.sync_limit:
+                    return False
             if s.probing and kind != MEM_WRITE and not s.probe_strict:
                 s.probe_unsynced = 1
                 return False
@@ -736,6 +771,13 @@ class Hooks:
         uc.reg_write(PC_REG, pc)
         uc.emu_stop()
         return True
+
+    def _first_access(self, page: int, cycle: int) -> None:
+        """native.c's first_access."""
+        sharers, private_last, late = self._pages
+        sharers[page] |= self.state.core_bit
+        if private_last[page] >= cycle:
+            late[0] += 1
 
     def probe_stop(self, uc: unicorn.Uc, pc: int | None = None) -> None:
         """native.c's probe_stop: stop a probe before the instruction at ``pc`` (default: the pc)."""

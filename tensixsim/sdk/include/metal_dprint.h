@@ -16,7 +16,7 @@
  * - when wpos + size + 2 >= 192 the core waits until rpos >= wpos (the host has read it all), giving
  *   up if the host writes the disabled magic meanwhile, then starts again at 0 (wpos = rpos = 0);
  * - a payload longer than 190 bytes (a string) goes in 190-byte pieces, each a record of 189 bytes
- *   of text and a NUL, the core waiting for the host after each piece;
+ *   of text and a NUL, the core waiting for the host after each piece (then wpos = rpos = 0 again);
  * - ENDL, SETW, SETPRECISION, FIXED, DEFAULTFLOAT, HEX, OCT, DEC carry a one-byte payload (the C++
  *   structs are one char); a string carries its NUL.
  * Type ids are the order of DPRINT_TYPES (dprint_common.h).
@@ -82,6 +82,9 @@ static __attribute__((noinline)) void dprint_record(uint8_t type, const void *pa
             if (!dprint_wait_for_host())
                 return;
             size -= piece - 1u;
+            /* wpos before rpos, as at every restart: a host reading in between must not find
+             * rpos < wpos over the bytes the next piece is about to overwrite. */
+            DPRINT_WPOS = 0;
             DPRINT_RPOS = 0;
         }
     }
