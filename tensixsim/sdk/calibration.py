@@ -355,7 +355,6 @@ CASES: tuple[Case, ...] = (
         (99.0, 99.0),
         mmio="niu",
         setup=_NOC_ATOMIC_SETUP,
-        calibrated=False,
     ),
     Case(
         "noc_write_stream",
