@@ -275,7 +275,7 @@ class NocTiming:
     # (69) gives ``l1_write`` = 33 with the documented hop latencies and the request sequence's own
     # cycles; the 4 / 16 / 64 / 256 B reads + flush (79 / 71 / 71 / 79) want ``l1_read + l1_write``
     # between 33 and 44 each and take 38 together (``l1_read`` = 5). The atomic increment with its
-    # response (99) is then 102, from these two alone (docs/timing.md).
+    # response (99) is then 104, from these two alone (docs/timing.md).
     l1_read: int = 5
     l1_write: int = 33
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
