@@ -471,8 +471,13 @@ class Noc:
     def _latency(self, hops: int) -> int:
         return NOC.niu_to_router + hops * NOC.router_hop + NOC.router_to_niu
 
-    def _access(self, endpoint: Endpoint) -> int:
-        return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_access
+    def _read_access(self, endpoint: Endpoint) -> int:
+        """Cycles from a read request reaching ``endpoint`` until its response can leave."""
+        return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_read
+
+    def _write_access(self, endpoint: Endpoint) -> int:
+        """Cycles from a write reaching ``endpoint`` until it has completed (and is acknowledged)."""
+        return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_write
 
     def flits(self, size: int) -> int:
         return max(1, -(-size // (self.facts.flit_bytes or NOC.flit_bytes)))
@@ -670,7 +675,7 @@ class Noc:
                 flits = self.flits(length)
                 sent = max(cycle, self.tx_free[noc]) + 1  # one header flit
                 self.tx_free[noc] = sent
-                arrive = sent + self._latency(source.hops) + self._access(source)
+                arrive = sent + self._latency(source.hops) + self._read_access(source)
                 first = arrive + self._latency(back)
                 done = max(first + flits, self.rx_free[noc] + flits + 1)
                 self.rx_free[noc] = done
@@ -680,8 +685,10 @@ class Noc:
                     served = self._read_served(noc, txn, src + offset, dst + offset, length, done - arrive)
                     self._at(source, arrive, served, noc, sent, 1)
                     continue
+                # The data are written into this tile's L1, and only then counted (Counters.md).
                 self.schedule(
-                    done, self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
+                    done + NOC.l1_write,
+                    self._read_done(noc, txn, source, src + offset, dst + offset, length, loop),
                 )
 
         return run
@@ -702,7 +709,7 @@ class Noc:
                 (SLV_RD_DATA_WORD_SENT, flits),
             )
 
-            def landed(_: Noc, at: int) -> None:
+            def written(at: int) -> None:
                 self.tile.l1_store(dst, data, at, by=("noc",))
                 self._count(
                     noc,
@@ -711,6 +718,10 @@ class Noc:
                     (MST_RD_DATA_WORD_RECEIVED, flits),
                     (MST_REQS_OUTSTANDING_ID + txn, -1),
                 )
+
+            def landed(_: Noc, at: int) -> None:
+                # Counted once the data are written into this tile's L1 (Counters.md).
+                self.schedule(at + NOC.l1_write, written)
 
             niu._send(noc, self.position, cycle + after, landed, cycle, flits + 1)
 
@@ -846,7 +857,7 @@ class Noc:
                 for target, back in zip(targets, backs, strict=True):
                     # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's.
                     loop = target.kind != "dram"
-                    arrive = left + self._latency(target.hops) + self._access(target)
+                    arrive = left + self._latency(target.hops) + self._write_access(target)
                     remote_ack = back if marked and target.kind == "remote" else None
                     arrived = self._write_arrived(
                         noc, target, dst + offset, data, mask, marked, loop, remote_ack, txn
@@ -1048,7 +1059,8 @@ class Noc:
             self._count(noc, cycle, *changes)
             sent = max(cycle, self.tx_free[noc]) + 1
             self.tx_free[noc] = sent
-            arrive = sent + self._latency(target.hops) + NOC.l1_access
+            # A read-modify-write of the target's L1 (L1.md: the operation of a narrow write).
+            arrive = sent + self._latency(target.hops) + NOC.l1_write
             result: list[int] = []
 
             def arrived(niu: Noc, when: int) -> None:
@@ -1066,7 +1078,7 @@ class Noc:
                         noc,
                         self.position,
                         when + self._latency(back),
-                        lambda _, c: responded(c, value),
+                        lambda _, c: self.schedule(c + NOC.l1_write, lambda w: responded(w, value)),
                         when,
                         1,
                     )
@@ -1078,12 +1090,15 @@ class Noc:
             if len(targets) > 1 or not marked:  # posted (a broadcast is): each receiver acts on its own
                 group = (self.position, noc, sent) if len(targets) > 1 else None
                 for receiver in targets:
-                    reach = sent + self._latency(receiver.hops) + NOC.l1_access
+                    reach = sent + self._latency(receiver.hops) + NOC.l1_write
                     self._at(receiver, reach, arrived, noc, sent, 1, group)
                 return
             self._at(target, arrive, arrived, noc, sent, 1)
             if target.kind != "remote":
-                self.schedule(arrive + self._latency(0), lambda when: responded(when, result[0]))
+                # The response is written into this L1 before it is counted (Counters.md).
+                self.schedule(
+                    arrive + self._latency(0) + NOC.l1_write, lambda when: responded(when, result[0])
+                )
 
         return run
 

@@ -255,8 +255,8 @@ class NocTiming:
     A packet is one header flit and ``ceil(bytes / flit_bytes)`` data flits; a link moves one flit per
     cycle. A packet's header reaches the far NIU after ``niu_to_router + hops * router_hop +
     router_to_niu`` cycles and its last flit one cycle per further flit later. Responses travel back
-    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC. ``l1_access`` is
-    calibrated against the silicon figures (docs/timing.md); ``dram_access`` is a guess.
+    on the same NoC. No page gives L1 or GDDR access times as seen from the NoC. ``l1_read`` and
+    ``l1_write`` are calibrated against the silicon figures (docs/timing.md); ``dram_access`` is a guess.
     """
 
     niu_to_router: int = 5  # "~5 cycles"
@@ -264,12 +264,20 @@ class NocTiming:
     router_to_niu: int = 5  # "~5 cycles"
     flit_bytes: int = 64  # 512-bit flits, one per cycle per link
     max_packet_bytes: int = 16384  # 256 data flits
-    # The far NIU taking a request into L1 and starting its response (write acknowledgement or read
-    # data): one value for the five own-tile programs of the calibration list (4 B write + barrier
-    # 69; 4 / 16 / 64 / 256 B read + flush 79 / 71 / 71 / 79, Blackhole p100a), all within 10% with
-    # 38 (each alone would need 33 to 44, with the documented hop latencies and the request sequences'
-    # own cycles; docs/timing.md). The atomic increment with response (99) is not reached by it.
-    l1_access: int = 38
+    # The NIU's own L1 operations, as the NoC sees them. No page gives their latency; Counters.md orders
+    # the counters after them: a write is acknowledged, and a read response or an atomic response is
+    # counted at the requester, only once its write into L1 has completed; a read is answered once its
+    # data have been read. ``l1_write``: a write into L1 until it has completed; ``l1_read``: a read of
+    # L1 until its data are ready. An atomic is a read-modify-write of L1, the operation L1.md says
+    # narrow writes are too (both block the bank five cycles), so it takes ``l1_write`` as well; an
+    # atomic's response lands in the requester's L1 as a narrow write (``l1_write`` again) before
+    # NIU_MST_ATOMIC_RESP_RECEIVED counts it. Calibrated on Blackhole p100a: the 4 B write + barrier
+    # (69) gives ``l1_write`` = 33 with the documented hop latencies and the request sequence's own
+    # cycles; the 4 / 16 / 64 / 256 B reads + flush (79 / 71 / 71 / 79) want ``l1_read + l1_write``
+    # between 33 and 44 each and take 38 together (``l1_read`` = 5). The atomic increment with its
+    # response (99) is then 104, from these two alone (docs/timing.md).
+    l1_read: int = 5
+    l1_write: int = 33
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
     @property

@@ -27,6 +27,7 @@ from tensixsim.noc import (
     CMD_WR_BE,
     CMD_WR_INLINE,
     CTRL,
+    MST_ATOMIC_RESP_RECEIVED,
     MST_WR_ACK_RECEIVED,
     REMOTE_ORDER,
     RET_HI,
@@ -124,9 +125,9 @@ def test_remote_write_lands_and_is_acknowledged_at_the_documented_cycles(
     _write_request(a, noc, CHIP_SRC, (4, 5), CHIP_DST, 256)
     a.noc.initiate(noc, 0, 100)
     # Worked by hand: header + 4 flits leave at 100 + 1 + 4; then 5 + 9 * hops + 5 to the far NIU, and
-    # 38 cycles of L1 access; the acknowledgement takes the hops back.
+    # 33 cycles until the L1 write has completed; the acknowledgement takes the hops back.
     left = 105
-    arrive = left + 10 + 9 * hops_there + 38
+    arrive = left + 10 + 9 * hops_there + 33
     acked = arrive + 10 + 9 * hops_back
     assert settle(chip) == [arrive]
     assert sorted(cycle for cycle, *_ in a.noc.pending) == [left]
@@ -163,9 +164,10 @@ def test_remote_read_is_served_at_the_far_tile_and_lands_at_the_documented_cycle
     b.write(CHIP_SRC, data)
     _request(a, (4, 5), {TARG_LO: CHIP_SRC, RET_LO: CHIP_DST, CTRL: 0, AT_LEN_BE: 256})
     a.noc.initiate(0, 0, 100)
-    # Worked by hand: the header leaves at 101, reaches B after 5 + 9 * 6 + 5, B's L1 answers after 38;
-    # the response's header comes back over 5 + 9 * 23 + 5 hops' worth and its 4 data flits follow.
-    served = 101 + 64 + 38
+    # Worked by hand: the header leaves at 101, reaches B after 5 + 9 * 6 + 5, B's L1 answers after 5;
+    # the response's header comes back over 5 + 9 * 23 + 5 hops' worth and its 4 data flits follow;
+    # A's L1 write of the data completes 33 cycles later, and only then is the response counted.
+    served = 101 + 64 + 5
     landed = served + 217 + 4
     assert settle(chip) == [served]
     chip.fabric.hand_over()
@@ -173,9 +175,9 @@ def test_remote_read_is_served_at_the_far_tile_and_lands_at_the_documented_cycle
     assert b.noc.counters[0, SLV_RD_REQ_RECEIVED] == 1
     assert settle(chip) == [landed]
     chip.fabric.hand_over()
-    a.noc.deliver(landed - 1)
+    a.noc.deliver(landed + 32)
     assert a.noc.counters[0, RD_RESP_RECEIVED] == 0 and not a.read(CHIP_DST, 256).strip(b"\0")
-    a.noc.deliver(landed)
+    a.noc.deliver(landed + 33)
     assert a.noc.counters[0, RD_RESP_RECEIVED] == 1
     assert np.array_equal(np.frombuffer(a.read(CHIP_DST, 256), np.uint32), data)
 
@@ -188,14 +190,17 @@ def test_remote_atomic_increment_with_response_returns_the_old_value() -> None:
     fields = {TARG_LO: CHIP_FLAG, RET_LO: CHIP_OUT, CTRL: CMD_AT | CMD_RESP_MARKED, AT_LEN_BE: increment}
     _request(a, (4, 5), {**fields, AT_DATA: 5})
     a.noc.initiate(0, 0, 100)
-    arrive = 101 + 64 + 38
+    arrive = 101 + 64 + 33  # the read-modify-write of B's L1 completes 33 cycles after the header arrives
     settle(chip)
     chip.fabric.hand_over()
     b.noc.deliver(arrive)
     assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 0, 46, 7]
     assert settle(chip) == [arrive + 217]
     chip.fabric.hand_over()
-    a.noc.deliver(arrive + 217)
+    a.noc.deliver(arrive + 217 + 32)
+    assert a.noc.counters[0, MST_ATOMIC_RESP_RECEIVED] == 0
+    a.noc.deliver(arrive + 217 + 33)  # the response is written into A's L1, then counted
+    assert a.noc.counters[0, MST_ATOMIC_RESP_RECEIVED] == 1
     # Result is the word at the request's own address (word 0 of the line), as Atomics.md says.
     assert int.from_bytes(a.read(CHIP_OUT, 4), "little") == 0
     assert a.noc.counters[0, 0] == 1  # ATOMIC_RESP_RECEIVED
@@ -288,22 +293,23 @@ def test_two_streams_over_a_shared_link_take_twice_as_long_as_one() -> None:
     """Worked by hand. A packet is 1 + 32 = 33 flits; the NIU sends them back to back, so A's leave
     at 133, 166, 199, 232 and their headers enter A's first link 5 cycles later (138, 171, ...). A at
     (1, 2) crosses the X links of routers 1, 2, 3 of row 2; B at (2, 2) those of 2 and 3. Unloaded, a
-    packet from A lands 5 + 3 * 9 + 5 + 38 = 75 cycles after it left: 208, 241, 274, 307."""
+    packet from A has landed (its L1 write complete) 5 + 3 * 9 + 5 + 33 = 70 cycles after it left: 203,
+    236, 269, 302."""
     alone = Chip("blackhole")
     _stream(alone, (1, 2), 4)
-    assert _arrivals(alone) == {(1, 2): [208, 241, 274, 307]}
+    assert _arrivals(alone) == {(1, 2): [203, 236, 269, 302]}
     # With B streaming too, packets claim links in the order their headers enter the first link
     # (ties: A, first in the grid's row order). A's first packet holds router 2's link over
     # [147, 180) and router 3's over [156, 189); B's first (header at 138) fits before neither: it
-    # crosses router 2's link at 180 and router 3's at 189, 42 cycles late (199 -> 241). A's second
-    # then waits for router 2's link until 213 and router 3's until 222 (33 late: 274), and so on:
+    # crosses router 2's link at 180 and router 3's at 189, 42 cycles late (194 -> 236). A's second
+    # then waits for router 2's link until 213 and router 3's until 222 (33 late: 269), and so on:
     # the shared link carries all 8 packets back to back, 8 x 33 cycles from 147 to 411.
     both = Chip("blackhole")
     _stream(both, (1, 2), 4)
     _stream(both, (2, 2), 4)
-    assert _arrivals(both) == {(1, 2): [208, 274, 340, 406], (2, 2): [241, 307, 373, 439]}
-    # Twice the data over the shared link: the last packet lands after 439 - 138 = 301 cycles, against
-    # 307 - 138 = 169 alone (the link's busy time doubles, 132 -> 264; the fixed latency does not).
+    assert _arrivals(both) == {(1, 2): [203, 269, 335, 401], (2, 2): [236, 302, 368, 434]}
+    # Twice the data over the shared link: the last packet lands after 434 - 138 = 296 cycles, against
+    # 302 - 138 = 164 alone (the link's busy time doubles, 132 -> 264; the fixed latency does not).
 
 
 def test_a_multicast_crosses_each_link_of_its_tree_once() -> None:
@@ -316,9 +322,9 @@ def test_a_multicast_crosses_each_link_of_its_tree_once() -> None:
     f[CTRL] = CMD_WR | CMD_BRCST_PACKET
     f[AT_LEN_BE] = 2048
     a.noc.initiate(0, 0, 100)
-    # Unloaded for each: left at 133, 5 + 9 * hops + 5 + 38 later. Were each receiver's packet claiming
+    # Unloaded for each: left at 133, 5 + 9 * hops + 5 + 33 later. Were each receiver's packet claiming
     # its own links, the second and third would wait 33 and 66 cycles behind the first.
-    assert sorted(settle(chip)) == [133 + 57, 133 + 66, 133 + 75]
+    assert sorted(settle(chip)) == [133 + 52, 133 + 61, 133 + 70]
 
 
 # ---------------------------------------------------------------------------- end to end
