@@ -207,7 +207,7 @@ def render() -> str:
         "",
         "## NoC requests",
         "",
-        "What a core's NIU request initiators do (tensixsim/noc.py; each chip's register layout and "
+        "What a core's NIU request initiators do (tensixsim/noc/; each chip's register layout and "
         "packet facts in tensixsim/arch). Requests reach the tile itself, the DRAM tiles and, in a "
         "`Chip`, the other Tensix tiles; other endpoints raise `Unimplemented`.",
         "",

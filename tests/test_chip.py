@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from tensixsim import Tile
 from tensixsim.chip import SENDER_STRIDE, Chip
 from tensixsim.errors import CycleLimitExceeded, Deadlock, Unimplemented
-from tensixsim.noc import (
+from tensixsim.noc import REMOTE_ORDER, NoEndpoint, route
+from tensixsim.noc.registers import (
     AT_DATA,
     AT_LEN_BE,
     AT_LEN_BE_1,
@@ -29,13 +30,10 @@ from tensixsim.noc import (
     CTRL,
     MST_ATOMIC_RESP_RECEIVED,
     MST_WR_ACK_RECEIVED,
-    REMOTE_ORDER,
     RET_HI,
     RET_LO,
     TARG_HI,
     TARG_LO,
-    NoEndpoint,
-    route,
 )
 from tensixsim.sdk import programs
 from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_OUT, CHIP_SRC, ring_expected

@@ -22,7 +22,7 @@ import numpy as np
 
 from tensixsim.arch import blackhole_host as facts
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
-from tensixsim.noc import CONFIG_BASE, CONFIG_WORDS, NOC_NODE_ID, TRANSLATION_ENABLE
+from tensixsim.noc.registers import CONFIG_BASE, CONFIG_WORDS, NOC_NODE_ID, TRANSLATION_ENABLE
 
 NOC_ID_LOGICAL = 0x148  # NIU configuration register (MemoryMap.md)
 

@@ -84,7 +84,7 @@ import heapq
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -93,181 +93,83 @@ from tensixsim.arch.common import NocFacts
 from tensixsim.dram import Dram
 from tensixsim.errors import InvalidProgram, MemoryFault, SimError, UndefinedBehavior, Unimplemented
 from tensixsim.mmio.memory import Access, MmioRegion, Register
+from tensixsim.noc.fabric import (
+    Endpoint,
+    Fabric,
+    HarvestedTile,
+    NoEndpoint,
+    Packet,
+    RemoteAction,
+)
+from tensixsim.noc.registers import (
+    AT_DATA,
+    AT_INCREMENT,
+    AT_LEN_BE,
+    AT_LEN_BE_1,
+    AT_ZAAMO,
+    BRCST_EXCLUDE,
+    CMD_AT,
+    CMD_BRCST_PACKET,
+    CMD_BRCST_SRC_INCLUDE,
+    CMD_L1_ACC_AT_EN,
+    CMD_RD,
+    CMD_RESP_MARKED,
+    CMD_WR,
+    CMD_WR_BE,
+    CMD_WR_INLINE,
+    CONFIG_BASE,
+    CONFIG_PULSES,
+    COUNTER_BASE,
+    COUNTER_WORDS,
+    CTRL,
+    EIGHT_BIT_COUNTERS,
+    MST_ATOMIC_RESP_RECEIVED,
+    MST_CMD_ACCEPTED,
+    MST_NONPOSTED_ATOMIC_SENT,
+    MST_NONPOSTED_ATOMIC_STARTED,
+    MST_NONPOSTED_WR_DATA_WORD_SENT,
+    MST_NONPOSTED_WR_REQ_SENT,
+    MST_NONPOSTED_WR_REQ_STARTED,
+    MST_POSTED_ATOMIC_SENT,
+    MST_POSTED_WR_DATA_WORD_SENT,
+    MST_POSTED_WR_REQ_SENT,
+    MST_POSTED_WR_REQ_STARTED,
+    MST_RD_DATA_WORD_RECEIVED,
+    MST_RD_REQ_SENT,
+    MST_RD_REQ_STARTED,
+    MST_RD_RESP_RECEIVED,
+    MST_REQS_OUTSTANDING_ID,
+    MST_WR_ACK_RECEIVED,
+    MST_WRITE_REQS_OUTGOING_ID,
+    PACKET_TAG,
+    REQUEST_FIELDS,
+    REQUEST_TYPES,
+    RET_HI,
+    RET_LO,
+    RET_MID,
+    SLV_ATOMIC_RESP_SENT,
+    SLV_NONPOSTED_ATOMIC_RECEIVED,
+    SLV_NONPOSTED_WR_DATA_WORD_RECEIVED,
+    SLV_NONPOSTED_WR_REQ_RECEIVED,
+    SLV_NONPOSTED_WR_REQ_STARTED,
+    SLV_POSTED_ATOMIC_RECEIVED,
+    SLV_POSTED_WR_DATA_WORD_RECEIVED,
+    SLV_POSTED_WR_REQ_RECEIVED,
+    SLV_POSTED_WR_REQ_STARTED,
+    SLV_RD_DATA_WORD_SENT,
+    SLV_RD_REQ_RECEIVED,
+    SLV_RD_RESP_SENT,
+    SLV_REQ_ACCEPTED,
+    SLV_WR_ACK_SENT,
+    TARG_HI,
+    TARG_LO,
+    TARG_MID,
+    TRANSLATION_ENABLE,
+)
 from tensixsim.timing import NOC
 
 if TYPE_CHECKING:
     from tensixsim.tile import Tile
-
-# The request as the NIU acts on it: Blackhole's fields (another layout is decoded into them). Offsets
-# of Blackhole's registers, for code that names them (the tile uses NocFacts.registers).
-REQUEST_FIELDS = (
-    "NOC_TARG_ADDR_LO",
-    "NOC_TARG_ADDR_MID",
-    "NOC_TARG_ADDR_HI",
-    "NOC_RET_ADDR_LO",
-    "NOC_RET_ADDR_MID",
-    "NOC_RET_ADDR_HI",
-    "NOC_PACKET_TAG",
-    "NOC_CTRL",
-    "NOC_AT_LEN_BE",
-    "NOC_AT_LEN_BE_1",
-    "NOC_AT_DATA",
-    "NOC_BRCST_EXCLUDE",
-)
-(
-    TARG_LO,
-    TARG_MID,
-    TARG_HI,
-    RET_LO,
-    RET_MID,
-    RET_HI,
-    PACKET_TAG,
-    CTRL,
-    AT_LEN_BE,
-    AT_LEN_BE_1,
-    AT_DATA,
-    BRCST_EXCLUDE,
-) = range(len(REQUEST_FIELDS))
-NOC_CMD_CTRL = 0x40
-NOC_NODE_ID = 0x44
-NOC_ENDPOINT_ID = 0x48
-NOC_CLEAR_OUTSTANDING_REQ_CNT = 0x60
-CONFIG_BASE = 0x100
-CONFIG_WORDS = 32  # Blackhole's configuration window (0x100..0x17F)
-TRANSLATION_ENABLE = 1 << 14  # NIU_CFG_0
-# Configuration registers with no storage: pulses clearing state that is not modelled.
-_CONFIG_PULSES = ("DEBUG_COUNTER_RESET", "NIU_TRANS_COUNT_RTZ_CLR")
-COUNTER_BASE = 0x200
-COUNTER_WORDS = 64
-_REQUEST_TYPES = {0: "read", 1: "atomic", 2: "write", 3: "reserved"}
-
-# NOC_CTRL fields (MemoryMap.md).
-CMD_RD, CMD_AT, CMD_WR = 0, 1, 2
-CMD_WR_BE = 1 << 2
-CMD_WR_INLINE = 1 << 3
-CMD_RESP_MARKED = 1 << 4
-CMD_BRCST_PACKET = 1 << 5
-CMD_BRCST_SRC_INCLUDE = 1 << 17
-CMD_L1_ACC_AT_EN = 1 << 31
-
-# Counter indices (Counters.md).
-MST_ATOMIC_RESP_RECEIVED = 0
-MST_WR_ACK_RECEIVED = 1
-MST_RD_RESP_RECEIVED = 2
-MST_RD_DATA_WORD_RECEIVED = 3
-MST_CMD_ACCEPTED = 4
-MST_RD_REQ_SENT = 5
-MST_NONPOSTED_ATOMIC_SENT = 6
-MST_POSTED_ATOMIC_SENT = 7
-MST_NONPOSTED_WR_DATA_WORD_SENT = 8
-MST_POSTED_WR_DATA_WORD_SENT = 9
-MST_NONPOSTED_WR_REQ_SENT = 10
-MST_POSTED_WR_REQ_SENT = 11
-MST_NONPOSTED_WR_REQ_STARTED = 12
-MST_POSTED_WR_REQ_STARTED = 13
-MST_RD_REQ_STARTED = 14
-MST_NONPOSTED_ATOMIC_STARTED = 15
-MST_REQS_OUTSTANDING_ID = 16  # + transaction id, 8 bits
-MST_WRITE_REQS_OUTGOING_ID = 32  # + transaction id, 8 bits
-SLV_ATOMIC_RESP_SENT = 48
-SLV_WR_ACK_SENT = 49
-SLV_RD_RESP_SENT = 50
-SLV_RD_DATA_WORD_SENT = 51
-SLV_REQ_ACCEPTED = 52
-SLV_RD_REQ_RECEIVED = 53
-SLV_NONPOSTED_ATOMIC_RECEIVED = 54
-SLV_POSTED_ATOMIC_RECEIVED = 55
-SLV_NONPOSTED_WR_DATA_WORD_RECEIVED = 56
-SLV_POSTED_WR_DATA_WORD_RECEIVED = 57
-SLV_NONPOSTED_WR_REQ_RECEIVED = 58
-SLV_POSTED_WR_REQ_RECEIVED = 59
-SLV_NONPOSTED_WR_REQ_STARTED = 60
-SLV_POSTED_WR_REQ_STARTED = 61
-_EIGHT_BIT = range(MST_REQS_OUTSTANDING_ID, SLV_ATOMIC_RESP_SENT)
-
-# NOC_AT_LEN_BE of an atomic (Atomics.md): Ofs bits 0..1, opcode bits 12..15.
-AT_INCREMENT = 0x1
-AT_ZAAMO = 0xA
-
-
-# Traffic from other tiles is ordered after this tile's own events of the same cycle, by sender and
-# the sender's own count (Noc.schedule's ``order``): the same order whatever the chip's windows.
-REMOTE_ORDER = 1 << 62
-
-
-class NoEndpoint(InvalidProgram):
-    """A NoC request names coordinates where the grid has no tile."""
-
-
-class HarvestedTile(InvalidProgram):
-    """A NoC request names a Tensix tile fused off on this chip (Chip(harvested=...))."""
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where a request's coordinates lead: this tile, a DRAM group or another Tensix tile of a chip."""
-
-    kind: str  # "tile", "dram" or "remote"
-    group: int = 0
-    hops: int = 0  # routers passed on the way from this tile, on the request's NoC
-    xy: tuple[int, int] | None = None  # NoC #0 coordinates of a remote tile
-
-
-# What runs at the far end of a request: the NIU it reaches (of the same NoC) and the cycle.
-RemoteAction = Callable[["Noc", int], None]
-
-# A link between neighbouring routers: (NoC, x, y of the router it leaves, "x" or "y"), in the NoC's
-# own coordinates (each NoC moves towards increasing coordinates of its own, wrapping).
-Link = tuple[int, int, int, str]
-
-
-@dataclass(frozen=True)
-class Packet:
-    """What a transfer between tiles puts on the links of its route (tensixsim.chip.Fabric).
-
-    ``injected``: the cycle the unloaded model has its header enter the first link (the issuing NIU's
-    ``niu_to_router`` after the packet left). ``flits``: header and data flits, each link carrying one
-    a cycle. ``group``: packets of one multicast share it (the tree carries the flits once per link).
-    """
-
-    noc: int
-    source: tuple[int, int]  # NoC coordinates (of ``noc``) of the sending tile
-    target: tuple[int, int]  # NoC coordinates (of ``noc``) of the receiving tile
-    injected: int
-    flits: int
-    group: tuple | None = None
-
-
-def route(facts: NocFacts, noc: int, source: tuple[int, int], target: tuple[int, int]) -> list[Link]:
-    """The links a unicast packet crosses from ``source`` to ``target`` (``noc``'s coordinates):
-    dimension order, X then Y where ``facts.x_first_routing[noc]`` (NoC #0), else Y then X (NoC #1),
-    each step towards increasing coordinates with wrap-around (RoutingPaths.md)."""
-    (x, y), (tx, ty) = source, target
-    links: list[Link] = []
-    for axis in ("x", "y") if facts.x_first_routing[noc] else ("y", "x"):
-        if axis == "x":
-            while x != tx:
-                links.append((noc, x, y, "x"))
-                x = (x + 1) % facts.width
-        else:
-            while y != ty:
-                links.append((noc, x, y, "y"))
-                y = (y + 1) % facts.height
-    return links
-
-
-class Fabric(Protocol):
-    """The NoC between the tiles of a chip, as one NIU sees it (tensixsim.chip)."""
-
-    def endpoint_kind(self, xy: tuple[int, int]) -> str | None:
-        """What is at NoC #0 coordinates ``xy``: "tensix", "dram", another kind, or None (no endpoint)."""
-
-    def send(
-        self, source: Noc, target: tuple[int, int], cycle: int, action: RemoteAction, packet: Packet
-    ) -> None:
-        """Run ``action`` at the NIU of the tile at ``target`` at ``cycle`` (at least
-        ``NOC.lookahead`` after the sender's present cycle), later by what ``packet`` waits for links
-        other packets hold."""
 
 
 @dataclass
@@ -568,7 +470,7 @@ class Noc:
     def _count(self, noc: int, cycle: int | None, *changes: tuple[int, int]) -> None:
         """Add to counters; with ``cycle``, wake the cores polling them."""
         for index, delta in changes:
-            mask = 0xFF if index in _EIGHT_BIT else 0xFFFFFFFF
+            mask = 0xFF if index in EIGHT_BIT_COUNTERS else 0xFFFFFFFF
             self.counters[noc, index] = (int(self.counters[noc, index]) + delta) & mask
         if cycle is not None and self.tile is not None:
             base = self.facts.niu_bases[noc] + COUNTER_BASE
@@ -1133,7 +1035,7 @@ class Noc:
         """``error`` naming the request, the core, its pc and the cycle."""
         names = self.facts.registers.request_fields
         fields = self.decode(noc, initiator)
-        kind = _REQUEST_TYPES[fields[CTRL] & 3]
+        kind = REQUEST_TYPES[fields[CTRL] & 3]
         raw = self.requests[noc, initiator].tolist()
         detail = ", ".join(f"{n}=0x{v:x}" for n, v in zip(names, raw, strict=True) if v)
         detail = detail or "all fields 0"
@@ -1197,7 +1099,7 @@ class Noc:
             for index in range(self.config.shape[1]):
                 offset = CONFIG_BASE + 4 * index
                 name = names.get(offset, f"NOC_CFG[{index}]")
-                if name in _CONFIG_PULSES:
+                if name in CONFIG_PULSES:
                     # Pulses: the debug counters and interrupt sources they clear are not modelled.
                     registers[offset] = Register(
                         name, read=lambda _: 0, write=lambda _a, _v: None, watch="write"

@@ -1,0 +1,28 @@
+"""The NoC as the tiles see it: each tile's two NIUs (:mod:`~tensixsim.noc.niu`), their registers
+(:mod:`~tensixsim.noc.registers`), and the fabric between tiles (:mod:`~tensixsim.noc.fabric`)."""
+
+from tensixsim.noc.fabric import (
+    REMOTE_ORDER,
+    Endpoint,
+    Fabric,
+    HarvestedTile,
+    Link,
+    NoEndpoint,
+    Packet,
+    RemoteAction,
+    route,
+)
+from tensixsim.noc.niu import Noc
+
+__all__ = [
+    "REMOTE_ORDER",
+    "Endpoint",
+    "Fabric",
+    "HarvestedTile",
+    "Link",
+    "NoEndpoint",
+    "Noc",
+    "Packet",
+    "RemoteAction",
+    "route",
+]
