@@ -31,7 +31,8 @@ ARCH = "blackhole"
 RESULTS = L1_USER_BASE + 0x100  # per core: body cycles, empty-loop cycles (16 bytes apart)
 DATA = L1_USER_BASE + 0x1000  # per core: a 4 KiB L1 buffer the loads and stores use
 SHARED = DATA + 0x10000  # one L1 word every core reads in the same-address case
-NOC_STATUS_OFFSET = 0x200 + 4 * 2  # NIU counter MST_RD_RESP_RECEIVED (noc/registers.py COUNTER_BASE, Counters.md)
+# NIU counter MST_RD_RESP_RECEIVED (noc/registers.py COUNTER_BASE, Counters.md)
+NOC_STATUS_OFFSET = 0x200 + 4 * 2
 
 # Registers the bodies may use: s0 L1 data, s1 own local-RAM word, s2 another core's local RAM,
 # s3 the MMIO register under test; a0..a7 and t0..t5 are scratch, t6 counts iterations.
@@ -83,10 +84,11 @@ def _offsets(count: int, text: str) -> str:
 
 
 # NoC request sequences, as tt-metal's noc_nonblocking_api.h issues them through NIU #0's request
-# initiator 0 (s3: the NIU window; register offsets of noc/registers.py): wait until the command buffer is ready
-# (NOC_CMD_CTRL reads 0), write the request fields, write NOC_CMD_CTRL, count the request in a
-# software counter (own local RAM, s1), and for a barrier poll the NIU counter until it equals the
-# software one. Setup: a6 the tile's own coordinates (NOC_NODE_ID's x | y << 6), the counter copied.
+# initiator 0 (s3: the NIU window; register offsets of noc/registers.py): wait until the command
+# buffer is ready (NOC_CMD_CTRL reads 0), write the request fields, write NOC_CMD_CTRL, count the
+# request in a software counter (own local RAM, s1), and for a barrier poll the NIU counter until it
+# equals the software one. Setup: a6 the tile's own coordinates (NOC_NODE_ID's x | y << 6), the
+# counter copied.
 _NOC_SETUP = "lw a6, 0x44(s3)\nslli a6, a6, 20\nsrli a6, a6, 20\naddi a2, s0, 0x400\nli a1, 1"
 
 
