@@ -25,34 +25,60 @@ class RiscvTiming:
     it needs has no room. ``*_latency``: cycles from issue until the result can be used.
     """
 
-    # L1 loads: 9 cycles from lw to the dependent instruction, with or without independent
-    # instructions between them (measured); so the result is ready 8 cycles after issue.
+    # The silicon figures below are per operation of the measured loops (`beq` / body / `addi` /
+    # `j`, the same loop with an empty body subtracted), as tensixsim/sdk/calibration.py runs them.
+    # L1 loads: a dependent chain of lw takes 8 cycles a load, and lw then its use 9 whatever sits
+    # between them (measured), so the result is ready 8 cycles after issue.
     l1_load_latency: int = 8
-    # At most this many L1 reads in flight, each holding its slot until its response, this many
-    # cycles after issue: four independent lw back to back cost 1.25 each, eight 1.46-1.63
-    # (measured; these two figures reproduce both).
+    # At most this many L1 reads in flight, each holding its slot until its response: four and
+    # eight independent lw (one and two 16-byte lines) cost 1.25 and 1.46-1.63 each (measured).
     l1_read_slots: int = 4
-    l1_read_occupancy: int = 7
-    # Cycles from a store's issue until a load of the same word may be processed (the load waits
-    # while the store sits in the store queue, Memory Ordering). L1: no figure, one cycle assumed.
-    l1_store_visible: int = 1
-    # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 3.0 per pair
-    # (measured), so the store becomes visible to the load 2 cycles after its issue (TRISC2: see
-    # ``local_store_visible_trisc2``).
+    l1_read_occupancy: int = 8
+    # The store queue emits an L1 write that does not cover its whole 16-byte block as a
+    # read-modify-write taking the write path this long, one after another; stores coalesce into
+    # whole blocks, which take one cycle (BabyRISCV README: "one coalesced store every five
+    # cycles"). A load of a word still queued waits for its store to leave: L1 sw then lw of the
+    # word 3.25 per instruction (measured).
+    l1_store_drain: int = 5
+    # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 1.5 per
+    # instruction (measured), so the store becomes visible to the load 2 cycles after its issue
+    # (TRISC2: see ``local_store_visible_trisc2``).
     local_load_latency: int = 2
     local_store_visible: int = 2
-    local_store_visible_trisc2: int = 3  # TRISC2: sw then lw 4.0 per pair (measured)
-    # Another core's local RAM: independent reads cost 2.5 each (measured): two reads in flight,
-    # five cycles each.
-    remote_load_latency: int = 5
+    local_store_visible_trisc2: int = 3  # TRISC2: sw then lw 2.0 per instruction (measured)
+    # Another core's local RAM: "at least eight cycles, the same latency as loading from L1"
+    # (BabyRISCV README); two reads in flight, each until its response.
+    remote_load_latency: int = 8
     remote_read_slots: int = 2
-    remote_read_occupancy: int = 5
-    mul_latency: int = 2  # independent mul 1.0 (measured: pipelined); latency 2 (ISA documentation)
-    div_latency: int = 6  # dependent remu 6.0 (measured); the divider takes one operation at a time
+    remote_read_occupancy: int = 8
+    mul_latency: int = 2  # independent mul 1.0, dependent 1.75 per mul (measured); latency 2 (ISA docs)
+    # A divide holds EX1 (the next instruction waits) for two cycles when dividing by zero or one,
+    # else between six and 33 by the magnitude of the dividend (BabyRISCV README): one cycle per
+    # significant bit of the dividend plus one, at least div_min. Measured: a chain of divu by 3
+    # that has reached 0 costs 6.0; 0xFFFFFFFF / 3 33.0; 3 / 1 2.0.
+    div_min: int = 6
+    div_fast: int = 2
     # An atomic (AMO) waits for the store queue to drain and every earlier response (Memory
-    # Ordering); L1 read-modify-write of one word 8.0 (measured).
-    atomic_latency: int = 8
-    csr: int = 1  # CSR access: no measured figure yet
+    # Ordering), and answers only once its write is done, later than a load ("L1 atomic >= 12" in
+    # the public Blackhole timing reference; no loop figure measures one).
+    atomic_latency: int = 12
+    # The retire-order queue (BabyRISCV README, Retire Unit): an instruction takes an entry as it
+    # issues and frees it when it retires, in program order, one a cycle, once its result is in.
+    # A register written by several unretired instructions cannot be forwarded from any of them:
+    # its readers wait until the older writers retire. With the loop's own instructions this gives
+    # the measured lw of one fixed L1 word, 2.6 per load, and the chase and load-to-use figures.
+    retire_queue: int = 8
+    # A CSR access and a fence hold back the next instruction until they have retired (BabyRISCV
+    # README: no instruction enters EX1 before earlier csrrw/csrrs/.../fence instructions retire):
+    # csrrs / csrrc of cfg0 and a fence alone each cost 4.0 (measured).
+    csr: int = 4
+    fence: int = 4
+    # A fence also waits until every earlier store has been performed, this many cycles after the
+    # store issued, whatever memory it wrote: the calls that end in a fence after a store cost
+    # 12.0 (noc_semaphore_set: an L1 store), 31.0 (cb_push_back: a stream-register store last) and
+    # 31.5 (cb_pop_front: a local-RAM store last) on silicon, which 9 gives (12, 31, 32); a fence
+    # that waited only for the store queue to drain (Memory Ordering) would cost 4 in each.
+    store_done: int = 9
     store_queue: int = 4  # entries (Memory Ordering); L1 store 1.0 (measured)
     # MMIO: the core waits for a read's response. Wall clock (0xFFB121F0/F8) and NoC status registers
     # 2.0 (measured); the windows not in mmio_windows have no figure and take the same.
@@ -61,14 +87,18 @@ class RiscvTiming:
     # Windows measured on their own: (region name, read, write). The wall clock lives in
     # tile_control; the NoC status registers in noc0 / noc1 (both reads 2.0 measured; writes: no figure).
     # "streams": the 64 stream (NoC overlay) register pages. No figure measures one stream-register
-    # access on its own; tt-metal's cb_wait_front (22.0 measured) and cb_reserve_back (23.0) on ready
-    # buffers each read two of them and run 3 and 5 other one-cycle instructions (a fence among them),
-    # so a read answers after about 9 cycles (21 and 23 modelled). Writes: no figure, one cycle.
+    # access on its own; cb_wait_front (22.0 measured) and cb_reserve_back (23.0) on ready buffers
+    # each read one of them amid 11 and 12 other instructions (local-RAM loads, a closing fence), so
+    # a read answers after 7 cycles (22 and 23 modelled). Writes: no figure, one cycle.
+    # "pcbuf": a TRISC's PC-buffer page, whose done check answers once its pipe has executed what was
+    # pushed: a store to it, the load and a use of the result cost 5.98 with nothing pushed
+    # (measured), so a read answers after 4 cycles.
     mmio_windows: tuple[tuple[str, int, int], ...] = (
         ("tile_control", 2, 1),
         ("noc0", 2, 1),
         ("noc1", 2, 1),
-        ("streams", 9, 1),
+        ("streams", 7, 1),
+        ("pcbuf", 4, 1),
     )
     tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction
@@ -128,10 +158,16 @@ class RecorderTiming:
 
 @dataclass(frozen=True)
 class FrontendTiming:
-    """MOP and replay expanders."""
+    """The pipe's input FIFO, MOP and replay expanders."""
 
     expand: int = 1  # each expander emits at most one instruction per cycle
     mop_exit_penalty: int = 1  # a MOP followed by a non-MOP instruction costs one more cycle
+    # An instruction pushed at cycle c reaches the wait gate, and can issue, from c + push_to_issue:
+    # the input FIFO, the MOP expander and the replay expander take a cycle each (MOPExpander.md,
+    # REPLAY.md: each takes and emits one instruction a cycle). Measured: TRISC1 pushing 8 NOPs
+    # (4 SEMINITs) then syncing through the PC buffer's done check costs 2.0 (3.0) a push, the sync
+    # alone 6.0 (docs/timing.md).
+    push_to_issue: int = 2
 
 
 @dataclass(frozen=True)
@@ -276,8 +312,12 @@ class NocTiming:
     # cycles; the 4 / 16 / 64 / 256 B reads + flush (79 / 71 / 71 / 79) want ``l1_read + l1_write``
     # between 33 and 44 each and take 38 together (``l1_read`` = 5). The atomic increment with its
     # response (99) is then 104, from these two alone (docs/timing.md).
-    l1_read: int = 5
-    l1_write: int = 33
+    l1_read: int = 3
+    l1_write: int = 24
+    # A request initiator takes a request in over this many cycles after NOC_CMD_CTRL is written,
+    # which reads 1 until then: a 4 B read or write issued back to back after polling NOC_CMD_CTRL
+    # costs 25.0 / 23.0 (measured), 5 more than its instructions alone.
+    command_busy: int = 12
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
     @property

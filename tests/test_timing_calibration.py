@@ -74,6 +74,13 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
         "cb_reserve_back",
         "ttsem_drain",
         "noc_atomic",
+        "divu_dependent",
+        "fence",
+        "l1_store_x4",
+        "l1_sw_lw",
+        "cb_push_back_trisc2",
+        "push_nop_sync",
+        "noc_read_4_issue",
     ]
     for case in calibration.CASES:
         if case.name in names:

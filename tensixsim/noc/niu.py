@@ -189,6 +189,8 @@ class Noc:
     pending: list[tuple[int, int, Callable[[int], None]]] = field(default_factory=list, repr=False)
     tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
     rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
+    # Per NoC and request initiator: the cycle its NOC_CMD_CTRL reads 0 again (NocTiming.command_busy).
+    busy_until: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
     _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
 
     @classmethod
@@ -209,6 +211,7 @@ class Noc:
             Dram.new(arch),
             tx_free=[0] * nocs,
             rx_free=[0] * nocs,
+            busy_until=np.zeros((nocs, facts.initiators), np.int64),
         )
         noc.place(*(position or facts.default_position))
         return noc
@@ -223,6 +226,7 @@ class Noc:
         self.pending.clear()
         self.tx_free[:] = [0] * nocs
         self.rx_free[:] = [0] * nocs
+        self.busy_until[...] = 0
         self._sequence = itertools.count()
         self.place(*self.position)
 
@@ -1028,6 +1032,14 @@ class Noc:
                 self.initiate(noc, initiator, access.cycle)
             except SimError as error:
                 raise self._located(error, noc, initiator, access) from None
+            # The initiator takes the request in over the next cycles: NOC_CMD_CTRL reads 1 until
+            # then, and the cores polling it see it change.
+            done = access.cycle + NOC.command_busy
+            self.busy_until[noc, initiator] = done
+            if self.tile is not None:
+                address = self.facts.niu_bases[noc] + initiator * self.facts.initiator_stride
+                address += self.facts.registers.cmd_ctrl
+                self.schedule(done, lambda at, a=address: self.tile.register_written(a, at))
 
         return write
 
@@ -1080,7 +1092,7 @@ class Noc:
                     )
                 registers[start + layout.cmd_ctrl] = Register(
                     f"NOC_CMD_CTRL[{initiator}]",
-                    read=lambda _: 0,
+                    read=lambda access, n=noc, i=initiator: int(self.busy_until[n, i] > access.cycle),
                     write=self._command(noc, initiator),
                     watch="write",
                 )

@@ -25,7 +25,7 @@ from unicorn.unicorn_py3 import unicorn as _ucmod
 
 from tensixsim.arch.common import CoreFacts
 from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
-from tensixsim.mmio.memory import Access, MmioRegion, Stall
+from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
 from tensixsim.riscv.cpu import (
     EXC_BREAKPOINT,
@@ -44,6 +44,7 @@ from tensixsim.riscv.cpu import (
 )
 from tensixsim.riscv.native import (
     PROBE_READS,
+    STOP_DIVIDE,
     STOP_HOLE,
     STOP_LIMIT,
     STOP_MISALIGNED,
@@ -244,6 +245,11 @@ class Core:
         if streams and "streams" in named:  # one window for all stream pages (they are contiguous)
             lo, hi = min(r.base for r in streams), max(r.base + r.size for r in streams)
             timed.append((lo, hi, *RISCV.window_costs("streams")))
+        # A TRISC's PC-buffer word shares its page with the semaphores and TTSync registers, whatever
+        # that page's region is named.
+        pcbuf = arch.pcbufs.base if self.name in arch.pcbufs.readers else None
+        if pcbuf is not None and "pcbuf" in named and not any(lo == pcbuf for lo, _, _, _ in timed):
+            timed.append((pcbuf, pcbuf + PAGE, *RISCV.window_costs("pcbuf")))
         self.hooks.configure_timing(
             RISCV.walk_figures(self.name),
             l1=tile.l1,
@@ -388,11 +394,22 @@ class Core:
         self._fixup: tuple[int, int, int] | None = None
         self._store_cancelled = False
         self.sync_stopped = False
-        try:
-            self.uc.emu_start(self._pc, _UNREACHABLE)
-        except UcError as exc:
-            if self.error is None:
-                self.error = self._unicorn_error(exc)
+        self._sync_cycle: int | None = None
+        start = self._pc
+        while True:
+            try:
+                self.uc.emu_start(start, _UNREACHABLE)
+            except UcError as exc:
+                if self.error is None:
+                    self.error = self._unicorn_error(exc)
+            if s.stop_reason != STOP_DIVIDE:
+                break
+            # A block with a divide not hooked yet stopped before it ran: hook it (the walk needs
+            # each divide's operands) and go on with the same slice, as if nothing had stopped.
+            s.icount -= s.block_size // 4
+            start = s.block_addr
+            s.stop_reason = 0
+            self.hooks.hook_divides(self.uc, s.block_addr, s.block_size)
         pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
         self._drain_pushes()
         if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
@@ -426,6 +443,10 @@ class Core:
             # It cannot act before the stopped access issues: the other cores may run up to there
             # (its issue cycle stays what it was: nothing before it is pending any more).
             self.time = max(self.time, s.fault_cycle)
+        elif self.sync_stopped and self._sync_cycle is not None:
+            # Likewise for a register access: it issues later than the core's time when it waits for
+            # an operand or the retire-order queue.
+            self.time = max(self.time, self._sync_cycle)
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
@@ -887,6 +908,7 @@ class Core:
         if region.sync:
             if not self.tile.may_sync(self, cycle):
                 self.sync_stopped = True
+                self._sync_cycle = cycle  # (it issues there, maybe later than the core's time)
                 self.uc.emu_stop()
                 return None
             self.tile.sync_coprocessor(cycle)

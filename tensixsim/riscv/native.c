@@ -16,7 +16,8 @@ typedef void (*refresh_fn)(void);
 typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle,
                               uint32_t core, uint32_t inline_word, int64_t horizon);
 
-enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5, STOP_SYNC = 6 };
+enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5, STOP_SYNC = 6,
+       STOP_DIVIDE = 7 };
 enum { PUSH_RING = 256, PUSH_PORTS = 3 };
 
 /* A Tensix instruction taken by the hooks while its pipe's queue had room (see push_free). */
@@ -32,16 +33,19 @@ enum { PROBE_READS = 64 };         /* loads recorded while probing a loop (more:
 enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polling */
 enum { MEM_LOG = 64 };             /* accesses of one block remembered for the timing walk */
 enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
+enum { ROB_MAX = 16 };            /* retire-order queue entries the walk can model */
+enum { DIV_LOG = 64 };            /* divides of one block whose operands the divide hook saw */
 enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
 enum { HISTORY = 16 };
 #define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
-    P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_VISIBLE,
+    P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_DRAIN,
     P_LOCAL_LATENCY, P_LOCAL_STORE_VISIBLE,
     P_REMOTE_LATENCY, P_REMOTE_SLOTS, P_REMOTE_OCCUPANCY,
-    P_MUL_LATENCY, P_DIV_LATENCY, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
+    P_MUL_LATENCY, P_DIV_MIN, P_DIV_FAST, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
     P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH, P_PORT_CYCLES, P_PORT_ATOMIC,
+    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE,
     P_COUNT
 };
 
@@ -111,11 +115,26 @@ struct core_hooks {
     int64_t l1_slot[SLOTS]; /* cycle each L1 read slot frees */
     int64_t remote_slot[SLOTS];
     uint64_t l1_head, remote_head;
-    int64_t sq_visible[STORE_QUEUE]; /* store queue: cycle each store is processed */
-    uint64_t sq_word[STORE_QUEUE];
+    int64_t sq_visible[STORE_QUEUE]; /* store queue: cycle each entry has left it */
+    uint64_t sq_word[STORE_QUEUE];   /* the word it holds (loads of it wait), or its 16-byte block's */
+    uint64_t sq_last[STORE_QUEUE];   /* address of the last store coalesced into it */
+    uint64_t sq_mask[STORE_QUEUE];   /* bytes of its 16-byte block written (L1 entries) */
     uint64_t sq_head;
+    int64_t l1_write_free;  /* the cycle the store queue can next emit an L1 write */
     int64_t responses;      /* cycle every earlier load and atomic has its response */
-    int64_t divider_free;
+    int64_t stores_done;    /* cycle every earlier store has been performed (what a fence waits for) */
+    /* Retire-order queue: retire cycle of the last P_RETIRE_QUEUE instructions (a ring), of the
+     * latest instruction, and per register of its latest and previous writers. */
+    int64_t rob[ROB_MAX];
+    uint64_t rob_pos;
+    int64_t last_retire;
+    int64_t reg_retire[32];
+    int64_t reg_prev_retire[32];
+    /* Divides: EX1 cycles of each divide of the current block, logged by the divide hook as it
+     * runs (the cost depends on the operands), consumed in order by the walk. */
+    int64_t div_log[DIV_LOG];
+    uint64_t div_n, div_used;
+    uint64_t div_key[BLOCK_CACHE];    /* blocks known to hold no divide without a hook */
     /* L1 access port: this core's round-robin share of it (see port_grant). port_share is the number
      * of cores of its port out of reset, set by Python; port_free the cycle the core's next turn is. */
     int64_t port_free;
@@ -248,8 +267,88 @@ static int64_t queue_drained(const struct core_hooks *h, int64_t t)
     return t;
 }
 
+/* The store queue takes a store of `size` bytes at `a` (region class `c`) issued at `t`; returns
+ * the cycle the instruction may issue (the queue needs an entry) and sets *block to the cycles the
+ * core waits after it (an MMIO store that must complete first). L1 stores coalesce with the rear
+ * entry while it is still queued (same 16-byte block, start address within 4 bytes of the rear's
+ * last); an L1 entry is emitted as one write in a cycle once its block is whole, else it takes the
+ * L1 write path for P_L1_STORE_DRAIN cycles, one such write after another (BabyRISCV README). */
+static int64_t store(struct core_hooks *h, uint64_t a, int size, int c, int64_t t, int commit, int64_t *block)
+{
+    const int64_t *p = h->param;
+    uint64_t rear = (h->sq_head + STORE_QUEUE - 1) % STORE_QUEUE;
+    uint64_t bytes = ((1ull << size) - 1) << (a & 15);
+    *block = 0;
+    if (c == CLASS_L1 && h->sq_visible[rear] > t && (h->sq_mask[rear] >> 16) == (a >> 4) + 1 &&
+        (a > h->sq_last[rear] ? a - h->sq_last[rear] : h->sq_last[rear] - a) <= 4) {
+        if (commit) {
+            uint64_t mask = (h->sq_mask[rear] | bytes) & 0xFFFF;
+            h->sq_mask[rear] = (h->sq_mask[rear] & ~0xFFFFull) | mask;
+            h->sq_last[rear] = a;
+            if (mask == 0xFFFF) { /* whole: one cycle on the write path once complete */
+                int64_t leave = max64(t + 1, h->sq_visible[rear] - p[P_L1_STORE_DRAIN] + 1);
+                if (leave < h->sq_visible[rear]) h->sq_visible[rear] = h->l1_write_free = leave;
+            }
+            h->stores_done = max64(h->stores_done, t + p[P_STORE_DONE]);
+        }
+        return t;
+    }
+    uint64_t i = h->sq_head;
+    /* Space in the store queue: the oldest of its P_STORE_QUEUE entries must be gone. */
+    uint64_t oldest = (i + STORE_QUEUE - (uint64_t)p[P_STORE_QUEUE]) % STORE_QUEUE;
+    t = max64(t, h->sq_visible[oldest] - 1);
+    int64_t leave;
+    if (c == CLASS_L1) {
+        /* The store queue hands an L1 store to the port in its turn. */
+        int64_t start = max64(t + 1, h->l1_write_free);
+        start = max64(start, port_grant(h, t, p[P_PORT_CYCLES], commit) + 1);
+        leave = start + (bytes == 0xFFFF ? 1 : p[P_L1_STORE_DRAIN]);
+        if (commit) h->l1_write_free = leave;
+    } else if (c == CLASS_MMIO) {
+        int64_t cost = mmio_cost(h, a, 1);
+        *block = cost - 1;
+        leave = t + cost;
+    } else {
+        leave = t + p[P_LOCAL_STORE_VISIBLE];
+    }
+    if (commit) {
+        h->sq_word[i] = a >> 2;
+        h->sq_last[i] = a;
+        h->sq_mask[i] = c == CLASS_L1 ? ((a >> 4) + 1) << 16 | bytes : 0;
+        h->sq_visible[i] = leave;
+        h->sq_head = (i + 1) % STORE_QUEUE;
+        h->stores_done = max64(h->stores_done, t + p[P_STORE_DONE]);
+    }
+    return t;
+}
+
+/* A load of the word at `a` waits while a queued store overlaps it (the queue is drained up to
+ * that store rather than bypassed, BabyRISCV README); returns when it may go. */
+static int64_t load_wait(const struct core_hooks *h, uint64_t a, int64_t t)
+{
+    for (int i = 0; i < STORE_QUEUE; i++) {
+        if (h->sq_visible[i] <= t) continue;
+        if (h->sq_word[i] == a >> 2 ||
+            ((h->sq_mask[i] >> 16) == (a >> 4) + 1 && (h->sq_mask[i] & (0xFull << (a & 12)))))
+            t = h->sq_visible[i];
+    }
+    return t;
+}
+
+/* Reading register r at t: its latest writer's result must be ready, and it can only be taken from
+ * the retire-order queue if no earlier writer of r is still unretired (BabyRISCV README, Retire
+ * Unit: with several unretired writers, no forwarding from any of them). */
+static inline int64_t source(const struct core_hooks *h, uint32_t r, int64_t t)
+{
+    if (!r) return t;
+    t = max64(t, h->ready[r]);
+    if (h->reg_prev_retire[r] >= t) t = h->reg_prev_retire[r] + 1;
+    return t;
+}
+
 /* Account one instruction issuing no earlier than `t`; returns its issue cycle. `commit` 0 only
- * computes it (the log and the scoreboard stay as they are). */
+ * computes it (the log and the scoreboard stay as they are). *after: the cycles the next
+ * instruction waits besides (an instruction holding EX1, a fence or CSR access retiring). */
 static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int commit, int64_t *after)
 {
     const int64_t *p = h->param;
@@ -261,32 +360,38 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         *after = p[P_TENSIX_PUSH] - 1;
         return t;
     }
+    /* An entry of the retire-order queue must be free: the instruction that many places back has
+     * retired. */
+    uint64_t rq = (uint64_t)p[P_RETIRE_QUEUE];
+    t = max64(t, h->rob[h->rob_pos % rq] + 1);
     switch (op) {
     case 0x33: /* OP: register-register */
-        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        t = source(h, rs2, source(h, rs1, t));
         if (f7 == 1) {
             if (f3 < 4) {
                 latency = p[P_MUL_LATENCY];
             } else {
-                t = max64(t, h->divider_free);
-                latency = p[P_DIV_LATENCY];
-                if (commit) h->divider_free = t + latency;
+                /* A divide holds EX1 for as many cycles as its operands need (the divide hook). */
+                uint64_t used = h->div_used++;
+                if (!commit) h->div_used = used;
+                latency = used < h->div_n && used < DIV_LOG ? h->div_log[used] : p[P_DIV_MIN];
+                block = latency - 1;
             }
         }
         break;
     case 0x13: case 0x67: /* OP-IMM, JALR */
-        t = max64(t, h->ready[rs1]);
+        t = source(h, rs1, t);
         break;
     case 0x63: /* BRANCH */
-        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        t = source(h, rs2, source(h, rs1, t));
         rd = 0;
         break;
     case 0x03: { /* LOAD */
-        t = max64(t, h->ready[rs1]);
+        t = source(h, rs1, t);
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
-        t = store_wait(h, a >> 2, t);
+        t = load_wait(h, a, t);
         int c = region_class(h, a);
         int64_t *slot = c == CLASS_L1 ? h->l1_slot : h->remote_slot;
         uint64_t *head = c == CLASS_L1 ? &h->l1_head : &h->remote_head;
@@ -310,30 +415,16 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         break;
     }
     case 0x23: { /* STORE */
-        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        t = source(h, rs2, source(h, rs1, t));
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
-        int c = region_class(h, a);
-        uint64_t i = h->sq_head;
-        /* Space in the store queue: the oldest of its P_STORE_QUEUE entries must be gone. */
-        uint64_t oldest = (i + STORE_QUEUE - (uint64_t)p[P_STORE_QUEUE]) % STORE_QUEUE;
-        t = max64(t, h->sq_visible[oldest] - 1);
-        int64_t visible = c == CLASS_L1 ? p[P_L1_STORE_VISIBLE]
-                        : c == CLASS_MMIO ? mmio_cost(h, a, 1) : p[P_LOCAL_STORE_VISIBLE];
-        if (c == CLASS_MMIO) block = visible - 1;
-        /* The store queue hands an L1 store to the port in its turn. */
-        if (c == CLASS_L1) visible += port_grant(h, t, p[P_PORT_CYCLES], commit) - t;
-        if (commit) {
-            h->sq_word[i] = a >> 2;
-            h->sq_visible[i] = t + visible;
-            h->sq_head = (i + 1) % STORE_QUEUE;
-        }
+        t = store(h, a, 1 << (f3 & 3), region_class(h, a), t, commit, &block);
         rd = 0;
         break;
     }
     case 0x2F: { /* AMO: waits for the store queue and every earlier response */
-        t = max64(t, max64(h->ready[rs1], h->ready[rs2]));
+        t = source(h, rs2, source(h, rs1, t));
         t = max64(queue_drained(h, t), h->responses);
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
@@ -344,14 +435,16 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         if (commit) h->responses = t + latency;
         break;
     }
-    case 0x0F: /* FENCE: every earlier load answered, the store queue drained */
+    case 0x0F: /* FENCE: every earlier load answered, the store queue drained; the next instruction
+                * waits until the fence has retired and every earlier store has been performed */
         t = max64(queue_drained(h, t), h->responses);
+        block = max64(p[P_FENCE] - 1, h->stores_done - t);
         rd = 0;
         break;
     case 0x73: /* SYSTEM */
         if (f3) {
-            t = max64(t, (f3 & 4) ? t : h->ready[rs1]);
-            *after = p[P_CSR] - 1;
+            t = (f3 & 4) ? t : source(h, rs1, t);
+            block = p[P_CSR] - 1; /* the next instruction waits until it has retired */
         } else {
             rd = 0;
         }
@@ -362,9 +455,17 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         rd = 0;
         break;
     }
-    if (commit && rd) {
-        h->ready[rd] = t + latency;
-        h->ready_max = max64(h->ready_max, t + latency);
+    if (commit) {
+        int64_t retire = max64(t + latency, h->last_retire + 1);
+        h->rob[h->rob_pos % rq] = retire;
+        h->rob_pos = (h->rob_pos + 1) % rq;
+        h->last_retire = retire;
+        if (rd) {
+            h->ready[rd] = t + latency;
+            h->ready_max = max64(h->ready_max, t + latency);
+            h->reg_prev_retire[rd] = h->reg_retire[rd];
+            h->reg_retire[rd] = retire;
+        }
     }
     *after += block;
     return t;
@@ -395,9 +496,13 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
     if (h->walk_done >= target) return;
     uint64_t end = h->block_addr + h->block_size;
     uint64_t first = h->icount - h->block_size / 4; /* index of the block's first instruction */
-    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first)) {
-        /* A whole block of one-cycle instructions with every register ready: each issues one cycle
-         * after the other (the registers it writes are ready before anything can read them). */
+    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first) &&
+        h->last_retire <= natural(h, first)) {
+        /* A whole block of one-cycle instructions with every register ready and every earlier
+         * instruction retired: each issues one cycle after the other (the registers it writes are
+         * ready before anything can read them, each retires before the retire-order queue fills).
+         * The queue's record of them is not kept: it could only bind before they have all retired,
+         * which is the cycle the next instruction issues at. */
         uint64_t key = h->block_addr | (uint64_t)h->block_size << 32;
         uint64_t slot = (h->block_addr >> 2) % BLOCK_CACHE;
         if (h->block_key[slot] != key) {
@@ -424,7 +529,52 @@ void tsim_forget_blocks(struct core_hooks *h, uint64_t lo, uint64_t hi)
     for (int i = 0; i < BLOCK_CACHE; i++) {
         uint64_t a = h->block_key[i] & 0xFFFFFFFFu, end = a + (h->block_key[i] >> 32);
         if (a < hi && lo < end) h->block_key[i] = 0;
+        a = h->div_key[i] & 0xFFFFFFFFu, end = a + (h->div_key[i] >> 32);
+        if (a < hi && lo < end) h->div_key[i] = 0;
     }
+}
+
+static inline int is_divide(uint32_t w)
+{
+    return (w & 0x7F) == 0x33 && (w >> 25) == 1 && ((w >> 12) & 7) >= 4;
+}
+
+/* Whether the block at `address` holds a divide the divide hook has not been installed for (Python
+ * installs it and marks the block in div_key). */
+static int unhooked_divide(void *uc, struct core_hooks *h, uint64_t address, uint32_t size)
+{
+    uint64_t key = address | (uint64_t)size << 32;
+    uint64_t slot = (address >> 2) % BLOCK_CACHE;
+    if (h->div_key[slot] == key) return 0;
+    for (uint64_t pc = address; pc < address + size; pc += 4)
+        if (is_divide(fetch_word(uc, h, pc))) return 1;
+    h->div_key[slot] = key;
+    return 0;
+}
+
+/* The cycles a divide holds EX1 (BabyRISCV README): two when dividing by zero or one, or the signed
+ * -2^31 by -1; otherwise between P_DIV_MIN and 33, by the magnitude of the dividend (one cycle per
+ * significant bit, plus one). */
+static int64_t divide_cycles(const struct core_hooks *h, uint32_t f3, uint32_t a, uint32_t b)
+{
+    int is_signed = !(f3 & 1); /* div, rem */
+    if (b <= 1 || (is_signed && a == 0x80000000u && b == 0xFFFFFFFFu)) return h->param[P_DIV_FAST];
+    uint32_t magnitude = is_signed && (int32_t)a < 0 ? 0u - a : a;
+    int64_t bits = magnitude ? 32 - __builtin_clz(magnitude) : 0;
+    return max64(h->param[P_DIV_MIN], bits + 1);
+}
+
+/* UC_HOOK_CODE on one divide, called before it runs: its EX1 cycles, for the walk. */
+void tsim_div_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
+{
+    (void)size;
+    uint32_t w = fetch_word(uc, h, address);
+    if (!is_divide(w)) return; /* the code there was rewritten */
+    uint32_t a = 0, b = 0, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
+    if (rs1) h->reg_read(uc, REG_X0 + (int)rs1, &a);
+    if (rs2) h->reg_read(uc, REG_X0 + (int)rs2, &b);
+    if (h->div_n < DIV_LOG) h->div_log[h->div_n] = divide_cycles(h, (w >> 12) & 7, a, b);
+    h->div_n++;
 }
 
 /* The cycle at which the instruction at `pc` (in the current block) issues. */
@@ -453,8 +603,12 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     h->ready_max += delta;
     for (int i = 0; i < SLOTS; i++) { h->l1_slot[i] += delta; h->remote_slot[i] += delta; }
     for (int i = 0; i < STORE_QUEUE; i++) h->sq_visible[i] += delta;
+    h->l1_write_free += delta;
     h->responses += delta;
-    h->divider_free += delta;
+    h->stores_done += delta;
+    for (int i = 0; i < ROB_MAX; i++) h->rob[i] += delta;
+    h->last_retire += delta;
+    for (int i = 0; i < 32; i++) { h->reg_retire[i] += delta; h->reg_prev_retire[i] += delta; }
     h->port_free += delta;
     for (int i = 0; i < HISTORY; i++) h->history_cycle[i] += delta;
 }
@@ -484,12 +638,18 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
     uint64_t before = h->icount;
     walk(uc, h, before); /* the block just left, its accesses all logged */
     h->mem_n = h->mem_used = 0;
+    h->div_n = h->div_used = 0;
     h->icount += size >> 2;
     h->block_addr = address;
     h->block_size = size;
-    /* Both stops happen before this block runs: Python subtracts it again. */
+    /* These stops happen before this block runs: Python subtracts it again. */
     if (before + (uint64_t)(h->stall > 0 ? h->stall : 0) >= h->limit) {
         h->stop_reason = STOP_LIMIT;
+        h->stop(uc);
+        return;
+    }
+    if (unhooked_divide(uc, h, address, size)) {
+        h->stop_reason = STOP_DIVIDE;
         h->stop(uc);
         return;
     }

@@ -8,11 +8,12 @@ roughly 20x slower (tensixsim.native_build says so once on stderr).
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import unicorn
+from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 from unicorn.unicorn_py3 import unicorn as _ucmod
 
@@ -22,6 +23,7 @@ _SOURCE = Path(__file__).with_name("native.c")
 _uclib = _ucmod.uclib
 
 STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE, STOP_SYNC = 0, 1, 2, 3, 4, 5, 6
+STOP_DIVIDE = 7  # a block holds a divide the divide hook is not installed for (Hooks.hook_divides)
 SYNC_NEVER = 1 << 62  # native.c: no other core running (tensix/frontend.py NEVER)
 PUSH_RING, PUSH_PORTS = 256, 3
 NO_PIPE = (1 << 64) - 1
@@ -36,20 +38,22 @@ class PushEntry(ctypes.Structure):
 MEM_WRITE = ucc.UC_MEM_WRITE
 PROBE_READS = 64  # native.c: loads recorded while probing a loop
 MEM_LOG, SLOTS, STORE_QUEUE, TIMED_REGIONS, BLOCK_CACHE = 64, 8, 8, 32, 2048  # native.c's timing-walk sizes
+ROB_MAX, DIV_LOG = 16, 64  # native.c: retire-order queue entries modelled, divides logged per block
 HISTORY = 16  # native.c: blocks remembered to date a late-recognised loop from its first iteration
 # native.c's P_* order: the RiscvTiming figures the walk reads.
 TIMING_PARAMS = (
     "l1_load_latency",
     "l1_read_slots",
     "l1_read_occupancy",
-    "l1_store_visible",
+    "l1_store_drain",
     "local_load_latency",
     "local_store_visible",
     "remote_load_latency",
     "remote_read_slots",
     "remote_read_occupancy",
     "mul_latency",
-    "div_latency",
+    "div_min",
+    "div_fast",
     "atomic_latency",
     "csr",
     "store_queue",
@@ -58,6 +62,9 @@ TIMING_PARAMS = (
     "tensix_push",
     "l1_port_cycles",
     "l1_port_atomic",
+    "fence",
+    "store_done",
+    "retire_queue",
 )
 PC_REG = 190
 X0_REG = 1
@@ -134,9 +141,21 @@ class HookState(ctypes.Structure):
         ("remote_head", ctypes.c_uint64),
         ("sq_visible", ctypes.c_int64 * STORE_QUEUE),
         ("sq_word", ctypes.c_uint64 * STORE_QUEUE),
+        ("sq_last", ctypes.c_uint64 * STORE_QUEUE),
+        ("sq_mask", ctypes.c_uint64 * STORE_QUEUE),
         ("sq_head", ctypes.c_uint64),
+        ("l1_write_free", ctypes.c_int64),
         ("responses", ctypes.c_int64),
-        ("divider_free", ctypes.c_int64),
+        ("stores_done", ctypes.c_int64),
+        ("rob", ctypes.c_int64 * ROB_MAX),
+        ("rob_pos", ctypes.c_uint64),
+        ("last_retire", ctypes.c_int64),
+        ("reg_retire", ctypes.c_int64 * 32),
+        ("reg_prev_retire", ctypes.c_int64 * 32),
+        ("div_log", ctypes.c_int64 * DIV_LOG),
+        ("div_n", ctypes.c_uint64),
+        ("div_used", ctypes.c_uint64),
+        ("div_key", ctypes.c_uint64 * BLOCK_CACHE),
         ("port_free", ctypes.c_int64),
         ("port_share", ctypes.c_int64),
         ("l1", ctypes.c_void_p),
@@ -216,6 +235,19 @@ _MMIO_WRITE = ctypes.CFUNCTYPE(
 
 LOOP_BLOCKS = 8
 P = {name: i for i, name in enumerate(TIMING_PARAMS)}
+
+
+def _is_divide(w: int) -> bool:
+    return w & 0x7F == 0x33 and w >> 25 == 1 and (w >> 12) & 7 >= 4
+
+
+def divide_cycles(param: Sequence[int], f3: int, a: int, b: int) -> int:
+    """native.c divide_cycles: the EX1 cycles of div/divu/rem/remu (f3) of ``a`` by ``b``."""
+    signed = not f3 & 1
+    if b <= 1 or (signed and a == 0x80000000 and b == 0xFFFFFFFF):
+        return param[P["div_fast"]]
+    magnitude = (-a) & 0xFFFFFFFF if signed and a & 0x80000000 else a
+    return max(param[P["div_min"]], magnitude.bit_length() + 1)
 CLASS_L1, CLASS_LOCAL, CLASS_REMOTE, CLASS_MMIO = 0, 1, 2, 3
 _INTR_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
 
@@ -276,6 +308,7 @@ class Hooks:
         s.reg_write = _fn("uc_reg_write")
         s.mem_read = _fn("uc_mem_read")
         self._handles: list[object] = []
+        self._divides: set[int] = set()  # pcs with the divide hook (hook_divides)
         self.storage: StorageCore | None = None  # set once a storage window is mapped
         self._storage_keep: list[object] = []  # what native code points at
         lib = native_library()
@@ -356,6 +389,8 @@ class Hooks:
             raise ValueError(f"at most {SLOTS} read slots per memory")
         if not 0 < figures["store_queue"] <= STORE_QUEUE:
             raise ValueError(f"the store queue holds 1 to {STORE_QUEUE} entries")
+        if not 0 < figures["retire_queue"] <= ROB_MAX:
+            raise ValueError(f"the retire-order queue holds 1 to {ROB_MAX} entries")
         if len(timed) > TIMED_REGIONS:
             raise ValueError(f"at most {TIMED_REGIONS} MMIO windows with their own costs")
         s.port_share = 1
@@ -372,12 +407,15 @@ class Hooks:
     def reset_timing(self) -> None:
         """A core out of reset: nothing in flight."""
         s = self.state
-        for field in ("ready", "l1_slot", "remote_slot", "sq_visible", "sq_word"):
+        for field in (
+            "ready", "l1_slot", "remote_slot", "sq_visible", "sq_word", "sq_last", "sq_mask", "rob",
+            "reg_retire", "reg_prev_retire",
+        ):
             ctypes.memset(
                 ctypes.addressof(s) + getattr(HookState, field).offset, 0, ctypes.sizeof(getattr(s, field))
             )
-        s.l1_head = s.remote_head = s.sq_head = 0
-        s.responses = s.divider_free = s.ready_max = s.port_free = 0
+        s.l1_head = s.remote_head = s.sq_head = s.rob_pos = 0
+        s.responses = s.stores_done = s.ready_max = s.port_free = s.l1_write_free = s.last_retire = 0
 
     # ------------------------------------------------------------------ storage windows
     def map_storage(
@@ -460,8 +498,15 @@ class Hooks:
             s.remote_slot[i] += delta
         for i in range(STORE_QUEUE):
             s.sq_visible[i] += delta
+        s.l1_write_free += delta
         s.responses += delta
-        s.divider_free += delta
+        s.stores_done += delta
+        for i in range(ROB_MAX):
+            s.rob[i] += delta
+        s.last_retire += delta
+        for i in range(32):
+            s.reg_retire[i] += delta
+            s.reg_prev_retire[i] += delta
         s.port_free += delta
         for i in range(HISTORY):
             s.history_cycle[i] += delta
@@ -518,46 +563,110 @@ class Hooks:
             s.port_free = grant + s.port_share * cycles
         return grant
 
-    def _store_wait(self, word: int, t: int) -> int:
+    def _queue_drained(self, t: int) -> int:
+        return max(t, *self.state.sq_visible)
+
+    def _store(self, a: int, size: int, c: int, t: int, commit: bool) -> tuple[int, int]:
+        """native.c store(): (issue cycle, cycles the core waits after it)."""
+        s, p = self.state, self.state.param
+        rear = (s.sq_head + STORE_QUEUE - 1) % STORE_QUEUE
+        data = ((1 << size) - 1) << (a & 15)
+        if (
+            c == CLASS_L1
+            and s.sq_visible[rear] > t
+            and s.sq_mask[rear] >> 16 == (a >> 4) + 1
+            and abs(a - s.sq_last[rear]) <= 4
+        ):
+            if commit:
+                mask = (s.sq_mask[rear] | data) & 0xFFFF
+                s.sq_mask[rear] = (s.sq_mask[rear] & ~0xFFFF) | mask
+                s.sq_last[rear] = a
+                if mask == 0xFFFF:
+                    leave = max(t + 1, s.sq_visible[rear] - p[P["l1_store_drain"]] + 1)
+                    if leave < s.sq_visible[rear]:
+                        s.sq_visible[rear] = s.l1_write_free = leave
+                s.stores_done = max(s.stores_done, t + p[P["store_done"]])
+            return t, 0
+        i = s.sq_head
+        oldest = (i + STORE_QUEUE - p[P["store_queue"]]) % STORE_QUEUE
+        t = max(t, s.sq_visible[oldest] - 1)
+        block = 0
+        if c == CLASS_L1:
+            start = max(t + 1, s.l1_write_free)
+            start = max(start, self._port_grant(t, p[P["l1_port_cycles"]], commit) + 1)
+            leave = start + (1 if data == 0xFFFF else p[P["l1_store_drain"]])
+            if commit:
+                s.l1_write_free = leave
+        elif c == CLASS_MMIO:
+            cost = self._mmio_cost(a, True)
+            block = cost - 1
+            leave = t + cost
+        else:
+            leave = t + p[P["local_store_visible"]]
+        if commit:
+            s.sq_word[i] = a >> 2
+            s.sq_last[i] = a
+            s.sq_mask[i] = ((a >> 4) + 1) << 16 | data if c == CLASS_L1 else 0
+            s.sq_visible[i] = leave
+            s.sq_head = (i + 1) % STORE_QUEUE
+            s.stores_done = max(s.stores_done, t + p[P["store_done"]])
+        return t, block
+
+    def _load_wait(self, a: int, t: int) -> int:
         s = self.state
         for i in range(STORE_QUEUE):
-            if s.sq_word[i] == word and s.sq_visible[i] > t:
+            if s.sq_visible[i] <= t:
+                continue
+            if s.sq_word[i] == a >> 2 or (
+                s.sq_mask[i] >> 16 == (a >> 4) + 1 and s.sq_mask[i] & (0xF << (a & 12))
+            ):
                 t = s.sq_visible[i]
         return t
 
-    def _queue_drained(self, t: int) -> int:
-        return max(t, *self.state.sq_visible)
+    def _source(self, r: int, t: int) -> int:
+        if not r:
+            return t
+        s = self.state
+        t = max(t, s.ready[r])
+        if s.reg_prev_retire[r] >= t:
+            t = s.reg_prev_retire[r] + 1
+        return t
 
     def _step(self, uc: unicorn.Uc, w: int, t: int, *, commit: bool) -> tuple[int, int]:
         s, p = self.state, self.state.param
         op, rd, rs1, rs2 = w & 0x7F, (w >> 7) & 31, (w >> 15) & 31, (w >> 20) & 31
         f3, f7 = (w >> 12) & 7, w >> 25
-        latency, block, after = 1, 0, 0
+        latency, block = 1, 0
         ready = s.ready
         if w & 3 != 3:  # a Tensix instruction word
             return t, p[P["tensix_push"]] - 1
+        rq = p[P["retire_queue"]]
+        t = max(t, s.rob[s.rob_pos % rq] + 1)
+        source = self._source
         if op == 0x33:
-            t = max(t, ready[rs1], ready[rs2])
+            t = source(rs2, source(rs1, t))
             if f7 == 1:
                 if f3 < 4:
                     latency = p[P["mul_latency"]]
                 else:
-                    t = max(t, s.divider_free)
-                    latency = p[P["div_latency"]]
-                    if commit:
-                        s.divider_free = t + latency
+                    used = s.div_used
+                    s.div_used += 1
+                    if not commit:
+                        s.div_used = used
+                    latency = s.div_log[used] if used < s.div_n and used < DIV_LOG else p[P["div_min"]]
+                    block = latency - 1
         elif op in (0x13, 0x67):
-            t = max(t, ready[rs1])
+            t = source(rs1, t)
         elif op == 0x63:
-            t = max(t, ready[rs1], ready[rs2])
+            t = source(rs2, source(rs1, t))
             rd = 0
         elif op == 0x03:
-            t = max(t, ready[rs1])
+            t = source(rs1, t)
             used = s.mem_used
             a = self._next_access()
             if not commit:
                 s.mem_used = used
-            t = self._store_wait(a >> 2, t)
+            t = self._load_wait(a, t)
             c = self._region_class(a)
             if c in (CLASS_L1, CLASS_REMOTE):
                 l1 = c == CLASS_L1
@@ -582,31 +691,15 @@ class Hooks:
             if commit:
                 s.responses = max(s.responses, t + latency)
         elif op == 0x23:
-            t = max(t, ready[rs1], ready[rs2])
+            t = source(rs2, source(rs1, t))
             used = s.mem_used
             a = self._next_access()
             if not commit:
                 s.mem_used = used
-            c = self._region_class(a)
-            i = s.sq_head
-            oldest = (i + STORE_QUEUE - p[P["store_queue"]]) % STORE_QUEUE
-            t = max(t, s.sq_visible[oldest] - 1)
-            if c == CLASS_L1:
-                visible = p[P["l1_store_visible"]]
-            elif c == CLASS_MMIO:
-                visible = self._mmio_cost(a, True)
-                block = visible - 1
-            else:
-                visible = p[P["local_store_visible"]]
-            if c == CLASS_L1:
-                visible += self._port_grant(t, p[P["l1_port_cycles"]], commit) - t
-            if commit:
-                s.sq_word[i] = a >> 2
-                s.sq_visible[i] = t + visible
-                s.sq_head = (i + 1) % STORE_QUEUE
+            t, block = self._store(a, 1 << (f3 & 3), self._region_class(a), t, commit)
             rd = 0
         elif op == 0x2F:
-            t = max(t, ready[rs1], ready[rs2])
+            t = source(rs2, source(rs1, t))
             t = max(self._queue_drained(t), s.responses)
             used = s.mem_used
             a = self._next_access()
@@ -620,18 +713,26 @@ class Hooks:
                 s.responses = t + latency
         elif op == 0x0F:
             t = max(self._queue_drained(t), s.responses)
+            block = max(p[P["fence"]] - 1, s.stores_done - t)
             rd = 0
         elif op == 0x73:
             if f3:
-                t = max(t, t if f3 & 4 else ready[rs1])
-                after = p[P["csr"]] - 1
+                t = t if f3 & 4 else source(rs1, t)
+                block = p[P["csr"]] - 1
             else:
                 rd = 0
         elif op not in (0x37, 0x17, 0x6F):
             rd = 0
-        if commit and rd:
-            ready[rd] = t + latency
-        return t, after + block
+        if commit:
+            retire = max(t + latency, s.last_retire + 1)
+            s.rob[s.rob_pos % rq] = retire
+            s.rob_pos = (s.rob_pos + 1) % rq
+            s.last_retire = retire
+            if rd:
+                ready[rd] = t + latency
+                s.reg_prev_retire[rd] = s.reg_retire[rd]
+                s.reg_retire[rd] = retire
+        return t, block
 
     # Python twins of the C hooks (used only without a compiler).
     def _py_block(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
@@ -639,11 +740,16 @@ class Hooks:
         before = s.icount
         self._walk(uc, before)
         s.mem_n = s.mem_used = 0
+        s.div_n = s.div_used = 0
         s.icount += size >> 2
         s.block_addr = address
         s.block_size = size
         if before + s.stall >= s.limit:
             s.stop_reason = STOP_LIMIT
+            uc.emu_stop()
+            return
+        if self._unhooked_divide(uc, address, size):
+            s.stop_reason = STOP_DIVIDE
             uc.emu_stop()
             return
         resumed, s.resumed = s.resumed, 0
@@ -671,6 +777,50 @@ class Hooks:
         if address >= s.code_base and page < s.code_pages and not s.executed[page]:
             s.executed[page] = 1
             s.new_code_page = 1
+
+    def _unhooked_divide(self, uc: unicorn.Uc, address: int, size: int) -> bool:
+        s = self.state
+        key, slot = address | size << 32, (address >> 2) % BLOCK_CACHE
+        if s.div_key[slot] == key:
+            return False
+        if any(_is_divide(self._fetch(uc, pc)) for pc in range(address, address + size, 4)):
+            return True
+        s.div_key[slot] = key
+        return False
+
+    def _py_div(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
+        s = self.state
+        w = self._fetch(uc, address)
+        if not _is_divide(w):
+            return
+        rs1, rs2 = (w >> 15) & 31, (w >> 20) & 31
+        a = uc.reg_read(rv.UC_RISCV_REG_X0 + rs1) & 0xFFFFFFFF if rs1 else 0
+        b = uc.reg_read(rv.UC_RISCV_REG_X0 + rs2) & 0xFFFFFFFF if rs2 else 0
+        if s.div_n < DIV_LOG:
+            s.div_log[s.div_n] = divide_cycles(s.param, (w >> 12) & 7, a, b)
+        s.div_n += 1
+
+    def hook_divides(self, uc: unicorn.Uc, address: int, size: int) -> None:
+        """Install the divide hook on every divide of the block [address, address + size) that has
+        none (the walk needs each divide's operands: STOP_DIVIDE), and drop the block's translated
+        code so that the hooks take effect."""
+        for pc in range(address, address + size, 4):
+            if pc in self._divides or not _is_divide(self._fetch(uc, pc)):
+                continue
+            if self._lib is not None:
+                handle = ctypes.c_size_t()
+                fn = ctypes.cast(self._lib.tsim_div_hook, ctypes.c_void_p)
+                err = _uclib.uc_hook_add(
+                    uc._uch, ctypes.byref(handle), ucc.UC_HOOK_CODE, fn, self._ptr, pc, pc
+                )
+                if err != ucc.UC_ERR_OK:
+                    raise RuntimeError(f"uc_hook_add(UC_HOOK_CODE) failed: {err}")
+                self._handles.append(handle)
+            else:
+                uc.hook_add(ucc.UC_HOOK_CODE, self._py_div, begin=pc, end=pc)
+            self._divides.add(pc)
+        uc.ctl_remove_cache(address, address + size)
+        self.state.div_key[(address >> 2) % BLOCK_CACHE] = address | size << 32
 
     def _first_entry(self, address: int, now: int) -> tuple[int, int]:
         s = self.state

@@ -1,13 +1,15 @@
 """The RISC-V timing calibration microbenchmarks, as bare-metal programs.
 
-Each case is measured the way the silicon figures were: a program reads the wall clock
-(``WALL_CLOCK_L``), runs a counted loop whose body repeats the operation under test, reads the wall
-clock again, then times the same loop with an empty body; the cost per operation is the difference
-divided by the operations run (a stream's figure: bytes per cycle). Optional setup and teardown code
-runs inside both timed regions, so its cost cancels. The silicon figures are the calibration list in
-:mod:`tensixsim.timing` (``CALIBRATION``): Blackhole p100a, cycles at 1.35 GHz. Besides the cores'
-own instructions, the list covers NoC requests to the own tile (issued as tt-metal issues them) and
-the coprocessor's semaphores.
+Each case runs the loop the silicon figure was measured with: the wall clock read
+(``WALL_CLOCK_L``) around a counted loop (``beqz`` on the counter, the body, ``addi``, ``j``), then
+the same loop with the measurement's empty body (nothing, or one one-cycle instruction); the cost
+per operation is the difference divided by the operations run (a stream's figure: bytes per cycle).
+Optional setup and teardown code runs inside both timed regions, so its cost cancels. The bodies do
+what the measured ones did, instruction for instruction (registers renamed to the harness's):
+the silicon figures are the calibration list of :mod:`tensixsim.timing` (``CALIBRATION``), Blackhole
+p100a microbenchmarks (cycles at 1.35 GHz; docs/timing.md names them). Besides the cores' own
+instructions, the list covers tt-metal-style circular-buffer and semaphore calls, Tensix
+instruction pushes and the coprocessor's semaphores, NoC requests to the own tile and DRAM.
 
 ``python benchmarks/timing_table.py`` prints the table; tests/test_timing_calibration.py asserts the
 calibrated rows and that docs/timing.md shows the same table.
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from tensixsim.arch import CORE_NAMES, get_arch
 from tensixsim.dram import Dram
+from tensixsim.isa import isa_for
 from tensixsim.sdk.build import DEFAULT_BUILD_DIR, build
 from tensixsim.sdk.layout import L1_USER_BASE
 from tensixsim.tile import Tile
@@ -31,11 +34,13 @@ ARCH = "blackhole"
 RESULTS = L1_USER_BASE + 0x100  # per core: body cycles, empty-loop cycles (16 bytes apart)
 DATA = L1_USER_BASE + 0x1000  # per core: a 4 KiB L1 buffer the loads and stores use
 SHARED = DATA + 0x10000  # one L1 word every core reads in the same-address case
+RING = L1_USER_BASE + 0x40000  # the DRAM cases' L1 pages (64 of DRAM_PAGE bytes)
 # NIU counter MST_RD_RESP_RECEIVED (noc/registers.py COUNTER_BASE, Counters.md)
 NOC_STATUS_OFFSET = 0x200 + 4 * 2
 
 # Registers the bodies may use: s0 L1 data, s1 own local-RAM word, s2 another core's local RAM,
 # s3 the MMIO register under test; a0..a7 and t0..t5 are scratch, t6 counts iterations.
+NOP = "addi zero, zero, 0"  # the one-cycle empty body of the circular-buffer, semaphore and NoC figures
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class Case:
     setup: str = ""
     teardown: str = ""
     bytes_per_op: int = 0  # nonzero: the figure is bytes per cycle (this many bytes an operation)
+    empty: str = ""  # the body of the loop subtracted (the measurement's empty loop)
+    subtract_empty: bool = True  # False: the figure is the whole timed region's (a stream's)
 
     @property
     def target(self) -> float:
@@ -79,340 +86,482 @@ def _rept(count: int, text: str) -> str:
 
 
 def _offsets(count: int, text: str) -> str:
-    """``text`` with ``OFF`` replaced by 0, 4, 8, ... (independent words)."""
-    return "\n".join(text.replace("OFF", str(4 * i)) for i in range(count))
+    """``text`` with ``OFF`` replaced by 0, 4, 8, ... and ``N`` by 0, 1, 2, ... (independent words
+    into distinct registers)."""
+    return "\n".join(text.replace("OFF", str(4 * i)).replace("N", str(i)) for i in range(count))
 
 
-# NoC request sequences, as tt-metal's noc_nonblocking_api.h issues them through NIU #0's request
-# initiator 0 (s3: the NIU window; register offsets of noc/registers.py): wait until the command
-# buffer is ready (NOC_CMD_CTRL reads 0), write the request fields, write NOC_CMD_CTRL, count the
-# request in a software counter (own local RAM, s1), and for a barrier poll the NIU counter until it
-# equals the software one. Setup: a6 the tile's own coordinates (NOC_NODE_ID's x | y << 6), the
-# counter copied.
-_NOC_SETUP = "lw a6, 0x44(s3)\nslli a6, a6, 20\nsrli a6, a6, 20\naddi a2, s0, 0x400\nli a1, 1"
+def _li(reg: str, value: int) -> str:
+    """A 32-bit constant as the measured programs load one: lui, then addi when the low bits are
+    not zero."""
+    hi, lo = ((value + 0x800) >> 12) & 0xFFFFF, ((value & 0xFFF) ^ 0x800) - 0x800
+    return f"lui {reg}, {hi:#x}" + (f"\naddi {reg}, {reg}, {lo}" if lo else "")
 
 
-def _noc_counter(index: int) -> str:
-    return f"lw t0, {0x200 + 4 * index}(s3)\nsw t0, 0(s1)"
+def _la(reg: str, symbol: str) -> str:
+    """The address of a local-RAM symbol, in two instructions as a constant address would be."""
+    return f"lui {reg}, %hi({symbol})\naddi {reg}, {reg}, %lo({symbol})"
 
 
-def _noc_barrier(index: int) -> str:
-    return f"4:\nlw t1, {0x200 + 4 * index}(s3)\nlw t0, 0(s1)\nbne t1, t0, 4b"
+_BH = isa_for(ARCH)
 
 
-_NOC_READY = "3:\nlw t1, 0x40(s3)\nbnez t1, 3b"
-_NOC_COUNT = "lw t0, 0(s1)\naddi t0, t0, 1\nsw t0, 0(s1)"
-_WR_ACK, _RD_RESP, _AT_RESP = 1, 2, 0  # NIU counters MST_WR_ACK_RECEIVED, MST_RD_RESP_RECEIVED, ...
-
-
-def _noc_write_setup(size: int) -> str:
-    # CTRL: a write (2) with a response (RESP_MARKED, 0x10); the source is this tile's L1.
-    return f"{_NOC_SETUP}\nli a7, 0x12\nli a3, {size}\nsw a6, 0x08(s3)\n{_noc_counter(_WR_ACK)}"
-
-
-# s0 -> a2 (s0 + 0x400), this tile: CTRL, TARG_ADDR_LO, RET_ADDR_LO, RET_ADDR_MID,
-# RET_ADDR_COORDINATE, AT_LEN_BE, CMD_CTRL.
-_NOC_WRITE = (
-    f"{_NOC_READY}\nsw a7, 0x1C(s3)\nsw s0, 0x00(s3)\nsw a2, 0x0C(s3)\nsw zero, 0x10(s3)\n"
-    f"sw a6, 0x14(s3)\nsw a3, 0x20(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
-)
-
-
-def _noc_read_setup(size: int) -> str:
-    # CTRL: a read (0); the response comes back to this tile.
-    return f"{_NOC_SETUP}\nsw zero, 0x1C(s3)\nsw a6, 0x14(s3)\nli a3, {size}\n{_noc_counter(_RD_RESP)}"
-
-
-# a2 <- s0, this tile: RET_ADDR_LO, TARG_ADDR_LO, TARG_ADDR_MID, TARG_ADDR_COORDINATE, AT_LEN_BE, CMD_CTRL.
-_NOC_READ = (
-    f"{_NOC_READY}\nsw a2, 0x0C(s3)\nsw s0, 0x00(s3)\nsw zero, 0x04(s3)\nsw a6, 0x08(s3)\n"
-    f"sw a3, 0x20(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
-)
-
-
-def _noc_read_case(size: int, silicon: float) -> Case:
-    return Case(
-        f"noc_read_{size}",
-        f"NoC own tile: {size} B read + flush",
-        f"{_NOC_READ}\n{_noc_barrier(_RD_RESP)}",
-        1,
-        (silicon, silicon),
-        mmio="niu",
-        setup=_noc_read_setup(size),
-    )
-
-
-# An atomic increment of the word at s0 by one with its response (the old value) to a2: CTRL
-# atomic (1) | RESP_MARKED; AT_LEN_BE increment (opcode 1 in bits 12..15) of all 32 bits (wrap 31 in
-# bits 2..6) of word 0 of the 16-byte line; AT_DATA 1.
-_NOC_ATOMIC_SETUP = (
-    f"{_NOC_SETUP}\nli a7, 0x11\nli a3, 0x107C\nsw a2, 0x0C(s3)\nsw a6, 0x14(s3)\n{_noc_counter(_AT_RESP)}"
-)
-_NOC_ATOMIC = (
-    f"{_NOC_READY}\nsw s0, 0x00(s3)\nsw zero, 0x04(s3)\nsw a6, 0x08(s3)\nsw a7, 0x1C(s3)\n"
-    f"sw a3, 0x20(s3)\nsw a1, 0x28(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
-)
-STREAM_BYTES = 8192
-
-# DRAM through the interleaved bank table, as tt-metal's InterleavedAddrGenFast and
-# noc_async_read / noc_async_write (dataflow_api.h, noc_nonblocking_api.h) do it: page p of a buffer
-# at DRAM address 0 lives in bank p % 8 at (p / 8) * page size, and the bank's NoC coordinates come
-# from a table in the core's local RAM (tt-metal's dram_bank_to_noc_xy; s1 + 32: one word a bank,
-# x | y << 6, bank i being DRAM group i's first tile, dram.py). a5 counts pages; a2 is the page's L1
-# buffer (one page, rewritten each time), a3 the page size.
-DRAM_PAGE = 2048
-_DRAM_BANKS = 8
-
-
-def _dram_table() -> str:
-    dram = Dram.new(get_arch(ARCH))
-    assert dram is not None and dram.groups == _DRAM_BANKS
-    xy = [dram.endpoint(group) for group in range(_DRAM_BANKS)]
-    return "\n".join(f"li t0, {x | y << 6}\nsw t0, {32 + 4 * i}(s1)" for i, (x, y) in enumerate(xy))
-
-
-def _dram_setup(counter: int, own: int) -> str:
-    """The bank table, the page counter, and this tile's coordinates at ``own`` (the read's return
-    coordinates, or the write's source)."""
-    return (
-        f"{_NOC_SETUP}\n{_dram_table()}\nsw a6, {own}(s3)\nli a3, {DRAM_PAGE}\nli a5, 0\n"
-        f"{_noc_counter(counter)}"
-    )
-
-
-# The page's bank (t2), its address in the bank (t3) and the bank's coordinates (t4).
-_DRAM_PAGE_ADDRESS = (
-    f"andi t2, a5, {_DRAM_BANKS - 1}\nsrli t3, a5, 3\nslli t3, t3, {DRAM_PAGE.bit_length() - 1}\n"
-    "sh2add t4, t2, s1\nlw t4, 32(t4)\naddi a5, a5, 1"
-)
-# Read: RET_ADDR_LO, TARG_ADDR_LO, TARG_ADDR_MID, TARG_ADDR_COORDINATE, AT_LEN_BE, CMD_CTRL (CTRL: read).
-_DRAM_READ = (
-    f"{_DRAM_PAGE_ADDRESS}\n{_NOC_READY}\nsw zero, 0x1C(s3)\nsw a2, 0x0C(s3)\nsw t3, 0x00(s3)\n"
-    f"sw zero, 0x04(s3)\nsw t4, 0x08(s3)\nsw a3, 0x20(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
-)
-# Write with acknowledgement: CTRL, TARG_ADDR_LO (the L1 source), RET_ADDR_LO, RET_ADDR_MID,
-# RET_ADDR_COORDINATE, AT_LEN_BE, CMD_CTRL.
-_DRAM_WRITE = (
-    f"{_DRAM_PAGE_ADDRESS}\n{_NOC_READY}\nli t0, 0x12\nsw t0, 0x1C(s3)\nsw a2, 0x00(s3)\n"
-    f"sw t3, 0x0C(s3)\nsw zero, 0x10(s3)\nsw t4, 0x14(s3)\nsw a3, 0x20(s3)\nsw a1, 0x40(s3)\n{_NOC_COUNT}"
-)
-
-
-def _tensix_word(opcode: int, arg: int) -> str:
-    """A Tensix instruction in a TRISC's instruction stream (rotated left by two)."""
-    word = opcode << 24 | arg
+def _tensix_word(name: str, **fields: int) -> str:
+    """A Tensix instruction inline in a TRISC's instruction stream (rotated left by two)."""
+    word = _BH.encode(name, **fields)
     return f".word 0x{(word << 2 | word >> 30) & 0xFFFFFFFF:08x}"
 
 
-# SEMPOST and SEMGET of semaphore 1 (opcodes 0xA4 / 0xA5, sem_sel in bits 2..23), then the done check
-# (a read of COPROCESSOR_DONE_CHECK, PC buffer + 4) that returns once the pipe has executed both.
-_SEM_DRAIN = f"{_tensix_word(0xA4, 0b10 << 2)}\n{_tensix_word(0xA5, 0b10 << 2)}\nlw a0, 4(s3)"
-
-# tt-metal's dataflow circular-buffer calls (dataflow_api.h) on ready buffers, as the memory accesses
-# they make: the page counters are stream 0's registers (s3: tiles acked at +0x20, tiles received at
-# +0x28; CB n uses stream n), the CB's interface is a struct in the core's local RAM (s1: fifo_size,
-# fifo_limit, fifo_page_size, fifo_num_pages, fifo_rd_ptr, fifo_wr_ptr at words 0..5). One page per
-# call; the buffer holds plenty of both pages and room, and never wraps. invalidate_l1_cache() is a
-# fence on Blackhole.
-_CB_SETUP = (
-    "li t0, 0x100000\nsw t0, 0(s1)\nsw t0, 4(s1)\nli t0, 64\nsw t0, 8(s1)\nli t0, 4096\nsw t0, 12(s1)\n"
-    "sw s0, 16(s1)\nsw s0, 20(s1)\nli t0, 2048\nsw t0, 0x28(s3)\nsw zero, 0x20(s3)\nli a1, 1"
-)
-# cb_wait_front: pages_acked read once, then tiles received read until received - acked >= pages.
-_CB_WAIT_FRONT = "lw t0, 0x20(s3)\n3:\nlw t1, 0x28(s3)\nsub t1, t1, t0\nzext.h t1, t1\nbltu t1, a1, 3b"
-# cb_reserve_back: pages received read once, then (fence, tiles acked, fifo_num_pages) until
-# fifo_num_pages - (received - acked) >= pages.
-_CB_RESERVE_BACK = (
-    "lw t0, 0x28(s3)\n3:\nfence\nlw t1, 0x20(s3)\nlw t2, 12(s1)\nsub t3, t0, t1\nsub t3, t2, t3\n"
-    "zext.h t3, t3\nblt t3, a1, 3b"
-)
-
-
-def _cb_advance(counter: int, pointer: int) -> str:
-    """cb_push_back / cb_pop_front: counter register += pages; pointer += pages * fifo_page_size, and
-    back by fifo_size on reaching fifo_limit."""
-    return (
-        f"lw t0, 8(s1)\nlw t1, {counter}(s3)\nadd t1, t1, a1\nsw t1, {counter}(s3)\n"
-        f"lw t2, {pointer}(s1)\nadd t2, t2, t0\nsw t2, {pointer}(s1)\nlw t3, 4(s1)\nbne t2, t3, 3f\n"
-        f"lw t3, 0(s1)\nsub t2, t2, t3\nsw t2, {pointer}(s1)\n3:"
-    )
-
-
-# tt-metal's semaphore calls on a semaphore in the core's L1 (s0), as dataflow_api.h has them:
-# noc_semaphore_set stores the value; noc_semaphore_wait invalidates the core's L1 data cache
-# (invalidate_l1_cache(): a fence on Blackhole) and loads the word until it equals the value (a1, which
-# the setup stores there, so the first load satisfies it).
-_SEM_SET = "sw t6, 0(s0)"
-_SEM_WAIT = "3:\nfence\nlw t0, 0(s0)\nbne t0, a1, 3b"
-
-
-def _cb_case(name: str, what: str, body: str, silicon: float, calibrated: bool = True) -> Case:
-    return Case(
-        name, what, body, 1, (silicon, silicon), mmio="stream", setup=_CB_SETUP, calibrated=calibrated
-    )
-
-
-FIVE = CORE_NAMES
-CASES: tuple[Case, ...] = (
-    Case("alu_dependent", "dependent add chain", _rept(32, "add a0, a0, a1"), 32, (1.0, 1.0)),
+# --------------------------------------------------------------------------- the core's own
+_CORE = (
+    Case("alu_dependent", "dependent add chain", _rept(8, "add a0, a0, a1"), 8, (1.0, 1.0)),
     Case(
         "shift_zba_zbb_dependent",
         "dependent slli / sh2add / rol / andn",
-        _rept(8, "slli a0, a0, 1\nsh2add a0, a0, a1\nrol a0, a0, a1\nandn a0, a0, a2"),
-        32,
+        _rept(2, "slli a0, a0, 1\nsh2add a0, a0, a1\nrol a0, a0, a1\nandn a0, a0, a2"),
+        8,
         (1.0, 1.0),
     ),
-    Case("lui_auipc", "lui, auipc", _rept(16, "lui a0, 1\nauipc a1, 0"), 32, (1.0, 1.0)),
-    Case("branch_taken", "taken beq", _rept(32, "beq zero, zero, .+4"), 32, (1.0, 1.0)),
-    Case("jal", "jal to the next instruction", _rept(32, "jal zero, .+4"), 32, (1.0, 1.0)),
+    Case("lui_auipc", "lui, auipc", _rept(4, "lui a0, 1\nauipc a1, 0"), 8, (1.0, 1.0)),
+    Case("branch_taken", "taken beq", _rept(8, "beq zero, zero, .+4"), 8, (1.0, 1.0)),
+    Case("jal", "jal to the next instruction", _rept(8, "jal zero, .+4"), 8, (1.0, 1.0)),
     Case(
         "auipc_addi_jalr",
         "auipc + addi + jalr (per instruction)",
-        _rept(16, "auipc a0, 0\naddi a0, a0, 12\njalr zero, 0(a0)"),
-        48,
+        "auipc a0, 0\naddi a0, a0, 12\njalr zero, 0(a0)",
+        3,
         (1.0, 1.0),
     ),
     Case(
         "mul_independent",
         "independent mul",
-        _rept(8, "mul a0, a4, a5\nmul a1, a4, a5\nmul a2, a4, a5\nmul a3, a4, a5"),
-        32,
+        "mul a0, a0, a5\nmul a1, a1, a5\nmul a2, a2, a5\nmul a3, a3, a5",
+        4,
         (1.0, 1.0),
     ),
-    Case("remu_dependent", "dependent remu", _rept(16, "remu a0, a0, a5"), 16, (6.0, 6.0)),
-    Case("l1_lw_x4", "4 independent L1 lw back to back", _offsets(4, "lw a0, OFF(s0)"), 4, (1.25, 1.25)),
-    Case("l1_lw_x8", "8 independent L1 lw back to back", _offsets(8, "lw a0, OFF(s0)"), 8, (1.46, 1.63)),
-    Case("l1_load_to_use", "L1 lw then its use", "lw a0, 0(s0)\nadd a1, a0, a0", 1, (9.0, 9.0)),
+    Case("mul_dependent", "dependent mul", _rept(4, "mul a0, a0, a5"), 4, (1.75, 1.75)),
+    # 1 % 3 on every iteration after the first.
+    Case("remu_dependent", "dependent remu", "remu a0, a0, a5", 1, (6.0, 6.0), setup="li a5, 3"),
+    # 0x12345679 divided by 3 again and again: 0 after 18 divides; 10,000 iterations as measured.
+    Case(
+        "divu_dependent",
+        "dependent divu (0x12345679 / 3, ...)",
+        "divu a0, a0, a5",
+        1,
+        (6.023, 6.023),
+        iters=10_000,
+        setup=f"{_li('a0', 0x12345679)}\nli a5, 3",
+    ),
+    Case("fence", "fence", "fence", 1, (4.0, 4.0)),
+    Case("csr_read", "csrr of cfg0", _rept(4, "csrr a0, 0x7c0"), 4, (4.0, 4.0)),
+)
+
+# --------------------------------------------------------------------------- memory
+_MEMORY = (
+    Case("l1_lw_fixed", "L1 lw of one word", "lw a0, 0(s0)", 1, (2.6, 2.6)),
+    Case("l1_lbu_fixed", "L1 lbu of one byte", "lbu a0, 0(s0)", 1, (2.6, 2.6)),
+    Case(
+        "l1_lw_x4", "4 independent L1 lw (one 16-byte line)", _offsets(4, "lw aN, OFF(s0)"), 4, (1.25, 1.25)
+    ),
+    Case("l1_lw_x8", "8 independent L1 lw (two lines)", _offsets(8, "lw aN, OFF(s0)"), 8, (1.46, 1.63)),
+    Case(
+        "l1_lw_chase",
+        "L1 lw chain (a word pointing at itself)",
+        "lw s0, 0(s0)",
+        1,
+        (5.0, 5.0),
+        setup="sw s0, 0(s0)",
+    ),
+    Case("l1_load_to_use", "L1 lw then its use", "lw a0, 0(s0)\nadd a1, a1, a0", 2, (4.5, 4.5)),
     Case(
         "l1_load_to_use_gap4",
         "L1 lw, 4 independent, then its use",
-        "lw a0, 0(s0)\naddi a2, a2, 1\naddi a3, a3, 1\naddi a4, a4, 1\naddi a5, a5, 1\nadd a1, a0, a0",
-        1,
-        (9.0, 9.0),
+        "lw a0, 0(s0)\naddi a2, a2, 1\naddi a3, a3, 1\naddi a4, a4, 1\naddi a5, a5, 1\nadd a1, a1, a0",
+        6,
+        (1.5, 1.5),
     ),
-    Case("l1_store", "L1 sw", _offsets(32, "sw a0, OFF(s0)"), 32, (1.0, 1.0)),
-    Case(
-        "local_sw_lw",
-        "local RAM sw then lw of the word",
-        _rept(16, "sw a0, 0(s1)\nlw a1, 0(s1)"),
-        16,
-        (3.0, 3.0),
-    ),
+    Case("l1_store", "L1 sw of one word", "sw a0, 4(s0)", 1, (1.0, 1.0)),
+    Case("l1_store_x4", "4 L1 sw (one 16-byte line)", _offsets(4, "sw a0, OFF(s0)"), 4, (1.0, 1.0)),
+    Case("l1_sw_lw", "L1 sw then lw of the word", "sw a0, 4(s0)\nlw a1, 4(s0)", 2, (3.25, 3.25)),
+    Case("local_lw", "local RAM lw", "lw a0, 0(s1)", 1, (1.0, 1.0)),
+    Case("local_lw_chase", "local RAM lw chain", "lw s1, 0(s1)", 1, (1.0, 1.0), setup="sw s1, 0(s1)"),
+    Case("local_sw_lw", "local RAM sw then lw of the word", "sw a0, 4(s1)\nlw a1, 4(s1)", 2, (1.5, 1.5)),
     Case(
         "local_sw_lw_trisc2",
         "local RAM sw then lw of the word, TRISC2",
-        _rept(16, "sw a0, 0(s1)\nlw a1, 0(s1)"),
-        16,
-        (4.0, 4.0),
+        "sw a0, 4(s1)\nlw a1, 4(s1)",
+        2,
+        (2.0, 2.0),
         cores=("trisc2",),
         figure_cores=("trisc2",),
     ),
-    Case("remote_local_lw", "lw from another core's local RAM", _rept(32, "lw a0, 0(s2)"), 32, (2.5, 2.5)),
-    Case("mmio_wall_clock", "MMIO read: wall clock", _rept(8, "lw a0, 0(s3)"), 8, (2.0, 2.0), iters=8),
+    Case("remote_local_lw", "lw from another core's local RAM", "lw a0, 0(s2)", 1, (2.5, 2.5)),
+    Case("mmio_wall_clock", "MMIO read: wall clock", "lw a0, 0(s3)", 1, (2.0, 2.0)),
     Case(
-        "mmio_noc_status",
-        "MMIO read: NoC status register",
-        _rept(8, "lw a0, 0(s3)"),
-        8,
-        (2.0, 2.0),
-        iters=8,
-        mmio="noc_status",
+        "mmio_noc_status", "MMIO read: NoC status register", "lw a0, 0(s3)", 1, (2.0, 2.0), mmio="noc_status"
     ),
-    Case("l1_rmw", "L1 read-modify-write (amoadd.w)", _rept(16, "amoadd.w a0, a5, (s0)"), 16, (8.0, 8.0)),
+    # The measured read-modify-write is a load and a store of the word (two operations).
+    Case(
+        "l1_rmw",
+        "L1 read-modify-write (lw, sw of the word)",
+        "lw a0, 8(s0)\nsw a0, 8(s0)",
+        2,
+        (8.0, 8.0),
+        calibrated=False,
+    ),
+)
+
+FIVE = CORE_NAMES
+_FIVE_CORES = (
     Case(
         "five_wall_clock",
         "5 cores at once: wall-clock read",
-        _rept(8, "lw a0, 0(s3)"),
-        8,
+        "lw a0, 0(s3)",
+        1,
         (2.25, 2.25),
         cores=FIVE,
         figure_cores=FIVE,
-        iters=8,
-        calibrated=False,
     ),
     Case(
         "five_l1_same_address",
         "5 cores at once: same-address L1 read",
-        _rept(32, "lw a0, 0(s0)"),
-        32,
+        "lw a0, 0(s0)",
+        1,
         (2.667, 2.667),
         cores=FIVE,
         figure_cores=FIVE,
         shared_l1=True,
-        calibrated=False,  # the L1 port sharing that gives it is off (timing.py l1_port_sharing)
     ),
     Case(
         "five_l1_rmw_b_nc_t0",
         "5 cores at once: L1 read-modify-write (BRISC, NCRISC, TRISC0)",
-        _rept(16, "amoadd.w a0, a5, (s0)"),
-        16,
+        "lw a0, 8(s0)\nsw a0, 8(s0)",
+        2,
         (14.5, 14.5),
         cores=FIVE,
         figure_cores=("brisc", "ncrisc", "trisc0"),
         shared_l1=True,
-        calibrated=False,  # the L1 port sharing that gives it is off (timing.py l1_port_sharing)
+        calibrated=False,
     ),
     Case(
         "five_l1_rmw_t1_t2",
         "5 cores at once: L1 read-modify-write (TRISC1, TRISC2)",
-        _rept(16, "amoadd.w a0, a5, (s0)"),
-        16,
+        "lw a0, 8(s0)\nsw a0, 8(s0)",
+        2,
         (10.5, 10.5),
         cores=FIVE,
         figure_cores=("trisc1", "trisc2"),
         shared_l1=True,
-        calibrated=False,  # the L1 port sharing that gives it is off (timing.py l1_port_sharing)
+        calibrated=False,
     ),
     Case(
         "five_remote_local_lw",
         "5 cores at once: lw from another core's local RAM",
-        _rept(32, "lw a0, 0(s2)"),
-        32,
+        "lw a0, 0(s2)",
+        1,
         (17.0, 17.0),
         cores=FIVE,
         figure_cores=FIVE,
         calibrated=False,
     ),
-    _cb_case("cb_wait_front", "cb_wait_front, ready (BRISC)", _CB_WAIT_FRONT, 22.0),
-    _cb_case("cb_reserve_back", "cb_reserve_back, room (BRISC)", _CB_RESERVE_BACK, 23.0),
-    _cb_case("cb_push_back", "cb_push_back (BRISC)", _cb_advance(0x28, 20), 31.0, calibrated=False),
-    _cb_case("cb_pop_front", "cb_pop_front (BRISC)", _cb_advance(0x20, 16), 31.5, calibrated=False),
-    Case(
-        "ttsem_drain",
-        "TTSEMPOST + TTSEMGET + drain (TRISC0)",
-        _SEM_DRAIN,
-        1,
-        (9.0, 9.0),
-        cores=("trisc0",),
-        figure_cores=("trisc0",),
-        mmio="pcbuf",
-        calibrated=False,  # the front end's stages are not timed yet (docs/timing.md)
+)
+
+# --------------------------------------------------------------------------- circular buffers, semaphores
+# tt-metal-style circular-buffer calls on ready buffers, as the measured ones make them: the CB's
+# interface is a struct in the core's local RAM (cb_iface: fifo_size, fifo_limit, page_size,
+# num_pages, rd_ptr, wr_ptr, then received << 16 | acked), its page counters stream 8's tiles-acked
+# and tiles-received registers. The buffer never wraps. a0 the interface, a1..a5 scratch.
+STREAM_ACKED = 0xFFB48020
+STREAM_RECEIVED = 0xFFB48028
+
+
+def _cb_setup(received: int, acked: int) -> str:
+    return "\n".join(
+        (
+            _la("a0", "cb_iface"),
+            "li a1, 0x1000000\nsw a1, 0(a0)\nli a1, 0x7ffffff0\nsw a1, 4(a0)\nli a1, 2048\nsw a1, 8(a0)",
+            "li a1, 32768\nsw a1, 12(a0)\nsw zero, 16(a0)\nsw zero, 20(a0)",
+            f"{_li('a1', received << 16 | acked)}\nsw a1, 24(a0)",
+            f"{_li('a2', STREAM_RECEIVED)}\nli a1, {received}\nsw a1, 0(a2)",
+            f"{_li('a2', STREAM_ACKED)}\nli a1, {acked}\nsw a1, 0(a2)\nfence",
+        )
+    )
+
+
+_CB_WAIT_FRONT = (
+    f"{_la('a0', 'cb_iface')}\nlw a1, 24(a0)\nslli a2, a1, 16\nsrli a2, a2, 16\nli a5, 1\n"
+    f"3:\n{_li('a3', STREAM_RECEIVED)}\nlhu a3, 0(a3)\nsub a4, a3, a2\nli a5, 1\nbgeu a4, a5, 4f\n"
+    "fence\nj 3b\n4:\nfence"
+)
+_CB_RESERVE_BACK = (
+    f"{_la('a0', 'cb_iface')}\nlw a1, 24(a0)\nsrli a1, a1, 16\n"
+    f"3:\n{_li('a2', STREAM_ACKED)}\nlhu a2, 0(a2)\nsub a3, a1, a2\nlw a4, 12(a0)\nsub a3, a4, a3\n"
+    "li a5, 1\nbge a3, a5, 4f\nfence\nj 3b\n4:\nfence"
+)
+_CB_WR_PTR = (
+    "lw a1, 20(a0)\nlw a2, 8(a0)\nadd a1, a1, a2\nlw a2, 4(a0)\nbltu a1, a2, 3f\nlw a2, 0(a0)\n"
+    "sub a1, a1, a2\n3:\nsw a1, 20(a0)"
+)
+_CB_RD_PTR = (
+    "lw a1, 16(a0)\nlw a2, 8(a0)\nadd a1, a1, a2\nlw a2, 4(a0)\nbltu a1, a2, 3f\nlw a2, 0(a0)\n"
+    "sub a1, a1, a2\n3:\nsw a1, 16(a0)"
+)
+# The page counter: received (a5) + 1 into the packed word, and written to the stream register.
+_CB_RECEIVED = (
+    f"lw a3, 24(a0)\nslli a4, a3, 16\nsrli a4, a4, 16\nsrli a5, a3, 16\naddi a5, a5, 1\nslli a5, a5, 16\n"
+    f"or a3, a5, a4\nsw a3, 24(a0)\nsrli a5, a5, 16\n{_li('a2', STREAM_RECEIVED)}\nsw a5, 0(a2)"
+)
+_CB_ACKED = (
+    "lw a3, 24(a0)\nslli a4, a3, 16\nsrli a4, a4, 16\nsrli a5, a3, 16\naddi a4, a4, 1\nslli a4, a4, 16\n"
+    f"srli a4, a4, 16\nslli a5, a5, 16\nor a3, a5, a4\nsw a3, 24(a0)\n{_li('a2', STREAM_ACKED)}\n"
+    "sw a4, 0(a2)"
+)
+
+
+def _cb_tensix(value: str, gpr16: int, wait: int, gpr: int, register: int) -> str:
+    """The TRISC calls' coprocessor path: SETDMAREG of the count into a GPR (a word built at run time,
+    pushed through the instruction buffer), STALLWAIT on the packer or unpackers, STOREREG of the GPR
+    into the stream register (pushed)."""
+    setdmareg = _BH.encode(
+        "SETDMAREG", payload_sig_sel_size=0, payload_sig_sel=0, set_signals_mode=0, reg_index_16b=gpr16
+    )
+    storereg = _BH.encode("STOREREG", tdma_data_reg_index=gpr, reg_addr=(register >> 2) & 0x3FFFF)
+    return (
+        f"slli a2, {value}, 8\n{_li('a1', setdmareg)}\nadd a2, a2, a1\nlui a1, 0xffe40\nsw a2, 0(a1)\n"
+        f"{_tensix_word('STALLWAIT', stall_res=0x20, wait_res=wait)}\n{_li('a3', storereg)}\nsw a3, 0(a1)"
+    )
+
+
+_CB_PUSH_BACK = f"{_la('a0', 'cb_iface')}\n{_CB_WR_PTR}\n{_CB_RECEIVED}\nfence"
+_CB_POP_FRONT = f"{_la('a0', 'cb_iface')}\n{_CB_ACKED}\n{_CB_RD_PTR}\nfence"
+_CB_PUSH_BACK_TENSIX = (
+    f"{_la('a0', 'cb_iface')}\n{_CB_WR_PTR}\n{_CB_RECEIVED}\n"
+    f"{_cb_tensix('a5', 48, 0x8, 24, STREAM_RECEIVED)}\nfence"
+)
+_CB_POP_FRONT_TENSIX = (
+    f"{_la('a0', 'cb_iface')}\n{_CB_ACKED}\n{_cb_tensix('a4', 8, 0x6, 4, STREAM_ACKED)}\n{_CB_RD_PTR}\nfence"
+)
+
+# A semaphore in L1 (SEM), as tt-metal's noc_semaphore_set / noc_semaphore_wait: a store and a
+# fence; fences around loads until the value is there (it is).
+SEM = L1_USER_BASE + 0x30100
+_SEM_SET = f"{_li('a0', SEM)}\nli a1, 1\nsw a1, 0(a0)\nfence"
+_SEM_WAIT = f"{_li('a0', SEM)}\nli a2, 1\n3:\nfence\nlw a1, 0(a0)\nbeq a1, a2, 4f\nj 3b\n4:\nfence"
+
+# The coprocessor's semaphore 1 (sem_sel bit 1) from TRISC2, and the sync through the PC buffer's
+# done check (a store and a load of it: the load returns once the pipe has executed everything).
+PC_BUF_SYNC = 0xFFE80004
+_SYNC = f"{_li('a0', PC_BUF_SYNC)}\nsw zero, 0(a0)\nlw a1, 0(a0)\nand zero, zero, a1"
+
+
+def _seminit(init: int) -> str:
+    return f"{_tensix_word('SEMINIT', max_value=15, init_value=init, sem_sel=2)}\n{_SYNC}"
+
+
+def _cb_case(name: str, what: str, body: str, silicon: float, received: int, acked: int, **kw) -> Case:
+    return Case(name, what, body, 1, (silicon, silicon), setup=_cb_setup(received, acked), empty=NOP, **kw)
+
+
+TRISC2 = {"cores": ("trisc2",), "figure_cores": ("trisc2",)}
+_SYNC_CASES = (
+    _cb_case("cb_wait_front", "cb_wait_front, ready (BRISC)", _CB_WAIT_FRONT, 22.0, 1, 0),
+    _cb_case("cb_reserve_back", "cb_reserve_back, room (BRISC)", _CB_RESERVE_BACK, 23.0, 0, 0),
+    _cb_case("cb_push_back", "cb_push_back (BRISC)", _CB_PUSH_BACK, 31.0, 1004, 0),
+    _cb_case("cb_pop_front", "cb_pop_front (BRISC)", _CB_POP_FRONT, 31.5, 1004, 0),
+    _cb_case(
+        "cb_push_back_trisc2",
+        "cb_push_back with the coprocessor's STOREREG (TRISC2)",
+        _CB_PUSH_BACK_TENSIX,
+        41.0,
+        1004,
+        0,
+        **TRISC2,
     ),
-    Case(
-        "noc_semaphore_set",
-        "noc_semaphore_set (BRISC)",
-        _SEM_SET,
-        1,
-        (12.0, 12.0),
-        calibrated=False,  # one L1 store, 1.0 on silicon alone (docs/timing.md)
+    _cb_case(
+        "cb_pop_front_trisc2",
+        "cb_pop_front with the coprocessor's STOREREG (TRISC2)",
+        _CB_POP_FRONT_TENSIX,
+        41.5,
+        1004,
+        0,
+        **TRISC2,
     ),
+    Case("noc_semaphore_set", "noc_semaphore_set (BRISC)", _SEM_SET, 1, (12.0, 12.0), empty=NOP),
     Case(
         "noc_semaphore_wait",
         "noc_semaphore_wait, already satisfied (BRISC)",
         _SEM_WAIT,
         1,
         (19.1, 19.1),
-        setup="li a1, 1\nsw a1, 0(s0)",
-        calibrated=False,
+        setup=f"{_li('a0', SEM)}\nli a1, 1\nsw a1, 0(a0)\nfence",
+        empty=NOP,
+    ),
+    Case(
+        "ttsem_drain",
+        "TTSEMPOST + TTSEMGET + drain (TRISC2)",
+        f"{_tensix_word('SEMPOST', sem_sel=2)}\n{_tensix_word('SEMGET', sem_sel=2)}\n{_SYNC}",
+        1,
+        (9.0, 9.0),
+        setup=_seminit(1),
+        empty=NOP,
+        **TRISC2,
+    ),
+    Case(
+        "ttsemwait_drain",
+        "TTSEMWAIT (satisfied) + drain (TRISC2)",
+        f"{_tensix_word('SEMWAIT', stall_res=2, sem_sel=2, wait_sem_cond=2)}\n{_SYNC}",
+        1,
+        (8.0, 8.0),
+        setup=_seminit(0),
+        empty=NOP,
+        **TRISC2,
+    ),
+)
+
+# --------------------------------------------------------------------------- Tensix instruction pushes
+# TRISC1 stores instruction words to the instruction buffer (a3), then syncs through the PC buffer.
+_PUSH_SETUP = (
+    f"lui a3, 0xffe40\n{_li('a0', PC_BUF_SYNC)}\n{_li('a2', _BH.encode('NOP'))}\n"
+    f"{_li('a4', _BH.encode('STALLWAIT', stall_res=0, wait_res=0))}\n"
+    f"{_li('a5', _BH.encode('SEMINIT', max_value=1, init_value=0, sem_sel=2))}"
+)
+_PUSH_SYNC = "sw zero, 0(a0)\nlw a1, 0(a0)\nand zero, zero, a1"
+TRISC1 = {"cores": ("trisc1",), "figure_cores": ("trisc1",), "setup": _PUSH_SETUP}
+_PUSH_CASES = (
+    Case("push_sync_empty", "PC-buffer sync, nothing pushed (TRISC1)", _PUSH_SYNC, 1, (5.98, 5.98), **TRISC1),
+    Case("push_nop", "NOP pushed (TRISC1)", _rept(8, "sw a2, 0(a3)"), 8, (0.995, 0.995), **TRISC1),
+    Case(
+        "push_nop_sync",
+        "NOP pushed, then a sync (per push, TRISC1)",
+        f"{_rept(8, 'sw a2, 0(a3)')}\n{_PUSH_SYNC}",
+        8,
+        (1.999, 1.999),
+        **TRISC1,
+    ),
+    Case(
+        "push_stallwait",
+        "STALLWAIT with nothing to wait for, pushed (TRISC1)",
+        _rept(8, "sw a4, 0(a3)"),
+        8,
+        (1.542, 1.542),
+        **TRISC1,
+    ),
+    Case("push_seminit", "SEMINIT pushed (TRISC1)", _rept(4, "sw a5, 0(a3)"), 4, (0.99, 0.99), **TRISC1),
+    Case(
+        "push_seminit_sync",
+        "SEMINIT pushed, then a sync (per push, TRISC1)",
+        f"{_rept(4, 'sw a5, 0(a3)')}\n{_PUSH_SYNC}",
+        4,
+        (2.998, 2.998),
+        **TRISC1,
+    ),
+)
+
+# --------------------------------------------------------------------------- NoC
+# Requests through NIU #0 as the measured programs issue them: a read through request initiator 1,
+# a write through initiator 0, an atomic through initiator 3; for each, wait until its NOC_CMD_CTRL
+# reads 0, write the fields (CTRL: a static virtual channel, the response marked), write
+# NOC_CMD_CTRL, count the request in a register (a4); a flush / barrier polls the NIU counter until
+# it reaches that count, then fences. a6: this tile's coordinates; s0 the source, a2 = s0 + 0x400
+# the destination; a3 the length.
+NIU = 0xFFB20000
+_NOC_SETUP = "lw a6, 0x44(s3)\nslli a6, a6, 20\nsrli a6, a6, 20\naddi a2, s0, 0x400"
+
+
+def _ready(initiator: int) -> str:
+    return f"{_li('t3', NIU + 0x800 * initiator + 0x40)}\n3:\nlw t4, 0(t3)\nbne t4, zero, 3b"
+
+
+def _noc_read(coordinates: str = "a6") -> str:
+    return (
+        f"{_ready(1)}\n{_li('t3', NIU + 0x800 + 0x1C)}\n{_li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+        f"sw a2, -16(t3)\nsw zero, -12(t3)\nsw a6, -8(t3)\nsw s0, -28(t3)\nsw zero, -24(t3)\n"
+        f"sw {coordinates}, -20(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\n"
+        "addi a4, a4, 1"
+    )
+
+
+def _noc_write() -> str:
+    return (
+        f"{_ready(0)}\n{_li('t3', NIU + 0x1C)}\n{_li('t4', 0x2092)}\nsw t4, 0(t3)\nsw s0, -28(t3)\n"
+        "sw a2, -16(t3)\nsw zero, -12(t3)\nsw a6, -8(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\n"
+        "addi t4, zero, 1\nsw t4, 36(t3)\naddi a4, a4, 1"
+    )
+
+
+def _noc_wait(counter: int) -> str:
+    return f"{_li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a4, 4b\nfence"
+
+
+_WR_ACK, _RD_RESP, _AT_RESP = 1, 2, 0  # NIU counters MST_WR_ACK_RECEIVED, MST_RD_RESP_RECEIVED, ...
+
+
+def _noc_setup(size: int, counter: int) -> str:
+    # The write's source coordinates (initiator 0's TARG_ADDR_MID / _COORDINATE) as firmware sets
+    # them once; the software counter starts at the NIU's.
+    return (
+        f"{_NOC_SETUP}\nsw zero, 0x04(s3)\nsw a6, 0x08(s3)\nli a3, {size}\nlw a4, {0x200 + 4 * counter}(s3)"
+    )
+
+
+def _noc_read_case(size: int, silicon: float) -> Case:
+    return Case(
+        f"noc_read_{size}",
+        f"NoC own tile: {size} B read + flush",
+        f"{_noc_read()}\n{_noc_wait(_RD_RESP)}",
+        1,
+        (silicon, silicon),
+        mmio="niu",
+        setup=_noc_setup(size, _RD_RESP),
+        empty=NOP,
+    )
+
+
+# An atomic increment of the semaphore word at s0 by one, its response (the old value) to a2:
+# initiator 3, CTRL atomic | response marked | static VC, AT_LEN_BE increment of word 0 (0x107C),
+# AT_DATA 1; the NIU counter read first, then waited for (own coordinates read from local RAM).
+_NOC_ATOMIC = (
+    f"{_la('t2', 'noc_xy')}\nlbu t0, 0(t2)\nlbu t1, 1(t2)\nslli t1, t1, 6\nor a5, t0, t1\n"
+    f"{_li('t0', NIU + 0x200)}\nlw a4, 0(t0)\naddi a4, a4, 1\n{_ready(3)}\n"
+    f"{_li('t0', NIU + 0x1800 + 0x0C)}\naddi t1, a2, 0\nsw t1, 0(t0)\nsw zero, 4(t0)\nsw a5, 8(t0)\n"
+    f"sw s0, -12(t0)\nsw zero, -8(t0)\nsw a5, -4(t0)\n{_li('t1', 0x2091)}\nsw t1, 16(t0)\n"
+    f"{_li('t1', 0x107C)}\nsw t1, 20(t0)\nsw zero, 24(t0)\naddi t1, zero, 1\nsw t1, 28(t0)\n"
+    f"addi t1, zero, 1\nsw t1, 52(t0)\n{_li('t0', NIU + 0x200)}\n5:\nlw t1, 0(t0)\nbltu t1, a4, 5b"
+)
+# This tile's x and y (bytes) in local RAM, where the atomic's program reads them.
+_NOC_XY = f"{_NOC_SETUP}\n{_la('t2', 'noc_xy')}\nandi t0, a6, 63\nsb t0, 0(t2)\nsrli t0, a6, 6\nsb t0, 1(t2)"
+
+STREAM_BYTES = 8192
+_NOC_CASES = (
+    Case(
+        "noc_read_4_issue",
+        "NoC own tile: 4 B read, issue only",
+        _noc_read(),
+        1,
+        (24.97, 24.97),
+        mmio="niu",
+        setup=_noc_setup(4, _RD_RESP),
+        empty=NOP,
+    ),
+    Case(
+        "noc_write_4_issue",
+        "NoC own tile: 4 B write, issue only",
+        _noc_write(),
+        1,
+        (22.98, 22.98),
+        mmio="niu",
+        setup=_noc_setup(4, _WR_ACK),
+        empty=NOP,
     ),
     Case(
         "noc_write_4",
         "NoC own tile: 4 B write + barrier",
-        f"{_NOC_WRITE}\n{_noc_barrier(_WR_ACK)}",
+        f"{_noc_write()}\n{_noc_wait(_WR_ACK)}",
         1,
         (69.0, 69.0),
         mmio="niu",
-        setup=_noc_write_setup(4),
+        setup=_noc_setup(4, _WR_ACK),
+        empty=NOP,
     ),
     _noc_read_case(4, 79.0),
     _noc_read_case(16, 71.0),
@@ -421,24 +570,73 @@ CASES: tuple[Case, ...] = (
     Case(
         "noc_atomic",
         "local NoC atomic increment with response",
-        f"{_NOC_ATOMIC}\n{_noc_barrier(_AT_RESP)}",
+        _NOC_ATOMIC,
         1,
         (99.0, 99.0),
         mmio="niu",
-        setup=_NOC_ATOMIC_SETUP,
+        setup=_NOC_XY,
+        empty=NOP,
     ),
     Case(
         "noc_write_stream",
         "NoC one-source write stream (B/cycle)",
-        _NOC_WRITE,
+        _noc_write(),
         1,
         (63.0, 64.7),
         mmio="niu",
-        setup=_noc_write_setup(STREAM_BYTES),
-        teardown=_noc_barrier(_WR_ACK),
+        setup=_noc_setup(STREAM_BYTES, _WR_ACK),
+        teardown=_noc_wait(_WR_ACK),
         bytes_per_op=STREAM_BYTES,
     ),
 )
+
+# --------------------------------------------------------------------------- DRAM
+# 512 pages of 2 KiB from one DRAM bank through the interleaved bank table, back to back, one flush
+# or barrier at the end (all inside the figure: no empty loop subtracted), as measured: page i's
+# logical tile (start + i) * banks + bank, its bank tile % banks and page tile / banks (remu, divu),
+# the bank's coordinates from a uint16 table in local RAM, the L1 page (i % 64) * 2048 of the ring
+# at s0. s1 the DRAM base address, a3 banks (7: the p100a's), a4 the page size, a5 this tile's
+# coordinates, a6 the page, a7 the request count; s2 the first page, s3 the bank.
+DRAM_PAGE = 2048
+DRAM_PAGES = 512
+DRAM_BANKS = 7
+DRAM_BASE = 0x40
+
+
+def _dram_setup(counter: int) -> str:
+    dram = Dram.new(get_arch(ARCH))
+    assert dram is not None
+    x, y = dram.endpoint(0)
+    return (
+        f"lw a5, 0x44(s3)\nslli a5, a5, 20\nsrli a5, a5, 20\nsw zero, 0x04(s3)\nsw a5, 0x08(s3)\n"
+        f"lw a7, {0x200 + 4 * counter}(s3)\n{_la('t2', 'bank_table')}\nli t0, {x | y << 6}\n"
+        + "\n".join(f"sh t0, {2 * i}(t2)" for i in range(DRAM_BANKS))
+        + f"\nli a3, {DRAM_BANKS}\nli a4, {DRAM_PAGE}\nli a6, 0\nli s1, {DRAM_BASE}\nli s2, 0\nli s3, 0\n"
+        f"{_li('s0', RING)}"
+    )
+
+
+_DRAM_ADDRESS = (
+    "add a1, s2, a6\nmul a1, a1, a3\nadd a1, a1, s3\naddi a0, s1, 0\naddi a2, a3, 0\naddi t0, a1, 0\n"
+    "remu a1, t0, a2\ndivu t0, t0, a2\nslli t0, t0, 11\nadd a0, a0, t0\naddi t1, a1, 0\nslli t1, t1, 1\n"
+    f"{_la('t2', 'bank_table')}\nadd t2, t2, t1\nlhu a2, 0(t2)\nandi t5, a6, 63\nmul t5, t5, a4\n"
+    f"{_li('t2', RING)}\nadd t5, t5, t2"
+)
+_DRAM_READ = (
+    f"{_DRAM_ADDRESS}\n{_ready(1)}\n{_li('t3', NIU + 0x800 + 0x1C)}\n{_li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+    "sw t5, -16(t3)\nsw zero, -12(t3)\nsw a5, -8(t3)\nsw a0, -28(t3)\nsw zero, -24(t3)\nsw a2, -20(t3)\n"
+    "sw a4, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+)
+_DRAM_WRITE = (
+    f"{_DRAM_ADDRESS}\n{_ready(0)}\n{_li('t3', NIU + 0x1C)}\n{_li('t4', 0x2092)}\nsw t4, 0(t3)\n"
+    "sw t5, -28(t3)\nsw a0, -16(t3)\nsw zero, -12(t3)\nsw a2, -8(t3)\nsw a4, 4(t3)\nsw zero, 8(t3)\n"
+    "addi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+)
+
+
+def _dram_wait(counter: int) -> str:
+    return f"{_li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a7, 4b\nfence"
+
 
 _DRAM_CASES = (
     Case(
@@ -447,11 +645,12 @@ _DRAM_CASES = (
         _DRAM_READ,
         1,
         (26.86, 26.86),
+        iters=DRAM_PAGES,
         mmio="niu",
-        setup=_dram_setup(_RD_RESP, 0x14),
-        teardown=_noc_barrier(_RD_RESP),
+        setup=_dram_setup(_RD_RESP),
+        teardown=_dram_wait(_RD_RESP),
         bytes_per_op=DRAM_PAGE,
-        calibrated=False,  # no GDDR bandwidth figure (docs/timing.md)
+        subtract_empty=False,
     ),
     Case(
         "dram_write",
@@ -459,32 +658,41 @@ _DRAM_CASES = (
         _DRAM_WRITE,
         1,
         (27.63, 27.63),
+        iters=DRAM_PAGES,
         mmio="niu",
-        setup=_dram_setup(_WR_ACK, 0x08),
-        teardown=_noc_barrier(_WR_ACK),
+        setup=_dram_setup(_WR_ACK),
+        teardown=_dram_wait(_WR_ACK),
         bytes_per_op=DRAM_PAGE,
-        calibrated=False,
+        subtract_empty=False,
     ),
 )
-CASES = CASES + _DRAM_CASES
 
-# Figures of the calibration list this table does not run (docs/timing.md says why): printed as not
-# calibrated.
-NOT_RUN: tuple[tuple[str, str], ...] = (("cb_push_back / cb_pop_front (TRISC2)", "41.0 / 41.5"),)
+CASES: tuple[Case, ...] = _CORE + _MEMORY + _FIVE_CORES + _SYNC_CASES + _PUSH_CASES + _NOC_CASES + _DRAM_CASES
+
+# Figures of the calibration list this table does not run (docs/timing.md says why).
+NOT_RUN: tuple[tuple[str, str], ...] = ()
 
 _TEMPLATE = """\
 #include <stdint.h>
 #include "tensixsim.h"
 
 static volatile uint32_t scratch[16]; /* own local RAM (.bss) */
+/* What the bodies address by name (local RAM): a circular buffer's interface, the DRAM bank table,
+ * this tile's NoC coordinates. */
+volatile uint32_t cb_iface[8] __attribute__((used, aligned(16)));
+volatile uint16_t bank_table[16] __attribute__((used));
+volatile uint8_t noc_xy[4] __attribute__((used));
 
 static inline uint32_t wall(void)
 {
     return *(volatile uint32_t *)WALL_CLOCK;
 }
 
+/* The measured loop: beqz on the counter, the body, addi, j. No linker relaxation: every
+ * instruction stays as written. */
 #define LOOP(body)                                                                      \\
-    __asm__ volatile(SETUP "\\nli t6, %[n]\\n1:\\n" body "\\naddi t6, t6, -1\\nbnez t6, 1b\\n" TEARDOWN \\
+    __asm__ volatile(".option push\\n.option norelax\\n" SETUP "\\nli t6, %[n]\\n9:\\nbeqz t6, 8f\\n" \\
+                     body "\\naddi t6, t6, -1\\nj 9b\\n8:\\n" TEARDOWN "\\n.option pop"        \\
                      : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio)                  \\
                      : [n] "i"(ITERS)                                                   \\
                      : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", \\
@@ -500,18 +708,26 @@ int main(void)
     uint32_t t0 = wall();
     LOOP(BODY);
     uint32_t t1 = wall();
-    LOOP("");
+    l1 = L1_DATA;
+    local = (uint32_t)&scratch[0];
+    remote = REMOTE;
+    mmio = MMIO;
+    __asm__ volatile("li a4, 3\\nli a5, 7\\nli a1, 1\\nli a2, 5\\nli a0, 1" ::: "a0", "a1", "a2", "a4", "a5");
     uint32_t t2 = wall();
+    LOOP(EMPTY);
+    uint32_t t3 = wall();
     volatile uint32_t *out = (volatile uint32_t *)RESULT;
     out[0] = t1 - t0;
-    out[1] = t2 - t1;
+    out[1] = t3 - t2;
     return 0;
 }
 """
 
 
 def _c_string(asm: str) -> str:
-    return '"' + "\\n".join(line.strip() for line in asm.strip().splitlines()) + '"'
+    """``asm`` as a C string for an extended asm statement (% doubled)."""
+    lines = (line.strip().replace("%", "%%") for line in asm.strip().splitlines())
+    return '"' + "\\n".join(lines) + '"'
 
 
 def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
@@ -533,6 +749,7 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
         "BODY": _c_string(case.body),
         "SETUP": _c_string(case.setup),
         "TEARDOWN": _c_string(case.teardown),
+        "EMPTY": _c_string(case.empty),
         "L1_DATA": f"0x{SHARED if case.shared_l1 else DATA + 0x1000 * index:x}u",
         # Another core's local RAM, above where its .data and .bss lie.
         "REMOTE": f"0x{neighbour.local_ram_alias + 0x100:x}u",
@@ -589,7 +806,8 @@ def run_case(
         index = CORE_NAMES.index(core)
         raw = tile.read(RESULTS + 16 * index, 8)
         body, empty = int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:], "little")
-        measured.per_core[core] = (body - empty) / (case.iters * case.ops)
+        cycles = body - empty if case.subtract_empty else body
+        measured.per_core[core] = cycles / (case.iters * case.ops)
     return measured
 
 

@@ -442,8 +442,8 @@ class Engine:
             if unit == NO_UNIT:
                 return pipe.next_issue  # _issue reports it
             return max(pipe.next_issue, int(self.copro.unit_clock[unit]))
-        if pipe.queue.entries:
-            return max(pipe.next_issue, pipe.queue.entries[0].cycle + 1)
+        if pipe.queue.entries:  # through the input FIFO and the expanders
+            return max(pipe.next_issue, pipe.queue.entries[0].cycle + FRONTEND.push_to_issue)
         return None
 
     def _issue(self, pipe: Pipe, cycle: int) -> None:

@@ -250,8 +250,8 @@ static int64_t ready_cycle(const struct engine *e, uint32_t t)
             return next; /* Python raises InvalidInstruction when it issues */
         return max64(next, e->busy_until[unit]);
     }
-    if (queue_count(e, t))
-        return max64(next, queue_head(e, t)[QE_CYCLE] + 1);
+    if (queue_count(e, t)) /* through the input FIFO and the expanders (timing.py FrontendTiming) */
+        return max64(next, queue_head(e, t)[QE_CYCLE] + TIMING_FRONTEND_PUSH_TO_ISSUE);
     return -1;
 }
 

@@ -50,6 +50,7 @@ ARCH = native.ARCH
 
 # The timing tables the native handlers charge, by the prefix their constants get.
 TIMING_TABLES = {
+    "FRONTEND": timing.FRONTEND,
     "THCON": timing.THCON,
     "CONFIG": timing.CONFIG,
     "MATRIX": timing.MATRIX,
@@ -223,7 +224,7 @@ def render_constants() -> str:
         "constants.h",
         "latencies and state facts the native handlers share with the Python model.",
         [
-            "TIMING_<UNIT>_<NAME>      tensixsim/timing.py (THCON, CONFIG, MATRIX, SFPU .<name>)",
+            "TIMING_<UNIT>_<NAME>      tensixsim/timing.py (FRONTEND, THCON, CONFIG, MATRIX, SFPU .<name>)",
             "TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)",
             "ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK",
             "SFPU_<NAME>               sfpu.unit.<NAME>; SFPU_MACRO_<NAME> sfpu.macro.<NAME>",
