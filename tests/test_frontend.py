@@ -24,7 +24,7 @@ from tensixsim import (
 from tensixsim.isa import isa_for
 from tensixsim.tensix.native.lockstep import STATE_OBJECTS, differences, snapshot
 from tensixsim.tensix.semantics import lookup
-from tensixsim.timing import RISCV
+from tensixsim.timing import FRONTEND, RISCV
 
 ISA = isa_for("blackhole")
 
@@ -55,8 +55,9 @@ def test_nops_issue_one_per_cycle_and_the_run_waits_for_the_pipe():
     assert pipe.issued == 50 and pipe.idle
     history = tile.pushed(0)
     assert len(history) == 50
-    # Word i is pushed at cycle 1 + i and can issue the cycle after: the pipe keeps pace.
-    assert pipe.last_cycle == history[-1].cycle + 1
+    # Word i is pushed at cycle 1 + i and can issue FRONTEND.push_to_issue cycles later (the input
+    # FIFO and the expanders): the pipe keeps pace.
+    assert pipe.last_cycle == history[-1].cycle + FRONTEND.push_to_issue
     assert tile.result().cycles == pipe.last_cycle + 1
 
 
@@ -361,6 +362,8 @@ def test_done_check_read_between_the_last_issue_and_the_unit_finishing_wakes_whe
         [
             inline(add),
             "li s1, 0xFFE80000",
+            # The read comes once the ADDDMAREG has issued (FRONTEND.push_to_issue after its push).
+            *["nop"] * FRONTEND.push_to_issue,
             "lw a0, 4(s1)",
             "csrr a1, mcycle",
             "li s0, 0x20000",
@@ -376,6 +379,7 @@ def test_done_check_read_between_the_last_issue_and_the_unit_finishing_wakes_whe
     tile.run(release=["trisc0", "trisc1"], max_cycles=200_000)
     pipe = tile.backend.pipes[0]
     assert pipe.issued == 1 and pipe.idle
-    # The read was retried exactly when the unit finished; csrr follows once the read's response is in.
-    assert tile.core("trisc0").reg("a1") == pipe.done_cycle + RISCV.mmio_read
+    # The read was retried exactly when the unit finished; csrr follows once the read's response is in
+    # (a read of the PC-buffer page).
+    assert tile.core("trisc0").reg("a1") == pipe.done_cycle + RISCV.window_costs("pcbuf")[0]
     assert tile.result().cores["trisc1"].state == "finished"

@@ -31,6 +31,7 @@ from tensixsim.raw import (
     src_tile_fp32,
 )
 from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.timing import FRONTEND
 
 F32, U32 = np.float32, np.uint32
 ISA = Tile("blackhole").coprocessor.isa
@@ -126,9 +127,9 @@ def test_tile_matmul_matches_the_multiplier_model_bit_for_bit(phases, fp32_dest,
     # four-cycle read-after-write rule never stalls this sequence.
     pipe = tile.backend.pipes[MATH_THREAD]
     assert pipe.issued == 16 * phases
-    # Seventeen queue entries (REPLAY and the fifteen words it records, one per cycle, then the MOP at
-    # cycle 17), then the MVMULs from cycle 17 on without a gap.
-    assert pipe.last_cycle == 16 + 16 * phases
+    # Seventeen queue entries, all pushed at cycle 0 (REPLAY and the fifteen words it records, one per
+    # cycle from FRONTEND.push_to_issue, then the MOP), then the MVMULs on without a gap.
+    assert pipe.last_cycle == 16 + 16 * phases + FRONTEND.push_to_issue - 1
     if engine == "python":
         assert tile.backend.fast_path_instructions == 16 * phases  # as one vectorised run
     else:
@@ -160,8 +161,8 @@ def test_matmul_cycles_per_tile_are_sixteen_per_phase():
         mop = matmul_tile_words(copro, phases, record=False)
         first = tile.backend.pipes[MATH_THREAD].last_cycle
         end = run_words(tile, MATH_THREAD, mop, cycle=first + 1)
-        # MOP entry taken, then 16 * phases MVMULs back to back.
-        assert end - (first + 1) == 16 * phases + 1, (phases, start, first, end)
+        # MOP entry taken once through the front end, then 16 * phases MVMULs back to back.
+        assert end - (first + 1) == 16 * phases + FRONTEND.push_to_issue, (phases, start, first, end)
 
 
 # ---------------------------------------------------------------------------- element-wise tiles
@@ -220,7 +221,8 @@ def issue_cycles(words: list[int], fast: bool = False) -> list[int]:
     cycles = []
     for word in words:
         run_words(tile, MATH_THREAD, [word], cycle=0)
-        cycles.append(tile.backend.pipes[MATH_THREAD].last_cycle)
+        # Numbered from 1, the first cycle a word pushed at 0 can issue (FRONTEND.push_to_issue).
+        cycles.append(tile.backend.pipes[MATH_THREAD].last_cycle - FRONTEND.push_to_issue + 1)
     return cycles
 
 
@@ -256,8 +258,9 @@ def test_fast_path_stalls_exactly_like_one_at_a_time():
     fast = issue_cycles_together(words, fast=True)
     assert slow == fast
     # Recording takes cycles 1..7 and playback starts at 8: MVMULs issue at 8, 9, 13 (block 0 written at
-    # 8), 14, 15 and 20 (block 1 written at 15).
-    assert slow[2] == 20
+    # 8), 14, 15 and 20 (block 1 written at 15), counted from the first cycle a word pushed at 0 can
+    # issue (FRONTEND.push_to_issue).
+    assert slow[2] == 20 + FRONTEND.push_to_issue - 1
 
 
 def issue_cycles_together(words: list[int], fast: bool) -> tuple[bytes, int, int]:

@@ -21,6 +21,7 @@ from tensixsim import MemoryFault, Tile, UndefinedBehavior, Unimplemented, raw
 from tensixsim.tensix import config_fields_blackhole as fields
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.semantics import Context, Retire, lookup
+from tensixsim.timing import FRONTEND
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -303,7 +304,7 @@ def test_stallwait_c9_waits_for_the_transfer(mode, units, cycles):
         tile.queues[thread].entries.extend(PushedInstruction(w, f"trisc{thread}", 0, 0, False) for w in words)
     tile.backend.advance_to(raw.NEVER)
     first, second = issue_cycles(issued, 0, "XMOV")
-    assert first == 1
+    assert first == FRONTEND.push_to_issue  # pushed at cycle 0
     assert second == first + cycles  # the mover takes the next XMOV only once it is free
     # C9 passes the cycle after the mover has nothing outstanding (the gate sees the previous cycle);
     # the second XMOV issued before the STALLWAIT's NOP passed, so it waits for that one too.

@@ -518,6 +518,7 @@ def test_the_engine_tells_the_tile_of_a_native_pacrs_l1_write():
     from tensixsim.tensix.capture import PushedInstruction
     from tensixsim.tensix.coprocessor import NO_L1_WRITTEN
     from tensixsim.tensix.native.lockstep import first_difference
+    from tensixsim.timing import FRONTEND
 
     word = ISA.encode("PACR", **{**_PACR, "read_intf_sel": 1, "last": 1})
     entries = [(2, PushedInstruction(word, "trisc2", 0, 3, True))]
@@ -533,7 +534,8 @@ def test_the_engine_tells_the_tile_of_a_native_pacrs_l1_write():
     assert first_difference(setup, entries, 20, native=tile) is None
     engine = tile.backend.native
     assert engine is not None and engine.instructions == 1  # the PACR ran natively
-    assert notified == [(0x4000 * 16, 16, 4)]  # Dest_addr + 1 in 16-byte units, one chunk, at its issue
+    # Dest_addr + 1 in 16-byte units, one chunk, at its issue (pushed at 3, through the front end).
+    assert notified == [(0x4000 * 16, 16, 3 + FRONTEND.push_to_issue)]
     assert tuple(tile.coprocessor.l1_written) == NO_L1_WRITTEN
     # Dst16b 0x1234 is BF16 0x1A12 (formats.dst16_to_bf16); Last pads the chunk with zeros
     assert tile.l1[0x40000:0x40010].tobytes() == b"\x12\x1a" + bytes(14)

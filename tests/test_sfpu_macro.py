@@ -29,7 +29,7 @@ from tensixsim.raw import run_words
 from tensixsim.tensix import formats
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu import unit as sfpu
-from tensixsim.timing import MATRIX, SFPU
+from tensixsim.timing import FRONTEND, MATRIX, SFPU
 
 SIMPLE_NAMES = ("SFPIADD", "SFPSHFT", "SFPAND", "SFPOR", "SFPXOR", "SFPNOT", "SFPMOV", "SFPSETSGN")
 WIDE = (3, 4, 10, 12, 9, 7)  # Mod0 with a Dst32b datum (FP32, INT32, INT32_ALL, INT32_SM, LO16, HI16 store)
@@ -274,7 +274,7 @@ def run_program(thread: int, program: list[int]) -> tuple[str, int]:
     """Run ``program`` (words) through the engine; the outcome kind and the first issue cycle."""
     engine = TILE.backend
     start = max([engine.cycle, *(p.next_issue for p in engine.pipes), *COPRO.busy_until.values()])
-    first = start + 1  # (after every earlier program's pipes and units)
+    first = start + FRONTEND.push_to_issue  # (after every earlier program's pipes and units)
     try:
         run_words(TILE, thread, program, cycle=start)
     except UndefinedBehavior:
@@ -454,7 +454,7 @@ def go(words: list[int], thread: int = 0) -> tuple[int, int]:
     engine = TILE.backend
     start = max([engine.cycle, *(p.next_issue for p in engine.pipes), *COPRO.busy_until.values()])
     try:
-        return start + 1, run_words(TILE, thread, words, cycle=start)
+        return start + FRONTEND.push_to_issue, run_words(TILE, thread, words, cycle=start)
     except Exception:
         for pipe in engine.pipes:
             pipe.words.clear()
@@ -744,11 +744,11 @@ def test_vector_load_waits_three_cycles_after_a_matrix_write(name: str) -> None:
     # rows the matrix unit did not write do not wait; neither do rows the vector unit wrote
     COPRO.regs.written(np.arange(8, 16), end, MATRIX.dst_write_hidden)
     other = ENC("SFPLOAD", lreg_ind=0, instr_mod0=sfpu.FMT_UINT16, sfpu_addr_mode=0, dest_reg_addr=16)
-    assert run_words(TILE, 0, [other], cycle=end) == end + 2
+    assert run_words(TILE, 0, [other], cycle=end) == end + FRONTEND.push_to_issue + 1
     store = ENC("SFPSTORE", lreg_ind=0, instr_mod0=sfpu.FMT_UINT16, sfpu_addr_mode=0, dest_reg_addr=24)
     reread = ENC("SFPLOAD", lreg_ind=1, instr_mod0=sfpu.FMT_UINT16, sfpu_addr_mode=0, dest_reg_addr=24)
     start = end + 10
-    assert run_words(TILE, 0, [store, reread], cycle=start) == start + 3
+    assert run_words(TILE, 0, [store, reread], cycle=start) == start + FRONTEND.push_to_issue + 2
 
 
 def test_sfpload_retires_as_the_reference_once_readable() -> None:

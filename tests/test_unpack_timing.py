@@ -21,7 +21,11 @@ from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.regs import SrcClient
 from tensixsim.tensix.sync import B0
 from tensixsim.tile import Tile
+from tensixsim.timing import FRONTEND
 
+# The hand-worked schedules below count a word pushed at cycle 0 as issuing at 1; the front end takes
+# this many cycles more (FRONTEND.push_to_issue).
+D = FRONTEND.push_to_issue - 1
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BF16 = 5
 A_ADDR, B_ADDR = 0x10000, 0x11000
@@ -74,9 +78,9 @@ def reference_schedule(
     program: list[tuple[int, int, int]], nbytes: dict[tuple[int, int], int], wants: tuple[str, str]
 ) -> tuple[list[int], list[int]]:
     """Issue cycles and fetch ends of ``program``'s UNPACRs: (thread, unpacker, cycle pushed), each
-    thread's in order. A pushed word can issue the next cycle; the UNPACR then needs its thread and
-    the shared address slot free, and its unpacker done fetching; at equal cycles the lower thread
-    goes first."""
+    thread's in order. A pushed word can issue FRONTEND.push_to_issue cycles later; the UNPACR then
+    needs its thread and the shared address slot free, and its unpacker done fetching; at equal
+    cycles the lower thread goes first."""
     issues: list[int | None] = [None] * len(program)
     transfers: list[tuple[int, int, int, str]] = []
     thread_free = {t: 0 for t, _, _ in program}
@@ -91,7 +95,8 @@ def reference_schedule(
             _, unit, pushed = program[k]
             ends = fetch_ends(transfers)
             unit_free = max((e for (u, *_), e in zip(transfers, ends, strict=True) if u == unit), default=0)
-            candidates.append((max(pushed + 1, thread_free[thread], slot_free, unit_free), thread, k))
+            ready = pushed + FRONTEND.push_to_issue
+            candidates.append((max(ready, thread_free[thread], slot_free, unit_free), thread, k))
         cycle, thread, k = min(candidates)
         _, unit, _ = program[k]
         issues[k] = cycle
@@ -186,10 +191,10 @@ def test_two_unpackers_overlap_and_share_l1():
     tile = new_tile({(0, 0): 256, (0, 1): 256}, (2, 2))
     trace = Trace(tile)
     done = raw.run_words(tile, 0, [unpacr(tile, 0), unpacr(tile, 1)])
-    assert trace.cycles(0, "UNPACR") == [1, 3]
-    assert list(tile.coprocessor.unpackers.end) == [17, 19]
-    assert done == 19
-    assert fetch_ends([(0, 3, 512, "x4"), (1, 5, 512, "x4")]) == [17, 19]
+    assert trace.cycles(0, "UNPACR") == [1 + D, 3 + D]
+    assert list(tile.coprocessor.unpackers.end) == [17 + D, 19 + D]
+    assert done == 19 + D
+    assert fetch_ends([(0, 3 + D, 512, "x4"), (1, 5 + D, 512, "x4")]) == [17 + D, 19 + D]
     # Run statistics: each unpacker's fetch time, unpacker 0's including its slow-down (8 + 6).
     units = tile.result().units
     assert (units["unpacker0"].instructions, units["unpacker0"].busy_cycles) == (1, 17 - 3)
@@ -201,8 +206,8 @@ def test_one_unpacker_serialises_its_unpacrs():
     tile = new_tile({(0, 0): 256}, (2, 2))
     trace = Trace(tile)
     done = raw.run_words(tile, 0, [unpacr(tile, 0), unpacr(tile, 0)])
-    assert trace.cycles(0, "UNPACR") == [1, 11]
-    assert done == 11 + 2 + 8
+    assert trace.cycles(0, "UNPACR") == [1 + D, 11 + D]
+    assert done == 11 + D + 2 + 8
 
 
 @SETTINGS
@@ -244,11 +249,11 @@ def test_stallwait_c1_and_c2_watch_their_own_unpacker():
     # Unpacker 0 fetches 512 bytes at x1 (issue 1, fetch 3..35), unpacker 1 64 bytes at x1 (issue 3,
     # fetch 5..9; both x1 together: no slow-down). The wait gate passes the cycle after the
     # unpacker is done (it sees the previous cycle's state).
-    for condition, expected in ((1, 35 + 1), (2, 9 + 1)):
+    for condition, expected in ((1, 35 + D + 1), (2, 9 + D + 1)):
         tile = new_tile({(0, 0): 256, (0, 1): 32}, (0, 0))
         trace = Trace(tile)
         raw.run_words(tile, 0, [unpacr(tile, 0), unpacr(tile, 1)])
-        assert list(tile.coprocessor.unpackers.end) == [35, 9]
+        assert list(tile.coprocessor.unpackers.end) == [35 + D, 9 + D]
         stallwait = word(tile, "STALLWAIT", stall_res=B0, wait_res=1 << condition)
         raw.run_words(tile, MATH_THREAD, [stallwait, word(tile, "NOP")], cycle=0)
         assert trace.cycles(MATH_THREAD, "NOP") == [expected]
@@ -270,8 +275,8 @@ def test_matrix_unit_waits_for_the_data():
         tile.queues[thread].entries.extend(PushedInstruction(w, f"trisc{thread}", 0, 0, False) for w in words)
     tile.backend.advance_to(34)  # part way: nothing handed over yet
     assert (copro.regs.src_client[:, 0] == SrcClient.UNPACKERS).all()
-    assert list(copro.regs.src_handover_at[:, 0]) == [35, 37]
+    assert list(copro.regs.src_handover_at[:, 0]) == [35 + D, 37 + D]
     tile.backend.advance_to(raw.NEVER)
-    assert fetch_ends([(0, 3, 512, "x1"), (1, 5, 512, "x1")]) == [35, 37]
-    assert trace.cycles(MATH_THREAD, "ELWADD") == [37]
+    assert fetch_ends([(0, 3 + D, 512, "x1"), (1, 5 + D, 512, "x1")]) == [35 + D, 37 + D]
+    assert trace.cycles(MATH_THREAD, "ELWADD") == [37 + D]
     assert (copro.regs.src_handover_at == -1).all()

@@ -314,8 +314,13 @@ class Coprocessor:
         return idle_at(thread) if idle_at is not None else None
 
     def mop_expander_idle(self, thread: int, cycle: int) -> bool:
-        """No MOP expansion of ``thread`` is in progress (MOPExpanderDoneCheck)."""
-        return not bool(self.frontend.mop_busy[thread])
+        """No MOP of ``thread`` is queued before its MOP expander or being expanded
+        (MOPExpanderDoneCheck, ManualTTSync.md; BRISC's pushes enter after the expander)."""
+        if self.frontend.mop_busy[thread]:
+            return False
+        mop = self.isa.by_name["MOP"].opcode
+        entries = self.tile.queues[thread].entries
+        return not any(e.word >> 24 == mop and e.core != "brisc" for e in entries)
 
     def expand(self, thread: int, word: int, entry: PushedInstruction) -> list[int]:
         """The MOP and replay stages: the words one queue entry becomes at the wait gate.
