@@ -17,7 +17,8 @@ The emulator executes an instruction exactly when its outcome does not depend on
 leave open, and otherwise raises Unimplemented before anything changes:
 
 - AddrMod: ``addr_mode`` (MFCONV3S1 / CONV3S1 / CONV3S2, bits 14..16) or ``pool_addr_mode`` bits
-  0..2 (APOOL3S1 / APOOL3S2, bits 15..17, as GMPOOL / GAPOOL), naming the ADDR_MOD slot. Set
+  0..2 (APOOL3S1 / APOOL3S2, bits 15..17, as GMPOOL / GAPOOL), naming the ADDR_MOD slot (Wormhole:
+  bits 15..16 of ``addr_mode``, matrix/wormhole.py). Set
   ``pool_addr_mode`` bits above 2 raise UndefinedBehavior (the rule of matrix/unit.py).
   ``rotate_weights``, ``index_en`` and ``dst`` select nothing: "all they do" is ``Dst += 0``.
 - SrcAFmt codes 12 / 13 name no format for the Dst arithmetic: UndefinedBehavior (matrix/unit.py).

@@ -10,8 +10,8 @@ MOVDBGA2D is MOVA2D without the wait for ``SrcA[MatrixUnit.SrcABank].AllowedClie
 unit's SrcA bank whoever owns it. Its encoding, scheduling hold and everything else are MOVA2D's.
 MOVDBGB2D (Blackhole opcode 0x0C) has no page and stays unimplemented.
 
-Blackhole encoding
-------------------
+Blackhole encoding (Wormhole's: matrix/wormhole.py, calling the same bodies)
+------------------------------------------------------------------------------
 The Blackhole table keeps every Wormhole field at its bit position except AddrMod, which is three bits
 (14..16, naming the ADDR_MOD slot directly, as in adc.py and regs.py's ZEROACC):
 

@@ -9,8 +9,8 @@ its own summary and cross-lane diagram: the fork's corrected text is the one app
 page covers these five instructions, so the Wormhole functional models are applied with the Blackhole
 encoding below.
 
-Blackhole encoding
-------------------
+Blackhole encoding (SHIFTXA, TRNSPSRCB and GATESRCRST: Wormhole's too; SHIFTXB's: matrix/wormhole.py)
+---------------------------------------------------------------------------------------------------
 - SHIFTXA: ``shift_mode`` (bits 0..1) is Direction: 2 shifts right (away from column 0), 3 shifts left
   (towards column 0); 0 and 1 are reserved (tt-llk's assembly.yaml) and raise UndefinedBehavior.
   ``log2_amount2`` (bits 2..23) is the log2 of the shift amount, and only zero (a shift by one lane)

@@ -5,8 +5,8 @@ ELWSUB.md, GMPOOL.md, MatrixUnit.md, Dst.md ("Instruction scheduling") and RWCs.
 adc.py). No BlackholeA0 page covers these instructions, so the Wormhole models are applied with the
 Blackhole encoding below, as for the data moves (matrix/moves.py).
 
-Blackhole encoding
-------------------
+Blackhole encoding (Wormhole's: matrix/wormhole.py, calling the same bodies)
+------------------------------------------------------------------------------
 ``clear_dvalid`` (bits 22..23) is ``FlipSrcB << 1 | FlipSrcA``. AddrMod is three bits naming the
 ADDR_MOD slot: ``addr_mode`` bits 0..2 (bits 14..16 of the word), or for GMPOOL / GAPOOL
 ``pool_addr_mode`` bits 0..2 (15..17), with ``max_pool_index_en`` (bit 14) GMPOOL's ArgMax. ``dst``
