@@ -52,6 +52,7 @@ from tensixsim.tensix.matrix import (
     legacy,  # noqa: F401 - registers semantics
     moves,
     src_shifts,  # noqa: F401 - registers semantics
+    wormhole,  # noqa: F401 - registers semantics
 )
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.sfpu import (
