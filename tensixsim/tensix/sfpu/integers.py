@@ -23,7 +23,7 @@ from tensixsim.tensix.sfpu.unit import (
 from tensixsim.timing import SFPU
 
 
-def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
+def bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
     got = simple_operands(ctx, vd)
     if got is not None:
         s, lanes = got
@@ -34,20 +34,20 @@ def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
 @semantics("SFPAND")
 def sfpand(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     vb = ctx.documented("imm12_math", imm12_math, 4)
-    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
+    return bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
 
 
 @semantics("SFPOR")
 def sfpor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     vb = ctx.documented("imm12_math", imm12_math, 4)
-    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
+    return bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
 
 
 @semantics("SFPXOR")
 def sfpxor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("instr_mod1", instr_mod1, 0)
-    return _bitwise(ctx, ctx.implicit_vb(lreg_dest), lreg_c, lreg_dest, np.bitwise_xor)
+    return bitwise(ctx, ctx.implicit_vb(lreg_dest), lreg_c, lreg_dest, np.bitwise_xor)
 
 
 @semantics("SFPNOT")
