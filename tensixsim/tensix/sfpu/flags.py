@@ -27,7 +27,7 @@ SETCC_IMM_BIT0, SETCC_CLEAR = 1, 8
 SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0 = 0, 2, 4, 6
 
 
-@semantics("SFPSETCC")
+@semantics("SFPSETCC", arches=("blackhole", "wormhole"))  # Wormhole's SFPSETCC.md: the same
 def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, mod1 = unit_state(ctx), instr_mod1
     imm1 = ctx.documented("imm12_math", imm12_math, 1)
@@ -176,7 +176,7 @@ def popc(
     return _stack_done(ctx, s, lreg_dest, backdoor, saved)
 
 
-@semantics("SFPCOMPC")
+@semantics("SFPCOMPC", arches=("blackhole", "wormhole"))  # Wormhole's SFPCOMPC.md: the same
 def sfpcompc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, backdoor, saved = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest)
     ctx.documented("instr_mod1", instr_mod1, 0)

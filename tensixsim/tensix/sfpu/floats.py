@@ -352,7 +352,7 @@ def lutfp32_terms(s: SfpuState, mod1: int) -> tuple[np.ndarray, ...]:
 DIVP2_ADD = 1
 
 
-@semantics("SFPDIVP2")
+@semantics("SFPDIVP2", arches=("blackhole", "wormhole"))  # Wormhole's SFPDIVP2.md: the same
 def sfpdivp2(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     imm8 = ctx.documented("imm12_math", imm12_math, 8)
     got = simple_operands(ctx, lreg_dest)

@@ -82,7 +82,7 @@ def _total_order(x: np.ndarray) -> np.ndarray:
     return np.where(x >> 31, x ^ np.uint32(0x7FFFFFFF), x).astype(np.uint32).view(np.int32)
 
 
-@semantics("SFPSWAP")
+@semantics("SFPSWAP", arches=("blackhole", "wormhole"))  # Wormhole's SFPSWAP.md: the same
 def sfpswap(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     s, vc, vd, mod1 = unit_state(ctx), lreg_src_c, lreg_dest, instr_mod1
@@ -129,7 +129,7 @@ def _whole_vector_backdoor(ctx: Context, s: SfpuState, vd: int) -> bool:
     return True
 
 
-@semantics("SFPTRANSP")
+@semantics("SFPTRANSP", arches=("blackhole", "wormhole"))  # Wormhole's SFPTRANSP.md: the same
 def sfptransp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("lreg_c", lreg_c, 0)

@@ -658,7 +658,7 @@ def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcom
 MOV_NEGATE, MOV_ALL_LANES_ENABLED, MOV_FROM_SPECIAL = 1, 2, 8
 
 
-@semantics("SFPMOV")
+@semantics("SFPMOV", arches=("blackhole", "wormhole"))  # Wormhole's SFPMOV.md: the same
 def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, vc, vd, mod1 = unit_state(ctx), lreg_c, lreg_dest, instr_mod1
     ctx.documented("imm12_math", imm12_math, 0)
