@@ -62,6 +62,7 @@ from tensixsim.tensix.sfpu import (
     integers,  # noqa: F401 - registers semantics
     lanes,  # noqa: F401 - registers semantics
     macro,  # noqa: F401 - registers semantics
+    wormhole,  # noqa: F401 - registers semantics
 )
 from tensixsim.tensix.sfpu.unit import SfpuState
 from tensixsim.tensix.shared_state import restore
