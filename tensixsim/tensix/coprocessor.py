@@ -44,6 +44,7 @@ from tensixsim.tensix import (
     sync,
     thcon,
     unpack,
+    unpack_wormhole,  # noqa: F401 - registers semantics
 )
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
