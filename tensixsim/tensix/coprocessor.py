@@ -55,8 +55,8 @@ from tensixsim.tensix.matrix import (
     legacy,  # noqa: F401 - registers semantics
     moves,
     src_shifts,  # noqa: F401 - registers semantics
-    wormhole,  # noqa: F401 - registers semantics
 )
+from tensixsim.tensix.matrix import wormhole as matrix_wormhole  # noqa: F401 - registers semantics
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.sfpu import (
     convert,
@@ -65,8 +65,8 @@ from tensixsim.tensix.sfpu import (
     integers,  # noqa: F401 - registers semantics
     lanes,  # noqa: F401 - registers semantics
     macro,  # noqa: F401 - registers semantics
-    wormhole,  # noqa: F401 - registers semantics
 )
+from tensixsim.tensix.sfpu import wormhole as sfpu_wormhole  # noqa: F401 - registers semantics
 from tensixsim.tensix.sfpu.unit import SfpuState
 from tensixsim.tensix.shared_state import restore
 from tensixsim.tensix.sync import SyncState
