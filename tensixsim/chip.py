@@ -3,8 +3,11 @@
 ``Chip("blackhole")`` knows every endpoint of the grid from the architecture facts (NocFacts:
 Tensix tiles, DRAM tiles, the other kinds). A Tensix tile is built the first time anything touches
 it (:meth:`Chip.tile`, or a NoC request reaching it); untouched tiles cost nothing. All tiles share
-one :class:`~tensixsim.dram.Dram`. A tile of a chip is a :class:`~tensixsim.tile.Tile` placed at its
-coordinates whose NIUs reach the other tiles through the chip's :class:`Fabric`.
+one :class:`~tensixsim.dram.Dram`. The ARC and Ethernet tiles of a Blackhole chip are passive
+endpoints (:meth:`Chip.endpoint`, :mod:`tensixsim.endpoints`), built on first use like Tensix tiles;
+requests reach them as they reach DRAM (no core of theirs runs). A tile of a chip is a
+:class:`~tensixsim.tile.Tile` placed at its coordinates whose NIUs reach the other tiles through the
+chip's :class:`Fabric`.
 
 Time. Tiles interact only through the NoC, and nothing one tile does reaches another sooner than
 :meth:`Chip.reach` cycles later (one router hop between neighbouring NIUs, ``NOC.lookahead``, more
@@ -35,6 +38,7 @@ from dataclasses import dataclass, field
 
 from tensixsim.arch import get_arch
 from tensixsim.dram import Dram
+from tensixsim.endpoints import MODELS, MappedEndpoint
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import REMOTE_ORDER, Link, Noc, Packet, RemoteAction, route
 from tensixsim.results import RunResult
@@ -192,6 +196,9 @@ class Fabric:
     def endpoint_kind(self, xy: XY) -> str | None:
         return self.chip.kind_at(xy)
 
+    def device(self, xy: XY) -> MappedEndpoint | None:
+        return self.chip.endpoint(*xy) if self.chip.has_model(xy) else None
+
     def send(self, source: Noc, target: XY, cycle: int, action: RemoteAction, packet: Packet) -> None:
         floor = self.chip.floor + NOC.lookahead
         if cycle < floor:  # the windows would be wrong: a bug in the timing of the request
@@ -288,7 +295,8 @@ class ChipResult:
 
 
 class Chip:
-    """The Tensix and DRAM tiles of one chip. ``Chip("blackhole")``; ``chip.tile(x, y)``."""
+    """The Tensix, DRAM, ARC and Ethernet tiles of one chip. ``Chip("blackhole")``; ``chip.tile(x, y)``,
+    ``chip.endpoint(x, y)``."""
 
     def __init__(
         self,
@@ -331,6 +339,8 @@ class Chip:
         self.floor = 0  # the earliest cycle any tile could act at, as of the present window
         self._reach: dict[tuple[XY, XY], int] = {}
         self._tensix = {xy for xy in facts.tensix_tiles if xy[0] not in harvested}
+        self._models = MODELS.get(self.arch.name, {})
+        self.endpoints: dict[XY, MappedEndpoint] = {}  # the ARC / Ethernet endpoints built so far
 
     # ------------------------------------------------------------------ the grid
     def reach(self, source: XY, target: XY) -> int:
@@ -371,6 +381,25 @@ class Chip:
             return "dram"
         kind = self.facts.other_tiles.get(xy)
         return None if kind in (None, "router") else kind
+
+    def has_model(self, xy: XY) -> bool:
+        """Whether the tile at ``xy`` is an endpoint other than Tensix and DRAM that is modelled."""
+        return self.kind_at(xy) in self._models
+
+    def endpoint(self, x: int, y: int) -> MappedEndpoint:
+        """The ARC or Ethernet endpoint at NoC #0 (x, y), built on first use (Blackhole)."""
+        endpoint = self.endpoints.get((x, y))
+        if endpoint is not None:
+            return endpoint
+        kind = self.kind_at((x, y))
+        if kind not in self._models:
+            modelled = " and ".join(sorted(self._models)) or "no"
+            raise ValueError(
+                f"({x}, {y}) is {kind or 'no endpoint'}: {modelled} tiles of the {self.arch.name} grid are "
+                "modelled as endpoints (Tensix tiles: Chip.tile)"
+            )
+        endpoint = self.endpoints[(x, y)] = self._models[kind](self.arch, (x, y), self.harvested)
+        return endpoint
 
     def tile(self, x: int, y: int) -> Tile:
         """The Tensix tile at NoC #0 (x, y), built on first use."""

@@ -435,7 +435,8 @@ class FpuRef(RefState):
             self._matmul(FlipSrc, 0, AddrMod, DstRow, GAPOOL=True)
 
     # ------------------------------------------------------------------ ELWMUL, ELWADD, ELWSUB
-    def _elementwise(self, word: int, Op: str) -> None:
+    def _decode_elementwise(self, word: int) -> tuple[int, int, int, int, int]:
+        """(FlipSrc, AddDst, BroadcastSrcBRow << 1 | BroadcastSrcBCol0, AddrMod, DstRow)."""
         FlipSrc, AddDst, InstrMod, AddrMod, DstRow = (
             bits(word, 22, 23),
             bits(word, 21, 21),
@@ -445,6 +446,10 @@ class FpuRef(RefState):
         )
         if AddrMod & 0x18 or DstRow & 0x3C00:
             raise RefUB
+        return FlipSrc, AddDst, InstrMod, AddrMod, DstRow
+
+    def _elementwise(self, word: int, Op: str) -> None:
+        FlipSrc, AddDst, InstrMod, AddrMod, DstRow = self._decode_elementwise(word)
         BroadcastSrcBRow, BroadcastSrcBCol0 = InstrMod >> 1, InstrMod & 1
         if not self._gate():
             return
@@ -501,7 +506,8 @@ class FpuRef(RefState):
             self._elementwise(word, "SUB")
 
     # ------------------------------------------------------------------ GMPOOL
-    def GMPOOL(self, word: int) -> None:
+    def _decode_gmpool(self, word: int) -> tuple[int, int, int, int, int, bool]:
+        """(FlipSrc, the instr_mod19 slot, AddrMod, ArgMax, DstRow, whether a bit is undefined)."""
         FlipSrc, InstrMod, AddrMod, ArgMax, DstRow = (
             bits(word, 22, 23),
             bits(word, 19, 21),
@@ -509,7 +515,10 @@ class FpuRef(RefState):
             bits(word, 14, 14),
             bits(word, 0, 13),
         )
-        UB = bool(AddrMod & 8 or DstRow & 0x3C00)
+        return FlipSrc, InstrMod, AddrMod, ArgMax, DstRow, bool(AddrMod & 8 or DstRow & 0x3C00)
+
+    def GMPOOL(self, word: int) -> None:
+        FlipSrc, InstrMod, AddrMod, ArgMax, DstRow, UB = self._decode_gmpool(word)
         if InstrMod != 1:
             if UB:  # either check may come first
                 self.acceptable = {"undefined", "unimplemented"}

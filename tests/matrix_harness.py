@@ -7,6 +7,9 @@ returns a reference built from the same state; ``check`` runs one instruction wo
 compares the outcome kind ('retire', 'wait', 'undefined', 'unimplemented') and, after a retire, the
 whole state (after anything else, that nothing changed); the configuration never changes.
 ``property_test`` makes the Hypothesis test of one instruction from a word strategy and a check.
+They run on the shared Blackhole tile unless given another chip's coprocessor (``copro=``): a
+configuration then may only set the fields that chip has (Wormhole: no ``remap`` / ``swizzle`` /
+AB2 slots; ``ADDR_MOD_SET_Base`` is Wormhole's only).
 """
 
 # The reference keeps the documentation's names so it reads like the pseudocode.
@@ -23,6 +26,7 @@ from hypothesis import strategies as st
 from outcomes import RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import Tile
+from tensixsim.isa.spec import IsaTable
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.matrix import moves
 from tensixsim.tensix.regs import RegFiles
@@ -41,7 +45,7 @@ INT32, INT16, FP8, BFP2a, INT8, BFP2 = 8, 9, 10, 11, 14, 15
 def execute(word: int, thread: int, cycle: int = 0, copro: Coprocessor = COPRO):
     """One instruction's semantics on ``copro`` (the shared tile's by default), outside the pipeline."""
     ctx = Context(copro, thread, cycle, copro.isa.decode(word), f"trisc{thread}", 0)
-    return lookup("blackhole", ctx.instruction.name)(ctx, **ctx.instruction.fields)
+    return lookup(copro.arch.name, ctx.instruction.name)(ctx, **ctx.instruction.fields)
 
 
 class RefState:
@@ -101,9 +105,15 @@ class RefState:
         return c["SrcA_val"] if c["SrcA_override"] else c["REG0_SrcA"]
 
     def ApplyAddrMod(self, Index: int) -> None:
+        """Blackhole: the three AddrMod bits name the slot; ExtraAddrModBit and AB2 undocumented."""
         RWC, m = self.RWC, self.c["addr_mods"][Index]
         if RWC["ExtraAddrModBit"] or m["AB2_SrcAIncr"] or m["AB2_SrcBIncr"]:
             raise RefUnimplemented
+        self.AdvanceRWCs(m)
+
+    def AdvanceRWCs(self, m: dict) -> None:
+        """RWCs.md ApplyAddrMod from the point where the slot ``m`` is chosen."""
+        RWC = self.RWC
         if m["SrcAClear"]:
             RWC["SrcA"] = RWC["SrcA_Cr"] = 0
         elif m["SrcACR"]:
@@ -165,6 +175,7 @@ THREAD_FIELDS = {
     "FIDELITY_BASE_Phase": "FIDELITY_BASE",
     "CLR_DVALID_SrcA_Disable": "CLR_DVALID_SrcA_Disable",
     "CLR_DVALID_SrcB_Disable": "CLR_DVALID_SrcB_Disable",
+    "ADDR_MOD_SET_Base": "ADDR_MOD_SET_Base",  # Wormhole only
 }
 
 
@@ -259,17 +270,37 @@ MakeRef = Callable[[RegFiles, dict, int], RefState]
 
 
 def load(
-    seed: int, config: dict, thread: int, ref_class: MakeRef = RefState, fill: Fill = random_fill
+    seed: int,
+    config: dict,
+    thread: int,
+    ref_class: MakeRef = RefState,
+    fill: Fill = random_fill,
+    *,
+    copro: Coprocessor = COPRO,
 ) -> RefState:
-    """Random register contents (``fill``) and the configuration given, in the coprocessor; a
-    reference (``ref_class(regs, config, thread)``) over the same state."""
+    """Random register contents (``fill``) and the configuration given, in ``copro``; a reference
+    (``ref_class(regs, config, thread)``) over the same state."""
     rng = np.random.default_rng(seed)
-    regs = RegFiles.new(COPRO.arch)
+    regs = RegFiles.new(copro.arch)
     fill(rng, regs)
-    COPRO.regs = regs
-    cfg = COPRO.config
+    copro.regs = regs
+    cfg = copro.config
     cfg.config[:] = 0
     cfg.thread[:] = 0
+    layout = cfg.layout
+
+    def write_field(name: str, state: int, value: int) -> None:
+        if name in layout.config_fields:
+            cfg.write_field(name, state, value)
+        elif value:  # a field this chip does not have can only be zero
+            raise ValueError(f"{copro.arch.name} has no {name} to set to {value}")
+
+    def write_thread_field(name: str, value: int) -> None:
+        if name in layout.thread_fields:
+            cfg.write_thread_field(name, thread, value)
+        elif value:
+            raise ValueError(f"{copro.arch.name} has no {name} to set to {value}")
+
     state = config["state"]
     for name, key in (
         ("DEST_ACCESS_CFG_remap_addrs", "remap"),
@@ -282,19 +313,19 @@ def load(
         ("ALU_FORMAT_SPEC_REG_SrcA_val", "SrcA_val"),
         ("ALU_FORMAT_SPEC_REG0_SrcA", "REG0_SrcA"),
     ):
-        cfg.write_field(name, state, int(config[key]))
-    cfg.write_thread_field("CFG_STATE_ID_StateID", thread, state)
-    cfg.write_thread_field("DEST_TARGET_REG_CFG_MATH_Offset", thread, config["MATH_Offset"])
-    cfg.write_thread_field("FP16A_FORCE_Enable", thread, config["FP16A_FORCE_Enable"])
+        write_field(name, state, int(config[key]))
+    write_thread_field("CFG_STATE_ID_StateID", state)
+    write_thread_field("DEST_TARGET_REG_CFG_MATH_Offset", config["MATH_Offset"])
+    write_thread_field("FP16A_FORCE_Enable", config["FP16A_FORCE_Enable"])
     for name, key in THREAD_FIELDS.items():
-        cfg.write_thread_field(name, thread, int(config.get(key, 0)))
+        write_thread_field(name, int(config.get(key, 0)))
     for slot, m in enumerate(config["addr_mods"]):
         for kind, names in (("AB", AB_FIELDS), ("DST", DST_FIELDS), ("BIAS", BIAS_FIELDS)):
             for name in names:
-                cfg.write_thread_field(f"ADDR_MOD_{kind}_SEC{slot}_{name}", thread, m[name])
+                write_thread_field(f"ADDR_MOD_{kind}_SEC{slot}_{name}", m[name])
         for name in ("SrcAIncr", "SrcBIncr"):
-            cfg.write_thread_field(f"ADDR_MOD_AB2_SEC{slot}_{name}", thread, m[f"AB2_{name}"])
-    adc = COPRO.adc
+            write_thread_field(f"ADDR_MOD_AB2_SEC{slot}_{name}", m[f"AB2_{name}"])
+    adc = copro.adc
     for attr in RWC_NAMES.values():
         getattr(adc, attr)[:] = 0
     for key, attr in RWC_NAMES.items():
@@ -302,8 +333,8 @@ def load(
     return ref_class(regs, config, thread)
 
 
-def assert_matches(ref: RefState) -> None:
-    regs = COPRO.regs
+def assert_matches(ref: RefState, copro: Coprocessor = COPRO) -> None:
+    regs = copro.regs
     assert regs.srca.tolist() == ref.SrcA
     assert regs.srcb.tolist() == ref.SrcB
     assert regs.src_client.tolist() == [ref.SrcAClient, ref.SrcBClient]
@@ -322,7 +353,7 @@ def assert_matches(ref: RefState) -> None:
             + ", ".join(f"({r}, {c}, {g:#06x}, {e:#06x})" for r, c, g, e in wrong[:8])
         )
     for key, attr in RWC_NAMES.items():
-        values = getattr(COPRO.adc, attr).tolist()
+        values = getattr(copro.adc, attr).tolist()
         assert values[ref.thread] == ref.RWC[key], key
         assert values[: ref.thread] + values[ref.thread + 1 :] == [0, 0]
 
@@ -337,13 +368,14 @@ def check(
     fill: Fill = random_fill,
     *,
     cycles: int | None = None,
+    copro: Coprocessor = COPRO,
 ) -> str:
-    """Run ``word`` on the emulator and on ``ref_class``'s method ``name``; compare everything.
-    With ``cycles``, a retire must also be ``Retire(cycles)``."""
-    ref = load(seed, config, thread, ref_class, fill)
-    before = COPRO.regs.copy()
-    rwcs_before = {attr: getattr(COPRO.adc, attr).copy() for attr in RWC_NAMES.values()}
-    config_before = (COPRO.config.config.copy(), COPRO.config.thread.copy())
+    """Run ``word`` on the emulator (``copro``) and on ``ref_class``'s method ``name``; compare
+    everything. With ``cycles``, a retire must also be ``Retire(cycles)``."""
+    ref = load(seed, config, thread, ref_class, fill, copro=copro)
+    before = copro.regs.copy()
+    rwcs_before = {attr: getattr(copro.adc, attr).copy() for attr in RWC_NAMES.values()}
+    config_before = (copro.config.config.copy(), copro.config.thread.copy())
     expected = reference_outcome(lambda: getattr(ref, name)(word))
     if expected == "retire" and ref.waited:
         expected = "wait"
@@ -351,7 +383,7 @@ def check(
     retired = []
 
     def run():
-        outcome = execute(word, thread)
+        outcome = execute(word, thread, copro=copro)
         if isinstance(outcome, Wait):
             waited.append(outcome)
             return Retire()
@@ -370,22 +402,25 @@ def check(
     if got == "retire":
         if cycles is not None:
             assert retired == [Retire(cycles)]
-        assert_matches(ref)
+        assert_matches(ref, copro)
     else:  # nothing changed
-        assert COPRO.regs.equals(before)
+        assert copro.regs.equals(before)
         for attr, values in rwcs_before.items():
-            assert np.array_equal(getattr(COPRO.adc, attr), values)
-    assert np.array_equal(COPRO.config.config, config_before[0])
-    assert np.array_equal(COPRO.config.thread, config_before[1])
+            assert np.array_equal(getattr(copro.adc, attr), values)
+    assert np.array_equal(copro.config.config, config_before[0])
+    assert np.array_equal(copro.config.thread, config_before[1])
     return got
 
 
-def words(name: str, fields: dict[str, st.SearchStrategy[int]]) -> st.SearchStrategy[int]:
-    """Words of ``name`` with each table field drawn from ``fields``, the others from any value."""
-    spec = ISA.by_name[name]
+def words(
+    name: str, fields: dict[str, st.SearchStrategy[int]], isa: IsaTable = ISA
+) -> st.SearchStrategy[int]:
+    """Words of ``name`` (in ``isa``) with each table field drawn from ``fields``, the others from any
+    value."""
+    spec = isa.by_name[name]
     return st.fixed_dictionaries(
         {f.name: fields.get(f.name, st.integers(0, (1 << f.width) - 1)) for f in spec.fields}
-    ).map(lambda values: ISA.encode(name, **values))
+    ).map(lambda values: isa.encode(name, **values))
 
 
 def mostly(documented: st.SearchStrategy[int], width: int, weight: int = 7) -> st.SearchStrategy[int]:

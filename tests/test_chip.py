@@ -549,7 +549,7 @@ def test_far_apart_tiles_run_in_longer_windows_with_the_same_cycles() -> None:
 # ---------------------------------------------------------------------------- errors
 @pytest.mark.parametrize(
     ("target", "error", "words"),
-    [((8, 4), NoEndpoint, "router with no endpoint"), ((3, 1), Unimplemented, "ethernet tile")],
+    [((8, 4), NoEndpoint, "router with no endpoint"), ((8, 2), Unimplemented, "security tile")],
 )
 def test_request_to_a_coordinate_without_a_tensix_endpoint_raises_and_changes_nothing(
     elfs, target, error, words

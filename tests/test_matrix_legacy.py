@@ -92,7 +92,8 @@ def DstPlusZero(SrcAStyle: str, UseDst32b: bool, DstVal: int) -> int | None:
 
 
 class LegacyRef(FpuRef):
-    def _legacy(self, word: int, Pool: bool) -> None:
+    def _decode_legacy(self, word: int, Pool: bool) -> tuple[int, int]:
+        """(FlipSrc, AddrMod)."""
         FlipSrc = bits(word, 22, 23)
         if Pool:
             AddrMod = bits(word, 15, 17)
@@ -100,6 +101,10 @@ class LegacyRef(FpuRef):
                 raise RefUB
         else:
             AddrMod = bits(word, 14, 16)
+        return FlipSrc, AddrMod
+
+    def _legacy(self, word: int, Pool: bool) -> None:
+        FlipSrc, AddrMod = self._decode_legacy(word, Pool)
         SrcAStyle, UseDst32b = self._formats()
         if FlipSrc:
             raise RefUnimplemented

@@ -92,7 +92,9 @@ class Ref(RefState):
     """The pages' moves over the shared reference state."""
 
     # ------------------------------------------------------------------ Src -> Dst
-    def _to_dst(self, word: int, FromB: bool) -> None:
+    def _decode_to_dst(self, word: int, FromB: bool) -> tuple[int, ...]:
+        """(UseDst32bLo, SrcRow, AddrMod, DstRow, then MOVB2D: Move4Rows, Broadcast1RowTo8,
+        BroadcastCol0; MOVA2D: Move8Rows)."""
         UseDst32bLo, SrcRow, AddrMod = bits(word, 23, 23), bits(word, 17, 22), bits(word, 14, 16)
         if FromB:
             Move4Rows, Broadcast1RowTo8, BroadcastCol0 = (
@@ -103,10 +105,19 @@ class Ref(RefState):
             DstRow = bits(word, 0, 9)
             if bits(word, 10, 10):
                 raise RefUB
+            return UseDst32bLo, SrcRow, AddrMod, DstRow, Move4Rows, Broadcast1RowTo8, BroadcastCol0
+        Move8Rows, DstRow = bits(word, 13, 13), bits(word, 0, 9)
+        if bits(word, 12, 12) or bits(word, 10, 11):
+            raise RefUB
+        return UseDst32bLo, SrcRow, AddrMod, DstRow, Move8Rows
+
+    def _to_dst(self, word: int, FromB: bool) -> None:
+        if FromB:
+            UseDst32bLo, SrcRow, AddrMod, DstRow, Move4Rows, Broadcast1RowTo8, BroadcastCol0 = (
+                self._decode_to_dst(word, FromB)
+            )
         else:
-            Move8Rows, DstRow = bits(word, 13, 13), bits(word, 0, 9)
-            if bits(word, 12, 12) or bits(word, 10, 11):
-                raise RefUB
+            UseDst32bLo, SrcRow, AddrMod, DstRow, Move8Rows = self._decode_to_dst(word, FromB)
         Client = self.SrcBClient[self.SrcBBank] if FromB else self.SrcAClient[self.SrcABank]
         if Client != MATRIX:
             self.waited = True
@@ -178,11 +189,16 @@ class Ref(RefState):
         self._to_dst(word, FromB=True)
 
     # ------------------------------------------------------------------ Dst -> Src
-    def _from_dst(self, word: int, ToB: bool) -> None:
+    def _decode_from_dst(self, word: int) -> tuple[int, int, int, int, int]:
+        """(UseDst32bLo, SrcRow, AddrMod, Move4Rows, DstRow)."""
         UseDst32bLo, SrcRow, AddrMod = bits(word, 23, 23), bits(word, 17, 22), bits(word, 14, 16)
         Move4Rows, DstRow = bits(word, 13, 13), bits(word, 0, 9)
         if bits(word, 12, 12) or bits(word, 10, 11):
             raise RefUB
+        return UseDst32bLo, SrcRow, AddrMod, Move4Rows, DstRow
+
+    def _from_dst(self, word: int, ToB: bool) -> None:
+        UseDst32bLo, SrcRow, AddrMod, Move4Rows, DstRow = self._decode_from_dst(word)
         c = self.c
         if c["FP16A_FORCE_Enable"]:
             UseDst32b, Style = False, FP16
@@ -245,7 +261,8 @@ class Ref(RefState):
     def MOVD2B(self, word: int) -> None:
         self._from_dst(word, ToB=True)
 
-    def MOVB2A(self, word: int) -> None:
+    def _decode_movb2a(self, word: int) -> tuple[int, int, int, int]:
+        """(SrcARow, AddrMod, Move4Rows, SrcBRow)."""
         SrcARow, AddrMod, Move4Rows, SrcBRow = (
             bits(word, 17, 22),
             bits(word, 14, 16),
@@ -254,6 +271,10 @@ class Ref(RefState):
         )
         if bits(word, 23, 23) or bits(word, 12, 12) or bits(word, 6, 11):
             raise RefUB
+        return SrcARow, AddrMod, Move4Rows, SrcBRow
+
+    def MOVB2A(self, word: int) -> None:
+        SrcARow, AddrMod, Move4Rows, SrcBRow = self._decode_movb2a(word)
         if self.SrcBClient[self.SrcBBank] != MATRIX:
             self.waited = True
             return

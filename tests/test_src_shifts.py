@@ -102,10 +102,15 @@ class Ref(RefState):
             raise RefUnimplemented
         self.SrcA[self.SrcABank] = outcomes[0]
 
-    def SHIFTXB(self, word: int) -> None:
+    def _decode_shiftxb(self, word: int) -> tuple[int, int, int]:
+        """(SrcRow, ShiftInZero, AddrMod)."""
         SrcRow, ShiftInZero, AddrMod = bits(word, 0, 5), bits(word, 10, 10), bits(word, 14, 16)
         if bits(word, 6, 9) or bits(word, 11, 13) or bits(word, 17, 23):
             raise RefUB
+        return SrcRow, ShiftInZero, AddrMod
+
+    def SHIFTXB(self, word: int) -> None:
+        SrcRow, ShiftInZero, AddrMod = self._decode_shiftxb(word)
         if self.SrcBClient[self.SrcBBank] != MATRIX:
             self.waited = True
             return

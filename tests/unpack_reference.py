@@ -2,9 +2,17 @@
 
 Written line by line from tt-isa-documentation WormholeB0 UNPACR_Regular.md, UNPACR_NOP_ZEROSRC.md and
 UNPACR_NOP_SETDVALID.md over plain Python ints and lists, with the readings tensixsim/tensix/unpack.py
-documents: MemoryFault for reads outside Blackhole's 1536 KiB of L1, UndefinedBehaviour for an X end
-before the X start and for SrcA rows past the bank, undefined Dst rows becoming defined (zeros) when
-written, FP32ToFP16 as flush-to-zero / saturate / truncate. No emulator code is imported.
+documents: MemoryFault for reads outside L1, UndefinedBehaviour for an X end before the X start and
+for SrcA rows past the bank, undefined Dst rows becoming defined (zeros) when written, FP32ToFP16 as
+flush-to-zero / saturate / truncate. No emulator code is imported.
+
+``chip`` selects where the page's model meets a chip: :data:`WORMHOLE` is the page as written (1464 KiB
+of L1, 16 datums an input row in DiscontiguousInputRows whatever the format, unpacker 1 contexts >= 2
+undefined, FP8 unpacked as the high byte of FP16); :data:`BLACKHOLE` has the Blackhole readings
+unpack.py documents (1536 KiB, 32 datums a row for formats wider than a byte and no sub-byte datums
+there, contexts >= 2, FP8 and upsampling not modelled). Upsample_rate 1 (one zero, or one skipped
+position, after each datum) is modelled for Wormhole; rates 2 and 3 are not (the page's model and
+Unpackers/README.md's table disagree on how many zeroes they insert).
 """
 
 # The reference keeps the documentation's names so it reads like the pseudocode.
@@ -15,6 +23,14 @@ from __future__ import annotations
 from outcomes import RefFault, RefUB, RefUnimplemented, RefWait
 
 L1_SIZE = 1536 * 1024
+BLACKHOLE = {
+    "L1": L1_SIZE, "RowWidthWide": 32, "SubByteRows": False, "HighContext": RefUnimplemented, "FP8": False,
+    "Upsample1": False,
+}  # fmt: skip
+WORMHOLE = {
+    "L1": 1464 * 1024, "RowWidthWide": 16, "SubByteRows": True, "HighContext": RefUB, "FP8": True,
+    "Upsample1": True,
+}  # fmt: skip
 FP32, FP16, BFP8a, BFP4a, TF32, BF16, BFP8, BFP4 = range(8)
 INT32, INT16, FP8, BFP2a, INT8, BFP2 = 8, 9, 10, 11, 14, 15
 KNOWN = {FP32, FP16, BFP8a, BFP4a, TF32, BF16, BFP8, BFP4, INT32, INT16, FP8, BFP2a, INT8, BFP2}
@@ -34,8 +50,8 @@ def DatumSize16(fmt: int) -> int:
     return 64
 
 
-def ReadL1Bits(L1: bytes, Addr16: int, Size16: int) -> int:
-    if Addr16 < 0 or (Addr16 + Size16 + 15) // 16 > L1_SIZE:
+def ReadL1Bits(L1: bytes, Addr16: int, Size16: int, Size: int = L1_SIZE) -> int:
+    if Addr16 < 0 or (Addr16 + Size16 + 15) // 16 > Size:
         raise RefFault
     BitAddr = Addr16 // 2
     Result = 0
@@ -126,7 +142,9 @@ def FormatConversion(In: int, Out: int, DatumBits: int, ExpBits: int, Unsigned: 
     else:
         if In != Out:
             raise RefUB
-        if In == BFP8:
+        if In == FP8:
+            DatumBits, In = DatumBits << 8, FP16
+        elif In == BFP8:
             DatumBits, In = BFP8ToBF16(DatumBits, ExpBits), BF16
         elif In == BFP4:
             DatumBits, In = BFP8ToBF16(DatumBits << 4, ExpBits), BF16
@@ -165,7 +183,7 @@ def Adj32(Row: int) -> int:
     return ((Row & 0x1F8) << 1) | (Row & 0x207)
 
 
-def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None:
+def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict, chip: dict = BLACKHOLE) -> None:
     """Apply UNPACR (Regular) to state ``s`` (mutated only when it returns normally: the caller copies).
 
     ``s``: ADC [thread][unit][channel][dim], SrcA/SrcB [bank][row][col], Client [file][bank],
@@ -181,7 +199,7 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
         if WhichADC == 3:
             raise RefUB
         if unit == 1 and WhichContext >= 2:
-            raise RefUnimplemented
+            raise chip["HighContext"]
     else:
         WhichContext, WhichADC = 0, thread
     if op["RowSearch"]:
@@ -200,7 +218,7 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
         In, Out = c["InDataFormat"], c["Out_data_format"]
     if In not in KNOWN or Out not in KNOWN:
         raise RefUB
-    if FP8 in (In, Out):
+    if FP8 in (In, Out) and not chip["FP8"]:
         raise RefUnimplemented
     Size16 = DatumSize16(In)
     if MultiContextMode and WhichContext != 0:
@@ -230,12 +248,12 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
 
     InAddr_Exponents, InAddr_Datums = WrapAddr(InAddr_Exponents), WrapAddr(InAddr_Datums)
     if DiscontiguousInputRows:
-        if Size16 < 16:
+        if Size16 < 16 and not chip["SubByteRows"]:
             raise RefUB  # ttsim: Tileize_mode needs whole-byte datums
         RowStride = (
             c["Shift_amount_cntx"][0] << 4 | c["Shift_amount_cntx"][1] << 8 | c["Shift_amount_cntx"][2] << 12
         ) * 16
-        RowWidth = 32 if Size16 > 16 else 16  # Blackhole (ttsim); the Wormhole page has 16
+        RowWidth = chip["RowWidthWide"] if Size16 > 16 else 16  # Blackhole (ttsim): 32; the page: 16
     else:
         RowStride = Size16 * 16
         RowWidth = 16
@@ -257,8 +275,13 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
     if MultiContextMode and unit == 0:
         CtxOutAddr = c["Dest_cntx"][WhichContext & 3]
         OutAddr = OutAddr + CtxOutAddr if UnpackToDst or c["add_dest_addr_cntr"] else CtxOutAddr
-    if c["Upsample_rate"]:
-        raise RefUB if DiscontiguousInputRows else RefUnimplemented
+    UpsampleZeroes = (1 << c["Upsample_rate"]) - 1
+    UpsampleInterleave = c.get("Upsample_and_interleave", 0)
+    if UpsampleZeroes:
+        if DiscontiguousInputRows:
+            raise RefUB
+        if UpsampleZeroes != 1 or not chip["Upsample1"]:
+            raise RefUnimplemented  # rates 2 and 3: the page's model and the README's table disagree
     ColShift = 0 if DiscontiguousInputRows or unit == 1 else c["Shift_amount_cntx"][WhichContext & 3]
     if (Transpose or DiscontiguousInputRows) and InAddr_Datums % 256:
         raise RefUB
@@ -270,7 +293,7 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
     Src = s["SrcB" if unit else "SrcA"][Bank]
     SrcRow = s["SrcRow"][unit][thread]
     for i in range(InputNumDatums):
-        DatumBits = ReadL1Bits(L1, InAddr_Datums, Size16)
+        DatumBits = ReadL1Bits(L1, InAddr_Datums, Size16, chip["L1"])
         InAddr_Datums += Size16
         if (i + 1) % RowWidth == 0:
             InAddr_Datums = WrapAddr(InAddr_Datums - Size16 * RowWidth + RowStride)
@@ -279,46 +302,20 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
             if c["Force_shared_exp"]:
                 ExpBits = c["shared_exp"]
             else:
-                ExpBits = ReadL1Bits(L1, InAddr_Exponents - InAddr_Exponents % 16, 16)
+                ExpBits = ReadL1Bits(L1, InAddr_Exponents - InAddr_Exponents % 16, 16, chip["L1"])
                 InAddr_Exponents += 1
                 if InAddr_Exponents % 256 == 0:
                     InAddr_Exponents = WrapAddr(InAddr_Exponents)
         Datum = FormatConversion(In, Out, DatumBits, ExpBits, c["Unsigned"], bool(UnpackToDst))
         if op["AllDatumsAreZero"]:
             Datum = 0
-        Row, Col = OutAddr // 16, OutAddr & 15
-        OutAddr += 1
-        if unit == 1:
-            Src[(Row + SrcRow) & 0x3F][Col] = Datum
-        elif not UnpackToDst:
-            if Row < 4 or Col < ColShift:
-                continue
-            Row, Col = Row - 4, Col - ColShift
-            if s["SetOvrdWithAddr"][thread]:
-                if Row >= 64:
-                    raise RefUB
-            else:
-                if Row >= 16:
-                    raise RefUB
-                Row += SrcRow
-                if Row >= 64:
-                    raise RefUB
-            if Transpose:
-                RowLowBits = Row & 0xF
-                RowLowBits, Col = Col, RowLowBits
-                Row = (Row & ~0xF) | RowLowBits
-            Src[Row][Col] = Datum
-        else:
-            Row = (Row - 4) & (15 if s["SetOvrdWithAddr"][thread] else 0x3FF)
-            if Out in (FP32, TF32, INT32):
-                Parts = [(Adj32(Row), Datum >> 16), (Adj32(Row) + 8, Datum & 0xFFFF)]
-            else:
-                Parts = [(Row, Datum)]
-            for R, V in Parts:
-                if not s["DstValid"][R]:
-                    s["Dst"][R] = [0] * 16
-                    s["DstValid"][R] = True
-                s["Dst"][R][Col] = V
+        for k in range(UpsampleZeroes + 1):
+            if k:
+                Datum = 0
+            Row, Col = OutAddr // 16, OutAddr & 15
+            OutAddr += 1
+            if not (UpsampleInterleave and k != 0):
+                Place(s, thread, unit, Out, Src, SrcRow, ColShift, Transpose, UnpackToDst, Row, Col, Datum)
     if MultiContextMode and op["UseContextCounter"]:
         Inc = (WhichContext + 1) & 7
         if Inc >= 1 << c["Context_count"]:
@@ -336,6 +333,42 @@ def unpacr_regular(s: dict, L1: bytes, thread: int, unit: int, op: dict) -> None
         s["SrcRow"][unit][thread] = SrcRowBase
     elif c["Unpack_Src_Reg_Set_Upd"]:
         s["SrcRow"][unit][thread] += 16 + SrcRowBase
+
+
+def Place(s: dict, thread: int, unit: int, Out: int, Src: list, SrcRow: int, ColShift: int, Transpose: int,
+          UnpackToDst: int, Row: int, Col: int, Datum: int) -> None:  # fmt: skip
+    """The page's write of one datum to SrcB, SrcA or Dst (its ``continue`` is a return)."""
+    if unit == 1:
+        Src[(Row + SrcRow) & 0x3F][Col] = Datum
+    elif not UnpackToDst:
+        if Row < 4 or Col < ColShift:
+            return
+        Row, Col = Row - 4, Col - ColShift
+        if s["SetOvrdWithAddr"][thread]:
+            if Row >= 64:
+                raise RefUB
+        else:
+            if Row >= 16:
+                raise RefUB
+            Row += SrcRow
+            if Row >= 64:
+                raise RefUB
+        if Transpose:
+            RowLowBits = Row & 0xF
+            RowLowBits, Col = Col, RowLowBits
+            Row = (Row & ~0xF) | RowLowBits
+        Src[Row][Col] = Datum
+    else:
+        Row = (Row - 4) & (15 if s["SetOvrdWithAddr"][thread] else 0x3FF)
+        if Out in (FP32, TF32, INT32):
+            Parts = [(Adj32(Row), Datum >> 16), (Adj32(Row) + 8, Datum & 0xFFFF)]
+        else:
+            Parts = [(Row, Datum)]
+        for R, V in Parts:
+            if not s["DstValid"][R]:
+                s["Dst"][R] = [0] * 16
+                s["DstValid"][R] = True
+            s["Dst"][R][Col] = V
 
 
 def unpacr_nop_zerosrc(s: dict, thread: int, unit: int, op: dict) -> None:

@@ -10,7 +10,9 @@ Tensix tile's are its NoC #0 ones, DRAM ports and the PCIe tile have their own
 Reaching a Tensix tile: L1 and the cores' local RAM as memory, MMIO registers one 32-bit word at a
 time (SOFT_RESET_0 releases cores as the host does); a write makes the tile's cores see new code
 and wakes the ones polling what changed, when the clock next moves. Reaching DRAM: the chip's
-:class:`~tensixsim.dram.Dram`. Accesses happen at the host's present cycle (the clocks it asked for).
+:class:`~tensixsim.dram.Dram`. Reaching the ARC or an Ethernet tile: the chip's endpoint
+(:mod:`tensixsim.endpoints.arc`, :mod:`tensixsim.endpoints.ethernet`); ARC messages are answered on
+the write that rings the ARC. Accesses happen at the host's present cycle (the clocks it asked for).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class ChipHost:
         kind, noc0 = self.locate(xy)
         if kind == "dram":
             return self.chip.dram.read(self.chip.dram.tiles[noc0], address, size)
+        if self.chip.has_model(noc0):
+            return self.chip.endpoint(*noc0).read(address, size, self.cycle)
         tile = self._tensix(kind, noc0, xy, address, size, write=False)
         if address < MMIO_BASE:
             return tile.read(address, size)
@@ -61,6 +65,9 @@ class ChipHost:
         kind, noc0 = self.locate(xy)
         if kind == "dram":
             self.chip.dram.write(self.chip.dram.tiles[noc0], address, bytes(data))
+            return
+        if self.chip.has_model(noc0):
+            self.chip.endpoint(*noc0).write(address, bytes(data), self.cycle)
             return
         tile = self._tensix(kind, noc0, xy, address, len(data), write=True)
         self.touched.add(noc0)

@@ -11,6 +11,7 @@ from tensixsim.arch.common import NocFacts
 from tensixsim.errors import InvalidProgram
 
 if TYPE_CHECKING:
+    from tensixsim.endpoints.device import MappedEndpoint
     from tensixsim.noc.niu import Noc
 
 # Traffic from other tiles is ordered after this tile's own events of the same cycle, by sender and
@@ -28,12 +29,13 @@ class HarvestedTile(InvalidProgram):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a request's coordinates lead: this tile, a DRAM group or another Tensix tile of a chip."""
+    """Where a request's coordinates lead: this tile, a DRAM group, another Tensix tile of a chip, or a
+    passive endpoint of a chip (ARC, Ethernet)."""
 
-    kind: str  # "tile", "dram" or "remote"
+    kind: str  # "tile", "dram", "remote" or "device" (an ARC / Ethernet endpoint of a chip, at xy)
     group: int = 0
     hops: int = 0  # routers passed on the way from this tile, on the request's NoC
-    xy: tuple[int, int] | None = None  # NoC #0 coordinates of a remote tile
+    xy: tuple[int, int] | None = None  # NoC #0 coordinates of a remote tile or device
 
 
 # What runs at the far end of a request: the NIU it reaches (of the same NoC) and the cycle.
@@ -84,6 +86,9 @@ class Fabric(Protocol):
 
     def endpoint_kind(self, xy: tuple[int, int]) -> str | None:
         """What is at NoC #0 coordinates ``xy``: "tensix", "dram", another kind, or None (no endpoint)."""
+
+    def device(self, xy: tuple[int, int]) -> MappedEndpoint | None:
+        """The modelled passive endpoint (ARC, Ethernet) at NoC #0 ``xy``, or None (none modelled)."""
 
     def send(
         self, source: Noc, target: tuple[int, int], cycle: int, action: RemoteAction, packet: Packet

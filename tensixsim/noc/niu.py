@@ -52,9 +52,12 @@ Wormhole) the registers keep what software wrote. Readings where the pages are s
 Requests. Coordinates (after any translation) are raw NoC coordinates of the NoC the request uses. The
 endpoints that exist are this tile (L1, and for inline writes its MMIO registers) and the DRAM tiles
 (:mod:`tensixsim.dram`); in a :class:`~tensixsim.chip.Chip` also every other Tensix tile, reached
-through the chip's :class:`Fabric` (its L1, and its MMIO registers for inline writes). Any other tile
-of the grid is Unimplemented, and a router with no endpoint behind it (in a chip) or coordinates
-outside the grid are :class:`NoEndpoint`, a Tensix tile fused off on the chip :class:`HarvestedTile`.
+through the chip's :class:`Fabric` (its L1, and its MMIO registers for inline writes), and the chip's
+modelled passive endpoints (Blackhole's ARC and Ethernet tiles, :mod:`tensixsim.endpoints`: their
+memories and registers, which check every access; reached as DRAM is, at the L1 latencies, and their
+own NIUs count nothing). Any other tile of the grid is Unimplemented, and a router with no endpoint
+behind it (in a chip) or coordinates outside the grid are :class:`NoEndpoint`, a Tensix tile fused
+off on the chip :class:`HarvestedTile`.
 Supported: reads (split into 16 KiB packets), writes from L1 with a length or a byte-enable mask,
 inline writes to MMIO, atomic increment and the Zaamo atomics; broadcasts of writes from L1, inline
 writes and posted atomics to a rectangle of Tensix tiles, wrapping round the torus where its start
@@ -169,7 +172,10 @@ from tensixsim.noc.registers import (
 from tensixsim.timing import NOC
 
 if TYPE_CHECKING:
+    from tensixsim.endpoints.device import MappedEndpoint
     from tensixsim.tile import Tile
+
+THIS_TILE = Endpoint("tile")  # the issuing (or receiving) NIU's own tile
 
 
 @dataclass
@@ -363,9 +369,11 @@ class Noc:
                 raise NoEndpoint(
                     f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}): a router with no endpoint", value=hi
                 )
+            if self.fabric.device(noc0) is not None:
+                return Endpoint("device", hops=hops, xy=noc0)
             raise Unimplemented(
-                f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}), a {kind} tile: only Tensix and DRAM "
-                "tiles are modelled",
+                f"NoC #{noc} {what} names ({x}, {y}) (NoC #0 {noc0}), a {kind} tile, which is not "
+                "modelled as a NoC endpoint",
                 value=hi,
             )
         raise Unimplemented(
@@ -402,20 +410,42 @@ class Noc:
                 value=address,
             )
 
-    def _check(self, endpoint: Endpoint, address: int, size: int, what: str) -> None:
-        if endpoint.kind != "dram":  # (a remote tile is a tile of the same architecture)
+    def _device(self, endpoint: Endpoint) -> MappedEndpoint:
+        """The ARC / Ethernet endpoint a "device" endpoint names (tensixsim.endpoints)."""
+        return self.fabric.device(endpoint.xy)
+
+    def _device_data(self, target: Endpoint, src: int, size: int) -> bytes | None:
+        """What a write from this L1 would store at ``target``, when its registers check values."""
+        return self.tile.l1[src : src + size].tobytes() if target.kind == "device" else None
+
+    def _check(
+        self,
+        endpoint: Endpoint,
+        address: int,
+        size: int,
+        what: str,
+        write: bool = False,
+        data: bytes | None = None,
+    ) -> None:
+        if endpoint.kind == "device":  # its own address space: memories and registers
+            self._device(endpoint).check(address, size, write, data)
+        elif endpoint.kind != "dram":  # (a remote tile is a tile of the same architecture)
             self._l1_span(address, size, what)
         else:
             self.dram.check(endpoint.group, address, size, write=False)
 
-    def _read(self, endpoint: Endpoint, address: int, size: int) -> bytes:
+    def _read(self, endpoint: Endpoint, address: int, size: int, cycle: int = 0) -> bytes:
         """Bytes at ``endpoint`` as this NIU reaches them (a remote tile's NIU reads its own L1)."""
+        if endpoint.kind == "device":
+            return self._device(endpoint).read(address, size, cycle)
         if endpoint.kind != "dram":
             return self.tile.l1[address : address + size].tobytes()
         return self.dram.read(endpoint.group, address, size)
 
     def _write(self, endpoint: Endpoint, address: int, data: bytes, cycle: int) -> None:
-        if endpoint.kind != "dram":
+        if endpoint.kind == "device":
+            self._device(endpoint).write(address, data, cycle)
+        elif endpoint.kind != "dram":
             self.tile.l1_store(address, data, cycle, by=("noc",))
         else:
             self.dram.write(endpoint.group, address, data)
@@ -640,7 +670,7 @@ class Noc:
         self, noc: int, txn: int, source: Endpoint, src: int, dst: int, length: int, loop: bool
     ) -> Callable[[int], None]:
         def done(cycle: int) -> None:
-            data = self._read(source, src, length)
+            data = self._read(source, src, length, cycle)
             self.tile.l1_store(dst, data, cycle, by=("noc",))
             flits = self.flits(length)
             changes = [
@@ -723,21 +753,21 @@ class Noc:
             src, dst = src & ~0xF, dst & ~0xF
             span = self.facts.write_be_bytes  # one mask bit per byte
             self._l1_span(src, span, "write source")
-            self._check(target, dst, span, "write destination")
+            self._check(target, dst, span, "write destination", True, self._device_data(target, src, span))
             pieces = [(0, span)]
         else:
             mask = None
             size = self._length(f, "write")
             self._l1_span(src, size, "write source")
-            self._check(target, dst, size, "write destination")
+            self._check(target, dst, size, "write destination", True, self._device_data(target, src, size))
             most = self.max_packet_bytes
             pieces = [(k, min(most, size - k)) for k in range(0, size, most)]
         packets = len(pieces)
         own = self.coordinates(noc)
         # Hops of each receiver's acknowledgement back to this tile.
         backs = [
-            0 if t.kind == "tile" else self._return_hops(noc, f[RET_HI]) if t.kind == "dram" else
-            self.hops(noc, self.coordinates(noc, t.xy), own)
+            0 if t.kind == "tile" else self._return_hops(noc, f[RET_HI]) if t.kind in ("dram", "device")
+            else self.hops(noc, self.coordinates(noc, t.xy), own)
             for t in targets
         ]  # fmt: skip
         # Each receiver acknowledges each packet (tt-metal's multicast barrier counts one per receiver).
@@ -761,8 +791,9 @@ class Noc:
                 # A multicast's packets share the links their routes have in common.
                 group = (self.position, noc, left) if len(targets) > 1 else None
                 for target, back in zip(targets, backs, strict=True):
-                    # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's.
-                    loop = target.kind != "dram"
+                    # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's (nor
+                    # an ARC / Ethernet tile's NIU, not modelled).
+                    loop = target.kind not in ("dram", "device")
                     arrive = left + self._latency(target.hops) + self._write_access(target)
                     remote_ack = back if marked and target.kind == "remote" else None
                     arrived = self._write_arrived(
@@ -807,7 +838,7 @@ class Noc:
             if mask is None:
                 niu._write(target, dst, data, cycle)
             else:
-                old = bytearray(niu._read(target, dst, len(data)))
+                old = bytearray(niu._read(target, dst, len(data), cycle))
                 for i in range(len(data)):
                     if mask >> i & 1:
                         old[i] = data[i]
@@ -851,7 +882,8 @@ class Noc:
                 "inline write to a DRAM tile (NOC_CMD_WR_INLINE needs a Tensix or Ethernet tile)",
                 value=address,
             )
-        to_l1 = address < self.tile.arch.l1_size
+        device = next((t for t in targets if t.kind == "device"), None)  # (a broadcast reaches Tensix tiles)
+        to_l1 = self._device(device).in_l1(address, 4) if device else address < self.tile.arch.l1_size
         if to_l1 and not self.facts.inline_l1_writes:
             raise UndefinedBehavior(
                 "inline write to L1 (unsafe on Blackhole: a hardware bug; tt-metal writes from L1 instead)",
@@ -862,9 +894,17 @@ class Noc:
         value = f[AT_DATA]
         enables = f[AT_LEN_BE]
         own = self.coordinates(noc)
+        if device is not None and not to_l1:
+            self._check(device, address, 4, "inline write destination", True, value.to_bytes(4, "little"))
 
-        def arrived_at(back: int | None) -> RemoteAction:
+        def arrived_at(back: int | None, target: Endpoint) -> RemoteAction:
             def arrived(niu: Noc, at: int) -> None:
+                if target.kind == "device":  # its NIU (and counters) are not modelled
+                    if to_l1:
+                        niu._inline_l1(address, value, enables, at, target)
+                    else:
+                        niu._write(target, address, value.to_bytes(4, "little"), at)
+                    return
                 if to_l1:
                     niu._inline_l1(address, value, enables, at)
                 else:
@@ -900,23 +940,27 @@ class Noc:
             for target in targets:
                 arrive = sent + self._latency(target.hops)
                 remote = target.kind == "remote"
-                back = self.hops(noc, self.coordinates(noc, target.xy), own) if remote else 0
-                self._at(target, arrive, arrived_at(back if marked and remote else None), noc, sent, 1, group)
+                far = target.kind in ("remote", "device")
+                back = self.hops(noc, self.coordinates(noc, target.xy), own) if far else 0
+                action = arrived_at(back if marked and remote else None, target)
+                self._at(target, arrive, action, noc, sent, 1, group)
                 if marked and not remote:
                     self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
         return run
 
-    def _inline_l1(self, address: int, value: int, enables: int, cycle: int) -> None:
-        """An inline write reaching this tile's L1 (WormholeB0 MemoryMap.md, NOC_AT_LEN_BE): byte ``i`` of
-        the 16-byte line takes byte ``i & 3`` of ``value`` where bit ``i`` or bit ``16 + i`` of
-        ``enables`` is set."""
+    def _inline_l1(
+        self, address: int, value: int, enables: int, cycle: int, target: Endpoint = THIS_TILE
+    ) -> None:
+        """An inline write reaching this tile's L1, or ``target``'s (WormholeB0 MemoryMap.md,
+        NOC_AT_LEN_BE): byte ``i`` of the 16-byte line takes byte ``i & 3`` of ``value`` where bit ``i`` or
+        bit ``16 + i`` of ``enables`` is set."""
         line = address & ~0xF
-        data = bytearray(self.tile.l1[line : line + 16].tobytes())
+        data = bytearray(self._read(target, line, 16, cycle))
         for i in range(16):
             if (enables >> i | enables >> 16 + i) & 1:
                 data[i] = value >> 8 * (i & 3) & 0xFF
-        self.tile.l1_store(line, bytes(data), cycle, by=("noc",))
+        self._write(target, line, bytes(data), cycle)
 
     def _plan_atomic(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
         ctrl = f[CTRL]
@@ -936,10 +980,18 @@ class Noc:
             targets = [target]
         if target.kind == "dram":
             raise InvalidProgram("atomic on a DRAM tile (atomics act on Tensix or Ethernet L1 only)")
+        device = self._device(target) if target.kind == "device" else None
+        if device is not None and device.l1 is None:
+            raise InvalidProgram(f"atomic on {device.where} (atomics act on Tensix or Ethernet L1 only)")
         address = f[TARG_LO]
         if f[TARG_MID]:
             raise InvalidProgram("atomic target above 4 GiB", value=f[TARG_MID])
-        self._l1_span(address & ~0xF, 16, "atomic target")
+        if device is None:
+            self._l1_span(address & ~0xF, 16, "atomic target")
+        elif not device.in_l1(address & ~0xF, 16):
+            raise Unimplemented(
+                f"atomic target 0x{address:x} outside the L1 of {device.where}", value=address
+            )
         at = f[AT_LEN_BE]
         opcode = at >> 12 & 0xF
         if opcode not in self.facts.atomic_opcodes or opcode not in (AT_INCREMENT, AT_ZAAMO):
@@ -953,7 +1005,9 @@ class Noc:
             self._l1_span(f[RET_LO], 4, "atomic response")
         ret = f[RET_LO]
         data = f[AT_DATA]
-        back = self._return_hops(noc, f[TARG_HI]) if target.kind == "remote" else 0
+        back = self._return_hops(noc, f[TARG_HI]) if target.kind in ("remote", "device") else 0
+        # What the receiving NIU acts on: its own tile's L1, or the ARC / Ethernet endpoint's.
+        acted_on = target if device is not None else THIS_TILE
 
         def run() -> None:
             changes = [
@@ -970,8 +1024,10 @@ class Noc:
             result: list[int] = []
 
             def arrived(niu: Noc, when: int) -> None:
-                result.append(niu._atomic(address, at, data, when))
+                result.append(niu._atomic(address, at, data, when, acted_on))
                 value = result[-1]
+                if device is not None:
+                    return  # (the endpoint's NIU counters are not modelled)
                 niu._count(
                     noc,
                     when,
@@ -1003,23 +1059,23 @@ class Noc:
             if target.kind != "remote":
                 # The response is written into this L1 before it is counted (Counters.md).
                 self.schedule(
-                    arrive + self._latency(0) + NOC.l1_write, lambda when: responded(when, result[0])
+                    arrive + self._latency(back) + NOC.l1_write, lambda when: responded(when, result[0])
                 )
 
         return run
 
-    def _atomic(self, address: int, at: int, data: int, cycle: int) -> int:
-        """Atomics.md's functional model of increment and the Zaamo operations; returns ``Result``."""
-        l1 = self.tile.l1
-        result = int.from_bytes(l1[address : address + 4].tobytes(), "little")
+    def _atomic(self, address: int, at: int, data: int, cycle: int, target: Endpoint = THIS_TILE) -> int:
+        """Atomics.md's functional model of increment and the Zaamo operations on this tile's L1 (or
+        ``target``'s); returns ``Result``."""
+        result = int.from_bytes(self._read(target, address, 4, cycle), "little")
         where = (address & ~0xF) + (at & 3) * 4
-        old = int.from_bytes(l1[where : where + 4].tobytes(), "little")
+        old = int.from_bytes(self._read(target, where, 4, cycle), "little")
         if at >> 12 & 0xF == AT_INCREMENT:
             mask = (2 << (at >> 2 & 0x1F)) - 1
             new = ((old + data) & mask) | (old & ~mask)
         else:
             new = _zaamo(at >> 8 & 7, old, data)
-        self.tile.l1_store(where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle, by=("noc",))
+        self._write(target, where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle)
         return result
 
     # ------------------------------------------------------------------ registers

@@ -121,7 +121,7 @@ def soc_descriptor(arch_name: str = "blackhole") -> str:
             f"noc0_y_to_noc1_y: {list(range(y_size - 1, -1, -1))}",
             f"worker_l1_size: {arch.l1_size}",
             f"dram_bank_size: {facts.dram_group_bytes}",
-            "eth_l1_size: 262144",
+            "eth_l1_size: 262144",  # tt-umd's own descriptors say so (the endpoint serves all 512 KiB)
             "arch_name: BLACKHOLE",
             "features:\n  unpacker:\n    version: 2\n    inline_srca_trans_without_srca_trans_instr: True"
             "\n  math:\n    dst_size_alignment: 32768\n  packer:\n    version: 2\n  overlay:\n    version: 2",

@@ -474,14 +474,19 @@ def step_rwcs(r: Rwcs, mod: AddrMod, *, update_fidelity: bool = True) -> Rwcs:
     return Rwcs(srca, srca_cr, srcb, srcb_cr, dst, dst_cr, fidelity, extra)
 
 
+def wormhole_addr_mod_index(rwcs: Rwcs, addr_mode: int, set_base: int) -> int:
+    """The ADDR_MOD slot Wormhole's two-bit AddrMod names: ``AddrMod``, or ``AddrMod + 4`` while the
+    RWC's ExtraAddrModBit or ThreadConfig's ADDR_MOD_SET_Base (``set_base``) is set (RWCs.md)."""
+    return addr_mode + 4 if rwcs.extra_addr_mod_bit or set_base else addr_mode
+
+
 def apply_addr_mod_wormhole(ctx: Context, addr_mode: int, *, update_fidelity: bool = True) -> None:
     """Wormhole's RWCs.md ``ApplyAddrMod``: a two-bit AddrMod names slot ``AddrMod``, or
     ``AddrMod + 4`` while the RWC's ExtraAddrModBit or ThreadConfig's ADDR_MOD_SET_Base is set."""
     adc, t = ctx.copro.adc, ctx.thread
     rwcs = read_rwcs(adc, t)
-    index = ctx.documented("addr_mode", addr_mode, 2)
-    if rwcs.extra_addr_mod_bit or ctx.copro.config.thread_field("ADDR_MOD_SET_Base", t):
-        index += 4
+    set_base = ctx.copro.config.thread_field("ADDR_MOD_SET_Base", t)
+    index = wormhole_addr_mod_index(rwcs, ctx.documented("addr_mode", addr_mode, 2), set_base)
     write_rwcs(adc, t, step_rwcs(rwcs, addr_mod(ctx.copro, t, index), update_fidelity=update_fidelity))
 
 

@@ -5,7 +5,8 @@ Services offered to unit modules (their semantics functions reach them through `
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
   ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.UnpackState: context counters), ``packer``
-  (pack.PackState: output streams), ``sfpu`` (sfpu.unit.SfpuState: LRegs, lane flags);
+  (pack.PackState: output streams; pack.PackersState on a chip with several packers), ``sfpu``
+  (sfpu.unit.SfpuState: LRegs, lane flags);
 - ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
@@ -40,10 +41,12 @@ from tensixsim.tensix import (
     expanders,
     mover,  # noqa: F401 - registers semantics
     pack,
+    pack_wormhole,  # noqa: F401 - registers semantics
     regs,
     sync,
     thcon,
     unpack,
+    unpack_wormhole,  # noqa: F401 - registers semantics
 )
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
@@ -53,6 +56,7 @@ from tensixsim.tensix.matrix import (
     moves,
     src_shifts,  # noqa: F401 - registers semantics
 )
+from tensixsim.tensix.matrix import wormhole as matrix_wormhole  # noqa: F401 - registers semantics
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.sfpu import (
     convert,
@@ -62,6 +66,7 @@ from tensixsim.tensix.sfpu import (
     lanes,  # noqa: F401 - registers semantics
     macro,  # noqa: F401 - registers semantics
 )
+from tensixsim.tensix.sfpu import wormhole as sfpu_wormhole  # noqa: F401 - registers semantics
 from tensixsim.tensix.sfpu.unit import SfpuState
 from tensixsim.tensix.shared_state import restore
 from tensixsim.tensix.sync import SyncState
@@ -149,7 +154,7 @@ class Coprocessor:
         self.frontend = FrontendState.new(self.arch)
         self.regs = RegFiles.new(self.arch)
         self.unpackers = unpack.UnpackState.new(self.arch)
-        self.packer = pack.PackState()
+        self.packer = pack.new_state(self.arch.name)
         # [lo, hi, cycle]: L1 bytes a native handler wrote directly (lo < 0: none), which the native engine
         # hands to Tile.coprocessor_wrote_l1 (native.take_l1_written) before it goes on.
         self.l1_written = np.array(NO_L1_WRITTEN, np.int64)
@@ -176,7 +181,7 @@ class Coprocessor:
             (self.frontend, FrontendState.new(arch)),
             (self.regs, RegFiles.new(arch)),
             (self.unpackers, unpack.UnpackState.new(arch)),
-            (self.packer, pack.PackState()),
+            (self.packer, pack.new_state(arch.name)),
             (self.sfpu, SfpuState.new(arch)),
         )
         for state, new in fresh:

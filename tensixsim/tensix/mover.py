@@ -1,10 +1,12 @@
 """The mover: XMOV's bulk copy / zero-fill in aligned 16-byte units.
 
 Functional model: tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/XMOV.md and
-WormholeB0/TensixTile/Mover.md. No BlackholeA0 page covers the mover; the Wormhole model is applied
-with Blackhole's configuration fields (``THCON_SEC0_REG6_*`` of the issuing thread's Config state).
-BlackholeA0 pages confirm the parts they mention: ConfigurationUnit.md lists "Mover write request"
-(a write to Config with a value from L1, or zero) and STALLWAIT.md's condition C9 waits for the mover.
+WormholeB0/TensixTile/Mover.md, on both chips (one registration: the encodings agree, and the
+configuration fields ``THCON_SEC0_REG6_*`` of the issuing thread's Config state have the same names).
+No BlackholeA0 page covers the mover; the Wormhole model is applied there too. BlackholeA0 pages
+confirm the parts they mention: ConfigurationUnit.md lists "Mover write request" (a write to Config
+with a value from L1, or zero) and STALLWAIT.md's condition C9 waits for the mover (Wormhole: C12).
+What differs between the chips is data: the size of L1 and whether there is an instruction RAM.
 
 ``Mover(dst, src, count, mode)`` with ``dst``/``src`` the 16-byte-unit fields shifted left by 4 and
 ``count`` the low 16 bits of Buffer_size times 16:
@@ -19,9 +21,9 @@ Non-L1 targets: ``dst <= 0xffff`` is Tensix Backend Configuration at TENSIX_CFG_
 
 Readings where the pages are open:
 
-- L1 is ``arch.l1_size`` (1536 KiB on Blackhole) where the page's bound is Wormhole's 1464 KiB. A
-  start address beyond it is UndefinedBehavior (the page); a transfer that starts inside L1 and runs
-  past its end is a MemoryFault naming the start address (the page is silent).
+- L1 is ``arch.l1_size``: the page's 1464 KiB on Wormhole, 1536 KiB on Blackhole. A start address
+  beyond it is UndefinedBehavior (the page); a transfer that starts inside L1 and runs past its end
+  is a MemoryFault naming the start address (the page is silent).
 - The copy is ``memcpy``: overlapping L1 source and destination ranges are UndefinedBehavior (the
   page does not say in which order the mover reads and writes its units).
 - Backend Configuration: the mover writes Config[0], Config[1] and ConfigDualWrite as a RISC-V store
@@ -29,7 +31,12 @@ Readings where the pages are open:
   STATE_RESET_EN clears the state, PRNG_SEED reseeds), one 32-bit word at a time in address order.
   No page says that the mover can write ThreadConfig (RISC-V stores cannot) or what lies beyond it in
   the 64 KiB window: Unimplemented.
-- Blackhole has no RISCV NC instruction RAM (BabyRISCV memory map) and no page says what the mover
+- RISCV NC instruction RAM: ``dst - 0x40000`` is an offset into NCRISC's instruction RAM where the
+  tile has one (Wormhole: 16 KiB, ``arch`` core facts). The 64 KiB window is larger than the RAM and
+  no page says what lies past its end: UndefinedBehavior. Code NCRISC had translated from the bytes
+  written is dropped (as for TDMA-RISC's mover commands); the page's warning that the RAM is
+  corrupted when NCRISC fetches from it during the write is not modelled (the write is at issue).
+  Blackhole has no RISCV NC instruction RAM (BabyRISCV memory map) and no page says what the mover
   does with that window there: Unimplemented.
 - "Nowhere" keeps ``dst``'s low 16 bits for the page's 64 KiB region check (only the region
   decodes to nothing).
@@ -38,17 +45,20 @@ Readings where the pages are open:
 
 Timing (timing.MOVER, Mover.md's ideal-conditions figures): XMOV issues in one cycle; the mover is
 busy for the whole transfer from the issue cycle, so a later XMOV (any thread) waits until it is
-free, and STALLWAIT C9 ("mover memory requests outstanding", unit ``xmov``) waits until the transfer
-ends. The data lands when XMOV issues (as every unit here delivers results at issue): a program that
+free, and STALLWAIT's mover condition (Blackhole C9, Wormhole C12; unit ``xmov``) waits until the
+transfer ends. The data lands when XMOV issues (as every unit here delivers results at issue): a program that
 waits as documented sees the same values, one that races sees them early. The mover's writes to
 Config are not charged to the configuration unit. TDMA-RISC (the RISC-V cores' command queue for the
-mover) is modelled for Wormhole's L1-to-instruction-RAM and L1-to-L1 copies in mmio/tdma.py.
+mover) is modelled for Wormhole's L1-to-instruction-RAM and L1-to-L1 copies in mmio/tdma.py; the two
+keep separate busy times, although they drive one mover (a transfer from each at once overlaps).
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.tensix.config import store_config
@@ -62,6 +72,7 @@ UNIT = 16  # bytes: the mover works in aligned 16-byte units
 WINDOW = 0x10000  # a non-L1 target region
 CONFIG_WINDOW_END = 0xFFFF  # dst <= this: Tensix Backend Configuration
 IRAM_WINDOW = range(0x40000, 0x50000)  # RISCV NC instruction RAM
+IRAM_CORE = "ncrisc"  # RISCV NC: whose instruction RAM the window reaches
 
 
 class Direction(IntEnum):
@@ -77,6 +88,7 @@ class Target(IntEnum):
     L1 = 0
     CONFIG = 1
     NOWHERE = 2
+    IRAM = 3
 
 
 def transfer_cycles(direction: int, count: int) -> int:
@@ -122,6 +134,37 @@ def _check_config(ctx: Context, offset: int, count: int) -> None:
         )
 
 
+def _require_iram(ctx: Context, dst: int) -> None:
+    """The tile must have RISCV NC instruction RAM for the window at ``dst`` to reach."""
+    if ctx.copro.arch.core(IRAM_CORE).iram is None:
+        raise ctx.error(
+            Unimplemented,
+            f"destination 0x{dst:x} is RISCV NC instruction RAM, which {ctx.copro.arch.name} does not have",
+            dst,
+        )
+
+
+def _check_iram(ctx: Context, offset: int, count: int) -> None:
+    """The bytes written must lie in the instruction RAM."""
+    iram = ctx.copro.arch.core(IRAM_CORE).iram
+    assert iram is not None  # _require_iram
+    if offset + count > iram[1]:
+        raise _undefined(
+            ctx,
+            f"{count} bytes at instruction RAM offset 0x{offset:x} run past its {iram[1] // 1024} KiB "
+            "(no page says what the rest of the 64 KiB window is)",
+            IRAM_WINDOW.start + offset,
+        )
+
+
+def _write_iram(copro: Coprocessor, offset: int, data: bytes) -> None:
+    """Store ``data`` in NCRISC's instruction RAM and drop the code it had translated from there."""
+    tile = copro.tile
+    tile.iram[IRAM_CORE][offset : offset + len(data)] = np.frombuffer(data, np.uint8)
+    base = copro.arch.core(IRAM_CORE).iram[0]
+    tile.core(IRAM_CORE).forget_code_range(base + offset, base + offset + len(data))
+
+
 def _write_config(copro: Coprocessor, offset: int, data: bytes) -> None:
     """Store ``data`` at TENSIX_CFG_BASE + ``offset`` word by word, as RISC-V stores would."""
     state_words = copro.config.layout.state_words
@@ -131,7 +174,7 @@ def _write_config(copro: Coprocessor, offset: int, data: bytes) -> None:
         store_config(copro, None if part == 2 else part, index, int.from_bytes(data[i : i + 4], "little"))
 
 
-@semantics("XMOV")
+@semantics("XMOV", arches=("blackhole", "wormhole"))
 def xmov(ctx: Context, mov_block_selection: int, last: int) -> Outcome:
     ctx.documented("mov_block_selection", mov_block_selection, 0)
     ctx.documented("last", last, 0)
@@ -148,16 +191,16 @@ def xmov(ctx: Context, mov_block_selection: int, last: int) -> Outcome:
         _check_l1(ctx, "destination", dst, count, write=True)
     else:
         if dst in IRAM_WINDOW:
-            raise ctx.error(
-                Unimplemented,
-                f"destination 0x{dst:x} is RISCV NC instruction RAM, which Blackhole does not have",
-                dst,
-            )
-        target = Target.CONFIG if dst <= CONFIG_WINDOW_END else Target.NOWHERE
+            _require_iram(ctx, dst)
+            target = Target.IRAM
+        else:
+            target = Target.CONFIG if dst <= CONFIG_WINDOW_END else Target.NOWHERE
         if (dst & (WINDOW - 1)) + count > WINDOW:
             raise _undefined(ctx, f"{count} bytes from 0x{dst:x} cross a 64 KiB target region", dst)
         if target is Target.CONFIG:
             _check_config(ctx, dst, count)
+        elif target is Target.IRAM:
+            _check_iram(ctx, dst - IRAM_WINDOW.start, count)
     if copies:
         _check_l1(ctx, "source", src, count, write=False)
         if target is Target.L1 and count and src < dst + count and dst < src + count:
@@ -171,4 +214,6 @@ def xmov(ctx: Context, mov_block_selection: int, last: int) -> Outcome:
         copro.l1_write(dst, data, ctx.cycle)
     elif target is Target.CONFIG:
         _write_config(copro, dst, data)
+    elif target is Target.IRAM and count:
+        _write_iram(copro, dst - IRAM_WINDOW.start, data)
     return Retire(transfer_cycles(mode, count))

@@ -7,7 +7,10 @@ Dst.md (both the Wormhole page and the jasondavies fork's BlackholeA0 page) for 
 read-after-write stall. No BlackholeA0 page covers the packers. Blackhole has one packer (configured by
 ``THCON_SEC0_REG1_*``, the Wormhole pages' ``Packers[0].Config``) with four Dst read interfaces where
 Wormhole has four packers; the Wormhole models are applied to packer 0, and what Blackhole changes
-without a page saying how raises Unimplemented.
+without a page saying how raises Unimplemented. The pipeline's stages (:func:`conversion`,
+:func:`early`, :func:`relu`, :func:`threshold_exp`, :func:`late`, :func:`uniform_edge_mask`,
+:func:`stream_writes`, :func:`accumulated`, :func:`advance_adc`) take the packer's configuration
+prefix where it matters, so pack_wormhole.py runs Wormhole's four packers through them.
 
 Blackhole encoding
 ------------------
@@ -136,14 +139,14 @@ the atomic one (five cycles per 16-byte chunk) is charged. Port and bank content
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
-from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
+from tensixsim.tensix.adc import PACKERS, PackAddrMod, W, X, Y, Z, pack_addr_mod
 from tensixsim.tensix.formats import (
     BF16,
     BFP2,
@@ -153,6 +156,7 @@ from tensixsim.tensix.formats import (
     BFP8,
     BFP8A,
     FORMAT_NAMES,
+    FP8,
     FP16,
     FP32,
     INT8,
@@ -168,7 +172,7 @@ from tensixsim.timing import PACK
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
-OUT_BYTES = {FP32: 4, TF32: 4, INT32: 4, BF16: 2, FP16: 2, INT16: 2, INT8: 1}
+OUT_BYTES = {FP32: 4, TF32: 4, INT32: 4, BF16: 2, FP16: 2, INT16: 2, INT8: 1, FP8: 1}
 BFP_BITS = {BFP8: 8, BFP4: 4, BFP2: 2, BFP8A: 8, BFP4A: 4, BFP2A: 2}  # bits per datum
 BFP_A = frozenset({BFP8A, BFP4A, BFP2A})  # the 5-bit shared exponent styles
 LATE_ONLY = frozenset({BFP4, BFP4A, BFP2, BFP2A})  # valid only as LateToFormat
@@ -261,6 +265,35 @@ class PackState(SharedArrays):
         self.stream[count] = len(value)
 
 
+@dataclass
+class PackersState(SharedArrays):
+    """Several packers' streams and buffers (Wormhole has four): per packer what :class:`PackState`
+    holds, as rows of two arrays; :meth:`packer` gives one packer's as a PackState over those rows."""
+
+    stream: np.ndarray  # (packers, STREAM_WORDS) int64
+    buffer: np.ndarray  # (packers, 2, STREAM_BUFFER_BYTES) uint8
+
+    @classmethod
+    def new(cls, packers: int) -> PackersState:
+        stream = np.zeros((packers, STREAM_WORDS), np.int64)
+        stream[:, STREAM_NEEDS_NEW_ADDRESS] = 1
+        return cls(stream, np.zeros((packers, 2, STREAM_BUFFER_BYTES), np.uint8))
+
+    def packer(self, index: int) -> PackState:
+        """Packer ``index``'s state; writes through it land in these arrays."""
+        return PackState(self.stream[index], self.buffer[index])
+
+
+# Packers per chip: Blackhole's one packer keeps the PackState the native engine shares.
+PACKER_COUNT = {"blackhole": 1, "wormhole": 4}
+
+
+def new_state(arch_name: str) -> PackState | PackersState:
+    """The packer state of a coprocessor of chip ``arch_name``, as at reset."""
+    count = PACKER_COUNT[arch_name]
+    return PackState() if count == 1 else PackersState.new(count)
+
+
 def pack_state(copro: Coprocessor) -> PackState:
     """The coprocessor's packer state."""
     return copro.packer
@@ -321,7 +354,12 @@ class Conversion:
     round10: bool
 
 
-def _conversion(ctx: Context) -> Conversion:
+PACKER0 = "THCON_SEC0_REG1_"  # Packers[0].Config's fields
+
+
+def conversion(ctx: Context, packer: str = PACKER0, *, fp8_out: bool = False) -> Conversion:
+    """The configured conversions of the packer whose Config fields start ``packer``; ``fp8_out``:
+    LateToFormat FP8 (e5m2) is modelled (Wormhole's FormatConversion.md)."""
     read32 = bool(_field(ctx, "PCK_DEST_RD_CTRL_Read_32b_data"))
     raw = bool(_field(ctx, "PCK_DEST_RD_CTRL_Read_int8"))
     unsigned = bool(_field(ctx, "PCK_DEST_RD_CTRL_Read_unsigned"))
@@ -330,7 +368,7 @@ def _conversion(ctx: Context) -> Conversion:
         inter = _field(ctx, "ALU_FORMAT_SPEC_REG_Dstacc_val")
     else:
         inter = _field(ctx, "ALU_FORMAT_SPEC_REG2_Dstacc")
-    late_from, out = _cfg(ctx, "In_data_format"), _cfg(ctx, "Out_data_format")
+    late_from, out = _field(ctx, packer + "In_data_format"), _field(ctx, packer + "Out_data_format")
     for what, code in (
         ("IntermediateFormat", inter),
         ("In_data_format", late_from),
@@ -341,7 +379,7 @@ def _conversion(ctx: Context) -> Conversion:
     for what, code in (("IntermediateFormat", inter), ("In_data_format", late_from)):
         if code in LATE_ONLY:
             raise _undefined(ctx, f"{what} {FORMAT_NAMES[code]} is valid only as Out_data_format", code)
-    if out not in OUT_BYTES and out not in BFP_BITS:
+    if (out not in OUT_BYTES and out not in BFP_BITS) or (out == FP8 and not fp8_out):
         raise _unimplemented(ctx, f"output format {FORMAT_NAMES[out]} is not modelled", out)
     if inter == BFP8A:
         raise _unimplemented(ctx, "the E5M7 / E5M6 intermediates (IntermediateFormat BFP8a)", inter)
@@ -430,7 +468,7 @@ def early(conv: Conversion, raw: np.ndarray) -> np.ndarray:
     return _i64(formats.packer_round_fp32_to_tf32(_i64(value) << 16))
 
 
-def _relu(conv: Conversion, mode: int, threshold: int, bits: np.ndarray) -> np.ndarray:
+def relu(conv: Conversion, mode: int, threshold: int, bits: np.ndarray) -> np.ndarray:
     """ReLUStage on intermediate datums (ReLU.md)."""
     if mode == 0:
         return bits
@@ -456,7 +494,7 @@ def _relu(conv: Conversion, mode: int, threshold: int, bits: np.ndarray) -> np.n
     return np.where(~nan & zero, 0, bits)
 
 
-def _threshold_exp(inter: int, threshold: int, bits: np.ndarray) -> np.ndarray:
+def threshold_exp(inter: int, threshold: int, bits: np.ndarray) -> np.ndarray:
     """ApplyExponentThresholding (ExponentThresholding.md) with Exp_threshold_en set."""
     inter = BF16 if inter == BFP8 else inter
     if inter in FLOAT32_LIKE:
@@ -475,6 +513,8 @@ def late(ctx: Context, conv: Conversion, bits: np.ndarray) -> np.ndarray:
     a BFP output, to the BF16 (BFP*) or FP16 (BFP*a, whose E5M7 step is in formats) datums that are
     then rounded in blocks of 16 (FormatConversion.md: "converted to BF16 ... then round")."""
     inter, out = conv.inter, conv.out
+    if out == FP8:  # e5m2: FP16's rule ("saturate ..., then truncate"), then two mantissa bits
+        return late(ctx, replace(conv, out=FP16), bits) >> 8
     inter = BF16 if inter == BFP8 else inter
     if out in BFP_BITS:
         out = FP16 if out in BFP_A else BF16
@@ -512,11 +552,12 @@ def late(ctx: Context, conv: Conversion, bits: np.ndarray) -> np.ndarray:
     return _i64(formats.fp32_to_fp16(value))
 
 
-def _edge_mask(ctx: Context) -> int:
-    """The one EdgeMask every datum sees, or Unimplemented if it would depend on the position."""
+def uniform_edge_mask(ctx: Context, packer: int = 0) -> int:
+    """The one EdgeMask every datum of packer ``packer`` sees (its two bits of the row-set select),
+    or Unimplemented if it would depend on the position."""
     if _field(ctx, "PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
         raise _unimplemented(ctx, "PCK_EDGE_TILE_FACE_SET_SELECT_enable (tile position generator)")
-    b = _field(ctx, "PCK_EDGE_TILE_ROW_SET_SELECT_select") & 3
+    b = _field(ctx, "PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * packer) & 3
     cs = {_field(ctx, f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{y}") for y in range(16)}
     masks = {_field(ctx, f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in cs}
     if len(masks) != 1:
@@ -579,7 +620,7 @@ def pacr(
     copro, thread = ctx.copro, ctx.thread
     adc, regs = copro.adc, copro.regs
     state = pack_state(copro)
-    conv = _conversion(ctx)
+    conv = conversion(ctx)
     l1_acc = bool(_cfg(ctx, "Pack_L1_Acc"))
     if l1_acc and conv.out not in ACCUMULATE:
         why = f"L1 accumulation in {FORMAT_NAMES[conv.out]} (L1 accumulates FP32 / INT32 / FP16 / BF16)"
@@ -597,7 +638,7 @@ def pacr(
     if exp_threshold is not None and relu_mode == 3:
         raise _unimplemented(ctx, "exponent thresholding with ReLU mode 3 (stage order not documented)")
     edge_mode = _field(ctx, "PCK_EDGE_MODE_mode")
-    edge_mask = 0xFFFF if zero_write or flush else _edge_mask(ctx)
+    edge_mask = 0xFFFF if zero_write or flush else uniform_edge_mask(ctx)
     if edge_mask != 0xFFFF and edge_mode and conv.inter not in (FP32, TF32, BF16, BFP8):
         raise _unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
     masked = (NEG_INF_BF16 if conv.inter in (BF16, BFP8) else NEG_INF32) if edge_mode else 0
@@ -661,9 +702,9 @@ def pacr(
         datums = early(conv, datums)
         if from_dst and edge_mask != 0xFFFF:
             datums = np.where((edge_mask >> (addresses & 15)) & 1 == 1, datums, masked)
-        datums = _relu(conv, relu_mode, relu_threshold, datums)
+        datums = relu(conv, relu_mode, relu_threshold, datums)
         if exp_threshold is not None:
-            datums = _threshold_exp(conv.inter, exp_threshold, datums)
+            datums = threshold_exp(conv.inter, exp_threshold, datums)
         datums = late(ctx, conv, datums)
     exponents = b""
     if conv.out in BFP_BITS:
@@ -698,42 +739,48 @@ def pacr(
 
     # ---- the 16-byte writes of both streams (checked before anything is written)
     flushing = bool(last or flush)
-    data = _stream_writes(ctx, data_address, state.pending + out, flushing)
-    exps = _stream_writes(ctx, exponent_address, state.exponent_pending + exponents, flushing)
+    data = stream_writes(ctx, data_address, state.pending + out, flushing)
+    exps = stream_writes(ctx, exponent_address, state.exponent_pending + exponents, flushing)
 
     # ---- commit
     for address, buffered, whole in (data, exps):
         if whole:  # the 16-byte chunks are consecutive: one write
             chunk = buffered[:whole]
             if l1_acc:
-                chunk = _accumulated(copro.tile.l1[address : address + whole], chunk, conv.out)
+                chunk = accumulated(copro.tile.l1[address : address + whole], chunk, conv.out)
             copro.l1_write(address, chunk, ctx.cycle)
     state.data_address = data_address + data[2]
     state.exponent_address = exponent_address + exps[2]
     state.pending = data[1][data[2] :]
     state.exponent_pending = exps[1][exps[2] :]
     state.needs_new_address = flushing
-    mod = pack_addr_mod(copro, thread, addr_mode)
-    for channel, y_clear, y_cr, y_incr, z_clear, z_incr in (
-        (0, mod.ysrc_clear, mod.ysrc_cr, mod.ysrc_incr, mod.zsrc_clear, mod.zsrc_incr),
-        (1, mod.ydst_clear, mod.ydst_cr, mod.ydst_incr, mod.zdst_clear, mod.zdst_incr),
-    ):
-        if y_clear:
-            adc.set(thread, PACKERS, channel, Y, 0)
-        elif y_cr:
-            adc.increment_cr(thread, PACKERS, channel, Y, y_incr)
-        else:
-            adc.increment(thread, PACKERS, channel, Y, y_incr)
-        if z_clear:
-            adc.set(thread, PACKERS, channel, Z, 0)
-        else:
-            adc.increment(thread, PACKERS, channel, Z, z_incr)
+    advance_adc(copro, thread, pack_addr_mod(copro, thread, addr_mode))
     if l1_acc:  # one 128-bit read-modify-write per chunk written
         return Retire(PACK.issue_cycles + data[2] // 16 * PACK.l1_accumulate_cycles)
     return Retire(PACK.issue_cycles + -(-(len(out) + len(exponents)) // PACK.l1_bytes_per_cycle))
 
 
-def _accumulated(old: np.ndarray, new: bytes, fmt: int) -> bytes:
+def advance_adc(copro: Coprocessor, which: int, mod: PackAddrMod) -> None:
+    """The AddrMod step of both address generators on ADC ``which``'s packer channels: Y and Z of
+    Channel[0] (input) and Channel[1] (output)."""
+    adc = copro.adc
+    for channel, y_clear, y_cr, y_incr, z_clear, z_incr in (
+        (0, mod.ysrc_clear, mod.ysrc_cr, mod.ysrc_incr, mod.zsrc_clear, mod.zsrc_incr),
+        (1, mod.ydst_clear, mod.ydst_cr, mod.ydst_incr, mod.zdst_clear, mod.zdst_incr),
+    ):
+        if y_clear:
+            adc.set(which, PACKERS, channel, Y, 0)
+        elif y_cr:
+            adc.increment_cr(which, PACKERS, channel, Y, y_incr)
+        else:
+            adc.increment(which, PACKERS, channel, Y, y_incr)
+        if z_clear:
+            adc.set(which, PACKERS, channel, Z, 0)
+        else:
+            adc.increment(which, PACKERS, channel, Z, z_incr)
+
+
+def accumulated(old: np.ndarray, new: bytes, fmt: int) -> bytes:
     """The L1 bytes after accumulating ``new`` onto ``old`` lane by lane in output format ``fmt``."""
     lanes = np.dtype("<u4") if fmt in (FP32, INT32) else np.dtype("<u2")
     before = np.frombuffer(old.tobytes(), lanes)
@@ -745,7 +792,7 @@ def _accumulated(old: np.ndarray, new: bytes, fmt: int) -> bytes:
     return total.astype(lanes).tobytes()
 
 
-def _stream_writes(ctx: Context, address: int, buffered: bytes, flushing: bool) -> tuple[int, bytes, int]:
+def stream_writes(ctx: Context, address: int, buffered: bytes, flushing: bool) -> tuple[int, bytes, int]:
     """An output stream's buffer (zero-padded to 16 bytes when flushing) and how many of its bytes go
     to L1 now, as whole 16-byte chunks from ``address``; MemoryFault if one would leave L1."""
     if flushing and len(buffered) % 16:

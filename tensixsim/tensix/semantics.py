@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
-from tensixsim.errors import SimError, UndefinedBehavior
+from tensixsim.errors import SimError, UndefinedBehavior, Unimplemented
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Instruction
 
@@ -105,6 +105,8 @@ class Context:
 
 Semantics = Callable[..., Outcome]
 _REGISTRY: dict[str, dict[str, Semantics]] = {"blackhole": {}, "wormhole": {}}
+# Instructions registered only to refuse by name (:func:`refuse`): not implemented.
+_REFUSED: dict[str, set[str]] = {"blackhole": set(), "wormhole": set()}
 
 
 def semantics(name: str, *, arches: tuple[str, ...] = ("blackhole",)) -> Callable[[Semantics], Semantics]:
@@ -129,10 +131,32 @@ def semantics(name: str, *, arches: tuple[str, ...] = ("blackhole",)) -> Callabl
     return register
 
 
+def refuse(name: str, why: str, *, arches: tuple[str, ...]) -> None:
+    """Register instruction ``name`` on ``arches`` as one the emulator cannot execute for a known
+    reason (no page gives its functional model): it raises Unimplemented saying ``why``, changing
+    nothing, and it does not count as implemented."""
+
+    def refused(ctx: Context, **fields: int) -> Outcome:
+        raise ctx.error(Unimplemented, why)
+
+    for arch in arches:
+        if name not in isa_for(arch).by_name:
+            raise ValueError(f"refuse: {arch} has no instruction {name}")
+        if name in _REGISTRY[arch]:
+            raise ValueError(f"{name} registered twice for {arch}")
+        _REGISTRY[arch][name] = refused
+        _REFUSED[arch].add(name)
+
+
 def lookup(arch: str, name: str) -> Semantics | None:
     return _REGISTRY[arch].get(name)
 
 
 def implemented(arch: str) -> frozenset[str]:
-    """Names of the instructions with registered semantics."""
-    return frozenset(_REGISTRY[arch])
+    """Names of the instructions with registered semantics (not those registered to refuse)."""
+    return frozenset(_REGISTRY[arch]) - _REFUSED[arch]
+
+
+def refused(arch: str) -> frozenset[str]:
+    """Names of the instructions registered with :func:`refuse`."""
+    return frozenset(_REFUSED[arch])

@@ -5,7 +5,9 @@ UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md, UNPACR_NOP*.md, Unpacke
 Unpackers/FormatConversion.md; SrcASrcB.md and Dst.md for the register files (regs.py). No BlackholeA0
 page covers the unpackers, so the Wormhole models are applied with the Blackhole encoding and
 configuration names below; where Blackhole is known to differ and no page says how, the emulator
-raises Unimplemented rather than guess.
+raises Unimplemented rather than guess. Those Blackhole readings are the :data:`BLACKHOLE`
+:class:`UnpackerReadings`; unpack_wormhole.py registers the same model for Wormhole, with its
+encodings and the pages' own readings.
 
 Blackhole encoding
 ------------------
@@ -123,7 +125,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.arch import Arch
-from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
+from tensixsim.errors import MemoryFault, SimError, UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import UNPACKER0, Y, Z
 from tensixsim.tensix.formats import (
@@ -161,9 +163,32 @@ DATUM_SIXTEENTHS = {
 }  # fmt: skip
 
 CONTEXTS = 8
-# Datums read from one input row in Tileize_mode on Blackhole: 32 for formats wider than a byte, 16
-# for byte formats (Tenstorrent's ttsim Blackhole unpacker; the Wormhole page's 16 for every format).
-TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW = 32, 16
+
+
+@dataclass(frozen=True)
+class UnpackerReadings:
+    """Where the chips' unpackers differ around the one functional model (UNPACR_Regular.md): the
+    Wormhole page as it stands, or the Blackhole readings this docstring's module header gives."""
+
+    # Datums read from one input row in Tileize_mode: for formats wider than a byte, and for byte
+    # (and, where allowed, sub-byte) formats.
+    tileize_row_wide: int
+    tileize_row_narrow: int
+    tileize_sub_byte: bool  # sub-byte (BFP4 / BFP2) datums allowed in Tileize_mode
+    # The error for MultiContextMode on unpacker 1 with a context >= 2.
+    unit1_high_context: type[SimError]
+    fp8_input: bool  # FP8 input has a model (the page's ``DatumBits <<= 8`` into FP16)
+    non_log2_counter: bool  # the configuration has Context_count_non_log2_en
+    # Upsample_rate 1 is modelled (one zero, or one skipped position, after each datum: the one rate
+    # on which the page's model and Unpackers/README.md's table agree).
+    upsample_one: bool = False
+
+
+# Blackhole: 32 datums an input row for formats wider than a byte, 16 for byte formats, and no
+# sub-byte datums in Tileize_mode (Tenstorrent's ttsim Blackhole unpacker); unpacker 1 has eight
+# context fields in the configuration, so a context >= 2 is undocumented rather than undefined.
+TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW = 32, 16  # Blackhole's (native/unpack.c reads them too)
+BLACKHOLE = UnpackerReadings(TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW, False, Unimplemented, False, True)
 
 
 # The per-unpacker names the coprocessor's ``busy_end`` / ``unit_busy`` take (STALLWAIT C1 / C2).
@@ -340,7 +365,9 @@ def convert(
     else:
         if in_fmt != out_fmt:
             raise undefined("with InDataFormat != OutDataFormat (only FP32 input converts)")
-        if in_fmt in (BFP8, BFP4, BFP2):
+        if in_fmt == FP8:  # e5m2: the high byte of an FP16 (Wormhole; Blackhole refuses FP8 earlier)
+            bits, fmt = bits << 8, FP16
+        elif in_fmt in (BFP8, BFP4, BFP2):
             shift = {BFP8: 0, BFP4: 4, BFP2: 6}[in_fmt]
             bits, fmt = bfp8_to_bf16(bits << shift, exps), BF16
         elif in_fmt in (BFP8A, BFP4A, BFP2A):
@@ -458,7 +485,7 @@ def _flip(ctx: Context, unit: int, at: int | None = None) -> None:
     regs.unpacker_src_row[unit, thread] = base
 
 
-def _fetch_wait(ctx: Context, unit: int) -> Wait | None:
+def fetch_wait(ctx: Context, unit: int) -> Wait | None:
     """An instruction for an unpacker whose UNPACR is still fetching waits until it is done."""
     end = int(unpack_state(ctx.copro).end[unit])
     if end > ctx.cycle:
@@ -477,8 +504,8 @@ def _extend_done(copro: Coprocessor, thread: int, cycle: int, now: int, signal: 
         copro.tile.pipe_progress(thread, now)
 
 
-def _advance_counter(ctx: Context, unit: int, current: int) -> int:
-    if _cfg(ctx, unit, "REG2_Context_count_non_log2_en"):
+def _advance_counter(ctx: Context, readings: UnpackerReadings, unit: int, current: int) -> int:
+    if readings.non_log2_counter and _cfg(ctx, unit, "REG2_Context_count_non_log2_en"):
         raise ctx.error(Unimplemented, "Context_count_non_log2_en is set (undocumented counter wrap)")
     incremented = (current + 1) & 7
     if incremented >= 1 << _cfg(ctx, unit, "REG2_Context_count"):
@@ -506,15 +533,43 @@ def unpacr(
     search_cache_flush: int,
     last: int,
 ) -> Outcome:
-    unit = unpack_block_selection
-    if (waiting := _fetch_wait(ctx, unit)) is not None:
+    return unpacr_modes(
+        ctx, BLACKHOLE, unpack_block_selection, addr_mode, cfg_context_cnt_inc, cfg_context_id,
+        addr_cnt_context_id, ovrd_thread_id, set_dat_valid, zero_write2, auto_inc_context_id, row_search,
+        search_cache_flush, last,
+        extra=("srcb_bcast", srcb_bcast, "srcb_bcast (SrcB row broadcast) has no functional model"),
+    )  # fmt: skip
+
+
+def unpacr_modes(
+    ctx: Context,
+    readings: UnpackerReadings,
+    unit: int,
+    addr_mode: int,
+    cfg_context_cnt_inc: int,
+    cfg_context_id: int,
+    addr_cnt_context_id: int,
+    ovrd_thread_id: int,
+    set_dat_valid: int,
+    zero_write2: int,
+    auto_inc_context_id: int,
+    row_search: int,
+    search_cache_flush: int,
+    last: int,
+    *,
+    extra: tuple[str, int, str],
+) -> Outcome:
+    """UNPACR.md's three modes, for either chip's encoding: ``extra`` is the one bit the chips name
+    differently (name, value, why a set bit is not modelled)."""
+    extra_name, extra_value, extra_why = extra
+    if (waiting := fetch_wait(ctx, unit)) is not None:
         return waiting
     others = {
         "addr_mode": addr_mode,
         "cfg_context_id": cfg_context_id,
         "addr_cnt_context_id": addr_cnt_context_id,
         "set_dat_valid": set_dat_valid,
-        "srcb_bcast": srcb_bcast,
+        extra_name: extra_value,
         "zero_write2": zero_write2,
         "auto_inc_context_id": auto_inc_context_id,
         "row_search": row_search,
@@ -526,22 +581,23 @@ def unpacr(
         for name, value in others.items():
             ctx.documented(name, value, 0)
         counters = unpack_state(ctx.copro).context_counter
-        counters[unit, ctx.thread] = _advance_counter(ctx, unit, int(counters[unit, ctx.thread]))
+        counters[unit, ctx.thread] = _advance_counter(ctx, readings, unit, int(counters[unit, ctx.thread]))
         return Retire(UNPACK.nop)
     if search_cache_flush:  # FlushCache: the cache is not modelled
         for name, value in others.items():
             ctx.documented(name, value, 0)
         return Retire(UNPACK.nop)
-    if srcb_bcast:
-        raise ctx.error(Unimplemented, "srcb_bcast (SrcB row broadcast) has no functional model")
+    if extra_value:
+        raise ctx.error(Unimplemented, extra_why)
     return _regular(
-        ctx, unit, addr_mode, cfg_context_id, addr_cnt_context_id, ovrd_thread_id,
+        ctx, readings, unit, addr_mode, cfg_context_id, addr_cnt_context_id, ovrd_thread_id,
         set_dat_valid, zero_write2, auto_inc_context_id, row_search,
     )  # fmt: skip
 
 
 def _regular(
     ctx: Context,
+    readings: UnpackerReadings,
     unit: int,
     addr_mode: int,
     context_number: int,
@@ -566,7 +622,7 @@ def _regular(
         if which_adc == 3:
             raise ctx.error(UndefinedBehavior, "ContextADC is 3", which_adc)
         if unit == 1 and context >= 2:
-            raise ctx.error(Unimplemented, f"unpacker 1 context {context} (undocumented on Blackhole)")
+            raise ctx.error(readings.unit1_high_context, f"unpacker 1 context {context}", context)
     else:
         context, which_adc = 0, thread
     if row_search:
@@ -597,7 +653,7 @@ def _regular(
     for what, code in (("InDataFormat", in_fmt), ("OutDataFormat", out_fmt)):
         if code not in FORMAT_NAMES:
             raise ctx.error(UndefinedBehavior, f"{what} {code} names no format", code)
-    if FP8 in (in_fmt, out_fmt):
+    if FP8 in (in_fmt, out_fmt) and not readings.fp8_input:
         raise ctx.error(Unimplemented, "FP8 input (Blackhole's Unp_LF8_4b_exp / all-ones cases undocumented)")
     size16 = DATUM_SIXTEENTHS[in_fmt]
     is_bfp = in_fmt in BFP_FORMATS
@@ -638,10 +694,10 @@ def _regular(
 
     exp_addr, datum_addr = wrap(exp_addr), wrap(datum_addr)
     if tileize:
-        if size16 < 16:
+        if size16 < 16 and not readings.tileize_sub_byte:
             raise ctx.error(UndefinedBehavior, f"Tileize_mode with {FORMAT_NAMES[in_fmt]} (sub-byte) datums")
         # Blackhole reads 32 datums a row for formats wider than a byte (Wormhole: 16)
-        row_width = TILEIZE_ROW_WIDE if size16 > 16 else TILEIZE_ROW_NARROW
+        row_width = readings.tileize_row_wide if size16 > 16 else readings.tileize_row_narrow
         row_stride = 256 * sum(_cfg(ctx, unit, f"REG2_Shift_amount_cntx{i}") << (4 * i) for i in range(3))
     else:
         row_width, row_stride = 16, size16 * 16
@@ -671,10 +727,13 @@ def _regular(
         out_addr = (
             out_addr + ctx_out if to_dst or _unp(ctx, 0, "ADD_DEST_ADDR_CNTR_add_dest_addr_cntr") else ctx_out
         )
-    if _cfg(ctx, unit, "REG2_Upsample_rate"):
+    upsample = _cfg(ctx, unit, "REG2_Upsample_rate")
+    if upsample:
         if tileize:
             raise ctx.error(UndefinedBehavior, "Tileize_mode with upsampling")
-        raise ctx.error(Unimplemented, "upsampling (Upsample_rate != 0) is not modelled")
+        if upsample != 1 or not readings.upsample_one:
+            raise ctx.error(Unimplemented, f"upsampling (Upsample_rate {upsample}) is not modelled", upsample)
+    interleave = upsample and _cfg(ctx, unit, "REG2_Upsample_and_interleave")
     col_shift = 0 if unit == 1 or tileize else _cfg(ctx, unit, f"REG2_Shift_amount_cntx{context & 3}")
     if (transpose or tileize) and datum_addr % 256:
         raise ctx.error(
@@ -725,7 +784,15 @@ def _regular(
                 failures.append((i, 2, ctx.error(UndefinedBehavior, why, in_fmt << 4 | out_fmt)))
     if all_zero:
         datums[:] = 0
-    outs = out_addr + np.arange(count, dtype=np.int64)
+    # Each datum's output slots (the datum, then the upsampling zero or skipped position) and the
+    # datum each written value belongs to (whose place in the page's order an error takes).
+    step = upsample + 1
+    if upsample and not interleave:
+        outs = out_addr + np.arange(count * step, dtype=np.int64)
+        datums = np.stack([datums, np.zeros_like(datums)], axis=1).ravel()
+    else:
+        outs = out_addr + step * np.arange(count, dtype=np.int64)
+    owner = np.arange(len(outs), dtype=np.int64) // (step if len(outs) > count else 1)
     rows, cols = outs >> 4, outs & 15
     if unit == 1:
         rows = (rows + src_row) & 0x3F
@@ -737,7 +804,7 @@ def _regular(
             if (i := _first(rows >= 64)) is not None:
                 row = int(rows[i])
                 error = ctx.error(UndefinedBehavior, f"SrcA row {row} (SetOvrdWithAddr) beyond 63", row)
-                failures.append((int(index[i]), 3, error))
+                failures.append((int(owner[index[i]]), 3, error))
         else:
             if (i := _first((rows >= 16) | (rows + src_row >= SRC_ROWS))) is not None:
                 row = int(rows[i])
@@ -746,7 +813,7 @@ def _regular(
                 else:
                     row += src_row
                     error = ctx.error(UndefinedBehavior, f"SrcA row {row} (SrcRow {src_row}) beyond 63", row)
-                failures.append((int(index[i]), 3, error))
+                failures.append((int(owner[index[i]]), 3, error))
             rows = rows + src_row
         if transpose:
             rows, cols = (rows & ~0xF) | cols, rows & 0xF
@@ -758,9 +825,9 @@ def _regular(
     # ---- the context counter (may still raise)
     new_counter = None
     if multi and use_counter:
-        new_counter = _advance_counter(ctx, unit, context)
+        new_counter = _advance_counter(ctx, readings, unit, context)
 
-    want = _speed(ctx, unit, in_fmt, bool(tileize), bool(to_dst))
+    want = _speed(ctx, unit, in_fmt, bool(tileize), bool(to_dst), upsample)
 
     # ---- commit
     state = unpack_state(copro)
@@ -808,15 +875,16 @@ def _regular(
     return Retire(UNPACK.address_cycles)
 
 
-def _speed(ctx: Context, unit: int, in_fmt: int, tileize: bool, to_dst: bool) -> int:
+def _speed(ctx: Context, unit: int, in_fmt: int, tileize: bool, to_dst: bool, upsample: int) -> int:
     """The speed the mode wants, 0 / 1 / 2 for x1 / x2 / x4 (UNPACR_Regular.md "Performance":
-    DiscontiguousInputRows always x4, BFP2 always x1, BFP4 into Dst at most x2, else Throttle_mode)."""
+    DiscontiguousInputRows always x4, BFP2 always x1, BFP4 into Dst and UpsampleZeroes 1 at most x2,
+    else Throttle_mode)."""
     speed = min(_cfg(ctx, unit, "REG2_Throttle_mode"), 2)
     if tileize:
         speed = 2
     elif in_fmt in (BFP2, BFP2A):
         speed = 0
-    elif to_dst and in_fmt in (BFP4, BFP4A):
+    elif (to_dst and in_fmt in (BFP4, BFP4A)) or upsample == 1:
         speed = min(speed, 1)
     return speed
 
@@ -838,7 +906,7 @@ def unpacr_nop(
     unpack_pop: int,
 ) -> Outcome:
     unit = unpacker_select
-    if (waiting := _fetch_wait(ctx, unit)) is not None:
+    if (waiting := fetch_wait(ctx, unit)) is not None:
         return waiting
     if unpack_pop in (0, 3):
         raise ctx.error(Unimplemented, "OverlayClear / SETREG forms (NoC overlay writes)", unpack_pop)
@@ -853,8 +921,8 @@ def unpacr_nop(
         ):
             ctx.documented(name, value, 0)
         if clr_to1_fmt_ctrl == 3:  # SETDVALID
-            _flip(ctx, unit)
-        elif clr_to1_fmt_ctrl:
+            return nop_setdvalid(ctx, unit)
+        if clr_to1_fmt_ctrl:
             raise ctx.error(UndefinedBehavior, "clr_to1_fmt_ctrl is reserved", clr_to1_fmt_ctrl)
         return Retire(UNPACK.nop)
     # ZEROSRC
@@ -866,15 +934,29 @@ def unpacr_nop(
             Unimplemented, "src_clr_val_ctrl 2 / 3 (clear to one / to a register)", src_clr_val_ctrl
         )
     ctx.documented("clr_to1_fmt_ctrl", clr_to1_fmt_ctrl, 0)
+    return nop_zerosrc(ctx, unit, src_clr_val_ctrl, bank_clr_ctrl, stall_clr_cntrl, set_dvalid)
+
+
+def nop_zerosrc(
+    ctx: Context, unit: int, negative_inf_srca: int, both_banks: int, wait_like_unpacr: int, set_dvalid: int
+) -> Outcome:
+    """UNPACR_NOP_ZEROSRC.md's model (after the unpacker's earlier instructions: :func:`fetch_wait`),
+    then UNPACR_NOP_SETDVALID.md's if ``set_dvalid``."""
     regs = ctx.copro.regs
     unpack_bank = int(regs.unpacker_bank[unit])
-    wait_bank = unpack_bank if stall_clr_cntrl else int(regs.matrix_bank[unit])
+    wait_bank = unpack_bank if wait_like_unpacr else int(regs.matrix_bank[unit])
     waiting = _bank_wait(ctx, unit, wait_bank)
     if waiting is not None:
         return waiting
-    value = SRC_MASK if unit == 0 and src_clr_val_ctrl == 1 else 0
-    banks = [0, 1] if bank_clr_ctrl else [unpack_bank]
+    value = SRC_MASK if unit == 0 and negative_inf_srca else 0
+    banks = [0, 1] if both_banks else [unpack_bank]
     regs.src(unit)[banks] = value
     if set_dvalid:
         _flip(ctx, unit)
+    return Retire(UNPACK.nop)
+
+
+def nop_setdvalid(ctx: Context, unit: int) -> Outcome:
+    """UNPACR_NOP_SETDVALID.md (after the unpacker's earlier instructions: :func:`fetch_wait`)."""
+    _flip(ctx, unit)
     return Retire(UNPACK.nop)

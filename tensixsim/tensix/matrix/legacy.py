@@ -17,7 +17,8 @@ The emulator executes an instruction exactly when its outcome does not depend on
 leave open, and otherwise raises Unimplemented before anything changes:
 
 - AddrMod: ``addr_mode`` (MFCONV3S1 / CONV3S1 / CONV3S2, bits 14..16) or ``pool_addr_mode`` bits
-  0..2 (APOOL3S1 / APOOL3S2, bits 15..17, as GMPOOL / GAPOOL), naming the ADDR_MOD slot. Set
+  0..2 (APOOL3S1 / APOOL3S2, bits 15..17, as GMPOOL / GAPOOL), naming the ADDR_MOD slot (Wormhole:
+  bits 15..16 of ``addr_mode``, matrix/wormhole.py). Set
   ``pool_addr_mode`` bits above 2 raise UndefinedBehavior (the rule of matrix/unit.py).
   ``rotate_weights``, ``index_en`` and ``dst`` select nothing: "all they do" is ``Dst += 0``.
 - SrcAFmt codes 12 / 13 name no format for the Dst arithmetic: UndefinedBehavior (matrix/unit.py).
@@ -42,11 +43,10 @@ from __future__ import annotations
 import numpy as np
 
 from tensixsim.errors import Unimplemented
-from tensixsim.tensix.adc import apply_addr_mod
+from tensixsim.tensix.matrix.addressing import BLACKHOLE, AddrModRule
 from tensixsim.tensix.matrix.unit import (
     DstMode,
     Formats,
-    _check_addr_mod,
     _dst_access,
     _formats,
     _stall,
@@ -73,7 +73,9 @@ def dst_is_fixed_point(fmts: Formats, bits: np.ndarray) -> bool:
     return bool(np.array_equal(np.asarray(again).astype(np.int64), np.asarray(bits).astype(np.int64)))
 
 
-def _dst_plus_zero(ctx: Context, flips: int, addr_mode: int) -> Outcome:
+def dst_plus_zero(ctx: Context, rule: AddrModRule, flips: int, addr_mode: int) -> Outcome:
+    """``Dst += 0`` where its outcome is documented, then ApplyAddrMod as ``rule`` reads AddrMod (the
+    caller has checked the operand's width)."""
     copro = ctx.copro
     fmts = _formats(ctx)
     if flips:
@@ -90,19 +92,19 @@ def _dst_plus_zero(ctx: Context, flips: int, addr_mode: int) -> Outcome:
     bits = access.read_bits(copro).reshape(len(rows), DST_COLS)
     if not dst_is_fixed_point(fmts, bits):
         raise ctx.error(Unimplemented, "Dst += 0 would change a datum: no page says which rows it covers")
-    _check_addr_mod(ctx, addr_mode)
-    apply_addr_mod(ctx, addr_mode)
+    rule.check(ctx, addr_mode)
+    rule.apply(ctx, addr_mode)
     copro.regs.srca_row_latch[0] = -1
     return Retire(MATRIX.issue)
 
 
 def _conv(ctx: Context, clear_dvalid: int, rotate_weights: int, addr_mode: int, dst: int) -> Outcome:
-    return _dst_plus_zero(ctx, clear_dvalid, addr_mode)
+    return dst_plus_zero(ctx, BLACKHOLE, clear_dvalid, addr_mode)
 
 
 def _apool(ctx: Context, clear_dvalid: int, pool_addr_mode: int, index_en: int, dst: int) -> Outcome:
-    ctx.documented("pool_addr_mode", pool_addr_mode, 3)
-    return _dst_plus_zero(ctx, clear_dvalid, pool_addr_mode)
+    BLACKHOLE.operand(ctx, "pool_addr_mode", pool_addr_mode)
+    return dst_plus_zero(ctx, BLACKHOLE, clear_dvalid, pool_addr_mode)
 
 
 semantics("MFCONV3S1")(_conv)

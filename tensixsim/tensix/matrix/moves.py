@@ -10,8 +10,8 @@ MOVDBGA2D is MOVA2D without the wait for ``SrcA[MatrixUnit.SrcABank].AllowedClie
 unit's SrcA bank whoever owns it. Its encoding, scheduling hold and everything else are MOVA2D's.
 MOVDBGB2D (Blackhole opcode 0x0C) has no page and stays unimplemented.
 
-Blackhole encoding
-------------------
+Blackhole encoding (Wormhole's: matrix/wormhole.py, calling the same bodies)
+------------------------------------------------------------------------------
 The Blackhole table keeps every Wormhole field at its bit position except AddrMod, which is three bits
 (14..16, naming the ADDR_MOD slot directly, as in adc.py and regs.py's ZEROACC):
 
@@ -62,7 +62,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.errors import UndefinedBehavior
-from tensixsim.tensix.adc import apply_addr_mod
 from tensixsim.tensix.formats import (
     BF16,
     BFP2,
@@ -79,6 +78,7 @@ from tensixsim.tensix.formats import (
     INT32,
     TF32,
 )
+from tensixsim.tensix.matrix.addressing import BLACKHOLE, AddrModRule
 from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_hidden, dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
@@ -138,9 +138,9 @@ def shuffle_tf32(x: np.ndarray) -> np.ndarray:
 
 
 def _row_flag(ctx: Context, name: str, value: int) -> bool:
-    """A 2-bit ``instr_mod`` slot whose bit 1 is the documented flag; bit 0 is undocumented."""
-    if value & 1:
-        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bit 0, which no operand has", value)
+    """An ``instr_mod`` slot whose bit 1 is the documented flag; its other bits are undocumented."""
+    if value & ~2:
+        raise ctx.error(UndefinedBehavior, f"{name}={value:#x} sets bits no operand has", value)
     return bool(value >> 1)
 
 
@@ -362,17 +362,26 @@ def _write_src(ctx: Context, file: int, rows: np.ndarray, values: np.ndarray) ->
 
 @semantics("MOVA2D")
 def mova2d(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
-    return _mova2d(ctx, dest_32b_lo, src, addr_mode, instr_mod, dst, wait_gate=True)
+    return _mova2d(ctx, BLACKHOLE, dest_32b_lo, src, addr_mode, instr_mod, dst, wait_gate=True)
 
 
 @semantics("MOVDBGA2D")
 def movdbga2d(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
-    return _mova2d(ctx, dest_32b_lo, src, addr_mode, instr_mod, dst, wait_gate=False)
+    return _mova2d(ctx, BLACKHOLE, dest_32b_lo, src, addr_mode, instr_mod, dst, wait_gate=False)
 
 
 def _mova2d(
-    ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int, *, wait_gate: bool
+    ctx: Context,
+    rule: AddrModRule,
+    dest_32b_lo: int,
+    src: int,
+    addr_mode: int,
+    instr_mod: int,
+    dst: int,
+    *,
+    wait_gate: bool,
 ) -> Outcome:
+    rule.operand(ctx, "addr_mode", addr_mode)
     move8 = _row_flag(ctx, "instr_mod", instr_mod)
     dst_row = ctx.documented("dst", dst, 10)
     if wait_gate and not _owned(ctx, SRCA):
@@ -382,7 +391,7 @@ def _mova2d(
     regs = ctx.copro.regs
     data = regs.srca[int(regs.matrix_bank[SRCA]), src_start + np.arange(count)]
     write = _to_dst(ctx, data, _dst_rows(ctx, dst_row, count), dest_32b_lo)
-    apply_addr_mod(ctx, addr_mode)
+    rule.apply(ctx, addr_mode)
     _write_dst(ctx, write)
     _hold(ctx, src_start)
     return Retire()
@@ -392,9 +401,17 @@ def _mova2d(
 def movb2d(
     ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, movb2d_instr_mod: int, dst: int
 ) -> Outcome:
-    broadcast_col0 = movb2d_instr_mod & 1
-    broadcast_1_row_to_8 = movb2d_instr_mod >> 1 & 1
-    move4 = movb2d_instr_mod >> 2 & 1
+    return _movb2d(ctx, BLACKHOLE, dest_32b_lo, src, addr_mode, movb2d_instr_mod, dst)
+
+
+def _movb2d(
+    ctx: Context, rule: AddrModRule, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int
+) -> Outcome:
+    """MOVB2D.md's model; ``instr_mod`` is its syntax's third operand (all three bits documented)."""
+    rule.operand(ctx, "addr_mode", addr_mode)
+    broadcast_col0 = instr_mod & 1
+    broadcast_1_row_to_8 = instr_mod >> 1 & 1
+    move4 = instr_mod >> 2 & 1
     dst_row = ctx.documented("dst", dst, 10)
     if not _owned(ctx, SRCB):
         return Wait("MOVB2D: SrcB bank not handed to the matrix unit")
@@ -408,15 +425,23 @@ def movb2d(
     if broadcast_col0:
         data = np.repeat(data[:, :1], DST_COLS, axis=1)
     write = _to_dst(ctx, data, _dst_rows(ctx, dst_row, count), dest_32b_lo)
-    apply_addr_mod(ctx, addr_mode)
+    rule.apply(ctx, addr_mode)
     _write_dst(ctx, write)
     _hold(ctx, -1)
     return Retire()
 
 
 def _movd2src(
-    ctx: Context, file: int, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int
+    ctx: Context,
+    rule: AddrModRule,
+    file: int,
+    dest_32b_lo: int,
+    src: int,
+    addr_mode: int,
+    instr_mod: int,
+    dst: int,
 ) -> Outcome:
+    rule.operand(ctx, "addr_mode", addr_mode)
     move4 = _row_flag(ctx, "instr_mod", instr_mod)
     dst_row = ctx.documented("dst", dst, 10)
     count = 4 if move4 else 1
@@ -426,7 +451,7 @@ def _movd2src(
     if stall is not None:
         return stall
     values = _merge_src(ctx, file, src_rows, _from_dst(ctx, dst_rows, dest_32b_lo))
-    apply_addr_mod(ctx, addr_mode)
+    rule.apply(ctx, addr_mode)
     _write_src(ctx, file, src_rows, values)
     _hold(ctx, src_rows[0] if file == SRCA else -1)
     return Retire()
@@ -434,16 +459,21 @@ def _movd2src(
 
 @semantics("MOVD2A")
 def movd2a(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
-    return _movd2src(ctx, SRCA, dest_32b_lo, src, addr_mode, instr_mod, dst)
+    return _movd2src(ctx, BLACKHOLE, SRCA, dest_32b_lo, src, addr_mode, instr_mod, dst)
 
 
 @semantics("MOVD2B")
 def movd2b(ctx: Context, dest_32b_lo: int, src: int, addr_mode: int, instr_mod: int, dst: int) -> Outcome:
-    return _movd2src(ctx, SRCB, dest_32b_lo, src, addr_mode, instr_mod, dst)
+    return _movd2src(ctx, BLACKHOLE, SRCB, dest_32b_lo, src, addr_mode, instr_mod, dst)
 
 
 @semantics("MOVB2A")
 def movb2a(ctx: Context, srca: int, addr_mode: int, instr_mod: int, srcb: int) -> Outcome:
+    return _movb2a(ctx, BLACKHOLE, srca, addr_mode, instr_mod, srcb)
+
+
+def _movb2a(ctx: Context, rule: AddrModRule, srca: int, addr_mode: int, instr_mod: int, srcb: int) -> Outcome:
+    rule.operand(ctx, "addr_mode", addr_mode)
     srca_row = ctx.documented("srca", srca, 6)
     move4 = _row_flag(ctx, "instr_mod", instr_mod)
     srcb_row = ctx.documented("srcb", srcb, 6)
@@ -455,7 +485,7 @@ def movb2a(ctx: Context, srca: int, addr_mode: int, instr_mod: int, srcb: int) -
     a_rows = _src_rows(ctx, SRCA, srca_row, count) + np.arange(count)
     data = _flush(regs.srcb[int(regs.matrix_bank[SRCB]), b_rows].astype(_U32), _flush_denormals(ctx))
     values = _merge_src(ctx, SRCA, a_rows, data)
-    apply_addr_mod(ctx, addr_mode)
+    rule.apply(ctx, addr_mode)
     _write_src(ctx, SRCA, a_rows, values)
     _hold(ctx, a_rows[0])
     return Retire()

@@ -21,12 +21,12 @@ from tensixsim.tensix.adc import (
     AddrMod,
     Rwcs,
     addr_mod,
-    addr_mod_problem,
     addr_mod_words,
     read_rwcs,
     step_rwcs,
     write_rwcs,
 )
+from tensixsim.tensix.matrix.addressing import RULES, AddrModRule
 from tensixsim.tensix.matrix.unit import (
     SAFE_PRODUCT,
     DstAccess,
@@ -125,11 +125,14 @@ def mvmul_run(ctx: Context, words: Sequence[int], limit: int) -> list[int] | Non
     if isinstance(fmts, str) or not both_banks_owned(copro):
         return None
     field = copro.config.field_for_thread
+    rule = RULES[copro.arch.name]  # how this chip's MVMUL names its ADDR_MOD slot
     setup = (
         fmts,
         field("DEST_TARGET_REG_CFG_MATH_Offset", thread) + field("DEST_REGW_BASE_Base", thread),
         field("FIDELITY_BASE_Phase", thread),
         dst_mapping(copro, thread),
+        rule,
+        rule.set_base(copro, thread),
     )
     opcode = copro.isa.by_name["MVMUL"].opcode
     run = []
@@ -176,7 +179,7 @@ def _plan(
 ) -> tuple[_RunPlan | None, bool]:
     """Work out the run from relative time 0 (``ready``: each Dst block's pending cycles); also whether
     ``limit`` cut it short. None: fewer than two instructions."""
-    fmts, offset, fidelity_base, (remap, swizzle) = setup
+    fmts, offset, fidelity_base, (remap, swizzle), rule, set_base = setup
     regs, isa = copro.regs, copro.isa
     rows8 = np.arange(8)
     mods: dict[int, AddrMod] = {}
@@ -194,10 +197,11 @@ def _plan(
     for word in run:
         if flips:
             break
-        decoded = _decoded_mvmul(isa, word)
+        decoded = _decoded_mvmul(isa, rule, word)
         if decoded is None:
             break
-        slot, dst_row, word_flips = decoded
+        operand, dst_row, word_flips = decoded
+        slot = rule.index(rwcs, operand, set_base)
         srca, srcb = rwcs.srca & 0x38, rwcs.srcb & 0x38
         if srca + K > SRC_ROWS or srcb + 8 > SRC_ROWS:
             break
@@ -213,7 +217,7 @@ def _plan(
             limited = True
             break
         mod = mods.get(slot) or mods.setdefault(slot, addr_mod(copro, thread, slot))
-        if addr_mod_problem(rwcs, mod, slot) is not None:
+        if rule.problem(rwcs, mod, slot) is not None:
             break
         a_first.append(srca)
         b_first.append(srcb)
@@ -286,15 +290,15 @@ def _execute(
     access.write_bits(copro, write_dst(values.reshape(-1, DST_COLS), fmts.dst))
 
 
-_DECODED: dict[tuple[int, int], tuple[int, int, int] | None] = {}
+_DECODED: dict[tuple[int, int, int], tuple[int, int, int] | None] = {}
 
 
-def _decoded_mvmul(isa: IsaTable, word: int) -> tuple[int, int, int] | None:
+def _decoded_mvmul(isa: IsaTable, rule: AddrModRule, word: int) -> tuple[int, int, int] | None:
     """(AddrMod, DstRow, clear_dvalid) of a plain MVMUL word; None if it broadcasts or sets
     undocumented bits (the one-at-a-time path reports those)."""
-    key = (id(isa), word)
+    key = (id(isa), rule.bits, word)
     if key not in _DECODED:
         fields = isa.decode(word).fields
-        plain = not (fields["instr_mod19"] or fields["addr_mode"] >> 3 or fields["dst"] >> 10)
+        plain = not (fields["instr_mod19"] or fields["addr_mode"] >> rule.bits or fields["dst"] >> 10)
         _DECODED[key] = (fields["addr_mode"], fields["dst"], fields["clear_dvalid"]) if plain else None
     return _DECODED[key]

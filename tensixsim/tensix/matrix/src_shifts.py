@@ -9,8 +9,8 @@ its own summary and cross-lane diagram: the fork's corrected text is the one app
 page covers these five instructions, so the Wormhole functional models are applied with the Blackhole
 encoding below.
 
-Blackhole encoding
-------------------
+Blackhole encoding (SHIFTXA, TRNSPSRCB and GATESRCRST: Wormhole's too; SHIFTXB's: matrix/wormhole.py)
+---------------------------------------------------------------------------------------------------
 - SHIFTXA: ``shift_mode`` (bits 0..1) is Direction: 2 shifts right (away from column 0), 3 shifts left
   (towards column 0); 0 and 1 are reserved (tt-llk's assembly.yaml) and raise UndefinedBehavior.
   ``log2_amount2`` (bits 2..23) is the log2 of the shift amount, and only zero (a shift by one lane)
@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
-from tensixsim.tensix.adc import apply_addr_mod
+from tensixsim.tensix.matrix.addressing import BLACKHOLE, AddrModRule
 from tensixsim.tensix.regs import SRCA, SRCB, SrcClient
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
@@ -77,6 +77,9 @@ from tensixsim.timing import MATRIX
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
+# SHIFTXA, TRNSPSRCB and GATESRCRST: Wormhole's pages, the same encoding on both chips. SHIFTXB's
+# AddrMod differs (Wormhole's registration: matrix/wormhole.py); CLREXPHIST is Blackhole's only here.
+BOTH = ("blackhole", "wormhole")
 DIRECTION_RIGHT, DIRECTION_LEFT = 2, 3
 _SRC_ROW_MASK = 0x3F
 _BLOCK = 16  # SHIFTXA's rows; TRNSPSRCB's block size
@@ -105,7 +108,7 @@ def shift_block(block: np.ndarray, direction: int) -> np.ndarray:
     return out
 
 
-@semantics("SHIFTXA")
+@semantics("SHIFTXA", arches=BOTH)
 def shiftxa(ctx: Context, log2_amount2: int, shift_mode: int) -> Outcome:
     ctx.documented("log2_amount2", log2_amount2, 0)
     if shift_mode not in (DIRECTION_RIGHT, DIRECTION_LEFT):
@@ -133,7 +136,11 @@ def shiftxa(ctx: Context, log2_amount2: int, shift_mode: int) -> Outcome:
 
 @semantics("SHIFTXB")
 def shiftxb(ctx: Context, addr_mode: int, rot_shift: int, shift_row: int) -> Outcome:
-    addr_mod_index = ctx.documented("addr_mode", addr_mode, 3)
+    return _shiftxb(ctx, BLACKHOLE, addr_mode, rot_shift, shift_row)
+
+
+def _shiftxb(ctx: Context, rule: AddrModRule, addr_mode: int, rot_shift: int, shift_row: int) -> Outcome:
+    addr_mod_index = rule.operand(ctx, "addr_mode", addr_mode)
     shift_in_zero = ctx.documented("rot_shift", rot_shift, 1)
     src_row = ctx.documented("shift_row", shift_row, 6)
     if not _owned(ctx, SRCB):
@@ -144,12 +151,12 @@ def shiftxb(ctx: Context, addr_mode: int, rot_shift: int, shift_row: int) -> Out
     new = np.roll(old, -1)
     if shift_in_zero:
         new[-1] = 0
-    apply_addr_mod(ctx, addr_mod_index)
+    rule.apply(ctx, addr_mod_index)
     regs.srcb[int(regs.matrix_bank[SRCB]), row] = new
     return Retire(MATRIX.shiftxb)
 
 
-@semantics("TRNSPSRCB")
+@semantics("TRNSPSRCB", arches=BOTH)
 def trnspsrcb(ctx: Context) -> Outcome:
     if not _owned(ctx, SRCB):
         return Wait("TRNSPSRCB: SrcB bank not handed to the matrix unit")
@@ -160,7 +167,7 @@ def trnspsrcb(ctx: Context) -> Outcome:
     return Retire(MATRIX.issue)
 
 
-@semantics("GATESRCRST")
+@semantics("GATESRCRST", arches=BOTH)
 def gatesrcrst(ctx: Context, reset_srcb_gate_control: int, reset_srca_gate_control: int) -> Outcome:
     ctx.documented("reset_srcb_gate_control", reset_srcb_gate_control, 1)
     return Retire(MATRIX.issue)

@@ -5,8 +5,8 @@ ELWSUB.md, GMPOOL.md, MatrixUnit.md, Dst.md ("Instruction scheduling") and RWCs.
 adc.py). No BlackholeA0 page covers these instructions, so the Wormhole models are applied with the
 Blackhole encoding below, as for the data moves (matrix/moves.py).
 
-Blackhole encoding
-------------------
+Blackhole encoding (Wormhole's: matrix/wormhole.py, calling the same bodies)
+------------------------------------------------------------------------------
 ``clear_dvalid`` (bits 22..23) is ``FlipSrcB << 1 | FlipSrcA``. AddrMod is three bits naming the
 ADDR_MOD slot: ``addr_mode`` bits 0..2 (bits 14..16 of the word), or for GMPOOL / GAPOOL
 ``pool_addr_mode`` bits 0..2 (15..17), with ``max_pool_index_en`` (bit 14) GMPOOL's ArgMax. ``dst``
@@ -74,14 +74,9 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
-from tensixsim.tensix.adc import (
-    Rwcs,
-    addr_mod,
-    addr_mod_problem,
-    apply_addr_mod,
-    read_rwcs,
-)
+from tensixsim.tensix.adc import Rwcs, read_rwcs
 from tensixsim.tensix.formats import BF16, FP16, INT8, TF32, Rounding
+from tensixsim.tensix.matrix.addressing import BLACKHOLE, AddrModRule
 from tensixsim.tensix.matrix.moves import src_format, src_style
 from tensixsim.tensix.regs import (
     DST_COLS,
@@ -351,14 +346,16 @@ def _stall(ctx: Context, access: DstAccess) -> Wait | None:
     return None
 
 
-def _finish(ctx: Context, access: DstAccess, flips: int, addr_mode: int, srca_row: int) -> Outcome:
+def _finish(
+    ctx: Context, rule: AddrModRule, access: DstAccess, flips: int, addr_mode: int, srca_row: int
+) -> Outcome:
     """Mark the written Dst blocks, latch the SrcA row address (SHIFTXA reads it), flip the Src
     banks, advance the RWCs."""
     copro, thread = ctx.copro, ctx.thread
     copro.regs.written(access.storage(copro), ctx.cycle, MATRIX.dst_write_hidden)
     copro.regs.srca_row_latch[0] = srca_row
     flip_banks(copro, thread, flips)
-    apply_addr_mod(ctx, addr_mode)
+    rule.apply(ctx, addr_mode)
     return Retire(MATRIX.issue)
 
 
@@ -367,15 +364,6 @@ def flip_banks(copro: Coprocessor, thread: int, flips: int) -> None:
         if flips >> file & 1:
             disabled = copro.config.thread_field(f"CLR_DVALID_{name}_Disable", thread)
             clear_src_valid(copro, file, not disabled)
-
-
-def _check_addr_mod(ctx: Context, addr_mode: int) -> None:
-    """Raise now, before anything changes, if ApplyAddrMod would be unimplemented."""
-    problem = addr_mod_problem(
-        read_rwcs(ctx.copro.adc, ctx.thread), addr_mod(ctx.copro, ctx.thread, addr_mode), addr_mode
-    )
-    if problem is not None:
-        raise ctx.error(Unimplemented, problem)
 
 
 # ------------------------------------------------------------------------------ products
@@ -414,11 +402,12 @@ def settle(fmts: Formats, values: np.ndarray) -> np.ndarray:
 
 
 def _multiply(
-    ctx: Context, flips: int, broadcast_row: bool, num_rows: int, addr_mode: int, dst: int
+    ctx: Context, rule: AddrModRule, flips: int, broadcast_row: bool, num_rows: int, addr_mode: int, dst: int
 ) -> Outcome:
+    """MVMUL.md's model (``num_rows`` 8, or 4 for GAPOOL), AddrMod as ``rule`` reads it."""
     copro, thread = ctx.copro, ctx.thread
     dst_row = ctx.documented("dst", dst, 10)
-    ctx.documented("addr_mode", addr_mode, 3)
+    rule.operand(ctx, "addr_mode", addr_mode)
     if not both_banks_owned(copro):
         return Wait(SRC_NOT_HANDED)
     fmts = _formats(ctx)
@@ -433,17 +422,17 @@ def _multiply(
     stall = _stall(ctx, access)
     if stall is not None:
         return stall
-    _check_addr_mod(ctx, addr_mode)
+    rule.check(ctx, addr_mode)
     phase = _fidelity_phase(copro, thread, rwcs)
     result = products(fmts, src_bank(copro, SRCA)[a_rows], src_bank(copro, SRCB)[b_rows], phase)
     access.write_bits(copro, accumulate(fmts, result[written], access.read_bits(copro)))
-    return _finish(ctx, access, flips, addr_mode, int(a_rows[0]))
+    return _finish(ctx, rule, access, flips, addr_mode, int(a_rows[0]))
 
 
 @semantics("MVMUL")
 def mvmul(ctx: Context, clear_dvalid: int, instr_mod19: int, addr_mode: int, dst: int) -> Outcome:
     broadcast = ctx.documented("instr_mod19", instr_mod19, 1)
-    return _multiply(ctx, clear_dvalid, bool(broadcast), 8, addr_mode, dst)
+    return _multiply(ctx, BLACKHOLE, clear_dvalid, bool(broadcast), 8, addr_mode, dst)
 
 
 @semantics("DOTPV")
@@ -451,7 +440,7 @@ def dotpv(
     ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
 ) -> Outcome:
     ctx.documented("instr_mod19", instr_mod19, 0)
-    return _multiply(ctx, clear_dvalid, False, 8, addr_mode, dst)
+    return _multiply(ctx, BLACKHOLE, clear_dvalid, False, 8, addr_mode, dst)
 
 
 @semantics("GAPOOL")
@@ -460,18 +449,26 @@ def gapool(
 ) -> Outcome:
     ctx.documented("instr_mod19", instr_mod19, 1)
     ctx.documented("max_pool_index_en", max_pool_index_en, 0)
-    return _multiply(ctx, clear_dvalid, False, 4, pool_addr_mode, dst)
+    return _multiply(ctx, BLACKHOLE, clear_dvalid, False, 4, pool_addr_mode, dst)
 
 
 # ------------------------------------------------------------------------------ element-wise
 
 
 def _elementwise(
-    ctx: Context, op: str, flips: int, add_dst: bool, broadcast: int, addr_mode: int, dst: int
+    ctx: Context,
+    rule: AddrModRule,
+    op: str,
+    flips: int,
+    add_dst: bool,
+    broadcast: int,
+    addr_mode: int,
+    dst: int,
 ) -> Outcome:
+    """ELWADD.md / ELWSUB.md / ELWMUL.md's model, AddrMod as ``rule`` reads it."""
     copro, thread = ctx.copro, ctx.thread
     dst_row = ctx.documented("dst", dst, 10)
-    ctx.documented("addr_mode", addr_mode, 3)
+    rule.operand(ctx, "addr_mode", addr_mode)
     broadcast_row, broadcast_col0 = bool(broadcast & 2), bool(broadcast & 1)
     if not both_banks_owned(copro):
         return Wait(SRC_NOT_HANDED)
@@ -485,7 +482,7 @@ def _elementwise(
         stall = _stall(ctx, access)
         if stall is not None:
             return stall
-    _check_addr_mod(ctx, addr_mode)
+    rule.check(ctx, addr_mode)
     phase = _fidelity_phase(copro, thread, rwcs)
     a_bits = src_bank(copro, SRCA)[a_rows]
     b_bits = src_bank(copro, SRCB)[b_rows]
@@ -494,7 +491,7 @@ def _elementwise(
     result = elementwise(fmts, op, a_bits, b_bits, phase)
     old = access.read_bits(copro)
     access.write_bits(copro, accumulate(fmts, result, old) if add_dst else write_dst(result, fmts.dst))
-    return _finish(ctx, access, flips, addr_mode, int(a_rows[0]))
+    return _finish(ctx, rule, access, flips, addr_mode, int(a_rows[0]))
 
 
 def elementwise(fmts: Formats, op: str, a_bits: np.ndarray, b_bits: np.ndarray, phase: int) -> np.ndarray:
@@ -522,21 +519,21 @@ def elementwise(fmts: Formats, op: str, a_bits: np.ndarray, b_bits: np.ndarray, 
 def elwadd(
     ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
 ) -> Outcome:
-    return _elementwise(ctx, "add", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst)
+    return _elementwise(ctx, BLACKHOLE, "add", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst)
 
 
 @semantics("ELWSUB")
 def elwsub(
     ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
 ) -> Outcome:
-    return _elementwise(ctx, "sub", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst)
+    return _elementwise(ctx, BLACKHOLE, "sub", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst)
 
 
 @semantics("ELWMUL")
 def elwmul(
     ctx: Context, clear_dvalid: int, dest_accum_en: int, instr_mod19: int, addr_mode: int, dst: int
 ) -> Outcome:
-    return _elementwise(ctx, "mul", clear_dvalid, True, instr_mod19, addr_mode, dst)
+    return _elementwise(ctx, BLACKHOLE, "mul", clear_dvalid, True, instr_mod19, addr_mode, dst)
 
 
 # ------------------------------------------------------------------------------ GMPOOL
@@ -613,6 +610,22 @@ def _comparable(sign: np.ndarray, exp: np.ndarray, man: np.ndarray) -> np.ndarra
 def gmpool(
     ctx: Context, clear_dvalid: int, instr_mod19: int, pool_addr_mode: int, max_pool_index_en: int, dst: int
 ) -> Outcome:
+    return _gmpool(
+        ctx, BLACKHOLE, clear_dvalid, instr_mod19, "pool_addr_mode", pool_addr_mode, max_pool_index_en, dst
+    )
+
+
+def _gmpool(
+    ctx: Context,
+    rule: AddrModRule,
+    clear_dvalid: int,
+    instr_mod19: int,
+    addr_name: str,
+    addr_mode: int,
+    max_pool_index_en: int,
+    dst: int,
+) -> Outcome:
+    """GMPOOL.md's model; AddrMod is operand slot ``addr_name``, as ``rule`` reads it."""
     copro, thread = ctx.copro, ctx.thread
     if instr_mod19 != 1:
         raise ctx.error(
@@ -621,7 +634,7 @@ def gmpool(
             instr_mod19,
         )
     dst_row = ctx.documented("dst", dst, 10)
-    ctx.documented("pool_addr_mode", pool_addr_mode, 3)
+    rule.operand(ctx, addr_name, addr_mode)
     argmax = bool(max_pool_index_en)
     if not both_banks_owned(copro):
         return Wait(SRC_NOT_HANDED)
@@ -636,7 +649,7 @@ def gmpool(
     stall = _stall(ctx, access)
     if stall is not None:
         return stall
-    _check_addr_mod(ctx, pool_addr_mode)
+    rule.check(ctx, addr_mode)
     # Undefined rows read as minus infinity, "i.e. all bits set" (GMPOOL.md).
     raw = access.read_bits(copro, identity=0xFFFFFFFF if wide else 0xFFFF).astype(np.int64)
     dst_val = raw[0] if wide else raw[0] << 16
@@ -661,4 +674,4 @@ def gmpool(
     if wide and argmax:
         out[1:] = (raw[1:] + 0x100) & 0xF00
     access.write_bits(copro, out.astype(np.uint32))
-    return _finish(ctx, access, clear_dvalid, pool_addr_mode, int(a_rows[0]))
+    return _finish(ctx, rule, access, clear_dvalid, addr_mode, int(a_rows[0]))

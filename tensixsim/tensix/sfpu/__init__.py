@@ -7,6 +7,10 @@
 - lanes: swaps, transposes and shuffles across lanes and LRegs (SFPSWAP, SFPTRANSP, SFPSHFT2)
 - convert: conversions (SFPCAST, SFP_STOCH_RND) and the PRNG
 - macro: SFPLOADMACRO and the work it schedules onto the sub-units
+- fma: the multiply-add of each chip (Blackhole's and Wormhole's bit-exact models)
+- hazards: the rules Wormhole's unstalled instructions leave for the next cycle
+- wormhole: Wormhole's variants of the instructions whose encoding or model differ (the others are
+  registered for both chips in the modules above)
 
 Importing this package imports none of them: the coprocessor imports each one, which registers its
 instructions' semantics.

@@ -27,7 +27,7 @@ SETCC_IMM_BIT0, SETCC_CLEAR = 1, 8
 SETCC_LT0, SETCC_NE0, SETCC_GTE0, SETCC_EQ0 = 0, 2, 4, 6
 
 
-@semantics("SFPSETCC")
+@semantics("SFPSETCC", arches=("blackhole", "wormhole"))  # Wormhole's SFPSETCC.md: the same
 def sfpsetcc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, mod1 = unit_state(ctx), instr_mod1
     imm1 = ctx.documented("imm12_math", imm12_math, 1)
@@ -146,6 +146,14 @@ def sfppushc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
 
 @semantics("SFPPOPC")
 def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    return popc(ctx, imm12_math, lreg_c, lreg_dest, instr_mod1, full_stack_bug=False)
+
+
+def popc(
+    ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int, *, full_stack_bug: bool
+) -> Outcome:
+    """SFPPOPC's functional model; ``full_stack_bug``: Wormhole's, where Mod1 != 0 on a full stack also
+    copies the stack's top to its bottom (SFPPOPC.md)."""
     (s, backdoor, saved), mod1 = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest), instr_mod1
     depth = s.stack_depth.astype(np.int64)
     top_flags, top_use = _top(s, (False, False))
@@ -155,7 +163,11 @@ def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
         s.flag_stack[LANE, depth - 1] = False
         s.stack_depth = (depth - 1).astype(np.uint8)
         s.use_lane_flags, s.lane_flags = top_use, top_flags
-    elif mod1 <= 12:
+        return _stack_done(ctx, s, lreg_dest, backdoor, saved)
+    if full_stack_bug:
+        full = depth == STACK_DEPTH
+        s.flag_stack[full, 0, 0], s.flag_stack[full, 0, 1] = top_flags[full], top_use[full]
+    if mod1 <= 12:
         s.use_lane_flags, s.lane_flags = top_use, _boolean_op(mod1, s.lane_flags, top_flags)
     elif mod1 == 13:
         s.lane_flags = ~s.lane_flags
@@ -164,7 +176,7 @@ def sfppopc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mo
     return _stack_done(ctx, s, lreg_dest, backdoor, saved)
 
 
-@semantics("SFPCOMPC")
+@semantics("SFPCOMPC", arches=("blackhole", "wormhole"))  # Wormhole's SFPCOMPC.md: the same
 def sfpcompc(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, backdoor, saved = _stack_operands(ctx, imm12_math, lreg_c, lreg_dest)
     ctx.documented("instr_mod1", instr_mod1, 0)

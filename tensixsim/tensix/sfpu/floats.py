@@ -3,19 +3,9 @@ SFPMULI, SFPMUL24, SFPLUT, SFPLUTFP32) and SFPDIVP2, SFPARECIP, SFPGT, SFPLE of 
 
 Functional model: the jasondavies fork of tt-isa-documentation, BlackholeA0 SFPMAD.md, SFPADD.md,
 SFPMUL.md, SFPADDI.md, SFPMULI.md, SFPMUL24.md, SFPLUT.md, SFPLUTFP32.md, SFPDIVP2.md, SFPARECIP.md,
-SFPGT.md, SFPLE.md and VectorUnit.md; the multiply-add is the bit-exact ``fma_model_bh`` that
-SFPMAD.md points to (Miscellaneous/FMA), computed here over numpy integers:
-
-- denormal inputs are zero; the exact 48-bit product is cut by 23 bits to the addend's width plus three
-  guard bits, the dropped bits ORed into a sticky bit (no rounding), and the smaller term is lined up
-  with the larger by a shift whose sticky bit is dropped when nothing else survives;
-- a product that underflows (its exponent below 0) counts as exactly zero; one that overflows is
-  infinity whatever the addend (an infinite addend wins);
-- one rounding, to nearest with ties to even; a denormal result (after rounding) becomes a zero of its
-  sign. A sum below the normal range is shifted right one place only, not to its denormal position, so
-  one just under 2**-127 with an all-ones mantissa rounds up to 2**-126 (the model's own behaviour);
-- NaN results are always 0x7FC00000; a zero result is -0 only when both the product and the addend
-  are negative (-0 * 1 + -0), +0 otherwise (x * 1 + -x).
+SFPGT.md, SFPLE.md and VectorUnit.md; the multiply-add is sfpu/fma.py's ``fma`` (the bit-exact
+``fma_model_bh`` SFPMAD.md points to). Wormhole's variants of the MAD sub-unit's instructions, which
+share the bodies here with their own multiply-add, are in sfpu/wormhole.py.
 
 Blackhole encoding (the pages' diagrams)
 ----------------------------------------
@@ -80,6 +70,8 @@ import numpy as np
 from tensixsim.errors import UndefinedBehavior
 from tensixsim.isa.spec import Instruction
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.tensix.sfpu import hazards
+from tensixsim.tensix.sfpu.fma import CANONICAL_NAN, INF, MAN, ONE, SIGN, fma
 from tensixsim.tensix.sfpu.unit import (
     LANE,
     LANES,
@@ -96,100 +88,8 @@ from tensixsim.timing import SFPU
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
-SIGN, INF, CANONICAL_NAN = 0x80000000, 0x7F800000, 0x7FC00000
-ONE = 0x3F800000
-MAN = 0x7FFFFF
-
-# ------------------------------------------------------------------------------ the multiply-add
-
-
-def _k(value: int) -> np.ndarray:
-    """A 0-d int64 constant: numpy combines a small array with one faster than with a Python int."""
-    return np.array(value, np.int64)
-
-
-# The multiply-add's constants, named after their values.
-_0, _1, _3, _4, _7, _20, _23, _27, _63, _127, _255 = map(_k, (0, 1, 3, 4, 7, 20, 23, 27, 63, 127, 255))
-_0xFF, _0xFFFFF, _MAN, _HIDDEN = map(_k, (0xFF, 0xFFFFF, MAN, MAN + 1))
-_SIGN, _INF, _NAN, _ZM_ONE = map(_k, (SIGN, INF, CANONICAL_NAN, (MAN + 1) << 3))
-
-
-def _bit_length(v: np.ndarray) -> np.ndarray:
-    """Bit lengths of non-negative int64 values below 2**53: frexp's exponent, exact there (each such
-    value converts to float64 without rounding)."""
-    return np.frexp(v.astype(np.float64))[1].astype(np.int64)
-
-
-def _semi_sticky_shift(v: np.ndarray, amount: np.ndarray) -> np.ndarray:
-    """``v >> amount`` with the shifted-out bits ORed into bit 0, unless nothing at all remains."""
-    amount = np.minimum(amount, _63)
-    out = v >> amount
-    return (out | ((out << amount) != v)) * (out != _0)
-
-
-def _some(mask: np.ndarray) -> bool:
-    return np.count_nonzero(mask) != 0  # as mask.any(), faster on small arrays
-
-
-def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """Lanewise ``x * y + z`` of FP32 bit patterns (equal-shaped) as the MAD sub-unit computes it
-    (module docstring).
-
-    Every lane is first computed as a sum of finite terms; the rarer outcomes (an overflow, an exact
-    zero, no product, a NaN or infinite operand) then replace it, each only when some lane has one."""
-    v = np.array((x, y, z), np.int64)
-    e = (v >> _23) & _0xFF
-    m = ((v & _MAN) | _HIDDEN) * (e != _0)  # the hidden bit; denormals flush to a zero mantissa
-    x, y, z = v
-    xe, ye, ze = e
-    xm, ym, zm = m
-    zm = zm << _3
-    p_sign, z_sign = (x ^ y) & _SIGN, z & _SIGN
-    q = xm * ym  # below 2**48: with three guard bits (q << 3), cut by 23 bits, the dropped ones sticky
-    pm = (q >> _20) | ((q & _0xFFFFF) != _0)  # below 2**28
-    pe = xe + ye - _127
-
-    re = np.maximum(pe, ze)
-    pm_aligned = _semi_sticky_shift(pm, re - pe)
-    zm_aligned = _semi_sticky_shift(zm, re - ze)
-    r_sign = np.where(pm_aligned >= zm_aligned, p_sign, z_sign)
-    same_sign = p_sign == z_sign
-    rm = np.where(same_sign, pm_aligned + zm_aligned, np.abs(pm_aligned - zm_aligned))  # below 2**29
-    exact_zero = rm == _0
-
-    n = _bit_length(rm) - _27  # normalise to 26 fraction bits
-    re = re + n
-    low = re <= _0
-    n = n + low
-    # -27 <= n <= 3 (rm is below 2**29), so neither shift below reaches 63.
-    right = np.maximum(n, _0)
-    shifted_right = (rm >> right) | ((rm & (right | _1)) != _0)
-    rm = np.where(n <= _0, rm << np.maximum(-n, _0), shifted_right)
-    r = (np.maximum(re, _0) << _23) + ((rm >> _3) & _MAN)
-    r = r + (((rm & _7) + (r & _1)) > _4)  # to nearest, ties to even
-    r = r * ((r >> _23) != _0)  # a denormal result flushes to zero
-    result = r_sign | r
-
-    overflow = re >= _255
-    if _some(overflow):
-        result = np.where(overflow, r_sign | _INF, result)
-    if _some(exact_zero):
-        result = np.where(exact_zero, z_sign & p_sign, result)
-    no_product = (pm == _0) | (pe < _0)
-    if _some(no_product):
-        result = np.where(no_product, np.where(zm != _0, z, z_sign & p_sign), result)
-    x_special, y_special, z_special = e == _255
-    special = x_special | y_special | z_special | (pe >= _255)
-    if _some(special):
-        nan = (
-            (x_special & ((xm != _HIDDEN) | (ym == _0)))
-            | (y_special & ((ym != _HIDDEN) | (xm == _0)))
-            | (z_special & (zm != _ZM_ONE))
-            | (z_special & (x_special | y_special) & (z_sign != p_sign))
-        )
-        special_result = np.where(nan, _NAN, np.where(z_special, z, p_sign | _INF))
-        result = np.where(special, special_result, result)
-    return result.astype(np.uint32)
+# Re-exported: the native engine's tables read them here (native/gen_fields.py).
+__all__ = ["CANONICAL_NAN", "INF", "MAN", "ONE", "SIGN", "fma"]
 
 
 def bf16_to_fp32(imm16: int) -> np.ndarray:
@@ -210,16 +110,41 @@ LUTFP32_SGN_RETAIN, LUTFP32_INDIRECT_VD = 4, 8
 _ALL = np.ones(LREGS, bool)
 
 
-def _mad_operands(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray, np.ndarray]:
+def mad_operands(ctx: Context, vd: int) -> tuple[SfpuState, np.ndarray, np.ndarray]:
     """The state, the lanes a MAD-sub-unit instruction with VD ``vd`` computes on and its backdoor lanes."""
     s = unit_state(ctx)
     backdoor = backdoor_lanes(ctx, s, vd)
     return s, s.lane_enabled() & ~backdoor, backdoor
 
 
-def _indirect_va(s: SfpuState, va: int, indirect: bool) -> np.ndarray:
+def indirect_va(s: SfpuState, va: int, indirect: bool) -> np.ndarray:
     """Each lane's ``LReg[va]``, or ``LReg[LReg[7] & 15]`` with INDIRECT_VA."""
     return s.lreg[s.lreg[7] & 15, LANE] if indirect else s.lreg[va]
+
+
+def mad_write(
+    ctx: Context,
+    s: SfpuState,
+    backdoor: np.ndarray,
+    vd: int,
+    indirect: bool,
+    d: np.ndarray,
+    lanes: np.ndarray,
+) -> np.ndarray:
+    """Load the word into the ``backdoor`` lanes' template; write ``d`` to each of ``lanes``' ``vd`` (or
+    ``LReg[7] & 15`` if ``indirect``) when below 8 or 16. Returns the LRegs written (a mask)."""
+    load_template(ctx, s, vd, backdoor)
+    wrote = np.zeros(LREGS, bool)
+    if indirect and vd != 16:
+        targets = (s.lreg[7] & 15).astype(np.int64)
+        written = lanes & ((targets < 8) | (targets == 16))
+        wrote[targets[written]] = True
+        for reg in np.flatnonzero(wrote):
+            write_lanes(s, reg, d, written & (targets == reg))
+    elif (vd < 8 or vd == 16) and lanes.any():  # every lane's target is VD
+        wrote[vd] = True
+        write_lanes(s, vd, d, lanes)
+    return wrote
 
 
 def _mad_result(
@@ -232,20 +157,9 @@ def _mad_result(
     lanes: np.ndarray,
     seen_all: bool,
 ) -> Outcome:
-    """Load the word into the ``backdoor`` lanes' template; write ``d`` to each of ``lanes``' ``vd`` (or
-    ``LReg[7] & 15`` if ``indirect``) when below 8 or 16; record the result in flight (``seen_all``: the
-    stalling logic assumes every LReg is written)."""
-    load_template(ctx, s, vd, backdoor)
-    wrote = np.zeros(LREGS, bool)
-    if indirect and vd != 16:
-        targets = (s.lreg[7] & 15).astype(np.int64)
-        written = lanes & ((targets < 8) | (targets == 16))
-        wrote[targets[written]] = True
-        for reg in np.flatnonzero(wrote):
-            write_lanes(s, reg, d, written & (targets == reg))
-    elif (vd < 8 or vd == 16) and lanes.any():  # every lane's target is VD
-        wrote[vd] = True
-        write_lanes(s, vd, d, lanes)
+    """``mad_write``, then record the result in flight for Blackhole's automatic stall (``seen_all``:
+    the stalling logic assumes every LReg is written)."""
+    wrote = mad_write(ctx, s, backdoor, vd, indirect, d, lanes)
     if not ctx.scheduled:  # SFPLOADMACRO's scheduled instructions get no automatic stall (SFPMAD.md)
         s.mad_seen = np.full(LREGS, seen_all)
         s.mad_seen[vd] = True
@@ -258,9 +172,9 @@ def _mad(
     ctx: Context, lreg_src_a: int, lreg_src_b: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int
 ) -> Outcome:
     va = ctx.documented("lreg_src_a", lreg_src_a, 4)
-    s, lanes, backdoor = _mad_operands(ctx, lreg_dest)
+    s, lanes, backdoor = mad_operands(ctx, lreg_dest)
     mod1 = instr_mod1
-    a = _indirect_va(s, va, bool(mod1 & MAD_INDIRECT_VA))
+    a = indirect_va(s, va, bool(mod1 & MAD_INDIRECT_VA))
     b, c = s.lreg[lreg_src_b], s.lreg[lreg_src_c]
     if mod1 & MAD_NEGATE_VB:
         b = b ^ np.uint32(SIGN)
@@ -291,13 +205,17 @@ def sfpmul(
     return _mad(ctx, lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1)
 
 
+def immediate_terms(imm16: int, c: np.ndarray, multiply: bool) -> tuple[np.ndarray, ...]:
+    """The multiply-add's terms of SFPMULI (``Imm16 * c + 0.0``) or SFPADDI (``Imm16 * 1.0 + c``)."""
+    if multiply:
+        return bf16_to_fp32(imm16), c, np.zeros(LANES, np.uint32)
+    return bf16_to_fp32(imm16), np.full(LANES, ONE, np.uint32), c
+
+
 def _immediate(ctx: Context, imm16_math: int, lreg_dest: int, instr_mod1: int, multiply: bool) -> Outcome:
-    s, lanes, backdoor = _mad_operands(ctx, lreg_dest)
+    s, lanes, backdoor = mad_operands(ctx, lreg_dest)
     c = s.lreg[ctx.implicit_vc(lreg_dest)] ^ np.uint32(SIGN if instr_mod1 & MAD_NEGATE_VC else 0)
-    imm = bf16_to_fp32(imm16_math)
-    # SFPMULI: Imm16 * c + 0.0; SFPADDI: Imm16 * 1.0 + c.
-    y, z = (c, np.zeros(LANES, np.uint32)) if multiply else (np.full(LANES, ONE, np.uint32), c)
-    d = fma(imm, y, z)
+    d = fma(*immediate_terms(imm16_math, c, multiply))
     indirect = bool(instr_mod1 & MAD_INDIRECT_VD)
     return _mad_result(ctx, s, backdoor, lreg_dest, indirect, d, lanes, indirect)
 
@@ -330,9 +248,9 @@ def sfpmul24(
     ctx: Context, lreg_src_a: int, lreg_src_b: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int
 ) -> Outcome:
     va = ctx.documented("lreg_src_a", lreg_src_a, 4)
-    s, lanes, backdoor = _mad_operands(ctx, lreg_dest)
+    s, lanes, backdoor = mad_operands(ctx, lreg_dest)
     mod1 = instr_mod1
-    a = _indirect_va(s, va, bool(mod1 & MUL24_INDIRECT_VA)).astype(np.int64)
+    a = indirect_va(s, va, bool(mod1 & MUL24_INDIRECT_VA)).astype(np.int64)
     b = s.lreg[lreg_src_b].astype(np.int64)
     product = (a & MAN) * (b & MAN)  # the low 23 bits of a * b need only the operands' low 23 bits
     d = product >> 23 if mod1 & MUL24_UPPER else product & MAN
@@ -352,7 +270,8 @@ def _below(b: np.ndarray, limit: float) -> np.ndarray:
     return b < np.float32(limit).view(np.uint32)
 
 
-def _sign_retain(d: np.ndarray, l3: np.ndarray, retain: bool) -> np.ndarray:
+def sign_retain(d: np.ndarray, l3: np.ndarray, retain: bool) -> np.ndarray:
+    """``copysignf(d, LReg[3])`` when the mode asks for it (SFPLUT, SFPLUTFP32 SGN_RETAIN)."""
     return (d & np.uint32(~SIGN & 0xFFFFFFFF)) | (l3 & np.uint32(SIGN)) if retain else d
 
 
@@ -372,15 +291,20 @@ def lut16_to_fp32(x: np.ndarray) -> np.ndarray:
     )
 
 
+def lut_terms(s: SfpuState) -> tuple[np.ndarray, ...]:
+    """SFPLUT's multiply-add terms (a, b, c) and ``LReg[3]``."""
+    l3, b = _abs_l3(s)
+    coeffs = np.where(_below(b, 1.0), s.lreg[0], np.where(_below(b, 2.0), s.lreg[1], s.lreg[2]))
+    return lut8_to_fp32((coeffs >> 8) & 0xFF), b, lut8_to_fp32(coeffs & 0xFF), l3
+
+
 @semantics("SFPLUT")
 def sfplut(ctx: Context, lreg_ind: int, instr_mod0: int, dest_reg_addr: int) -> Outcome:
     ctx.documented("dest_reg_addr", dest_reg_addr, 0)
     vd, mod0 = lreg_ind, instr_mod0
-    s, lanes, backdoor = _mad_operands(ctx, vd)
-    l3, b = _abs_l3(s)
-    coeffs = np.where(_below(b, 1.0), s.lreg[0], np.where(_below(b, 2.0), s.lreg[1], s.lreg[2]))
-    d = fma(lut8_to_fp32((coeffs >> 8) & 0xFF), b, lut8_to_fp32(coeffs & 0xFF))
-    d = _sign_retain(d, l3, bool(mod0 & LUT_SGN_RETAIN))
+    s, lanes, backdoor = mad_operands(ctx, vd)
+    a, b, c, l3 = lut_terms(s)
+    d = sign_retain(fma(a, b, c), l3, bool(mod0 & LUT_SGN_RETAIN))
     indirect = bool(mod0 & LUT_INDIRECT_VD)
     return _mad_result(ctx, s, backdoor, vd, indirect, d, lanes, indirect)
 
@@ -390,7 +314,15 @@ def sfplutfp32(ctx: Context, lreg_dest: int, instr_mod1: int) -> Outcome:
     if lreg_dest & 0xF0FF0:
         raise ctx.error(UndefinedBehavior, f"lreg_dest={lreg_dest:#x} sets bits of no operand", lreg_dest)
     vd, mirror, mod1 = lreg_dest & 0xF, (lreg_dest >> 12) & 0xF, instr_mod1
-    s, lanes, backdoor = _mad_operands(ctx, vd)
+    s, lanes, backdoor = mad_operands(ctx, vd)
+    a, b, c, l3 = lutfp32_terms(s, mod1)
+    d = sign_retain(fma(a, b, c), l3, bool(mod1 & LUTFP32_SGN_RETAIN))
+    # The stalling logic reads Mod1Mirror's INDIRECT_VD, not Mod1's (SFPLUTFP32.md).
+    return _mad_result(ctx, s, backdoor, vd, bool(mod1 & LUTFP32_INDIRECT_VD), d, lanes, bool(mirror & 8))
+
+
+def lutfp32_terms(s: SfpuState, mod1: int) -> tuple[np.ndarray, ...]:
+    """SFPLUTFP32's multiply-add terms (a, b, c) for ``Mod1``, and ``LReg[3]``."""
     l3, b = _abs_l3(s)
     i = np.where(_below(b, 1.0), 0, np.where(_below(b, 2.0), 1, 2))
     low, high = s.lreg[i, LANE], s.lreg[4 + i, LANE]
@@ -412,9 +344,7 @@ def sfplutfp32(ctx: Context, lreg_dest: int, instr_mod1: int) -> Outcome:
             a, c = lut16_to_fp32((low >> j) & 0xFFFF), lut16_to_fp32((high >> j) & 0xFFFF)
     else:
         a, c = low, high
-    d = _sign_retain(fma(a, b, c), l3, bool(mod1 & LUTFP32_SGN_RETAIN))
-    # The stalling logic reads Mod1Mirror's INDIRECT_VD, not Mod1's (SFPLUTFP32.md).
-    return _mad_result(ctx, s, backdoor, vd, bool(mod1 & LUTFP32_INDIRECT_VD), d, lanes, bool(mirror & 8))
+    return a, b, c, l3
 
 
 # ------------------------------------------------------------------------------ the simple sub-unit
@@ -422,7 +352,7 @@ def sfplutfp32(ctx: Context, lreg_dest: int, instr_mod1: int) -> Outcome:
 DIVP2_ADD = 1
 
 
-@semantics("SFPDIVP2")
+@semantics("SFPDIVP2", arches=("blackhole", "wormhole"))  # Wormhole's SFPDIVP2.md: the same
 def sfpdivp2(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     imm8 = ctx.documented("imm12_math", imm12_math, 8)
     got = simple_operands(ctx, lreg_dest)
@@ -649,9 +579,14 @@ def mad_hold(copro: Coprocessor, ins: Instruction, cycle: int) -> str | None:
     """Why the vector unit holds ``ins`` at ``cycle`` for an SFPMAD-family result (None: it goes).
 
     Raises UndefinedBehavior when the instruction really reads that result but the hardware's stalling
-    logic misses it (it would read the old value)."""
+    logic misses it (it would read the old value), or when it breaks a rule an unstalled Wormhole
+    instruction left for this cycle (sfpu/hazards.py)."""
     s = copro.sfpu
-    if ins.unit != "sfpu" or cycle >= int(s.mad_ready[0]):
+    if ins.unit != "sfpu":
+        return None
+    if s.hazard[hazards.AT] == cycle:  # a rule an unstalled Wormhole instruction left (sfpu/hazards.py)
+        hazards.check(copro, ins, cycle)
+    if cycle >= int(s.mad_ready[0]):
         return None
     seen, really = _reads(ins)
     # An operand slot wider than an LReg index names none (the semantics then raise on it).

@@ -23,7 +23,7 @@ from tensixsim.tensix.sfpu.unit import (
 from tensixsim.timing import SFPU
 
 
-def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
+def bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
     got = simple_operands(ctx, vd)
     if got is not None:
         s, lanes = got
@@ -34,23 +34,23 @@ def _bitwise(ctx: Context, vb: int, vc: int, vd: int, op: np.ufunc) -> Outcome:
 @semantics("SFPAND")
 def sfpand(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     vb = ctx.documented("imm12_math", imm12_math, 4)
-    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
+    return bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_and)
 
 
 @semantics("SFPOR")
 def sfpor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     vb = ctx.documented("imm12_math", imm12_math, 4)
-    return _bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
+    return bitwise(ctx, vb if instr_mod1 & 1 else lreg_dest, lreg_c, lreg_dest, np.bitwise_or)
 
 
-@semantics("SFPXOR")
+@semantics("SFPXOR", arches=("blackhole", "wormhole"))  # Wormhole's SFPXOR.md: the same
 def sfpxor(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("instr_mod1", instr_mod1, 0)
-    return _bitwise(ctx, ctx.implicit_vb(lreg_dest), lreg_c, lreg_dest, np.bitwise_xor)
+    return bitwise(ctx, ctx.implicit_vb(lreg_dest), lreg_c, lreg_dest, np.bitwise_xor)
 
 
-@semantics("SFPNOT")
+@semantics("SFPNOT", arches=("blackhole", "wormhole"))  # Wormhole's SFPNOT.md: the same
 def sfpnot(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("instr_mod1", instr_mod1, 0)
@@ -64,7 +64,7 @@ def sfpnot(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod
 IADD_ARG_IMM, IADD_2SCOMP_LREG_DST, IADD_CC_NONE, IADD_CC_GTE0 = 1, 2, 4, 8
 
 
-@semantics("SFPIADD")
+@semantics("SFPIADD", arches=("blackhole", "wormhole"))  # Wormhole's SFPIADD.md: the same
 def sfpiadd(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     got = simple_operands(ctx, lreg_dest)
     if got is None:
@@ -124,7 +124,7 @@ def clz32(c: np.ndarray) -> np.ndarray:
     return 32 - bits
 
 
-@semantics("SFPLZ")
+@semantics("SFPLZ", arches=("blackhole", "wormhole"))  # Wormhole's SFPLZ.md: the same
 def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     got = simple_operands(ctx, lreg_dest)
@@ -140,7 +140,7 @@ def sfplz(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1
     return Retire(SFPU.issue)
 
 
-@semantics("SFPABS")
+@semantics("SFPABS", arches=("blackhole", "wormhole"))  # Wormhole's SFPABS.md: the same
 def sfpabs(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     got = simple_operands(ctx, lreg_dest)
@@ -159,7 +159,7 @@ def sfpabs(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod
 EXEXP_NODEBIAS, EXEXP_SET_CC_SGN_EXP, EXEXP_SET_CC_COMP_EXP = 1, 2, 8
 
 
-@semantics("SFPEXEXP")
+@semantics("SFPEXEXP", arches=("blackhole", "wormhole"))  # Wormhole's SFPEXEXP.md: the same
 def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     got = simple_operands(ctx, lreg_dest)
@@ -174,7 +174,7 @@ def sfpexexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
     return Retire(SFPU.issue)
 
 
-@semantics("SFPEXMAN")
+@semantics("SFPEXMAN", arches=("blackhole", "wormhole"))  # Wormhole's SFPEXMAN.md: the same
 def sfpexman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     got = simple_operands(ctx, lreg_dest)
@@ -188,7 +188,7 @@ def sfpexman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_m
 _SIGN, _EXP, _MAN = np.uint32(0x80000000), np.uint32(0x7F800000), np.uint32(0x7FFFFF)
 
 
-@semantics("SFPSETEXP")
+@semantics("SFPSETEXP", arches=("blackhole", "wormhole"))  # Wormhole's SFPSETEXP.md: the same
 def sfpsetexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     imm8 = ctx.documented("imm12_math", imm12_math, 8)
     got = simple_operands(ctx, lreg_dest)
@@ -205,7 +205,7 @@ def sfpsetexp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
     return Retire(SFPU.issue)
 
 
-@semantics("SFPSETMAN")
+@semantics("SFPSETMAN", arches=("blackhole", "wormhole"))  # Wormhole's SFPSETMAN.md: the same
 def sfpsetman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     got = simple_operands(ctx, lreg_dest)
     if got is not None:
@@ -216,7 +216,7 @@ def sfpsetman(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_
     return Retire(SFPU.issue)
 
 
-@semantics("SFPSETSGN")
+@semantics("SFPSETSGN", arches=("blackhole", "wormhole"))  # Wormhole's SFPSETSGN.md: the same
 def sfpsetsgn(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     imm1 = ctx.documented("imm12_math", imm12_math, 1)
     got = simple_operands(ctx, lreg_dest)

@@ -39,6 +39,8 @@ stalling anything else one cycle; the emulator occupies the unit for two cycles 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
@@ -80,7 +82,7 @@ def _total_order(x: np.ndarray) -> np.ndarray:
     return np.where(x >> 31, x ^ np.uint32(0x7FFFFFFF), x).astype(np.uint32).view(np.int32)
 
 
-@semantics("SFPSWAP")
+@semantics("SFPSWAP", arches=("blackhole", "wormhole"))  # Wormhole's SFPSWAP.md: the same
 def sfpswap(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     s, vc, vd, mod1 = unit_state(ctx), lreg_src_c, lreg_dest, instr_mod1
@@ -127,7 +129,7 @@ def _whole_vector_backdoor(ctx: Context, s: SfpuState, vd: int) -> bool:
     return True
 
 
-@semantics("SFPTRANSP")
+@semantics("SFPTRANSP", arches=("blackhole", "wormhole"))  # Wormhole's SFPTRANSP.md: the same
 def sfptransp(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     ctx.documented("imm12_math", imm12_math, 0)
     ctx.documented("lreg_c", lreg_c, 0)
@@ -166,8 +168,29 @@ def _shift(b: np.ndarray, amount: np.ndarray) -> np.ndarray:
     return np.where(amount >= 0, left, right).astype(np.uint32)
 
 
+@dataclass(frozen=True)
+class Shft2Model:
+    """What SFPSHFT2 does differently on each chip."""
+
+    # How long SUBVEC_SHFLROR1_AND_COPY4, SUBVEC_SHFLROR1 and SUBVEC_SHFLSHR1 occupy the unit.
+    shuffle_cycles: int
+    # SUBVEC_SHFLSHR1 fills each row's first lane from the LReg[VC] the last SUBVEC_SHFLROR1(_AND_COPY4)
+    # saw (SfpuState.shfl_vc), Wormhole's hardware bug, instead of with zero.
+    stale_row_start: bool
+
+
+BLACKHOLE_SHFT2 = Shft2Model(SFPU.lane_shuffle, stale_row_start=False)
+
+
 @semantics("SFPSHFT2")
 def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
+    return shft2(ctx, imm12_math, lreg_src_c, lreg_dest, instr_mod1, BLACKHOLE_SHFT2)
+
+
+def shft2(
+    ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, instr_mod1: int, model: Shft2Model
+) -> Outcome:
+    """SFPSHFT2's functional model on the chip ``model`` describes."""
     s, vc, vd, mod1 = unit_state(ctx), lreg_src_c, lreg_dest, instr_mod1
     if mod1 > SHFT2_SHFT_IMM:
         raise ctx.error(UndefinedBehavior, f"Mod1={mod1} is not a documented SFPSHFT2 mode", mod1)
@@ -179,13 +202,25 @@ def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, ins
     else:
         vb = ctx.documented("imm12_math", imm12_math, 4)
         amount = s.lreg[vc].view(np.int32).astype(np.int64)
-    cycles = SFPU.lane_shuffle if mod1 in _SLOW_SHFT2 else SFPU.issue
+    cycles = model.shuffle_cycles if mod1 in _SLOW_SHFT2 else SFPU.issue
     backdoor = backdoor_lanes(ctx, s, vd)
     once = mod1 in (SHFT2_SUBVEC_SHFLROR1_AND_COPY4, SHFT2_SUBVEC_SHFLROR1)
     if once and _whole_vector_backdoor(ctx, s, vd):
         return Retire(cycles)
     lanes = s.lane_enabled() & ~backdoor
     vc_value = s.lreg[vc].copy()
+    row_start = np.zeros(LANES, np.uint32)
+    if mod1 == SHFT2_SUBVEC_SHFLSHR1 and model.stale_row_start and (vd < 8 or vd == 16):
+        stale = s.shfl_vc[_PREVIOUS_IN_ROW]
+        if np.any(lanes & ((LANE & 7) == 0) & (stale < 0)):
+            raise ctx.error(
+                UndefinedBehavior,
+                "SUBVEC_SHFLSHR1 fills each row's first lane from the LReg[VC] the last SUBVEC_SHFLROR1 "
+                "saw (a hardware bug), and none has run since reset",
+            )
+        row_start = stale.astype(np.uint32)
+    if once and model.stale_row_start:
+        s.shfl_vc = vc_value  # what the bug of a later SUBVEC_SHFLSHR1 reads
     if mod1 <= SHFT2_SUBVEC_SHFLROR1_AND_COPY4:
         if mod1 == SHFT2_COPY4:
             l3 = np.zeros(LANES, np.uint32)
@@ -200,7 +235,7 @@ def sfpshft2(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, ins
         if mod1 == SHFT2_SUBVEC_SHFLROR1:
             result = vc_value[_PREVIOUS_IN_ROW]
         elif mod1 == SHFT2_SUBVEC_SHFLSHR1:
-            result = np.where(LANE & 7, vc_value[_PREVIOUS_IN_ROW], 0).astype(np.uint32)
+            result = np.where(LANE & 7, vc_value[_PREVIOUS_IN_ROW], row_start).astype(np.uint32)
         else:
             result = _shift(s.lreg[vb], amount)
         write_lanes(s, vd, result, lanes)

@@ -86,10 +86,13 @@ from tensixsim.errors import InvalidInstruction, UndefinedBehavior, Unimplemente
 from tensixsim.isa.spec import Instruction
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Semantics, Wait, lookup, semantics
 from tensixsim.tensix.sfpu.unit import (
+    BLACKHOLE_DST,
+    DST_ACCESS,
     LANES,
     MACRO_CLOCK,
     MACRO_CLOCK_RESET,
     MACRO_COLUMNS,
+    DstAccess,
     SfpuState,
     load_plan,
     resolve_srcb,
@@ -126,6 +129,9 @@ VD_FIELDS = ("lreg_dest", "lreg_ind", "config_dest")
 VC_FIELDS = ("lreg_c", "lreg_src_c")
 VB_FIELDS = ("lreg_src_b",)
 VB_IN_IMM12 = frozenset({"SFPAND", "SFPOR"})
+# By chip: Wormhole's SFPAND / SFPOR have no VB operand (their models assign ``VB = VD``, which
+# SFPLOADMACRO replaces as for every simple-unit instruction).
+VB_IN_IMM12_OF = {"blackhole": VB_IN_IMM12, "wormhole": frozenset()}
 
 # macro_pending columns.
 (VALID, UNIT, WORD, VB, VC, VD, MOD0, ADDR, THREAD, COUNT, KIND, BORN, SEQ, PC, CORE, NOP) = range(16)
@@ -339,7 +345,8 @@ def _execute(copro: Coprocessor, op: np.ndarray, cycle: int) -> None:
     instruction = ctx.instruction
     if op[UNIT] == STORE:
         mod0 = resolve_srcb(ctx, int(op[MOD0]))
-        store_plan(ctx, int(op[VD]), mod0, int(op[ADDR]), np.ones(LANES, bool))()
+        access = DST_ACCESS[copro.arch.name]  # the chip's Dst conversions (sfpu/unit.py)
+        store_plan(ctx, int(op[VD]), mod0, int(op[ADDR]), np.ones(LANES, bool), access)()
         return
     fn = lookup(copro.arch.name, instruction.name)
     if fn is None:
@@ -352,7 +359,7 @@ def _execute(copro: Coprocessor, op: np.ndarray, cycle: int) -> None:
         name = _field(instruction, names)
         if name is not None and op[column] != NONE:
             kwargs[name] = _splice(kwargs[name], int(op[column]))
-    if instruction.name in VB_IN_IMM12 and op[VB] != NONE:
+    if instruction.name in VB_IN_IMM12_OF[copro.arch.name] and op[VB] != NONE:
         kwargs["imm12_math"] = _splice(kwargs["imm12_math"], int(op[VB]))
     outcome = fn(ctx, **kwargs)
     if isinstance(outcome, Wait):
@@ -436,7 +443,8 @@ def _plan(ctx: Context, macro: int, vd: int, mod0: int, addr: int) -> list[np.nd
             row[ADDR] = addr
         else:
             has_vc = _field(instruction, VC_FIELDS) is not None
-            has_vb = _field(instruction, VB_FIELDS) is not None or instruction.name in VB_IN_IMM12
+            in_imm12 = VB_IN_IMM12_OF[ctx.copro.arch.name]
+            has_vb = _field(instruction, VB_FIELDS) is not None or instruction.name in in_imm12
             if bits & 0x80:
                 row[VB] = vd
                 row[VC] = NONE if has_vc else own_vd
@@ -476,10 +484,17 @@ def _schedule(ctx: Context, rows: list[np.ndarray], now: int) -> None:
 def sfploadmacro(
     ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int
 ) -> Outcome:
+    return loadmacro(ctx, lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr, BLACKHOLE_DST)
+
+
+def loadmacro(
+    ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int, access: DstAccess
+) -> Outcome:
+    """SFPLOADMACRO's functional model, its load reaching Dst as ``access`` describes (the chip's)."""
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
     macro, vd = lreg_ind >> 2, ((imm10 & 1) << 2) | (lreg_ind & 3)
     settle(ctx.copro, ctx.cycle)  # the engine has done it already; direct callers too
-    plan = load_plan(ctx, vd, instr_mod0, sfpu_addr_mode, imm10)
+    plan = load_plan(ctx, vd, instr_mod0, sfpu_addr_mode, imm10, access)
     if isinstance(plan, Wait):
         return plan
     addr, commit = plan

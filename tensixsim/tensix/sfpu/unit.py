@@ -24,6 +24,9 @@ State
   that changes it; the emulator changes it nowhere else.
 - ``prng``: VectorUnit.md's PRNG ``State[32]``; its advance rule, seeding and reset value are in
   sfpu/convert.py (SFPMOV ``FROM_SPECIAL`` with VC 9 reads and advances it).
+- ``hazard`` / ``shfl_vc`` (Wormhole only): the rule an unstalled instruction leaves for the next cycle
+  (sfpu/hazards.py) and the LReg[VC] SFPSHFT2's SUBVEC_SHFLROR1 modes last read, which Wormhole's
+  SUBVEC_SHFLSHR1 bug reads (sfpu/wormhole.py; -1: none since reset).
 - ``macro_template`` / ``macro_sequence`` / ``macro_misc``: ``LoadMacroConfig[32]`` (SFPLOADMACRO.md),
   written by SFPCONFIG with VD 0..8 and by the backdoor load, read by SFPMOV ``FROM_SPECIAL`` with
   VC 0..8 and by SFPLOADMACRO; ``macro_pending`` / ``macro_clock``: the instructions SFPLOADMACRO
@@ -114,6 +117,8 @@ MACRO_SLOTS, MACRO_COLUMNS, MACRO_CLOCK = 32, 16, 6
 # UNITS_MASK): no scheduled SFPSWAP and no scheduled sub-unit work has a cycle yet (-1), so nothing
 # issued at cycle 0 collides with them.
 MACRO_CLOCK_RESET = (0, 0, -1, 0, -1, 0)
+# SfpuState.hazard at reset (sfpu/hazards.py's layout): no rule for any cycle.
+HAZARD_WORDS, HAZARD_RESET = 4, (-1, 0, 0, 0)
 
 # LaneConfig bits (SFPCONFIG.md).
 ENABLE_FP16A_INF = 1 << 0
@@ -189,6 +194,10 @@ class SfpuState(SharedArrays):
     macro_misc: np.ndarray  # (32,) uint32: LoadMacroConfig[lane].Misc, 12 bits
     macro_pending: np.ndarray  # (MACRO_SLOTS, MACRO_COLUMNS) int64: scheduled instructions
     macro_clock: np.ndarray  # (MACRO_CLOCK,) int64
+    # Wormhole only (sfpu/hazards.py, sfpu/wormhole.py): the rule an instruction left for the one issued
+    # on the next cycle, and the LReg[VC] the last SFPSHFT2 SHFLROR1 mode saw (-1: none since reset).
+    hazard: np.ndarray  # (HAZARD_WORDS,) int64
+    shfl_vc: np.ndarray  # (32,) int64
 
     @classmethod
     def new(cls, arch: Arch) -> SfpuState:
@@ -213,6 +222,8 @@ class SfpuState(SharedArrays):
             macro_misc=np.zeros(LANES, np.uint32),
             macro_pending=np.zeros((MACRO_SLOTS, MACRO_COLUMNS), np.int64),
             macro_clock=np.array(MACRO_CLOCK_RESET, np.int64),
+            hazard=np.array(HAZARD_RESET, np.int64),
+            shfl_vc=np.full(LANES, -1, np.int64),
         )
 
     def copy(self) -> SfpuState:
@@ -462,6 +473,25 @@ def _store_datum(mod0: int, x: np.ndarray) -> np.ndarray:
     return np.zeros(LANES, np.uint32)  # FMT_ZERO
 
 
+class DstAccess(NamedTuple):
+    """How SFPLOAD, SFPSTORE and SFPLOADMACRO reach Dst on one chip: the pages' address computation,
+    datum conversions and AddrMod (per-architecture data; Wormhole's is in sfpu/wormhole.py)."""
+
+    # (ctx, Imm10, resolved Mod0, store=...) -> (Addr, the pipe's new Sp)
+    address: Callable[..., tuple[int, int]]
+    # (Mod0, raw Dst16b / Dst32b bits, the LReg lanes, ENABLE_FP16A_INF lanes) -> Datum
+    load_datum: Callable[[int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    # (Mod0, the LReg lanes) -> raw Dst16b / Dst32b bits
+    store_datum: Callable[[int, np.ndarray], np.ndarray]
+    # ApplyPartialAddrMod: (ctx, AddrMod, update_fidelity=False)
+    apply_addr_mod: Callable[..., None]
+
+
+BLACKHOLE_DST = DstAccess(_dst_addr, _load_datum, _store_datum, apply_addr_mod)
+# By architecture name, for SFPLOADMACRO's scheduled store (sfpu/macro.py); sfpu/wormhole.py adds its own.
+DST_ACCESS: dict[str, DstAccess] = {"blackhole": BLACKHOLE_DST}
+
+
 # ------------------------------------------------------------------------------ data movement
 
 
@@ -490,7 +520,7 @@ def _check_defined(ctx: Context, storage: np.ndarray, lanes: np.ndarray, message
 @semantics("SFPLOAD")
 def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int) -> Outcome:
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
-    plan = load_plan(ctx, lreg_ind, instr_mod0, sfpu_addr_mode, imm10)
+    plan = load_plan(ctx, lreg_ind, instr_mod0, sfpu_addr_mode, imm10, BLACKHOLE_DST)
     if isinstance(plan, Wait):
         return plan
     plan[1]()
@@ -498,15 +528,15 @@ def sfpload(ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, d
 
 
 def load_plan(
-    ctx: Context, vd: int, instr_mod0: int, sfpu_addr_mode: int, imm10: int
+    ctx: Context, vd: int, instr_mod0: int, sfpu_addr_mode: int, imm10: int, access: DstAccess
 ) -> Wait | tuple[int, Callable[[], None]]:
-    """SFPLOAD's functional model (SFPLOADMACRO's load too): raises or waits having changed nothing,
-    else returns ``Addr`` and the function that makes the changes (it may still raise first, in
-    ApplyPartialAddrMod)."""
+    """SFPLOAD's functional model (SFPLOADMACRO's load too) on the chip ``access`` describes: raises or
+    waits having changed nothing, else returns ``Addr`` and the function that makes the changes (it may
+    still raise first, in ApplyPartialAddrMod)."""
     s, regs = unit_state(ctx), ctx.copro.regs
     backdoor = backdoor_lanes(ctx, s, vd)
     mod0 = resolve_srcb(ctx, instr_mod0)
-    addr, sp = _dst_addr(ctx, imm10, mod0, store=False)
+    addr, sp = access.address(ctx, imm10, mod0, store=False)
     writes: list[tuple[int, np.ndarray, np.ndarray]] = []
     if vd < 8:
         config = s.lane_config
@@ -523,7 +553,7 @@ def load_plan(
             halves = regs.dst[storage, cols].astype(np.uint32)
             raw = (halves[0] << 16) | halves[1] if len(halves) == 2 else halves[0]
         fp16_inf = (config & ENABLE_FP16A_INF) != 0 if mod0 == FMT_FP16 else NO_LANES
-        datum = _load_datum(mod0, raw, s.lreg[vd], fp16_inf)
+        datum = access.load_datum(mod0, raw, s.lreg[vd], fp16_inf)
         writes.append((vd, datum, lanes))
         if vd < 4:
             capture = lanes & cells.capture
@@ -531,7 +561,7 @@ def load_plan(
                 writes.append((vd + 4, (rows << 4) | cols, capture))
 
     def commit() -> None:
-        apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
+        access.apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
         s.sp[ctx.thread] = sp
         for reg, values, lanes in writes:
             write_lanes(s, reg, values, lanes)
@@ -544,20 +574,29 @@ def load_plan(
 def sfpstore(
     ctx: Context, lreg_ind: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int
 ) -> Outcome:
-    s, vd = unit_state(ctx), lreg_ind
+    return store(ctx, lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr, BLACKHOLE_DST)
+
+
+def store(
+    ctx: Context, vd: int, instr_mod0: int, sfpu_addr_mode: int, dest_reg_addr: int, access: DstAccess
+) -> Outcome:
+    """SFPSTORE's functional model on the chip ``access`` describes."""
+    s = unit_state(ctx)
     imm10 = ctx.documented("dest_reg_addr", dest_reg_addr, 10)
     backdoor = backdoor_lanes(ctx, s, vd)
     mod0 = resolve_srcb(ctx, instr_mod0)
-    addr, sp = _dst_addr(ctx, imm10, mod0, store=True)
-    write = store_plan(ctx, vd, mod0, addr, ALL_LANES if backdoor is NO_LANES else ~backdoor)
-    apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
+    addr, sp = access.address(ctx, imm10, mod0, store=True)
+    write = store_plan(ctx, vd, mod0, addr, ALL_LANES if backdoor is NO_LANES else ~backdoor, access)
+    access.apply_addr_mod(ctx, sfpu_addr_mode, update_fidelity=False)  # raises before changing anything
     s.sp[ctx.thread] = sp
     write()
     load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.issue)
 
 
-def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray) -> Callable[[], None]:
+def store_plan(
+    ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray, access: DstAccess
+) -> Callable[[], None]:
     """SFPSTORE's lane work at ``Addr`` on the ``allowed`` lanes, Mod0 resolved (SFPLOADMACRO's
     scheduled SFPSTORE shares it): raises having changed nothing, else returns the write."""
     s, regs = unit_state(ctx), ctx.copro.regs
@@ -567,7 +606,7 @@ def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray)
     if mod0 != FMT_INT32_ALL:
         lanes = lanes & s.lane_enabled()
     _check_defined(ctx, cells.storage, lanes, "writes some columns of a Dst row that ZEROACC left undefined")
-    datum = _store_datum(mod0, s.lreg[vd])
+    datum = access.store_datum(mod0, s.lreg[vd])
 
     def write() -> None:
         rows, cols, values = cells.storage[:, lanes], cells.cols[lanes], datum[lanes]
@@ -581,8 +620,9 @@ def store_plan(ctx: Context, vd: int, mod0: int, addr: int, allowed: np.ndarray)
 
 
 _LOADI_MODES = (0, 1, 2, 4, 8, 10)
-# SFPLOADI, SFPNOP and SFPCONFIG: Wormhole's pages give the same encoding, functional model and
-# LaneConfig bits, so they are registered for both chips (the rest of the unit: Blackhole only).
+# SFPLOADI, SFPMOV, SFPNOP and SFPCONFIG: Wormhole's pages give the same encoding, functional model and
+# LaneConfig bits, so they are registered for both chips; Wormhole's SFPLOAD / SFPSTORE are in
+# sfpu/wormhole.py (their encoding and conversions differ).
 
 
 @semantics("SFPLOADI", arches=("blackhole", "wormhole"))
@@ -618,7 +658,7 @@ def sfploadi(ctx: Context, lreg_ind: int, instr_mod0: int, imm16: int) -> Outcom
 MOV_NEGATE, MOV_ALL_LANES_ENABLED, MOV_FROM_SPECIAL = 1, 2, 8
 
 
-@semantics("SFPMOV")
+@semantics("SFPMOV", arches=("blackhole", "wormhole"))  # Wormhole's SFPMOV.md: the same
 def sfpmov(ctx: Context, imm12_math: int, lreg_c: int, lreg_dest: int, instr_mod1: int) -> Outcome:
     s, vc, vd, mod1 = unit_state(ctx), lreg_c, lreg_dest, instr_mod1
     ctx.documented("imm12_math", imm12_math, 0)
