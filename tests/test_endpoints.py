@@ -43,6 +43,7 @@ from tensixsim.noc.registers import (
     TARG_HI,
     TARG_LO,
 )
+from tensixsim.timing import NOC
 
 ARC = (8, 0)
 ETH = (3, 1)  # an Ethernet tile (NoC #0 row 1)
@@ -128,11 +129,11 @@ def test_an_arc_read_lands_after_the_documented_noc_latencies() -> None:
     f[CTRL], f[AT_LEN_BE] = CMD_RD, 4
     a.noc.initiate(0, 0, 100)
     # Worked by hand: the header leaves at 101; NoC #0 goes right and down with wrap-around, so
-    # (1, 2) -> (8, 0) is 7 + 10 hops and (8, 0) -> (1, 2) is 10 + 2. The ARC answers after 5 cycles
-    # (as an L1 read), the response's one data flit follows its header, and the data are written into
-    # (1, 2)'s L1 (33 cycles) before the counter counts them.
-    served = 101 + 5 + 9 * 17 + 5 + 5
-    landed = served + 5 + 9 * 12 + 5 + 1 + 33
+    # (1, 2) -> (8, 0) is 7 + 10 hops and (8, 0) -> (1, 2) is 10 + 2. The ARC answers after
+    # NOC.l1_read cycles (as an L1 read), the response's one data flit follows its header, and the data
+    # are written into (1, 2)'s L1 (NOC.l1_write cycles) before the counter counts them.
+    served = 101 + 5 + 9 * 17 + 5 + NOC.l1_read
+    landed = served + 5 + 9 * 12 + 5 + 1 + NOC.l1_write
     a.noc.deliver(landed - 1)
     assert a.noc.counters[0, MST_RD_RESP_RECEIVED] == 0
     a.noc.deliver(landed)
