@@ -6,6 +6,7 @@
  * so this file needs no Unicorn headers or link step.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef int (*uc_stop_fn)(void *uc);
 typedef int (*uc_reg_fn)(void *uc, int regid, void *value);
@@ -147,8 +148,7 @@ struct core_hooks {
     int64_t timed_read[TIMED_REGIONS], timed_write[TIMED_REGIONS];
     int64_t param[P_COUNT];
     int64_t ready_max;      /* no register is ready later than this */
-    uint64_t block_key[BLOCK_CACHE]; /* address | size << 32 of a block known ... */
-    uint8_t block_simple[BLOCK_CACHE]; /* ... to hold only one-cycle instructions (1) or not (2) */
+    struct block_info *blocks; /* BLOCK_CACHE blocks the fast path knows (tsim_alloc_blocks) */
     /* The last HISTORY blocks entered and their cycles: a loop recognised late (its head is found
      * only LOOP_BLOCKS blocks after the previous head) is dated from its first iteration. */
     uint64_t history_addr[HISTORY];
@@ -362,8 +362,8 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
     }
     /* An entry of the retire-order queue must be free: the instruction that many places back has
      * retired. */
-    uint64_t rq = (uint64_t)p[P_RETIRE_QUEUE];
-    t = max64(t, h->rob[h->rob_pos % rq] + 1);
+    uint64_t slot = h->rob_pos; /* (kept below P_RETIRE_QUEUE) */
+    t = max64(t, h->rob[slot] + 1);
     switch (op) {
     case 0x33: /* OP: register-register */
         t = source(h, rs2, source(h, rs1, t));
@@ -457,8 +457,8 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
     }
     if (commit) {
         int64_t retire = max64(t + latency, h->last_retire + 1);
-        h->rob[h->rob_pos % rq] = retire;
-        h->rob_pos = (h->rob_pos + 1) % rq;
+        h->rob[slot] = retire;
+        h->rob_pos = slot + 1 == (uint64_t)p[P_RETIRE_QUEUE] ? 0 : slot + 1;
         h->last_retire = retire;
         if (rd) {
             h->ready[rd] = t + latency;
@@ -489,6 +489,98 @@ static int simple_code(void *uc, const struct core_hooks *h, uint64_t pc, uint64
     return 1;
 }
 
+/* What the fast path needs of a block of one-cycle instructions (see walk): its reads and writes. */
+enum { SIMPLE_MAX = 1024 }; /* instructions of a block analysed (longer ones are walked) */
+struct block_info {
+    uint64_t key;          /* address | size << 32 */
+    uint16_t simple;       /* 1: one-cycle instructions only (and analysed), 2: not */
+    uint16_t min_gap;      /* least k - w over reads at k whose second-latest writer w is in the block */
+    uint8_t n_none, n_one, n_written;
+    uint8_t none_reg[32], one_reg[32], written_reg[32];
+    uint16_t none_k[32];   /* first read of none_reg[i] with no writer before it in the block */
+    uint16_t one_k[32];    /* first read of one_reg[i] with exactly one writer before it in the block */
+    uint16_t last_w[32];   /* per written_reg[i]: its last writer in the block ... */
+    uint16_t prev_w[32];   /* ... and the one before (NONE16: none) */
+};
+#define NONE16 0xFFFFu
+
+/* Decode the registers a one-cycle instruction reads (r1, r2; 0: none) and writes (rd; 0: none). */
+static void simple_registers(uint32_t w, uint32_t *r1, uint32_t *r2, uint32_t *rd)
+{
+    uint32_t op = w & 0x7F;
+    *r1 = *r2 = *rd = 0;
+    if (op == 0x33 || op == 0x63) { *r1 = (w >> 15) & 31; *r2 = (w >> 20) & 31; }
+    else if (op == 0x13 || op == 0x67) *r1 = (w >> 15) & 31;
+    if (op != 0x63) *rd = (w >> 7) & 31;
+}
+
+static void analyse_block(void *uc, const struct core_hooks *h, uint64_t pc, uint64_t n, struct block_info *b)
+{
+    b->simple = n <= SIMPLE_MAX && simple_code(uc, h, pc, n) ? 1 : 2;
+    if (b->simple != 1) return;
+    uint16_t last[32], prev[32], none_k[32], one_k[32];
+    for (int r = 0; r < 32; r++) last[r] = prev[r] = none_k[r] = one_k[r] = NONE16;
+    b->min_gap = NONE16;
+    for (uint64_t k = 0; k < n; k++) {
+        uint32_t r1, r2, rd, reads[2];
+        simple_registers(fetch_word(uc, h, pc + 4 * k), &r1, &r2, &rd);
+        reads[0] = r1, reads[1] = r2;
+        for (int i = 0; i < 2; i++) {
+            uint32_t r = reads[i];
+            if (!r) continue;
+            if (prev[r] != NONE16) {
+                if (k - prev[r] < b->min_gap) b->min_gap = (uint16_t)(k - prev[r]);
+            } else if (last[r] != NONE16) {
+                if (one_k[r] == NONE16) one_k[r] = (uint16_t)k;
+            } else if (none_k[r] == NONE16) {
+                none_k[r] = (uint16_t)k;
+            }
+        }
+        if (rd) { prev[rd] = last[rd]; last[rd] = (uint16_t)k; }
+    }
+    b->n_none = b->n_one = b->n_written = 0;
+    for (int r = 1; r < 32; r++) {
+        if (none_k[r] != NONE16) { b->none_reg[b->n_none] = (uint8_t)r; b->none_k[b->n_none++] = none_k[r]; }
+        if (one_k[r] != NONE16) { b->one_reg[b->n_one] = (uint8_t)r; b->one_k[b->n_one++] = one_k[r]; }
+        if (last[r] != NONE16) {
+            b->written_reg[b->n_written] = (uint8_t)r;
+            b->last_w[b->n_written] = last[r];
+            b->prev_w[b->n_written++] = prev[r];
+        }
+    }
+}
+
+/* Account a whole block of `len` one-cycle instructions at once, if they issue one a cycle from
+ * n = the first's natural cycle: every register ready, and neither the retire-order queue nor the
+ * forwarding rule holding any back. Retirement may lag issue (an earlier load held it up): then the
+ * block's instructions retire `lag` cycles after their results, one a cycle, and a read whose
+ * register has an older unretired writer would wait; the analysis says which reads to check. */
+static int fast_block(struct core_hooks *h, const struct block_info *b, int64_t n, uint64_t len)
+{
+    if (h->ready_max > n) return 0;
+    int64_t lag = h->last_retire - n; /* the block's instruction k retires at n + k + 1 + lag */
+    if (lag < 0) lag = 0;
+    if (lag > h->param[P_RETIRE_QUEUE] - 2) return 0; /* the queue would hold some back */
+    if (b->min_gap != NONE16 && (int64_t)b->min_gap < 2 + lag) return 0;
+    for (int i = 0; i < b->n_none; i++)
+        if (h->reg_prev_retire[b->none_reg[i]] >= n + b->none_k[i]) return 0;
+    for (int i = 0; i < b->n_one; i++)
+        if (h->reg_retire[b->one_reg[i]] >= n + b->one_k[i]) return 0;
+    /* Taken: record their retirement as the walk would have. Their entries of the retire-order
+     * queue are left out: an instruction after the block finds an older (earlier) entry in their
+     * place, and the block's own would not hold it back either while lag <= P_RETIRE_QUEUE - 2
+     * (the instruction k places later issues at n + len + k at the earliest, the block's entry it
+     * waits on retires at n + len + k - 7 + lag at the latest). */
+    h->last_retire = n + (int64_t)len + lag;
+    for (int i = 0; i < b->n_written; i++) {
+        uint32_t r = b->written_reg[i];
+        int64_t old = h->reg_retire[r];
+        h->reg_retire[r] = n + b->last_w[i] + 1 + lag;
+        h->reg_prev_retire[r] = b->prev_w[i] == NONE16 ? old : n + b->prev_w[i] + 1 + lag;
+    }
+    return 1;
+}
+
 /* Account the instructions of the current block before instruction index `target`. */
 static void walk(void *uc, struct core_hooks *h, uint64_t target)
 {
@@ -496,20 +588,17 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
     if (h->walk_done >= target) return;
     uint64_t end = h->block_addr + h->block_size;
     uint64_t first = h->icount - h->block_size / 4; /* index of the block's first instruction */
-    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first) &&
-        h->last_retire <= natural(h, first)) {
-        /* A whole block of one-cycle instructions with every register ready and every earlier
-         * instruction retired: each issues one cycle after the other (the registers it writes are
-         * ready before anything can read them, each retires before the retire-order queue fills).
-         * The queue's record of them is not kept: it could only bind before they have all retired,
-         * which is the cycle the next instruction issues at. */
+    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first)) {
+        /* A whole block of one-cycle instructions that can issue one a cycle (fast_block) is not
+         * walked instruction by instruction: the walk remembers which blocks are such (forgotten
+         * when their code is rewritten). */
         uint64_t key = h->block_addr | (uint64_t)h->block_size << 32;
-        uint64_t slot = (h->block_addr >> 2) % BLOCK_CACHE;
-        if (h->block_key[slot] != key) {
-            h->block_key[slot] = key;
-            h->block_simple[slot] = simple_code(uc, h, h->block_addr, h->block_size / 4) ? 1 : 2;
+        struct block_info *b = &h->blocks[(h->block_addr >> 2) % BLOCK_CACHE];
+        if (b->key != key) {
+            b->key = key;
+            analyse_block(uc, h, h->block_addr, h->block_size / 4, b);
         }
-        if (h->block_simple[slot] == 1) {
+        if (b->simple == 1 && fast_block(h, b, natural(h, first), h->block_size / 4)) {
             h->walk_done = target;
             return;
         }
@@ -527,8 +616,8 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
 void tsim_forget_blocks(struct core_hooks *h, uint64_t lo, uint64_t hi)
 {
     for (int i = 0; i < BLOCK_CACHE; i++) {
-        uint64_t a = h->block_key[i] & 0xFFFFFFFFu, end = a + (h->block_key[i] >> 32);
-        if (a < hi && lo < end) h->block_key[i] = 0;
+        uint64_t a = h->blocks[i].key & 0xFFFFFFFFu, end = a + (h->blocks[i].key >> 32);
+        if (a < hi && lo < end) h->blocks[i].key = 0;
         a = h->div_key[i] & 0xFFFFFFFFu, end = a + (h->div_key[i] >> 32);
         if (a < hi && lo < end) h->div_key[i] = 0;
     }
@@ -962,6 +1051,10 @@ void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
 
 /* Lets Python check that its ctypes mirror of the struct has the same size. */
 uint64_t tsim_hooks_size(void) { return sizeof(struct core_hooks); }
+
+/* The fast path's block records of one core: allocated with its hooks, freed with them. */
+void *tsim_alloc_blocks(void) { return calloc(BLOCK_CACHE, sizeof(struct block_info)); }
+void tsim_free_blocks(void *blocks) { free(blocks); }
 
 /* ---------------------------------------------------------------------------------------------
  * MMIO reads of plain storage, answered without Python. A window whose registers only hold values

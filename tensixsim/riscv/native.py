@@ -8,6 +8,7 @@ roughly 20x slower (tensixsim.native_build says so once on stderr).
 from __future__ import annotations
 
 import ctypes
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -171,8 +172,7 @@ class HookState(ctypes.Structure):
         ("timed_write", ctypes.c_int64 * TIMED_REGIONS),
         ("param", ctypes.c_int64 * len(TIMING_PARAMS)),
         ("ready_max", ctypes.c_int64),
-        ("block_key", ctypes.c_uint64 * BLOCK_CACHE),
-        ("block_simple", ctypes.c_uint8 * BLOCK_CACHE),
+        ("blocks", ctypes.c_void_p),  # native.c's fast-path block records (C only)
         ("history_addr", ctypes.c_uint64 * HISTORY),
         ("history_cycle", ctypes.c_int64 * HISTORY),
         ("history_pos", ctypes.c_uint64),
@@ -265,6 +265,9 @@ def _build() -> ctypes.CDLL | None:
     lib.tsim_forget_blocks.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64]
     lib.tsim_shift_timing.restype = None
     lib.tsim_shift_timing.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    lib.tsim_alloc_blocks.restype = ctypes.c_void_p
+    lib.tsim_free_blocks.restype = None
+    lib.tsim_free_blocks.argtypes = [ctypes.c_void_p]
     if lib.tsim_hooks_size() != ctypes.sizeof(HookState):
         raise RuntimeError("native.c and HookState disagree on the hook struct layout")
     lib.tsim_storage_sizes.restype = ctypes.c_uint64
@@ -317,6 +320,11 @@ class Hooks:
         self._ptr = ctypes.cast(ctypes.pointer(s), ctypes.c_void_p)
         self._code = np.zeros(0, np.uint32)
         if lib is not None:
+            s.blocks = lib.tsim_alloc_blocks()
+            if not s.blocks:
+                raise MemoryError("native hooks: no memory for the block records")
+            # Freed with the hooks (the state they live in is kept alive until then).
+            weakref.finalize(self, lib.tsim_free_blocks, s.blocks)
             ptr = self._ptr
             for kind, fn in (
                 (ucc.UC_HOOK_BLOCK, lib.tsim_block_hook),
@@ -640,8 +648,8 @@ class Hooks:
         ready = s.ready
         if w & 3 != 3:  # a Tensix instruction word
             return t, p[P["tensix_push"]] - 1
-        rq = p[P["retire_queue"]]
-        t = max(t, s.rob[s.rob_pos % rq] + 1)
+        rob_slot = s.rob_pos  # (kept below retire_queue)
+        t = max(t, s.rob[rob_slot] + 1)
         source = self._source
         if op == 0x33:
             t = source(rs2, source(rs1, t))
@@ -725,8 +733,8 @@ class Hooks:
             rd = 0
         if commit:
             retire = max(t + latency, s.last_retire + 1)
-            s.rob[s.rob_pos % rq] = retire
-            s.rob_pos = (s.rob_pos + 1) % rq
+            s.rob[rob_slot] = retire
+            s.rob_pos = 0 if rob_slot + 1 == p[P["retire_queue"]] else rob_slot + 1
             s.last_retire = retire
             if rd:
                 ready[rd] = t + latency

@@ -1,0 +1,136 @@
+"""The native timing walk (with its whole-block fast path) against its pure-Python twin, instruction
+for instruction, on random programs that exercise what the walk models: loads of L1, local RAM and
+another core's local RAM, stores that coalesce or not, a store then a load of its word, multiplies,
+divides of every size (the divide hook), fences, CSR reads, and one-cycle instructions that rewrite
+the same few registers while a load holds retirement up (the retire-order queue and the forwarding
+rule). Both paths must give the same cycles and instruction counts, core by core."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+from asm import assemble
+
+PROGRAMS = 48
+SEED = 20261128
+
+# Registers: s0 L1 data, s1 own local RAM, s2 BRISC's local RAM through its window; a0..a5, t0..t2 data.
+_DATA = ["a0", "a1", "a2", "a3", "a4", "a5", "t0", "t1", "t2"]
+_FEW = ["a0", "a1", "a2"]  # rewritten often: several unretired writers
+
+
+def _instruction(rng: random.Random) -> str:
+    r = rng.choice
+    kind = rng.choices(
+        [
+            "alu",
+            "alu_few",
+            "load_l1",
+            "load_local",
+            "load_remote",
+            "store_l1",
+            "store_local",
+            "sw_lw",
+            "mul",
+            "div",
+            "fence",
+            "csr",
+            "branch",
+        ],
+        weights=[10, 8, 4, 3, 1, 4, 2, 2, 2, 2, 1, 1, 2],
+    )[0]
+    off = 4 * rng.randrange(16)
+    if kind == "alu":
+        return f"{r(['add', 'sub', 'xor', 'or', 'sh2add', 'andn'])} {r(_DATA)}, {r(_DATA)}, {r(_DATA)}"
+    if kind == "alu_few":
+        return f"addi {r(_FEW)}, {r(_FEW)}, {rng.randrange(-8, 8)}"
+    if kind == "load_l1":
+        return f"{r(['lw', 'lhu', 'lbu'])} {r(_DATA)}, {off}(s0)"
+    if kind == "load_local":
+        return f"lw {r(_DATA)}, {off}(s1)"
+    if kind == "load_remote":
+        return f"lw {r(_DATA)}, {off}(s2)"
+    if kind == "store_l1":
+        return f"{r(['sw', 'sh', 'sb'])} {r(_DATA)}, {off}(s0)"
+    if kind == "store_local":
+        return f"sw {r(_DATA)}, {off}(s1)"
+    if kind == "sw_lw":
+        return f"sw {r(_DATA)}, {off}(s0)\nlw {r(_DATA)}, {off}(s0)"
+    if kind == "mul":
+        return f"mul {r(_DATA)}, {r(_DATA)}, {r(_DATA)}"
+    if kind == "div":
+        return f"{r(['div', 'divu', 'rem', 'remu'])} {r(_DATA)}, {r(_DATA)}, {r(_DATA)}"
+    if kind == "fence":
+        return "fence"
+    if kind == "csr":
+        return f"csrr {r(_DATA)}, mcycle"
+    return f"beq {r(_DATA)}, {r(_DATA)}, .+8\naddi {r(_FEW)}, {r(_FEW)}, 1"
+
+
+def _simple(rng: random.Random) -> str:
+    """One-cycle instructions only: a block the walk's fast path may take whole."""
+    r = rng.choice
+    few = f"addi {r(_FEW)}, {r(_FEW)}, {rng.randrange(-8, 8)}"
+    alu = f"{r(['add', 'xor', 'sh2add'])} {r(_DATA)}, {r(_DATA)}, {r(_DATA)}"
+    return few if rng.random() < 0.6 else alu
+
+
+def _program(rng: random.Random) -> str:
+    # Segments ended by a taken branch to the next instruction (a block boundary): some hold any
+    # instruction, some only one-cycle ones, so whole simple blocks follow loads still retiring.
+    segments = []
+    for _ in range(rng.randrange(2, 7)):
+        make = _simple if rng.random() < 0.5 else _instruction
+        segments.append("\n".join(make(rng) for _ in range(rng.randrange(1, 10))))
+    body = "\nbeq zero, zero, .+4\n".join(segments)
+    values = "\n".join(f"li {reg}, {rng.randrange(-(2**31), 2**31)}" for reg in _DATA)
+    return (
+        f"li s0, 0x30000\nli s1, 0xFFB00400\nli s2, 0xFFB14400\n{values}\n"
+        f"li t6, {rng.randrange(3, 40)}\n1:\n{body}\naddi t6, t6, -1\nbnez t6, 1b\necall"
+    )
+
+
+_RUN = """
+import json, sys
+from tensixsim import Tile
+from tensixsim.riscv.native import native_library
+images = json.loads(sys.stdin.read())
+out = []
+for image in images:
+    tile = Tile("blackhole")
+    tile.write(0, bytes.fromhex(image))
+    result = tile.run(max_cycles=10**7, release=["brisc"])
+    stats = result.cores["brisc"]
+    out.append([stats.cycles, stats.instructions, tile.core("brisc").reg("a0")])
+print(json.dumps({"native": native_library() is not None, "runs": out}))
+"""
+
+
+def _run(images: list[str], pure_python: bool) -> dict:
+    env = dict(os.environ)
+    env.pop("TENSIXSIM_PURE_PYTHON", None)
+    if pure_python:
+        env["TENSIXSIM_PURE_PYTHON"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN],
+        input=json.dumps(images),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+def test_native_walk_and_its_python_twin_give_the_same_cycles_on_random_programs():
+    rng = random.Random(SEED)
+    images = [assemble(_program(rng), base=0).hex() for _ in range(PROGRAMS)]
+    native, python = _run(images, False), _run(images, True)
+    assert native["native"] and not python["native"]
+    assert native["runs"] == python["runs"]
+    # The programs do stall (else they would test little): loads, divides and fences cost cycles.
+    assert sum(cycles > instructions for cycles, instructions, _ in native["runs"]) == PROGRAMS
