@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tensixsim.arch import CORE_NAMES, get_arch
+from tensixsim.chip import Chip
 from tensixsim.dram import Dram
 from tensixsim.isa import isa_for
 from tensixsim.sdk.build import DEFAULT_BUILD_DIR, build
@@ -66,6 +67,9 @@ class Case:
     bytes_per_op: int = 0  # nonzero: the figure is bytes per cycle (this many bytes an operation)
     empty: str = ""  # the body of the loop subtracted (the measurement's empty loop)
     subtract_empty: bool = True  # False: the figure is the whole timed region's (a stream's)
+    # Run on tile SOURCE of a Chip, with the Tensix tile ``peer`` (NoC #0 coordinates) there too; its
+    # coordinates are in a7 (x | y << 6) for the program's requests.
+    peer: tuple[int, int] | None = None
 
     @property
     def target(self) -> float:
@@ -481,10 +485,10 @@ def _noc_read(coordinates: str = "a6") -> str:
     )
 
 
-def _noc_write() -> str:
+def _noc_write(coordinates: str = "a6") -> str:
     return (
         f"{_ready(0)}\n{_li('t3', NIU + 0x1C)}\n{_li('t4', 0x2092)}\nsw t4, 0(t3)\nsw s0, -28(t3)\n"
-        "sw a2, -16(t3)\nsw zero, -12(t3)\nsw a6, -8(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\n"
+        f"sw a2, -16(t3)\nsw zero, -12(t3)\nsw {coordinates}, -8(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\n"
         "addi t4, zero, 1\nsw t4, 36(t3)\naddi a4, a4, 1"
     )
 
@@ -532,6 +536,27 @@ _NOC_ATOMIC = (
 _NOC_XY = f"{_NOC_SETUP}\n{_la('t2', 'noc_xy')}\nandi t0, a6, 63\nsb t0, 0(t2)\nsrli t0, a6, 6\nsb t0, 1(t2)"
 
 STREAM_BYTES = 8192
+SOURCE = (1, 2)  # the tile the peer cases run on (the measurements': logical and NoC #0 (1, 2))
+
+
+def _peer_case(kind: str, size: int, peer: tuple[int, int], silicon: float) -> Case:
+    """A read + flush or write + barrier of ``size`` bytes between SOURCE and another Tensix tile."""
+    x, y = peer
+    request, counter = (_noc_read("a7"), _RD_RESP) if kind == "read" else (_noc_write("a7"), _WR_ACK)
+    what = f"{size} B read + flush" if kind == "read" else f"{size} B write + barrier"
+    return Case(
+        f"noc_peer_{kind}_{size}_{x}_{y}",
+        f"NoC peer {peer}: {what}",
+        f"{request}\n{_noc_wait(counter)}",
+        1,
+        (silicon, silicon),
+        mmio="niu",
+        setup=f"{_noc_setup(size, counter)}\nli a7, {x | y << 6}",
+        empty=NOP,
+        peer=peer,
+    )
+
+
 _NOC_CASES = (
     Case(
         "noc_read_4_issue",
@@ -567,6 +592,14 @@ _NOC_CASES = (
     _noc_read_case(16, 71.0),
     _noc_read_case(64, 71.0),
     _noc_read_case(256, 79.0),
+    # Another tile: its east neighbour, and one 13 columns on (NoC #0 goes east and wraps, so a request
+    # and its response go once round the row whatever the distance: the measurements are flat too).
+    _peer_case("read", 4, (2, 2), 230.96),
+    _peer_case("read", 64, (2, 2), 222.96),
+    _peer_case("write", 4, (2, 2), 228.96),
+    _peer_case("write", 64, (2, 2), 221.07),
+    _peer_case("read", 4, (14, 2), 231.0),
+    _peer_case("write", 4, (14, 2), 229.0),
     Case(
         "noc_atomic",
         "local NoC atomic increment with response",
@@ -796,11 +829,20 @@ class Measured:
 def run_case(
     case: Case, build_dir: Path | None = None, tile_factory: Callable[[], Tile] | None = None
 ) -> Measured:
-    """Run ``case`` on a fresh tile; the per-operation cost on each core that ran it."""
-    tile = Tile(ARCH) if tile_factory is None else tile_factory()
-    for core in case.cores:
-        tile.load_elf(core, build_case(case, core, build_dir))
-    tile.run(max_cycles=10_000_000, release=case.cores)
+    """Run ``case`` on a fresh tile (of a chip, for a peer case); the per-operation cost on each core
+    that ran it."""
+    if case.peer is not None:
+        chip = Chip(ARCH)
+        tile = chip.tile(*SOURCE)
+        chip.tile(*case.peer)
+        for core in case.cores:
+            tile.load_elf(core, build_case(case, core, build_dir))
+        chip.run(max_cycles=10_000_000, release={SOURCE: case.cores})
+    else:
+        tile = Tile(ARCH) if tile_factory is None else tile_factory()
+        for core in case.cores:
+            tile.load_elf(core, build_case(case, core, build_dir))
+        tile.run(max_cycles=10_000_000, release=case.cores)
     measured = Measured(case)
     for core in case.cores:
         index = CORE_NAMES.index(core)
