@@ -222,7 +222,8 @@ def render() -> str:
         "",
         "What a core's NIU request initiators do (tensixsim/noc/; each chip's register layout and "
         "packet facts in tensixsim/arch). Requests reach the tile itself, the DRAM tiles and, in a "
-        "`Chip`, the other Tensix tiles; other endpoints raise `Unimplemented`.",
+        "`Chip`, the other Tensix tiles and (Blackhole) the ARC and Ethernet tiles (docs/chip.md); "
+        "the PCIe, security and L2CPU tiles raise `Unimplemented`.",
         "",
         "| request | Blackhole | Wormhole B0 | tested in |",
         "|---|---|---|---|",
