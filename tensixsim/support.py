@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tensixsim.isa import isa_for
+from tensixsim.noc.registers import ATOMIC_NAMES
 from tensixsim.timing import NOC
 
 # RISC-V side: (group, instructions, Blackhole status, where it is tested); Wormhole's status is
@@ -263,10 +264,10 @@ def noc_rows() -> list[str]:
             "atomic",
             lambda f: (
                 "executed+tested: "
-                + " and ".join({0x1: "increment", 0xA: "Zaamo"}[o] for o in f.atomic_opcodes)
-                + "; other opcodes raise Unimplemented"
+                + ", ".join(dict.fromkeys(ATOMIC_NAMES[o] for o in f.atomic_opcodes))
+                + "; other opcodes (parallel addition) raise Unimplemented"
             ),
-            "tests/test_noc.py, tests/test_wormhole_noc.py",
+            "tests/test_noc.py, tests/test_noc_atomics.py, tests/test_wormhole_noc.py",
         ),
         (
             "coordinate translation",

@@ -229,7 +229,7 @@ def test_zaamo_atomics_are_blackholes_and_raise_on_wormhole() -> None:
     fields = {TARG_LO: FLAG, TARG_MID: mid(OWN), CTRL: AT, AT_LEN_BE: 0xA << 12 | 1 << 11 | 5 << 8}
     tile = Tile("wormhole")
     tile.load_elf("brisc", link(request(0, fields) + "ecall\n", text=0, march="rv32im"))
-    with pytest.raises(Unimplemented, match=r"atomic opcode 0xa \(increment is modelled\)") as error:
+    with pytest.raises(Unimplemented, match=r"atomic opcode 0xa \(Zaamo") as error:
         tile.run(release=["brisc"])
     assert error.value.core == "brisc" and error.value.cycle is not None
     assert not tile.noc.counters.any()  # nothing was sent

@@ -131,9 +131,10 @@ class NocFacts:
     flit_bytes: int | None = None
     max_packet_bytes: int | None = None
     write_be_bytes: int = 64
-    # NOC_AT_LEN_BE opcodes (bits 12..15) of the atomics the NIU performs (Atomics.md); others raise
-    # Unimplemented.
-    atomic_opcodes: tuple[int, ...] = (0x1, 0xA)
+    # NOC_AT_LEN_BE opcodes (bits 12..15) of the atomics the NIU performs (Atomics.md: increment,
+    # swap by mask, compare and swap, swap by index, and 0xA: Zaamo or swap by index); others raise
+    # Unimplemented (parallel addition, 0x9, is not modelled).
+    atomic_opcodes: tuple[int, ...] = (0x1, 0x3, 0x4, 0x6, 0x7, 0xA)
     # Whether an inline write may target L1 (a byte-enabled write of NOC_AT_DATA within one 16-byte
     # line); where it may not, it is UndefinedBehavior.
     inline_l1_writes: bool = False

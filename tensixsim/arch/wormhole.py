@@ -131,7 +131,9 @@ WORMHOLE_NOC = NocFacts(
     flit_bytes=32,
     max_packet_bytes=8192,
     write_be_bytes=32,
-    atomic_opcodes=(0x1,),  # Atomics.md: increment (the other Wormhole atomics are not modelled)
+    # Atomics.md: increment, swap by mask, compare and swap, swap by index (no Zaamo operations;
+    # parallel addition is not modelled).
+    atomic_opcodes=(0x1, 0x3, 0x4, 0x6, 0x7),
     inline_l1_writes=True,  # MemoryMap.md NOC_AT_LEN_BE: an inline write to L1 is byte-enabled
     dram_alignment=32,  # tt-metal's DRAM_ALIGNMENT for Wormhole (NOC_L1_TO_DRAM_ALIGNMENT)
     # Coordinates.md, the firmware-configured tables (NoC #0 columns; the Y table depends on which

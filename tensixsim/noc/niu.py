@@ -33,9 +33,10 @@ combined initiator status at ``+0x54`` (reads 0: every request is taken when wri
 bits 4.. hold the coordinates laid out as Blackhole's ``*_ADDR_HI`` (X, Y, then StartX, StartY of a
 rectangle); a request is decoded into Blackhole's fields (:meth:`Noc.decode`) and takes the same path.
 Packets carry 32 bytes per flit and at most 8192 bytes, a byte-enabled write covers 32 bytes, an
-inline write to L1 is a byte-enabled write of ``NOC_AT_DATA`` within its 16-byte line, and of the
-atomics only increment is modelled. Translation uses the X and Y tables alone (32 4-bit entries
-each) and writes the translated coordinates back into ``*_ADDR_MID``.
+inline write to L1 is a byte-enabled write of ``NOC_AT_DATA`` within its 16-byte line, and its
+atomics are increment, compare and swap and the swaps (no Zaamo operations). Translation uses the X
+and Y tables alone (32 4-bit entries each) and writes the translated coordinates back into
+``*_ADDR_MID``.
 
 Coordinate translation (Coordinates.md, "Translation Algorithm"). While bit 14 of the issuing NIU's
 ``NIU_CFG_0`` is set, the X/Y coordinates in ``NOC_TARG_ADDR_HI`` and ``NOC_RET_ADDR_HI`` go through
@@ -59,7 +60,8 @@ own NIUs count nothing). Any other tile of the grid is Unimplemented, and a rout
 behind it (in a chip) or coordinates outside the grid are :class:`NoEndpoint`, a Tensix tile fused
 off on the chip :class:`HarvestedTile`.
 Supported: reads (split into 16 KiB packets), writes from L1 with a length or a byte-enable mask,
-inline writes to MMIO, atomic increment and the Zaamo atomics; broadcasts of writes from L1, inline
+inline writes to MMIO, the atomics (increment, compare and swap, the swaps by mask and by index, the
+Zaamo operations; parallel addition raises Unimplemented); broadcasts of writes from L1, inline
 writes and posted atomics to a rectangle of Tensix tiles, wrapping round the torus where its start
 lies past its end (in a chip; on a lone tile the tile itself). Everything is checked before anything
 changes. Readings where the pages are silent:
@@ -105,11 +107,16 @@ from tensixsim.noc.fabric import (
     RemoteAction,
 )
 from tensixsim.noc.registers import (
+    AT_CAS,
     AT_DATA,
     AT_INCREMENT,
     AT_LEN_BE,
     AT_LEN_BE_1,
+    AT_SWAP_INDEX,
+    AT_SWAP_INDEX_HIGH,
+    AT_SWAP_MASK,
     AT_ZAAMO,
+    ATOMIC_NAMES,
     BRCST_EXCLUDE,
     CMD_AT,
     CMD_BRCST_PACKET,
@@ -994,12 +1001,13 @@ class Noc:
             )
         at = f[AT_LEN_BE]
         opcode = at >> 12 & 0xF
-        if opcode not in self.facts.atomic_opcodes or opcode not in (AT_INCREMENT, AT_ZAAMO):
-            names = [{AT_INCREMENT: "increment", AT_ZAAMO: "Zaamo"}[o] for o in self.facts.atomic_opcodes]
-            modelled = f"{' and '.join(names)} {'are' if len(names) > 1 else 'is'} modelled"
-            raise Unimplemented(f"NoC atomic opcode 0x{opcode:x} ({modelled})", value=at)
-        if opcode == AT_ZAAMO and not at >> 11 & 1:
-            raise Unimplemented("atomic opcode 0xA without bit 11", value=at)
+        if opcode not in self.facts.atomic_opcodes:
+            names = dict.fromkeys(ATOMIC_NAMES[o] for o in self.facts.atomic_opcodes)
+            what = ATOMIC_NAMES.get(opcode, "no documented atomic")
+            raise Unimplemented(
+                f"NoC atomic opcode 0x{opcode:x} ({what}; {', '.join(names)} modelled)", value=at
+            )
+        _check_atomic_operand(at)
         if marked:
             self._own(noc, f[RET_HI], "atomic response (NOC_RET_ADDR_HI)")
             self._l1_span(f[RET_LO], 4, "atomic response")
@@ -1065,16 +1073,30 @@ class Noc:
         return run
 
     def _atomic(self, address: int, at: int, data: int, cycle: int, target: Endpoint = THIS_TILE) -> int:
-        """Atomics.md's functional model of increment and the Zaamo operations on this tile's L1 (or
-        ``target``'s); returns ``Result``."""
+        """Atomics.md's functional models (increment, the swaps, compare and swap, the Zaamo
+        operations) on this tile's L1 (or ``target``'s); returns ``Result``."""
         result = int.from_bytes(self._read(target, address, 4, cycle), "little")
-        where = (address & ~0xF) + (at & 3) * 4
+        line = address & ~0xF
+        opcode = at >> 12 & 0xF
+        if opcode == AT_SWAP_MASK:  # halfword i of the line takes NOC_AT_DATA's half i & 1
+            halves = list(np.frombuffer(self._read(target, line, 16, cycle), np.uint16))
+            for i in range(8):
+                if at >> 2 + i & 1:
+                    halves[i] = data >> 16 * (i & 1) & 0xFFFF
+            self._write(target, line, np.array(halves, np.uint16).tobytes(), cycle)
+            return result
+        ofs = at >> 2 & 3 if opcode == AT_SWAP_INDEX_HIGH else at & 3
+        where = line + ofs * 4
         old = int.from_bytes(self._read(target, where, 4, cycle), "little")
-        if at >> 12 & 0xF == AT_INCREMENT:
+        if opcode == AT_INCREMENT:
             mask = (2 << (at >> 2 & 0x1F)) - 1
             new = ((old + data) & mask) | (old & ~mask)
-        else:
+        elif opcode == AT_CAS:  # 4-bit CmpVal (bits 2..5) and SetVal (bits 6..9)
+            new = at >> 6 & 0xF if old == at >> 2 & 0xF else old
+        elif opcode == AT_ZAAMO and at >> 11 & 1:
             new = _zaamo(at >> 8 & 7, old, data)
+        else:  # the swaps by index
+            new = data
         self._write(target, where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle)
         return result
 
@@ -1194,6 +1216,19 @@ def _span(start: int, end: int, size: int) -> list[int]:
     if start <= end:
         return list(range(start, end + 1))
     return [*range(end + 1), *range(start, size)]
+
+
+def _check_atomic_operand(at: int) -> None:
+    """NOC_AT_LEN_BE as Atomics.md draws it for its opcode: fixed bits must hold their value (0xA:
+    bit 11, a Zaamo operation, or bits 8..11 = 3, a swap by index; 0x6: bit 2); any other form is
+    undefined."""
+    opcode = at >> 12 & 0xF
+    if opcode == AT_SWAP_INDEX and not at >> 2 & 1:
+        raise UndefinedBehavior("atomic opcode 0x6 (swap by index) without bit 2 set", value=at)
+    if opcode == AT_ZAAMO and not at >> 11 & 1 and at >> 8 & 0xF != 3:
+        raise UndefinedBehavior(
+            "atomic opcode 0xA with neither bit 11 (Zaamo) nor bits 8..11 = 3 (swap by index)", value=at
+        )
 
 
 def _zaamo(op: int, old: int, data: int) -> int:

@@ -94,4 +94,19 @@ EIGHT_BIT_COUNTERS = range(MST_REQS_OUTSTANDING_ID, SLV_ATOMIC_RESP_SENT)
 
 # NOC_AT_LEN_BE of an atomic (Atomics.md): Ofs bits 0..1, opcode bits 12..15.
 AT_INCREMENT = 0x1
-AT_ZAAMO = 0xA
+AT_SWAP_MASK = 0x3
+AT_CAS = 0x4
+AT_SWAP_INDEX = 0x6  # bit 2 set; Ofs in bits 0..1
+AT_SWAP_INDEX_HIGH = 0x7  # Ofs in bits 2..3
+AT_ZAAMO = 0xA  # bit 11 set: a Zaamo operation (Op in bits 8..10); bits 8..11 = 3: an index swap
+AT_ACCUMULATE = 0x9
+# Names of NOC_AT_LEN_BE's opcodes (Atomics.md), for messages.
+ATOMIC_NAMES = {
+    AT_INCREMENT: "increment",
+    AT_SWAP_MASK: "swap (mask)",
+    AT_CAS: "compare and swap",
+    AT_SWAP_INDEX: "swap (index)",
+    AT_SWAP_INDEX_HIGH: "swap (index)",
+    AT_ACCUMULATE: "parallel addition",
+    AT_ZAAMO: "Zaamo / swap (index)",
+}
