@@ -4,12 +4,15 @@ Each case runs the loop the silicon figure was measured with: the wall clock rea
 (``WALL_CLOCK_L``) around a counted loop (``beqz`` on the counter, the body, ``addi``, ``j``), then
 the same loop with the measurement's empty body (nothing, or one one-cycle instruction); the cost
 per operation is the difference divided by the operations run (a stream's figure: bytes per cycle).
-Optional setup and teardown code runs inside both timed regions, so its cost cancels. The bodies do
+Optional setup and teardown code runs inside both timed regions, so its cost cancels; a prologue runs
+once before them (a configuration the measured program made before its clock reads), and companion
+programs on other cores run alongside until the timed core is done. The bodies do
 what the measured ones did, instruction for instruction (registers renamed to the harness's):
 the silicon figures are the calibration list of :mod:`tensixsim.timing` (``CALIBRATION``), Blackhole
 p100a microbenchmarks (cycles at 1.35 GHz; docs/timing.md names them). Besides the cores' own
 instructions, the list covers tt-metal-style circular-buffer and semaphore calls, Tensix
-instruction pushes and the coprocessor's semaphores, NoC requests to the own tile and DRAM.
+instruction pushes and the coprocessor's semaphores, NoC requests to the own tile and DRAM, and the
+coprocessor's own benches (the unpackers' matmul rows).
 
 ``python benchmarks/timing_table.py`` prints the table; tests/test_timing_calibration.py asserts the
 calibrated rows and that docs/timing.md shows the same table.
@@ -35,6 +38,7 @@ ARCH = "blackhole"
 RESULTS = L1_USER_BASE + 0x100  # per core: body cycles, empty-loop cycles (16 bytes apart)
 DATA = L1_USER_BASE + 0x1000  # per core: a 4 KiB L1 buffer the loads and stores use
 SHARED = DATA + 0x10000  # one L1 word every core reads in the same-address case
+DONE = RESULTS + 0x80  # set to 1 by the figure cores when their loops are over (for companions)
 RING = L1_USER_BASE + 0x40000  # the DRAM cases' L1 pages (64 of DRAM_PAGE bytes)
 # NIU counter MST_RD_RESP_RECEIVED (noc/registers.py COUNTER_BASE, Counters.md)
 NOC_STATUS_OFFSET = 0x200 + 4 * 2
@@ -70,6 +74,12 @@ class Case:
     # Run on tile SOURCE of a Chip, with the Tensix tile ``peer`` (NoC #0 coordinates) there too; its
     # coordinates are in a7 (x | y << 6) for the program's requests.
     peer: tuple[int, int] | None = None
+    # Assembly run once before the first timed region (a configuration the measured program set up
+    # before its clock reads).
+    prologue: str = ""
+    # Other cores running a program of their own (core, assembly) while the loops run, until the
+    # figure cores have finished (the word at DONE turns nonzero).
+    companions: tuple[tuple[str, str], ...] = ()
 
     @property
     def target(self) -> float:
@@ -700,7 +710,284 @@ _DRAM_CASES = (
     ),
 )
 
-CASES: tuple[Case, ...] = _CORE + _MEMORY + _FIVE_CORES + _SYNC_CASES + _PUSH_CASES + _NOC_CASES + _DRAM_CASES
+# --------------------------------------------------------------------------- the unpackers
+# The matmul unpack bench (TRISC0; blackhole-py examples/microbench_unpack_backend.py): each row
+# waits until it is at most two rows ahead (semaphore 5, UNPACK_SYNC, read on the PC-buffer page),
+# writes its in1 (SrcA) and in0 (SrcB) tiles' L1 addresses into the unpackers' base-address
+# registers of the current configuration context (0 or 1, alternating), posts the semaphore, then
+# pushes STALLWAIT (unpack instructions wait for those stores), UNPACR of in0 into SrcB, a MOP that
+# plays the context's replay twice (UNPACR of in1 into SrcA, then RDCFG / ADDDMAREG / STALLWAIT /
+# WRCFG moving the base address one tile on, NOP), SEMGET of the semaphore and SETC16 flipping the
+# context. Every UNPACR hands its bank to the matrix unit (SetDatValid): TRISC1 hands them back,
+# pushing SETRWC(FlipSrcA | FlipSrcB) again and again until the figure core is done (DONE).
+# Registers (the harness's in brackets): s3 semaphore 5 [s7], s0 / s1 the in0 / in1 tiles' first
+# 16-byte unit [s0 / s1], a4 = a5 one tile in 16-byte units [a4 / a5], s2 / a6 unpacker 0's / 1's
+# base-address register of context 0 [s4 / s5], a7 the context word in local RAM [s11], a2 / a3 the
+# in0 / in1 tile index [s9 / s10].
+UNPACK_IN0 = 0x57000  # the harness's SCRATCH0 and SCRATCH1 (L1 bytes)
+UNPACK_IN1 = 0x97000
+UNPACK_TILE = 2048  # one 32x32 BF16 tile
+UNPACK_SYNC_SEM = 0xFFE80034  # semaphore 5 on the PC-buffer page
+INSTRN_BUF = 0xFFE40000
+MOP_CFG = 0xFFB80000
+MOP_SYNC = 0xFFE80008  # the MOP expander's done check
+TENSIX_CFG = 0xFFEF0000
+GPRS = 0xFFE00000  # the thread's own GPRs
+
+
+def _word(name: str, **fields: int) -> int:
+    """A Tensix instruction word; the fields not given are zero."""
+    return _BH.encode(name, **({f.name: 0 for f in _BH.by_name[name].fields} | fields))
+
+
+def _write32(address: int, value: int) -> str:
+    """A RISC-V store of a constant (``t0`` the address, ``t1`` the value)."""
+    return f"{_li('t0', address)}\n" + (
+        "sw zero, 0(t0)" if value == 0 else f"{_li('t1', value)}\nsw t1, 0(t0)"
+    )
+
+
+def _push(word: int) -> str:
+    """A Tensix instruction pushed by a store to the instruction buffer (not inline)."""
+    return _write32(INSTRN_BUF, word)
+
+
+def _done_check(address: int) -> str:
+    return f"{_li('t0', address)}\nsw zero, 0(t0)\nlw t1, 0(t0)\nand zero, zero, t1"
+
+
+def _inline(word: int) -> str:
+    return f".word 0x{(word << 2 | word >> 30) & 0xFFFFFFFF:08x}"
+
+
+def _unpacr(srcb: int, addr_mode: int = 0) -> int:
+    # MultiContextMode (the context from UNPACK_MISC_CFG_CfgContextOffset), FlipSrc, Last
+    return _word(
+        "UNPACR", unpack_block_selection=srcb, addr_mode=addr_mode, ovrd_thread_id=1, set_dat_valid=1, last=1
+    )
+
+
+def _replay_words(cfg_reg: int) -> tuple[int, ...]:
+    """The replay of one context: UNPACR of in1, then its base address (``cfg_reg``) one tile on
+    (GPR 36 holds a tile in 16-byte units)."""
+    return (
+        _unpacr(0),
+        _word("RDCFG", gpr_address=12, cfg_reg=cfg_reg),
+        _word("ADDDMAREG", op_b_is_const=0, result_reg_index=12, op_b_reg_index=12, op_a_reg_index=36),
+        _word("STALLWAIT", stall_res=0x80, wait_res=0x1),
+        _word("WRCFG", gpr_address=12, wr128b=0, cfg_reg=cfg_reg),
+        _word("NOP"),
+    )
+
+
+def _setc16(reg: int, value: int) -> int:
+    return _word("SETC16", setc16_reg=reg, setc16_value=value)
+
+
+_BASE0 = 76  # THCON_SEC0_REG3_Base_address; THCON_SEC1_REG3_Base_address is 124, cntx1 the next word
+_CFG_CONTEXT = 41  # ThreadConfig UNPACK_MISC_CFG (CfgContextOffset_0 / _1)
+_UNPACK_MOP = (
+    0,
+    0,
+    0,
+    _word("REPLAY", start_idx=0, len=6, execute_while_loading=0, load_mode=0),
+    0,
+    0,
+    0,
+    _word("REPLAY", start_idx=6, len=6, execute_while_loading=0, load_mode=0),
+    0,
+)
+
+
+def _mop_config(words: Sequence[int]) -> str:
+    return f"{_done_check(MOP_SYNC)}\n" + "\n".join(_write32(MOP_CFG + 4 * i, w) for i, w in enumerate(words))
+
+
+# Unpack.init(Float16_b, 2048-byte tiles, the matmul MOP) and the harness's set-up, once, as
+# measured: register writes by RISC-V stores (configuration state 0), instruction pushes, inline words.
+_UNPACK_PROLOGUE = "\n".join(
+    (
+        _inline(_setc16(0, 0)),  # CFG_STATE_ID 0
+        f"{_la('t0', 'unpack_ctx')}\nsw zero, 0(t0)",
+        _inline(_setc16(_CFG_CONTEXT, 0)),
+        _inline(_word("ZEROSRC", zero_val=0, write_mode=0, bank_mask=1, src_mask=3)),
+        _inline(_setc16(0, 0)),
+        # semaphore 5 reads 0
+        f"{_li('t0', UNPACK_SYNC_SEM)}\n1:\nlw t1, 0(t0)\nandi t1, t1, 0xFF\nbeq t1, zero, 2f\nfence\nj 1b",
+        "2:",
+        _inline(_word("SETADCXY", cnt_set_mask=3, ch1_y=0, ch1_x=0, ch0_y=0, ch0_x=0, bit_mask=0xB)),
+        _inline(_word("SETADCZW", cnt_set_mask=3, ch1_w=0, ch1_z=0, ch0_w=0, ch0_z=0, bit_mask=0xF)),
+        _write32(TENSIX_CFG + 4 * 57, 0x200),  # UNP0_ADDR_CTRL_ZW_REG_1 Zstride
+        _write32(TENSIX_CFG + 4 * 59, 0x200),  # UNP1_ADDR_CTRL_ZW_REG_1 Zstride
+        _inline(_word("ATGETM", mutex_index=0)),
+        # ALU_FORMAT_SPEC_REG, ALU_FORMAT_SPEC_REG0/1/2 and ALU_ACC_CTRL, ALU_ACC_CTRL_Zero_Flag
+        *(
+            _push(_word(f"RMWCIB{byte}", mask=mask, data=data, cfg_reg_addr=reg))
+            for byte, mask, data, reg in (
+                (0, 0xFF, 0, 0),
+                (1, 0x7F, 0, 0),
+                (0, 0x07, 0, 1),
+                (1, 0x80, 0, 1),
+                (2, 0x01, 0, 1),
+                (3, 0x60, 0, 1),
+                (0, 0x01, 1, 2),
+            )
+        ),
+        _inline(_word("ATRELM", mutex_index=0)),
+        # Tile descriptors: BF16, uncompressed, Y 1, Z 4 (unpacker 1: X 256)
+        _write32(TENSIX_CFG + 4 * 64, 0x15),
+        _write32(TENSIX_CFG + 4 * 65, 0x00040001),
+        _write32(TENSIX_CFG + 4 * 112, 0x01000015),
+        _write32(TENSIX_CFG + 4 * 113, 0x00040001),
+        # THCON_SEC0/1_REG2: out BF16, Throttle_mode 2 (x4); contexts 0..7 uncompressed
+        _write32(TENSIX_CFG + 4 * 72, 0x25),
+        _write32(TENSIX_CFG + 4 * 73, 0x000F000F),
+        _write32(TENSIX_CFG + 4 * 120, 0x25),
+        _write32(TENSIX_CFG + 4 * 121, 0x000F000F),
+        _push(_word("SETADCXX", cnt_set_mask=1, x_end2=255, x_start=0)),
+        _push(_word("SETADCXX", cnt_set_mask=2, x_end2=255, x_start=0)),
+        _write32(TENSIX_CFG + 4 * 84, 0x00400040),  # THCON_SEC0_REG5_Dest_cntx0/1_address
+        _write32(TENSIX_CFG + 4 * 86, 0x01000100),  # THCON_SEC0_REG5_Tile_x_dim_cntx0/1
+        _write32(TENSIX_CFG + 4 * 50, 0x100),  # UNP0_ADD_DEST_ADDR_CNTR
+        *(_write32(GPRS + 4 * (40 + i), (0x100 >> i) * 0x10001) for i in range(5)),  # face dimensions
+        _inline(_setc16(5, 4)),  # SRCA_SET_SetOvrdWithAddr
+        f"{_la('t0', 'unpack_ctx')}\nsw zero, 0(t0)",
+        _inline(_setc16(_CFG_CONTEXT, 0)),
+        # GPR 36 / 37 low halves: a tile in 16-byte units
+        _push(
+            _word(
+                "SETDMAREG",
+                payload_sig_sel_size=0,
+                payload_sig_sel=UNPACK_TILE >> 4,
+                set_signals_mode=0,
+                reg_index_16b=72,
+            )
+        ),
+        _push(
+            _word(
+                "SETDMAREG",
+                payload_sig_sel_size=0,
+                payload_sig_sel=UNPACK_TILE >> 4,
+                set_signals_mode=0,
+                reg_index_16b=74,
+            )
+        ),
+        _push(_word("RMWCIB1", mask=1, data=0, cfg_reg_addr=72)),
+        _inline(_word("SETADCXX", cnt_set_mask=1, x_end2=255, x_start=0)),
+        _push(_word("RMWCIB1", mask=1, data=0, cfg_reg_addr=72)),
+        _inline(_word("SETADCXX", cnt_set_mask=1, x_end2=255, x_start=0)),
+        _mop_config(_UNPACK_MOP),
+        _done_check(PC_BUF_SYNC),
+        # The harness: whole tiles (X 0..1023), the two replays, semaphore 5 with maximum 2.
+        _inline(_word("SETADCXX", cnt_set_mask=1, x_end2=1023, x_start=0)),
+        _inline(_word("SETADCXX", cnt_set_mask=2, x_end2=1023, x_start=0)),
+        _inline(_word("REPLAY", start_idx=0, len=6, execute_while_loading=0, load_mode=1)),
+        *(_inline(w) for w in _replay_words(_BASE0)),
+        _inline(_word("REPLAY", start_idx=6, len=6, execute_while_loading=0, load_mode=1)),
+        *(_inline(w) for w in _replay_words(_BASE0 + 1)),
+        _inline(_word("SEMINIT", max_value=2, init_value=0, sem_sel=1 << 5)),
+        _done_check(PC_BUF_SYNC),
+        f"{_la('t0', 'unpack_ctx')}\nsw zero, 0(t0)",
+        _inline(_setc16(_CFG_CONTEXT, 0)),
+    )
+)
+# The harness's registers, loaded before the clock read. The base addresses are in 16-byte units
+# minus one, as the registers take them: the harness wrote byte addresses (tile * 2048 + 0x57000 - 1),
+# which as 16-byte units lie far beyond L1.
+_UNPACK_SETUP = "\n".join(
+    (
+        _li("s0", UNPACK_IN0 >> 4),
+        _li("s1", UNPACK_IN1 >> 4),
+        f"li a4, {UNPACK_TILE >> 4}\nli a5, {UNPACK_TILE >> 4}",
+        _li("s3", UNPACK_SYNC_SEM),
+        _la("a7", "unpack_ctx"),
+        _li("s2", TENSIX_CFG + 4 * _BASE0),
+        _li("a6", TENSIX_CFG + 4 * 124),
+    )
+)
+_UNPACK_ROW = "\n".join(
+    (
+        "1:\nlw t1, 0(s3)\nandi t1, t1, 0xFE\nbeq t1, zero, 2f\nfence\nj 1b",
+        "2:\nmul a0, a2, a4\nadd a0, a0, s0\naddi a0, a0, -1",
+        "mul a1, a3, a5\nadd a1, a1, s1\naddi a1, a1, -1",
+        "lw t2, 0(a7)\naddi t3, s2, 0\nbeq t2, zero, 3f\naddi t3, t3, 4\n3:\nsw a1, 0(t3)",
+        "addi t3, a6, 0\nbeq t2, zero, 3f\naddi t3, t3, 4\n3:\nsw a0, 0(t3)",
+        "sw zero, 0(s3)",
+        _inline(_word("STALLWAIT", stall_res=0x8, wait_res=0x400)),
+        _inline(_unpacr(1)),
+        # template 0, one pass, mask 0 / 0xFF: the context's replay twice
+        f"bne t2, zero, 4f\n{_inline(_word('MOP', loop_count=1))}\nj 5f",
+        f"4:\n{_inline(_word('MOP', loop_count=1, zmask_lo16_or_loop_count=0xFF))}",
+        f"5:\n{_inline(_word('SEMGET', sem_sel=1 << 5))}",
+        "addi t3, zero, 1\nsub t3, t3, t2\nsw t3, 0(a7)",
+        f"beq t2, zero, 6f\n{_inline(_setc16(_CFG_CONTEXT, 0))}\nj 7f",
+        f"6:\n{_inline(_setc16(_CFG_CONTEXT, 0x101))}\n7:",
+    )
+)
+
+
+def _unpack_subblock(bw: int) -> str:
+    """One 2x2 output subblock of a matmul with inner dimension ``bw``: 2 * bw rows."""
+    rows = [_inline(_word("SETADCZW", cnt_set_mask=3, ch1_w=0, ch1_z=0, ch0_w=0, ch0_z=0, bit_mask=0xF))]
+    for inner in range(bw):
+        rows.append(f"addi a2, zero, {inner}\naddi a3, zero, {2 * inner}\n{_UNPACK_ROW}")
+        rows.append(f"addi a2, zero, {bw + inner}\n{_UNPACK_ROW}")
+    return "\n".join(rows)
+
+
+# TRISC1 hands the Src banks back: SETRWC(FlipSrcA | FlipSrcB, SrcA and SrcB counters 0) until DONE.
+_CLEAR_VALID = (
+    f"{_li('a0', DONE)}\n1:\nlw t0, 0(a0)\nbne t0, zero, 2f\n"
+    f"{_inline(_word('SETRWC', clear_ab_vld=3, rwc_cr=0, rwc_d=0, rwc_b=0, rwc_a=0, bit_mask=3))}\nj 1b\n2:"
+)
+
+
+def _unpack_case(name: str, what: str, body: str, ops: int, silicon: float, **kw) -> Case:
+    return Case(
+        name,
+        what,
+        body,
+        ops,
+        (silicon, silicon),
+        cores=("trisc0",),
+        figure_cores=("trisc0",),
+        iters=10,
+        prologue=_UNPACK_PROLOGUE,
+        setup=_UNPACK_SETUP,
+        empty=NOP,
+        companions=(("trisc1", _CLEAR_VALID),),
+        calibrated=False,  # docs/timing.md, "Coprocessor figures"
+        **kw,
+    )
+
+
+_UNPACK_CASES = (
+    _unpack_case(
+        "unpack_subblock_bw1",
+        "matmul unpack, 2x2 subblock, inner 1 (per subblock, TRISC0)",
+        _unpack_subblock(1),
+        1,
+        74.6,
+    ),
+    _unpack_case(
+        "unpack_subblock_bw4",
+        "matmul unpack, 2x2 subblock, inner 4 (per subblock, TRISC0)",
+        _unpack_subblock(4),
+        1,
+        300.0,
+    ),
+    _unpack_case(
+        "unpack_row",
+        "matmul unpack, one row alone (TRISC0)",
+        f"addi a2, zero, 0\naddi a3, zero, 0\n{_UNPACK_ROW}",
+        1,
+        51.3,
+    ),
+)
+
+CASES: tuple[Case, ...] = (
+    _CORE + _MEMORY + _FIVE_CORES + _SYNC_CASES + _PUSH_CASES + _NOC_CASES + _DRAM_CASES + _UNPACK_CASES
+)
 
 # Figures of the calibration list this table does not run (docs/timing.md says why).
 NOT_RUN: tuple[tuple[str, str], ...] = ()
@@ -715,6 +1002,7 @@ static volatile uint32_t scratch[16]; /* own local RAM (.bss) */
 volatile uint32_t cb_iface[8] __attribute__((used, aligned(16)));
 volatile uint16_t bank_table[16] __attribute__((used));
 volatile uint8_t noc_xy[4] __attribute__((used));
+volatile uint32_t unpack_ctx __attribute__((used)); /* the unpack bench's configuration context */
 
 static inline uint32_t wall(void)
 {
@@ -737,6 +1025,17 @@ int main(void)
     register uint32_t local __asm__("s1") = (uint32_t)&scratch[0];
     register uint32_t remote __asm__("s2") = REMOTE;
     register uint32_t mmio __asm__("s3") = MMIO;
+#ifdef PROLOGUE
+    __asm__ volatile(".option push\\n.option norelax\\n" PROLOGUE "\\n.option pop"
+                     : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio)
+                     :
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", "a4", "a5", "a6",
+                       "a7", "memory");
+    l1 = L1_DATA;
+    local = (uint32_t)&scratch[0];
+    remote = REMOTE;
+    mmio = MMIO;
+#endif
     __asm__ volatile("li a4, 3\\nli a5, 7\\nli a1, 1\\nli a2, 5\\nli a0, 1" ::: "a0", "a1", "a2", "a4", "a5");
     uint32_t t0 = wall();
     LOOP(BODY);
@@ -752,6 +1051,25 @@ int main(void)
     volatile uint32_t *out = (volatile uint32_t *)RESULT;
     out[0] = t1 - t0;
     out[1] = t3 - t2;
+#ifdef DONE_FLAG
+    *(volatile uint32_t *)DONE_FLAG = 1;
+#endif
+    return 0;
+}
+"""
+
+# A companion core's program: its assembly, once.
+_COMPANION_TEMPLATE = """\
+#include <stdint.h>
+#include "tensixsim.h"
+
+int main(void)
+{
+    __asm__ volatile(".option push\\n.option norelax\\n" PROGRAM "\\n.option pop"
+                     :
+                     :
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", "a4", "a5", "a6",
+                       "a7", "memory");
     return 0;
 }
 """
@@ -790,19 +1108,41 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
         "WALL_CLOCK": f"0x{arch.wall_clock_low:x}u",
         "RESULT": f"0x{RESULTS + 16 * index:x}u",
     }
+    if case.prologue:
+        defines["PROLOGUE"] = _c_string(case.prologue)
+    if case.companions:
+        defines["DONE_FLAG"] = f"0x{DONE:x}u"
     root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
-    source = root / "calibration" / "calibration.c"
+    source = _source(root, "calibration.c", _TEMPLATE)
+    return build(
+        core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root
+    )
+
+
+def build_companion(case: Case, core: str, program: str, build_dir: Path | None = None) -> Path:
+    """Compile the companion ``program`` of ``case`` for ``core``; returns the ELF."""
+    root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
+    source = _source(root, "companion.c", _COMPANION_TEMPLATE)
+    return build(
+        core,
+        [source],
+        root / "calibration" / f"{case.name}_{core}_companion.elf",
+        defines={"PROGRAM": _c_string(program)},
+        build_dir=root,
+    )
+
+
+def _source(root: Path, name: str, text: str) -> Path:
+    source = root / "calibration" / name
     source.parent.mkdir(parents=True, exist_ok=True)
-    if not source.exists() or source.read_text() != _TEMPLATE:
+    if not source.exists() or source.read_text() != text:
         # Atomically: parallel test workers build from the same file, and a compiler must never
         # read one half written.
         fd, tmp = tempfile.mkstemp(suffix=".c", dir=source.parent)
         with os.fdopen(fd, "w") as out:
-            out.write(_TEMPLATE)
+            out.write(text)
         os.replace(tmp, source)
-    return build(
-        core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root
-    )
+    return source
 
 
 @dataclass
@@ -842,7 +1182,9 @@ def run_case(
         tile = Tile(ARCH) if tile_factory is None else tile_factory()
         for core in case.cores:
             tile.load_elf(core, build_case(case, core, build_dir))
-        tile.run(max_cycles=10_000_000, release=case.cores)
+        for core, program in case.companions:
+            tile.load_elf(core, build_companion(case, core, program, build_dir))
+        tile.run(max_cycles=10_000_000, release=case.cores + tuple(c for c, _ in case.companions))
     measured = Measured(case)
     for core in case.cores:
         index = CORE_NAMES.index(core)
