@@ -40,7 +40,16 @@ def test_the_doc_shows_the_current_table(results):
 
 @pytest.mark.parametrize(
     "name",
-    ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock", "five_l1_same_address", "noc_write_4"],
+    [
+        "l1_lw_x8",
+        "l1_load_to_use",
+        "local_sw_lw",
+        "mmio_wall_clock",
+        "five_l1_same_address",
+        "noc_write_4",
+        "unpack_subblock_bw1",
+        "sfpu_scale_macro_pipeline",
+    ],
 )
 def test_calibration_cycles_do_not_depend_on_the_quantum(results, name):
     case = next(c for c in calibration.CASES if c.name == name)

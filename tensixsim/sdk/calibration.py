@@ -1486,6 +1486,11 @@ int main(void)
     out[0] = t1 - t0;
     out[1] = t3 - t2;
 #ifdef DONE_FLAG
+#ifdef DONE_CHECK
+    /* Wait until the coprocessor has run what this core pushed: the companions may be serving it. */
+    *(volatile uint32_t *)DONE_CHECK = 0;
+    (void)*(volatile uint32_t *)DONE_CHECK;
+#endif
     *(volatile uint32_t *)DONE_FLAG = 1;
 #endif
     return 0;
@@ -1546,6 +1551,8 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
         defines["PROLOGUE"] = _c_string(case.prologue)
     if case.companions:
         defines["DONE_FLAG"] = f"0x{DONE:x}u"
+        if core.startswith("trisc"):
+            defines["DONE_CHECK"] = f"0x{PC_BUF_SYNC:x}u"
     root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
     source = _source(root, "calibration.c", _TEMPLATE)
     return build(
