@@ -40,7 +40,16 @@ def test_the_doc_shows_the_current_table(results):
 
 @pytest.mark.parametrize(
     "name",
-    ["l1_lw_x8", "l1_load_to_use", "local_sw_lw", "mmio_wall_clock", "five_l1_same_address", "noc_write_4"],
+    [
+        "l1_lw_x8",
+        "l1_load_to_use",
+        "local_sw_lw",
+        "mmio_wall_clock",
+        "five_l1_same_address",
+        "noc_write_4",
+        "unpack_subblock_bw1",
+        "sfpu_scale_macro_pipeline",
+    ],
 )
 def test_calibration_cycles_do_not_depend_on_the_quantum(results, name):
     case = next(c for c in calibration.CASES if c.name == name)
@@ -81,6 +90,10 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
         "cb_push_back_trisc2",
         "push_nop_sync",
         "noc_read_4_issue",
+        "unpack_row",
+        "thcon_shiftdmareg",
+        "pack_1024_bf16_x1",
+        "sfpu_profile_control",
     ]
     for case in calibration.CASES:
         if case.name in names:
