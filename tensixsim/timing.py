@@ -226,7 +226,9 @@ class UnpackTiming:
     """Unpackers (UNPACR_Regular.md "Performance"; UNPACR_NOP_Nop.md)."""
 
     address_cycles: int = 2  # computing the initial input address of uncompressed data
-    l1_bytes_per_cycle: int = 16  # at x1 speed; x2 / x4 (Throttle_mode 1 / 2) double / quadruple it
+    # At x1 speed; x2 / x4 (Throttle_mode 1 / 2) double / quadruple it. 16: Wormhole's page (no
+    # Blackhole page gives one); Blackhole's is UNPACK's below.
+    l1_bytes_per_cycle: int = 16
     nop: int = 1  # UNPACR_NOP and the non-moving UNPACR modes occupy the unpacker one cycle
     # Both unpackers fetching from L1 at once: ``shared_speeds[want0][want1]`` is (gets0, gets1), each
     # speed 0 / 1 / 2 for x1 / x2 / x4 (the page's table; rows: what unpacker 0 wants).
@@ -264,7 +266,7 @@ class PackTiming:
     """The packer (PACR, PACR_SETREG): WormholeB0 L1.md's packer bandwidth."""
 
     issue_cycles: int = 1  # address generation
-    l1_bytes_per_cycle: int = 16  # one 128-bit write per cycle
+    l1_bytes_per_cycle: int = 16  # one 128-bit write per cycle (Wormhole; Blackhole's is PACK's below)
     # One 128-bit L1 accumulate every five cycles (atomic read-modify-write) or two (non-atomic);
     # the atomic figure is the one charged (which form the packer uses is not documented).
     l1_accumulate_cycles: int = 5
@@ -335,8 +337,18 @@ SYNC = SyncTiming()
 THCON = ThconTiming()
 CONFIG = ConfigTiming()
 MATRIX = MatrixTiming()
-UNPACK = UnpackTiming()
-PACK = PackTiming()
+# Blackhole's unpackers and packers move more bytes a cycle to and from L1 than Wormhole's pages give
+# (no Blackhole page gives a figure; Blackhole doubled the NoC's bytes per cycle, NoC README). The
+# measurements: a TRISC0 unpacking a row of a 2x2 matmul subblock (4 KiB on unpacker 0, x4, both
+# unpackers fetching) takes 37.5 cycles in all, which Wormhole's 64 bytes a cycle at x4 (halved while
+# both fetch) would take 128 for; a later FP8 profile gives about 4 cycles a KiB. Both are met by
+# four times Wormhole's rate (x4: 256 bytes a cycle). Packing 1024 BF16 / FP32 values costs 1.625 /
+# 2.625 cycles a 32 / 64-byte row: 32 bytes a cycle more, twice Wormhole's (docs/timing.md,
+# "Coprocessor figures").
+UNPACK = UnpackTiming(l1_bytes_per_cycle=64)
+PACK = PackTiming(l1_bytes_per_cycle=32)
+UNPACK_WORMHOLE = UnpackTiming()
+PACK_WORMHOLE = PackTiming()
 MOVER = MoverTiming()
 SFPU = SfpuTiming()
 NOC = NocTiming()

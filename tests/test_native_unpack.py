@@ -33,6 +33,7 @@ from tensixsim.tensix.formats import (
     TF32,
 )
 from tensixsim.tensix.regs import SrcClient
+from tensixsim.timing import UNPACK
 
 ISA = isa_for("blackhole")
 NATIVE_DEFER = native.NATIVE_DEFER
@@ -312,8 +313,10 @@ def test_the_eltwise_configuration_runs_natively(unit, flip, z):
 
 
 def unpacker0_fetching(state: dict[str, np.ndarray]) -> None:
-    """Unpacker 0 fetches 2048 bytes at x4 from cycle 4990 to 5022."""
-    for name, value in (("anchor", 4990), ("left", 2048), ("want", 2), ("shared_until", 4990),
+    """Unpacker 0 fetches 32 cycles' worth at x4 (4 * UNPACK.l1_bytes_per_cycle bytes a cycle) from
+    cycle 4990 to 5022."""
+    left = 32 * (UNPACK.l1_bytes_per_cycle << 2)
+    for name, value in (("anchor", 4990), ("left", left), ("want", 2), ("shared_until", 4990),
                         ("shared_speed", 2), ("end", 4990 + 32)):  # fmt: skip
         state[f"unpackers.{name}"][0] = value
 

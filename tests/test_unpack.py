@@ -34,6 +34,9 @@ from tensixsim.tensix import formats
 from tensixsim.tensix.regs import apply_handovers
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
+from tensixsim.timing import UNPACK
+
+R = UNPACK.l1_bytes_per_cycle  # the unpackers' bytes a cycle at x1 (Blackhole's)
 
 TILE = Tile("blackhole")
 COPRO = TILE.coprocessor
@@ -229,9 +232,9 @@ def test_bf16_face_into_srca_rows_0_to_15():
         assert srca[i // 16, i % 16] == (sign << 18) | (mantissa << 11) | exponent
     assert srca[16:].sum() == 0
     # FlipSrc hands bank 0 to the matrix unit once the 512 bytes have landed (two address cycles, then
-    # 16 bytes a cycle: Throttle_mode 0); the unpacker moves on to bank 1 at once. Ch0Y and Ch1Y
+    # R bytes a cycle: Throttle_mode 0); the unpacker moves on to bank 1 at once. Ch0Y and Ch1Y
     # advanced by one.
-    assert COPRO.regs.src_client[0, 0] == 1 and COPRO.regs.src_handover_at[0, 0] == 2 + 512 // 16
+    assert COPRO.regs.src_client[0, 0] == 1 and COPRO.regs.src_handover_at[0, 0] == 2 + -(-512 // R)
     assert COPRO.regs.unpacker_bank[0] == 1
     apply_handovers(COPRO, 2 + 512 // 16)
     assert COPRO.regs.src_client[0, 0] == 0
@@ -306,11 +309,11 @@ def test_tileize_byte_formats_read_16_datums_a_row():
 
 
 @pytest.mark.parametrize(("changes", "count", "cycles"), [
-    ({"Throttle_mode": 0}, 256, 2 + 512 // 16),  # x1: 16 bytes a cycle after two address cycles
-    ({"Throttle_mode": 1}, 256, 2 + 512 // 32),
-    ({"Throttle_mode": 2}, 256, 2 + 512 // 64),
-    ({"Throttle_mode": 0, "Tileize_mode": 1, "XDim": 1024}, 1024, 2 + 2048 // 64),  # tileize: x4
-    ({"Throttle_mode": 2, "InDataFormat": BFP2, "Out_data_format": BFP2}, 256, 2 + 64 // 16),  # BFP2: x1
+    ({"Throttle_mode": 0}, 256, 2 + -(-512 // R)),  # x1: R bytes a cycle after two address cycles
+    ({"Throttle_mode": 1}, 256, 2 + -(-512 // (2 * R))),
+    ({"Throttle_mode": 2}, 256, 2 + -(-512 // (4 * R))),
+    ({"Throttle_mode": 0, "Tileize_mode": 1, "XDim": 1024}, 1024, 2 + -(-2048 // (4 * R))),  # tileize: x4
+    ({"Throttle_mode": 2, "InDataFormat": BFP2, "Out_data_format": BFP2}, 256, 2 + -(-64 // R)),  # BFP2: x1
 ])  # fmt: skip
 def test_unpacr_cycles_follow_the_speed_the_mode_wants(changes, count, cycles):
     reset()

@@ -21,7 +21,7 @@ from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.regs import SrcClient
 from tensixsim.tensix.sync import B0
 from tensixsim.tile import Tile
-from tensixsim.timing import FRONTEND
+from tensixsim.timing import FRONTEND, UNPACK
 
 # The hand-worked schedules below count a word pushed at cycle 0 as issuing at 1; the front end takes
 # this many cycles more (FRONTEND.push_to_issue).
@@ -35,7 +35,10 @@ ARCH = Tile("blackhole").arch
 
 # ------------------------------------------------------------------------------ reference model
 
-BYTES_PER_CYCLE = {"x1": 16, "x2": 32, "x4": 64}
+# The page's speeds (UNPACR_Regular.md, Wormhole's figures). The mechanism is checked at these rates:
+# the tiles below are set to them (UnpackState.bytes_per_cycle); Blackhole's own rate is timing.UNPACK's.
+PAGE_RATE = 16
+BYTES_PER_CYCLE = {"x1": PAGE_RATE, "x2": 2 * PAGE_RATE, "x4": 4 * PAGE_RATE}
 SPEED_NAMES = ("x1", "x2", "x4")  # Throttle_mode 0 / 1 / 2
 # The page's table: (unpacker 0 wants, unpacker 1 wants) -> (unpacker 0 gets, unpacker 1 gets).
 BOTH_ACTIVE = {
@@ -129,6 +132,7 @@ def test_start_fetch_matches_the_cycle_stepped_reference(steps):
     """unpack.start_fetch / left_at (closed form, piecewise) against fetch_ends (cycle by cycle) over
     random byte counts, speeds and start offsets."""
     state = unpack.UnpackState.new(ARCH)
+    state.bytes_per_cycle[0] = PAGE_RATE
     transfers: list[tuple[int, int, int, str]] = []
     latest: dict[int, int] = {}  # unpacker -> index of its latest transfer
     got: list[int] = []
@@ -156,6 +160,7 @@ def new_tile(counts: dict[tuple[int, int], int], throttle: tuple[int, int], flip
     ``counts`` (datums), Throttle_mode per unpacker."""
     tile = Tile("blackhole")
     copro = tile.coprocessor
+    copro.unpackers.bytes_per_cycle[0] = PAGE_RATE
     config = copro.config
     for unit, addr in ((0, A_ADDR), (1, B_ADDR)):
         descriptor = BF16 | 1 << 4 | 256 << 16 | 1 << 32 | 1 << 48 | 1 << 64
@@ -280,3 +285,8 @@ def test_matrix_unit_waits_for_the_data():
     assert fetch_ends([(0, 3 + D, 512, "x1"), (1, 5 + D, 512, "x1")]) == [35 + D, 37 + D]
     assert trace.cycles(MATH_THREAD, "ELWADD") == [37 + D]
     assert (copro.regs.src_handover_at == -1).all()
+
+
+def test_each_chip_starts_at_its_own_rate():
+    assert Tile("blackhole").coprocessor.unpackers.bytes_per_cycle[0] == UNPACK.l1_bytes_per_cycle
+    assert Tile("wormhole").coprocessor.unpackers.bytes_per_cycle[0] == PAGE_RATE

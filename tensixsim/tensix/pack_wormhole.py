@@ -89,7 +89,7 @@ from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
 from tensixsim.tensix.formats import BF16, BFP8, FORMAT_NAMES, FP32, INT8, INT16, INT32, TF32
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
-from tensixsim.timing import PACK
+from tensixsim.timing import PACK_WORMHOLE as PACK  # Wormhole's packers
 
 WORMHOLE_ONLY = ("wormhole",)
 

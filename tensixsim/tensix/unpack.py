@@ -119,7 +119,7 @@ The readings taken:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -147,7 +147,7 @@ from tensixsim.tensix.formats import (
 )
 from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, SrcClient, dst_mapping, hand_over
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
-from tensixsim.timing import UNPACK
+from tensixsim.timing import UNPACK, UNPACK_WORMHOLE
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -214,10 +214,14 @@ class UnpackState:
     # Per unpacker, for run statistics: fetches started and cycles spent fetching.
     fetches: np.ndarray  # (2,) int64
     fetch_cycles: np.ndarray  # (2,) int64
+    # (1,) int64: bytes a cycle at x1, the architecture's (timing.py UNPACK / UNPACK_WORMHOLE).
+    bytes_per_cycle: np.ndarray = field(default_factory=lambda: np.array([UNPACK.l1_bytes_per_cycle]))
 
     @classmethod
     def new(cls, arch: Arch) -> UnpackState:
+        timing = UNPACK_WORMHOLE if arch.name == "wormhole" else UNPACK
         return cls(
+            bytes_per_cycle=np.array([timing.l1_bytes_per_cycle], np.int64),
             context_counter=np.zeros((2, arch.pipe_count), np.uint8),
             end=np.zeros(2, np.int64),
             anchor=np.zeros(2, np.int64),
@@ -236,8 +240,8 @@ def busy_end(copro: Coprocessor, unit: int) -> int:
     return int(copro.unpackers.end[unit])
 
 
-def _rate(speed: int) -> int:
-    return UNPACK.l1_bytes_per_cycle << speed
+def _rate(state: UnpackState, speed: int) -> int:
+    return int(state.bytes_per_cycle[0]) << speed
 
 
 def left_at(state: UnpackState, unit: int, cycle: int) -> int:
@@ -247,7 +251,7 @@ def left_at(state: UnpackState, unit: int, cycle: int) -> int:
     anchor, until = int(state.anchor[unit]), int(state.shared_until[unit])
     shared = max(0, min(cycle, until) - anchor)
     solo = max(0, cycle - max(until, anchor))
-    moved = shared * _rate(int(state.shared_speed[unit])) + solo * _rate(int(state.want[unit]))
+    moved = shared * _rate(state, int(state.shared_speed[unit])) + solo * _rate(state, int(state.want[unit]))
     return int(state.left[unit]) - moved
 
 
@@ -262,20 +266,20 @@ def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: in
     state.fetches[unit] += 1
     if rest <= 0:
         state.shared_until[unit], state.shared_speed[unit] = start, want
-        state.end[unit] = start + -(-nbytes // _rate(want))
+        state.end[unit] = start + -(-nbytes // _rate(state, want))
         state.fetch_cycles[unit] += int(state.end[unit]) - start
         return
     other_want = int(state.want[other])
     wants = (want, other_want) if unit == 0 else (other_want, want)
     gets = UNPACK.shared_speeds[wants[0]][wants[1]]
     speed, other_speed = (gets[0], gets[1]) if unit == 0 else (gets[1], gets[0])
-    ends = [start + -(-nbytes // _rate(speed)), start + -(-rest // _rate(other_speed))]
+    ends = [start + -(-nbytes // _rate(state, speed)), start + -(-rest // _rate(state, other_speed))]
     shared_end = min(ends)
     for u, total, shared, alone in ((unit, nbytes, speed, want), (other, rest, other_speed, other_want)):
         state.anchor[u], state.left[u] = start, total
         state.shared_until[u], state.shared_speed[u] = shared_end, shared
-        remaining = total - (shared_end - start) * _rate(shared)
-        state.end[u] = shared_end + (-(-remaining // _rate(alone)) if remaining > 0 else 0)
+        remaining = total - (shared_end - start) * _rate(state, shared)
+        state.end[u] = shared_end + (-(-remaining // _rate(state, alone)) if remaining > 0 else 0)
     state.fetch_cycles[unit] += int(state.end[unit]) - start
     state.fetch_cycles[other] += int(state.end[other]) - other_end  # slowed by the newcomer
 

@@ -79,6 +79,7 @@ UNPACK_ARRAYS = (
     ("unpack_thread", "thread", np.int8),
     ("unpack_fetches", "fetches", np.int64),
     ("unpack_fetch_cycles", "fetch_cycles", np.int64),
+    ("unpack_rate", "bytes_per_cycle", np.int64),
 )
 
 # The sync unit's arrays (sync.SyncState; gate_kind is sync_gate_kind), in copro.h order.

@@ -343,7 +343,7 @@
 
 /* ---- pack.c: pack.py, formats.py, timing.PACK (PACK_*, PKF_*) ---- */
 #define PACK_TIMING_ISSUE_CYCLES                                 1
-#define PACK_TIMING_L1_BYTES_PER_CYCLE                           16
+#define PACK_TIMING_L1_BYTES_PER_CYCLE                           32
 #define PACK_TIMING_L1_ACCUMULATE_CYCLES                         5
 #define PACK_TIMING_L1_ACCUMULATE_NONATOMIC_CYCLES               2
 #define PACK_TIMING_SETREG                                       1
@@ -539,7 +539,6 @@
 
 /* ---- unpack.c: unpack.py, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
 #define UNPACK_ADDRESS_CYCLES                                    2
-#define UNPACK_L1_BYTES_PER_CYCLE                                16
 #define UNPACK_NOP_CYCLES                                        1
 #define UNPACK_SHARED_SPEEDS                                     {{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {0, 0}, {0, 1}}, {{2, 0}, {1, 0}, {1, 1}}}
 #define UNPACK_SPEEDS                                            3u

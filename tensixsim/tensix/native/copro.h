@@ -86,6 +86,7 @@ struct copro_view {
     int8_t *unpack_thread;        /* the pipe that issued it, -1 none */
     int64_t *unpack_fetches;      /* run statistics */
     int64_t *unpack_fetch_cycles;
+    int64_t *unpack_rate;         /* (1,): bytes a cycle at x1 */
     /* The pipes' bookkeeping (frontend.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
      * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends (done cycle). */
     int64_t *pipe_state;

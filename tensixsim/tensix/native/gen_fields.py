@@ -647,7 +647,6 @@ def _unpack_constants(out: _Defines) -> None:
     out.text("/* ---- unpack.c: unpack.py, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */")
     t = timing.UNPACK
     out.add("UNPACK_ADDRESS_CYCLES", str(t.address_cycles))
-    out.add("UNPACK_L1_BYTES_PER_CYCLE", str(t.l1_bytes_per_cycle))
     out.add("UNPACK_NOP_CYCLES", str(t.nop))
     rows = ", ".join("{" + ", ".join(f"{{{a}, {b}}}" for a, b in row) + "}" for row in t.shared_speeds)
     out.add("UNPACK_SHARED_SPEEDS", "{" + rows + "}")

@@ -224,9 +224,10 @@ static uint32_t convert(uint32_t in, uint32_t out, int to_dst, uint32_t is_unsig
 struct fetch {
     int64_t end, anchor, left, shared_until;
     int8_t want, shared_speed;
+    int64_t rate; /* bytes a cycle at x1 (UnpackState.bytes_per_cycle) */
 };
 
-static int64_t rate(int speed) { return (int64_t)UNPACK_L1_BYTES_PER_CYCLE << speed; }
+static int64_t rate(const struct fetch *f, int speed) { return f->rate << speed; }
 
 /* Python's -(-a // b) for the a >= 0, b > 0 it is used with. */
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -248,7 +249,7 @@ static int64_t left_at(const struct fetch *f, int64_t cycle, int *ok)
     }
     int64_t shared = max64(0, min64(cycle, f->shared_until) - f->anchor);
     int64_t solo = max64(0, cycle - max64(f->shared_until, f->anchor));
-    return f->left - shared * rate(f->shared_speed) - solo * rate(f->want);
+    return f->left - shared * rate(f, f->shared_speed) - solo * rate(f, f->want);
 }
 
 /* unpack.start_fetch on the copies `f` (both unpackers): 1 when only `unit`'s schedule changed, 2
@@ -266,13 +267,14 @@ static int start_fetch(struct fetch f[UNITS], uint32_t unit, int64_t start, int6
     if (rest <= 0) {
         f[unit].shared_until = start;
         f[unit].shared_speed = want;
-        f[unit].end = start + ceil_div(nbytes, rate(want));
+        f[unit].end = start + ceil_div(nbytes, rate(f, want));
         return 1;
     }
     int8_t other_want = f[other].want; /* checked by left_at */
     const int8_t *gets = unit == 0 ? shared_speeds[want][other_want] : shared_speeds[other_want][want];
     int8_t speed = gets[unit], other_speed = gets[other];
-    int64_t shared_end = min64(start + ceil_div(nbytes, rate(speed)), start + ceil_div(rest, rate(other_speed)));
+    int64_t shared_end =
+        min64(start + ceil_div(nbytes, rate(f, speed)), start + ceil_div(rest, rate(f, other_speed)));
     const struct {
         uint32_t u;
         int64_t total;
@@ -284,8 +286,8 @@ static int start_fetch(struct fetch f[UNITS], uint32_t unit, int64_t start, int6
         g->left = legs[i].total;
         g->shared_until = shared_end;
         g->shared_speed = legs[i].shared;
-        int64_t remaining = legs[i].total - (shared_end - start) * rate(legs[i].shared);
-        g->end = shared_end + (remaining > 0 ? ceil_div(remaining, rate(legs[i].alone)) : 0);
+        int64_t remaining = legs[i].total - (shared_end - start) * rate(f, legs[i].shared);
+        g->end = shared_end + (remaining > 0 ? ceil_div(remaining, rate(f, legs[i].alone)) : 0);
     }
     return 2;
 }
@@ -298,6 +300,7 @@ static void load_fetch(const struct copro_view *v, uint32_t u, struct fetch *f)
     f->shared_until = v->unpack_shared_until[u];
     f->want = v->unpack_want[u];
     f->shared_speed = v->unpack_shared_speed[u];
+    f->rate = v->unpack_rate[0];
 }
 
 static void store_fetch(struct copro_view *v, uint32_t u, const struct fetch *f)
