@@ -2,10 +2,13 @@
 
 BRISC reads tiles into circular buffers, TRISC0 unpacks, TRISC1 computes, TRISC2 packs, NCRISC
 writes the results out; the cores synchronise through stream-register circular buffers, the SrcA /
-SrcB hand-over and the math -> pack semaphore over two Dst halves. Every result is compared bit for
-bit with references written from the documented arithmetic: the matrix unit's fp32 model
-(tests/test_matmul.py's fidelity slices, flushing and Dst store), the packer's rounding to BF16
-(tests/test_e2e_raw.py), the unpacker's BFP8 decoding (tests/unpack_reference.py), and with numpy.
+SrcB hand-over and the math -> pack semaphore over two Dst halves. The kernels that exist on both
+chips run on Blackhole and on Wormhole (``ARCHES``); the references are the same, since the matrix
+unit's, the unpackers' and the packers' Wormhole pages give the Blackhole models. Every result is
+compared bit for bit with references written from the documented arithmetic: the matrix unit's fp32
+model (tests/test_matmul.py's fidelity slices, flushing and Dst store), the packer's rounding to
+BF16 (tests/test_e2e_raw.py), the unpacker's BFP8 decoding (tests/unpack_reference.py), and with
+numpy.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ UNPACK, MATH, PACK = 0, 1, 2
 SEM_MATH_PACK = 1  # TK_SEM_MATH_PACK in tensix_kernel.h
 TILE_BYTES = 2048
 MAX_CYCLES = 400_000
+ARCHES = ("blackhole", "wormhole")
+# PACRs per output tile (tensix_kernel.h): four Dst rows each on Blackhole, a face each on Wormhole.
+PACRS_PER_TILE = {"blackhole": 16, "wormhole": 4}
 
 try:
     find_toolchain()
@@ -36,10 +42,15 @@ except ToolchainMissing as missing:  # pragma: no cover - the container has the 
     pytest.skip(str(missing), allow_module_level=True)
 
 
-def run_kernel(elfs: dict, inputs: dict[int, bytes], monkeypatch: pytest.MonkeyPatch | None = None):
+def run_kernel(
+    elfs: dict,
+    inputs: dict[int, bytes],
+    monkeypatch: pytest.MonkeyPatch | None = None,
+    arch: str = "blackhole",
+):
     """A fresh tile with the five programs and ``inputs`` ({L1 address: bytes}) loaded, run to the
     end; returns the tile and, with ``monkeypatch``, the trace of retired Tensix instructions."""
-    tile = Tile("blackhole")
+    tile = Tile(arch)
     for core, elf in elfs.items():
         tile.load_elf(core, elf)
     for address, data in inputs.items():
@@ -70,7 +81,9 @@ def check_finished_cleanly(tile: Tile, in_tiles: int, out_tiles: int, *, two_inp
     assert int(tile.coprocessor.sync.sem_value[SEM_MATH_PACK]) == 0
 
 
-def check_synchronisation(trace: Trace, math_name: str, tiles: int, out_tiles: int, per_out: int) -> None:
+def check_synchronisation(
+    trace: Trace, math_name: str, tiles: int, out_tiles: int, per_out: int, arch: str = "blackhole"
+) -> None:
     """Per tile: the matrix unit starts only after both unpackers have handed the tile over, and the
     packer's first PACR of an output tile follows the matrix unit's SEMPOST for it (the SEMWAIT held
     it); Dst halves alternate, so math never runs more than two output tiles ahead of the packer."""
@@ -79,19 +92,20 @@ def check_synchronisation(trace: Trace, math_name: str, tiles: int, out_tiles: i
     posts = trace.cycles(MATH, "SEMPOST")
     packs = trace.cycles(PACK, "PACR")
     pack_waits = trace.cycles(PACK, "SEMWAIT")
-    assert len(unpacks) == 8 * tiles and len(packs) == 16 * out_tiles
+    n = PACRS_PER_TILE[arch]
+    assert len(unpacks) == 8 * tiles and len(packs) == n * out_tiles
     assert len(posts) == len(pack_waits) == out_tiles
     per_tile = len(maths) // tiles
     for t in range(tiles):
         last_unpack = max(unpacks[8 * t : 8 * t + 8])
         assert min(maths[per_tile * t : per_tile * (t + 1)]) > last_unpack
     for t in range(out_tiles):
-        first_pack = packs[16 * t]
+        first_pack = packs[n * t]
         assert first_pack > posts[t] > max(maths[per_tile * per_out * t : per_tile * per_out * (t + 1)])
         if t >= 2:
             # The half math writes for tile t was packed (tile t - 2) before math started on it.
             assert (
-                min(maths[per_tile * per_out * t : per_tile * per_out * (t + 1)]) > packs[16 * (t - 2) + 15]
+                min(maths[per_tile * per_out * t : per_tile * per_out * (t + 1)]) > packs[n * (t - 2) + n - 1]
             )
     # The packer reached its first wait long before the first tile was computed: it really waited.
     assert pack_waits[0] < posts[0]
@@ -120,13 +134,16 @@ def eltwise_expected(op: str, a: np.ndarray, b: np.ndarray, phases: int) -> np.n
     return round_bf16_away(reference_eltwise(op, x, y, phases, True))
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("op", ["add", "sub", "mul"])
-def test_eltwise_kernel_matches_numpy_bit_for_bit(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eltwise_kernel_matches_numpy_bit_for_bit(
+    op: str, arch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tiles = 8
     a, b = eltwise_inputs(100 + len(op), tiles)
-    elfs = programs.build_eltwise(op, tiles=tiles, phases=4)
+    elfs = programs.build_eltwise(op, tiles=tiles, phases=4, arch=arch)
     inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
 
     out = output_tiles(tile, tiles)
     numpy_op = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op]
@@ -149,20 +166,21 @@ def test_eltwise_kernel_matches_numpy_bit_for_bit(op: str, monkeypatch: pytest.M
     check_finished_cleanly(tile, tiles, tiles)
     name = {"add": "ELWADD", "sub": "ELWSUB", "mul": "ELWMUL"}[op]
     assert len(trace.cycles(MATH, name)) == tiles * 8 * (4 if op == "mul" else 1)
-    check_synchronisation(trace, name, tiles, tiles, 1)
+    check_synchronisation(trace, name, tiles, tiles, 1, arch)
     # The matrix unit and the packer spent cycles held: by the Src hand-over and by the SEMWAIT.
     stalled = [p.stalled for p in tile.backend.pipes]
     assert stalled[MATH].get(name, 0) > 0 and stalled[PACK].get("PACR", 0) > 0
 
 
-def test_eltwise_mul_at_lofi_drops_mantissa_bits() -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_eltwise_mul_at_lofi_drops_mantissa_bits(arch: str) -> None:
     # One fidelity phase multiplies only the operands' top mantissa bits: the model says so, the
     # kernel does it, and it differs from HiFi4 somewhere.
     tiles = 2
     a, b = eltwise_inputs(5, tiles)
-    elfs = programs.build_eltwise("mul", tiles=tiles, phases=1)
+    elfs = programs.build_eltwise("mul", tiles=tiles, phases=1, arch=arch)
     inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
-    tile, _ = run_kernel(elfs, inputs)
+    tile, _ = run_kernel(elfs, inputs, arch=arch)
     out = output_tiles(tile, tiles)
     for t in range(tiles):
         np.testing.assert_array_equal(out[t], eltwise_expected("mul", a[t], b[t], 1))
@@ -186,12 +204,13 @@ def bf16_tiles(draw) -> np.ndarray:
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(a=bf16_tiles(), b=bf16_tiles(), op=st.sampled_from(["add", "sub"]))
-def test_eltwise_kernel_over_special_values(a: np.ndarray, b: np.ndarray, op: str) -> None:
-    elfs = programs.build_eltwise(op, tiles=1)
+@given(a=bf16_tiles(), b=bf16_tiles(), op=st.sampled_from(["add", "sub"]), arch=st.sampled_from(ARCHES))
+def test_eltwise_kernel_over_special_values(a: np.ndarray, b: np.ndarray, op: str, arch: str) -> None:
+    elfs = programs.build_eltwise(op, tiles=1, arch=arch)
     tile, _ = run_kernel(
         elfs,
         {programs.KERNEL_SRC0: programs.tiles_to_l1([a]), programs.KERNEL_SRC1: programs.tiles_to_l1([b])},
+        arch=arch,
     )
     np.testing.assert_array_equal(output_tiles(tile, 1)[0], eltwise_expected(op, a, b, 1))
 
@@ -221,18 +240,21 @@ def matmul_expected(a_tiles, b_tiles, mt: int, nt: int, kt: int, phases: int) ->
     return out
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("phases", [1, 4], ids=["lofi", "hifi4"])
-def test_matmul_kernel_accumulates_inner_tiles_in_dst(phases: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_matmul_kernel_accumulates_inner_tiles_in_dst(
+    phases: int, arch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mt = nt = kt = 2
     rng = np.random.default_rng(40 + phases)
     a = [bf16_values(rng, 3) for _ in range(mt * kt)]
     b = [bf16_values(rng, 3) for _ in range(kt * nt)]
-    elfs = programs.build_matmul(mt=mt, nt=nt, kt=kt, phases=phases)
+    elfs = programs.build_matmul(mt=mt, nt=nt, kt=kt, phases=phases, arch=arch)
     inputs = {
         programs.KERNEL_SRC0: programs.tiles_to_l1([bits(t) >> 16 for t in a]),
         programs.KERNEL_SRC1: programs.tiles_to_l1([bits(t) >> 16 for t in b]),
     }
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
     out = output_tiles(tile, mt * nt)
     expected = matmul_expected(a, b, mt, nt, kt, phases)
     for t in range(mt * nt):
@@ -249,7 +271,7 @@ def test_matmul_kernel_accumulates_inner_tiles_in_dst(phases: int, monkeypatch: 
 
     check_finished_cleanly(tile, mt * nt * kt, mt * nt)
     assert len(trace.cycles(MATH, "MVMUL")) == 16 * phases * mt * nt * kt
-    check_synchronisation(trace, "MVMUL", mt * nt * kt, mt * nt, kt)
+    check_synchronisation(trace, "MVMUL", mt * nt * kt, mt * nt, kt, arch)
 
 
 # ------------------------------------------------------------------------------ bfp8_b -> fp16 copy
@@ -268,15 +290,16 @@ def fp16_from_fp32_packer(value: np.float32) -> int:
     return int(half.view(np.uint16))
 
 
-def test_copy_unpacks_bfp8_and_packs_fp16() -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_copy_unpacks_bfp8_and_packs_fp16(arch: str) -> None:
     tiles = 3
     rng = np.random.default_rng(77)
     exponents = [rng.integers(122, 133, 64).astype(np.uint8) for _ in range(tiles)]
     datums = [rng.integers(0, 256, (32, 32)).astype(np.uint8) for _ in range(tiles)]
     datums[0][0, :4] = [0x00, 0x80, 0x7F, 0xFF]  # +0, "-0" (decodes to -infinity), largest magnitudes
     data = b"".join(programs.bfp8_tile_bytes(e, d) for e, d in zip(exponents, datums, strict=True))
-    elfs = programs.build_copy_bfp8_to_fp16(tiles=tiles)
-    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: data})
+    elfs = programs.build_copy_bfp8_to_fp16(tiles=tiles, arch=arch)
+    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: data}, arch=arch)
     out = output_tiles(tile, tiles)
     for t in range(tiles):
         faces = programs.tile_to_faces(datums[t])
@@ -291,10 +314,12 @@ def test_copy_unpacks_bfp8_and_packs_fp16() -> None:
 # ------------------------------------------------------------------------------ bad configuration
 
 
-def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged() -> None:
-    # Input 0's circular buffer placed at the end of L1 (1536 KiB): the first UNPACR reads past it.
-    elfs = programs.build_eltwise("add", tiles=1, cb_in0_base=0x180000)
-    tile = Tile("blackhole")
+@pytest.mark.parametrize("arch", ARCHES)
+def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged(arch: str) -> None:
+    # Input 0's circular buffer placed at the end of Blackhole's L1 (1536 KiB; Wormhole's is 1464 KiB):
+    # the first UNPACR reads past it.
+    elfs = programs.build_eltwise("add", tiles=1, cb_in0_base=0x180000, arch=arch)
+    tile = Tile(arch)
     tile.load_elf("trisc0", elfs["trisc0"])
     for cb in ("in0", "in1"):  # the host plays the reader: one tile "arrived" in each buffer
         tile.streams.write(programs.KERNEL_CB_STREAMS[cb], TILES_RECEIVED, 1)
@@ -310,11 +335,12 @@ def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged() ->
     assert np.array_equal(tile.coprocessor.regs.srca, srca_before)
 
 
-def test_kernels_build_for_their_cores() -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_kernels_build_for_their_cores(arch: str) -> None:
     for elfs in (
-        programs.build_eltwise("add"),
-        programs.build_matmul(),
-        programs.build_copy_bfp8_to_fp16(),
+        programs.build_eltwise("add", arch=arch),
+        programs.build_matmul(arch=arch),
+        programs.build_copy_bfp8_to_fp16(arch=arch),
     ):
         assert sorted(elfs) == ["brisc", "ncrisc", "trisc0", "trisc1", "trisc2"]
         assert all(path.is_file() for path in elfs.values())
@@ -341,10 +367,12 @@ def test_models_agree_with_the_references() -> None:
 # ------------------------------------------------------------------------------ the generated header
 
 
-def test_cfg_header_fields_land_where_the_emulator_reads_them(tmp_path) -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_cfg_header_fields_land_where_the_emulator_reads_them(tmp_path, arch: str) -> None:
     """A TRISC1 program writes fields with CFG_WRITE (read-modify-write over MMIO), a global field
     (one word for both states) and ThreadConfig fields with SETC16 and THD_VALUE; the emulator's own
-    field table reads back exactly those values, and the neighbours in the same words are kept."""
+    field table (each chip's) reads back exactly those values, and the neighbours in the same words
+    are kept."""
     from pathlib import Path
 
     from tensixsim.sdk.build import build
@@ -368,8 +396,8 @@ def test_cfg_header_fields_land_where_the_emulator_reads_them(tmp_path) -> None:
             ]
         )
     )
-    elf = build("trisc1", [source], Path(tmp_path) / "cfg_fields.elf", build_dir=Path(tmp_path))
-    tile = Tile("blackhole")
+    elf = build("trisc1", [source], Path(tmp_path) / "cfg_fields.elf", arch=arch, build_dir=Path(tmp_path))
+    tile = Tile(arch)
     config = tile.coprocessor.config
     config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", 0, 3)  # a neighbour in the same word
     tile.load_elf("trisc1", elf)

@@ -5,12 +5,13 @@
 
 Every number comes from ``tensixsim/tensix/config_fields_<arch>.py`` (the field table the emulator
 itself uses); none is typed here. Both headers define the same names wherever the architectures
-share a field, so a kernel written against the names builds for either. For each field of ``Config[state]`` the header defines
-``CFG_<NAME>_WORD`` (word index), ``CFG_<NAME>_SHIFT`` and ``CFG_<NAME>_MASK`` (the mask in place,
-already shifted); a field wider than 32 bits gets ``CFG_<NAME>_WORDS`` (whole words, lowest first)
-instead of a shift and mask. ThreadConfig fields (written with SETC16) get ``THD_<NAME>_REG``,
-``THD_<NAME>_SHIFT`` and ``THD_<NAME>_MASK``. The MMIO addresses of ``Config[state][word]`` and
-``ConfigDualWrite[word]``, and a read-modify-write helper, close the header.
+share a field, so a kernel written against the names builds for either. For each field of
+``Config[state]`` the header defines ``CFG_<NAME>_WORD`` (word index), ``CFG_<NAME>_SHIFT`` and
+``CFG_<NAME>_MASK`` (the mask in place, already shifted); a field wider than 32 bits gets
+``CFG_<NAME>_WORDS`` (whole words, lowest first) instead of a shift and mask. ThreadConfig fields
+(written with SETC16) get ``THD_<NAME>_REG``, ``THD_<NAME>_SHIFT`` and ``THD_<NAME>_MASK``. The MMIO
+addresses of ``Config[state][word]`` and ``ConfigDualWrite[word]``, and a read-modify-write helper,
+close the header.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
 from types import ModuleType
 
 from tensixsim.tensix import config_fields_blackhole, config_fields_wormhole
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
-FIELD_TABLES: dict[str, ModuleType] = {"blackhole": config_fields_blackhole, "wormhole": config_fields_wormhole}
+FIELD_TABLES: dict[str, ModuleType] = {
+    "blackhole": config_fields_blackhole,
+    "wormhole": config_fields_wormhole,
+}
 ARCH_NAMES = tuple(FIELD_TABLES)
 
 

@@ -6,7 +6,7 @@
 #ifndef CB_EXAMPLE_H
 #define CB_EXAMPLE_H
 #include "tensixsim.h"
-#include "tensix_ops_blackhole.h"
+#include "tensix_ops.h"
 
 #define CB_STREAM 5u
 #define CB_PAGES 4u
