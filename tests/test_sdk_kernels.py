@@ -502,19 +502,39 @@ def fp32_out(tile: Tile, count: int) -> list[list[int]]:
     return [[int(v) for v in data[1024 * t : 1024 * (t + 1)]] for t in range(count)]
 
 
-def check_dst_passes(trace: Trace, passes: int) -> None:
-    """One UNPACR per Dst pass, 32 PACRs per pass. A pass is packed only after it was unpacked and
-    TRISC1 handed it over; the unpacker overwrites a Dst half (and TRISC1 clears it) only after the
-    packer has read the pass that was there before."""
+# UNPACRs and PACRs per Dst pass (tensix_kernel.h), by chip and by what the pass writes: Blackhole's
+# unpacker takes a block in one UNPACR and its packer tilizes or untilizes it in 32 PACRs; Wormhole's
+# unpacker tilizes, a face per UNPACR, and its packer untilizes, a face row per PACR.
+BLOCK_UNPACRS = {"blackhole": {"tilize": 1, "untilize": 1}, "wormhole": {"tilize": 4, "untilize": 1}}
+BLOCK_PACRS = {"blackhole": {"tilize": 32, "untilize": 32}, "wormhole": {"tilize": 4, "untilize": 64}}
+
+
+def pass_spans(counts: list[int]) -> list[tuple[int, int]]:
+    """(first, last) index of each pass's instructions, from how many each pass has."""
+    ends = np.cumsum(counts)
+    return [(int(end) - n, int(end) - 1) for end, n in zip(ends, counts, strict=True)]
+
+
+def check_dst_passes(trace: Trace, kinds: list[str], arch: str = "blackhole") -> list[tuple[int, int]]:
+    """The UNPACRs and PACRs of each Dst pass (``kinds``: what each pass writes). A pass is packed only
+    after it was unpacked and TRISC1 handed it over; the unpacker overwrites a Dst half (and TRISC1
+    clears it) only after the packer has read the pass that was there before. Returns the cycles of
+    each pass's (first unpack, last pack)."""
     unpacks = trace.cycles(UNPACK, "UNPACR")
     clears = trace.cycles(MATH, "ZEROACC")
     posts = trace.cycles(MATH, "SEMPOST")
     packs = trace.cycles(PACK, "PACR")
-    assert len(unpacks) == len(clears) == len(posts) == passes and len(packs) == 32 * passes
+    passes = len(kinds)
+    unpack_spans = pass_spans([BLOCK_UNPACRS[arch][k] for k in kinds])
+    pack_spans = pass_spans([BLOCK_PACRS[arch][k] for k in kinds])
+    assert len(clears) == len(posts) == passes
+    assert len(unpacks) == unpack_spans[-1][1] + 1 and len(packs) == pack_spans[-1][1] + 1
     for p in range(passes):
-        assert clears[p] < unpacks[p] < posts[p] < packs[32 * p]
+        assert clears[p] < unpacks[unpack_spans[p][0]]
+        assert unpacks[unpack_spans[p][1]] < posts[p] < packs[pack_spans[p][0]]
         if p >= 2:
-            assert clears[p] > packs[32 * (p - 2) + 31]
+            assert clears[p] > packs[pack_spans[p - 2][1]]
+    return [(unpacks[u[0]], packs[k[1]]) for u, k in zip(unpack_spans, pack_spans, strict=True)]
 
 
 def check_tilize_finished(tile: Tile, blocks: int, mid: int = 0) -> None:
@@ -525,8 +545,11 @@ def check_tilize_finished(tile: Tile, blocks: int, mid: int = 0) -> None:
     assert not tile.coprocessor.sync.sem_value[2:4].any()  # TK_SEM_DST_FREE / _FULL drained
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("mode", ["tilize", "untilize"])
-def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tilize_kernels_move_fp32_blocks_bit_for_bit(
+    mode: str, arch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     count = 3
     blocks = fp32_blocks(31 + len(mode), count)
     tiled = [faces_reference(b) for b in blocks]
@@ -534,9 +557,9 @@ def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pyt
         data, expected = [b.ravel() for b in blocks], tiled
     else:
         data, expected = tiled, [rows_reference(f) for f in tiled]
-    elfs = programs.build_tilize_fp32(mode, tiles=count)
+    elfs = programs.build_tilize_fp32(mode, tiles=count, arch=arch)
     inputs = {programs.KERNEL_SRC0: np.concatenate([np.asarray(d, "<u4") for d in data]).tobytes()}
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
     out = fp32_out(tile, count)
     for t in range(count):
         assert out[t] == expected[t], f"block {t}"
@@ -544,15 +567,16 @@ def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pyt
     assert rows_reference(tiled[0]) == [int(v) for v in blocks[0].ravel()]
     assert not any(tile.read(programs.KERNEL_DST + count * FP32_BLOCK_BYTES, 256))
     check_tilize_finished(tile, count)
-    check_dst_passes(trace, count)
+    check_dst_passes(trace, [mode] * count, arch)
 
 
-def test_tilize_then_untilize_in_one_run_is_the_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_tilize_then_untilize_in_one_run_is_the_identity(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     count = 2
     blocks = fp32_blocks(7, count)
-    elfs = programs.build_tilize_fp32("round_trip", tiles=count)
+    elfs = programs.build_tilize_fp32("round_trip", tiles=count, arch=arch)
     inputs = {programs.KERNEL_SRC0: np.concatenate([b.ravel() for b in blocks]).astype("<u4").tobytes()}
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
     out = fp32_out(tile, count)
     for t in range(count):
         assert out[t] == [int(v) for v in blocks[t].ravel()], f"block {t}"
@@ -563,10 +587,9 @@ def test_tilize_then_untilize_in_one_run_is_the_identity(monkeypatch: pytest.Mon
     )
     assert [int(v) for v in mid] == faces_reference(blocks[-1])
     check_tilize_finished(tile, count, mid=count)
-    check_dst_passes(trace, 2 * count)
-    unpacks, packs = trace.cycles(UNPACK, "UNPACR"), trace.cycles(PACK, "PACR")
+    spans = check_dst_passes(trace, ["tilize", "untilize"] * count, arch)
     for t in range(count):  # the tiled block is read back only once it has been packed
-        assert unpacks[2 * t + 1] > packs[32 * (2 * t) + 31]
+        assert spans[2 * t + 1][0] > spans[2 * t][1]
 
 
 @st.composite
@@ -581,10 +604,10 @@ def fp32_bit_blocks(draw) -> np.ndarray:
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(block=fp32_bit_blocks())
-def test_tilize_round_trip_keeps_every_bit_pattern(block: np.ndarray) -> None:
-    elfs = programs.build_tilize_fp32("round_trip", tiles=1)
-    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: block.astype("<u4").tobytes()})
+@given(block=fp32_bit_blocks(), arch=st.sampled_from(ARCHES))
+def test_tilize_round_trip_keeps_every_bit_pattern(block: np.ndarray, arch: str) -> None:
+    elfs = programs.build_tilize_fp32("round_trip", tiles=1, arch=arch)
+    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: block.astype("<u4").tobytes()}, arch=arch)
     assert fp32_out(tile, 1)[0] == [int(v) for v in block.ravel()]
 
 

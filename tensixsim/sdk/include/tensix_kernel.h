@@ -639,6 +639,15 @@ static inline void tk_pack_set_target(uint32_t l1_addr, uint32_t half)
  * Dst access: interfaces 0 and 1 read row r of a face and of the face beside it, one 32-datum row of
  * the block), writing one contiguous 4096-byte block either way.
  *
+ * Wormhole's unpacker reads 16 datums of an input row under Tileize_mode before moving a row on, and
+ * its packers have no read interfaces, so there the unpacker tilizes and the packer untilizes: a
+ * row-major block takes four UNPACRs of one face each (256 datums from the face's top-left datum, 16
+ * a row; the descriptor's XDim 16, YDim 32, ZDim 2 put face column c, face row r at ADC Y = c, Z = r;
+ * the output ADC's Z steps a face in Dst), and lands in Dst as a tile; a tiled block takes one UNPACR
+ * of 1024 datums. The packer writes a tile as four PACRs of a face (ADC Y: face, a 1024-byte Y
+ * stride), or a row-major block as 64 PACRs of 16 datums, a face row each (ADC Z: face row, a 64-byte
+ * Z stride): row r's left half from face 2 (r / 16), then its right half from the face beside it.
+ *
  * Dst halves with the unpacker as their writer: TRISC1 clears a half and posts TK_SEM_DST_FREE;
  * TRISC0 takes it, unpacks, and once its pipe is idle posts TK_SEM_DST_FULL; TRISC1 takes that and
  * hands the half to the packer (TK_SEM_MATH_PACK, as above). The two new semaphores are used from
@@ -672,9 +681,17 @@ static inline void tk_unpack_dst_tileize(uint32_t tileize, uint32_t row_bytes)
 static inline void tk_unpack_dst_configure(uint32_t tileize, uint32_t row_bytes)
 {
     uint32_t word = CFG_THCON_SEC0_REG0_TileDescriptor_WORD;
+#if defined(SDK_ARCH_WORMHOLE)
+    /* Tile descriptor: FP32, IsUncompressed, XDim 16 | YDim 32, ZDim 2 | WDim 1, digest 0; an output Z
+       step is a face of Dst32. */
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 0u), TK_FMT_FP32 | 1u << 4 | 16u << 16);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 1u), 32u | 2u << 16);
+    CFG_WRITE(TK_CFG_STATE, UNP0_ADDR_CTRL_ZW_REG_1_Zstride, TK_FACE_DATUMS * 4u);
+#else
     /* Tile descriptor: FP32, IsUncompressed, XDim 1024 | YDim 1, ZDim 1 | WDim 1, digest 0. */
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 0u), TK_FMT_FP32 | 1u << 4 | TK_BLOCK_DATUMS << 16);
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 1u), 1u | 1u << 16);
+#endif
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 2u), 1u);
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 3u), 0u);
     CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Out_data_format, TK_FMT_FP32);
@@ -696,6 +713,32 @@ static inline void tk_unpack_dst_half(uint32_t half)
 /* One block into Dst: one UNPACR, counters unchanged. */
 #define TK_UNPACK_BLOCK_TO_DST() TTI_UNPACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)
 
+/* One block into Dst as tk_unpack_dst_tileize set it up: Blackhole, one UNPACR either way; Wormhole,
+   a tiled block in one UNPACR of 1024 datums, a row-major one in four of a face each (AddrMode: input
+   ADC Y / Z += 1 for the next face column / row, output ADC Z += 1 for the next face of Dst), ADCs
+   back to 0 after. */
+static inline void tk_unpack_block_to_dst(uint32_t tileize)
+{
+#if defined(SDK_ARCH_WORMHOLE)
+    if (tileize) {
+        TTI_SETADCXX(TK_ADC_UNP0, TK_FACE_DATUMS - 1u, 0);
+        TTI_UNPACR(0, 1u << 4 | 1u << 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); /* face 0 */
+        TTI_UNPACR(0, 1u << 4 | 1u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1);      /* face 1 */
+        TTI_SETADCXY(TK_ADC_UNP0, 0, 0, 0, 0, 2);                          /* input Y back to 0 */
+        TTI_UNPACR(0, 1u << 4 | 1u << 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); /* face 2 */
+        TTI_UNPACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1);                 /* face 3 */
+        TTI_SETADCXY(TK_ADC_UNP0, 0, 0, 0, 0, 0xF);
+        TTI_SETADCZW(TK_ADC_UNP0, 0, 0, 0, 0, 0xF);
+    } else {
+        TTI_SETADCXX(TK_ADC_UNP0, TK_BLOCK_DATUMS - 1u, 0);
+        TK_UNPACK_BLOCK_TO_DST();
+    }
+#else
+    (void)tileize;
+    TK_UNPACK_BLOCK_TO_DST();
+#endif
+}
+
 /* TRISC1: clear the half the unpacker writes next once the packer has left it, and let TRISC0 have it. */
 static inline void tk_math_offer_dst(uint32_t half)
 {
@@ -716,7 +759,13 @@ static inline void tk_math_pass_dst(void)
 static inline void tk_pack_block_configure(void)
 {
     tk_pack_configure(TK_FMT_FP32, TK_FMT_FP32);
+#if defined(SDK_ARCH_WORMHOLE)
+    /* A Y step is a face of Dst32, a Z step one of its rows. */
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_XY_REG_0_Ystride, TK_FACE_DATUMS * 4u);
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 16u * 4u);
+#else
     CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 32u * 16u * 4u);
+#endif
 }
 
 /* Packer ADCs and ADDR_MOD slots for a block. Tilize (`strided` 0): 0 Y += 4 rows; 1 Y back to 0;
@@ -725,6 +774,14 @@ static inline void tk_pack_block_configure(void)
    ordered with the PACRs before and after it in the pipe). */
 static inline void tk_pack_block_step(uint32_t strided)
 {
+#if defined(SDK_ARCH_WORMHOLE)
+    /* Wormhole: the X range instead, 16 datums (a face row) or 256 (a face). */
+    if (strided)
+        TTI_SETADCXX(TK_ADC_PACK, 15, 0);
+    else
+        TTI_SETADCXX(TK_ADC_PACK, TK_FACE_DATUMS - 1u, 0);
+    return;
+#endif
     if (strided)
         TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
     else
@@ -735,6 +792,20 @@ static inline void tk_pack_block_init(uint32_t strided)
 {
     TTI_SETADCXY(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
     TTI_SETADCZW(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+#if defined(SDK_ARCH_WORMHOLE)
+    /* Slots: 0 the next face (Y += 1); 1 the next face row, back to the pair's left face (Y = Y_Cr,
+       Z += 1); 2 faces 2 and 3 from their first row (Y_Cr += 2, Z = 0); 3 Y and Z back to 0. */
+    tk_pack_block_step(strided);
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG,
+               THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcCR, 1) | THD_VALUE(ADDR_MOD_PACK_SEC1_ZsrcIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC2_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC2_YsrcIncr, 2) |
+                                                         THD_VALUE(ADDR_MOD_PACK_SEC2_YsrcCR, 1) |
+                                                         THD_VALUE(ADDR_MOD_PACK_SEC2_ZsrcClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC3_YsrcIncr_REG,
+               THD_VALUE(ADDR_MOD_PACK_SEC3_YsrcClear, 1) | THD_VALUE(ADDR_MOD_PACK_SEC3_ZsrcClear, 1));
+    return;
+#endif
     TTI_SETADCXX(TK_ADC_PACK, 15, 0);
     tk_pack_block_step(strided);
     TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcClear, 1));
@@ -745,9 +816,13 @@ static inline void tk_pack_block_init(uint32_t strided)
 }
 
 /* PACR forms: normal Dst access with read interfaces `intf` (5: rows Y and Y + 2; 10: Y + 1 and
-   Y + 3), or strided (interfaces 0 and 1: row Y and row Y + 16). */
+   Y + 3), or strided (interfaces 0 and 1: row Y and row Y + 16). Wormhole: packer 0, ADDR_MOD `slot`. */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_PACR0(slot, last) TTI_PACR(slot, 0, 1, 0, 0, 0, last)
+#else
 #define TK_PACR_ROWS(intf, slot, last) TTI_PACR(0, 0, 0, slot, 0, 0, intf, 0, 0, 0, 0, last)
 #define TK_PACR_STRIDED(slot, last) TTI_PACR(0, 0, 1, slot, 0, 0, 3, 0, 0, 0, 0, last)
+#endif
 #define TK_REPEAT7(x) \
     do {              \
         x;            \
@@ -765,6 +840,39 @@ static inline void tk_pack_block_init(uint32_t strided)
         x;               \
     } while (0)
 
+#if defined(SDK_ARCH_WORMHOLE)
+/* Wormhole: the block is a tile in Dst already (the unpacker tilized it): four PACRs of a face. */
+#define TK_PACK_BLOCK_TILIZE()                                                 \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(3, 1);                                                        \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+
+/* Untilize a tiled block: per block row, the left face's row then the right face's (slot 0), then the
+   next row (slot 1); after row 15, faces 2 and 3 (slot 2). */
+#define TK_PACK_BLOCK_ROW() \
+    do {                    \
+        TK_PACR0(0, 0);     \
+        TK_PACR0(1, 0);     \
+    } while (0)
+#define TK_PACK_BLOCK_UNTILIZE()                                               \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TK_REPEAT15(TK_PACK_BLOCK_ROW());                                      \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(2, 0);                                                        \
+        TK_REPEAT15(TK_PACK_BLOCK_ROW());                                      \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(3, 1);                                                        \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+#else
 /* Tilize a block held row-major in a Dst half: per face pair, eight PACRs of two face rows through
    interfaces 0 and 2 (the left face), then eight through 1 and 3 (the right face). Waits for and
    gives back the half like TK_PACK_TILE. */
@@ -795,5 +903,6 @@ static inline void tk_pack_block_init(uint32_t strided)
         TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
         TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
     } while (0)
+#endif
 
 #endif /* TENSIX_KERNEL_H */
