@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from tensixsim import Tile
-from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.sdk.build import build
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "tensixsim" / "sdk" / "examples" / "cb"
@@ -28,8 +27,8 @@ def run(quantum: int, arch: str = "blackhole") -> Tile:
     for core, name in (("trisc0", "producer"), ("trisc2", "consumer")):
         elf = build_dir / f"cb_{name}_{arch}.elf"
         tile.load_elf(core, build(core, [EXAMPLE / f"{name}.c"], elf, arch=arch))
-    tile.streams.write(STREAM, TILES_RECEIVED, START)
-    tile.streams.write(STREAM, TILES_ACKED, START)
+    tile.streams.write(STREAM, tile.streams.tiles_received, START)
+    tile.streams.write(STREAM, tile.streams.tiles_acked, START)
     tile.run(release=["trisc0", "trisc2"], max_cycles=10_000_000)
     return tile
 
@@ -41,8 +40,8 @@ def test_consumer_sees_what_the_producer_wrote(arch: str, quantum: int) -> None:
     expected = np.array([[pattern(t, i) for i in range(PAGE_WORDS)] for t in range(TILES)], np.uint32)
     assert np.array_equal(out, expected)
     # The counters moved by one per tile, straight through the 16-bit wrap.
-    assert tile.streams.read(STREAM, TILES_RECEIVED) == START + TILES
-    assert tile.streams.read(STREAM, TILES_ACKED) == START + TILES
+    assert tile.streams.read(STREAM, tile.streams.tiles_received) == START + TILES
+    assert tile.streams.read(STREAM, tile.streams.tiles_acked) == START + TILES
     # Every SEMPOST was matched by a SEMGET; the producer never ran more than the CB ahead.
     assert int(tile.coprocessor.sync.sem_value[SEM]) == 0
     result = tile.result()

@@ -13,6 +13,8 @@ numpy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,7 +25,6 @@ from unpack_reference import BFP8ToBF16
 
 from tensixsim import Tile
 from tensixsim.errors import MemoryFault
-from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.sdk import programs
 from tensixsim.sdk.build import ToolchainMissing, find_toolchain
 from tensixsim.tensix.regs import SrcClient
@@ -64,19 +65,27 @@ def output_tiles(tile: Tile, count: int) -> list[np.ndarray]:
     return programs.tiles_from_l1(tile.read(programs.KERNEL_DST, count * TILE_BYTES), count)
 
 
+def cb_counters(tile: Tile) -> Callable[[int], tuple[int, int]]:
+    """A stream's (tiles received, tiles acked), in the registers the tile's chip keeps them in."""
+    streams = tile.streams
+
+    def counters(stream: int) -> tuple[int, int]:
+        return streams.read(stream, streams.tiles_received), streams.read(stream, streams.tiles_acked)
+
+    return counters
+
+
 def check_finished_cleanly(tile: Tile, in_tiles: int, out_tiles: int, *, two_inputs: bool = True) -> None:
     """Every core returned 0, every pipe drained, the CB counters moved by one per tile, both Src
     banks are back with the unpackers and the math -> pack semaphore is back at zero."""
     result = tile.result()
     assert {name: stats.exit_code for name, stats in result.cores.items()} == dict.fromkeys(result.cores, 0)
     assert all(p.idle and p.blocked is None for p in tile.backend.pipes)
-    streams = tile.streams
+    counters = cb_counters(tile)
     inputs = ("in0", "in1") if two_inputs else ("in0",)
     for cb in inputs:
-        stream = programs.KERNEL_CB_STREAMS[cb]
-        assert streams.read(stream, TILES_RECEIVED) == streams.read(stream, TILES_ACKED) == in_tiles
-    out = programs.KERNEL_CB_STREAMS["out"]
-    assert streams.read(out, TILES_RECEIVED) == streams.read(out, TILES_ACKED) == out_tiles
+        assert counters(programs.KERNEL_CB_STREAMS[cb]) == (in_tiles, in_tiles)
+    assert counters(programs.KERNEL_CB_STREAMS["out"]) == (out_tiles, out_tiles)
     assert (tile.coprocessor.regs.src_client == SrcClient.UNPACKERS).all()
     assert int(tile.coprocessor.sync.sem_value[SEM_MATH_PACK]) == 0
 
@@ -322,7 +331,7 @@ def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged(arch
     tile = Tile(arch)
     tile.load_elf("trisc0", elfs["trisc0"])
     for cb in ("in0", "in1"):  # the host plays the reader: one tile "arrived" in each buffer
-        tile.streams.write(programs.KERNEL_CB_STREAMS[cb], TILES_RECEIVED, 1)
+        tile.streams.write(programs.KERNEL_CB_STREAMS[cb], tile.streams.tiles_received, 1)
     l1_before = tile.l1.copy()
     srca_before = tile.coprocessor.regs.srca.copy()
     with pytest.raises(MemoryFault) as caught:
@@ -539,9 +548,7 @@ def check_dst_passes(trace: Trace, kinds: list[str], arch: str = "blackhole") ->
 
 def check_tilize_finished(tile: Tile, blocks: int, mid: int = 0) -> None:
     check_finished_cleanly(tile, blocks, blocks, two_inputs=False)
-    streams = tile.streams
-    stream = programs.KERNEL_CB_MID_STREAM
-    assert streams.read(stream, TILES_RECEIVED) == streams.read(stream, TILES_ACKED) == mid
+    assert cb_counters(tile)(programs.KERNEL_CB_MID_STREAM) == (mid, mid)
     assert not tile.coprocessor.sync.sem_value[2:4].any()  # TK_SEM_DST_FREE / _FULL drained
 
 

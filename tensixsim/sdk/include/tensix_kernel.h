@@ -10,7 +10,8 @@
  *
  * Synchronisation:
  * - reader -> TRISC0 and TRISC2 -> writer: circular buffers whose counters live in stream
- *   registers ("tiles received" 10 / "tiles acked" 8, compared as 16-bit numbers).
+ *   registers ("tiles received" / "tiles acked", STREAM_TILES_RECEIVED_REG / _ACKED_REG: 10 / 8 on
+ *   Blackhole, 4 / 3 on Wormhole, where tt-metal keeps them; compared as 16-bit numbers).
  * - TRISC0 -> TRISC1: the SrcA / SrcB banks themselves (the last UNPACR of a tile hands its bank to
  *   the matrix unit; the last matrix instruction of a tile hands both back).
  * - TRISC1 -> TRISC2: semaphore TK_SEM_MATH_PACK counts full Dst halves (max 2): the matrix unit
@@ -101,8 +102,8 @@ static inline void tk_wait_pipe_idle(void)
 }
 
 /* ---- circular buffers on stream registers ---- */
-#define TK_STREAM_TILES_ACKED 8u
-#define TK_STREAM_TILES_RECEIVED 10u
+#define TK_STREAM_TILES_ACKED STREAM_TILES_ACKED_REG
+#define TK_STREAM_TILES_RECEIVED STREAM_TILES_RECEIVED_REG
 
 typedef struct {
     uint32_t stream;     /* the stream whose registers hold the counters */

@@ -11,10 +11,11 @@
  * - dram_bank_to_noc_xy / bank_to_dram_offset: the DRAM bank tables (data-movement cores).
  *
  * Circular-buffer counters: CB n uses stream OPERAND_START_STREAM + n (the firmware's DWARF
- * constant, passed in by the build); register 10 counts pages received (written by the producer),
- * register 8 pages acked (written by the consumer), compared as 16-bit numbers. These are the two
- * registers TRISC0's firmware clears when BRISC's firmware asks it to reset the sync registers
- * (at boot and after every launch).
+ * constant, passed in by the build); register STREAM_TILES_RECEIVED_REG (Blackhole 10, Wormhole 4)
+ * counts pages received (written by the producer), STREAM_TILES_ACKED_REG (8, 3) pages acked
+ * (written by the consumer), compared as 16-bit numbers. These are the two registers TRISC0's
+ * firmware clears when BRISC's firmware asks it to reset the sync registers (at boot and after
+ * every launch).
  */
 #ifndef METAL_H
 #define METAL_H
@@ -42,8 +43,8 @@ extern uint32_t *rta_l1_base;
 #ifdef OPERAND_START_STREAM
 extern metal_cb_t cb_interface[];
 
-#define METAL_TILES_ACKED 8u
-#define METAL_TILES_RECEIVED 10u
+#define METAL_TILES_ACKED STREAM_TILES_ACKED_REG
+#define METAL_TILES_RECEIVED STREAM_TILES_RECEIVED_REG
 
 static inline volatile uint32_t *metal_cb_reg(uint32_t cb, uint32_t reg)
 {
