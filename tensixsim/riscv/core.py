@@ -147,6 +147,7 @@ class Core:
         self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls in L1
         self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
         self.sync_stopped = False
+        self._sync_refused_at: int | None = None  # (run_slice: a refused synchronised MMIO access)
         # (cycle, share): a change of the cores out of reset on this core's L1 port, made by another
         # core while this one ran; applied at this core's first synchronised access from that cycle.
         self.pending_port_shares: list[tuple[int, int]] = []
@@ -388,6 +389,7 @@ class Core:
         self._fixup: tuple[int, int, int] | None = None
         self._store_cancelled = False
         self.sync_stopped = False
+        self._sync_refused_at = None
         try:
             self.uc.emu_start(self._pc, _UNREACHABLE)
         except UcError as exc:
@@ -426,6 +428,11 @@ class Core:
             # It cannot act before the stopped access issues: the other cores may run up to there
             # (its issue cycle stays what it was: nothing before it is pending any more).
             self.time = max(self.time, s.fault_cycle)
+        if self._sync_refused_at is not None:
+            # The same for a synchronised MMIO access refused in Python (_mmio_enter): it issues later
+            # than the slice's last instruction (a load it depends on), and until the core's time says
+            # so, the cores it waits for could wait for it.
+            self.time = max(self.time, self._sync_refused_at)
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
@@ -887,6 +894,7 @@ class Core:
         if region.sync:
             if not self.tile.may_sync(self, cycle):
                 self.sync_stopped = True
+                self._sync_refused_at = cycle
                 self.uc.emu_stop()
                 return None
             self.tile.sync_coprocessor(cycle)
