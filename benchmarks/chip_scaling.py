@@ -10,6 +10,7 @@ resident memory of a Chip with every Tensix tile built once (--no-whole-chip ski
 and 2.7 GB).
 
     python benchmarks/chip_scaling.py
+    python benchmarks/chip_scaling.py --arch wormhole   # a Wormhole chip (its 80 Tensix tiles)
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ def rss_mib() -> float:
         return int(re.search(r"VmRSS:\s+(\d+)", status.read()).group(1)) / 1024
 
 
-def ring(elf, count: int) -> tuple[int, float, int]:
+def ring(elf, count: int, arch: str = "blackhole") -> tuple[int, float, int]:
     """(emulated cycles, wall seconds of the run, tile windows run) of a ring of ``count`` tiles."""
-    chip = Chip("blackhole")
+    chip = Chip(arch)
     coords = list(chip.tensix_tiles[:count])
     sources = []
     for i, xy in enumerate(coords):
@@ -55,9 +56,9 @@ def ring(elf, count: int) -> tuple[int, float, int]:
     return result.cycles, wall, result.windows
 
 
-def whole_chip() -> tuple[float, float, int]:
+def whole_chip(arch: str = "blackhole") -> tuple[float, float, int]:
     """(MiB per tile, seconds to build them all, tiles) for a Chip with every Tensix tile built."""
-    chip = Chip("blackhole")
+    chip = Chip(arch)
     chip.tile(*chip.tensix_tiles[0])  # shared set-up (native libraries) out of the figure
     before = rss_mib()
     start = time.perf_counter()
@@ -70,19 +71,20 @@ def whole_chip() -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-whole-chip", action="store_true", help="skip building every Tensix tile")
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
     args = parser.parse_args()
-    elf = programs.build_chip_examples()["ring"]
+    elf = programs.build_chip_examples(arch=args.arch)["ring"]
     print(f"{'tiles':>5} {'cycles':>9} {'wall s':>7} {'s/Mcycle':>9} {'tile-cycles/s':>14} {'windows':>8}")
     rates = {}
     for count in COUNTS:
-        cycles, wall, windows = ring(elf, count)
+        cycles, wall, windows = ring(elf, count, args.arch)
         rates[count] = cycles / wall
         print(
             f"{count:>5} {cycles:>9} {wall:>7.2f} {wall / cycles * 1e6:>9.2f} {count * cycles / wall:>14.0f}"
             f" {windows:>8}"
         )
     if not args.no_whole_chip:
-        per_tile, seconds, tiles = whole_chip()
+        per_tile, seconds, tiles = whole_chip(args.arch)
         print(
             f"whole chip: {tiles} Tensix tiles built in {seconds:.1f} s, {per_tile:.1f} MiB resident per tile"
         )

@@ -5,8 +5,9 @@ Dst halves), TRISC2 packs, NCRISC writes the results out (tensixsim/sdk/examples
 the emulated cycles, the wall time of the run (building and loading excluded) and checks every
 output tile bit for bit against the model in tensixsim.sdk.programs.
 
-    python benchmarks/eltwise_e2e.py            # the run
-    python benchmarks/eltwise_e2e.py --profile  # and where the wall time goes (cProfile)
+    python benchmarks/eltwise_e2e.py                   # the run
+    python benchmarks/eltwise_e2e.py --profile         # and where the wall time goes (cProfile)
+    python benchmarks/eltwise_e2e.py --arch wormhole   # on a Wormhole tile
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ TILES = 64
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
     args = parser.parse_args()
 
-    elfs = programs.build_eltwise("add", tiles=TILES)
+    elfs = programs.build_eltwise("add", tiles=TILES, arch=args.arch)
     rng = np.random.default_rng(2024)
     a, b = programs.random_bf16_tiles(rng, TILES), programs.random_bf16_tiles(rng, TILES)
-    tile = Tile("blackhole")
+    tile = Tile(args.arch)
     for core, elf in elfs.items():
         tile.load_elf(core, elf)
     tile.write(programs.KERNEL_SRC0, programs.tiles_to_l1(a))

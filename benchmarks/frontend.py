@@ -3,11 +3,13 @@
 TRISC0 records ten SETDMAREG/ADDDMAREG instructions into its replay buffer, then pushes one
 template-1 MOP (outer 100 x inner 10) whose loop instruction replays them: 10,000 scalar-unit
 instructions flow through the MOP expander, the replay expander, the wait gate and ThCon. The GPRs
-are checked against the arithmetic before the figure is printed.
+are checked against the arithmetic before the figure is printed. ``--arch wormhole``: on a Wormhole
+tile (the same program: these instructions encode alike on both chips).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -19,7 +21,7 @@ REPEATS = 10  # fresh tiles, for a steadier figure
 
 SOURCE = f"""
 #include "tensixsim.h"
-#include "tensix_ops_blackhole.h"
+#include "tensix_ops.h"
 
 int main(void)
 {{
@@ -48,14 +50,17 @@ int main(void)
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    args = parser.parse_args()
     root = Path("build") / "bench"
     root.mkdir(parents=True, exist_ok=True)
     source = root / "frontend.c"
     source.write_text(SOURCE)
-    elf = build("trisc0", [source], root / "frontend_trisc0.elf", build_dir=root)
+    elf = build("trisc0", [source], root / f"frontend_{args.arch}_trisc0.elf", arch=args.arch, build_dir=root)
     wall = issued = 0
     for _ in range(REPEATS):
-        tile = Tile("blackhole")
+        tile = Tile(args.arch)
         tile.load_elf("trisc0", elf)
         start = time.perf_counter()
         result = tile.run(max_cycles=10**8, release=["trisc0"])

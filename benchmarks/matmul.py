@@ -4,11 +4,13 @@ Raw instructions go straight into the math pipe (tensixsim.raw): the replay buff
 with fifteen MVMULs, then each tile is one MOP whose expansion runs them per fidelity phase (16 MVMULs
 per phase, Dst in FP32). SrcA / SrcB hold one random tile each. Before the figures are printed, the
 fast path's Dst and cycle count are checked against the one-at-a-time path. The headline is the fast
-path at HiFi4 (four phases, 64 MVMULs per tile).
+path at HiFi4 (four phases, 64 MVMULs per tile). ``--arch wormhole``: on a Wormhole tile (its Python
+engine; tensixsim.raw's Wormhole ADDR_MOD plan).
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -26,9 +28,9 @@ from tensixsim.raw import (
 from tensixsim.tensix import formats
 
 
-def _tile(fast: bool, phases: int, seed: int = 0) -> tuple[Tile, list[int]]:
+def _tile(fast: bool, phases: int, seed: int = 0, arch: str = "blackhole") -> tuple[Tile, list[int]]:
     rng = np.random.default_rng(seed)
-    tile = Tile("blackhole")
+    tile = Tile(arch)
     tile.backend.fast_paths = fast
     copro = tile.coprocessor
     configure_matmul(copro, fp32_dest=True)
@@ -39,8 +41,8 @@ def _tile(fast: bool, phases: int, seed: int = 0) -> tuple[Tile, list[int]]:
     return tile, matmul_tile_words(copro, phases, record=False)
 
 
-def tiles_per_second(fast: bool, phases: int, seconds: float) -> float:
-    tile, mop = _tile(fast, phases)
+def tiles_per_second(fast: bool, phases: int, seconds: float, arch: str = "blackhole") -> float:
+    tile, mop = _tile(fast, phases, arch=arch)
     count, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         for _ in range(10):
@@ -49,10 +51,10 @@ def tiles_per_second(fast: bool, phases: int, seconds: float) -> float:
     return count / (time.perf_counter() - start)
 
 
-def check_fast_path_agrees(phases: int, tiles: int = 3) -> int:
+def check_fast_path_agrees(phases: int, tiles: int = 3, arch: str = "blackhole") -> int:
     results = []
     for fast in (False, True):
-        tile, mop = _tile(fast, phases)
+        tile, mop = _tile(fast, phases, arch=arch)
         for _ in range(tiles):
             end = run_words(tile, MATH_THREAD, mop)
         results.append((tile.coprocessor.regs.dst.copy(), end))
@@ -63,14 +65,17 @@ def check_fast_path_agrees(phases: int, tiles: int = 3) -> int:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    arch = parser.parse_args().arch
     for phases in (1, 4):
-        cycles = check_fast_path_agrees(phases)
+        cycles = check_fast_path_agrees(phases, arch=arch)
         print(f"fast path == one-at-a-time at {phases} phase(s): 3 tiles in {cycles} cycles (bit for bit)")
     for phases, name in ((1, "LoFi"), (4, "HiFi4")):
-        slow = tiles_per_second(False, phases, 3.0)
+        slow = tiles_per_second(False, phases, 3.0, arch)
         print(f"instruction path, {name}: {slow:,.0f} tiles/s")
     for phases, name in ((1, "LoFi"), (4, "HiFi4")):
-        fast = tiles_per_second(True, phases, 4.0)
+        fast = tiles_per_second(True, phases, 4.0, arch)
         print(f"fast path, {name}: {fast:,.0f} tiles/s")
     print(f"matmul_tiles_per_s: {fast:.0f}")
 

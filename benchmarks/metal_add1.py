@@ -3,11 +3,13 @@ pack (TRISC0..2), writer (BRISC), DRAM -> L1 circular buffers -> DRAM over the N
 
 Prints emulated cycles (boot, launch) and wall seconds; checks the result against bf16(x + 1). The
 wall time covers firmware load, boot, the launch and the check (not compiling the kernels, which
-are cached); the last line is ``metal_add1_wall_s: <seconds> s``.
+are cached); the last line is ``metal_add1_wall_s: <seconds> s``. ``--arch wormhole``: through the
+Wormhole firmware of the same wheel.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -34,18 +36,22 @@ def expected(bits: np.ndarray) -> np.ndarray:
 
 
 def main() -> int:
-    firmware = find_firmware_set(precompiled_firmware(ROOT / ".cache" / "ttnn"), "blackhole")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    arch = parser.parse_args().arch
+    firmware = find_firmware_set(precompiled_firmware(ROOT / ".cache" / "ttnn"), arch)
     rng = np.random.default_rng(0)
     values = rng.standard_normal((256, 256)).astype(np.float32) * 300
     matrix = (values.view(np.uint32) >> 16).astype(np.uint16)  # 64 tiles of bf16
     start = time.perf_counter()
-    tile = Tile("blackhole")
+    tile = Tile(arch)
     loaded = load_firmware(tile, firmware)
     booted = boot(tile, loaded)
     kernels = build_add_one(loaded, ROOT / "build" / "metal")
     banks = firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
-    source = InterleavedBuffer(0x100000, BF16_TILE, TILES, banks)
-    target = InterleavedBuffer(0x400000, BF16_TILE, TILES, banks)
+    alignment = tile.arch.noc.dram_alignment
+    source = InterleavedBuffer(0x100000, BF16_TILE, TILES, banks, alignment)
+    target = InterleavedBuffer(0x400000, BF16_TILE, TILES, banks, alignment)
     source.write(tile.noc.dram, tilize(matrix))
     launch_start = time.perf_counter()
     state = launch_program(tile, loaded, add_one_program(kernels, source.base, target.base, TILES))

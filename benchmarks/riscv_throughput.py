@@ -1,12 +1,15 @@
 """Aggregate simulated RISC-V instructions per second: five cores run compute-bound C at once.
 
 BRISC releases the four other cores, all five run the same CRC / matrix / bit-manipulation kernel
-(tensixsim/sdk/examples/bench/compute.c, with Zba/Zbb instructions emulated in Python), and BRISC
-waits for the others. Checksums are verified against the Python model before the figure is printed.
+(tensixsim/sdk/examples/bench/compute.c, with Zba/Zbb instructions emulated in Python on Blackhole;
+Wormhole's cores are RV32IM, so the compiler does without them), and BRISC waits for the others.
+Checksums are verified against the Python model before the figure is printed. ``--arch wormhole``:
+on a Wormhole tile.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -18,8 +21,11 @@ ITERS = 2000
 
 
 def main() -> None:
-    elfs = programs.build_compute_bench(iters=ITERS)
-    tile = Tile("blackhole")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    args = parser.parse_args()
+    elfs = programs.build_compute_bench(iters=ITERS, arch=args.arch)
+    tile = Tile(args.arch)
     for core, path in elfs.items():
         tile.load_elf(core, path)
     start = time.perf_counter()

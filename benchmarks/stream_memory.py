@@ -4,7 +4,7 @@ TRISC0 runs the tensix_stream program (tensixsim/sdk/examples/bench/tensix_strea
 SETDMAREG words, about 100 M cycles, executed by the coprocessor. Nothing the tile keeps may grow
 with the number of instructions (pushed words are recorded only with ``record_pushes=True``), so the
 peak resident set stays that of a short run. Prints the RSS before and after; the last line is the
-peak in MB.
+peak in MB. ``--arch wormhole``: on a Wormhole tile (its Python engine: give a smaller ``--count``).
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ def rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=COUNT, help=f"words to push (default {COUNT:,})")
-    count = parser.parse_args().count
-    tile = Tile("blackhole")
-    tile.load_elf("trisc0", programs.build_tensix_stream(count=count))
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    args = parser.parse_args()
+    count = args.count
+    tile = Tile(args.arch)
+    tile.load_elf("trisc0", programs.build_tensix_stream(count=count, arch=args.arch))
     before = rss_mb()
     start = time.perf_counter()
     result = tile.run(max_cycles=10**10, release=["trisc0"])

@@ -3,11 +3,13 @@
 The three TRISCs each run tensixsim/sdk/examples/bench/tensix_push.c at once: a loop pushing NOPs
 into their own pipe, half as inline instruction words and half as stores to the push address. Each
 pipe's consumer is the capture-only recorder backend (one instruction per cycle, nothing executed),
-so queues stay shallow and every push is captured, timestamped and checked.
+so queues stay shallow and every push is captured, timestamped and checked. ``--arch wormhole``: on
+a Wormhole tile.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 from tensixsim import Tile
@@ -17,9 +19,12 @@ COUNT = 200_000  # per TRISC
 
 
 def main() -> None:
-    tile = Tile("blackhole", backend="recorder")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    args = parser.parse_args()
+    tile = Tile(args.arch, backend="recorder")
     for core in ("trisc0", "trisc1", "trisc2"):
-        tile.load_elf(core, programs.build_tensix_push(core, count=COUNT))
+        tile.load_elf(core, programs.build_tensix_push(core, count=COUNT, arch=args.arch))
     start = time.perf_counter()
     result = tile.run(max_cycles=10**10, release=["trisc0", "trisc1", "trisc2"])
     wall = time.perf_counter() - start

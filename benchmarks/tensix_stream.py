@@ -5,7 +5,7 @@ pipe, half as inline instruction words and half as stores to its push address, a
 (the default backend, not the capture-only recorder) executes every one into thread 0's GPRs. The
 immediates and half-registers vary along the stream, so after the run all 64 GPRs are checked
 against the Python model programs.tensix_stream_gprs, and pipe 0's issued count against the pushes.
-Only tile.run is timed.
+Only tile.run is timed. ``--arch wormhole``: on a Wormhole tile (its Python engine).
 """
 
 from __future__ import annotations
@@ -22,11 +22,13 @@ COUNT = 1_000_000
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=COUNT, help=f"words to push (default {COUNT:,})")
-    count = parser.parse_args().count
+    parser.add_argument("--arch", choices=("blackhole", "wormhole"), default="blackhole", help="the chip")
+    args = parser.parse_args()
+    count = args.count
     if count < 0:
         parser.error("--count must not be negative")
-    tile = Tile("blackhole")
-    tile.load_elf("trisc0", programs.build_tensix_stream(count=count))
+    tile = Tile(args.arch)
+    tile.load_elf("trisc0", programs.build_tensix_stream(count=count, arch=args.arch))
     start = time.perf_counter()
     result = tile.run(max_cycles=10**10, release=["trisc0"])
     wall = time.perf_counter() - start

@@ -14,6 +14,7 @@ SrcA / SrcB, read Dst back, and build common instruction sequences such as the 3
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,13 +62,14 @@ def run_words(tile: Tile, thread: int, words: Iterable[int], *, cycle: int | Non
 def set_addr_mod(copro: Coprocessor, thread: int, slot: int, **fields: int) -> None:
     """Set ADDR_MOD slot ``slot`` of ``thread``: keyword names are the config field suffixes (``SrcAIncr``,
     ``SrcACR``, ``SrcAClear``, the same for SrcB, ``DestIncr``, ``DestCR``, ``DestClear``, ``DestCToCR``,
-    ``FidelityIncr``, ``FidelityClear``); unnamed fields become zero."""
+    ``FidelityIncr``, ``FidelityClear``, ``BiasIncr``, ``BiasClear``); unnamed fields become zero."""
     ab = ("SrcAIncr", "SrcACR", "SrcAClear", "SrcBIncr", "SrcBCR", "SrcBClear")
     dst = ("DestIncr", "DestCR", "DestClear", "DestCToCR", "FidelityIncr", "FidelityClear")
-    unknown = set(fields) - set(ab) - set(dst)
+    bias = ("BiasIncr", "BiasClear")
+    unknown = set(fields) - set(ab) - set(dst) - set(bias)
     if unknown:
         raise ValueError(f"unknown ADDR_MOD fields {sorted(unknown)}")
-    for kind, names in (("AB", ab), ("DST", dst)):
+    for kind, names in (("AB", ab), ("DST", dst), ("BIAS", bias)):
         for name in names:
             copro.config.write_thread_field(f"ADDR_MOD_{kind}_SEC{slot}_{name}", thread, fields.get(name, 0))
 
@@ -114,17 +116,59 @@ def src_tile_fp32(copro: Coprocessor, file: int, *, bank: int | None = None, sty
 # Dst[32x32] += SrcB[32x32] @ SrcA[32x32] with faces in 16-row blocks (SrcB / Dst face f at rows
 # 16f.., SrcA likewise). One MVMUL is an 8-row half of an output face times one SrcA face; sixteen
 # cover the tile: for inner half t (SrcA faces 2t, 2t+1; SrcB faces t, t+2) and each output face.
-# The RWCs walk it through five ADDR_MOD slots; the fidelity loop is the outer loop, so every Dst
+# The RWCs walk it through the ADDR_MOD slots; the fidelity loop is the outer loop, so every Dst
 # block is revisited eight instructions later and nothing stalls.
-MATMUL_ADDR_MODS = {
-    0: {"SrcBIncr": 8, "DestIncr": 8},  # next 8 rows of the SrcB face and of Dst
-    1: {"SrcAIncr": 16, "SrcBCR": 1, "DestIncr": 8},  # next SrcA face, SrcB back to its face start
-    2: {"SrcACR": 1, "SrcBIncr": 32, "SrcBCR": 1, "DestIncr": 8},  # lower SrcB faces, first SrcA face
-    4: {"SrcAIncr": 32, "SrcACR": 1, "SrcBIncr": 48, "SrcBCR": 1, "DestClear": 1},  # second inner half
-    5: {"SrcAClear": 1, "SrcBClear": 1, "DestClear": 1, "FidelityIncr": 1},  # next fidelity phase
+_NEXT_ROWS = {"SrcBIncr": 8, "DestIncr": 8}  # next 8 rows of the SrcB face and of Dst
+_NEXT_A_FACE = {"SrcAIncr": 16, "SrcBCR": 1, "DestIncr": 8}  # next SrcA face, SrcB back to its face start
+_LOWER_B = {"SrcACR": 1, "SrcBIncr": 32, "SrcBCR": 1, "DestIncr": 8}  # lower SrcB faces, first SrcA face
+_SECOND_HALF = {"SrcAIncr": 32, "SrcACR": 1, "SrcBIncr": 48, "SrcBCR": 1, "DestClear": 1}
+_NEXT_PHASE = {"SrcAClear": 1, "SrcBClear": 1, "DestClear": 1, "FidelityIncr": 1}
+MATMUL_ADDR_MODS = {  # Blackhole: a three-bit AddrMod names the slot
+    0: _NEXT_ROWS,
+    1: _NEXT_A_FACE,
+    2: _LOWER_B,
+    4: _SECOND_HALF,
+    5: _NEXT_PHASE,
     6: {"SrcAClear": 1, "SrcBClear": 1, "DestClear": 1, "FidelityClear": 1},  # the tile is done
 }
 _MATMUL_SLOTS = (0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0)  # then the last one with slot 5
+
+
+@dataclass(frozen=True)
+class MatmulPlan:
+    """One chip's ADDR_MOD slots and MVMUL AddrMod operands for the tile matmul."""
+
+    addr_mods: dict[int, dict[str, int]]
+    replay: tuple[int, ...]  # the fifteen recorded MVMULs
+    phase: int  # the sixteenth, per fidelity phase
+    last: int  # the sixteenth of the last phase
+    # Words after the MOP (Wormhole: a SETRWC puts the fidelity phase back to 0).
+    tail: tuple[tuple[str, dict[str, int]], ...] = field(default=())
+
+
+# Wormhole's two AddrMod bits name slots 0..3, or 4..7 while the RWC's ExtraAddrModBit is set
+# (RWCs.md): the second inner-half step (slot 3) sets the bit, the second half uses copies of slots
+# 0..2 in 4..6, and slot 7 steps the phase and clears the bit. No slot is left for "the tile is
+# done": the last MVMUL steps the phase too and a SETRWC clears it.
+MATMUL_PLANS = {
+    "blackhole": MatmulPlan(MATMUL_ADDR_MODS, _MATMUL_SLOTS, 5, 6),
+    "wormhole": MatmulPlan(
+        {
+            0: _NEXT_ROWS,
+            1: _NEXT_A_FACE,
+            2: _LOWER_B,
+            3: {**_SECOND_HALF, "BiasIncr": 1},
+            4: _NEXT_ROWS,
+            5: _NEXT_A_FACE,
+            6: _LOWER_B,
+            7: {**_NEXT_PHASE, "BiasClear": 1},
+        },
+        (0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0),
+        3,
+        3,
+        (("SETRWC", {"clear_ab_vld": 0, "rwc_cr": 0, "rwc_d": 0, "rwc_b": 0, "rwc_a": 0, "bit_mask": 8}),),
+    ),
+}
 
 
 def configure_matmul(
@@ -135,7 +179,7 @@ def configure_matmul(
     state = config.state_id(thread)
     config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", state, src_format)
     config.write_field("ALU_ACC_CTRL_Fp32_enabled", state, int(fp32_dest))
-    for slot, fields in MATMUL_ADDR_MODS.items():
+    for slot, fields in MATMUL_PLANS[copro.arch.name].addr_mods.items():
         set_addr_mod(copro, thread, slot, **fields)
 
 
@@ -153,18 +197,22 @@ def matmul_tile_words(
     if not 1 <= phases <= 4:
         raise ValueError(f"phases must be 1..4, not {phases}")
     isa = copro.isa
+    plan = MATMUL_PLANS[copro.arch.name]
 
     def mvmul(slot: int) -> int:
         return isa.encode("MVMUL", clear_dvalid=0, instr_mod19=0, addr_mode=slot, dst=0)
 
-    count = len(_MATMUL_SLOTS)
+    count = len(plan.replay)
     nop = isa.encode("NOP")
     play = isa.encode("REPLAY", start_idx=0, len=count, execute_while_loading=0, load_mode=0)
+    phase, last = mvmul(plan.phase), mvmul(plan.last)
     # Template 1: OuterCount, InnerCount, StartOp, EndOp0, EndOp1, LoopOp, LoopOp1, Loop0Last, Loop1Last.
-    for index, value in enumerate((phases, 1, play, nop, nop, mvmul(5), nop, mvmul(6), mvmul(5))):
+    for index, value in enumerate((phases, 1, play, nop, nop, phase, nop, last, phase)):
         copro.frontend.write_mop_config(thread, index, value)
-    words = [isa.encode("MOP", mop_type=1, loop_count=0, zmask_lo16_or_loop_count=0)]
+    # (The MOP's third field is zmask_lo16_or_loop_count on Blackhole, zmask_lo16 on Wormhole.)
+    words = [isa.encode("MOP", **{**dict.fromkeys(isa.by_name["MOP"].field_names, 0), "mop_type": 1})]
+    words += [isa.encode(name, **fields) for name, fields in plan.tail]
     if record:
         load = isa.encode("REPLAY", start_idx=0, len=count, execute_while_loading=0, load_mode=1)
-        words[:0] = [load, *(mvmul(slot) for slot in _MATMUL_SLOTS)]
+        words[:0] = [load, *(mvmul(slot) for slot in plan.replay)]
     return words

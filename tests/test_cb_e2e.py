@@ -1,5 +1,5 @@
 """End to end: TRISC0 and TRISC2 (compiled C) share a circular buffer kept on stream registers
-and a Tensix semaphore, the way tt-metal kernels do."""
+and a Tensix semaphore, the way tt-metal kernels do, on Blackhole and on Wormhole."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from tensixsim import Tile
-from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.sdk.build import build
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "tensixsim" / "sdk" / "examples" / "cb"
@@ -22,26 +21,27 @@ def pattern(tile: int, word: int) -> int:
     return ((tile * 0x9E3779B9) ^ (word * 0x01000193) ^ 0xC0FFEE00) & 0xFFFFFFFF
 
 
-def run(quantum: int) -> Tile:
-    tile = Tile("blackhole", quantum=quantum)
+def run(quantum: int, arch: str = "blackhole") -> Tile:
+    tile = Tile(arch, quantum=quantum)
     build_dir = Path("build") / "sdk"
-    tile.load_elf("trisc0", build("trisc0", [EXAMPLE / "producer.c"], build_dir / "cb_producer.elf"))
-    tile.load_elf("trisc2", build("trisc2", [EXAMPLE / "consumer.c"], build_dir / "cb_consumer.elf"))
-    tile.streams.write(STREAM, TILES_RECEIVED, START)
-    tile.streams.write(STREAM, TILES_ACKED, START)
+    for core, name in (("trisc0", "producer"), ("trisc2", "consumer")):
+        elf = build_dir / f"cb_{name}_{arch}.elf"
+        tile.load_elf(core, build(core, [EXAMPLE / f"{name}.c"], elf, arch=arch))
+    tile.streams.write(STREAM, tile.streams.tiles_received, START)
+    tile.streams.write(STREAM, tile.streams.tiles_acked, START)
     tile.run(release=["trisc0", "trisc2"], max_cycles=10_000_000)
     return tile
 
 
-@pytest.mark.parametrize("quantum", [200, 2000])
-def test_consumer_sees_what_the_producer_wrote(quantum):
-    tile = run(quantum)
+@pytest.mark.parametrize(("arch", "quantum"), [("blackhole", 200), ("blackhole", 2000), ("wormhole", 200)])
+def test_consumer_sees_what_the_producer_wrote(arch: str, quantum: int) -> None:
+    tile = run(quantum, arch)
     out = np.frombuffer(tile.read(OUT, 4 * TILES * PAGE_WORDS), np.uint32).reshape(TILES, PAGE_WORDS)
     expected = np.array([[pattern(t, i) for i in range(PAGE_WORDS)] for t in range(TILES)], np.uint32)
     assert np.array_equal(out, expected)
     # The counters moved by one per tile, straight through the 16-bit wrap.
-    assert tile.streams.read(STREAM, TILES_RECEIVED) == START + TILES
-    assert tile.streams.read(STREAM, TILES_ACKED) == START + TILES
+    assert tile.streams.read(STREAM, tile.streams.tiles_received) == START + TILES
+    assert tile.streams.read(STREAM, tile.streams.tiles_acked) == START + TILES
     # Every SEMPOST was matched by a SEMGET; the producer never ran more than the CB ahead.
     assert int(tile.coprocessor.sync.sem_value[SEM]) == 0
     result = tile.result()
@@ -50,5 +50,6 @@ def test_consumer_sees_what_the_producer_wrote(quantum):
     assert all(p.idle and p.blocked is None for p in tile.backend.pipes)
 
 
-def test_timing_does_not_depend_on_the_quantum():
-    assert run(200).result().cycles == run(5000).result().cycles
+@pytest.mark.parametrize("arch", ["blackhole", "wormhole"])
+def test_timing_does_not_depend_on_the_quantum(arch: str) -> None:
+    assert run(200, arch).result().cycles == run(5000, arch).result().cycles

@@ -422,8 +422,9 @@ def _ring(
     quantum: int = 2000,
     window: int | None = None,
     max_cycles: int = 5_000_000,
+    arch: str = "blackhole",
 ):
-    chip = Chip("blackhole", quantum=quantum, window=window)
+    chip = Chip(arch, quantum=quantum, window=window)
     sources = []
     for i, xy in enumerate(coords):
         tile = chip.tile(*xy)
@@ -446,6 +447,17 @@ def test_ring_of_tiles_is_bit_exact_and_quantum_independent(elfs) -> None:
                 assert np.array_equal(got, expected[i][r]), (xy, r)
         cycles.add(tuple(r.cycles for _, r in sorted(result.tiles.items())))
     assert len(cycles) == 1, cycles
+
+
+def test_ring_of_wormhole_tiles_is_bit_exact() -> None:
+    """The ring example built for Wormhole (noc.h's Wormhole NIU layout: coordinates in _MID)."""
+    wormhole = programs.build_chip_examples(arch="wormhole")
+    coords, n, rounds = [(1, 1), (6, 5), (9, 11)], 48, 4
+    chip, sources, _ = _ring(wormhole, coords, n, rounds, arch="wormhole")
+    expected = ring_expected(sources, rounds)
+    for i, xy in enumerate(coords):
+        got = np.frombuffer(chip.tile(*xy).read(CHIP_DST, 4 * n * rounds), np.uint32)
+        assert np.array_equal(got, np.concatenate(expected[i])), xy
 
 
 @settings(max_examples=4, deadline=None)
@@ -541,7 +553,7 @@ def test_far_apart_tiles_run_in_longer_windows_with_the_same_cycles() -> None:
     assert (cycles, out) == (same_cycles, same_out) and len(out) == 1
     # 13 hops apart: windows of up to 127 cycles instead of 19 (far fewer of them, though the tiles'
     # own synchronisation cuts some short).
-    assert windows * 4 < uniform
+    assert windows * 3 < uniform
     # Neighbours: the reach is the lookahead, as before.
     assert run(near, None)[0] == run(near, NOC_LOOKAHEAD)[0]
 

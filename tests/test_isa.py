@@ -353,6 +353,13 @@ def test_committed_header_matches_render(arch: str) -> None:
     )
 
 
+def test_committed_dispatch_header_matches_render() -> None:
+    assert gen_ops_header.DISPATCH_PATH.read_text() == gen_ops_header.render_dispatch(), (
+        "stale header: run python -m tensixsim.sdk.gen_ops_header"
+    )
+    assert gen_ops_header.main(["--check"]) == 0
+
+
 @pytest.mark.parametrize("arch", ARCH_NAMES)
 def test_header_defines_every_macro_form(arch: str) -> None:
     text = gen_ops_header.header_path(arch).read_text()

@@ -136,6 +136,32 @@ def test_tile_matmul_matches_the_multiplier_model_bit_for_bit(phases, fp32_dest,
         assert tile.backend.native.instructions >= 16 * phases  # every MVMUL in C
 
 
+@pytest.mark.parametrize("phases", [1, 2, 3, 4])
+def test_the_raw_tile_matmul_on_wormhole_matches_the_model_with_and_without_the_fast_path(phases):
+    """tensixsim.raw's Wormhole plan (two-bit AddrMods, slots 4..7 under ExtraAddrModBit, a SETRWC for
+    the fidelity phase) computes the same tile as the model (WormholeB0 MVMUL.md is the model
+    reference_matmul transcribes), one MVMUL at a time and on the fast path, in the same cycles,
+    and leaves the RWC's fidelity phase and ExtraAddrModBit at 0 for the next tile."""
+    rng = np.random.default_rng(30 + phases)
+    x, y = bf16_values(rng, 3), bf16_values(rng, 3)
+    ends = []
+    for fast in (False, True):
+        tile = Tile("wormhole")
+        tile.backend.fast_paths = fast
+        copro = tile.coprocessor
+        configure_matmul(copro, fp32_dest=True)
+        load_src_tile(copro, SRCA, bits(y) >> 16)
+        load_src_tile(copro, SRCB, bits(x) >> 16)
+        ends.append(run_words(tile, MATH_THREAD, matmul_tile_words(copro, phases)))
+        assert np.array_equal(bits(dst_tile_fp32(copro)), bits(reference_matmul(x, y, phases, True)))
+        assert tile.backend.pipes[MATH_THREAD].issued == 16 * phases + 1  # the MVMULs and the SETRWC
+        assert tile.backend.fast_path_instructions == (16 * phases if fast else 0)
+        assert (
+            int(copro.adc.fidelity_phase[MATH_THREAD]) == int(copro.adc.extra_addr_mod_bit[MATH_THREAD]) == 0
+        )
+    assert ends[0] == ends[1]
+
+
 @pytest.mark.parametrize("fp32_dest", [True, False])
 def test_hifi4_matmul_is_within_bf16_rounding_of_float64(fp32_dest):
     rng = np.random.default_rng(7)

@@ -45,9 +45,10 @@ def test_mmio_headers_match_their_generator(arch: str) -> None:
     assert gen_mmio_header.DISPATCH_PATH.read_text() == gen_mmio_header.render_dispatch(), stale
 
 
-def test_cfg_header_matches_its_generator() -> None:
-    assert gen_cfg_header.HEADER_PATH.read_text() == gen_cfg_header.render(), (
-        "include/tensix_cfg_blackhole.h is stale: run python -m tensixsim.sdk.gen_cfg_header"
+@pytest.mark.parametrize("arch", gen_cfg_header.ARCH_NAMES)
+def test_cfg_header_matches_its_generator(arch: str) -> None:
+    assert gen_cfg_header.header_path(arch).read_text() == gen_cfg_header.render(arch), (
+        f"include/tensix_cfg_{arch}.h is stale: run python -m tensixsim.sdk.gen_cfg_header"
     )
     assert gen_cfg_header.main(["--check"]) == 0
 

@@ -2,13 +2,18 @@
 
 BRISC reads tiles into circular buffers, TRISC0 unpacks, TRISC1 computes, TRISC2 packs, NCRISC
 writes the results out; the cores synchronise through stream-register circular buffers, the SrcA /
-SrcB hand-over and the math -> pack semaphore over two Dst halves. Every result is compared bit for
-bit with references written from the documented arithmetic: the matrix unit's fp32 model
-(tests/test_matmul.py's fidelity slices, flushing and Dst store), the packer's rounding to BF16
-(tests/test_e2e_raw.py), the unpacker's BFP8 decoding (tests/unpack_reference.py), and with numpy.
+SrcB hand-over and the math -> pack semaphore over two Dst halves. The kernels that exist on both
+chips run on Blackhole and on Wormhole (``ARCHES``); the references are the same, since the matrix
+unit's, the unpackers' and the packers' Wormhole pages give the Blackhole models. Every result is
+compared bit for bit with references written from the documented arithmetic: the matrix unit's fp32
+model (tests/test_matmul.py's fidelity slices, flushing and Dst store), the packer's rounding to
+BF16 (tests/test_e2e_raw.py), the unpacker's BFP8 decoding (tests/unpack_reference.py), and with
+numpy.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -20,7 +25,6 @@ from unpack_reference import BFP8ToBF16
 
 from tensixsim import Tile
 from tensixsim.errors import MemoryFault
-from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 from tensixsim.sdk import programs
 from tensixsim.sdk.build import ToolchainMissing, find_toolchain
 from tensixsim.tensix.regs import SrcClient
@@ -29,6 +33,9 @@ UNPACK, MATH, PACK = 0, 1, 2
 SEM_MATH_PACK = 1  # TK_SEM_MATH_PACK in tensix_kernel.h
 TILE_BYTES = 2048
 MAX_CYCLES = 400_000
+ARCHES = ("blackhole", "wormhole")
+# PACRs per output tile (tensix_kernel.h): four Dst rows each on Blackhole, a face each on Wormhole.
+PACRS_PER_TILE = {"blackhole": 16, "wormhole": 4}
 
 try:
     find_toolchain()
@@ -36,10 +43,15 @@ except ToolchainMissing as missing:  # pragma: no cover - the container has the 
     pytest.skip(str(missing), allow_module_level=True)
 
 
-def run_kernel(elfs: dict, inputs: dict[int, bytes], monkeypatch: pytest.MonkeyPatch | None = None):
+def run_kernel(
+    elfs: dict,
+    inputs: dict[int, bytes],
+    monkeypatch: pytest.MonkeyPatch | None = None,
+    arch: str = "blackhole",
+):
     """A fresh tile with the five programs and ``inputs`` ({L1 address: bytes}) loaded, run to the
     end; returns the tile and, with ``monkeypatch``, the trace of retired Tensix instructions."""
-    tile = Tile("blackhole")
+    tile = Tile(arch)
     for core, elf in elfs.items():
         tile.load_elf(core, elf)
     for address, data in inputs.items():
@@ -53,24 +65,34 @@ def output_tiles(tile: Tile, count: int) -> list[np.ndarray]:
     return programs.tiles_from_l1(tile.read(programs.KERNEL_DST, count * TILE_BYTES), count)
 
 
+def cb_counters(tile: Tile) -> Callable[[int], tuple[int, int]]:
+    """A stream's (tiles received, tiles acked), in the registers the tile's chip keeps them in."""
+    streams = tile.streams
+
+    def counters(stream: int) -> tuple[int, int]:
+        return streams.read(stream, streams.tiles_received), streams.read(stream, streams.tiles_acked)
+
+    return counters
+
+
 def check_finished_cleanly(tile: Tile, in_tiles: int, out_tiles: int, *, two_inputs: bool = True) -> None:
     """Every core returned 0, every pipe drained, the CB counters moved by one per tile, both Src
     banks are back with the unpackers and the math -> pack semaphore is back at zero."""
     result = tile.result()
     assert {name: stats.exit_code for name, stats in result.cores.items()} == dict.fromkeys(result.cores, 0)
     assert all(p.idle and p.blocked is None for p in tile.backend.pipes)
-    streams = tile.streams
+    counters = cb_counters(tile)
     inputs = ("in0", "in1") if two_inputs else ("in0",)
     for cb in inputs:
-        stream = programs.KERNEL_CB_STREAMS[cb]
-        assert streams.read(stream, TILES_RECEIVED) == streams.read(stream, TILES_ACKED) == in_tiles
-    out = programs.KERNEL_CB_STREAMS["out"]
-    assert streams.read(out, TILES_RECEIVED) == streams.read(out, TILES_ACKED) == out_tiles
+        assert counters(programs.KERNEL_CB_STREAMS[cb]) == (in_tiles, in_tiles)
+    assert counters(programs.KERNEL_CB_STREAMS["out"]) == (out_tiles, out_tiles)
     assert (tile.coprocessor.regs.src_client == SrcClient.UNPACKERS).all()
     assert int(tile.coprocessor.sync.sem_value[SEM_MATH_PACK]) == 0
 
 
-def check_synchronisation(trace: Trace, math_name: str, tiles: int, out_tiles: int, per_out: int) -> None:
+def check_synchronisation(
+    trace: Trace, math_name: str, tiles: int, out_tiles: int, per_out: int, arch: str = "blackhole"
+) -> None:
     """Per tile: the matrix unit starts only after both unpackers have handed the tile over, and the
     packer's first PACR of an output tile follows the matrix unit's SEMPOST for it (the SEMWAIT held
     it); Dst halves alternate, so math never runs more than two output tiles ahead of the packer."""
@@ -79,19 +101,20 @@ def check_synchronisation(trace: Trace, math_name: str, tiles: int, out_tiles: i
     posts = trace.cycles(MATH, "SEMPOST")
     packs = trace.cycles(PACK, "PACR")
     pack_waits = trace.cycles(PACK, "SEMWAIT")
-    assert len(unpacks) == 8 * tiles and len(packs) == 16 * out_tiles
+    n = PACRS_PER_TILE[arch]
+    assert len(unpacks) == 8 * tiles and len(packs) == n * out_tiles
     assert len(posts) == len(pack_waits) == out_tiles
     per_tile = len(maths) // tiles
     for t in range(tiles):
         last_unpack = max(unpacks[8 * t : 8 * t + 8])
         assert min(maths[per_tile * t : per_tile * (t + 1)]) > last_unpack
     for t in range(out_tiles):
-        first_pack = packs[16 * t]
+        first_pack = packs[n * t]
         assert first_pack > posts[t] > max(maths[per_tile * per_out * t : per_tile * per_out * (t + 1)])
         if t >= 2:
             # The half math writes for tile t was packed (tile t - 2) before math started on it.
             assert (
-                min(maths[per_tile * per_out * t : per_tile * per_out * (t + 1)]) > packs[16 * (t - 2) + 15]
+                min(maths[per_tile * per_out * t : per_tile * per_out * (t + 1)]) > packs[n * (t - 2) + n - 1]
             )
     # The packer reached its first wait long before the first tile was computed: it really waited.
     assert pack_waits[0] < posts[0]
@@ -120,13 +143,16 @@ def eltwise_expected(op: str, a: np.ndarray, b: np.ndarray, phases: int) -> np.n
     return round_bf16_away(reference_eltwise(op, x, y, phases, True))
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("op", ["add", "sub", "mul"])
-def test_eltwise_kernel_matches_numpy_bit_for_bit(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eltwise_kernel_matches_numpy_bit_for_bit(
+    op: str, arch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tiles = 8
     a, b = eltwise_inputs(100 + len(op), tiles)
-    elfs = programs.build_eltwise(op, tiles=tiles, phases=4)
+    elfs = programs.build_eltwise(op, tiles=tiles, phases=4, arch=arch)
     inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
 
     out = output_tiles(tile, tiles)
     numpy_op = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op]
@@ -149,20 +175,21 @@ def test_eltwise_kernel_matches_numpy_bit_for_bit(op: str, monkeypatch: pytest.M
     check_finished_cleanly(tile, tiles, tiles)
     name = {"add": "ELWADD", "sub": "ELWSUB", "mul": "ELWMUL"}[op]
     assert len(trace.cycles(MATH, name)) == tiles * 8 * (4 if op == "mul" else 1)
-    check_synchronisation(trace, name, tiles, tiles, 1)
+    check_synchronisation(trace, name, tiles, tiles, 1, arch)
     # The matrix unit and the packer spent cycles held: by the Src hand-over and by the SEMWAIT.
     stalled = [p.stalled for p in tile.backend.pipes]
     assert stalled[MATH].get(name, 0) > 0 and stalled[PACK].get("PACR", 0) > 0
 
 
-def test_eltwise_mul_at_lofi_drops_mantissa_bits() -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_eltwise_mul_at_lofi_drops_mantissa_bits(arch: str) -> None:
     # One fidelity phase multiplies only the operands' top mantissa bits: the model says so, the
     # kernel does it, and it differs from HiFi4 somewhere.
     tiles = 2
     a, b = eltwise_inputs(5, tiles)
-    elfs = programs.build_eltwise("mul", tiles=tiles, phases=1)
+    elfs = programs.build_eltwise("mul", tiles=tiles, phases=1, arch=arch)
     inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
-    tile, _ = run_kernel(elfs, inputs)
+    tile, _ = run_kernel(elfs, inputs, arch=arch)
     out = output_tiles(tile, tiles)
     for t in range(tiles):
         np.testing.assert_array_equal(out[t], eltwise_expected("mul", a[t], b[t], 1))
@@ -186,12 +213,13 @@ def bf16_tiles(draw) -> np.ndarray:
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(a=bf16_tiles(), b=bf16_tiles(), op=st.sampled_from(["add", "sub"]))
-def test_eltwise_kernel_over_special_values(a: np.ndarray, b: np.ndarray, op: str) -> None:
-    elfs = programs.build_eltwise(op, tiles=1)
+@given(a=bf16_tiles(), b=bf16_tiles(), op=st.sampled_from(["add", "sub"]), arch=st.sampled_from(ARCHES))
+def test_eltwise_kernel_over_special_values(a: np.ndarray, b: np.ndarray, op: str, arch: str) -> None:
+    elfs = programs.build_eltwise(op, tiles=1, arch=arch)
     tile, _ = run_kernel(
         elfs,
         {programs.KERNEL_SRC0: programs.tiles_to_l1([a]), programs.KERNEL_SRC1: programs.tiles_to_l1([b])},
+        arch=arch,
     )
     np.testing.assert_array_equal(output_tiles(tile, 1)[0], eltwise_expected(op, a, b, 1))
 
@@ -221,18 +249,21 @@ def matmul_expected(a_tiles, b_tiles, mt: int, nt: int, kt: int, phases: int) ->
     return out
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("phases", [1, 4], ids=["lofi", "hifi4"])
-def test_matmul_kernel_accumulates_inner_tiles_in_dst(phases: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_matmul_kernel_accumulates_inner_tiles_in_dst(
+    phases: int, arch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mt = nt = kt = 2
     rng = np.random.default_rng(40 + phases)
     a = [bf16_values(rng, 3) for _ in range(mt * kt)]
     b = [bf16_values(rng, 3) for _ in range(kt * nt)]
-    elfs = programs.build_matmul(mt=mt, nt=nt, kt=kt, phases=phases)
+    elfs = programs.build_matmul(mt=mt, nt=nt, kt=kt, phases=phases, arch=arch)
     inputs = {
         programs.KERNEL_SRC0: programs.tiles_to_l1([bits(t) >> 16 for t in a]),
         programs.KERNEL_SRC1: programs.tiles_to_l1([bits(t) >> 16 for t in b]),
     }
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
     out = output_tiles(tile, mt * nt)
     expected = matmul_expected(a, b, mt, nt, kt, phases)
     for t in range(mt * nt):
@@ -249,7 +280,7 @@ def test_matmul_kernel_accumulates_inner_tiles_in_dst(phases: int, monkeypatch: 
 
     check_finished_cleanly(tile, mt * nt * kt, mt * nt)
     assert len(trace.cycles(MATH, "MVMUL")) == 16 * phases * mt * nt * kt
-    check_synchronisation(trace, "MVMUL", mt * nt * kt, mt * nt, kt)
+    check_synchronisation(trace, "MVMUL", mt * nt * kt, mt * nt, kt, arch)
 
 
 # ------------------------------------------------------------------------------ bfp8_b -> fp16 copy
@@ -268,15 +299,16 @@ def fp16_from_fp32_packer(value: np.float32) -> int:
     return int(half.view(np.uint16))
 
 
-def test_copy_unpacks_bfp8_and_packs_fp16() -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_copy_unpacks_bfp8_and_packs_fp16(arch: str) -> None:
     tiles = 3
     rng = np.random.default_rng(77)
     exponents = [rng.integers(122, 133, 64).astype(np.uint8) for _ in range(tiles)]
     datums = [rng.integers(0, 256, (32, 32)).astype(np.uint8) for _ in range(tiles)]
     datums[0][0, :4] = [0x00, 0x80, 0x7F, 0xFF]  # +0, "-0" (decodes to -infinity), largest magnitudes
     data = b"".join(programs.bfp8_tile_bytes(e, d) for e, d in zip(exponents, datums, strict=True))
-    elfs = programs.build_copy_bfp8_to_fp16(tiles=tiles)
-    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: data})
+    elfs = programs.build_copy_bfp8_to_fp16(tiles=tiles, arch=arch)
+    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: data}, arch=arch)
     out = output_tiles(tile, tiles)
     for t in range(tiles):
         faces = programs.tile_to_faces(datums[t])
@@ -291,13 +323,15 @@ def test_copy_unpacks_bfp8_and_packs_fp16() -> None:
 # ------------------------------------------------------------------------------ bad configuration
 
 
-def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged() -> None:
-    # Input 0's circular buffer placed at the end of L1 (1536 KiB): the first UNPACR reads past it.
-    elfs = programs.build_eltwise("add", tiles=1, cb_in0_base=0x180000)
-    tile = Tile("blackhole")
+@pytest.mark.parametrize("arch", ARCHES)
+def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged(arch: str) -> None:
+    # Input 0's circular buffer placed at the end of Blackhole's L1 (1536 KiB; Wormhole's is 1464 KiB):
+    # the first UNPACR reads past it.
+    elfs = programs.build_eltwise("add", tiles=1, cb_in0_base=0x180000, arch=arch)
+    tile = Tile(arch)
     tile.load_elf("trisc0", elfs["trisc0"])
     for cb in ("in0", "in1"):  # the host plays the reader: one tile "arrived" in each buffer
-        tile.streams.write(programs.KERNEL_CB_STREAMS[cb], TILES_RECEIVED, 1)
+        tile.streams.write(programs.KERNEL_CB_STREAMS[cb], tile.streams.tiles_received, 1)
     l1_before = tile.l1.copy()
     srca_before = tile.coprocessor.regs.srca.copy()
     with pytest.raises(MemoryFault) as caught:
@@ -310,11 +344,12 @@ def test_tile_descriptor_beyond_l1_faults_naming_the_core_with_l1_unchanged() ->
     assert np.array_equal(tile.coprocessor.regs.srca, srca_before)
 
 
-def test_kernels_build_for_their_cores() -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_kernels_build_for_their_cores(arch: str) -> None:
     for elfs in (
-        programs.build_eltwise("add"),
-        programs.build_matmul(),
-        programs.build_copy_bfp8_to_fp16(),
+        programs.build_eltwise("add", arch=arch),
+        programs.build_matmul(arch=arch),
+        programs.build_copy_bfp8_to_fp16(arch=arch),
     ):
         assert sorted(elfs) == ["brisc", "ncrisc", "trisc0", "trisc1", "trisc2"]
         assert all(path.is_file() for path in elfs.values())
@@ -341,10 +376,12 @@ def test_models_agree_with_the_references() -> None:
 # ------------------------------------------------------------------------------ the generated header
 
 
-def test_cfg_header_fields_land_where_the_emulator_reads_them(tmp_path) -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_cfg_header_fields_land_where_the_emulator_reads_them(tmp_path, arch: str) -> None:
     """A TRISC1 program writes fields with CFG_WRITE (read-modify-write over MMIO), a global field
     (one word for both states) and ThreadConfig fields with SETC16 and THD_VALUE; the emulator's own
-    field table reads back exactly those values, and the neighbours in the same words are kept."""
+    field table (each chip's) reads back exactly those values, and the neighbours in the same words
+    are kept."""
     from pathlib import Path
 
     from tensixsim.sdk.build import build
@@ -368,8 +405,8 @@ def test_cfg_header_fields_land_where_the_emulator_reads_them(tmp_path) -> None:
             ]
         )
     )
-    elf = build("trisc1", [source], Path(tmp_path) / "cfg_fields.elf", build_dir=Path(tmp_path))
-    tile = Tile("blackhole")
+    elf = build("trisc1", [source], Path(tmp_path) / "cfg_fields.elf", arch=arch, build_dir=Path(tmp_path))
+    tile = Tile(arch)
     config = tile.coprocessor.config
     config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", 0, 3)  # a neighbour in the same word
     tile.load_elf("trisc1", elf)
@@ -474,31 +511,52 @@ def fp32_out(tile: Tile, count: int) -> list[list[int]]:
     return [[int(v) for v in data[1024 * t : 1024 * (t + 1)]] for t in range(count)]
 
 
-def check_dst_passes(trace: Trace, passes: int) -> None:
-    """One UNPACR per Dst pass, 32 PACRs per pass. A pass is packed only after it was unpacked and
-    TRISC1 handed it over; the unpacker overwrites a Dst half (and TRISC1 clears it) only after the
-    packer has read the pass that was there before."""
+# UNPACRs and PACRs per Dst pass (tensix_kernel.h), by chip and by what the pass writes: Blackhole's
+# unpacker takes a block in one UNPACR and its packer tilizes or untilizes it in 32 PACRs; Wormhole's
+# unpacker tilizes, a face per UNPACR, and its packer untilizes, a face row per PACR.
+BLOCK_UNPACRS = {"blackhole": {"tilize": 1, "untilize": 1}, "wormhole": {"tilize": 4, "untilize": 1}}
+BLOCK_PACRS = {"blackhole": {"tilize": 32, "untilize": 32}, "wormhole": {"tilize": 4, "untilize": 64}}
+
+
+def pass_spans(counts: list[int]) -> list[tuple[int, int]]:
+    """(first, last) index of each pass's instructions, from how many each pass has."""
+    ends = np.cumsum(counts)
+    return [(int(end) - n, int(end) - 1) for end, n in zip(ends, counts, strict=True)]
+
+
+def check_dst_passes(trace: Trace, kinds: list[str], arch: str = "blackhole") -> list[tuple[int, int]]:
+    """The UNPACRs and PACRs of each Dst pass (``kinds``: what each pass writes). A pass is packed only
+    after it was unpacked and TRISC1 handed it over; the unpacker overwrites a Dst half (and TRISC1
+    clears it) only after the packer has read the pass that was there before. Returns the cycles of
+    each pass's (first unpack, last pack)."""
     unpacks = trace.cycles(UNPACK, "UNPACR")
     clears = trace.cycles(MATH, "ZEROACC")
     posts = trace.cycles(MATH, "SEMPOST")
     packs = trace.cycles(PACK, "PACR")
-    assert len(unpacks) == len(clears) == len(posts) == passes and len(packs) == 32 * passes
+    passes = len(kinds)
+    unpack_spans = pass_spans([BLOCK_UNPACRS[arch][k] for k in kinds])
+    pack_spans = pass_spans([BLOCK_PACRS[arch][k] for k in kinds])
+    assert len(clears) == len(posts) == passes
+    assert len(unpacks) == unpack_spans[-1][1] + 1 and len(packs) == pack_spans[-1][1] + 1
     for p in range(passes):
-        assert clears[p] < unpacks[p] < posts[p] < packs[32 * p]
+        assert clears[p] < unpacks[unpack_spans[p][0]]
+        assert unpacks[unpack_spans[p][1]] < posts[p] < packs[pack_spans[p][0]]
         if p >= 2:
-            assert clears[p] > packs[32 * (p - 2) + 31]
+            assert clears[p] > packs[pack_spans[p - 2][1]]
+    return [(unpacks[u[0]], packs[k[1]]) for u, k in zip(unpack_spans, pack_spans, strict=True)]
 
 
 def check_tilize_finished(tile: Tile, blocks: int, mid: int = 0) -> None:
     check_finished_cleanly(tile, blocks, blocks, two_inputs=False)
-    streams = tile.streams
-    stream = programs.KERNEL_CB_MID_STREAM
-    assert streams.read(stream, TILES_RECEIVED) == streams.read(stream, TILES_ACKED) == mid
+    assert cb_counters(tile)(programs.KERNEL_CB_MID_STREAM) == (mid, mid)
     assert not tile.coprocessor.sync.sem_value[2:4].any()  # TK_SEM_DST_FREE / _FULL drained
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("mode", ["tilize", "untilize"])
-def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tilize_kernels_move_fp32_blocks_bit_for_bit(
+    mode: str, arch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     count = 3
     blocks = fp32_blocks(31 + len(mode), count)
     tiled = [faces_reference(b) for b in blocks]
@@ -506,9 +564,9 @@ def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pyt
         data, expected = [b.ravel() for b in blocks], tiled
     else:
         data, expected = tiled, [rows_reference(f) for f in tiled]
-    elfs = programs.build_tilize_fp32(mode, tiles=count)
+    elfs = programs.build_tilize_fp32(mode, tiles=count, arch=arch)
     inputs = {programs.KERNEL_SRC0: np.concatenate([np.asarray(d, "<u4") for d in data]).tobytes()}
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
     out = fp32_out(tile, count)
     for t in range(count):
         assert out[t] == expected[t], f"block {t}"
@@ -516,15 +574,16 @@ def test_tilize_kernels_move_fp32_blocks_bit_for_bit(mode: str, monkeypatch: pyt
     assert rows_reference(tiled[0]) == [int(v) for v in blocks[0].ravel()]
     assert not any(tile.read(programs.KERNEL_DST + count * FP32_BLOCK_BYTES, 256))
     check_tilize_finished(tile, count)
-    check_dst_passes(trace, count)
+    check_dst_passes(trace, [mode] * count, arch)
 
 
-def test_tilize_then_untilize_in_one_run_is_the_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_tilize_then_untilize_in_one_run_is_the_identity(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     count = 2
     blocks = fp32_blocks(7, count)
-    elfs = programs.build_tilize_fp32("round_trip", tiles=count)
+    elfs = programs.build_tilize_fp32("round_trip", tiles=count, arch=arch)
     inputs = {programs.KERNEL_SRC0: np.concatenate([b.ravel() for b in blocks]).astype("<u4").tobytes()}
-    tile, trace = run_kernel(elfs, inputs, monkeypatch)
+    tile, trace = run_kernel(elfs, inputs, monkeypatch, arch)
     out = fp32_out(tile, count)
     for t in range(count):
         assert out[t] == [int(v) for v in blocks[t].ravel()], f"block {t}"
@@ -535,10 +594,9 @@ def test_tilize_then_untilize_in_one_run_is_the_identity(monkeypatch: pytest.Mon
     )
     assert [int(v) for v in mid] == faces_reference(blocks[-1])
     check_tilize_finished(tile, count, mid=count)
-    check_dst_passes(trace, 2 * count)
-    unpacks, packs = trace.cycles(UNPACK, "UNPACR"), trace.cycles(PACK, "PACR")
+    spans = check_dst_passes(trace, ["tilize", "untilize"] * count, arch)
     for t in range(count):  # the tiled block is read back only once it has been packed
-        assert unpacks[2 * t + 1] > packs[32 * (2 * t) + 31]
+        assert spans[2 * t + 1][0] > spans[2 * t][1]
 
 
 @st.composite
@@ -553,10 +611,10 @@ def fp32_bit_blocks(draw) -> np.ndarray:
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(block=fp32_bit_blocks())
-def test_tilize_round_trip_keeps_every_bit_pattern(block: np.ndarray) -> None:
-    elfs = programs.build_tilize_fp32("round_trip", tiles=1)
-    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: block.astype("<u4").tobytes()})
+@given(block=fp32_bit_blocks(), arch=st.sampled_from(ARCHES))
+def test_tilize_round_trip_keeps_every_bit_pattern(block: np.ndarray, arch: str) -> None:
+    elfs = programs.build_tilize_fp32("round_trip", tiles=1, arch=arch)
+    tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: block.astype("<u4").tobytes()}, arch=arch)
     assert fp32_out(tile, 1)[0] == [int(v) for v in block.ravel()]
 
 

@@ -29,6 +29,13 @@ bit and rounds once, to nearest):
   y (2 - x y) in exact arithmetic squares the error; 2 - x y errs by at most 2**-26 + u and y * e by u,
   so e_{k+1} <= e_k**2 + 3 u: 3.16e-5 after one step, 1.8e-7 after two.
 - affine (fma(a, x, b)): at most u |result| (the rounding) plus |a x| 2**-26 (the product's cut).
+
+On Wormhole (the kernels' SDK_ARCH_WORMHOLE sequences, built here by ``Words("wormhole")``; the reference
+is sfpu_wormhole_reference.py's ``WormholeRef``, its ``fma_wh`` and its SFPLOAD / SFPSTORE conversions):
+exp rounds t to n by adding 1.5 * 2**23 (ties to even instead of SFP_STOCH_RND's), which leaves
+|f| <= 1/2 and so the same bound; the reciprocal starts from 0x7EF311C3 - m with m = x's mantissa in
+[1, 2), whose relative error is below 0.0506 (computed over all 2**23 mantissas), so the same recurrence
+gives 2.56e-3 after one step and 6.6e-6 after two, and the final exponent adjustment is exact.
 """
 
 # The reference keeps the pages' names.
@@ -47,22 +54,22 @@ from pack_reference import BF16, FP32, Early, Late
 from sfpu_float_reference import SfpuFloatRef
 from sfpu_lanes_reference import LanesRef
 from sfpu_reference import FMT_FP32, FP32Shuffle, LoadDatum, StoreDatum
+from sfpu_wormhole_reference import LoadDatum as LoadDatumWH
+from sfpu_wormhole_reference import StoreDatum as StoreDatumWH
+from sfpu_wormhole_reference import WormholeRef
 from test_e2e_raw import Trace
 from test_matmul import reference_eltwise
-from test_sdk_kernels import check_finished_cleanly
+from test_sdk_kernels import PACRS_PER_TILE, check_finished_cleanly
 
 from tensixsim import Tile
+from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
 
-ISA = Tile("blackhole").coprocessor.isa
 MATH, PACK = 1, 2
 U = 2.0**-24
 TILE_DATUMS = 1024
 SETTINGS = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def enc(name: str, **fields: int) -> int:
-    return ISA.encode(name, **fields)
+ARCHES = ("blackhole", "wormhole")
 
 
 def f32_bits(x: float) -> int:
@@ -70,136 +77,232 @@ def f32_bits(x: float) -> int:
 
 
 # ------------------------------------------------------------------------------ the instruction sequences
-# Operands by their documented meaning; the encoder places them (the BlackholeA0 diagrams).
-FP32_MOD0, STEP, STAY = 3, 6, 7  # SFPLOAD / SFPSTORE Mod0 FP32; the kernel's ADDR_MOD slots
+# Operands by their documented meaning; the encoder places them (the BlackholeA0 / WormholeB0 diagrams).
+FP32_MOD0 = 3  # SFPLOAD / SFPSTORE Mod0 FP32
+# The AddrMod operands of the kernel's SFPSTORE (step) and SFPLOAD (stay): ADDR_MOD slots 6 and 7, which
+# Wormhole's two-bit operand reaches as 2 and 3 under ADDR_MOD_SET_Base.
+ADDR_OPERANDS = {"blackhole": (6, 7), "wormhole": (2, 3)}
 ZERO, ONE = 9, 10  # LReg[9] = 0.0, LReg[10] = 1.0
-
-
-def load(vd: int) -> int:
-    return enc("SFPLOAD", lreg_ind=vd, instr_mod0=FP32_MOD0, sfpu_addr_mode=STAY, dest_reg_addr=0)
-
-
-def store(vd: int) -> int:
-    return enc("SFPSTORE", lreg_ind=vd, instr_mod0=FP32_MOD0, sfpu_addr_mode=STEP, dest_reg_addr=0)
-
-
-def loadi(vd: int, mod0: int, imm16: int) -> int:
-    return enc("SFPLOADI", lreg_ind=vd, instr_mod0=mod0, imm16=imm16)
-
-
-def loadi32(vd: int, value: int) -> list[int]:
-    return [loadi(vd, 8, value >> 16), loadi(vd, 10, value & 0xFFFF)]  # high half, then low half
-
-
-def simple(name: str, imm12: int, vc: int, vd: int, mod1: int) -> int:
-    return enc(name, imm12_math=imm12 & 0xFFF, lreg_c=vc, lreg_dest=vd, instr_mod1=mod1)
-
-
-def mad(va: int, vb: int, vc: int, vd: int, mod1: int = 0) -> int:
-    return enc("SFPMAD", lreg_src_a=va, lreg_src_b=vb, lreg_src_c=vc, lreg_dest=vd, instr_mod1=mod1)
-
-
-def config(imm16: int, vd: int, mod1: int) -> int:
-    return enc("SFPCONFIG", imm16_math=imm16, config_dest=vd, instr_mod1=mod1)
-
-
-def encc(imm2: int, mod1: int) -> int:
-    return simple("SFPENCC", imm2, 0, 0, mod1)
-
-
 EI, RI = 2, 8  # SFPENCC: UseLaneFlagsForLaneEnable from Imm2 bit 0; LaneFlags from Imm2 bit 1
+LT0, NE0, GTE0 = 0, 2, 4  # SFPSETCC Mod1
 LOG2E = f32_bits(1 / math.log(2))
 EXP_COEFFS = [f32_bits(math.log(2) ** k / math.factorial(k)) for k in range(1, 8)]
 EXP_HIGH, EXP_LOW = 88.5, -87.0
+ROUND = 1.5 * 2**23  # Wormhole's exp: adding it rounds to an integer held in the low mantissa bits
+RECIP_Y0 = 0x7EF311C3  # Wormhole's reciprocal: y0 = RECIP_Y0 - m as integers (x = m 2**E, m in [1, 2))
 
 
-def exp_program() -> tuple[list[int], list[int], list[int], list[int]]:
+class Words:
+    """The words of one chip's vector-unit instructions, built with its encoder."""
+
+    def __init__(self, arch: str) -> None:
+        self.arch = arch
+        self.isa = isa_for(arch)
+        self.step, self.stay = ADDR_OPERANDS[arch]
+
+    def enc(self, name: str, **fields: int) -> int:
+        return self.isa.encode(name, **fields)
+
+    def name(self, word: int) -> str:
+        return self.isa.decode(word).name
+
+    def load(self, vd: int) -> int:
+        return self.enc(
+            "SFPLOAD", lreg_ind=vd, instr_mod0=FP32_MOD0, sfpu_addr_mode=self.stay, dest_reg_addr=0
+        )
+
+    def store(self, vd: int) -> int:
+        return self.enc(
+            "SFPSTORE", lreg_ind=vd, instr_mod0=FP32_MOD0, sfpu_addr_mode=self.step, dest_reg_addr=0
+        )
+
+    def loadi(self, vd: int, mod0: int, imm16: int) -> int:
+        return self.enc("SFPLOADI", lreg_ind=vd, instr_mod0=mod0, imm16=imm16)
+
+    def loadi32(self, vd: int, value: int) -> list[int]:
+        return [self.loadi(vd, 8, value >> 16), self.loadi(vd, 10, value & 0xFFFF)]  # high, then low
+
+    def simple(self, name: str, imm12: int, vc: int, vd: int, mod1: int) -> int:
+        return self.enc(name, imm12_math=imm12 & 0xFFF, lreg_c=vc, lreg_dest=vd, instr_mod1=mod1)
+
+    def mad(self, va: int, vb: int, vc: int, vd: int, mod1: int = 0) -> int:
+        return self.enc("SFPMAD", lreg_src_a=va, lreg_src_b=vb, lreg_src_c=vc, lreg_dest=vd, instr_mod1=mod1)
+
+    def config(self, imm16: int, vd: int, mod1: int) -> int:
+        return self.enc("SFPCONFIG", imm16_math=imm16, config_dest=vd, instr_mod1=mod1)
+
+    def encc(self, imm2: int, mod1: int) -> int:
+        return self.simple("SFPENCC", imm2, 0, 0, mod1)
+
+    def nop(self) -> int:
+        return self.enc("SFPNOP")
+
+
+Program = tuple[list[int], list[int], list[int], list[int]]
+
+
+def exp_program(w: Words) -> Program:
     c = EXP_COEFFS
-    init = [*loadi32(4, c[0]), *loadi32(5, c[1]), *loadi32(6, c[2]), *loadi32(7, c[3])]
+    init = [*w.loadi32(4, c[0]), *w.loadi32(5, c[1]), *w.loadi32(6, c[2]), *w.loadi32(7, c[3])]
     for lreg, value in ((11, c[4]), (12, c[5]), (13, c[6]), (14, LOG2E)):
-        init += [*loadi32(0, value), config(0, lreg, 0)]
+        init += [*w.loadi32(0, value), w.config(0, lreg, 0)]
+    if w.arch == "wormhole":
+        return init, [], exp_step_wormhole(w), []
     step = [
-        load(0),
-        mad(0, 14, ZERO, 1),  # t = x * log2(e)
-        enc("SFP_STOCH_RND", rnd_mode=0, imm8_math=0, lreg_src_b=1, lreg_src_c=1, lreg_dest=2, instr_mod1=7),
-        enc("SFPCAST", lreg_src_c=2, lreg_dest=3, instr_mod1=0),  # n as FP32
-        mad(0, 14, 3, 3, 2),  # f = x * log2(e) - n
-        mad(13, 3, 12, 1),  # Horner: c7 f + c6, ..., then * f + 1
-        mad(1, 3, 11, 1),
-        mad(1, 3, 7, 1),
-        mad(1, 3, 6, 1),
-        mad(1, 3, 5, 1),
-        mad(1, 3, 4, 1),
-        mad(1, 3, ONE, 1),
-        enc("SFPCAST", lreg_src_c=2, lreg_dest=2, instr_mod1=3),  # n to two's complement
-        simple("SFPSHFT", 23, 0, 2, 1),
-        simple("SFPIADD", 0, 2, 1, 4),  # exponent += n, lane flags untouched
-        encc(3, EI | RI),
-        loadi(2, 0, f32_bits(EXP_HIGH) >> 16),
-        simple("SFPGT", 0, 2, 0, 1),  # flags: 88.5 < x
-        loadi(1, 0, 0x7F80),
-        encc(3, EI | RI),
-        loadi(2, 0, f32_bits(EXP_LOW) >> 16),
-        simple("SFPGT", 0, 0, 2, 1),  # flags: x < -87
-        loadi(1, 0, 0),
-        encc(0, EI),
-        store(1),
+        w.load(0),
+        w.mad(0, 14, ZERO, 1),  # t = x * log2(e)
+        w.enc(
+            "SFP_STOCH_RND", rnd_mode=0, imm8_math=0, lreg_src_b=1, lreg_src_c=1, lreg_dest=2, instr_mod1=7
+        ),
+        w.enc("SFPCAST", lreg_src_c=2, lreg_dest=3, instr_mod1=0),  # n as FP32
+        w.mad(0, 14, 3, 3, 2),  # f = x * log2(e) - n
+        w.mad(13, 3, 12, 1),  # Horner: c7 f + c6, ..., then * f + 1
+        w.mad(1, 3, 11, 1),
+        w.mad(1, 3, 7, 1),
+        w.mad(1, 3, 6, 1),
+        w.mad(1, 3, 5, 1),
+        w.mad(1, 3, 4, 1),
+        w.mad(1, 3, ONE, 1),
+        w.enc("SFPCAST", lreg_src_c=2, lreg_dest=2, instr_mod1=3),  # n to two's complement
+        w.simple("SFPSHFT", 23, 0, 2, 1),
+        w.simple("SFPIADD", 0, 2, 1, 4),  # exponent += n, lane flags untouched
+        w.encc(3, EI | RI),
+        w.loadi(2, 0, f32_bits(EXP_HIGH) >> 16),
+        w.simple("SFPGT", 0, 2, 0, 1),  # flags: 88.5 < x
+        w.loadi(1, 0, 0x7F80),
+        w.encc(3, EI | RI),
+        w.loadi(2, 0, f32_bits(EXP_LOW) >> 16),
+        w.simple("SFPGT", 0, 0, 2, 1),  # flags: x < -87
+        w.loadi(1, 0, 0),
+        w.encc(0, EI),
+        w.store(1),
     ]
     return init, [], step, []
 
 
-def relu_program() -> tuple[list[int], list[int], list[int], list[int]]:
-    step = [load(0), simple("SFPSETCC", 0, 0, 0, 0), loadi(0, 0, 0), encc(0, 0), store(0)]
-    return [], [encc(1, EI)], step, [encc(0, EI)]
-
-
-def recip_program(steps: int) -> tuple[list[int], list[int], list[int], list[int]]:
-    newton = [mad(0, 1, 4, 2, 1), mad(1, 2, ZERO, 1)]  # e = 2 - x y; y = y e
-    step = [
-        load(0),
-        simple("SFPARECIP", 0, 0, 1, 0),
-        simple("SFPEXEXP", 0, 0, 2, 0),
-        encc(3, EI | RI),
-        simple("SFPIADD", 126, 2, 3, 1 | 8),  # flags: E + 126 >= 0
-        simple("SFPIADD", -126, 2, 3, 1),  # flags (of those): E - 126 < 0
-        *newton * steps,
-        encc(0, EI),
-        store(1),
+def exp_step_wormhole(w: Words) -> list[int]:
+    """Wormhole's exp step (no SFPGT, no SFPMAD negation, no integer SFPCAST): n from adding 1.5 * 2**23
+    (its bits shifted left by 23 are n << 23), and an SFPNOP wherever the next instruction reads an
+    SFPMAD's result (SFPMAD.md: Wormhole does not wait for it)."""
+    horner = []
+    for va, vc in ((13, 12), (1, 11), (1, 7), (1, 6), (1, 5), (1, 4), (1, ONE)):
+        horner += [w.mad(va, 3, vc, 1), w.nop()]
+    return [
+        w.load(0),
+        w.loadi(2, 0, f32_bits(ROUND) >> 16),
+        w.mad(0, 14, 2, 1),  # t + 1.5 * 2**23
+        w.loadi(2, 0, f32_bits(-ROUND) >> 16),
+        w.mad(1, ONE, 2, 3),  # n
+        w.simple("SFPMOV", 0, 1, 2, 0),
+        w.simple("SFPSHFT", 23, 0, 2, 1),  # n << 23
+        w.simple("SFPMOV", 0, 3, 3, 1),  # -n
+        w.mad(0, 14, 3, 3),  # f = x * log2(e) + (-n)
+        w.nop(),
+        *horner,  # 2**f
+        w.simple("SFPIADD", 0, 2, 1, 4),  # exponent += n, lane flags untouched
+        w.encc(3, EI | RI),
+        w.loadi(2, 0, f32_bits(-EXP_HIGH) >> 16),
+        w.mad(0, ONE, 2, 2),  # x - 88.5
+        w.nop(),
+        w.simple("SFPSETCC", 0, 2, 0, GTE0),
+        w.simple("SFPSETCC", 0, 2, 0, NE0),  # flags: x > 88.5
+        w.loadi(1, 0, 0x7F80),
+        w.encc(3, EI | RI),
+        w.loadi(2, 0, f32_bits(-EXP_LOW) >> 16),
+        w.mad(0, ONE, 2, 2),  # x + 87
+        w.nop(),
+        w.simple("SFPSETCC", 0, 2, 0, LT0),  # flags: x < -87
+        w.loadi(1, 0, 0),
+        w.encc(0, EI),
+        w.store(1),
     ]
-    return [loadi(4, 0, 0x4000)], [], step, []
+
+
+def relu_program(w: Words) -> Program:
+    step = [w.load(0), w.simple("SFPSETCC", 0, 0, 0, LT0), w.loadi(0, 0, 0), w.encc(0, 0), w.store(0)]
+    return [], [w.encc(1, EI)], step, [w.encc(0, EI)]
+
+
+def recip_program(w: Words, steps: int) -> Program:
+    if w.arch == "wormhole":
+        # x = m 2**E; y0 = RECIP_Y0 - m as integers; Newton on m with -m from SFPMOV, an SFPNOP after each
+        # SFPMAD; then y's exponent field minus E. Lanes E < -126 become +-inf and E >= 126 +-0 (SFPSETEXP /
+        # SFPSETMAN keep x's sign).
+        newton = [w.mad(6, 1, 4, 7), w.nop(), w.mad(1, 7, ZERO, 1), w.nop()]  # e in L7: L2 keeps E
+        step = [
+            w.load(0),
+            w.simple("SFPEXEXP", 0, 0, 2, 0),  # E
+            w.simple("SFPSETEXP", 127, 0, 3, 1),  # m
+            w.simple("SFPMOV", 0, 3, 6, 1),  # -m
+            w.simple("SFPMOV", 0, 3, 1, 0),
+            w.simple("SFPIADD", 0, 5, 1, 2 | 4),  # y0 = RECIP_Y0 - m, lane flags untouched
+            w.encc(3, EI | RI),
+            w.simple("SFPIADD", 126, 2, 3, 1),  # flags: E + 126 < 0
+            w.simple("SFPSETEXP", 255, 0, 1, 1),
+            w.simple("SFPSETMAN", 0, 1, 1, 1),
+            w.encc(3, EI | RI),
+            w.simple("SFPIADD", -126, 2, 3, 1 | 8),  # flags: E - 126 >= 0
+            w.simple("SFPSETEXP", 0, 0, 1, 1),
+            w.simple("SFPSETMAN", 0, 1, 1, 1),
+            w.encc(3, EI | RI),
+            w.simple("SFPIADD", 126, 2, 3, 1 | 8),  # flags: E + 126 >= 0
+            w.simple("SFPIADD", -126, 2, 3, 1),  # flags (of those): E - 126 < 0
+            *newton * steps,
+            w.simple("SFPEXEXP", 0, 1, 3, 1),  # y's exponent field
+            w.simple("SFPIADD", 0, 3, 2, 2 | 4),  # ... minus E
+            w.simple("SFPSETEXP", 0, 1, 2, 0),
+            w.simple("SFPMOV", 0, 2, 1, 0),
+            w.encc(0, EI),
+            w.store(1),
+        ]
+        return [w.loadi(4, 0, 0x4000), *w.loadi32(5, RECIP_Y0)], [], step, []
+    newton = [w.mad(0, 1, 4, 2, 1), w.mad(1, 2, ZERO, 1)]  # e = 2 - x y; y = y e
+    step = [
+        w.load(0),
+        w.simple("SFPARECIP", 0, 0, 1, 0),
+        w.simple("SFPEXEXP", 0, 0, 2, 0),
+        w.encc(3, EI | RI),
+        w.simple("SFPIADD", 126, 2, 3, 1 | 8),  # flags: E + 126 >= 0
+        w.simple("SFPIADD", -126, 2, 3, 1),  # flags (of those): E - 126 < 0
+        *newton * steps,
+        w.encc(0, EI),
+        w.store(1),
+    ]
+    return [w.loadi(4, 0, 0x4000)], [], step, []
 
 
 AFFINE_SEQUENCE = (((2 << 3) | 3) << 24) | ((0x80 | 4) << 8)
 
 
-def affine_program() -> tuple[list[int], list[int], list[int], list[int]]:
+def affine_program(w: Words) -> Program:
     init = [
-        *loadi32(4, programs.SFPU_AFFINE_SCALE),
-        *loadi32(5, programs.SFPU_AFFINE_BIAS),
-        mad(4, 0, 5, 12),  # VD 12: the backdoor load of InstructionTemplate[0]
-        *loadi32(0, AFFINE_SEQUENCE),
-        config(0, 4, 0),
-        config(FP32_MOD0, 8, 1),
+        *w.loadi32(4, programs.SFPU_AFFINE_SCALE),
+        *w.loadi32(5, programs.SFPU_AFFINE_BIAS),
+        w.mad(4, 0, 5, 12),  # VD 12: the backdoor load of InstructionTemplate[0]
+        *w.loadi32(0, AFFINE_SEQUENCE),
+        w.config(0, 4, 0),
+        w.config(FP32_MOD0, 8, 1),
     ]
     macros = [
-        enc("SFPLOADMACRO", lreg_ind=vd, instr_mod0=FP32_MOD0, sfpu_addr_mode=STEP, dest_reg_addr=0)
+        w.enc("SFPLOADMACRO", lreg_ind=vd, instr_mod0=FP32_MOD0, sfpu_addr_mode=w.step, dest_reg_addr=0)
         for vd in range(4)
     ]
-    return init, [], macros, [enc("SFPNOP")] * 3
+    return init, [], macros, [w.nop()] * 3
 
 
-def program(op: str, recip_steps: int = 2) -> tuple[list[int], list[int], list[int], list[int]]:
+def program(op: str, recip_steps: int = 2, arch: str = "blackhole") -> Program:
     """(once, per-tile start, per-step, per-tile end) words of the kernel's vector-unit work."""
+    w = Words(arch)
     return {
         "relu": relu_program,
         "exp": exp_program,
-        "recip": lambda: recip_program(recip_steps),
+        "recip": lambda w: recip_program(w, recip_steps),
         "affine": affine_program,
-    }[op]()
+    }[op](w)
 
 
-def expected_words(op: str, tiles: int, recip_steps: int = 2) -> list[int]:
-    init, begin, step, end = program(op, recip_steps)
+def expected_words(op: str, tiles: int, recip_steps: int = 2, arch: str = "blackhole") -> list[int]:
+    init, begin, step, end = program(op, recip_steps, arch)
     repeats = 8 if op == "affine" else 32
     return init + (begin + step * repeats + end) * tiles
 
@@ -213,7 +316,7 @@ class KernelRef(SfpuFloatRef, LanesRef):
 
 def fresh_sfpu() -> SimpleNamespace:
     """The vector unit at reset (VectorUnit.md / LReg.md: LReg[8] 0.8373, LReg[9] 0, LReg[10] 1.0,
-    LReg[15] 2 * lane; flags clear; the rest zero)."""
+    LReg[15] 2 * lane; flags clear; the rest zero; Wormhole's SFPSHFT2 has seen no LReg[VC])."""
     lreg = np.zeros((17, 32), np.uint32)
     lreg[8], lreg[10], lreg[15] = f32_bits(0.8373), f32_bits(1.0), 2 * np.arange(32)
     return SimpleNamespace(
@@ -228,7 +331,20 @@ def fresh_sfpu() -> SimpleNamespace:
         macro_template=np.zeros((32, 4), np.uint32),
         macro_sequence=np.zeros((32, 4), np.uint32),
         macro_misc=np.zeros(32, np.uint32),
+        shfl_vc=np.full(32, -1, np.int64),
     )
+
+
+def reference(arch: str) -> SfpuFloatRef:
+    """The chip's vector-unit reference at reset: Blackhole's pages, or Wormhole's (WormholeRef keeps
+    Blackhole's methods for the instructions whose WormholeB0 page is the BlackholeA0 one)."""
+    if arch == "wormhole":
+        return WormholeRef(fresh_sfpu(), MATH)
+    return KernelRef(fresh_sfpu(), MATH)
+
+
+# SFPLOAD / SFPSTORE's datum conversions by chip (Wormhole's FP32 store keeps denormals).
+DATUMS = {"blackhole": (LoadDatum, StoreDatum), "wormhole": (LoadDatumWH, StoreDatumWH)}
 
 
 def bits(word: int, lo: int, hi: int) -> int:
@@ -243,24 +359,25 @@ def lane_cell(addr: int, lane: int) -> tuple[int, int]:
 class DstHalf:
     """One tile of FP32 Dst as the vector unit sees it: 64 rows of 16 raw Dst32 datums."""
 
-    def __init__(self, values: np.ndarray) -> None:
+    def __init__(self, values: np.ndarray, arch: str = "blackhole") -> None:
         flat = programs.tile_to_faces(np.asarray(values, np.float32).view(np.uint32))
         self.raw = [[FP32Shuffle(int(v)) for v in flat[16 * r : 16 * r + 16]] for r in range(64)]
+        self.load_datum, self.store_datum = DATUMS[arch]
 
-    def load(self, ref: KernelRef, vd: int, addr: int) -> None:
+    def load(self, ref: SfpuFloatRef, vd: int, addr: int) -> None:
         for lane in range(32):
             if ref.LaneEnabled(lane):
                 row, col = lane_cell(addr, lane)
-                ref.LReg[vd][lane] = LoadDatum(FMT_FP32, 0, self.raw[row][col], 0, False)
+                ref.LReg[vd][lane] = self.load_datum(FMT_FP32, 0, self.raw[row][col], 0, False)
 
-    def store(self, ref: KernelRef, vd: int, addr: int, mod0: int = FMT_FP32) -> None:
+    def store(self, ref: SfpuFloatRef, vd: int, addr: int, mod0: int = FMT_FP32) -> None:
         for lane in range(32):
             if ref.LaneEnabled(lane):
                 row, col = lane_cell(addr, lane)
-                self.raw[row][col] = StoreDatum(mod0, ref.LReg[vd][lane])
+                self.raw[row][col] = self.store_datum(mod0, ref.LReg[vd][lane])
 
 
-def run_macro(ref: KernelRef, dst: DstHalf, word: int, addr: int) -> None:
+def run_macro(ref: SfpuFloatRef, w: Words, dst: DstHalf, word: int, addr: int) -> None:
     """SFPLOADMACRO.md for what the affine kernel configures: the load, then the scheduled work in its
     order (MAD at delay 0, Store later), with the page's operand overrides."""
     VDLo, Mod0, Imm = bits(word, 20, 21), bits(word, 16, 19), bits(word, 0, 12)
@@ -284,7 +401,7 @@ def run_macro(ref: KernelRef, dst: DstHalf, word: int, addr: int) -> None:
             continue
         assert unit == 1 and select >= 4 and SequenceBits & 0x80 and not SequenceBits & 0x40
         template = ref.InstructionTemplate[0][select - 4]
-        assert ISA.decode(template).name == "SFPMAD"
+        assert w.name(template) == "SFPMAD"
         # Insn.VB = VD (bit 7), VC kept, Insn.VD = VD.
         insn = (template & ~(0xF << 12) & ~(0xF << 4)) | (VD << 12) | (VD << 4)
         ref.SFPMAD(insn)
@@ -297,36 +414,37 @@ def pack(c: dict, raw: int) -> int:
 
 
 def reference_tiles(
-    op: str, dst_tiles: list[np.ndarray], out_fmt: str, recip_steps: int = 2
+    op: str, dst_tiles: list[np.ndarray], out_fmt: str, recip_steps: int = 2, arch: str = "blackhole"
 ) -> list[np.ndarray]:
     """The kernel's output tiles (bit patterns) from the copied Dst values, on the references."""
-    init, begin, step, end = program(op, recip_steps)
-    ref = KernelRef(fresh_sfpu(), MATH)
+    w = Words(arch)
+    init, begin, step, end = program(op, recip_steps, arch)
+    ref = reference(arch)
     for word in init:
-        getattr(ref, ISA.decode(word).name)(word)
+        getattr(ref, w.name(word))(word)
     fmt = {"fp32": FP32, "bf16": BF16}[out_fmt]
     c = {"read32": 1, "inter": fmt, "out": fmt, "raw": 0, "unsigned": 0, "round10": 0}
     outs = []
     for values in dst_tiles:
-        dst = DstHalf(values)
+        dst = DstHalf(values, arch)
         for word in begin:
-            getattr(ref, ISA.decode(word).name)(word)
+            getattr(ref, w.name(word))(word)
         addr = 0
         while addr < 64:
             for word in step:
-                name = ISA.decode(word).name
+                name = w.name(word)
                 if name == "SFPLOAD":
                     dst.load(ref, bits(word, 20, 23), addr)
                 elif name == "SFPSTORE":
                     dst.store(ref, bits(word, 20, 23), addr)
                     addr += 2
                 elif name == "SFPLOADMACRO":
-                    run_macro(ref, dst, word, addr)
+                    run_macro(ref, w, dst, word, addr)
                     addr += 2
                 else:
                     getattr(ref, name)(word)
         for word in end:
-            getattr(ref, ISA.decode(word).name)(word)
+            getattr(ref, w.name(word))(word)
         flat = [pack(c, dst.raw[r][col]) for r in range(64) for col in range(16)]
         dtype = np.uint32 if out_fmt == "fp32" else np.uint16
         outs.append(programs.tile_from_faces(np.array(flat, dtype)))
@@ -336,10 +454,17 @@ def reference_tiles(
 # ------------------------------------------------------------------------------ running a kernel
 
 
-def run_sfpu(op: str, inputs: list[np.ndarray], out_fmt: str, monkeypatch, recip_steps: int = 2):
+def run_sfpu(
+    op: str,
+    inputs: list[np.ndarray],
+    out_fmt: str,
+    monkeypatch,
+    recip_steps: int = 2,
+    arch: str = "blackhole",
+):
     """Build and run the kernel on BF16 tiles; returns (output bit-pattern tiles, tile, trace)."""
-    elfs = programs.build_sfpu(op, tiles=len(inputs), out_fmt=out_fmt, recip_steps=recip_steps)
-    tile = Tile("blackhole")
+    elfs = programs.build_sfpu(op, tiles=len(inputs), out_fmt=out_fmt, recip_steps=recip_steps, arch=arch)
+    tile = Tile(arch)
     for core, elf in elfs.items():
         tile.load_elf(core, elf)
     tile.write(programs.KERNEL_SRC0, programs.tiles_to_l1(inputs))
@@ -364,12 +489,12 @@ def as_float(out: np.ndarray, out_fmt: str) -> np.ndarray:
 
 
 def check_pipeline(
-    op: str, inputs, outs, trace: Trace, out_fmt: str, recip_steps: int = 2
+    op: str, inputs, outs, trace: Trace, out_fmt: str, recip_steps: int = 2, arch: str = "blackhole"
 ) -> list[np.ndarray]:
     """The words pushed, the bit-exact reference, and the ordering of the units; returns Dst values."""
-    assert trace.words(MATH, "sfpu") == expected_words(op, len(inputs), recip_steps)
+    assert trace.words(MATH, "sfpu") == expected_words(op, len(inputs), recip_steps, arch)
     dsts = [copied(t) for t in inputs]
-    expected = reference_tiles(op, dsts, out_fmt, recip_steps)
+    expected = reference_tiles(op, dsts, out_fmt, recip_steps, arch)
     for t, (got, want) in enumerate(zip(outs, expected, strict=True)):
         np.testing.assert_array_equal(got, want, err_msg=f"tile {t}")
     # Per tile: the vector unit starts after the matrix unit's copy, the packer after the vector unit.
@@ -382,7 +507,7 @@ def check_pipeline(
         assert min(loads[per * t : per * t + per]) > max(elwadds[8 * t : 8 * t + 8])
         # The macro's store runs three cycles after it; the SEMPOST waited for an idle vector unit.
         assert posts[t] > max(stores[per * t : per * t + per]) + (3 if op == "affine" else 0)
-        assert packs[16 * t] > posts[t]
+        assert packs[PACRS_PER_TILE[arch] * t] > posts[t]
     return dsts
 
 
@@ -423,17 +548,27 @@ def bf16(x: float) -> int:
 # ------------------------------------------------------------------------------ relu
 
 
-@SETTINGS
-@given(a=bf16_tiles(-100.0, 100.0, SPECIAL_BF16), out_fmt=st.sampled_from(["bf16", "fp32"]))
-def test_relu_kernel(a: np.ndarray, out_fmt: str) -> None:
+def check_relu(a: np.ndarray, out_fmt: str, arch: str) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
-        outs, _, trace = run_sfpu("relu", [a], out_fmt, monkeypatch)
-    (x,) = check_pipeline("relu", [a], outs, trace, out_fmt)
+        outs, _, trace = run_sfpu("relu", [a], out_fmt, monkeypatch, arch=arch)
+    (x,) = check_pipeline("relu", [a], outs, trace, out_fmt, arch=arch)
     got = as_float(outs[0], out_fmt)
     want = np.where(x > 0, x, 0.0)  # +0 for every x <= 0 (and -0)
     np.testing.assert_array_equal(got, want)
     assert not (np.asarray(outs[0]) >> (31 if out_fmt == "fp32" else 15)).any()  # no sign bit left
     assert (x < 0).any() and (x > 0).any()
+
+
+@SETTINGS
+@given(a=bf16_tiles(-100.0, 100.0, SPECIAL_BF16), out_fmt=st.sampled_from(["bf16", "fp32"]))
+def test_relu_kernel(a: np.ndarray, out_fmt: str) -> None:
+    check_relu(a, out_fmt, "blackhole")
+
+
+@SETTINGS
+@given(a=bf16_tiles(-100.0, 100.0, SPECIAL_BF16), out_fmt=st.sampled_from(["bf16", "fp32"]))
+def test_relu_kernel_on_wormhole(a: np.ndarray, out_fmt: str) -> None:
+    check_relu(a, out_fmt, "wormhole")
 
 
 # ------------------------------------------------------------------------------ exp
@@ -485,7 +620,23 @@ def test_exp_kernel(a: np.ndarray, b: np.ndarray) -> None:
         assert np.diff(step[1:]).tolist() == [2] * 7
 
 
-def test_exp_kernel_over_its_whole_range_packed_as_bf16(monkeypatch: pytest.MonkeyPatch) -> None:
+@SETTINGS
+@given(a=bf16_tiles(-10.0, 10.0, EXP_SPECIAL))
+def test_exp_kernel_on_wormhole(a: np.ndarray) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        outs, _, trace = run_sfpu("exp", [a], "fp32", monkeypatch, arch="wormhole")
+    (x,) = check_pipeline("exp", [a], outs, trace, "fp32", arch="wormhole")
+    check_exp(x, as_float(outs[0], "fp32"), "fp32")
+    # Wormhole does not hold a reader of an SFPMAD's result (SFPMAD.md): the SFPNOP after each dependent
+    # Horner SFPMAD puts it two cycles after its producer, as Blackhole's stall does.
+    mads = trace.cycles(MATH, "SFPMAD")
+    assert len(mads) == 12 * 32
+    for k in range(32):
+        assert np.diff(mads[12 * k + 3 : 12 * k + 10]).tolist() == [2] * 6
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_exp_kernel_over_its_whole_range_packed_as_bf16(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Magnitudes from 2**-20 to 88.5 (uniform in the exponent), both signs, and the range's edges; the
     # packer then rounds to BF16.
     rng = np.random.default_rng(7)
@@ -494,11 +645,11 @@ def test_exp_kernel_over_its_whole_range_packed_as_bf16(monkeypatch: pytest.Monk
     values = np.clip(values, EXP_LOW, EXP_HIGH).astype(np.float32)
     a = ((values.view(np.uint32) + 0x8000) >> 16).astype(np.uint16).reshape(32, 32)
     a[0, :4] = [bf16(EXP_HIGH), bf16(EXP_LOW), bf16(89.0), bf16(-87.5)]
-    outs, _, trace = run_sfpu("exp", [a], "bf16", monkeypatch)
-    (x,) = check_pipeline("exp", [a], outs, trace, "bf16")
+    outs, _, trace = run_sfpu("exp", [a], "bf16", monkeypatch, arch=arch)
+    (x,) = check_pipeline("exp", [a], outs, trace, "bf16", arch=arch)
     check_exp(x, as_float(outs[0], "bf16"), "bf16")
     # The fp32 bound holds before the packer's rounding: the same tile, unrounded, in the reference.
-    fp32 = as_float(reference_tiles("exp", [x], "fp32")[0], "fp32")
+    fp32 = as_float(reference_tiles("exp", [x], "fp32", arch=arch)[0], "fp32")
     check_exp(x, fp32, "fp32")
     assert np.abs(x).max() > 80
 
@@ -506,8 +657,14 @@ def test_exp_kernel_over_its_whole_range_packed_as_bf16(monkeypatch: pytest.Monk
 # ------------------------------------------------------------------------------ reciprocal
 
 
-def recip_bound(steps: int) -> float:
-    e = 0.0056  # SFPARECIP.md's accuracy of ApproxRecip
+# The first approximation's relative error: SFPARECIP.md's accuracy of ApproxRecip (Blackhole), and for
+# Wormhole's RECIP_Y0 - m (m in [1, 2)) the largest over its 2**23 mantissas (recip_y0_error below); the
+# exponent adjustment after the Newton steps is exact.
+RECIP_Y0_ERROR = {"blackhole": 0.0056, "wormhole": 0.0506}
+
+
+def recip_bound(steps: int, arch: str = "blackhole") -> float:
+    e = RECIP_Y0_ERROR[arch]
     for _ in range(steps):
         e = e * e + 3 * U
     return e
@@ -540,12 +697,24 @@ def wide_bf16_tiles(draw) -> np.ndarray:
     return tile
 
 
-def check_recip(x: np.ndarray, got: np.ndarray, steps: int) -> float:
+def recip_y0_error() -> float:
+    """max |y0 m - 1| for Wormhole's y0 = RECIP_Y0 - m (as integers) over m in [1, 2)."""
+    x = np.arange(0x3F800000, 0x40000000, dtype=np.uint32)
+    y0 = (np.uint32(RECIP_Y0) - x).view(np.float32).astype(np.float64)
+    return float(np.abs(y0 * x.view(np.float32).astype(np.float64) - 1).max())
+
+
+def test_wormhole_first_approximation_error_is_the_bound_used() -> None:
+    assert 0.0505 < recip_y0_error() <= RECIP_Y0_ERROR["wormhole"]
+
+
+def check_recip(x: np.ndarray, got: np.ndarray, steps: int, arch: str = "blackhole") -> float:
     inside = (np.abs(x) >= 2.0**-126) & (np.abs(x) < 2.0**126)
     exact = 1 / x[inside]
     error = np.abs(got[inside] - exact) / np.abs(exact)
-    assert (error <= recip_bound(steps)).all(), f"worst {error.max():.3g}"
-    # Outside the approximation's range the kernel keeps SFPARECIP's result: 1/+-0 = +-inf, else +-0.
+    assert (error <= recip_bound(steps, arch)).all(), f"worst {error.max():.3g}"
+    # Outside the approximation's range: 1/+-0 = +-inf, else +-0 (SFPARECIP's result on Blackhole, set
+    # by the kernel on Wormhole).
     with np.errstate(divide="ignore"):
         assert (got[x == 0] == 1 / x[x == 0]).all()
     big = np.abs(x) >= 2.0**126
@@ -553,16 +722,27 @@ def check_recip(x: np.ndarray, got: np.ndarray, steps: int) -> float:
     return float(error.max())
 
 
+def check_recip_two_steps(a: np.ndarray, arch: str) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        outs, _, trace = run_sfpu("recip", [a], "fp32", monkeypatch, arch=arch)
+    (x,) = check_pipeline("recip", [a], outs, trace, "fp32", arch=arch)
+    check_recip(x, as_float(outs[0], "fp32"), 2, arch)
+
+
 @SETTINGS
 @given(a=wide_bf16_tiles())
 def test_recip_kernel_two_newton_steps(a: np.ndarray) -> None:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        outs, _, trace = run_sfpu("recip", [a], "fp32", monkeypatch)
-    (x,) = check_pipeline("recip", [a], outs, trace, "fp32")
-    check_recip(x, as_float(outs[0], "fp32"), 2)
+    check_recip_two_steps(a, "blackhole")
 
 
-def test_recip_kernel_one_newton_step_is_coarser(monkeypatch: pytest.MonkeyPatch) -> None:
+@SETTINGS
+@given(a=wide_bf16_tiles())
+def test_recip_kernel_two_newton_steps_on_wormhole(a: np.ndarray) -> None:
+    check_recip_two_steps(a, "wormhole")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_recip_kernel_one_newton_step_is_coarser(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(3)
     a = (
         rng.integers(0, 2, (32, 32)) << 15
@@ -570,22 +750,23 @@ def test_recip_kernel_one_newton_step_is_coarser(monkeypatch: pytest.MonkeyPatch
         | rng.integers(0, 128, (32, 32))
     )
     a = a.astype(np.uint16)
-    outs, _, trace = run_sfpu("recip", [a], "fp32", monkeypatch, recip_steps=1)
-    (x,) = check_pipeline("recip", [a], outs, trace, "fp32", recip_steps=1)
-    worst = check_recip(x, as_float(outs[0], "fp32"), 1)
-    assert worst > recip_bound(2)  # a single step does not reach the two-step accuracy
+    outs, _, trace = run_sfpu("recip", [a], "fp32", monkeypatch, recip_steps=1, arch=arch)
+    (x,) = check_pipeline("recip", [a], outs, trace, "fp32", recip_steps=1, arch=arch)
+    worst = check_recip(x, as_float(outs[0], "fp32"), 1, arch)
+    assert worst > recip_bound(2, arch)  # a single step does not reach the two-step accuracy
 
 
 # ------------------------------------------------------------------------------ SFPLOADMACRO: x * a + b
 
 
-def test_affine_kernel_scheduled_by_sfploadmacro(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("arch", ARCHES)
+def test_affine_kernel_scheduled_by_sfploadmacro(arch: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(11)
     tiles = [random_tile(rng) for _ in range(2)]
     tiles[0][0, : len(SPECIAL_BF16)] = SPECIAL_BF16
     tiles[0][1, :4] = [bf16(1.5), bf16(-1.5), bf16(3.0), bf16(0.375)]  # cancellation near a x = -b
-    outs, tile, trace = run_sfpu("affine", tiles, "fp32", monkeypatch)
-    dsts = check_pipeline("affine", tiles, outs, trace, "fp32")
+    outs, tile, trace = run_sfpu("affine", tiles, "fp32", monkeypatch, arch=arch)
+    dsts = check_pipeline("affine", tiles, outs, trace, "fp32", arch=arch)
     a = float(np.uint32(programs.SFPU_AFFINE_SCALE).view(np.float32))
     b = float(np.uint32(programs.SFPU_AFFINE_BIAS).view(np.float32))
     for x, out in zip(dsts, outs, strict=True):

@@ -343,6 +343,30 @@ def test_results_do_not_depend_on_the_quantum(quantum):
         assert abs(tile.result().cycles - reference) <= 100 * quantum
 
 
+@pytest.mark.parametrize("arch", ["blackhole", "wormhole"])
+def test_a_synchronised_store_waiting_on_a_load_does_not_hold_back_the_cores_it_waits_for(arch):
+    """BRISC's store to the configuration (a synchronised MMIO access) issues some cycles after the
+    slice starts (it waits for the load before it), when TRISC0, itself polling the semaphores, is
+    behind it. The store is refused until TRISC0 has caught up; its core must count as being at the
+    store's cycle meanwhile, or TRISC0 waits for BRISC and BRISC for TRISC0 without end."""
+    import signal
+
+    def stuck(*_):
+        raise AssertionError("the cores never got past each other")
+
+    tile = Tile(arch)
+    tile.write(0x0, assemble("li t1, 0xFFEF0008\n li t0, 0x20000\n lw a4, 0(t0)\n sw a4, 0(t1)\n ecall"))
+    tile.write(0x6000, assemble("li t1, 0xFFE80020\n" + "lw a0, 0(t1)\n" * 3 + "ecall"))
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.alarm(20)
+    try:
+        result = tile.run(release=["brisc", "trisc0"], max_cycles=10_000)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert result.cores["brisc"].exit_code == 0 and result.cores["trisc0"].exit_code == 0
+
+
 # ---------------------------------------------------------------- errors
 
 

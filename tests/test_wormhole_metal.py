@@ -9,14 +9,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from asm import assemble
+from test_metal_launch import KERNELS, TILE_BYTES, add_one_reference, every_non_nan_bf16
 
-from tensixsim import Tile, UndefinedBehavior, Unimplemented
+from tensixsim import InvalidProgram, Tile, UndefinedBehavior, Unimplemented
 from tensixsim.arch import CORE_NAMES
-from tensixsim.metal.examples import build_add_one
+from tensixsim.dram import InterleavedBuffer, tilize, untilize
+from tensixsim.loader.elf import read_elf
+from tensixsim.metal.examples import add_one_program, build_add_one
 from tensixsim.metal.firmware import boot, find_firmware_set, launch, load_firmware
 from tensixsim.metal.host import DramFile, run_launch
 from tensixsim.metal.kernels import build_kernel
-from tensixsim.metal.launch import Program, launch_program, layout
+from tensixsim.metal.launch import KernelOverrun, Program, launch_program, layout
 from tensixsim.riscv.core import CoreState
 
 MARKS = 0x30000
@@ -173,10 +176,59 @@ def test_a_kernel_copies_an_interleaved_dram_buffer_through_the_firmware(wormhol
     assert report.launch_cycles > 0
 
 
-def test_the_add_one_example_is_refused_naming_what_is_missing(wormhole_set, tmp_path):
+# ---------------------------------------------------------------- add-one through the firmware
+
+
+def test_add_one_runs_through_the_wormhole_firmware_bit_for_bit(wormhole_set, tmp_path):
+    """The add-one program of tests/test_metal_launch.py, unchanged but for the chip it is built for:
+    its NCRISC reader runs from the instruction RAM, its TRISC kernels use Wormhole's Tensix
+    instructions and configuration, its reader and writer Wormhole's NIU registers and its CBs
+    Wormhole's stream registers. Every non-NaN bf16 pattern, checked against the same reference;
+    a second launch shows the firmware's per-launch reset of the CB counters (registers 4 and 3)."""
+    tile, loaded, _ = booted(wormhole_set)
+    banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
+    kernels = build_add_one(loaded, tmp_path)
+    alignment = tile.arch.noc.dram_alignment
+    for tiles, seed in ((64, 1), (4, 2)):
+        side = 8 * 32 if tiles == 64 else 2 * 32
+        matrix = every_non_nan_bf16(side, side, seed) if tiles == 64 else random_bf16_matrix(side, seed)
+        source = InterleavedBuffer(0x100000, TILE_BYTES, tiles, banks, alignment)
+        target = InterleavedBuffer(0x400000, TILE_BYTES, tiles, banks, alignment)
+        source.write(tile.noc.dram, tilize(matrix))
+        state = launch_program(tile, loaded, add_one_program(kernels, source.base, target.base, tiles))
+        assert state.waits_for_go(loaded.mailbox)
+        result = untilize(np.frombuffer(target.read(tile.noc.dram), np.uint16), side, side)
+        np.testing.assert_array_equal(result, add_one_reference(matrix))
+    # The reader ran from NCRISC's instruction RAM: its code is there, where NCRISC was reset.
+    code = read_elf(kernels["ncrisc"]).segments[0]
+    assert bytes(tile.iram["ncrisc"][: len(code.data)]) == code.data
+    assert tile.reset_pc_of("ncrisc") == 0xFFC00000
+
+
+def random_bf16_matrix(side: int, seed: int) -> np.ndarray:
+    """Normal bf16 values of both signs (no NaN, no infinity)."""
+    rng = np.random.default_rng(seed)
+    return (rng.integers(0, 2, (side, side)) << 15 | rng.integers(1, 255, (side, side)) << 7).astype(
+        np.uint16
+    )
+
+
+def test_an_ncrisc_kernel_not_linked_for_the_instruction_ram_is_refused(wormhole_set, tmp_path):
+    tile, loaded, _ = booted(wormhole_set)
+    elf = build_kernel(KERNELS / "spin.c", "brisc", loaded, layout(loaded).text_start, tmp_path)  # L1 code
+    before = tile.l1.copy()
+    with pytest.raises(KernelOverrun, match="not in the instruction RAM"):
+        launch_program(tile, loaded, Program(kernels={"ncrisc": elf}))
+    assert (tile.l1 == before).all()
+
+
+def test_an_ncrisc_firmware_that_does_not_park_in_its_trampoline_is_refused(
+    wormhole_set, tmp_path, monkeypatch
+):
     _, loaded, _ = booted(wormhole_set)
-    with pytest.raises(Unimplemented, match="the add-one example runs on blackhole only"):
-        build_add_one(loaded, tmp_path)
+    monkeypatch.delitem(loaded.images["ncrisc"].symbols, "wh_iram_trampoline")
+    with pytest.raises(InvalidProgram, match="has no wh_iram_trampoline"):
+        build_kernel(KERNELS / "add1_reader.c", "ncrisc", loaded, layout(loaded).text_start, tmp_path)
 
 
 # ---------------------------------------------------------------- TDMA-RISC's mover commands

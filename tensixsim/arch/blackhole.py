@@ -71,6 +71,10 @@ BLACKHOLE = Arch(
     stream_base=0xFFB40000,
     stream_stride=0x1000,
     stream_count=64,
+    # tt-metal's blackhole noc_overlay_parameters.h: STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX 10,
+    # STREAM_REMOTE_DEST_BUF_START_REG_INDEX 8.
+    stream_tiles_received=10,
+    stream_tiles_acked=8,
     noc=NocFacts(
         niu_bases=(0xFFB20000, 0xFFB30000),
         niu_size=0x10000,

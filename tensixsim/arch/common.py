@@ -187,6 +187,11 @@ class Arch:
     stream_base: int
     stream_stride: int
     stream_count: int
+    # The stream registers tt-metal keeps a circular buffer's counters in (tiles received, tiles acked:
+    # STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX and STREAM_REMOTE_DEST_BUF_START_REG_INDEX), plain storage
+    # in the model (mmio/streams.py).
+    stream_tiles_received: int
+    stream_tiles_acked: int
     extra: dict[str, int] = field(default_factory=dict)
     noc: NocFacts | None = None
     # Clock-gating controls: no functional effect in the emulator, so they hold what is written.

@@ -169,6 +169,11 @@ WORMHOLE = replace(
     wall_clock_high_latched=0xFFB121F8,
     # No Wormhole page or header gives the input FIFO's capacity; the tile model's figure is kept.
     pipe_queue_depth=BLACKHOLE.pipe_queue_depth,
+    # tt-metal's wormhole noc_overlay_parameters.h: STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX 4 (tiles
+    # received), STREAM_REMOTE_DEST_BUF_START_REG_INDEX 3 (tiles acked), the two the Wormhole
+    # firmware's TRISC0 clears for every stream (Blackhole's: 10 and 8).
+    stream_tiles_received=4,
+    stream_tiles_acked=3,
     noc=WORMHOLE_NOC,
     # tensix.h RISCV_TDMA_REG_CLK_GATE_EN / _HYST: the same addresses as Blackhole's.
     clock_gating_registers=BLACKHOLE.clock_gating_registers,

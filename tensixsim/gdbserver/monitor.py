@@ -139,9 +139,10 @@ def _stream(tile: Tile, args: list[str]) -> str:
     stream = _number(args[0])
     if not 0 <= stream < tile.arch.stream_count:
         raise MonitorError(f"no stream {stream}; 0..{tile.arch.stream_count - 1}")
-    from tensixsim.mmio.streams import SCRATCH, TILES_ACKED, TILES_RECEIVED
+    from tensixsim.mmio.streams import SCRATCH
 
-    names = {TILES_ACKED: "tiles acked", TILES_RECEIVED: "tiles received", SCRATCH: "scratch"}
+    streams = tile.streams
+    names = {streams.tiles_acked: "tiles acked", streams.tiles_received: "tiles received", SCRATCH: "scratch"}
     return "\n".join(
         f"stream {stream} reg {i} (0x{tile.streams.address(stream, i):08x}, {what}): "
         f"{tile.streams.read(stream, i)}"

@@ -16,6 +16,12 @@ the ``DEVICE_PRINT_*`` layout of its shared buffer where it has that (``metal_de
 link script keeps the ``.device_print_strings*`` sections in the ELF, unloaded, where tt-metal's do).
 ``metal.h`` declares the firmware's ``LocalCBInterface`` by hand; :func:`check_cb_layout` compares it
 with the firmware's DWARF before anything is built.
+
+Wormhole's NCRISC runs its kernel from its instruction RAM: its firmware has the mover copy the
+kernel there and BRISC resets NCRISC at the RAM's first word. Such a kernel's code is linked for the
+instruction RAM and loaded at its L1 slot (the copy's source), with ``sdk/metal_ncrisc_iram.S`` first,
+which takes back the state the firmware parked in ``wh_iram_trampoline``; its read-only data stay in L1
+after the code (the instruction RAM serves instruction fetches only).
 """
 
 from __future__ import annotations
@@ -57,6 +63,12 @@ CB_SIZE = 32
 STRINGS_ADDRESS, INFO_ADDRESS = 0x6400000, 0x6500000  # tt-metal's kernel_*.ld (ttnn 0.81.1)
 DEFAULT_NOC = {"brisc": 0, "ncrisc": 1}
 INCLUDE = Path(__file__).resolve().parent.parent / "sdk" / "include"
+IRAM_ENTRY = INCLUDE.parent / "metal_ncrisc_iram.S"
+# Where Wormhole's NCRISC firmware leaves its stack pointer before BRISC resets NCRISC into the
+# instruction RAM (wh_iram_trampoline's `sw sp, 20(zero)` in both ttnn generations; tt-metal's
+# MEM_NCRISC_HALT_STACK_MAILBOX_ADDRESS).
+NCRISC_HALT_STACK = 20
+IRAM_TRAMPOLINE = "wh_iram_trampoline"
 CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-ffreestanding", "-fno-builtin", "-fno-pic", "-mno-relax")
 
 
@@ -68,6 +80,21 @@ def link_script(address: int) -> str:
         "  .data : { *(.data*) *(.sdata*) *(.bss*) *(.sbss*) *(COMMON) }\n"
         # DEVICE_PRINT's strings: kept in the ELF for the host, not loaded (tt-metal's kernel
         # linker scripts place them so).
+        f"  {STRINGS_SECTION} 0x{STRINGS_ADDRESS:x} (INFO) : {{ KEEP(*({STRINGS_SECTION})) }}\n"
+        f"  {INFO_SECTION} 0x{INFO_ADDRESS:x} (INFO) : {{\n"
+        f"    __device_print_strings_info_start = .; KEEP(*({INFO_SECTION})) }}\n"
+        "  /DISCARD/ : { *(.comment) *(.riscv.attributes) }\n}\n"
+    )
+
+
+def iram_link_script(iram: int, address: int) -> str:
+    """Code for the instruction RAM at ``iram``, loaded at ``address`` in L1; data after it in L1."""
+    return (
+        "ENTRY(__ncrisc_iram_entry)\nSECTIONS {\n"
+        f"  . = 0x{iram:x};\n"
+        f"  .text : AT(0x{address:x}) {{ KEEP(*(.iram_entry)) KEEP(*(.start)) *(.text*) }}\n"
+        f"  .rodata ALIGN(0x{address:x} + SIZEOF(.text), 16) : {{ *(.rodata*) *(.srodata*) }}\n"
+        "  .data : { *(.data*) *(.sdata*) *(.bss*) *(.sbss*) *(COMMON) }\n"
         f"  {STRINGS_SECTION} 0x{STRINGS_ADDRESS:x} (INFO) : {{ KEEP(*({STRINGS_SECTION})) }}\n"
         f"  {INFO_SECTION} 0x{INFO_ADDRESS:x} (INFO) : {{\n"
         f"    __device_print_strings_info_start = .; KEEP(*({INFO_SECTION})) }}\n"
@@ -120,7 +147,9 @@ def check_cb_layout(loaded: LoadedFirmware, core: str) -> None:
 def build_kernel(
     source: Path, core: str, loaded: LoadedFirmware, address: int, out_dir: Path, defines: dict | None = None
 ) -> Path:
-    """Compile and link ``source`` for ``core`` at ``address``; returns the ELF (cached by inputs)."""
+    """Compile and link ``source`` for ``core`` at ``address``; returns the ELF (cached by inputs).
+    A kernel for a core that runs from an instruction RAM (Wormhole's NCRISC) is linked for that RAM
+    and loaded at ``address``."""
     tools = find_toolchain()
     symbols = loaded.images[core].symbols
     defsyms = [f"-Wl,--defsym={name}=0x{symbols[name]:x}" for name in FIRMWARE_SYMBOLS if name in symbols]
@@ -141,15 +170,25 @@ def build_kernel(
     arch = loaded.firmware.arch()  # the chip the firmware (and so the kernel) is for
     if arch.name != "blackhole":
         macros[f"SDK_ARCH_{arch.name.upper()}"] = "1"  # tensixsim.h: that chip's MMIO map
+    iram = arch.core(core).iram
+    sources = [source]
+    if iram is None:
+        script = link_script(address)
+    else:
+        if IRAM_TRAMPOLINE not in loaded.images[core].symbols:
+            raise InvalidProgram(
+                f"{core} firmware has no {IRAM_TRAMPOLINE}: where it leaves its state for a kernel in "
+                "the instruction RAM is not known"
+            )
+        macros["METAL_FIRMWARE_GP"] = f"0x{loaded.images[core].symbols['__global_pointer$']:x}"
+        macros["METAL_NCRISC_HALT_STACK"] = str(NCRISC_HALT_STACK)
+        script = iram_link_script(iram[0], address)
+        sources.insert(0, IRAM_ENTRY)
     flags = [*arch_flags(arch), *CFLAGS, f"-I{INCLUDE}", f"-I{source.parent}"]
     flags += [f"-D{k}={v}" for k, v in sorted(macros.items())]
-    script = link_script(address)
     headers = sorted(source.parent.glob("*.h")) + sorted(INCLUDE.glob("*.h"))
-    key = hashlib.sha256(
-        "\0".join(
-            [source.read_text(), *(h.read_text() for h in headers), core, script, *flags, *defsyms]
-        ).encode()
-    ).hexdigest()[:20]
+    inputs = [*(s.read_text() for s in sources), *(h.read_text() for h in headers)]
+    key = hashlib.sha256("\0".join([*inputs, core, script, *flags, *defsyms]).encode()).hexdigest()[:20]
     out_dir.mkdir(parents=True, exist_ok=True)
     elf = out_dir / f"{source.stem}-{core}-{key}.elf"
     if elf.is_file():
@@ -160,7 +199,7 @@ def build_kernel(
         ld.write_text(script)
         command = [
             str(tools.gcc), *flags, "-nostdlib", "-static", "-Wl,--no-relax", "-Wl,--build-id=none",
-            "-Wl,-n", "-T", str(ld), *defsyms, "-o", str(built), str(source), str(tools.libgcc),
+            "-Wl,-n", "-T", str(ld), *defsyms, "-o", str(built), *map(str, sources), str(tools.libgcc),
         ]  # fmt: skip
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tensixsim.arch import CORE_NAMES
-from tensixsim.errors import CycleLimitExceeded, Deadlock, InvalidProgram, Unimplemented
-from tensixsim.loader.elf import read_elf
+from tensixsim.errors import CycleLimitExceeded, Deadlock, InvalidProgram
+from tensixsim.loader.elf import ElfImage, read_elf
 from tensixsim.metal.firmware import (
     _PROCESSOR_ENUM,
     LoadedFirmware,
@@ -163,6 +163,22 @@ class Program:
     semaphores: list[int] = field(default_factory=list)
 
 
+def _iram_bytes(image: ElfImage, iram: tuple[int, int], what: str) -> int:
+    """How many bytes of ``image``'s code its core runs from the instruction RAM ``iram`` (base,
+    size): all its code must be linked there (tensixsim.metal.kernels does)."""
+    base, size = iram
+    ends = []
+    for address, data in image.text_ranges:
+        if data and not (base <= address and address + len(data) <= base + size):
+            raise KernelOverrun(
+                f"{what}: code at 0x{address:x}..0x{address + len(data):x} is not in the instruction RAM "
+                f"0x{base:x}..0x{base + size:x} its core runs kernels from",
+                value=address,
+            )
+        ends.append(address + len(data))
+    return max(ends, default=base) - base
+
+
 def semaphore_address(loaded: LoadedFirmware, index: int) -> int:
     """L1 address of a launch's semaphore ``index`` (the same on every tile running this firmware)."""
     if not 0 <= index < SEMAPHORES:
@@ -206,13 +222,6 @@ def prepare_launch(tile: Tile, loaded: LoadedFirmware, program: Program) -> Call
     unknown = set(program.kernels) - set(CORE_NAMES)
     if unknown:
         raise ValueError(f"no core named {', '.join(sorted(unknown))}")
-    if "ncrisc" in program.kernels and tile.arch.core("ncrisc").iram is not None:
-        # Its firmware copies the kernel into the instruction RAM and runs it there: the kernel must
-        # be linked for that RAM, and the kernel builder links for the L1 slot.
-        raise Unimplemented(
-            f"{tile.arch.name}: NCRISC kernels run from its instruction RAM; linking them there is "
-            "not supported yet (raw position-independent images: tensixsim.metal.firmware.launch)"
-        )
     writes: list[tuple[int, bytes]] = []
     kernel_images = {}  # core -> the kernel ELF it runs (for naming source lines)
     config = "kernel_config"
@@ -232,16 +241,19 @@ def prepare_launch(tile: Tile, loaded: LoadedFirmware, program: Program) -> Call
     enables = 0
     for core, kernel in program.kernels.items():
         index = debug.enumerator(f"TensixProcessorTypes::{_PROCESSOR_ENUM[core]}")
+        iram = tile.arch.core(core).iram
         if isinstance(kernel, KernelImage):
             what = f"{core}'s raw kernel image"
             entry = kernel.address if kernel.entry is None else kernel.entry
             spans = [(kernel.address, bytes(kernel.data))]
+            iram_bytes = len(kernel.data)  # (position-independent: it runs where it is copied)
         else:
             what = str(kernel)
             image = read_elf(Path(kernel))
             kernel_images[core] = image
             entry = image.entry
             spans = [(s.address, s.data + bytes(s.memsz - len(s.data))) for s in image.segments]
+            iram_bytes = 0 if iram is None else _iram_bytes(image, iram, what)
         for address, data in spans:
             end = address + len(data)
             if not (where.text_start <= address and end <= where.text_end):
@@ -251,6 +263,18 @@ def prepare_launch(tile: Tile, loaded: LoadedFirmware, program: Program) -> Call
                     value=address,
                 )
             writes.append((address, data))
+        if iram is not None:
+            # The firmware copies the kernel's first iram_bytes from its L1 slot into the instruction RAM
+            # and resets the core at the RAM's first word (Wormhole's NCRISC).
+            start = min(address for address, _ in spans)
+            if not isinstance(kernel, KernelImage) and entry != iram[0]:
+                raise KernelOverrun(
+                    f"{what}: entry 0x{entry:x}, but {core} starts at its instruction RAM, 0x{iram[0]:x}",
+                    value=entry,
+                )
+            fields[f"{config}.ncrisc_kernel_size16"] = lambda n=iram_bytes: -(-n // 16)
+            essential.add(f"{config}.ncrisc_kernel_size16")
+            entry = start
         if not where.text_start <= entry < where.text_end:
             raise KernelOverrun(f"{what}: entry 0x{entry:x} outside the kernel slot", value=entry)
         enables |= 1 << index

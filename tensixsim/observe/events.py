@@ -212,20 +212,24 @@ class EventLog:
         self._core_from[core] = cycle
 
     def stream_written(self, stream: int, index: int, value: int, cycle: int, core: str) -> None:
-        """A stream register of a circular buffer (8 tiles acked, 10 tiles received) was written."""
+        """A stream register of a circular buffer (tiles acked or received) was written."""
         from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED
 
-        if index not in (TILES_ACKED, TILES_RECEIVED):
+        registers = self._stream_registers
+        received, acked = (
+            (registers.tiles_received, registers.tiles_acked) if registers is not None
+            else (TILES_RECEIVED, TILES_ACKED)
+        )  # fmt: skip
+        if index not in (acked, received):
             return
         counts = self._streams.get(stream)
         if counts is None:  # the counts as the run found them (a launch after a boot need not start at 0)
-            registers = self._stream_registers
             counts = self._streams[stream] = (
-                [registers.read(stream, TILES_RECEIVED), registers.read(stream, TILES_ACKED)]
+                [registers.read(stream, received), registers.read(stream, acked)]
                 if registers is not None
                 else [0, 0]
             )
-        counts[0 if index == TILES_RECEIVED else 1] = value
+        counts[0 if index == received else 1] = value
         self.stream_writes.append((cycle, core))
         if self.sink is not None:
             key = f"stream{stream}"

@@ -148,6 +148,7 @@ class Core:
         self.watch: list[tuple[int, int]] = []  # (address, size) a parked core polls in L1
         self.watch_registers: dict[int, str] = {}  # MMIO address -> how it changes (Register.watch)
         self.sync_stopped = False
+        self._sync_cycle: int | None = None  # (run_slice: a refused synchronised MMIO access's cycle)
         # (cycle, share): a change of the cores out of reset on this core's L1 port, made by another
         # core while this one ran; applied at this core's first synchronised access from that cycle.
         self.pending_port_shares: list[tuple[int, int]] = []
@@ -394,7 +395,7 @@ class Core:
         self._fixup: tuple[int, int, int] | None = None
         self._store_cancelled = False
         self.sync_stopped = False
-        self._sync_cycle: int | None = None
+        self._sync_cycle = None
         start = self._pc
         while True:
             try:

@@ -112,6 +112,8 @@ def render(arch: Arch) -> str:
     emit(_define("STREAM_REG_BASE", arch.stream_base))
     emit(_define("STREAM_REG_STRIDE", arch.stream_stride))
     emit(_count("STREAM_COUNT", arch.stream_count))
+    emit(_count("STREAM_TILES_RECEIVED_REG", arch.stream_tiles_received, "a circular buffer's pages pushed"))
+    emit(_count("STREAM_TILES_ACKED_REG", arch.stream_tiles_acked, "... and pages popped"))
     emit("")
     if arch.has_csrs:
         emit("/* ---- custom CSRs ---- */")

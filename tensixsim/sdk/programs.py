@@ -32,6 +32,11 @@ def _root(build_dir: Path | None) -> Path:
     return Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
 
 
+def _arch_tag(arch: str) -> str:
+    """Part of an ELF's name: nothing for Blackhole (the names predate Wormhole), else the arch."""
+    return "" if arch == "blackhole" else f"_{arch}"
+
+
 def _reset_mask(cores: Iterable[str], arch: str) -> int:
     facts = get_arch(arch)
     mask = 0
@@ -65,7 +70,7 @@ def build_demo(*, build_dir: Path | None = None, arch: str = "blackhole") -> dic
         core: build(
             core,
             [DEMO_DIR / f"{core}.c"],
-            root / "examples" / (f"demo_{core}.elf" if arch == "blackhole" else f"demo_{arch}_{core}.elf"),
+            root / "examples" / f"demo{_arch_tag(arch)}_{core}.elf",
             arch=arch,
             build_dir=root,
         )
@@ -147,7 +152,7 @@ def build_compute_bench(
         core: build(
             core,
             [BENCH_DIR / "compute.c"],
-            root / "examples" / f"compute_{tag}_{core}.elf",
+            root / "examples" / f"compute_{tag}{_arch_tag(arch)}_{core}.elf",
             arch=arch,
             defines=defines,
             build_dir=root,
@@ -222,7 +227,7 @@ def build_tensix_push(
     return build(
         core,
         [BENCH_DIR / "tensix_push.c"],
-        root / "examples" / f"tensix_push_n{count}_{core}.elf",
+        root / "examples" / f"tensix_push_n{count}{_arch_tag(arch)}_{core}.elf",
         arch=arch,
         defines={"TENSIX_PUSH_COUNT": f"{count}u"},
         build_dir=root,
@@ -252,7 +257,7 @@ def build_tensix_stream(
     return build(
         core,
         [BENCH_DIR / "tensix_stream.c"],
-        root / "examples" / f"tensix_stream_n{count}_{core}.elf",
+        root / "examples" / f"tensix_stream_n{count}{_arch_tag(arch)}_{core}.elf",
         arch=arch,
         defines={"TENSIX_STREAM_COUNT": f"{count}u"},
         build_dir=root,
@@ -319,7 +324,7 @@ def _build_kernel(
         core: build(
             core,
             [KERNELS_DIR / source],
-            root / "examples" / f"kernel_{tag}_{core}.elf",
+            root / "examples" / f"kernel_{tag}{_arch_tag(arch)}_{core}.elf",
             arch=arch,
             defines=defines,
             build_dir=root,
@@ -558,7 +563,7 @@ def build_chip_examples(*, build_dir: Path | None = None, arch: str = "blackhole
         name: build(
             "brisc",
             [CHIP_DIR / f"{name}.c"],
-            root / "examples" / f"chip_{name}.elf",
+            root / "examples" / f"chip_{name}{_arch_tag(arch)}.elf",
             arch=arch,
             build_dir=root,
         )

@@ -1,4 +1,4 @@
-/* tensix_kernel.h: a small compute-kernel library for the Tensix coprocessor (Blackhole).
+/* tensix_kernel.h: a small compute-kernel library for the Tensix coprocessor (Blackhole, Wormhole).
  *
  * The data path of one 32x32 tile: L1 -> unpackers -> SrcA / SrcB (TRISC0), the matrix unit writes
  * Dst (TRISC1), the packer writes Dst back to L1 (TRISC2). BRISC (reader) and NCRISC (writer) move
@@ -10,7 +10,8 @@
  *
  * Synchronisation:
  * - reader -> TRISC0 and TRISC2 -> writer: circular buffers whose counters live in stream
- *   registers ("tiles received" 10 / "tiles acked" 8, compared as 16-bit numbers).
+ *   registers ("tiles received" / "tiles acked", STREAM_TILES_RECEIVED_REG / _ACKED_REG: 10 / 8 on
+ *   Blackhole, 4 / 3 on Wormhole, where tt-metal keeps them; compared as 16-bit numbers).
  * - TRISC0 -> TRISC1: the SrcA / SrcB banks themselves (the last UNPACR of a tile hands its bank to
  *   the matrix unit; the last matrix instruction of a tile hands both back).
  * - TRISC1 -> TRISC2: semaphore TK_SEM_MATH_PACK counts full Dst halves (max 2): the matrix unit
@@ -24,16 +25,25 @@
  * unpackers' (THCON_SEC0/1 REG0/2/3/7, UNP0/1_*), TRISC1 word 1 (ALU formats, Fp32_enabled),
  * TRISC2 the packer's (THCON_SEC0_REG1/9, PCK*, word 0's Dstacc override, the packer's Dst
  * offset). No two cores read-modify-write the same word.
+ *
+ * Both architectures: the configuration names are the same (each chip's generated tensix_cfg_<arch>.h
+ * places them), and so are most instructions' operands. Where Wormhole differs, the difference is
+ * below under SDK_ARCH_WORMHOLE: its STALLWAIT condition bits, ZEROACC's and UNPACR_NOP's encodings,
+ * PACR (no read interfaces: a packer reads a contiguous run of Dst datums, here a face per PACR), and
+ * the two-bit AddrMod of its matrix and vector-unit instructions, which reach ADDR_MOD slots 4..7
+ * only through the RWC's ExtraAddrModBit (matmul) or ThreadConfig's ADDR_MOD_SET_Base (SFPU).
  */
 #ifndef TENSIX_KERNEL_H
 #define TENSIX_KERNEL_H
 
 #include "tensixsim.h"
 #if defined(SDK_ARCH_WORMHOLE)
-#error "tensix_kernel.h is written for Blackhole's Tensix instructions and configuration layout"
-#endif
+#include "tensix_cfg_wormhole.h"
+#include "tensix_ops_wormhole.h"
+#else
 #include "tensix_cfg_blackhole.h"
 #include "tensix_ops_blackhole.h"
+#endif
 
 /* ---- data formats (the configuration registers' format codes) ---- */
 #define TK_FMT_FP32 0u
@@ -56,8 +66,14 @@
 #define TK_BLOCK_MATH (1u << 6)
 #define TK_WAIT_UNPACK0 (1u << 1)
 #define TK_WAIT_UNPACK1 (1u << 2)
-#define TK_WAIT_PACK (1u << 3)
+#define TK_WAIT_PACK (1u << 3) /* Wormhole: packer 0 */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_WAIT_MATH (1u << 7)
+#define TK_WAIT_SFPU (1u << 14)
+#else
 #define TK_WAIT_MATH (1u << 4)
+#define TK_WAIT_SFPU (1u << 11)
+#endif
 /* SEMWAIT conditions: keep waiting while the value is zero / while it has reached its maximum. */
 #define TK_SEMWAIT_ZERO 1u
 #define TK_SEMWAIT_FULL 2u
@@ -86,8 +102,8 @@ static inline void tk_wait_pipe_idle(void)
 }
 
 /* ---- circular buffers on stream registers ---- */
-#define TK_STREAM_TILES_ACKED 8u
-#define TK_STREAM_TILES_RECEIVED 10u
+#define TK_STREAM_TILES_ACKED STREAM_TILES_ACKED_REG
+#define TK_STREAM_TILES_RECEIVED STREAM_TILES_RECEIVED_REG
 
 typedef struct {
     uint32_t stream;     /* the stream whose registers hold the counters */
@@ -222,8 +238,19 @@ static inline void tk_unpack_init_adcs(void)
         TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1); \
     } while (0)
 
-/* SrcB: zero the bank unpacker 1 writes (once it may write it) and hand it over (ZEROSRC form). */
+/* SrcB: zero the bank unpacker 1 writes (once it may write it) and hand it over (ZEROSRC form).
+   Wormhole's ZEROSRC has no set-dvalid bit that may be used with it: a SETDVALID follows. */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_NOP_ZEROSRC_WAIT (1u | 1u << 4) /* ZEROSRC, WaitLikeUnpacr */
+#define TK_NOP_SETDVALID 7u
+#define TK_UNPACK_ZERO_B()                          \
+    do {                                            \
+        TTI_UNPACR_NOP(1, TK_NOP_ZEROSRC_WAIT);     \
+        TTI_UNPACR_NOP(1, TK_NOP_SETDVALID);        \
+    } while (0)
+#else
 #define TK_UNPACK_ZERO_B() TTI_UNPACR_NOP(1, 0, 0, 1, 0, 1, 0, 0, 1)
+#endif
 
 /* Rewind both unpackers' Z / W (the face and tile counters) for the next tile. */
 #define TK_UNPACK_REWIND() TTI_SETADCZW(TK_ADC_UNP0 | TK_ADC_UNP1, 0, 0, 0, 0, 0xF)
@@ -247,13 +274,19 @@ static inline void tk_math_configure(uint32_t srca_fmt, uint32_t srcb_fmt)
 
 /* Before writing a Dst half: wait while both halves are full, then mark the half undefined (every
    reader sees zero: an accumulating instruction starts from +0). */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_ZEROACC_HALF(half) TTI_ZEROACC(1u << 2 | 2u, 0, half) /* UseDst32b, ZEROACC_MODE_HALF_OF_DST */
+#else
+#define TK_ZEROACC_HALF(half) TTI_ZEROACC(2, 1, 0, 0, half)
+#endif
+
 static inline void tk_math_acquire_dst(uint32_t half)
 {
     TTI_SEMWAIT(TK_BLOCK_MATH, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_FULL);
     if (half)
-        TTI_ZEROACC(2, 1, 0, 0, 1);
+        TK_ZEROACC_HALF(1);
     else
-        TTI_ZEROACC(2, 1, 0, 0, 0);
+        TK_ZEROACC_HALF(0);
 }
 
 /* The half is complete: let the packer have it, and aim the matrix unit at the other one. */
@@ -307,42 +340,85 @@ static inline void tk_math_eltwise_addr_mods(void)
    per fidelity phase: for each inner half (SrcA faces 2t, 2t+1; SrcB faces t, t+2) and each output
    face, an 8-row half face times one SrcA face. Fifteen are recorded in the replay buffer; a MOP
    (template 1) replays them and issues the sixteenth per phase, whose ADDR_MOD rewinds the RWCs and
-   steps the fidelity phase; the very last one also hands both Src banks back. */
+   steps the fidelity phase; the very last one also hands both Src banks back.
+
+   The ADDR_MOD steps, by role: A next 8 rows of the SrcB face and of Dst; B next SrcA face, SrcB
+   back to its face start; C the lower SrcB faces, back to the first SrcA face; D the second inner
+   half; E the next fidelity phase; F the tile is done. Blackhole names slots 0..7 directly: A 0, B 1,
+   C 2, D 4, E 5, F 6. Wormhole's two AddrMod bits name slots 0..3, or 4..7 while the RWC's
+   ExtraAddrModBit is set: D (slot 3) sets the bit, so the second inner half uses copies of A, B and C
+   in slots 4..6, and slot 7 is E, clearing the bit again. F has no slot left: the last MVMUL uses E
+   too, and a SETRWC after the MOP puts the fidelity phase back to 0. */
 #define TK_MATMUL_REPLAY_LEN 15u
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_MM_D 3u     /* the AddrMod operand of step D */
+#define TK_MM_PHASE 3u /* of E (slot 7) */
+#define TK_MM_LAST 3u  /* of the tile's last MVMUL (E as well) */
+#define TK_SETRWC_FIDELITY 8u
+#else
+#define TK_MM_D 4u
+#define TK_MM_PHASE 5u
+#define TK_MM_LAST 6u
+#endif
 
 static inline void tk_matmul_addr_mods(void)
 {
-    /* 0: next 8 rows of the SrcB face and of Dst */
+    /* A: slot 0 */
     TTI_SETC16(THD_ADDR_MOD_AB_SEC0_SrcAIncr_REG, THD_VALUE(ADDR_MOD_AB_SEC0_SrcBIncr, 8));
     TTI_SETC16(THD_ADDR_MOD_DST_SEC0_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC0_DestIncr, 8));
-    /* 1: next SrcA face, SrcB back to its face start */
+    /* B: slot 1 */
     TTI_SETC16(THD_ADDR_MOD_AB_SEC1_SrcAIncr_REG,
                THD_VALUE(ADDR_MOD_AB_SEC1_SrcAIncr, 16) | THD_VALUE(ADDR_MOD_AB_SEC1_SrcBCR, 1));
     TTI_SETC16(THD_ADDR_MOD_DST_SEC1_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC1_DestIncr, 8));
-    /* 2: the lower SrcB faces, back to the first SrcA face */
+    /* C: slot 2 */
     TTI_SETC16(THD_ADDR_MOD_AB_SEC2_SrcAIncr_REG, THD_VALUE(ADDR_MOD_AB_SEC2_SrcACR, 1) |
                                                        THD_VALUE(ADDR_MOD_AB_SEC2_SrcBIncr, 32) |
                                                        THD_VALUE(ADDR_MOD_AB_SEC2_SrcBCR, 1));
     TTI_SETC16(THD_ADDR_MOD_DST_SEC2_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC2_DestIncr, 8));
-    /* 4: the second inner half */
+#if defined(SDK_ARCH_WORMHOLE)
+    /* D: slot 3, and on to slots 4..7 */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC3_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC3_SrcAIncr, 32) | THD_VALUE(ADDR_MOD_AB_SEC3_SrcACR, 1) |
+                   THD_VALUE(ADDR_MOD_AB_SEC3_SrcBIncr, 48) | THD_VALUE(ADDR_MOD_AB_SEC3_SrcBCR, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC3_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC3_DestClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_BIAS_SEC3_BiasIncr_REG, THD_VALUE(ADDR_MOD_BIAS_SEC3_BiasIncr, 1));
+    /* A, B, C again in slots 4, 5, 6 */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC4_SrcAIncr_REG, THD_VALUE(ADDR_MOD_AB_SEC4_SrcBIncr, 8));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC4_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC4_DestIncr, 8));
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC5_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC5_SrcAIncr, 16) | THD_VALUE(ADDR_MOD_AB_SEC5_SrcBCR, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC5_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC5_DestIncr, 8));
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC6_SrcAIncr_REG, THD_VALUE(ADDR_MOD_AB_SEC6_SrcACR, 1) |
+                                                       THD_VALUE(ADDR_MOD_AB_SEC6_SrcBIncr, 32) |
+                                                       THD_VALUE(ADDR_MOD_AB_SEC6_SrcBCR, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC6_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC6_DestIncr, 8));
+    /* E: slot 7, back to slots 0..3 */
+    TTI_SETC16(THD_ADDR_MOD_AB_SEC7_SrcAIncr_REG,
+               THD_VALUE(ADDR_MOD_AB_SEC7_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC7_SrcBClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_DST_SEC7_DestIncr_REG,
+               THD_VALUE(ADDR_MOD_DST_SEC7_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC7_FidelityIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_BIAS_SEC7_BiasIncr_REG, THD_VALUE(ADDR_MOD_BIAS_SEC7_BiasClear, 1));
+#else
+    /* D: slot 4 */
     TTI_SETC16(THD_ADDR_MOD_AB_SEC4_SrcAIncr_REG,
                THD_VALUE(ADDR_MOD_AB_SEC4_SrcAIncr, 32) | THD_VALUE(ADDR_MOD_AB_SEC4_SrcACR, 1) |
                    THD_VALUE(ADDR_MOD_AB_SEC4_SrcBIncr, 48) | THD_VALUE(ADDR_MOD_AB_SEC4_SrcBCR, 1));
     TTI_SETC16(THD_ADDR_MOD_DST_SEC4_DestIncr_REG, THD_VALUE(ADDR_MOD_DST_SEC4_DestClear, 1));
-    /* 5: the next fidelity phase */
+    /* E: slot 5 */
     TTI_SETC16(THD_ADDR_MOD_AB_SEC5_SrcAIncr_REG,
                THD_VALUE(ADDR_MOD_AB_SEC5_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC5_SrcBClear, 1));
     TTI_SETC16(THD_ADDR_MOD_DST_SEC5_DestIncr_REG,
                THD_VALUE(ADDR_MOD_DST_SEC5_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC5_FidelityIncr, 1));
-    /* 6: the tile is done */
+    /* F: slot 6 */
     TTI_SETC16(THD_ADDR_MOD_AB_SEC6_SrcAIncr_REG,
                THD_VALUE(ADDR_MOD_AB_SEC6_SrcAClear, 1) | THD_VALUE(ADDR_MOD_AB_SEC6_SrcBClear, 1));
     TTI_SETC16(THD_ADDR_MOD_DST_SEC6_DestIncr_REG,
                THD_VALUE(ADDR_MOD_DST_SEC6_DestClear, 1) | THD_VALUE(ADDR_MOD_DST_SEC6_FidelityClear, 1));
+#endif
 }
 
-/* Record the fifteen MVMULs (ADDR_MOD slots 0 1 0 2 0 1 0 4 0 1 0 2 0 1 0) and write the MOP
-   configuration for `phases` fidelity phases (1 LoFi .. 4 HiFi4). TRISC1, once. */
+/* Record the fifteen MVMULs (steps A B A C A B A D A B A C A B A) and write the MOP configuration for
+   `phases` fidelity phases (1 LoFi .. 4 HiFi4). TRISC1, once. */
 static inline void tk_matmul_init(uint32_t phases)
 {
     volatile uint32_t *mop = (volatile uint32_t *)(uintptr_t)TENSIX_MOP_CFG_BASE;
@@ -355,7 +431,7 @@ static inline void tk_matmul_init(uint32_t phases)
     TTI_MVMUL(0, 0, 0, 0);
     TTI_MVMUL(0, 0, 1, 0);
     TTI_MVMUL(0, 0, 0, 0);
-    TTI_MVMUL(0, 0, 4, 0);
+    TTI_MVMUL(0, 0, TK_MM_D, 0);
     TTI_MVMUL(0, 0, 0, 0);
     TTI_MVMUL(0, 0, 1, 0);
     TTI_MVMUL(0, 0, 0, 0);
@@ -370,27 +446,41 @@ static inline void tk_matmul_init(uint32_t phases)
     mop[2] = TT_OP_REPLAY(0, TK_MATMUL_REPLAY_LEN, 0, 0);
     mop[3] = TT_OP_NOP;
     mop[4] = TT_OP_NOP;
-    mop[5] = TT_OP_MVMUL(0, 0, 5, 0);
+    mop[5] = TT_OP_MVMUL(0, 0, TK_MM_PHASE, 0);
     mop[6] = TT_OP_NOP;
-    mop[7] = TT_OP_MVMUL(3, 0, 6, 0);
-    mop[8] = TT_OP_MVMUL(0, 0, 5, 0);
+    mop[7] = TT_OP_MVMUL(3, 0, TK_MM_LAST, 0);
+    mop[8] = TT_OP_MVMUL(0, 0, TK_MM_PHASE, 0);
 }
 
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_MATMUL_TILE()                                      \
+    do {                                                      \
+        TTI_MOP(1, 0, 0);                                     \
+        TTI_SETRWC(0, 0, 0, 0, 0, TK_SETRWC_FIDELITY);        \
+    } while (0)
+#else
 #define TK_MATMUL_TILE() TTI_MOP(1, 0, 0)
+#endif
 
 /* ---- vector unit (SFPU, TRISC1) ----
  * SFPLOAD / SFPSTORE move 32 datums between Dst and an LReg: lane l is Dst row (addr & ~3) + l / 8,
  * column 2 * (l & 7) + ((addr >> 1) & 1), so Dst addresses 0, 2, 4, ... 62 (from the matrix unit's Dst
  * offset) cover one tile of a 32-bit Dst half. The loop steps the Dst RWC by two per SFPSTORE (ADDR_MOD
- * slot TK_SFPU_ADDR_STEP; the SFPLOAD uses TK_SFPU_ADDR_STAY) and rewinds it afterwards. */
+ * slot TK_SFPU_ADDR_STEP; the SFPLOAD uses TK_SFPU_ADDR_STAY) and rewinds it afterwards. The slots are
+ * 6 and 7; Wormhole's two AddrMod bits reach them as 2 and 3 while ThreadConfig's ADDR_MOD_SET_Base is
+ * set, which TK_SFPU_WAIT_MATH sets and TK_SFPU_DONE clears (the matrix unit's slots are 0..3). */
 #define TK_SFPU_FP32 3u /* SFPLOAD / SFPSTORE Mod0: Dst32 datums as FP32 */
 #define TK_LREG_ZERO 9u /* LReg[9] reads 0.0 */
 #define TK_LREG_ONE 10u /* LReg[10] reads 1.0 */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_SFPU_ADDR_STEP 2u
+#define TK_SFPU_ADDR_STAY 3u
+#else
 #define TK_SFPU_ADDR_STEP 6u
 #define TK_SFPU_ADDR_STAY 7u
+#endif
 #define TK_SFPU_TILE_STEPS 32u
 #define TK_BLOCK_SFPU (1u << 8)
-#define TK_WAIT_SFPU (1u << 11)
 
 /* The SFPU loop's ADDR_MOD slots: TK_SFPU_ADDR_STEP adds 2 to the Dst RWC, TK_SFPU_ADDR_STAY nothing.
    TRISC1, once. */
@@ -418,12 +508,23 @@ static inline void tk_sfpu_addr_mods(void)
     } while (0)
 
 /* Before the vector unit reads Dst: hold it until the matrix unit has finished the tile. */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_SFPU_WAIT_MATH()                                \
+    do {                                                   \
+        TTI_STALLWAIT(TK_BLOCK_SFPU, TK_WAIT_MATH);        \
+        TTI_SETC16(THD_ADDR_MOD_SET_Base_REG, 1);          \
+    } while (0)
+#define TK_SFPU_ADDR_BASE_OFF() TTI_SETC16(THD_ADDR_MOD_SET_Base_REG, 0)
+#else
 #define TK_SFPU_WAIT_MATH() TTI_STALLWAIT(TK_BLOCK_SFPU, TK_WAIT_MATH)
+#define TK_SFPU_ADDR_BASE_OFF() ((void)0)
+#endif
 
 /* After a tile's SFPU work: Dst RWC back to 0, and the next SEMPOST held until the vector unit is idle
    (the packer must not see the half before the last SFPSTORE). */
 #define TK_SFPU_DONE()                              \
     do {                                            \
+        TK_SFPU_ADDR_BASE_OFF();                    \
         TTI_SETRWC(0, 0, 0, 0, 0, 4);               \
         TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_SFPU); \
     } while (0)
@@ -436,7 +537,8 @@ static inline uint32_t tk_format_bytes(uint32_t fmt)
 }
 
 /* The packer: Dst32 rows read as `inter` (the early conversion: FP32 as is, BF16 rounded), written
-   to L1 as `out_fmt`; one PACR reads four Dst rows (one per read interface), sixteen make a tile.
+   to L1 as `out_fmt`. On Blackhole one PACR reads four Dst rows (one per read interface), sixteen make
+   a tile; on Wormhole packer 0 reads a face (256 datums) per PACR, one Z step on, four make a tile.
    TRISC2, before any PACR. */
 static inline void tk_pack_configure(uint32_t inter, uint32_t out_fmt)
 {
@@ -452,18 +554,28 @@ static inline void tk_pack_configure(uint32_t inter, uint32_t out_fmt)
     CFG_WRITE(TK_CFG_STATE, ALU_FORMAT_SPEC_REG_Dstacc_override, 1u);
     /* One Y step is one 16-datum Dst row. */
     CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_XY_REG_0_Ystride, 16u * tk_format_bytes(inter));
+#if defined(SDK_ARCH_WORMHOLE)
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_ZW_REG_0_Zstride, TK_FACE_DATUMS * tk_format_bytes(inter));
+#endif
     CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG9_Pack_0_2_limit_address, 0x1FFFFu);
     CFG_WRITE(TK_CFG_STATE, PCK_EDGE_OFFSET_SEC0_mask, 0xFFFFu);
 }
 
-/* Packer ADCs (X 0..15, Y from 0) and ADDR_MOD slots (0: Y += 4 rows; 1: Y back to 0). TRISC2, once. */
+/* Packer ADCs and ADDR_MOD slots. Blackhole: X 0..15, Y from 0; slot 0 Y += 4 rows, 1 Y back to 0.
+   Wormhole: X 0..255 (a face), Z from 0; slot 0 Z += 1, 1 Z back to 0. TRISC2, once. */
 static inline void tk_pack_init(void)
 {
     TTI_SETADCXY(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
     TTI_SETADCZW(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+#if defined(SDK_ARCH_WORMHOLE)
+    TTI_SETADCXX(TK_ADC_PACK, TK_FACE_DATUMS - 1u, 0);
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_ZsrcIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC1_ZsrcClear, 1));
+#else
     TTI_SETADCXX(TK_ADC_PACK, 15, 0);
     TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 4));
     TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcClear, 1));
+#endif
 }
 
 /* Where the next tile goes, and which Dst half it comes from. Only while no PACR is in the pipe
@@ -474,8 +586,23 @@ static inline void tk_pack_set_target(uint32_t l1_addr, uint32_t half)
     CFG_WRITE(TK_CFG_STATE, DEST_TARGET_REG_CFG_PACK_SEC0_Offset, half ? TK_DST_HALF_ROWS : 0u);
 }
 
-/* Pack one tile: wait for a full Dst half, sixteen PACRs (the last flushes and rewinds Y), then once
-   the packer is idle give the half back to math. */
+/* Pack one tile: wait for a full Dst half, sixteen PACRs on Blackhole or four on Wormhole (the last
+   flushes and rewinds Y / Z), then once the packer is idle give the half back to math. */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_PACRS_PER_TILE 4u
+/* PACR operands: AddrMod, ZeroWrite, PackerMask (1: packer 0), OvrdThreadId, Concat, Flush, Last. */
+#define TK_PACK_TILE()                                                         \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TTI_PACR(0, 0, 1, 0, 0, 0, 0);                                         \
+        TTI_PACR(0, 0, 1, 0, 0, 0, 0);                                         \
+        TTI_PACR(0, 0, 1, 0, 0, 0, 0);                                         \
+        TTI_PACR(1, 0, 1, 0, 0, 0, 1);                                         \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+#else
+#define TK_PACRS_PER_TILE 16u
 #define TK_PACK_TILE()                                                                          \
     do {                                                                                        \
         TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO);                  \
@@ -498,6 +625,7 @@ static inline void tk_pack_set_target(uint32_t l1_addr, uint32_t half)
         TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                                             \
         TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                                   \
     } while (0)
+#endif
 
 /* ---- fp32 blocks through Dst: tilize / untilize (unpacker 0 writes Dst directly) ----
  *
@@ -511,6 +639,15 @@ static inline void tk_pack_set_target(uint32_t l1_addr, uint32_t half)
  * on faces 2 and 3: read interfaces 0 and 2, or 1 and 3, two rows apart) or untilizes (the strided
  * Dst access: interfaces 0 and 1 read row r of a face and of the face beside it, one 32-datum row of
  * the block), writing one contiguous 4096-byte block either way.
+ *
+ * Wormhole's unpacker reads 16 datums of an input row under Tileize_mode before moving a row on, and
+ * its packers have no read interfaces, so there the unpacker tilizes and the packer untilizes: a
+ * row-major block takes four UNPACRs of one face each (256 datums from the face's top-left datum, 16
+ * a row; the descriptor's XDim 16, YDim 32, ZDim 2 put face column c, face row r at ADC Y = c, Z = r;
+ * the output ADC's Z steps a face in Dst), and lands in Dst as a tile; a tiled block takes one UNPACR
+ * of 1024 datums. The packer writes a tile as four PACRs of a face (ADC Y: face, a 1024-byte Y
+ * stride), or a row-major block as 64 PACRs of 16 datums, a face row each (ADC Z: face row, a 64-byte
+ * Z stride): row r's left half from face 2 (r / 16), then its right half from the face beside it.
  *
  * Dst halves with the unpacker as their writer: TRISC1 clears a half and posts TK_SEM_DST_FREE;
  * TRISC0 takes it, unpacks, and once its pipe is idle posts TK_SEM_DST_FULL; TRISC1 takes that and
@@ -545,9 +682,17 @@ static inline void tk_unpack_dst_tileize(uint32_t tileize, uint32_t row_bytes)
 static inline void tk_unpack_dst_configure(uint32_t tileize, uint32_t row_bytes)
 {
     uint32_t word = CFG_THCON_SEC0_REG0_TileDescriptor_WORD;
+#if defined(SDK_ARCH_WORMHOLE)
+    /* Tile descriptor: FP32, IsUncompressed, XDim 16 | YDim 32, ZDim 2 | WDim 1, digest 0; an output Z
+       step is a face of Dst32. */
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 0u), TK_FMT_FP32 | 1u << 4 | 16u << 16);
+    mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 1u), 32u | 2u << 16);
+    CFG_WRITE(TK_CFG_STATE, UNP0_ADDR_CTRL_ZW_REG_1_Zstride, TK_FACE_DATUMS * 4u);
+#else
     /* Tile descriptor: FP32, IsUncompressed, XDim 1024 | YDim 1, ZDim 1 | WDim 1, digest 0. */
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 0u), TK_FMT_FP32 | 1u << 4 | TK_BLOCK_DATUMS << 16);
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 1u), 1u | 1u << 16);
+#endif
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 2u), 1u);
     mmio_write32(TENSIX_CFG_ADDR(TK_CFG_STATE, word + 3u), 0u);
     CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Out_data_format, TK_FMT_FP32);
@@ -569,6 +714,32 @@ static inline void tk_unpack_dst_half(uint32_t half)
 /* One block into Dst: one UNPACR, counters unchanged. */
 #define TK_UNPACK_BLOCK_TO_DST() TTI_UNPACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1)
 
+/* One block into Dst as tk_unpack_dst_tileize set it up: Blackhole, one UNPACR either way; Wormhole,
+   a tiled block in one UNPACR of 1024 datums, a row-major one in four of a face each (AddrMode: input
+   ADC Y / Z += 1 for the next face column / row, output ADC Z += 1 for the next face of Dst), ADCs
+   back to 0 after. */
+static inline void tk_unpack_block_to_dst(uint32_t tileize)
+{
+#if defined(SDK_ARCH_WORMHOLE)
+    if (tileize) {
+        TTI_SETADCXX(TK_ADC_UNP0, TK_FACE_DATUMS - 1u, 0);
+        TTI_UNPACR(0, 1u << 4 | 1u << 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); /* face 0 */
+        TTI_UNPACR(0, 1u << 4 | 1u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1);      /* face 1 */
+        TTI_SETADCXY(TK_ADC_UNP0, 0, 0, 0, 0, 2);                          /* input Y back to 0 */
+        TTI_UNPACR(0, 1u << 4 | 1u << 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); /* face 2 */
+        TTI_UNPACR(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1);                 /* face 3 */
+        TTI_SETADCXY(TK_ADC_UNP0, 0, 0, 0, 0, 0xF);
+        TTI_SETADCZW(TK_ADC_UNP0, 0, 0, 0, 0, 0xF);
+    } else {
+        TTI_SETADCXX(TK_ADC_UNP0, TK_BLOCK_DATUMS - 1u, 0);
+        TK_UNPACK_BLOCK_TO_DST();
+    }
+#else
+    (void)tileize;
+    TK_UNPACK_BLOCK_TO_DST();
+#endif
+}
+
 /* TRISC1: clear the half the unpacker writes next once the packer has left it, and let TRISC0 have it. */
 static inline void tk_math_offer_dst(uint32_t half)
 {
@@ -589,7 +760,13 @@ static inline void tk_math_pass_dst(void)
 static inline void tk_pack_block_configure(void)
 {
     tk_pack_configure(TK_FMT_FP32, TK_FMT_FP32);
+#if defined(SDK_ARCH_WORMHOLE)
+    /* A Y step is a face of Dst32, a Z step one of its rows. */
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_XY_REG_0_Ystride, TK_FACE_DATUMS * 4u);
+    CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 16u * 4u);
+#else
     CFG_WRITE(TK_CFG_STATE, PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 32u * 16u * 4u);
+#endif
 }
 
 /* Packer ADCs and ADDR_MOD slots for a block. Tilize (`strided` 0): 0 Y += 4 rows; 1 Y back to 0;
@@ -598,6 +775,14 @@ static inline void tk_pack_block_configure(void)
    ordered with the PACRs before and after it in the pipe). */
 static inline void tk_pack_block_step(uint32_t strided)
 {
+#if defined(SDK_ARCH_WORMHOLE)
+    /* Wormhole: the X range instead, 16 datums (a face row) or 256 (a face). */
+    if (strided)
+        TTI_SETADCXX(TK_ADC_PACK, 15, 0);
+    else
+        TTI_SETADCXX(TK_ADC_PACK, TK_FACE_DATUMS - 1u, 0);
+    return;
+#endif
     if (strided)
         TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
     else
@@ -608,6 +793,20 @@ static inline void tk_pack_block_init(uint32_t strided)
 {
     TTI_SETADCXY(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
     TTI_SETADCZW(TK_ADC_PACK, 0, 0, 0, 0, 0xF);
+#if defined(SDK_ARCH_WORMHOLE)
+    /* Slots: 0 the next face (Y += 1); 1 the next face row, back to the pair's left face (Y = Y_Cr,
+       Z += 1); 2 faces 2 and 3 from their first row (Y_Cr += 2, Z = 0); 3 Y and Z back to 0. */
+    tk_pack_block_step(strided);
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC0_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG,
+               THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcCR, 1) | THD_VALUE(ADDR_MOD_PACK_SEC1_ZsrcIncr, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC2_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC2_YsrcIncr, 2) |
+                                                         THD_VALUE(ADDR_MOD_PACK_SEC2_YsrcCR, 1) |
+                                                         THD_VALUE(ADDR_MOD_PACK_SEC2_ZsrcClear, 1));
+    TTI_SETC16(THD_ADDR_MOD_PACK_SEC3_YsrcIncr_REG,
+               THD_VALUE(ADDR_MOD_PACK_SEC3_YsrcClear, 1) | THD_VALUE(ADDR_MOD_PACK_SEC3_ZsrcClear, 1));
+    return;
+#endif
     TTI_SETADCXX(TK_ADC_PACK, 15, 0);
     tk_pack_block_step(strided);
     TTI_SETC16(THD_ADDR_MOD_PACK_SEC1_YsrcIncr_REG, THD_VALUE(ADDR_MOD_PACK_SEC1_YsrcClear, 1));
@@ -618,9 +817,13 @@ static inline void tk_pack_block_init(uint32_t strided)
 }
 
 /* PACR forms: normal Dst access with read interfaces `intf` (5: rows Y and Y + 2; 10: Y + 1 and
-   Y + 3), or strided (interfaces 0 and 1: row Y and row Y + 16). */
+   Y + 3), or strided (interfaces 0 and 1: row Y and row Y + 16). Wormhole: packer 0, ADDR_MOD `slot`. */
+#if defined(SDK_ARCH_WORMHOLE)
+#define TK_PACR0(slot, last) TTI_PACR(slot, 0, 1, 0, 0, 0, last)
+#else
 #define TK_PACR_ROWS(intf, slot, last) TTI_PACR(0, 0, 0, slot, 0, 0, intf, 0, 0, 0, 0, last)
 #define TK_PACR_STRIDED(slot, last) TTI_PACR(0, 0, 1, slot, 0, 0, 3, 0, 0, 0, 0, last)
+#endif
 #define TK_REPEAT7(x) \
     do {              \
         x;            \
@@ -638,6 +841,39 @@ static inline void tk_pack_block_init(uint32_t strided)
         x;               \
     } while (0)
 
+#if defined(SDK_ARCH_WORMHOLE)
+/* Wormhole: the block is a tile in Dst already (the unpacker tilized it): four PACRs of a face. */
+#define TK_PACK_BLOCK_TILIZE()                                                 \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(3, 1);                                                        \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+
+/* Untilize a tiled block: per block row, the left face's row then the right face's (slot 0), then the
+   next row (slot 1); after row 15, faces 2 and 3 (slot 2). */
+#define TK_PACK_BLOCK_ROW() \
+    do {                    \
+        TK_PACR0(0, 0);     \
+        TK_PACR0(1, 0);     \
+    } while (0)
+#define TK_PACK_BLOCK_UNTILIZE()                                               \
+    do {                                                                       \
+        TTI_SEMWAIT(TK_BLOCK_PACK, TK_SEM(TK_SEM_MATH_PACK), TK_SEMWAIT_ZERO); \
+        TK_REPEAT15(TK_PACK_BLOCK_ROW());                                      \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(2, 0);                                                        \
+        TK_REPEAT15(TK_PACK_BLOCK_ROW());                                      \
+        TK_PACR0(0, 0);                                                        \
+        TK_PACR0(3, 1);                                                        \
+        TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
+        TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
+    } while (0)
+#else
 /* Tilize a block held row-major in a Dst half: per face pair, eight PACRs of two face rows through
    interfaces 0 and 2 (the left face), then eight through 1 and 3 (the right face). Waits for and
    gives back the half like TK_PACK_TILE. */
@@ -668,5 +904,6 @@ static inline void tk_pack_block_init(uint32_t strided)
         TTI_STALLWAIT(TK_BLOCK_SYNC, TK_WAIT_PACK);                            \
         TTI_SEMGET(TK_SEM(TK_SEM_MATH_PACK));                                  \
     } while (0)
+#endif
 
 #endif /* TENSIX_KERNEL_H */

@@ -85,6 +85,8 @@
 #define STREAM_REG_BASE                          SDK_U(0xFFB40000)
 #define STREAM_REG_STRIDE                        SDK_U(0x00001000)
 #define STREAM_COUNT                             SDK_U(64)
+#define STREAM_TILES_RECEIVED_REG                SDK_U(4)  /* a circular buffer's pages pushed */
+#define STREAM_TILES_ACKED_REG                   SDK_U(3)  /* ... and pages popped */
 
 /* ---- no CSRs: the cores are RV32IM only ---- */
 

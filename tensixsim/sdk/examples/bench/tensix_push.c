@@ -4,7 +4,7 @@
  * the count. NOP is harmless in any state, so the pipe's own work does not disturb the measurement.
  */
 #include "tensixsim.h"
-#include "tensix_ops_blackhole.h"
+#include "tensix_ops.h"
 
 #ifndef TENSIX_PUSH_COUNT
 #define TENSIX_PUSH_COUNT 64u

@@ -10,7 +10,7 @@
  * final GPRs show both. tensixsim.sdk.programs.tensix_stream_gprs models the same stream in Python.
  */
 #include "tensixsim.h"
-#include "tensix_ops_blackhole.h"
+#include "tensix_ops.h"
 
 #ifndef TENSIX_STREAM_COUNT
 #define TENSIX_STREAM_COUNT 64u

@@ -1,7 +1,8 @@
 /* NoC requests from a Tensix tile's BRISC / NCRISC through NIU #0, initiator 0, raw NoC #0
  * coordinates (no translation), and the layout of the chip examples (pair_a.c, pair_b.c, ring.c).
  *
- * Register offsets and NOC_CTRL bits from BlackholeA0/NoC/MemoryMap.md, counters from Counters.md,
+ * Register offsets and NOC_CTRL bits from BlackholeA0/NoC/MemoryMap.md (and Wormhole's, below),
+ * counters from Counters.md,
  * the atomic increment encoding from Atomics.md. Each helper issues one request; the *_wait helpers
  * poll this NIU's counters (a transfer is complete when its counter reaches the count expected). */
 #ifndef CHIP_NOC_H
@@ -20,10 +21,23 @@
 #define NOC_PACKET_TAG 0x18u
 #define NOC_CTRL 0x1Cu
 #define NOC_AT_LEN_BE 0x20u
+/* Where the chips differ (WormholeB0/NoC/MemoryMap.md for Wormhole): Wormhole has no NOC_AT_LEN_BE_1,
+ * its NOC_AT_DATA, NOC_CMD_CTRL and NOC_NODE_ID sit lower, and a request's coordinates (or broadcast
+ * rectangle) go in its _MID registers from bit 4 rather than in _HI. */
+#if defined(SDK_ARCH_WORMHOLE)
+#define NOC_AT_DATA 0x24u
+#define NOC_CMD_CTRL 0x28u
+#define NOC_NODE_ID 0x2Cu
+#define NOC_XY_MID(xy) ((xy) << 4)
+#define NOC_XY_HI(xy) 0u
+#else
 #define NOC_AT_LEN_BE_1 0x24u
 #define NOC_AT_DATA 0x28u
 #define NOC_CMD_CTRL 0x40u
 #define NOC_NODE_ID 0x44u
+#define NOC_XY_MID(xy) 0u
+#define NOC_XY_HI(xy) (xy)
+#endif
 #define NOC_COUNTER(i) (0x200u + 4u * (i))
 #define NOC_WR_ACK_RECEIVED 1u
 #define NOC_RD_RESP_RECEIVED 2u
@@ -57,14 +71,16 @@ static inline void noc_request(uint32_t targ, uint32_t targ_hi, uint32_t ret, ui
                                uint32_t len, uint32_t data)
 {
     mmio_write32(NIU0 + NOC_TARG_LO, targ);
-    mmio_write32(NIU0 + NOC_TARG_MID, 0u);
-    mmio_write32(NIU0 + NOC_TARG_HI, targ_hi);
+    mmio_write32(NIU0 + NOC_TARG_MID, NOC_XY_MID(targ_hi));
+    mmio_write32(NIU0 + NOC_TARG_HI, NOC_XY_HI(targ_hi));
     mmio_write32(NIU0 + NOC_RET_LO, ret);
-    mmio_write32(NIU0 + NOC_RET_MID, 0u);
-    mmio_write32(NIU0 + NOC_RET_HI, ret_hi);
+    mmio_write32(NIU0 + NOC_RET_MID, NOC_XY_MID(ret_hi));
+    mmio_write32(NIU0 + NOC_RET_HI, NOC_XY_HI(ret_hi));
     mmio_write32(NIU0 + NOC_CTRL, ctrl);
     mmio_write32(NIU0 + NOC_AT_LEN_BE, len);
+#ifdef NOC_AT_LEN_BE_1
     mmio_write32(NIU0 + NOC_AT_LEN_BE_1, 0u);
+#endif
     mmio_write32(NIU0 + NOC_AT_DATA, data);
     mmio_write32(NIU0 + NOC_CMD_CTRL, 1u);
 }

@@ -23,6 +23,22 @@
  *
  * LRegs written once (per kernel): exp keeps c1..c4 in LReg[4..7], c5..c7 in LReg[11..13], log2(e) in
  * LReg[14]; reciprocal keeps 2.0 in LReg[4]; affine keeps the scale in LReg[4], the bias in LReg[5].
+ *
+ * Wormhole has neither SFPGT nor SFPARECIP, nor SFPMAD's negations or SFPCAST's integer modes, and its
+ * vector unit does not hold an instruction that reads an SFPMAD's result on the next cycle (an SFPNOP
+ * goes between them). So under SDK_ARCH_WORMHOLE:
+ *
+ *   exp:         n = t rounded to nearest (ties to even) by adding 1.5 * 2**23 in the first SFPMAD: the
+ *                sum's low mantissa bits are n in two's complement, so shifting its bits left by 23 gives
+ *                n << 23 directly, and subtracting 1.5 * 2**23 again gives n as FP32; f = x * log2(e) + (-n)
+ *                (SFPMOV negates n). The range tests compute x - 88.5 and x + 87 with SFPMAD and test the
+ *                sign with SFPSETCC (x > 88.5: >= 0 and != 0; the SFPMAD's zero is +0).
+ *   reciprocal:  with x = m * 2**E (m: x with exponent field 127, sign kept, SFPSETEXP), y0 = 0x7EF311C3 - m
+ *                as integers (relative error below 0.0506), the same Newton-Raphson steps on m with -m
+ *                from SFPMOV, then 1/x = y * 2**-E by writing y's exponent field minus E into it. Working
+ *                on m keeps every step normal (0x7EF311C3 - x itself is denormal for x near 2**126).
+ *                Lanes with |x| < 2**-126 get +-inf and lanes with |x| >= 2**126 get +-0 (SFPSETEXP /
+ *                SFPSETMAN keep x's sign), as SFPARECIP gives on Blackhole. LReg[5] holds the constant.
  */
 #include "kernels.h"
 
@@ -60,6 +76,13 @@
 #define GT_SET_CC 1u
 #define CONFIG_IMM16_IS_VALUE 1u
 #define LOADI_BF16 0u
+#define SETCC_NE0 2u
+#define SETCC_GTE0 4u
+#define MOV_NEGATE 1u
+#define IADD_ARG_2SCOMP 2u /* VD = VC - VD */
+#define SETEXP_ARG_IMM 1u
+#define SETMAN_ARG_IMM 1u
+#define EXEXP_NODEBIAS 1u
 
 /* exp: FP32 constants. log2(e), and ln(2)**k / k! for k = 1..7, each rounded to nearest FP32. */
 #define EXP_LOG2E 0x3FB8AA3Bu
@@ -72,6 +95,8 @@
 #define EXP_C7 0x377FE5FEu
 #define EXP_HIGH_BF16 0x42B1u /* 88.5: e**88.5 is below the largest FP32, e**89 above it */
 #define EXP_LOW_BF16 0xC2AEu  /* -87.0: n >= -126 and 2**f >= 1.4 there, so the exponent stays >= 1 */
+#define EXP_ROUND_BF16 0x4B40u /* 1.5 * 2**23 (Wormhole) */
+#define RECIP_Y0 0x7EF311C3u   /* Wormhole's first approximation: RECIP_Y0 - x as integers */
 
 /* affine: SFPLOADMACRO configuration of macro 0. Sequence bytes (Simple, MAD, Round, Store): MAD runs
    InstructionTemplate[0] (selector 4) with VB replaced by the macro's VD (bit 7) at delay 0; Store runs
@@ -93,6 +118,9 @@ static void sfpu_init(void)
     TK_SFPU_CONFIG_LREG(14, EXP_LOG2E);
 #elif SFPU_OP == SFPU_RECIP
     TTI_SFPLOADI(4, LOADI_BF16, 0x4000u); /* 2.0 */
+#if defined(SDK_ARCH_WORMHOLE)
+    TK_SFPU_LOADI32(5, RECIP_Y0);
+#endif
 #elif SFPU_OP == SFPU_AFFINE
     TK_SFPU_LOADI32(4, SFPU_AFFINE_SCALE);
     TK_SFPU_LOADI32(5, SFPU_AFFINE_BIAS);
@@ -115,6 +143,51 @@ static void sfpu_init(void)
         TTI_SFPLOADI(0, LOADI_BF16, 0);         /* ... become +0 */              \
         TTI_SFPENCC(0, 0, 0, 0);                /* every lane enabled again */   \
         TTI_SFPSTORE(0, TK_SFPU_FP32, TK_SFPU_ADDR_STEP, 0);                     \
+    } while (0)
+
+#elif SFPU_OP == SFPU_EXP && defined(SDK_ARCH_WORMHOLE)
+#define SFPU_TILE_BEGIN() ((void)0)
+#define SFPU_TILE_END() ((void)0)
+#define HORNER(acc, coeff)                                                                    \
+    do {                                                                                      \
+        TTI_SFPMAD(acc, 3, coeff, 1, 0);                                                      \
+        TTI_SFPNOP;                                                                           \
+    } while (0)
+#define SFPU_STEP()                                                                           \
+    do {                                                                                      \
+        TTI_SFPLOAD(0, TK_SFPU_FP32, TK_SFPU_ADDR_STAY, 0);                  /* L0 = x */     \
+        TTI_SFPLOADI(2, LOADI_BF16, EXP_ROUND_BF16);                                          \
+        TTI_SFPMAD(0, 14, 2, 1, 0);                            /* L1 = t + 1.5 * 2**23 */     \
+        TTI_SFPLOADI(2, LOADI_BF16, EXP_ROUND_BF16 | 0x8000u);                                \
+        TTI_SFPMAD(1, TK_LREG_ONE, 2, 3, 0);                                 /* L3 = n */     \
+        TTI_SFPMOV(0, 1, 2, 0);                                                               \
+        TTI_SFPSHFT(23, 0, 2, SHFT_ARG_IMM);                                 /* n << 23 */    \
+        TTI_SFPMOV(0, 3, 3, MOV_NEGATE);                                     /* L3 = -n */    \
+        TTI_SFPMAD(0, 14, 3, 3, 0);                                          /* L3 = f */     \
+        TTI_SFPNOP;                                                                           \
+        HORNER(13, 12);                                                      /* Horner */     \
+        HORNER(1, 11);                                                                        \
+        HORNER(1, 7);                                                                         \
+        HORNER(1, 6);                                                                         \
+        HORNER(1, 5);                                                                         \
+        HORNER(1, 4);                                                                         \
+        HORNER(1, TK_LREG_ONE);                                              /* L1 = 2**f */  \
+        TTI_SFPIADD(0, 2, 1, IADD_CC_NONE);                                  /* 2**n * 2**f */ \
+        TTI_SFPENCC(3, 0, 0, ENCC_EI | ENCC_RI);                                              \
+        TTI_SFPLOADI(2, LOADI_BF16, EXP_HIGH_BF16 | 0x8000u);                                 \
+        TTI_SFPMAD(0, TK_LREG_ONE, 2, 2, 0);                                 /* x - 88.5 */   \
+        TTI_SFPNOP;                                                                           \
+        TTI_SFPSETCC(0, 2, 0, SETCC_GTE0);                                                    \
+        TTI_SFPSETCC(0, 2, 0, SETCC_NE0);                                    /* x > 88.5 */   \
+        TTI_SFPLOADI(1, LOADI_BF16, 0x7F80u);                                /* +inf */       \
+        TTI_SFPENCC(3, 0, 0, ENCC_EI | ENCC_RI);                                              \
+        TTI_SFPLOADI(2, LOADI_BF16, EXP_LOW_BF16 & 0x7FFFu);                                  \
+        TTI_SFPMAD(0, TK_LREG_ONE, 2, 2, 0);                                 /* x + 87 */     \
+        TTI_SFPNOP;                                                                           \
+        TTI_SFPSETCC(0, 2, 0, SETCC_LT0);                                    /* x < -87 */    \
+        TTI_SFPLOADI(1, LOADI_BF16, 0);                                      /* +0 */         \
+        TTI_SFPENCC(0, 0, 0, ENCC_EI);                                                        \
+        TTI_SFPSTORE(1, TK_SFPU_FP32, TK_SFPU_ADDR_STEP, 0);                                  \
     } while (0)
 
 #elif SFPU_OP == SFPU_EXP
@@ -152,12 +225,23 @@ static void sfpu_init(void)
 #elif SFPU_OP == SFPU_RECIP
 #define SFPU_TILE_BEGIN() ((void)0)
 #define SFPU_TILE_END() ((void)0)
-/* One Newton-Raphson step: L2 = 2 - x * y, L1 = y * L2. */
+/* One Newton-Raphson step: L2 = 2 - x * y, L1 = y * L2 (Wormhole: L7 = -m * y + 2 from L6 = -m, L2
+   keeping the exponent, and an SFPNOP after each SFPMAD, whose result the next one reads). */
+#if defined(SDK_ARCH_WORMHOLE)
+#define RECIP_NEWTON()                                                           \
+    do {                                                                         \
+        TTI_SFPMAD(6, 1, 4, 7, 0);                                               \
+        TTI_SFPNOP;                                                              \
+        TTI_SFPMAD(1, 7, TK_LREG_ZERO, 1, 0);                                    \
+        TTI_SFPNOP;                                                              \
+    } while (0)
+#else
 #define RECIP_NEWTON()                                                           \
     do {                                                                         \
         TTI_SFPMAD(0, 1, 4, 2, MAD_NEGATE_VB);                                   \
         TTI_SFPMAD(1, 2, TK_LREG_ZERO, 1, 0);                                    \
     } while (0)
+#endif
 #if SFPU_RECIP_STEPS == 1
 #define RECIP_STEPS() RECIP_NEWTON()
 #elif SFPU_RECIP_STEPS == 2
@@ -169,6 +253,35 @@ static void sfpu_init(void)
 #else
 #error "SFPU_RECIP_STEPS must be 1 or 2"
 #endif
+#if defined(SDK_ARCH_WORMHOLE)
+#define SFPU_STEP()                                                                       \
+    do {                                                                                  \
+        TTI_SFPLOAD(0, TK_SFPU_FP32, TK_SFPU_ADDR_STAY, 0);            /* L0 = x */        \
+        TTI_SFPEXEXP(0, 0, 2, 0);                                      /* L2 = exponent */ \
+        TTI_SFPSETEXP(127, 0, 3, SETEXP_ARG_IMM);                      /* L3 = m */        \
+        TTI_SFPMOV(0, 3, 6, MOV_NEGATE);                               /* L6 = -m */       \
+        TTI_SFPMOV(0, 3, 1, 0);                                                            \
+        TTI_SFPIADD(0, 5, 1, IADD_ARG_2SCOMP | IADD_CC_NONE);          /* L1 = y0 */       \
+        TTI_SFPENCC(3, 0, 0, ENCC_EI | ENCC_RI);                                           \
+        TTI_SFPIADD(126, 2, 3, IADD_ARG_IMM);                          /* E < -126 */      \
+        TTI_SFPSETEXP(255, 0, 1, SETEXP_ARG_IMM);                                          \
+        TTI_SFPSETMAN(0, 1, 1, SETMAN_ARG_IMM);                        /* +-inf */         \
+        TTI_SFPENCC(3, 0, 0, ENCC_EI | ENCC_RI);                                           \
+        TTI_SFPIADD((uint32_t)-126 & 0xFFFu, 2, 3, IADD_ARG_IMM | IADD_CC_GTE0); /* E >= 126 */ \
+        TTI_SFPSETEXP(0, 0, 1, SETEXP_ARG_IMM);                                            \
+        TTI_SFPSETMAN(0, 1, 1, SETMAN_ARG_IMM);                        /* +-0 */           \
+        TTI_SFPENCC(3, 0, 0, ENCC_EI | ENCC_RI);                                           \
+        TTI_SFPIADD(126, 2, 3, IADD_ARG_IMM | IADD_CC_GTE0);           /* E >= -126 */     \
+        TTI_SFPIADD((uint32_t)-126 & 0xFFFu, 2, 3, IADD_ARG_IMM);      /* E < 126 */       \
+        RECIP_STEPS();                                                 /* L1 = 1 / m */    \
+        TTI_SFPEXEXP(0, 1, 3, EXEXP_NODEBIAS);                                             \
+        TTI_SFPIADD(0, 3, 2, IADD_ARG_2SCOMP | IADD_CC_NONE);          /* its exponent - E */ \
+        TTI_SFPSETEXP(0, 1, 2, 0);                                                         \
+        TTI_SFPMOV(0, 2, 1, 0);                                        /* L1 = 1 / x */    \
+        TTI_SFPENCC(0, 0, 0, ENCC_EI);                                                     \
+        TTI_SFPSTORE(1, TK_SFPU_FP32, TK_SFPU_ADDR_STEP, 0);                               \
+    } while (0)
+#else
 #define SFPU_STEP()                                                                       \
     do {                                                                                  \
         TTI_SFPLOAD(0, TK_SFPU_FP32, TK_SFPU_ADDR_STAY, 0);            /* L0 = x */        \
@@ -181,6 +294,7 @@ static void sfpu_init(void)
         TTI_SFPENCC(0, 0, 0, ENCC_EI);                                                     \
         TTI_SFPSTORE(1, TK_SFPU_FP32, TK_SFPU_ADDR_STEP, 0);                               \
     } while (0)
+#endif
 
 #elif SFPU_OP == SFPU_AFFINE
 #define SFPU_TILE_BEGIN() ((void)0)

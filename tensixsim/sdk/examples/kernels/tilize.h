@@ -6,7 +6,8 @@
  *   2  both: the tilized block goes through the "mid" circular buffer (TRISC2 -> TRISC0) and comes
  *      back untilized, so each block passes through Dst twice (two Dst passes per block)
  *
- * KERNEL_ROW_BYTES is the row pitch of a row-major input block.
+ * KERNEL_ROW_BYTES is the row pitch of a row-major input block. On Wormhole the unpacker does the
+ * tilizing and the packer the untilizing (tensix_kernel.h says how); the kernels are the same.
  */
 #ifndef TILIZE_H
 #define TILIZE_H

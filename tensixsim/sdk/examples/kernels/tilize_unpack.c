@@ -20,7 +20,7 @@ int main(void)
             tk_unpack_dst_tileize(tilize_pass_reads_rows(p), KERNEL_ROW_BYTES);
         tk_unpack_set_address(0, tk_cb_page(cb, 0));
         tk_unpack_dst_half(p & 1u);
-        TK_UNPACK_BLOCK_TO_DST();
+        tk_unpack_block_to_dst(tilize_pass_reads_rows(p));
         tk_wait_pipe_idle();
         tk_sem_post(TK_SEM_DST_FULL);
         tk_cb_pop_front(cb);

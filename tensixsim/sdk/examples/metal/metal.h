@@ -1,4 +1,4 @@
-/* metal.h: the kernel side of tt-metal's Blackhole firmware, as kernels built by
+/* metal.h: the kernel side of tt-metal's Blackhole and Wormhole firmware, as kernels built by
  * tensixsim.metal.kernels see it.
  *
  * What the firmware provides (globals in each core's local RAM, addresses resolved at link time):
@@ -11,10 +11,11 @@
  * - dram_bank_to_noc_xy / bank_to_dram_offset: the DRAM bank tables (data-movement cores).
  *
  * Circular-buffer counters: CB n uses stream OPERAND_START_STREAM + n (the firmware's DWARF
- * constant, passed in by the build); register 10 counts pages received (written by the producer),
- * register 8 pages acked (written by the consumer), compared as 16-bit numbers. These are the two
- * registers TRISC0's firmware clears when BRISC's firmware asks it to reset the sync registers
- * (at boot and after every launch).
+ * constant, passed in by the build); register STREAM_TILES_RECEIVED_REG (Blackhole 10, Wormhole 4)
+ * counts pages received (written by the producer), STREAM_TILES_ACKED_REG (8, 3) pages acked
+ * (written by the consumer), compared as 16-bit numbers. These are the two registers TRISC0's
+ * firmware clears when BRISC's firmware asks it to reset the sync registers (at boot and after
+ * every launch).
  */
 #ifndef METAL_H
 #define METAL_H
@@ -42,8 +43,8 @@ extern uint32_t *rta_l1_base;
 #ifdef OPERAND_START_STREAM
 extern metal_cb_t cb_interface[];
 
-#define METAL_TILES_ACKED 8u
-#define METAL_TILES_RECEIVED 10u
+#define METAL_TILES_ACKED STREAM_TILES_ACKED_REG
+#define METAL_TILES_RECEIVED STREAM_TILES_RECEIVED_REG
 
 static inline volatile uint32_t *metal_cb_reg(uint32_t cb, uint32_t reg)
 {
@@ -100,8 +101,30 @@ extern uint16_t dram_bank_to_noc_xy[2][NUM_DRAM_BANKS];
 extern int32_t bank_to_dram_offset[NUM_DRAM_BANKS];
 
 #define METAL_NIU(noc) ((noc) ? 0xFFB30000u : 0xFFB20000u)
-#define METAL_WR_CMD_BUF 0x000u
-#define METAL_RD_CMD_BUF 0x800u
+/* The NIU's request registers differ by chip (NoC/MemoryMap.md; tt-metal's noc_parameters.h): a
+   command buffer every 0x800 bytes on Blackhole, every 0x400 on Wormhole; NOC_AT_DATA, NOC_CMD_CTRL
+   and NOC_NODE_ID where each has them; a target's coordinates (x | y << 6) in _HI on Blackhole, from
+   bit 4 of _MID on Wormhole; pages 64- or 32-byte aligned in DRAM (DRAM_ALIGNMENT). */
+#if defined(SDK_ARCH_WORMHOLE)
+#define METAL_CMD_BUF_STRIDE 0x400u
+#define METAL_NOC_AT_DATA 0x24u
+#define METAL_NOC_CMD 0x28u
+#define METAL_NOC_NODE_ID 0x2Cu
+#define METAL_XY_MID(xy) ((xy) << 4)
+#define METAL_XY_HI(xy) 0u
+#define METAL_DRAM_ALIGNMENT 32u
+#else
+#define METAL_CMD_BUF_STRIDE 0x800u
+#define METAL_NOC_AT_DATA 0x28u
+#define METAL_NOC_CMD 0x40u
+#define METAL_NOC_NODE_ID 0x44u
+#define METAL_XY_MID(xy) 0u
+#define METAL_XY_HI(xy) (xy)
+#define METAL_DRAM_ALIGNMENT 64u
+#endif
+#define METAL_WR_CMD_BUF (0u * METAL_CMD_BUF_STRIDE)
+#define METAL_RD_CMD_BUF (1u * METAL_CMD_BUF_STRIDE)
+#define METAL_AT_CMD_BUF (2u * METAL_CMD_BUF_STRIDE)
 #define METAL_NOC_TARG_LO 0x00u
 #define METAL_NOC_TARG_MID 0x04u
 #define METAL_NOC_TARG_HI 0x08u
@@ -110,37 +133,38 @@ extern int32_t bank_to_dram_offset[NUM_DRAM_BANKS];
 #define METAL_NOC_RET_HI 0x14u
 #define METAL_NOC_CTRL 0x1Cu
 #define METAL_NOC_LEN 0x20u
-#define METAL_NOC_CMD 0x40u
-#define METAL_NOC_NODE_ID 0x44u
 #define METAL_NOC_WR_ACK_RECEIVED 0x204u
 #define METAL_NOC_RD_RESP_RECEIVED 0x208u
 #define METAL_NOC_CMD_WR 0x2u
 #define METAL_NOC_CMD_RESP_MARKED 0x10u
 
-static inline void metal_noc_request(uint32_t niu, uint32_t targ, uint32_t targ_hi, uint32_t ret, uint32_t ret_hi,
+/* A request from initiator `niu` (its NIU plus a command buffer): target and return addresses in
+   this chip's layout, their tiles' coordinates `targ_xy` / `ret_xy` (x | y << 6). */
+static inline void metal_noc_request(uint32_t niu, uint32_t targ, uint32_t targ_xy, uint32_t ret, uint32_t ret_xy,
                                      uint32_t ctrl, uint32_t len)
 {
     volatile uint32_t *r = (volatile uint32_t *)(uintptr_t)niu;
     while (r[METAL_NOC_CMD / 4u] & 1u)
         ;
     r[METAL_NOC_TARG_LO / 4u] = targ;
-    r[METAL_NOC_TARG_MID / 4u] = 0u;
-    r[METAL_NOC_TARG_HI / 4u] = targ_hi;
+    r[METAL_NOC_TARG_MID / 4u] = METAL_XY_MID(targ_xy);
+    r[METAL_NOC_TARG_HI / 4u] = METAL_XY_HI(targ_xy);
     r[METAL_NOC_RET_LO / 4u] = ret;
-    r[METAL_NOC_RET_MID / 4u] = 0u;
-    r[METAL_NOC_RET_HI / 4u] = ret_hi;
+    r[METAL_NOC_RET_MID / 4u] = METAL_XY_MID(ret_xy);
+    r[METAL_NOC_RET_HI / 4u] = METAL_XY_HI(ret_xy);
     r[METAL_NOC_CTRL / 4u] = ctrl;
     r[METAL_NOC_LEN / 4u] = len;
     r[METAL_NOC_CMD / 4u] = 1u;
 }
 
-/* Page `page` of an interleaved DRAM buffer at `base` (pages of `bytes`, 64-byte aligned in DRAM):
+/* Page `page` of an interleaved DRAM buffer at `base` (pages of `bytes`, METAL_DRAM_ALIGNMENT-aligned):
    the bank's NoC coordinates (x | y << 6 on `noc`) and the address inside the bank. */
 static inline uint32_t metal_dram_page(uint32_t noc, uint32_t base, uint32_t page, uint32_t bytes, uint32_t *xy)
 {
     uint32_t bank = page % NUM_DRAM_BANKS;
     *xy = dram_bank_to_noc_xy[noc][bank];
-    return base + (page / NUM_DRAM_BANKS) * ((bytes + 63u) & ~63u) + (uint32_t)bank_to_dram_offset[bank];
+    uint32_t pitch = (bytes + METAL_DRAM_ALIGNMENT - 1u) & ~(METAL_DRAM_ALIGNMENT - 1u);
+    return base + (page / NUM_DRAM_BANKS) * pitch + (uint32_t)bank_to_dram_offset[bank];
 }
 
 /* Read a DRAM page into L1 and wait for the data. */
@@ -167,8 +191,6 @@ static inline void metal_write_page(uint32_t noc, uint32_t base, uint32_t page, 
         ;
 }
 /* ---- requests to other Tensix tiles of a chip (coordinates: NoC #0, as the host gives them) ---- */
-#define METAL_AT_CMD_BUF 0x1000u
-#define METAL_NOC_AT_DATA 0x28u
 #define METAL_NOC_CMD_AT 0x1u
 /* Atomic increment of a whole 32-bit word (IntWidth 31) at word Ofs of its 16-byte line (Atomics.md). */
 #define METAL_NOC_AT_INCREMENT(ofs) ((1u << 12) | (31u << 2) | ((ofs) & 3u))
@@ -204,8 +226,8 @@ static inline void metal_semaphore_inc(uint32_t noc, uint32_t x, uint32_t y, uin
 {
     volatile uint32_t *r = (volatile uint32_t *)(uintptr_t)(METAL_NIU(noc) + METAL_AT_CMD_BUF);
     r[METAL_NOC_TARG_LO / 4u] = addr;
-    r[METAL_NOC_TARG_MID / 4u] = 0u;
-    r[METAL_NOC_TARG_HI / 4u] = metal_noc_xy(noc, x, y);
+    r[METAL_NOC_TARG_MID / 4u] = METAL_XY_MID(metal_noc_xy(noc, x, y));
+    r[METAL_NOC_TARG_HI / 4u] = METAL_XY_HI(metal_noc_xy(noc, x, y));
     r[METAL_NOC_CTRL / 4u] = METAL_NOC_CMD_AT;
     r[METAL_NOC_LEN / 4u] = METAL_NOC_AT_INCREMENT(addr >> 2);
     r[METAL_NOC_AT_DATA / 4u] = inc;
