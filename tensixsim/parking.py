@@ -65,8 +65,17 @@ class Parking:
         # Registers by their word address (a narrow load reads part of one).
         registers = {a & ~3: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
         watchable = all(r is not None and r.watch for r in registers.values())
-        pure = back and not wrote and effects == self._side_effects
-        if not (reads and pure and watchable and core.fingerprint() == before):
+        pure = back and not wrote
+        fixed = reads and pure and watchable and core.fingerprint() == before
+        if fixed and effects != self._side_effects:
+            # Something else changed state while the iteration ran (the coprocessor, brought up to
+            # a read's cycle, moved on): that says nothing of the loop. Probed again later.
+            if core.probe_unsynced:
+                core.undo_probe(busy=False)
+            else:
+                core.spin_again()
+            return
+        if not fixed:
             if core.probe_unsynced:
                 # Its loads ran ahead of the other cores: undone, the loop runs on as any code.
                 core.undo_probe(busy=True)
@@ -129,7 +138,14 @@ class Parking:
         core.watch_registers = {}
         offsets = [core.poll_reads[a] for a in registers if a in core.poll_reads]
         if offsets and core.poll_period > 0:
-            core.skip_iterations(max(0, -(-(cycle - core.time - min(offsets)) // core.poll_period)))
+            skip = -(-(cycle - core.time - min(offsets)) // core.poll_period)
+            if skip < 0:
+                # The probe iteration read the register past the other cores (probe_unsynced) and
+                # this write came before that read: the iteration sees it, so the core resumes at its
+                # head (earlier iterations read at cycles every core had reached).
+                core.rewind(core.time - core.poll_period)
+            else:
+                core.skip_iterations(skip)
         else:
             target = max(core.fixed_point_cycle, cycle)
             if target < core.time:

@@ -91,3 +91,68 @@ def test_a_poll_loop_longer_than_the_quantum_allows_is_parked_all_the_same(monke
         got = _slow_poll(quantum, monkeypatch)
         assert got[2] >= 1, quantum
         assert got[:2] == slow[:2], quantum
+
+
+STREAM8_RECEIVED = 0xFFB40000 + 8 * 0x1000 + 10 * 4  # a stream register cores read and write
+
+
+def _two_pollers(
+    delays: tuple[int, int], quantum: int, park: bool, monkeypatch: pytest.MonkeyPatch, lead: int = 0
+):
+    """TRISC0 and TRISC1 each poll their own stream register at the same time; BRISC sets TRISC0's
+    after ``lead`` nops and ``delays[0]`` loop iterations, then TRISC1's after ``delays[1]`` more. Returns every core's
+    (cycles, instructions) and how often a core was parked on a register."""
+    from asm import assemble
+
+    registers = (STREAM8_RECEIVED, STREAM8_RECEIVED + 0x1000)
+
+    def poller(register: int, base: int) -> bytes:
+        return assemble(f"li t0, {register}\n1: lw t1, 0(t0)\n beqz t1, 1b\n ecall", base=base)
+
+    brisc = f"li s0, {STREAM8_RECEIVED + 0x2000}\n" + "nop\n" * lead
+    for register, delay in zip(registers, delays, strict=True):
+        # (each iteration reads a third register: BRISC's time moves in steps as the pollers' does)
+        brisc += f"li t2, {delay}\n2: lw t3, 0(s0)\n addi t2, t2, -1\n bnez t2, 2b\n"
+        brisc += f"li t0, {register}\n li t1, 1\n sw t1, 0(t0)\n"
+    tile = Tile("blackhole", quantum=quantum)
+    tile.park_polls = park
+    tile.write(0, assemble(brisc + "ecall"))
+    tile.write(0x6000, poller(registers[0], 0x6000))
+    tile.write(0xA000, poller(registers[1], 0xA000))
+    parked = [0]
+    try_park = TileClass._try_park
+
+    def counting(self, core):
+        try_park(self, core)
+        parked[0] += core.state is CoreState.WAITING and bool(core.watch_registers)
+
+    monkeypatch.setattr(TileClass, "_try_park", counting)
+    result = tile.run(release=["brisc", "trisc0", "trisc1"], max_cycles=10**6)
+    return {name: (c.cycles, c.instructions) for name, c in result.cores.items()}, parked[0]
+
+
+@pytest.mark.parametrize("quantum", [16, 1000])
+@pytest.mark.parametrize("delays", [(300, 5), (40, 200), (1, 1)])
+def test_two_cores_polling_registers_at_once_are_both_parked_and_woken_at_the_write(
+    monkeypatch, delays, quantum
+):
+    # Each poll of a core ahead of the other stops it until the other catches up, so neither loop
+    # runs a whole iteration alone: its probe reads the register past the other core, and it is
+    # woken by the write at the write's cycle.
+    running, none = _two_pollers(delays, quantum, False, monkeypatch)
+    parked, count = _two_pollers(delays, quantum, True, monkeypatch)
+    assert none == 0
+    assert parked == running
+    if min(delays) > 20:
+        assert count >= 2
+
+
+@pytest.mark.parametrize("lead", range(0, 30, 3))
+def test_a_write_before_a_probe_read_past_the_writer_is_seen_by_that_read(monkeypatch, lead):
+    # BRISC writes soon after TRISC0's probe read its register past BRISC's cycle, sometimes at a
+    # cycle before that read: the read sees it (the core resumes at the probe iteration's head),
+    # as when every poll runs.
+    for first in range(1, 6):
+        running, _ = _two_pollers((first, 3), 16, False, monkeypatch, lead)
+        parked, _ = _two_pollers((first, 3), 16, True, monkeypatch, lead)
+        assert parked == running, first

@@ -501,6 +501,10 @@ class Core:
         """The loop headed at pc does real work: never check it for polling again."""
         self.hooks.state.busy[(self._pc >> 2) & 63] = self._pc
 
+    def spin_again(self) -> None:
+        """Count the loop headed at pc from zero again: it is probed after another spin threshold."""
+        self.hooks.state.repeat = 0
+
     def probe_iteration(self) -> tuple[list[tuple[int, int]], bool, bool]:
         """Run one iteration of the loop headed at pc, the memory hooks recording its accesses.
 
@@ -898,16 +902,31 @@ class Core:
             self.hooks.state.port_share = self.pending_port_shares.pop(0)[1]
 
     # ------------------------------------------------------------------ memory hooks
-    def _mmio_enter(self, region: MmioRegion) -> int | None:
+    @staticmethod
+    def _probe_reads_ahead(region: MmioRegion, address: int | None) -> bool:
+        return (
+            address is not None
+            and (register := region.register_at(address)) is not None
+            and register.watch == "write"
+        )
+
+    def _mmio_enter(self, region: MmioRegion, address: int | None = None) -> int | None:
         """The cycle of the MMIO access in progress, or None when it must be retried later.
 
         An access to shared state waits until no other running core is behind it (the access is
         not performed and the instruction retried), then brings the coprocessor up to its cycle.
         """
         self._drain_pushes()
-        cycle = self.now(self.hooks.state.mmio_pc)
+        state = self.hooks.state
+        cycle = self.now(state.mmio_pc)
         if region.sync:
             if not self.tile.may_sync(self, cycle):
+                if state.probing and not state.probe_strict and self._probe_reads_ahead(region, address):
+                    # A probe iteration reads a register only writes change past the other cores, as
+                    # it loads L1 (native.c probe_unsynced): parked, the loop is woken by the write
+                    # at its cycle, however early (Parking._wake); not parked, it is undone.
+                    state.probe_unsynced = 1
+                    return cycle
                 self.sync_stopped = True
                 self._sync_cycle = cycle  # (it issues there, maybe later than the core's time)
                 self.uc.emu_stop()
@@ -919,7 +938,7 @@ class Core:
 
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
         try:
-            cycle = self._mmio_enter(region)
+            cycle = self._mmio_enter(region, region.base + offset)
             if cycle is None:
                 return 0
             value = region.read(Access(self, region.base + offset, size, cycle))

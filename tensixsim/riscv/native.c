@@ -188,6 +188,9 @@ struct core_hooks {
     int64_t *page_private_last;
     int64_t *order_late;
     uint64_t core_bit;
+    /* Whether a block record or div_key has been set since the last forget of everything: a tile
+     * forgets all code at each run, and most of those forgets find nothing to clear. */
+    uint64_t blocks_known;
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -596,6 +599,7 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
         struct block_info *b = &h->blocks[(h->block_addr >> 2) % BLOCK_CACHE];
         if (b->key != key) {
             b->key = key;
+            h->blocks_known = 1;
             analyse_block(uc, h, h->block_addr, h->block_size / 4, b);
         }
         if (b->simple == 1 && fast_block(h, b, natural(h, first), h->block_size / 4)) {
@@ -615,6 +619,8 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
 /* Forget what the block cache knows about code in [lo, hi) (it was rewritten). */
 void tsim_forget_blocks(struct core_hooks *h, uint64_t lo, uint64_t hi)
 {
+    if (!h->blocks_known) return;
+    if (lo == 0 && hi >= 1ull << 32) h->blocks_known = 0;
     for (int i = 0; i < BLOCK_CACHE; i++) {
         uint64_t a = h->blocks[i].key & 0xFFFFFFFFu, end = a + (h->blocks[i].key >> 32);
         if (a < hi && lo < end) h->blocks[i].key = 0;
@@ -638,6 +644,7 @@ static int unhooked_divide(void *uc, struct core_hooks *h, uint64_t address, uin
     for (uint64_t pc = address; pc < address + size; pc += 4)
         if (is_divide(fetch_word(uc, h, pc))) return 1;
     h->div_key[slot] = key;
+    h->blocks_known = 1;
     return 0;
 }
 

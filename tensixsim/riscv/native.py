@@ -191,6 +191,7 @@ class HookState(ctypes.Structure):
         ("page_private_last", ctypes.c_void_p),
         ("order_late", ctypes.c_void_p),
         ("core_bit", ctypes.c_uint64),
+        ("blocks_known", ctypes.c_uint64),
     ]
 
 
@@ -248,6 +249,8 @@ def divide_cycles(param: Sequence[int], f3: int, a: int, b: int) -> int:
         return param[P["div_fast"]]
     magnitude = (-a) & 0xFFFFFFFF if signed and a & 0x80000000 else a
     return max(param[P["div_min"]], magnitude.bit_length() + 1)
+
+
 CLASS_L1, CLASS_LOCAL, CLASS_REMOTE, CLASS_MMIO = 0, 1, 2, 3
 _INTR_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
 
@@ -416,8 +419,16 @@ class Hooks:
         """A core out of reset: nothing in flight."""
         s = self.state
         for field in (
-            "ready", "l1_slot", "remote_slot", "sq_visible", "sq_word", "sq_last", "sq_mask", "rob",
-            "reg_retire", "reg_prev_retire",
+            "ready",
+            "l1_slot",
+            "remote_slot",
+            "sq_visible",
+            "sq_word",
+            "sq_last",
+            "sq_mask",
+            "rob",
+            "reg_retire",
+            "reg_prev_retire",
         ):
             ctypes.memset(
                 ctypes.addressof(s) + getattr(HookState, field).offset, 0, ctypes.sizeof(getattr(s, field))
@@ -794,6 +805,7 @@ class Hooks:
         if any(_is_divide(self._fetch(uc, pc)) for pc in range(address, address + size, 4)):
             return True
         s.div_key[slot] = key
+        s.blocks_known = 1
         return False
 
     def _py_div(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
@@ -829,6 +841,7 @@ class Hooks:
             self._divides.add(pc)
         uc.ctl_remove_cache(address, address + size)
         self.state.div_key[(address >> 2) % BLOCK_CACHE] = address | size << 32
+        self.state.blocks_known = 1
 
     def _first_entry(self, address: int, now: int) -> tuple[int, int]:
         s = self.state

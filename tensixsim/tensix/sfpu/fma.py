@@ -68,23 +68,34 @@ def _some(mask: np.ndarray) -> bool:
     return np.count_nonzero(mask) != 0  # as mask.any(), faster on small arrays
 
 
+class _Operands:
+    """The operands of ``x * y + z`` (FP32 bit patterns) as both chips' MAD sub-units take them apart:
+    exponents, mantissas with the hidden bit (denormals flushed to zero), ``z``'s mantissa with three
+    guard bits, and the product's sign, exponent and mantissa cut to 28 bits (the dropped ones sticky)."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> None:
+        v = np.array((x, y, z), np.int64)
+        self.e = e = (v >> _23) & _0xFF
+        m = ((v & _MAN) | _HIDDEN) * (e != _0)
+        x, y, self.z = v
+        xe, ye, self.ze = e
+        self.xm, self.ym, zm = m
+        self.zm = zm << _3
+        self.p_sign, self.z_sign = (x ^ y) & _SIGN, self.z & _SIGN
+        q = self.xm * self.ym  # below 2**48: with three guard bits (q << 3), cut by 23 bits
+        self.pm = (q >> _20) | ((q & _0xFFFFF) != _0)  # below 2**28
+        self.pe = xe + ye - _127
+
+
 def fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Lanewise ``x * y + z`` of FP32 bit patterns (equal-shaped) as Blackhole's MAD sub-unit computes
     it (module docstring).
 
     Every lane is first computed as a sum of finite terms; the rarer outcomes (an overflow, an exact
     zero, no product, a NaN or infinite operand) then replace it, each only when some lane has one."""
-    v = np.array((x, y, z), np.int64)
-    e = (v >> _23) & _0xFF
-    m = ((v & _MAN) | _HIDDEN) * (e != _0)  # the hidden bit; denormals flush to a zero mantissa
-    x, y, z = v
-    xe, ye, ze = e
-    xm, ym, zm = m
-    zm = zm << _3
-    p_sign, z_sign = (x ^ y) & _SIGN, z & _SIGN
-    q = xm * ym  # below 2**48: with three guard bits (q << 3), cut by 23 bits, the dropped ones sticky
-    pm = (q >> _20) | ((q & _0xFFFFF) != _0)  # below 2**28
-    pe = xe + ye - _127
+    o = _Operands(x, y, z)
+    z, e, xm, ym, zm, ze = o.z, o.e, o.xm, o.ym, o.zm, o.ze
+    p_sign, z_sign, pm, pe = o.p_sign, o.z_sign, o.pm, o.pe
 
     re = np.maximum(pe, ze)
     pm_aligned = _semi_sticky_shift(pm, re - pe)
@@ -136,17 +147,9 @@ def fma_wormhole(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Lanewise ``x * y + z`` of FP32 bit patterns (equal-shaped) as Wormhole's MAD sub-unit computes
     it (module docstring): every lane through the sum of its terms, then the earlier exits of
     ``fma_model_wh`` in its order."""
-    v = np.array((x, y, z), np.int64)
-    e = (v >> _23) & _0xFF
-    m = ((v & _MAN) | _HIDDEN) * (e != _0)  # the hidden bit; denormals flush to a zero mantissa
-    x, y, z = v
-    xe, ye, ze = e
-    xm, ym, zm = m
-    zm = zm << _3
-    p_sign, z_sign = (x ^ y) & _SIGN, z & _SIGN
-    q = xm * ym
-    pm = (q >> _20) | ((q & _0xFFFFF) != _0)
-    pe = xe + ye - _127
+    o = _Operands(x, y, z)
+    z, e, xm, ym, zm, ze = o.z, o.e, o.xm, o.ym, o.zm, o.ze
+    p_sign, z_sign, pm, pe = o.p_sign, o.z_sign, o.pm, o.pe
 
     x_special, y_special, z_special = e == _255
     product_special = x_special | y_special | (pe >= _255)
