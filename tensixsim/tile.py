@@ -25,6 +25,7 @@ from tensixsim.errors import (
     Unimplemented,
 )
 from tensixsim.mmio.control import TileControl, TileServices
+from tensixsim.mmio.local_ram import CrossCorePath, LocalRamWindow, local_ram_windows
 from tensixsim.mmio.mailboxes import Mailboxes
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Register, Stall, unmodelled_region
 from tensixsim.mmio.pcbufs import PcBufs, PcBufServices
@@ -157,7 +158,12 @@ class Tile(Scheduler, Parking):
         if "ncrisc" in self.iram:
             # Wormhole: TDMA-RISC's mover commands (tt-metal fills NCRISC's instruction RAM with them).
             self.tdma.mover = TdmaMover(self.iram["ncrisc"], self.l1, self._forget_iram_code)
-        self._block_regions = [*self._noc_regions(), *self.tdma.regions()]
+        self.local_ram_path = CrossCorePath()
+        self._block_regions = [
+            *self._noc_regions(),
+            *self.tdma.regions(),
+            *local_ram_windows(self.arch, self.local_ram_pages, self.local_ram_path),
+        ]
         self.coprocessor = Coprocessor(self)
         if backend == "coprocessor":
             self.backend: Engine | Recorder = Engine(self.coprocessor, self.queues, engine)
@@ -277,6 +283,7 @@ class Tile(Scheduler, Parking):
         self.l1_sharers[:] = 0
         self.l1_private_last[:] = -1
         self.l1_order_late[:] = 0
+        self.local_ram_path.reset()
         restore(self.control, TileControl.new(self.arch))
         if self.mailboxes is not None:
             restore(self.mailboxes, Mailboxes.new(self.arch.mailboxes))
@@ -473,7 +480,8 @@ class Tile(Scheduler, Parking):
         """Read (``value`` None) or write an MMIO register as the coprocessor (or the host) reaches it."""
         brisc = self.core("brisc")
         for region in brisc.regions:
-            if region.contains(address):
+            # (the local-RAM windows are memory the cores reach, not registers)
+            if region.contains(address) and not isinstance(region, LocalRamWindow):
                 access = Access(brisc, address, 4, cycle, host)
                 if value is None:
                     return region.read(access)

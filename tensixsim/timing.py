@@ -51,6 +51,11 @@ class RiscvTiming:
     remote_load_latency: int = 8
     remote_read_slots: int = 2
     remote_read_occupancy: int = 8
+    # Every core's loads from another core's local RAM share one path (mmio/local_ram.py), each
+    # holding it this long: with the loop's three instructions, one reader takes 2.5 a load (its own
+    # slots bound it), two readers 5.0 each, five readers 17.0 each (measured), i.e. 8 and 20 cycles
+    # an iteration for two and five loads, whichever core's RAM they read.
+    remote_fabric: int = 4
     mul_latency: int = 2  # independent mul 1.0, dependent 1.75 per mul (measured); latency 2 (ISA docs)
     # A divide holds EX1 (the next instruction waits) for two cycles when dividing by zero or one,
     # else between six and 33 by the magnitude of the dividend (BabyRISCV README): one cycle per
@@ -142,7 +147,7 @@ class RiscvTiming:
         figures = {
             name: getattr(self, name)
             for name in self.__dataclass_fields__
-            if name not in ("mmio_windows", "l1_ports", "l1_port_sharing")
+            if name not in ("mmio_windows", "l1_ports", "l1_port_sharing", "remote_fabric")
         }
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2

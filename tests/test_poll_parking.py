@@ -100,8 +100,8 @@ def _two_pollers(
     delays: tuple[int, int], quantum: int, park: bool, monkeypatch: pytest.MonkeyPatch, lead: int = 0
 ):
     """TRISC0 and TRISC1 each poll their own stream register at the same time; BRISC sets TRISC0's
-    after ``lead`` nops and ``delays[0]`` loop iterations, then TRISC1's after ``delays[1]`` more. Returns every core's
-    (cycles, instructions) and how often a core was parked on a register."""
+    after ``lead`` nops and ``delays[0]`` loop iterations, then TRISC1's after ``delays[1]`` more.
+    Returns every core's (cycles, instructions) and how often a core was parked on a register."""
     from asm import assemble
 
     registers = (STREAM8_RECEIVED, STREAM8_RECEIVED + 0x1000)

@@ -173,10 +173,7 @@ class Core:
         own = tile.local_ram[self.name]
         page = tile.local_ram_pages[self.name]
         uc.mem_map_ptr(arch.local_ram_base, page.nbytes, rw, page.ctypes.data)
-        for other in arch.cores:
-            if other.local_ram_alias is not None:
-                ram = tile.local_ram_pages[other.name]
-                uc.mem_map_ptr(other.local_ram_alias, ram.nbytes, rw, ram.ctypes.data)
+        # The local RAMs' tile-wide windows are MMIO regions (mmio/local_ram.py): their loads share a path.
         if self.facts.iram is not None:
             # Fetch only: the core's loads and stores do not reach its instruction RAM.
             iram = tile.iram[self.name]

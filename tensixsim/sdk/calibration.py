@@ -277,7 +277,6 @@ _FIVE_CORES = (
         (17.0, 17.0),
         cores=FIVE,
         figure_cores=FIVE,
-        calibrated=False,
     ),
 )
 
