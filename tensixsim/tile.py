@@ -251,6 +251,31 @@ class Tile(Scheduler, Parking):
             return config.read_field(pc_field, 0)
         return self.arch.core(name).default_reset_pc
 
+    def start_at(self, name: str, pc: int) -> None:
+        """Make core ``name`` start at ``pc`` when next released, as a host does before releasing a
+        program linked elsewhere: a TRISC's or NCRISC's reset-PC override (Blackhole's tile-control
+        registers, Wormhole's configuration fields), or for BRISC, which always starts at its reset
+        pc, a ``jal`` from there to ``pc`` (as tt-metal's and tt-exalens's loaders write)."""
+        facts = self.arch.core(name)
+        fields = self.arch.reset_pc_config_fields.get(name)
+        if self.arch.reset_pc_source == "config" and fields is not None:
+            pc_field, enable_field, bit = fields
+            config = self.coprocessor.config
+            for state in (0, 1):
+                config.write_field(pc_field, state, pc)
+                config.write_field(enable_field, state, config.read_field(enable_field, state) | 1 << bit)
+        elif facts.reset_pc_register is not None:
+            self.control.reset_pc[name] = pc
+            mask = 1 << facts.reset_pc_override_bit
+            if facts.pipe is not None:
+                self.control.trisc_override |= mask
+            else:
+                self.control.ncrisc_override |= mask
+        else:
+            from tensixsim.metal.firmware import jal
+
+            self.write(facts.default_reset_pc, jal(facts.default_reset_pc, pc).to_bytes(4, "little"))
+
     def release(self, *names: str, cycle: int = 0) -> None:
         """Take cores out of soft reset as the host does."""
         mask = 0
@@ -766,8 +791,16 @@ class Tile(Scheduler, Parking):
             in_l1 = 0 <= pc <= self.arch.l1_size - 4  # (elsewhere the fetch itself faults)
             if old & bit and not value & bit and in_l1 and core.fetch(pc) == 0:
                 # An all-zero word is no instruction of either kind (RISC-V or inline Tensix).
+                image = core.image
+                entry = getattr(image, "entry", pc)
+                hint = (
+                    f" (the ELF loaded for it, {image.path}, enters at 0x{entry:x}: "
+                    f"tile.start_at({core.name!r}, 0x{entry:x}) starts it there)"
+                    if image is not None and entry != pc
+                    else ""
+                )
                 raise InvalidProgram(
-                    f"no program loaded on {core.name}: released with zeros at its reset pc",
+                    f"no program loaded on {core.name}: released with zeros at its reset pc{hint}",
                     core=core.name,
                     pc=pc,
                     cycle=cycle,

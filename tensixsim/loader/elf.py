@@ -50,6 +50,11 @@ class ElfImage:
     symbols: dict[str, int]
     text_ranges: tuple[tuple[int, bytes], ...]  # executable sections: (address, bytes)
     isa: str | None
+    # Where the image's own start-up code expects the host to have put what it links into the core's
+    # local RAM (and instruction RAM): the addresses of sections .loader_init (.loader_code), whose
+    # start-up code copies them across (tt-llk's and tt-exalens's test ELFs); None: loaded in place.
+    loader_data: int | None = None
+    loader_code: int | None = None
 
 
 def _invalid(path: Path, message: str, value: int | None = None) -> InvalidProgram:
@@ -152,7 +157,21 @@ def read_elf(path: Path) -> ElfImage:
                     f"(0x{len(raw):x} bytes)",
                     section["sh_offset"],
                 )
-        return ElfImage(str(path), elf["e_entry"], tuple(segments), symbols, text, isa)
+        staging = {
+            name: section["sh_addr"]
+            for name in (".loader_init", ".loader_code")
+            if (section := elf.get_section_by_name(name)) is not None
+        }
+        return ElfImage(
+            str(path),
+            elf["e_entry"],
+            tuple(segments),
+            symbols,
+            text,
+            isa,
+            staging.get(".loader_init"),
+            staging.get(".loader_code"),
+        )
     except ELFError as exc:
         raise _invalid(path, f"malformed ELF: {exc}") from None
     except (ValueError, KeyError, IndexError, AssertionError) as exc:
@@ -243,7 +262,10 @@ def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
     if not image.segments:
         # Loading it would change nothing: a relocatable object, or headers lost to corruption.
         raise _invalid(path, "no loadable segment (no PT_LOAD program header with a memory size)")
-    placed = [(_place(tile, core, seg, path), seg) for seg in image.segments]
+    # (the staging areas' own zero-filled placeholders give way to what is staged there)
+    staging = {image.loader_data, image.loader_code} - {None}
+    segments = [seg for seg in image.segments if not (seg.address in staging and not seg.data)]
+    placed = [(_place(tile, core, _staged(tile, core, image, seg), path), seg) for seg in segments]
     spans = sorted((buffer, off, off + seg.memsz) for (buffer, off), seg in placed)
     for (b1, _, end1), (b2, start2, _) in itertools.pairwise(spans):
         if b1 == b2 and start2 < end1:
@@ -258,4 +280,23 @@ def load_elf(tile: Tile, core: str, path: Path) -> ElfImage:
             tile.core(core).forget_code_range(base + offset, base + offset + segment.memsz)
     tile.core(core).symbols.update(image.symbols)
     tile.core(core).add_image(image)
+    if image.entry != facts.default_reset_pc and not any(
+        seg.address <= facts.default_reset_pc < seg.address + seg.memsz for seg in image.segments
+    ):
+        # Linked to start elsewhere: the core starts at the entry, as a host's loader makes it do
+        # (a reset-PC override, or BRISC's jump from its reset pc).
+        tile.start_at(core, image.entry)
     return image
+
+
+def _staged(tile: Tile, core: str, image: ElfImage, segment: Segment) -> Segment:
+    """``segment`` where the host puts it: at ``image``'s staging area in L1 if it links into the
+    core's local RAM (instruction RAM) and the image has one, else where it links."""
+    facts = tile.arch.core(core)
+    rams = [(tile.arch.local_ram_base, facts.local_ram_size, image.loader_data)]
+    if facts.iram is not None:
+        rams.append((facts.iram[0], facts.iram[1], image.loader_code))
+    for base, size, staging in rams:
+        if staging is not None and base <= segment.address < base + size:
+            return Segment(segment.address - base + staging, segment.data, segment.memsz)
+    return segment
