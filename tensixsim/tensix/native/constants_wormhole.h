@@ -197,10 +197,26 @@
 #define THD_SFPU_STACK_INCR_SHIFT                                0u
 #define THD_SFPU_STACK_INCR_MASK                                 0x00000000u
 
-/* ---- regs.py, adc.py (the matrix-unit section's names) ---- */
+/* ---- regs.py, adc.py, matrix/moves.py (the matrix-unit section's names) ---- */
 #define MATRIX_CLIENT_MATRIX_UNIT                                0u
 #define MATRIX_CLIENT_UNPACKERS                                  1u
 #define MATRIX_RWC_FIDELITY_MASK                                 0x3u
+#define MATRIX_HOLD_KINDS                                        6u
+#define MATRIX_HOLD_EVERY                                        0x38u
+#define MATRIX_HOLD_HELD { \
+    {0x00000500u, 0x041E02FCu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000500u, 0x041E02FCu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000500u, 0x041E02FCu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}}
+#define MATRIX_HOLD_ALLOWED { \
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000900u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000900u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
+    {0x00000400u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}}
 
 
 /* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */

@@ -225,8 +225,9 @@ def render_fields(arch: str = ARCH) -> str:
 PER_ARCH_HEADERS = ("fields.h", "constants.h")
 # Units whose handlers another architecture's library leaves out, so every instruction of theirs goes
 # to Python there: the vector unit (its SFPLOADMACRO scheduler and Dst addressing are Blackhole's in
-# the C sources) and the matrix unit (matrix.c reads Blackhole's Dst and configuration layout).
-PYTHON_UNITS = ("sfpu", "matrix")
+# the C sources). (The matrix unit's arithmetic, the packer and the unpackers have no instruction
+# whose Wormhole semantics are Blackhole's; their sources are left out too, native._BLACKHOLE_ONLY.)
+PYTHON_UNITS = ("sfpu",)
 
 
 def native_instructions(arch: str) -> tuple[str, ...]:
@@ -369,7 +370,7 @@ def render_constants(arch: str = ARCH) -> str:
         _pack_constants(out)
         _unpack_constants(out)
     else:
-        _register_file_constants(out)
+        _register_file_constants(out, arch)
     _sync_constants(out, arch)
     _thcon_constants(out, layout)
     return _close(out)
@@ -379,12 +380,14 @@ def render_constants(arch: str = ARCH) -> str:
 _ABSENT = (0xFFFF_FFFF, 0, 0)
 
 
-def _register_file_constants(out: _Defines) -> None:
-    """The register-file facts sync.c and adc.c read, for a header without the matrix section."""
-    out.text("/* ---- regs.py, adc.py (the matrix-unit section's names) ---- */")
+def _register_file_constants(out: _Defines, arch: str) -> None:
+    """The register-file facts sync.c, adc.c and matrix_hold.c read, for a header without the matrix
+    section."""
+    out.text("/* ---- regs.py, adc.py, matrix/moves.py (the matrix-unit section's names) ---- */")
     out.add("MATRIX_CLIENT_MATRIX_UNIT", f"{int(regs.SrcClient.MATRIX_UNIT)}u")
     out.add("MATRIX_CLIENT_UNPACKERS", f"{int(regs.SrcClient.UNPACKERS)}u")
     out.add("MATRIX_RWC_FIDELITY_MASK", f"0x{adc.FIDELITY_MASK:X}u")
+    _hold_constants(out, arch)
     out.text("")
 
 
@@ -467,16 +470,29 @@ def _fp16_rebias() -> int:
     return src - 1
 
 
-def _opcode_set(out: _Defines, name: str, rows: list[set[str]]) -> None:
+def _opcode_set(out: _Defines, name: str, rows: list[set[str]], arch: str = ARCH) -> None:
     """``name``: an initializer of ``[len(rows)][8]`` words, bit ``op & 31`` of word ``op >> 5`` set for
-    each instruction of a row (names the ISA does not have are left out: no word decodes to them)."""
-    isa = isa_for(ARCH)
+    each instruction of a row (names ``arch``'s ISA does not have are left out: no word decodes to
+    them)."""
+    isa = isa_for(arch)
     lines = []
     for names in rows:
         ops = {isa.by_name[n].opcode for n in names if n in isa.by_name}
         words = [sum(1 << (op & 31) for op in ops if op >> 5 == w) for w in range(8)]
         lines.append("    {" + ", ".join(f"0x{w:08X}u" for w in words) + "}")
     out.text(f"#define {name} " + "{ \\", *(line + ", \\" for line in lines[:-1]), lines[-1] + "}")
+
+
+def _hold_constants(out: _Defines, arch: str) -> None:
+    """matrix_hold.c's constants: matrix.moves.HOLDS as ``arch``'s opcode sets."""
+    from tensixsim.tensix.matrix import moves
+
+    holds = moves.HOLDS
+    out.add("MATRIX_HOLD_KINDS", f"{len(holds)}u")
+    every = sum(1 << i for i, (_, held, _) in enumerate(holds.values()) if held is None)
+    out.add("MATRIX_HOLD_EVERY", f"0x{every:X}u")  # bit kind - 1: every instruction but the allowed
+    _opcode_set(out, "MATRIX_HOLD_HELD", [set(held or ()) for _, held, _ in holds.values()], arch)
+    _opcode_set(out, "MATRIX_HOLD_ALLOWED", [set(allowed) for _, _, allowed in holds.values()], arch)
 
 
 def _matrix_constants(out: _Defines) -> None:
@@ -524,12 +540,7 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))
-    holds = moves.HOLDS
-    out.add("MATRIX_HOLD_KINDS", f"{len(holds)}u")
-    every = sum(1 << i for i, (_, held, _) in enumerate(holds.values()) if held is None)
-    out.add("MATRIX_HOLD_EVERY", f"0x{every:X}u")  # bit kind - 1: every instruction but the allowed
-    _opcode_set(out, "MATRIX_HOLD_HELD", [set(held or ()) for _, held, _ in holds.values()])
-    _opcode_set(out, "MATRIX_HOLD_ALLOWED", [set(allowed) for _, _, allowed in holds.values()])
+    _hold_constants(out, ARCH)
     for name in MATRIX_FIELDS:
         thread = name in cfg.THREAD_FIELDS
         index, shift, width = cfg.THREAD_FIELDS[name] if thread else cfg.CONFIG_FIELDS[name]
