@@ -567,9 +567,10 @@ class NativeEngine:
         return tile.wakes != woke
 
 
-# The sources another architecture's library leaves out: the units whose instructions all run in
-# Python there (gen_fields.PYTHON_UNITS, and the packer and unpackers, which no instruction shared
-# with Blackhole reaches); sfpu_deferred.c stands in for the vector unit's scheduler.
+# The sources another architecture's library leaves out, units whose every instruction runs in Python
+# there: the vector unit (gen_fields.PYTHON_UNITS; sfpu_deferred.c stands in for its scheduler), and
+# the matrix unit's arithmetic, the packer and the unpackers, whose instructions no other architecture
+# shares with Blackhole (matrix_hold.c, the hold after a data move, stays).
 _BLACKHOLE_ONLY = ("matrix.c", "pack.c", "unpack.c", "sfpu_")
 
 
