@@ -4,8 +4,8 @@ Raw instructions go straight into the math pipe (tensixsim.raw): the replay buff
 with fifteen MVMULs, then each tile is one MOP whose expansion runs them per fidelity phase (16 MVMULs
 per phase, Dst in FP32). SrcA / SrcB hold one random tile each. Before the figures are printed, the
 fast path's Dst and cycle count are checked against the one-at-a-time path. The headline is the fast
-path at HiFi4 (four phases, 64 MVMULs per tile). ``--arch wormhole``: on a Wormhole tile (its Python
-engine; tensixsim.raw's Wormhole ADDR_MOD plan).
+path at HiFi4 (four phases, 64 MVMULs per tile). ``--arch wormhole``: on a Wormhole tile (its MVMUL
+is its own, run by the Python semantics; tensixsim.raw's Wormhole ADDR_MOD plan).
 """
 
 from __future__ import annotations

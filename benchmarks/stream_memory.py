@@ -4,7 +4,7 @@ TRISC0 runs the tensix_stream program (tensixsim/sdk/examples/bench/tensix_strea
 SETDMAREG words, about 100 M cycles, executed by the coprocessor. Nothing the tile keeps may grow
 with the number of instructions (pushed words are recorded only with ``record_pushes=True``), so the
 peak resident set stays that of a short run. Prints the RSS before and after; the last line is the
-peak in MB. ``--arch wormhole``: on a Wormhole tile (its Python engine: give a smaller ``--count``).
+peak in MB. ``--arch wormhole``: on a Wormhole tile (SETDMAREG runs natively there too).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ pipe, half as inline instruction words and half as stores to its push address, a
 (the default backend, not the capture-only recorder) executes every one into thread 0's GPRs. The
 immediates and half-registers vary along the stream, so after the run all 64 GPRs are checked
 against the Python model programs.tensix_stream_gprs, and pipe 0's issued count against the pushes.
-Only tile.run is timed. ``--arch wormhole``: on a Wormhole tile (its Python engine).
+Only tile.run is timed. ``--arch wormhole``: on a Wormhole tile (SETDMAREG runs natively there too).
 """
 
 from __future__ import annotations

@@ -316,15 +316,18 @@ class EngineStruct(ctypes.Structure):
 
 
 # The architecture the native engine is generated for (gen_fields.py renders fields.h and
-# constants.h from its instruction table and configuration layout); other architectures run the
-# Python engine.
+# constants.h from its instruction table and configuration layout).
 ARCH = "blackhole"
+# Every architecture with a library: another one's is built from the same sources with -DTSIM_<ARCH>
+# over its own headers (fields_<arch>.h, constants_<arch>.h), and runs the instructions it shares
+# with Blackhole exactly (gen_fields.native_instructions); every other step goes to Python.
+ARCHES = (ARCH, "wormhole")
 
 
 def available(arch: str = ARCH) -> bool:
     """Whether the native engine can run ``arch`` here (it is built for it, and a C compiler was
     found or it is cached)."""
-    return arch == ARCH and library() is not None
+    return arch in ARCHES and library(arch=arch) is not None
 
 
 class NativeEngine:
@@ -342,7 +345,8 @@ class NativeEngine:
         self.engine = engine
         self.copro = copro = engine.copro
         self.tile = copro.tile
-        self.lib = library()
+        self.arch = copro.arch.name
+        self.lib = library(arch=self.arch)
         if len(engine.pipes) > MAX_THREADS:
             raise ValueError(f"the native engine runs at most {MAX_THREADS} pipes")
         self.out = np.zeros(OUT_FIELDS, np.int64)
@@ -563,18 +567,33 @@ class NativeEngine:
         return tile.wakes != woke
 
 
-def _sources() -> list[Path]:
-    return sorted(_HERE.glob("*.c"))
+# The sources another architecture's library leaves out, units whose every instruction runs in Python
+# there: the vector unit (gen_fields.PYTHON_UNITS; sfpu_deferred.c stands in for its scheduler), and
+# the matrix unit's arithmetic, the packer and the unpackers, whose instructions no other architecture
+# shares with Blackhole (matrix_hold.c, the hold after a data move, stays).
+_BLACKHOLE_ONLY = ("matrix.c", "pack.c", "unpack.c", "sfpu_")
 
 
-_libs: dict[tuple[str, ...], ctypes.CDLL | None] = {}
+def _sources(arch: str = ARCH) -> list[Path]:
+    sources = sorted(_HERE.glob("*.c"))
+    if arch == ARCH:
+        return sources
+    return [s for s in sources if not s.name.startswith(_BLACKHOLE_ONLY) or s.name == "sfpu_deferred.c"]
 
 
-def library(defines: tuple[str, ...] = ()) -> ctypes.CDLL | None:
-    """The compiled engine, or None when it cannot be built (the Python engine runs then).
-    ``defines`` select a variant (tests build deliberately broken ones to check the checkers)."""
-    if defines not in _libs:
-        lib = None if pure_python_requested() else build_library("tensix", _sources(), defines=defines)
+_libs: dict[tuple[str, tuple[str, ...]], ctypes.CDLL | None] = {}
+
+
+def library(defines: tuple[str, ...] = (), arch: str = ARCH) -> ctypes.CDLL | None:
+    """The compiled engine for ``arch``, or None when it cannot be built (the Python engine runs
+    then). ``defines`` select a variant (tests build deliberately broken ones to check the checkers);
+    another architecture than Blackhole's is built with ``-DTSIM_<ARCH>`` (its headers)."""
+    if arch not in ARCHES:
+        raise ValueError(f"no native engine for {arch}")
+    key = (arch, defines)
+    if key not in _libs:
+        chosen = defines if arch == ARCH else (f"TSIM_{arch.upper()}", *defines)
+        lib = None if pure_python_requested() else build_library("tensix", _sources(arch), defines=chosen)
         if lib is not None:
             lib.tsim_engine_size.restype = ctypes.c_uint64
             if lib.tsim_engine_size() != ctypes.sizeof(EngineStruct):
@@ -583,8 +602,8 @@ def library(defines: tuple[str, ...] = ()) -> ctypes.CDLL | None:
             lib.tsim_native_op.argtypes = [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int64]
             lib.tsim_engine_run.restype = ctypes.c_int
             lib.tsim_engine_run.argtypes = [_P, ctypes.c_int64]
-        _libs[defines] = lib
-    return _libs[defines]
+        _libs[key] = lib
+    return _libs[key]
 
 
 def exec_one(
@@ -592,7 +611,7 @@ def exec_one(
 ) -> int:
     """Run one instruction word through ``tsim_native_op`` (for tests): its cycles, NATIVE_DEFER or
     NATIVE_WAIT (then ``wait``, if given, receives the reason, until and detail)."""
-    lib = library()
+    lib = library(arch=copro.arch.name)
     if lib is None:
         raise RuntimeError("the native engine is not available (no C compiler)")
     view, _arrays = view_of(copro)  # the arrays stay referenced during the call

@@ -214,6 +214,7 @@ int64_t adc_incrwc(struct copro_view *v, uint32_t thread, uint32_t word)
     return TIMING_RETIRE_DEFAULT;
 }
 
+#ifdef ADDR_MOD_FIELD_SPECS /* (an architecture whose library has no unit advancing RWCs this way) */
 /* adc.apply_addr_mod planned: the pipe's RWCs after ADDR_MOD slot `slot` (with the fidelity phase
  * when `update_fidelity`), written to `rwcs` without changing the state; 0 when adc.py raises
  * Unimplemented (addr_mod_problem) or a field lies beyond ThreadConfig. The matrix unit applies it
@@ -269,3 +270,4 @@ int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot
         rwcs[RWC_EXTRA_BIT] = (rwcs[RWC_EXTRA_BIT] + 1) & 1;
     return 1;
 }
+#endif

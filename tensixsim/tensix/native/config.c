@@ -21,6 +21,7 @@ enum { WIDE_WORDS = 4 }; /* WRCFG's 128-bit form: four words, four GPRs */
      | THD_UNPACK_MISC_CFG_CFGCONTEXTCNTRESET_METADATA_MASK                                      \
      | THD_UNPACK_MISC_CFG_CFGCONTEXTCNTRESET_METADATA_ZSTART_MASK)
 
+#ifdef OP_CFGSHIFTMASK /* (an architecture without CFGSHIFTMASK has no scratch registers either) */
 /* CFGSHIFTMASK's scratch registers SCRATCH_SEC<n>_val (n = scratch_sel, or the pipe for 3). */
 static const struct {
     uint32_t word, shift, mask;
@@ -30,6 +31,7 @@ static const struct {
     {CFG_SCRATCH_SEC2_VAL_WORD, CFG_SCRATCH_SEC2_VAL_SHIFT, CFG_SCRATCH_SEC2_VAL_MASK},
 };
 enum { SCRATCH_FIELDS = sizeof scratch_fields / sizeof scratch_fields[0] };
+#endif
 
 static int config_index_ok(const struct copro_view *v, uint32_t index)
 {
@@ -162,6 +164,7 @@ int64_t config_rmwcib3(struct copro_view *v, uint32_t thread, uint32_t word)
     return rmwcib(v, thread, 3, F_RMWCIB3_MASK(word), F_RMWCIB3_DATA(word), F_RMWCIB3_CFG_REG_ADDR(word));
 }
 
+#ifdef OP_CFGSHIFTMASK
 static uint32_t rotr32(uint32_t value, uint32_t amount)
 {
     amount &= 31; /* a shift by 32 is undefined in C; rotating by 0 is the value itself */
@@ -204,3 +207,4 @@ int64_t config_cfgshiftmask(struct copro_view *v, uint32_t thread, uint32_t word
     store_word(v, (uint32_t)state, index, shiftmask_op(F_CFGSHIFTMASK_OPERATION(word), value, scratch));
     return TIMING_CONFIG_CFGSHIFTMASK;
 }
+#endif

@@ -14,6 +14,10 @@
 #ifndef TENSIXSIM_NATIVE_CONSTANTS_H
 #define TENSIXSIM_NATIVE_CONSTANTS_H
 
+#if defined(TSIM_WORMHOLE)
+#include "constants_wormhole.h"
+#else
+
 /* ---- timing.py ---- */
 #define TIMING_FRONTEND_EXPAND                                   1
 #define TIMING_FRONTEND_MOP_EXIT_PENALTY                         1
@@ -622,17 +626,18 @@
 #define SYNC_CONDITIONS_INIT                                     {{1, 2, 0}, {2, 0, 0}, {2, 1, 0}, {1, 6, 0}, {1, 5, 0}, {3, 0, 1}, {3, 2, 1}, {3, 1, 0}, {3, 3, 0}, {1, 8, 0}, {0, 0, 0}, {1, 7, 0}, {1, 3, 0}}
 #define SYNC_NOBODY                                              -1
 #define SYNC_MUTEX_VALID                                         0x1Du
+#define STREAMS_STORED_COUNT                                     3u
+#define STREAMS_STORED_INIT                                      {8u, 10u, 31u}
 #define SYNC_STREAM_TARGET_BITS                                  10u
 #define SYNC_STREAM_SELECT_BITS                                  2u
 #define SYNC_STREAM_CONDITION_COUNT                              2u
 #define SYNC_STREAM_CONDITIONS_INIT                              {{29u, 57u, 0u, 0x3FFu}, {259u, 58u, 0u, 0x7Fu}}
 #define SYNC_STREAM_ID_INIT                                      {{59u, 0u, 0x3Fu}, {60u, 0u, 0x3Fu}, {61u, 0u, 0x3Fu}, {62u, 0u, 0x3Fu}}
-#define STREAMS_STORED_COUNT                                     3u
-#define STREAMS_STORED_INIT                                      {8u, 10u, 31u}
 
 /* ---- thcon_mem.c: thcon.py (THCON_*) ---- */
 #define THCON_OFFSET_INCREMENTS_INIT                             {0, 2, 4, 16}
 #define THCON_CONFIG_BASE_WORD                                   64u
 #define THCON_FLUSH_UNIT_COUNT                                   3u
 #define THCON_FLUSH_UNITS_INIT                                   {{1, 2, 0}, {2, 2, 1}, {3, 1, 6}}
+#endif /* TSIM_<ARCH> */
 #endif /* TENSIXSIM_NATIVE_CONSTANTS_H */

@@ -373,7 +373,7 @@ __attribute__((weak)) int tsim_sfpu_mad_hold(struct copro_view *v, uint32_t word
     return -1;
 }
 
-/* Until matrix.c provides it, every matrix-unit instruction goes to Python. */
+/* Until matrix_hold.c provides it, every matrix-unit instruction goes to Python. */
 __attribute__((weak)) int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle)
 {
     (void)v; (void)word; (void)cycle;

@@ -11,6 +11,10 @@
 #ifndef TENSIXSIM_NATIVE_FIELDS_H
 #define TENSIXSIM_NATIVE_FIELDS_H
 
+#if defined(TSIM_WORMHOLE)
+#include "fields_wormhole.h"
+#else
+
 #include <stdint.h>
 
 #define OPCODE_OF(w)                                             (((uint32_t)(w)) >> 24)
@@ -1323,4 +1327,5 @@
 #define F_CFGSHIFTMASK_CFG_REG(w)                                ((((uint32_t)(w)) >> 0) & 0xFFu)
 #define F_CFGSHIFTMASK_CFG_REG_WIDTH                             8u
 
+#endif /* TSIM_<ARCH> */
 #endif /* TENSIXSIM_NATIVE_FIELDS_H */

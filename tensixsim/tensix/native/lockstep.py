@@ -156,11 +156,12 @@ def first_difference(
     cycles: int,
     *,
     native: Tile | None = None,
+    arch: str = "blackhole",
 ) -> str | None:
-    """Run ``entries`` ((pipe, entry) pairs) on a native and a Python tile prepared by ``setup`` for
-    ``cycles`` cycles, one at a time; the first divergence, or None. ``native`` supplies the native
-    tile (a test may give one with a deliberately broken library)."""
-    tiles = [native or Tile("blackhole", engine="native"), Tile("blackhole", engine="python")]
+    """Run ``entries`` ((pipe, entry) pairs) on a native and a Python ``arch`` tile prepared by
+    ``setup`` for ``cycles`` cycles, one at a time; the first divergence, or None. ``native``
+    supplies the native tile (a test may give one with a deliberately broken library)."""
+    tiles = [native or Tile(arch, engine="native"), Tile(arch, engine="python")]
     if tiles[0].backend.native is None:
         raise RuntimeError("the native engine is not available")
     for tile in tiles:

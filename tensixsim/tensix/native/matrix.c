@@ -1,4 +1,4 @@
-/* The matrix unit: its hold after a data move (matrix.moves.held_until), MVMUL, ELWADD, ELWSUB, ELWMUL
+/* The matrix unit: MVMUL, ELWADD, ELWSUB, ELWMUL
  * (tensixsim/tensix/matrix/unit.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
  * Python semantics execute them. matrix/unit.py's docstring gives the arithmetic model: Src reads in
  * the BF16 / TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
@@ -45,30 +45,6 @@ enum elw_op { ELW_ADD, ELW_SUB, ELW_MUL };
 #define SIGN32 0x80000000u
 #define MAG32 0x7FFFFFFFu
 #define MAN32 0x007FFFFFu
-
-/* ------------------------------------------------------------------------------ the data-move hold */
-
-static int opcode_in(const uint32_t set[8], uint32_t op)
-{
-    return (int)(set[(op >> 5) & 7] >> (op & 31) & 1);
-}
-
-int64_t tsim_matrix_hold(struct copro_view *v, uint32_t word, int64_t cycle)
-{
-    static const uint32_t held[MATRIX_HOLD_KINDS][8] = MATRIX_HOLD_HELD;
-    static const uint32_t allowed[MATRIX_HOLD_KINDS][8] = MATRIX_HOLD_ALLOWED;
-    int64_t kind = v->move_hold[0], until = v->move_hold[1];
-    if (!kind || cycle >= until)
-        return 0;
-    if (kind < 1 || kind > (int64_t)MATRIX_HOLD_KINDS || until <= 0)
-        return -1; /* no move left this state: Python's business */
-    uint32_t k = (uint32_t)(kind - 1), op = OPCODE_OF(word);
-    if (opcode_in(allowed[k], op))
-        return 0;
-    if (!(MATRIX_HOLD_EVERY >> k & 1) && !opcode_in(held[k], op))
-        return 0;
-    return until;
-}
 
 /* ------------------------------------------------------------------------------ configuration */
 

@@ -6,6 +6,7 @@
 #include "sfpu.h"
 #include "sfpu_float.h"
 
+#ifndef TSIM_WORMHOLE /* (Wormhole's library leaves the vector, matrix, pack and unpack units to Python) */
 /* The vector unit's handlers by opcode (NULL: not a vector-unit instruction this engine runs). */
 sfpu_handler tsim_sfpu_handler(uint32_t opcode)
 {
@@ -55,6 +56,13 @@ sfpu_handler tsim_sfpu_handler(uint32_t opcode)
     default: return NULL;
     }
 }
+#endif
+
+#ifdef NATIVE_OPCODE_BITS_INIT
+/* The instructions this architecture shares exactly with Blackhole (gen_fields.native_instructions);
+ * its every other instruction is deferred, whatever handler the dispatch below has for the opcode. */
+static const uint32_t native_opcodes[8] = NATIVE_OPCODE_BITS_INIT;
+#endif
 
 /* Every instruction but the vector unit's. */
 static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
@@ -96,7 +104,9 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_SEMGET: return sync_semget(v, thread, word);
     case OP_SEMWAIT: return sync_semwait(v, thread, word, cycle);
     case OP_STALLWAIT: return sync_stallwait(v, thread, word, cycle);
+#ifdef OP_STREAMWAIT
     case OP_STREAMWAIT: return sync_streamwait(v, thread, word, cycle);
+#endif
     case OP_ATGETM: return sync_atgetm(v, thread, word);
     case OP_ATRELM: return sync_atrelm(v, thread, word);
 
@@ -118,8 +128,11 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_RMWCIB1: return config_rmwcib1(v, thread, word);
     case OP_RMWCIB2: return config_rmwcib2(v, thread, word);
     case OP_RMWCIB3: return config_rmwcib3(v, thread, word);
+#ifdef OP_CFGSHIFTMASK
     case OP_CFGSHIFTMASK: return config_cfgshiftmask(v, thread, word);
+#endif
 
+#ifndef TSIM_WORMHOLE
     case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
 
     case OP_MVMUL: return matrix_mvmul(v, thread, word, cycle);
@@ -129,6 +142,7 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
 
     case OP_PACR: return pack_pacr(v, thread, word, cycle);
+#endif
 
     default:
         return NATIVE_DEFER;
@@ -139,11 +153,18 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
 {
     if (thread >= v->threads)
         return NATIVE_DEFER; /* every handler indexes per-pipe state with it */
+#ifdef NATIVE_OPCODE_BITS_INIT
+    uint32_t opcode = OPCODE_OF(word);
+    if (!(native_opcodes[opcode >> 5] >> (opcode & 31) & 1))
+        return NATIVE_DEFER;
+#endif
     /* Engine._issue: the work SFPLOADMACRO scheduled up to now runs first. */
     if (sfpu_macro_pending(v) && !sfpu_macro_settle(v, cycle))
         return NATIVE_DEFER;
+#ifndef TSIM_WORMHOLE
     sfpu_handler handler = tsim_sfpu_handler(OPCODE_OF(word));
     if (handler)
         return sfpu_macro_issue(v, thread, word, cycle, handler);
+#endif
     return dispatch(v, thread, word, cycle);
 }

@@ -19,6 +19,7 @@ struct condition {
 };
 static const struct condition conditions[SYNC_CONDITION_COUNT] = SYNC_CONDITIONS_INIT;
 
+#ifdef OP_STREAMWAIT /* (an architecture without STREAMWAIT latches no stream condition) */
 /* sync._STREAM_CONDITIONS: the stream register each STREAMWAIT condition reads, and the ThreadConfig
  * field holding its target's high bits. */
 struct stream_condition {
@@ -31,6 +32,7 @@ struct thread_field {
 };
 static const struct thread_field stream_ids[1u << SYNC_STREAM_SELECT_BITS] = SYNC_STREAM_ID_INIT;
 static const uint32_t streams_stored[STREAMS_STORED_COUNT] = STREAMS_STORED_INIT;
+#endif
 
 /* STREAMWAIT's gate detail: condition in bit 0, stream in bits 1..8, value and target DETAIL_BITS each
  * above (frontend.NATIVE_WAITS unpacks it): 1 + 8 + 2 * 23 bits fit the detail's 55. */
@@ -99,6 +101,7 @@ static int semwait_unmet(const struct copro_view *v, uint32_t conds, uint32_t se
     return 0;
 }
 
+#ifdef OP_STREAMWAIT
 /* config.thread_field for a field of one ThreadConfig register; -1 beyond the array. */
 static int64_t thread_field(const struct copro_view *v, uint32_t t, uint32_t reg, uint32_t shift, uint32_t mask)
 {
@@ -149,6 +152,7 @@ static int streamwait_unmet(const struct copro_view *v, uint32_t t, int64_t *det
     *detail = (int64_t)(which | (uint64_t)stream << 1 | (uint64_t)value << 9 | target << (9 + STREAM_DETAIL_BITS));
     return WAIT_STREAMWAIT;
 }
+#endif
 
 static int unmet(const struct copro_view *v, uint32_t t, int64_t at, int64_t *detail)
 {
@@ -157,8 +161,10 @@ static int unmet(const struct copro_view *v, uint32_t t, int64_t at, int64_t *de
         return stallwait_unmet(v, conds, at, detail);
     if (kind == LATCH_SEMWAIT)
         return semwait_unmet(v, conds, v->gate_sems[t], detail);
+#ifdef OP_STREAMWAIT
     if (kind == LATCH_STREAMWAIT)
         return streamwait_unmet(v, t, detail);
+#endif
     return -1;
 }
 
@@ -310,6 +316,7 @@ int64_t sync_stallwait(struct copro_view *v, uint32_t thread, uint32_t word, int
     return latch(v, thread, (struct latched){LATCH_STALLWAIT, F_STALLWAIT_STALL_RES(word), conds, 0, 0, 0}, cycle);
 }
 
+#ifdef OP_STREAMWAIT
 int64_t sync_streamwait(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     uint32_t value = F_STREAMWAIT_TARGET_VALUE(word), sel = F_STREAMWAIT_TARGET_SEL(word);
@@ -328,6 +335,7 @@ int64_t sync_streamwait(struct copro_view *v, uint32_t thread, uint32_t word, in
                                              target},
                  cycle);
 }
+#endif
 
 /* ------------------------------------------------------------------------------ mutexes */
 

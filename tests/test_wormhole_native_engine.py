@@ -1,0 +1,270 @@
+"""The native engine on a Wormhole tile, in lockstep with the Python reference engine.
+
+Wormhole's library is built from the same sources over Wormhole's headers (fields_wormhole.h,
+constants_wormhole.h) and runs only the instructions whose Wormhole semantics and encoding are
+exactly Blackhole's (gen_fields.native_instructions); every other step goes to Python. Random streams
+of those instructions, of ones it hands back, of MOP / MOP_CFG / REPLAY words and of any word at all
+run on both engines, compared after every cycle (tensixsim.tensix.native.lockstep); so do the
+frontend benchmark's program and the SDK's eltwise and matmul kernels.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tensixsim import Tile
+from tensixsim.isa import isa_for
+from tensixsim.sdk import programs
+from tensixsim.tensix import native
+from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.native import gen_fields
+from tensixsim.tensix.native.lockstep import first_difference
+from tensixsim.tensix.semantics import lookup
+
+WH = isa_for("wormhole")
+BH = isa_for("blackhole")
+pytestmark = pytest.mark.skipif(
+    not native.available("wormhole"), reason="no C compiler: the native engine is absent"
+)
+
+NATIVE = list(gen_fields.native_instructions("wormhole"))
+# Instructions the Wormhole library hands to Python: shared with Blackhole but in a unit it leaves
+# out (the vector unit) or without a handler, and Wormhole's own registrations (the data moves start
+# the matrix unit's hold, which the engine applies to SETRWC / INCRWC natively).
+DEFERRED = [
+    "MOVA2D",
+    "MOVB2A",
+    "MOVD2B",
+    "ELWADD",
+    "MVMUL",
+    "LOADREG",
+    "STOREREG",
+    "SETDVALID",
+    "CLEARDVALID",
+    "ZEROSRC",
+    "ZEROACC",
+    "SFPLOADI",
+    "SFPMOV",
+    "SFPIADD",
+    "SFPNOP",
+    "SFPSETCC",
+    "SFPENCC",
+]
+# Operands of clean programs (the others are 0 or 1), so that most programs run long without raising.
+CLEAN_FIELDS = {
+    "SETDMAREG": {"set_signals_mode": [0]},
+    "SEMINIT": {"max_value": [1, 2], "init_value": [0, 1], "sem_sel": [1, 2]},
+    "SEMPOST": {"sem_sel": [1, 2]},
+    "SEMGET": {"sem_sel": [1, 2]},
+    "SEMWAIT": {"stall_res": [0, 1, 0x40], "sem_sel": [1, 2], "wait_sem_cond": [1, 2]},
+    "STALLWAIT": {"stall_res": [0, 1, 0x40], "wait_res": [0, 1, 2, 0x10, 0x80, 0x4000]},
+    "ATGETM": {"mutex_index": [0, 2, 5]},  # mutexes that exist on Wormhole (others raise)
+    "ATRELM": {"mutex_index": [0, 2, 5]},
+    "SETDVALID": {"setvalid": [0, 1, 2, 3]},
+    "CLEARDVALID": {"cleardvalid": [0, 1, 2, 3]},
+    "STOREIND": {"mem_hier_sel": [1]},
+    "ATINCGET": {"mem_hier_sel": [0]},
+    "ATINCGETPTR": {"mem_hier_sel": [0]},
+    "ATSWAP": {"mem_hier_sel": [0]},
+    "ATCAS": {"mem_hier_sel": [0], "data_reg_index": [0]},
+    "REG2FLOP": {"target_sel": [0, 2, 3], "byte_offset": [0], "context_id_2": [0]},
+}
+LOCKSTEP = settings(
+    max_examples=max(10, settings.default.max_examples * 3 // 10),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def test_the_wormhole_library_runs_exactly_the_instructions_shared_with_blackhole():
+    assert Tile("wormhole").backend.engine == "native"
+    # The frontend, ThCon, ADC (RWCs included), configuration and sync instructions; nothing of the
+    # matrix, vector, pack or unpack units' own, nor the vector unit's shared ones.
+    shown = {"NOP", "SETDMAREG", "STOREIND", "SETADCXY", "SETRWC", "WRCFG", "SEMWAIT", "STALLWAIT"}
+    assert shown <= set(NATIVE)
+    assert not {"MVMUL", "ELWADD", "ZEROACC", "UNPACR", "PACR", "SFPLOAD", "SFPMAD", "SFPLOADI"} & set(NATIVE)
+    for name in NATIVE:
+        assert lookup("wormhole", name) is lookup("blackhole", name), name
+        wh, bh = WH.by_name[name], BH.by_name[name]
+        assert (wh.opcode, wh.fields, wh.unit) == (bh.opcode, bh.fields, bh.unit), name
+    # Blackhole's library runs them all (and more).
+    assert set(NATIVE) < set(gen_fields.native_instructions("blackhole"))
+
+
+def _word(name: str, **fields: int) -> int:
+    spec = WH.by_name[name]
+    return WH.encode(name, **{f.name: fields.get(f.name, 0) for f in spec.fields})
+
+
+def test_an_instruction_outside_the_list_is_deferred_even_where_blackhole_runs_it():
+    """SFPLOADI is the same function on both chips, but Wormhole's library leaves the vector unit to
+    Python: its handler there defers, having changed nothing; Blackhole's runs it."""
+    word = _word("SFPLOADI", lreg_ind=1, instr_mod0=2, imm16=0x1234)
+    for arch, runs in (("wormhole", False), ("blackhole", True)):
+        copro = Tile(arch).coprocessor
+        before = copro.sfpu.lreg.copy()
+        cycles = native.exec_one(copro, 0, word, 10)
+        assert (cycles != native.NATIVE_DEFER) == runs
+        assert np.array_equal(copro.sfpu.lreg, before) != runs
+
+
+@st.composite
+def words_of(draw: st.DrawFn, names: list[str], wild: bool) -> int:
+    spec = WH.by_name[draw(st.sampled_from(names))]
+    clean = CLEAN_FIELDS.get(spec.name, {})
+    fields = {}
+    for field in spec.fields:
+        top = (1 << field.width) - 1
+        small = st.integers(0, min(top, 1))
+        if wild:
+            fields[field.name] = draw(st.one_of(small, small, small, st.integers(0, top)))
+        elif field.name in clean:
+            fields[field.name] = draw(st.sampled_from(clean[field.name]))
+        elif spec.unit == "sfpu":
+            fields[field.name] = draw(st.integers(0, 3)) if field.name.startswith("lreg") else 0
+        else:
+            fields[field.name] = draw(small)
+    return WH.encode(spec.name, **fields)
+
+
+@st.composite
+def frontend_words(draw: st.DrawFn, wild: bool) -> int:
+    """MOP (Wormhole's fields), MOP_CFG and REPLAY words."""
+    kind = draw(st.sampled_from(["mop0", "mop1", "mop_cfg", "record", "play", "play"]))
+    if kind == "mop0":
+        lo = draw(st.integers(0, 0xFFFF))
+        return WH.encode("MOP", mop_type=0, loop_count=draw(st.integers(0, 5)), zmask_lo16=lo)
+    if kind == "mop1":
+        count = draw(st.sampled_from([0, 0, 0, 1])) if wild else 0
+        return WH.encode("MOP", mop_type=1, loop_count=count, zmask_lo16=0)
+    if kind == "mop_cfg":
+        return WH.encode("MOP_CFG", zmask_hi16=draw(st.sampled_from([0, 1, 0xFFFF, *([0x10000] * wild)])))
+    return WH.encode(
+        "REPLAY",
+        start_idx=draw(st.integers(0, 33 if wild else 31)),
+        len=draw(st.integers(0 if wild else 1, 6)),
+        execute_while_loading=draw(st.integers(0, 1)),
+        load_mode=int(kind == "record"),
+    )
+
+
+@st.composite
+def programs_of(draw: st.DrawFn):
+    """(pipe, entry) pairs, the three MOP configurations, a configuration word left unwritten (or
+    None), a seed for the random state, and the words recorded in every replay slot (or None)."""
+    wild = draw(st.integers(0, 3)) == 0
+    choices = [words_of(NATIVE, wild)] * 6 + [words_of(DEFERRED, wild), frontend_words(wild)]
+    if wild:
+        choices.append(st.integers(0, 0xFFFF_FFFF))
+    word = st.one_of(*choices)
+    entries = []
+    for pipe in range(3):
+        cycle = draw(st.integers(0, 4))
+        for _ in range(draw(st.integers(0, 16))):
+            cycle += draw(st.sampled_from([0, 0, 1, 2, 7]))
+            core = "brisc" if draw(st.integers(0, 7)) == 0 else f"trisc{pipe}"
+            entry = PushedInstruction(draw(word), core, 4 * len(entries), cycle, core != "brisc")
+            entries.append((pipe, entry))
+    body = st.one_of(st.just(WH.encode("NOP")), words_of(NATIVE, wild))
+    mop = [
+        [draw(st.integers(0, 3)), draw(st.integers(0, 3)), *(draw(body) for _ in range(7))] for _ in range(3)
+    ]
+    unwritten = draw(st.sampled_from([None, None, None, 0, 4])) if wild else None
+    replay = None if wild else [draw(body) for _ in range(32)]
+    return entries, mop, unwritten, draw(st.integers(0, 2**32 - 1)), replay
+
+
+def prepare(mop, unwritten, seed, replay=None):
+    def setup(tile: Tile) -> None:
+        copro = tile.coprocessor
+        rng = np.random.default_rng(seed)
+        copro.thcon.gprs[:] = rng.integers(0, 2**32, copro.thcon.gprs.shape, dtype=np.uint32)
+        if rng.integers(2):  # L1 addresses (in 16-byte units) for the scalar unit's loads and stores
+            copro.thcon.gprs[:, :4] &= 0x3FFF
+        copro.config.thread[:] = rng.integers(0, 4, copro.config.thread.shape, dtype=np.uint16)
+        for thread, words in enumerate(mop):
+            for index, value in enumerate(words):
+                if index != unwritten:
+                    copro.frontend.write_mop_config(thread, index, value)
+        if replay is not None:
+            copro.frontend.replay_buffer[:] = replay
+            copro.frontend.replay_written[:] = True
+
+    return setup
+
+
+@LOCKSTEP
+@given(programs_of())
+def test_native_engine_matches_the_python_engine_every_cycle_on_wormhole(program):
+    entries, mop, unwritten, seed, replay = program
+    assert first_difference(prepare(mop, unwritten, seed, replay), entries, 300, arch="wormhole") is None
+
+
+def test_the_checker_catches_a_broken_native_instruction_on_wormhole():
+    """The same check against a Wormhole library whose SETDMAREG writes one wrong bit must fail."""
+    broken = native.library(defines=("TSIM_MUTANT_SETDMAREG",), arch="wormhole")
+    assert broken is not None and broken is not native.library(arch="wormhole")
+    tile = Tile("wormhole", engine="native")
+    tile.backend.native.use_library(broken)
+    word = _word("SETDMAREG", payload_sig_sel=5, reg_index_16b=4)
+    entries = [(0, PushedInstruction(word, "trisc0", 0, 0, True))]
+    found = first_difference(prepare([[0] * 9] * 3, None, 1), entries, 20, native=tile, arch="wormhole")
+    assert found is not None and "thcon.gprs" in found
+
+
+def test_native_and_python_runs_of_the_frontend_benchmark_agree_on_wormhole():
+    """A MOP whose loop replays scalar-unit instructions: same GPRs, pipe and unit figures, cycles."""
+    setdma = _word("SETDMAREG", payload_sig_sel=1, reg_index_16b=4)
+    add = _word("ADDDMAREG", result_reg_index=1, op_b_reg_index=2, op_a_reg_index=1)
+    replay = _word("REPLAY", start_idx=0, len=10)
+    nop = WH.encode("NOP")
+    mop = [[50, 10, nop, nop, nop, replay, nop, replay, replay]] * 3
+    record = _word("REPLAY", start_idx=0, len=10, load_mode=1)
+    words = [record, *[setdma, add] * 5, _word("MOP", mop_type=1)]
+    entries = [(0, PushedInstruction(w, "trisc0", 4 * i, i, True)) for i, w in enumerate(words)]
+    results = []
+    for engine in ("native", "python"):
+        tile = Tile("wormhole", engine=engine)
+        prepare(mop, None, 3)(tile)
+        for pipe, entry in entries:
+            tile.queues[pipe].entries.append(entry)
+        tile.backend.advance_to(1 << 62)
+        result = tile.result()
+        results.append((tile.coprocessor.thcon.gprs.copy(), result.pipes, result.units, tile.backend.cycle))
+        if engine == "native":
+            assert tile.backend.native.instructions == 50 * 10 * 10  # all of them, in C
+    assert np.array_equal(results[0][0], results[1][0])
+    assert results[0][1:] == results[1][1:]
+    assert results[0][1][0].issued == 50 * 10 * 10  # (the recorded words are not executed)
+
+
+def _kernel_run(elfs: dict, inputs: dict[int, bytes], engine: str) -> tuple:
+    tile = Tile("wormhole", engine=engine)
+    assert tile.backend.engine == engine
+    for core, elf in elfs.items():
+        tile.load_elf(core, elf)
+    for address, data in inputs.items():
+        tile.write(address, data)
+    result = tile.run(max_cycles=10**7)
+    native_count = tile.backend.native.instructions if tile.backend.native is not None else 0
+    return zlib.crc32(tile.l1), result.cycles, result.pipes, result.units, native_count
+
+
+@pytest.mark.parametrize("kernel", ["eltwise", "matmul"])
+def test_sdk_kernels_give_the_same_l1_and_cycles_on_both_engines(kernel: str):
+    rng = np.random.default_rng(7)
+    a, b = programs.random_bf16_tiles(rng, 4), programs.random_bf16_tiles(rng, 4)
+    if kernel == "eltwise":
+        elfs = programs.build_eltwise("add", tiles=2, arch="wormhole")
+    else:
+        elfs = programs.build_matmul(mt=1, nt=2, kt=2, arch="wormhole")
+    inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
+    fast, reference = (_kernel_run(elfs, inputs, engine) for engine in ("native", "python"))
+    assert fast[:4] == reference[:4]
+    assert fast[4] > 0  # the semaphores, waits and configuration writes ran in C
