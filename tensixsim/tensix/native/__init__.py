@@ -523,7 +523,9 @@ class NativeEngine:
         """(tsim_engine_run, the engine's clock, its SFPLOADMACRO idle hint) for native code that
         brings the engine up to a cycle itself while a core's hooks hold it (riscv/native.c)."""
         key = (self._run, self._sched)
-        if self._run_pointers[0] != key:
+        held = self._run_pointers[0]
+        # (by identity: the scheduler state is an array, rebound when the vector unit's state is)
+        if held is None or held[0] is not key[0] or held[1] is not key[1]:
             reached = self.out.ctypes.data + OUT_REACHED * self.out.itemsize
             idle = self._sched.ctypes.data + SCHED_IDLE * self._sched.itemsize
             self._run_pointers = (key, (ctypes.cast(self._run, ctypes.c_void_p).value, reached, idle))
