@@ -690,3 +690,28 @@ def test_llk_record_with_exec_runs_and_keeps_the_sequence():
     got, bad = run_frontend(new_state(), [replay_word(0, 8, 1, 1), *body, replay_word(0, 8)])
     assert not bad
     assert got == body + body
+
+
+def test_wormhole_template1_ignores_the_instructions_count_fields():
+    # Wormhole's MOP.md: template 1 exclusively uses the configuration, so Count1 and MaskLo change
+    # nothing there (Blackhole's assembly.yaml makes them a loop-count override, refused above).
+    from tensixsim.arch import WORMHOLE
+
+    wh = isa_for("wormhole")
+    s1, s2, s3 = (enc("SEMPOST", sem_sel=1 << i) for i in range(3))
+    cfg = [2, 3, NOP, NOP, NOP, s1, NOP, s3, s2]  # outer 2, inner 3; LoopOp s1; last steps s3 / s2
+
+    def stage(word: int) -> list[int]:
+        state = FrontendState.new(WORMHOLE)
+        for index, value in enumerate(cfg):
+            state.write_mop_config(0, index, value)
+        return list(state.mop_stage(0, word))
+
+    plain = stage(wh.encode("MOP", mop_type=1, loop_count=0, zmask_lo16=0))
+    assert plain == [s1, s1, s2, s1, s1, s3]  # each outer pass's last step replaced
+    assert stage(wh.encode("MOP", mop_type=1, loop_count=5, zmask_lo16=0x1234)) == plain
+    blackhole = FrontendState.new(BLACKHOLE)
+    for index, value in enumerate(cfg):
+        blackhole.write_mop_config(0, index, value)
+    with pytest.raises(Unimplemented):
+        blackhole.mop_stage(0, ISA.encode("MOP", mop_type=1, loop_count=5, zmask_lo16_or_loop_count=0))

@@ -282,8 +282,13 @@ class FrontendState(SharedArrays):
         opcode = word >> OPCODE_SHIFT
         if opcode == _MOP:
             fields = isa_for(self.arch_name).decode(word).fields
-            # The low field is zmask_lo16 on Wormhole, zmask_lo16_or_loop_count on Blackhole.
-            return self.expand_mop(thread, fields["mop_type"], fields["loop_count"], word & _ZMASK_HALF)
+            count, low = fields["loop_count"], word & _ZMASK_HALF
+            # The low field is zmask_lo16 on Wormhole, zmask_lo16_or_loop_count on Blackhole. Where it
+            # is not also a loop count (Wormhole), template 1 takes nothing from the instruction: it
+            # "exclusively uses pre-programmed configuration" (MOP.md), whatever the fields hold.
+            if fields["mop_type"] == 1 and "zmask_lo16_or_loop_count" not in fields:
+                count = low = 0
+            return self.expand_mop(thread, fields["mop_type"], count, low)
         if opcode == _MOP_CFG:
             self.set_zmask_hi16(thread, isa_for(self.arch_name).decode(word)["zmask_hi16"])
             return iter(())
