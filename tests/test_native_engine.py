@@ -83,10 +83,19 @@ LOCKSTEP = settings(
 
 
 @st.composite
-def words_of(draw: st.DrawFn, names: list[str], wild: bool) -> int:
-    """An instruction from ``names``: operands 0 or 1, or (``wild``) anything their slot holds."""
-    spec = ISA.by_name[draw(st.sampled_from(names))]
-    clean = CLEAN_FIELDS.get(spec.name, {})
+def words_of(
+    draw: st.DrawFn,
+    names: list[str],
+    wild: bool,
+    isa=ISA,
+    clean_fields: dict | None = None,
+    candidates: object = NATIVE_CANDIDATES,
+) -> int:
+    """An instruction of ``isa`` from ``names``: operands 0 or 1 (those of an instruction outside
+    ``candidates`` 0; ``clean_fields`` names a field's clean values), or (``wild``) anything their
+    slot holds."""
+    spec = isa.by_name[draw(st.sampled_from(names))]
+    clean = (CLEAN_FIELDS if clean_fields is None else clean_fields).get(spec.name, {})
     fields = {}
     for field in spec.fields:
         top = (1 << field.width) - 1
@@ -98,23 +107,26 @@ def words_of(draw: st.DrawFn, names: list[str], wild: bool) -> int:
         elif spec.unit == "sfpu":  # LRegs 0..3 and the plainest modes
             fields[field.name] = draw(st.integers(0, 3)) if field.name.startswith("lreg") else 0
         else:
-            fields[field.name] = draw(small) if spec.name in NATIVE_CANDIDATES else 0
-    return ISA.encode(spec.name, **fields)
+            fields[field.name] = draw(small) if spec.name in candidates else 0
+    return isa.encode(spec.name, **fields)
 
 
 @st.composite
-def frontend_words(draw: st.DrawFn, wild: bool) -> int:
-    """MOP, MOP_CFG and REPLAY words (in clean programs every replay slot is recorded beforehand)."""
+def frontend_words(draw: st.DrawFn, wild: bool, isa=ISA) -> int:
+    """MOP, MOP_CFG and REPLAY words of ``isa`` (in clean programs every replay slot is recorded
+    beforehand)."""
+    # MOP's low field: zmask_lo16_or_loop_count on Blackhole, zmask_lo16 on Wormhole.
+    low = next(f.name for f in isa.by_name["MOP"].fields if f.name.startswith("zmask_lo16"))
     kind = draw(st.sampled_from(["mop0", "mop1", "mop_cfg", "record", "play", "play"]))
     if kind == "mop0":
         lo = draw(st.integers(0, 0xFFFF))
-        return ISA.encode("MOP", mop_type=0, loop_count=draw(st.integers(0, 5)), zmask_lo16_or_loop_count=lo)
+        return isa.encode("MOP", mop_type=0, loop_count=draw(st.integers(0, 5)), **{low: lo})
     if kind == "mop1":
         count = draw(st.sampled_from([0, 0, 0, 1])) if wild else 0
-        return ISA.encode("MOP", mop_type=1, loop_count=count, zmask_lo16_or_loop_count=0)
+        return isa.encode("MOP", mop_type=1, loop_count=count, **{low: 0})
     if kind == "mop_cfg":
-        return ISA.encode("MOP_CFG", zmask_hi16=draw(st.sampled_from([0, 1, 0xFFFF, *([0x10000] * wild)])))
-    return ISA.encode(
+        return isa.encode("MOP_CFG", zmask_hi16=draw(st.sampled_from([0, 1, 0xFFFF, *([0x10000] * wild)])))
+    return isa.encode(
         "REPLAY",
         start_idx=draw(st.integers(0, 33 if wild else 31)),
         len=draw(st.integers(0 if wild else 1, 6)),

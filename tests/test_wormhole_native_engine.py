@@ -14,6 +14,7 @@ import zlib
 
 import numpy as np
 import pytest
+import test_native_engine as blackhole_tests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -114,44 +115,14 @@ def test_an_instruction_outside_the_list_is_deferred_even_where_blackhole_runs_i
         assert np.array_equal(copro.sfpu.lreg, before) != runs
 
 
-@st.composite
-def words_of(draw: st.DrawFn, names: list[str], wild: bool) -> int:
-    spec = WH.by_name[draw(st.sampled_from(names))]
-    clean = CLEAN_FIELDS.get(spec.name, {})
-    fields = {}
-    for field in spec.fields:
-        top = (1 << field.width) - 1
-        small = st.integers(0, min(top, 1))
-        if wild:
-            fields[field.name] = draw(st.one_of(small, small, small, st.integers(0, top)))
-        elif field.name in clean:
-            fields[field.name] = draw(st.sampled_from(clean[field.name]))
-        elif spec.unit == "sfpu":
-            fields[field.name] = draw(st.integers(0, 3)) if field.name.startswith("lreg") else 0
-        else:
-            fields[field.name] = draw(small)
-    return WH.encode(spec.name, **fields)
+def words_of(names: list[str], wild: bool) -> st.SearchStrategy[int]:
+    """test_native_engine's instruction words, drawn from Wormhole's table and clean values."""
+    return blackhole_tests.words_of(names, wild, WH, CLEAN_FIELDS, WH.by_name)
 
 
-@st.composite
-def frontend_words(draw: st.DrawFn, wild: bool) -> int:
+def frontend_words(wild: bool) -> st.SearchStrategy[int]:
     """MOP (Wormhole's fields), MOP_CFG and REPLAY words."""
-    kind = draw(st.sampled_from(["mop0", "mop1", "mop_cfg", "record", "play", "play"]))
-    if kind == "mop0":
-        lo = draw(st.integers(0, 0xFFFF))
-        return WH.encode("MOP", mop_type=0, loop_count=draw(st.integers(0, 5)), zmask_lo16=lo)
-    if kind == "mop1":
-        count = draw(st.sampled_from([0, 0, 0, 1])) if wild else 0
-        return WH.encode("MOP", mop_type=1, loop_count=count, zmask_lo16=0)
-    if kind == "mop_cfg":
-        return WH.encode("MOP_CFG", zmask_hi16=draw(st.sampled_from([0, 1, 0xFFFF, *([0x10000] * wild)])))
-    return WH.encode(
-        "REPLAY",
-        start_idx=draw(st.integers(0, 33 if wild else 31)),
-        len=draw(st.integers(0 if wild else 1, 6)),
-        execute_while_loading=draw(st.integers(0, 1)),
-        load_mode=int(kind == "record"),
-    )
+    return blackhole_tests.frontend_words(wild, WH)
 
 
 @st.composite

@@ -307,6 +307,19 @@ def _field(ctx: Context, name: str) -> int:
     return config.read_field(name, config.state_id(ctx.thread))
 
 
+def input_address(ctx: Context, ch0: list[int]) -> int:
+    """The packers' input address generator: the Dst address counters ``ch0`` (X, Y, Z, W) through
+    the PCK0 base and strides (only the low four bits of the X stride count), as both chips' pages
+    give it."""
+    return (
+        _field(ctx, "PCK0_ADDR_BASE_REG_0_Base")
+        + ch0[X] * (_field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
+        + ch0[Y] * _field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Ystride")
+        + ch0[Z] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
+        + ch0[W] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Wstride")
+    ) & 0xFFFFFFFF
+
+
 def _cfg(ctx: Context, name: str) -> int:
     """``Packers[0].Config[StateID].name``: THCON_SEC0_REG1_<name>."""
     return _field(ctx, f"THCON_SEC0_REG1_{name}")
@@ -646,13 +659,7 @@ def pacr(
     # ---- input address generator
     ch0 = [int(v) for v in adc.value[thread, PACKERS, 0]]
     ch1 = [int(v) for v in adc.value[thread, PACKERS, 1]]
-    addr = (
-        _field(ctx, "PCK0_ADDR_BASE_REG_0_Base")
-        + ch0[X] * (_field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
-        + ch0[Y] * _field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Ystride")
-        + ch0[Z] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
-        + ch0[W] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Wstride")
-    ) & 0xFFFFFFFF
+    addr = input_address(ctx, ch0)
     bytes_per_datum, x_mask = {0: (4, 3), 1: (2, 7)}.get(conv.inter & 3, (1, 0xF))
     if flush:
         count = 0

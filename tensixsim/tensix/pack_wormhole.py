@@ -245,13 +245,7 @@ def _packer_work(
     adc = copro.adc
     ch0 = [int(v) for v in adc.value[which, PACKERS, 0]]
     ch1 = [int(v) for v in adc.value[which, PACKERS, 1]]
-    addr = (
-        _field(ctx, "PCK0_ADDR_BASE_REG_0_Base")
-        + ch0[X] * (_field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
-        + ch0[Y] * _field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Ystride")
-        + ch0[Z] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
-        + ch0[W] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Wstride")
-    ) & 0xFFFFFFFF
+    addr = pack.input_address(ctx, ch0)
     bytes_per_datum, x_mask = {0: (4, 3), 1: (2, 7)}.get(cfg("In_data_format") & 3, (1, 0xF))
     count = 0 if flush else ch1[X] - ch0[X] + 1
     if count < 0:
