@@ -37,6 +37,7 @@ from tensixsim.observe.progress import progress_for, sigint_interrupts
 from tensixsim.parking import Parking
 from tensixsim.results import CoreStats, PipeStats, RunResult, UnitStats
 from tensixsim.riscv.core import Core, CoreState
+from tensixsim.riscv.cpu import jal
 from tensixsim.scheduler import Scheduler
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
@@ -272,8 +273,6 @@ class Tile(Scheduler, Parking):
             else:
                 self.control.ncrisc_override |= mask
         else:
-            from tensixsim.metal.firmware import jal
-
             self.write(facts.default_reset_pc, jal(facts.default_reset_pc, pc).to_bytes(4, "little"))
 
     def release(self, *names: str, cycle: int = 0) -> None:

@@ -23,12 +23,12 @@ from tensixsim.metal.firmware import (
     boot,
     find_firmware_set,
     find_firmware_sets,
-    jal,
     launch,
     load_firmware,
     lui_constants,
 )
 from tensixsim.riscv.core import CoreState
+from tensixsim.riscv.cpu import jal
 
 MARKS = 0x30000  # where the test kernels leave their marks (free L1)
 

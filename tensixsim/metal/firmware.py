@@ -39,8 +39,6 @@ from tensixsim.riscv.core import CoreState
 if TYPE_CHECKING:
     from tensixsim.tile import Tile
 
-_JAL_OPCODE = 0x6F
-
 
 @dataclass
 class FirmwareSet:
@@ -266,22 +264,6 @@ def plan_load(tile: Tile, firmware: FirmwareSet) -> tuple[dict[str, ElfImage], l
     return images, placements
 
 
-def jal(source: int, target: int) -> int:
-    """``jal x0, target`` placed at ``source`` (J-type immediate)."""
-    offset = target - source
-    if offset % 2 or not -(1 << 20) <= offset < (1 << 20):
-        raise InvalidProgram(f"boot jump 0x{source:x} -> 0x{target:x} out of range", value=target)
-    imm = offset & 0x1FFFFF
-    word = (
-        ((imm >> 20) & 1) << 31
-        | ((imm >> 1) & 0x3FF) << 21
-        | ((imm >> 11) & 1) << 20
-        | ((imm >> 12) & 0xFF) << 12
-        | _JAL_OPCODE
-    )
-    return word
-
-
 @dataclass
 class LoadedFirmware:
     firmware: FirmwareSet
@@ -313,8 +295,7 @@ def load_firmware(
             tile.write(placement.l1_address, segment.data)
         tile.core(core).symbols.update(image.symbols)
         tile.core(core).add_image(image)
-    brisc_reset = tile.arch.core("brisc").default_reset_pc
-    tile.write(brisc_reset, jal(brisc_reset, images["brisc"].entry).to_bytes(4, "little"))
+    tile.start_at("brisc", images["brisc"].entry)
     tile.write(mailbox.base, bytes(mailbox.size))
     tile.write(mailbox.go_signal, bytes([mailbox.constants["RUN_MSG_INIT"]]))
     tile.write(mailbox.core_info_logical_x, bytes([logical_x]))

@@ -7,7 +7,7 @@ import ctypes
 from unicorn import Uc
 from unicorn import riscv_const as rv
 
-from tensixsim.errors import InvalidInstruction
+from tensixsim.errors import InvalidInstruction, InvalidProgram
 
 # Offsets into Unicorn 2.1.4's saved RISC-V CPU context (measured; asserted on every core).
 _CTX_PRIV_VER, _CTX_MISA, _CTX_MISA_MASK = 448, 452, 456
@@ -71,3 +71,22 @@ def configure_cpu(uc: Uc, *, atomics: bool = True) -> None:
     uc.context_restore(context)
     uc.reg_write(rv.UC_RISCV_REG_MCOUNTEREN, 0)
     uc.reg_write(rv.UC_RISCV_REG_PRIV, 0)
+
+
+_JAL_OPCODE = 0x6F
+
+
+def jal(source: int, target: int) -> int:
+    """``jal x0, target`` placed at ``source`` (J-type immediate)."""
+    offset = target - source
+    if offset % 2 or not -(1 << 20) <= offset < (1 << 20):
+        raise InvalidProgram(f"boot jump 0x{source:x} -> 0x{target:x} out of range", value=target)
+    imm = offset & 0x1FFFFF
+    word = (
+        ((imm >> 20) & 1) << 31
+        | ((imm >> 1) & 0x3FF) << 21
+        | ((imm >> 11) & 1) << 20
+        | ((imm >> 12) & 0xFF) << 12
+        | _JAL_OPCODE
+    )
+    return word
