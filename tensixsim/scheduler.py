@@ -15,6 +15,7 @@ and clock); poll loops are parked by :mod:`tensixsim.parking`.
 from __future__ import annotations
 
 import zlib
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -37,11 +38,51 @@ _SPIN_HISTORY = 64
 _PENDING_SLICES = 64
 
 
+class _Recent:
+    """A core's last _SPIN_HISTORY boundary fingerprints, oldest first, with counts for membership
+    in constant time (the scheduler looks at every quantum-long slice of every core)."""
+
+    __slots__ = ("counts", "order")
+
+    def __init__(self) -> None:
+        self.order: deque[tuple[int, bytes]] = deque()
+        self.counts: dict[tuple[int, bytes], int] = {}
+
+    def add(self, fingerprint: tuple[int, bytes]) -> bool:
+        """Remember ``fingerprint``; whether it was among the last ones already."""
+        counts = self.counts
+        seen = fingerprint in counts
+        counts[fingerprint] = counts.get(fingerprint, 0) + 1
+        self.order.append(fingerprint)
+        if len(self.order) > _SPIN_HISTORY:
+            oldest = self.order.popleft()
+            if counts[oldest] == 1:
+                del counts[oldest]
+            else:
+                counts[oldest] -= 1
+        return seen
+
+    def last_repeats(self) -> bool:
+        """The newest fingerprint also came before it."""
+        return bool(self.order) and self.counts[self.order[-1]] > 1
+
+    def clear(self) -> None:
+        self.order.clear()
+        self.counts.clear()
+
+    def keep_last(self) -> None:
+        if self.order:
+            last = self.order[-1]
+            self.clear()
+            self.add(last)
+
+
 class Scheduler:
     """The scheduler of :class:`~tensixsim.tile.Tile` (see the module's docstring)."""
 
     def _schedule(self, max_cycles: int, progress: ProgressLine | None = None) -> None:
-        history: dict[str, list[tuple[int, ...]]] = {c.name: [] for c in self.cores}
+        history = {c.name: _Recent() for c in self.cores}
+        self._idle_at = -1  # (pushes may have been queued directly since the last run)
         pending = {c.name: 0 for c in self.cores}  # slices skipped while a loop is being recognised
         spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
         spin_digest: int | None = None  # memory digest, taken once the marks repeat
@@ -54,12 +95,12 @@ class Scheduler:
                 )
             if progress is not None:
                 progress.update(self)
-            running = [c for c in self.cores if c.state is CoreState.RUNNING]
-            if running and self.noc is not None and self.noc.pending:
+            core = self._earliest_running()
+            if core is not None and self.noc is not None and self.noc.pending:
                 # NoC transfers due before the earliest core acts complete first (they may wake it).
-                self.noc.deliver(min(c.time for c in running))
-                running = [c for c in self.cores if c.state is CoreState.RUNNING]
-            if not running:
+                self.noc.deliver(core.time)
+                core = self._earliest_running()
+            if core is None:
                 # No core can push any more before one wakes: let the backend run on, up to the limit.
                 woke = self.wakes
                 self._advance_to_limit(max_cycles)
@@ -79,7 +120,6 @@ class Scheduler:
                 if waiting or self.backend.blocked_pipes():
                     raise self._deadlock(waiting, {})
                 return
-            core = min(running, key=lambda c: (c.time, c.index))
             if core.time >= max_cycles:
                 raise CycleLimitExceeded(
                     f"cycle limit {max_cycles} reached; " + self._where(),
@@ -108,15 +148,10 @@ class Scheduler:
             if core.loop_pending and pending[core.name] < _PENDING_SLICES:
                 pending[core.name] += 1  # counting a loop not probed yet: it may still be parked
                 continue
-            seen = history[core.name]
-            fingerprint = core.fingerprint()
-            spinning = fingerprint in seen
-            seen.append(fingerprint)
-            del seen[:-_SPIN_HISTORY]
-            if not spinning:
+            if not history[core.name].add(core.fingerprint()):
                 continue
             live = [c for c in self.cores if c.state is CoreState.RUNNING]
-            if not all(history[c.name] and history[c.name][-1] in history[c.name][:-1] for c in live):
+            if not all(history[c.name].last_repeats() for c in live):
                 continue
             marks = (self._side_effects, self.coprocessor.version)
             # A pipe that can still issue (a busy unit, a timed wait) may yet change what they poll.
@@ -132,7 +167,15 @@ class Scheduler:
                 spin_digest = None
             spin_marks = marks
             for c in live:
-                history[c.name] = history[c.name][-1:]
+                history[c.name].keep_last()
+
+    def _earliest_running(self) -> Core | None:
+        """The running core with the earliest local cycle (ties: the lower index), or None."""
+        earliest = None
+        for c in self.cores:  # (in index order)
+            if c.state is CoreState.RUNNING and (earliest is None or c.time < earliest.time):
+                earliest = c
+        return earliest
 
     def _after_slice(self, core: Core) -> None:
         """What follows every slice of ``core``: code it wrote is watched, the coprocessor catches up
@@ -193,11 +236,16 @@ class Scheduler:
 
     def _advance_backend(self) -> None:
         """Let the backend run up to the earliest running core (no core can push before it)."""
-        if self.backend.idle:
+        # An idle backend stays idle until something is pushed, and every push counts as a side
+        # effect: no need to ask it again before then (asking costs as much as a short slice).
+        if self._side_effects == self._idle_at:
             return
-        running = [c.time for c in self.cores if c.state is CoreState.RUNNING]
-        if running:
-            self.backend.advance_to(min(running))
+        if self.backend.idle:
+            self._idle_at = self._side_effects
+            return
+        core = self._earliest_running()
+        if core is not None:
+            self.backend.advance_to(core.time)
 
     def horizon(self, exclude: Core) -> int:
         """The earliest cycle at which a running core other than ``exclude`` can still act."""
@@ -254,7 +302,7 @@ class Scheduler:
             for c in self.cores
         )
 
-    def _deadlock(self, stuck: Sequence[Core], history: dict[str, list[tuple[int, ...]]]) -> Deadlock:
+    def _deadlock(self, stuck: Sequence[Core], history: dict[str, _Recent]) -> Deadlock:
         parts = []
         polls: dict[str, str] = {}
         for core in stuck:

@@ -120,6 +120,7 @@ class Tile(Scheduler, Parking):
         for queue in self.queues:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
+        self._idle_at = -1  # _side_effects when the backend was last found idle (Scheduler)
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._interrupt = False  # a stop was asked for (interrupt())
         self.prints: PrintServer | DevicePrintServer | None = None  # reads print buffers (enable_prints)
@@ -328,6 +329,7 @@ class Tile(Scheduler, Parking):
         self.coprocessor.reset()
         self.backend.reset()
         self._side_effects = 0
+        self._idle_at = -1  # _side_effects when the backend was last found idle (Scheduler)
         self.wakes = 0
         self._interrupt = False
         if self.prints is not None:  # the host's print server stays: the buffers start afresh

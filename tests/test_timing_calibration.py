@@ -12,6 +12,7 @@ import pytest
 
 from tensixsim.sdk import calibration
 from tensixsim.tile import Tile
+from tensixsim.timing import RISCV
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "timing.md"
 CALIBRATED = [c for c in calibration.CASES if c.calibrated]
@@ -105,3 +106,17 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
     pure = json.loads(out.stdout)
     assert not pure["native"]
     assert pure["figures"] == {name: results[name].per_core for name in names}
+
+
+@pytest.mark.parametrize("load", ["lw a1, 8(s0)", "lb a1, 9(s0)", "lw a1, 12(s0)"])
+def test_an_l1_load_of_stored_bytes_answers_after_the_store_is_performed(load):
+    """Hand-worked: sw at s, then the load and a use of it, then the loop's addi, j, beqz before the
+    next sw. A load of bytes the store wrote is processed after the store is performed (s +
+    store_done) and answers l1_load_latency later; one of the block's other word goes at s + 1.
+    Minus the empty loop's three cycles."""
+    body = f"sw a0, 8(s0)\n{load}\nadd a2, a1, a1"
+    measured = calibration.run_case(calibration.Case("probe", "probe", body, 1, (1.0, 1.0)))
+    overlaps = "12(s0)" not in load
+    start = RISCV.store_done if overlaps else 1
+    expected = start + RISCV.l1_load_latency + 4 - 3
+    assert measured.per_core["brisc"] == pytest.approx(expected, abs=0.1)

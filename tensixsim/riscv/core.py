@@ -290,11 +290,12 @@ class Core:
     def regs(self) -> list[int]:
         return [self.uc.reg_read(r) for r in X_REGS]
 
-    def fingerprint(self) -> tuple[int, ...]:
+    def fingerprint(self) -> tuple[int, bytes]:
         """Program counter and registers: two equal fingerprints are the same architectural state."""
-        # One direct C call; the binding's reg_read_batch costs ~30x more per slice.
+        # One direct C call (the binding's reg_read_batch costs ~30x more per slice), and the
+        # registers as one bytes object (31 Python ints cost twice the call).
         _uclib.uc_reg_read_batch(self.uc._uch, _BATCH_IDS, self._batch_ptrs, 31)
-        return (self._pc, *self._batch_values)
+        return (self._pc, bytes(self._batch_values))
 
     def reset(self, pc: int) -> None:
         """Hold-and-release: start afresh at ``pc`` with zeroed registers."""
@@ -408,7 +409,6 @@ class Core:
             start = s.block_addr
             s.stop_reason = 0
             self.hooks.hook_divides(self.uc, s.block_addr, s.block_size)
-        pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
         self._drain_pushes()
         if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
             done = s.icount - s.block_size // 4
@@ -428,6 +428,7 @@ class Core:
                 pc += 4
                 done += 1
         else:
+            pc = self.uc.reg_read(rv.UC_RISCV_REG_PC)
             done = self._done_before(pc)
         if self._fixup is not None:
             rd, old, pc = self._fixup

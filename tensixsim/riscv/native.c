@@ -120,6 +120,7 @@ struct core_hooks {
     uint64_t sq_word[STORE_QUEUE];   /* the word it holds (loads of it wait), or its 16-byte block's */
     uint64_t sq_last[STORE_QUEUE];   /* address of the last store coalesced into it */
     uint64_t sq_mask[STORE_QUEUE];   /* bytes of its 16-byte block written (L1 entries) */
+    int64_t sq_done[STORE_QUEUE];    /* cycle its last store has been performed */
     uint64_t sq_head;
     int64_t l1_write_free;  /* the cycle the store queue can next emit an L1 write */
     int64_t responses;      /* cycle every earlier load and atomic has its response */
@@ -293,6 +294,7 @@ static int64_t store(struct core_hooks *h, uint64_t a, int size, int c, int64_t 
                 if (leave < h->sq_visible[rear]) h->sq_visible[rear] = h->l1_write_free = leave;
             }
             h->stores_done = max64(h->stores_done, t + p[P_STORE_DONE]);
+            h->sq_done[rear] = max64(h->sq_done[rear], t + p[P_STORE_DONE]);
         }
         return t;
     }
@@ -319,6 +321,7 @@ static int64_t store(struct core_hooks *h, uint64_t a, int size, int c, int64_t 
         h->sq_last[i] = a;
         h->sq_mask[i] = c == CLASS_L1 ? ((a >> 4) + 1) << 16 | bytes : 0;
         h->sq_visible[i] = leave;
+        h->sq_done[i] = t + p[P_STORE_DONE];
         h->sq_head = (i + 1) % STORE_QUEUE;
         h->stores_done = max64(h->stores_done, t + p[P_STORE_DONE]);
     }
@@ -336,6 +339,19 @@ static int64_t load_wait(const struct core_hooks *h, uint64_t a, int64_t t)
             t = h->sq_visible[i];
     }
     return t;
+}
+
+/* An L1 read that overlaps an earlier L1 store is processed after it, in its bank: granted the
+ * port at `grant`, it reaches the bank no earlier than the cycle the store is performed (Memory
+ * Ordering: a load overlapping a queued store is emitted after it, and the port keeps the order).
+ * Entries that have left the store queue are looked at until they are reused. */
+static int64_t behind_stores(const struct core_hooks *h, uint64_t a, int64_t grant)
+{
+    for (int i = 0; i < STORE_QUEUE; i++) {
+        if (h->sq_done[i] <= grant || (h->sq_mask[i] >> 16) != (a >> 4) + 1) continue;
+        if (h->sq_mask[i] & (0xFull << (a & 12))) grant = h->sq_done[i];
+    }
+    return grant;
 }
 
 /* Reading register r at t: its latest writer's result must be ready, and it can only be taken from
@@ -404,7 +420,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
             int64_t occupancy = p[l1 ? P_L1_OCCUPANCY : P_REMOTE_OCCUPANCY];
             t = max64(t, slot[*head]);
             /* An L1 read waiting for its port keeps its slot and answers that much later. */
-            int64_t grant = l1 ? port_grant(h, t, p[P_PORT_CYCLES], commit) : t;
+            int64_t grant = l1 ? behind_stores(h, a, port_grant(h, t, p[P_PORT_CYCLES], commit)) : t;
             if (commit) take_slot(slot, head, count, grant, occupancy);
             latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY] + grant - t;
         } else if (c == CLASS_LOCAL) {
@@ -698,7 +714,7 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     for (int i = 1; i < 32; i++) h->ready[i] += delta;
     h->ready_max += delta;
     for (int i = 0; i < SLOTS; i++) { h->l1_slot[i] += delta; h->remote_slot[i] += delta; }
-    for (int i = 0; i < STORE_QUEUE; i++) h->sq_visible[i] += delta;
+    for (int i = 0; i < STORE_QUEUE; i++) { h->sq_visible[i] += delta; h->sq_done[i] += delta; }
     h->l1_write_free += delta;
     h->responses += delta;
     h->stores_done += delta;

@@ -144,6 +144,7 @@ class HookState(ctypes.Structure):
         ("sq_word", ctypes.c_uint64 * STORE_QUEUE),
         ("sq_last", ctypes.c_uint64 * STORE_QUEUE),
         ("sq_mask", ctypes.c_uint64 * STORE_QUEUE),
+        ("sq_done", ctypes.c_int64 * STORE_QUEUE),
         ("sq_head", ctypes.c_uint64),
         ("l1_write_free", ctypes.c_int64),
         ("responses", ctypes.c_int64),
@@ -426,6 +427,7 @@ class Hooks:
             "sq_word",
             "sq_last",
             "sq_mask",
+            "sq_done",
             "rob",
             "reg_retire",
             "reg_prev_retire",
@@ -517,6 +519,7 @@ class Hooks:
             s.remote_slot[i] += delta
         for i in range(STORE_QUEUE):
             s.sq_visible[i] += delta
+            s.sq_done[i] += delta
         s.l1_write_free += delta
         s.responses += delta
         s.stores_done += delta
@@ -605,6 +608,7 @@ class Hooks:
                     if leave < s.sq_visible[rear]:
                         s.sq_visible[rear] = s.l1_write_free = leave
                 s.stores_done = max(s.stores_done, t + p[P["store_done"]])
+                s.sq_done[rear] = max(s.sq_done[rear], t + p[P["store_done"]])
             return t, 0
         i = s.sq_head
         oldest = (i + STORE_QUEUE - p[P["store_queue"]]) % STORE_QUEUE
@@ -627,9 +631,19 @@ class Hooks:
             s.sq_last[i] = a
             s.sq_mask[i] = ((a >> 4) + 1) << 16 | data if c == CLASS_L1 else 0
             s.sq_visible[i] = leave
+            s.sq_done[i] = t + p[P["store_done"]]
             s.sq_head = (i + 1) % STORE_QUEUE
             s.stores_done = max(s.stores_done, t + p[P["store_done"]])
         return t, block
+
+    def _behind_stores(self, a: int, grant: int) -> int:
+        """native.c behind_stores(): when an L1 read granted at ``grant`` reaches its bank."""
+        s = self.state
+        for i in range(STORE_QUEUE):
+            mask = s.sq_mask[i]
+            if s.sq_done[i] > grant and mask >> 16 == (a >> 4) + 1 and mask & (0xF << (a & 12)):
+                grant = s.sq_done[i]
+        return grant
 
     def _load_wait(self, a: int, t: int) -> int:
         s = self.state
@@ -694,7 +708,9 @@ class Hooks:
                 count = p[P["l1_read_slots" if l1 else "remote_read_slots"]]
                 occupancy = p[P["l1_read_occupancy" if l1 else "remote_read_occupancy"]]
                 t = max(t, slot[head])
-                grant = self._port_grant(t, p[P["l1_port_cycles"]], commit) if l1 else t
+                grant = t
+                if l1:
+                    grant = self._behind_stores(a, self._port_grant(t, p[P["l1_port_cycles"]], commit))
                 if commit:
                     slot[head] = grant + occupancy
                     if l1:
