@@ -37,9 +37,15 @@ class RiscvTiming:
     # The store queue emits an L1 write that does not cover its whole 16-byte block as a
     # read-modify-write taking the write path this long, one after another; stores coalesce into
     # whole blocks, which take one cycle (BabyRISCV README: "one coalesced store every five
-    # cycles"). A load of a word still queued waits for its store to leave: L1 sw then lw of the
-    # word 3.25 per instruction (measured).
+    # cycles").
     l1_store_drain: int = 5
+    # An L1 load of bytes an earlier store writes, while that store is not yet performed (within
+    # store_done of its issue, queued or on its way), does not hold EX1: the queue drains ahead of
+    # it (Memory Ordering) and its read, processed behind the write in L1, answers this much later
+    # than l1_load_latency. Measured: L1 sw then lw of the word 3.25 per instruction (the late
+    # answer only holds up the retire-order queue), lw then sw of the word 8.0 (the next store
+    # waits for the answer: 19 cycles an iteration).
+    l1_store_conflict: int = 7
     # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 1.5 per
     # instruction (measured), so the store becomes visible to the load 2 cycles after its issue
     # (TRISC2: see ``local_store_visible_trisc2``).

@@ -108,15 +108,16 @@ def test_the_python_timing_walk_gives_the_native_cycles(results):
     assert pure["figures"] == {name: results[name].per_core for name in names}
 
 
+@pytest.mark.parametrize("gap", [0, 7, 8])
 @pytest.mark.parametrize("load", ["lw a1, 8(s0)", "lb a1, 9(s0)", "lw a1, 12(s0)"])
-def test_an_l1_load_of_stored_bytes_answers_after_the_store_is_performed(load):
-    """Hand-worked: sw at s, then the load and a use of it, then the loop's addi, j, beqz before the
-    next sw. A load of bytes the store wrote is processed after the store is performed (s +
-    store_done) and answers l1_load_latency later; one of the block's other word goes at s + 1.
+def test_an_l1_load_of_bytes_a_store_writes_answers_late_until_the_store_is_performed(load, gap):
+    """Hand-worked: sw at s, ``gap`` nops, the load at s + 1 + gap and a use of it when it answers,
+    then the loop's addi, j and beqz before the next sw. A load of bytes the store writes before
+    the store is performed (s + store_done) answers l1_store_conflict later than any other L1 load.
     Minus the empty loop's three cycles."""
-    body = f"sw a0, 8(s0)\n{load}\nadd a2, a1, a1"
+    body = "\n".join(["sw a0, 8(s0)", *["nop"] * gap, load, "add a2, a1, a1"])
     measured = calibration.run_case(calibration.Case("probe", "probe", body, 1, (1.0, 1.0)))
-    overlaps = "12(s0)" not in load
-    start = RISCV.store_done if overlaps else 1
-    expected = start + RISCV.l1_load_latency + 4 - 3
+    late = "12(s0)" not in load and 1 + gap < RISCV.store_done
+    latency = RISCV.l1_load_latency + (RISCV.l1_store_conflict if late else 0)
+    expected = 1 + gap + latency + 4 - 3
     assert measured.per_core["brisc"] == pytest.approx(expected, abs=0.1)

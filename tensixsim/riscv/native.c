@@ -46,7 +46,7 @@ enum {
     P_REMOTE_LATENCY, P_REMOTE_SLOTS, P_REMOTE_OCCUPANCY,
     P_MUL_LATENCY, P_DIV_MIN, P_DIV_FAST, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
     P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH, P_PORT_CYCLES, P_PORT_ATOMIC,
-    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE,
+    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE, P_L1_STORE_CONFLICT,
     P_COUNT
 };
 
@@ -328,30 +328,25 @@ static int64_t store(struct core_hooks *h, uint64_t a, int size, int c, int64_t 
     return t;
 }
 
-/* A load of the word at `a` waits while a queued store overlaps it (the queue is drained up to
- * that store rather than bypassed, BabyRISCV README); returns when it may go. */
+/* A load (not from L1) of the word at `a` waits while a queued store to the word is in the store
+ * queue (the queue is drained up to that store rather than bypassed, BabyRISCV README); returns
+ * when it may go. */
 static int64_t load_wait(const struct core_hooks *h, uint64_t a, int64_t t)
 {
-    for (int i = 0; i < STORE_QUEUE; i++) {
-        if (h->sq_visible[i] <= t) continue;
-        if (h->sq_word[i] == a >> 2 ||
-            ((h->sq_mask[i] >> 16) == (a >> 4) + 1 && (h->sq_mask[i] & (0xFull << (a & 12)))))
-            t = h->sq_visible[i];
-    }
+    for (int i = 0; i < STORE_QUEUE; i++)
+        if (h->sq_visible[i] > t && h->sq_word[i] == a >> 2) t = h->sq_visible[i];
     return t;
 }
 
-/* An L1 read that overlaps an earlier L1 store is processed after it, in its bank: granted the
- * port at `grant`, it reaches the bank no earlier than the cycle the store is performed (Memory
- * Ordering: a load overlapping a queued store is emitted after it, and the port keeps the order).
- * Entries that have left the store queue are looked at until they are reused. */
-static int64_t behind_stores(const struct core_hooks *h, uint64_t a, int64_t grant)
+/* Whether an L1 read of the word at `a` issuing at `t` overlaps an earlier L1 store not yet
+ * performed (`store_done` after its issue), still queued or on its way. Entries that have left the
+ * store queue are looked at until they are reused. */
+static int store_conflict(const struct core_hooks *h, uint64_t a, int64_t t)
 {
-    for (int i = 0; i < STORE_QUEUE; i++) {
-        if (h->sq_done[i] <= grant || (h->sq_mask[i] >> 16) != (a >> 4) + 1) continue;
-        if (h->sq_mask[i] & (0xFull << (a & 12))) grant = h->sq_done[i];
-    }
-    return grant;
+    for (int i = 0; i < STORE_QUEUE; i++)
+        if (h->sq_done[i] > t && (h->sq_mask[i] >> 16) == (a >> 4) + 1 && (h->sq_mask[i] & (0xFull << (a & 12))))
+            return 1;
+    return 0;
 }
 
 /* Reading register r at t: its latest writer's result must be ready, and it can only be taken from
@@ -410,8 +405,12 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
-        t = load_wait(h, a, t);
         int c = region_class(h, a);
+        /* An L1 load overlapping a store not yet performed goes on (the queue drains ahead of it)
+         * and answers l1_store_conflict later (timing.py); from other memories it waits in EX1
+         * until the store has left the queue. */
+        int conflict = c == CLASS_L1 && store_conflict(h, a, t);
+        if (c != CLASS_L1) t = load_wait(h, a, t);
         int64_t *slot = c == CLASS_L1 ? h->l1_slot : h->remote_slot;
         uint64_t *head = c == CLASS_L1 ? &h->l1_head : &h->remote_head;
         if (c == CLASS_L1 || c == CLASS_REMOTE) {
@@ -420,7 +419,8 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
             int64_t occupancy = p[l1 ? P_L1_OCCUPANCY : P_REMOTE_OCCUPANCY];
             t = max64(t, slot[*head]);
             /* An L1 read waiting for its port keeps its slot and answers that much later. */
-            int64_t grant = l1 ? behind_stores(h, a, port_grant(h, t, p[P_PORT_CYCLES], commit)) : t;
+            int64_t grant = l1 ? port_grant(h, t, p[P_PORT_CYCLES], commit) : t;
+            if (conflict) grant += p[P_L1_STORE_CONFLICT];
             if (commit) take_slot(slot, head, count, grant, occupancy);
             latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY] + grant - t;
         } else if (c == CLASS_LOCAL) {

@@ -66,6 +66,7 @@ TIMING_PARAMS = (
     "fence",
     "store_done",
     "retire_queue",
+    "l1_store_conflict",
 )
 PC_REG = 190
 X0_REG = 1
@@ -636,23 +637,20 @@ class Hooks:
             s.stores_done = max(s.stores_done, t + p[P["store_done"]])
         return t, block
 
-    def _behind_stores(self, a: int, grant: int) -> int:
-        """native.c behind_stores(): when an L1 read granted at ``grant`` reaches its bank."""
+    def _store_conflict(self, a: int, t: int) -> bool:
+        """native.c store_conflict(): an L1 read at ``t`` overlaps a store not yet performed."""
         s = self.state
         for i in range(STORE_QUEUE):
             mask = s.sq_mask[i]
-            if s.sq_done[i] > grant and mask >> 16 == (a >> 4) + 1 and mask & (0xF << (a & 12)):
-                grant = s.sq_done[i]
-        return grant
+            if s.sq_done[i] > t and mask >> 16 == (a >> 4) + 1 and mask & (0xF << (a & 12)):
+                return True
+        return False
 
     def _load_wait(self, a: int, t: int) -> int:
+        """native.c load_wait(): when a load not from L1 may leave EX1."""
         s = self.state
         for i in range(STORE_QUEUE):
-            if s.sq_visible[i] <= t:
-                continue
-            if s.sq_word[i] == a >> 2 or (
-                s.sq_mask[i] >> 16 == (a >> 4) + 1 and s.sq_mask[i] & (0xF << (a & 12))
-            ):
+            if s.sq_visible[i] > t and s.sq_word[i] == a >> 2:
                 t = s.sq_visible[i]
         return t
 
@@ -699,8 +697,10 @@ class Hooks:
             a = self._next_access()
             if not commit:
                 s.mem_used = used
-            t = self._load_wait(a, t)
             c = self._region_class(a)
+            conflict = c == CLASS_L1 and self._store_conflict(a, t)
+            if c != CLASS_L1:
+                t = self._load_wait(a, t)
             if c in (CLASS_L1, CLASS_REMOTE):
                 l1 = c == CLASS_L1
                 slot = s.l1_slot if l1 else s.remote_slot
@@ -708,9 +708,9 @@ class Hooks:
                 count = p[P["l1_read_slots" if l1 else "remote_read_slots"]]
                 occupancy = p[P["l1_read_occupancy" if l1 else "remote_read_occupancy"]]
                 t = max(t, slot[head])
-                grant = t
-                if l1:
-                    grant = self._behind_stores(a, self._port_grant(t, p[P["l1_port_cycles"]], commit))
+                grant = self._port_grant(t, p[P["l1_port_cycles"]], commit) if l1 else t
+                if conflict:
+                    grant += p[P["l1_store_conflict"]]
                 if commit:
                     slot[head] = grant + occupancy
                     if l1:

@@ -222,7 +222,6 @@ _MEMORY = (
         "lw a0, 8(s0)\nsw a0, 8(s0)",
         2,
         (8.0, 8.0),
-        calibrated=False,
     ),
 )
 
