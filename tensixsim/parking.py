@@ -34,6 +34,7 @@ class Parking:
         entry = core.loop_entry_cycle()
         head = core.pc
         before = core.fingerprint()
+        predicted = core.predictor_state()
         effects = self._side_effects
         start = core.time
         reads, wrote, back = core.probe_iteration()
@@ -51,7 +52,9 @@ class Parking:
             return
         if core.sync_stopped:  # cut short (a synchronisation point): look again later
             if core.probe_unsynced:
-                core.undo_probe(busy=wrote)
+                core.undo_probe(busy=False)
+                if wrote:
+                    core.probed_busy(head)
             return
         if not back and core.stopped_spinning and core.pc != head:
             # The probe left the loop for another one: what it polled changed after the spin was
@@ -67,9 +70,11 @@ class Parking:
         watchable = all(r is not None and r.watch for r in registers.values())
         pure = back and not wrote
         fixed = reads and pure and watchable and core.fingerprint() == before
-        if fixed and effects != self._side_effects:
+        if fixed and (effects != self._side_effects or core.predictor_state() != predicted):
             # Something else changed state while the iteration ran (the coprocessor, brought up to
-            # a read's cycle, moved on): that says nothing of the loop. Probed again later.
+            # a read's cycle, moved on), or the branch predictor was still learning the loop (its
+            # iterations do not all cost the same yet): that says nothing of the loop. Probed again
+            # later.
             if core.probe_unsynced:
                 core.undo_probe(busy=False)
             else:
@@ -78,10 +83,10 @@ class Parking:
         if not fixed:
             if core.probe_unsynced:
                 # Its loads ran ahead of the other cores: undone, the loop runs on as any code.
-                core.undo_probe(busy=True)
-            else:
-                core.mark_busy_loop()
+                core.undo_probe(busy=False)
+            core.probed_busy(head)
             return
+        core.probed_idle(head)
         core.state = CoreState.WAITING
         core.watch = sorted(set(l1))
         core.watch_registers = {a: r.watch for a, r in registers.items() if r is not None and r.watch}
@@ -125,25 +130,34 @@ class Parking:
     def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = (), by: tuple = ("host",)) -> None:
         """Resume a parked core as if it had seen the change at ``cycle``.
 
-        A change to ``registers`` the loop reads is seen by the first read at or after ``cycle``: the
-        core resumes at the head of that iteration, the iterations before it counted as run, so the
-        cycles and instructions are those of running the loop. A change to polled L1 (which a running
-        loop reads without synchronising) resumes the loop at ``cycle``, or one iteration after it was
-        first entered if that is later.
+        A change to ``registers`` the loop reads, or (none named) to the L1 it polls, is seen by the
+        first read of them at or after ``cycle``: the core resumes at the head of that iteration,
+        the iterations before it counted as run, so the cycles and instructions are those of
+        running the loop, wherever its head was taken to be. (A running loop reads L1 without
+        synchronising: it may see a store a slice late, docs/deviations.md.)
         """
         pages = {a // PAGE for a, _ in core.watch}
         self.wakes += 1
         core.state = CoreState.RUNNING
         core.watch = []
         core.watch_registers = {}
-        offsets = [core.poll_reads[a] for a in registers if a in core.poll_reads]
+        if registers:
+            offsets = [core.poll_reads[a] for a in registers if a in core.poll_reads]
+        else:
+            offsets = core.poll_l1_reads
         if offsets and core.poll_period > 0:
-            skip = -(-(cycle - core.time - min(offsets)) // core.poll_period)
-            if skip < 0:
+            period = core.poll_period
+            skip = -(-(cycle - core.time - min(offsets)) // period)
+            if skip < 0 and registers:
                 # The probe iteration read the register past the other cores (probe_unsynced) and
                 # this write came before that read: the iteration sees it, so the core resumes at its
                 # head (earlier iterations read at cycles every core had reached).
-                core.rewind(core.time - core.poll_period)
+                core.rewind(core.time - period)
+            elif skip < 0:
+                # The store came before reads the loop made since it reached its fixed point (the
+                # writer was behind): those iterations are undone, back to the one that sees it.
+                earliest = -((core.time - core.fixed_point_cycle) // period)
+                core.rewind(core.time + max(skip, earliest) * period)
             else:
                 core.skip_iterations(skip)
         else:

@@ -46,6 +46,11 @@ class RiscvTiming:
     # answer only holds up the retire-order queue), lw then sw of the word 8.0 (the next store
     # waits for the answer: 19 cycles an iteration).
     l1_store_conflict: int = 7
+    # A conditional branch the frontend predicted the wrong way: "a four cycle pipeline bubble"
+    # (BlackholeA0 BabyRISCV README, EX1; Wormhole's page: two). The predictor is not documented;
+    # the walk's is a two-bit counter per branch, starting weakly not taken (riscv/native.c predict).
+    branch_mispredict: int = 4
+    branch_mispredict_wormhole: int = 2
     # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 1.5 per
     # instruction (measured), so the store becomes visible to the load 2 cycles after its issue
     # (TRISC2: see ``local_store_visible_trisc2``).
@@ -148,8 +153,9 @@ class RiscvTiming:
                 return port
         return (core,)
 
-    def walk_figures(self, core: str) -> dict[str, int]:
-        """The figures the timing walk of ``core`` reads (riscv/native.py TIMING_PARAMS)."""
+    def walk_figures(self, core: str, arch: str = "blackhole") -> dict[str, int]:
+        """The figures the timing walk of ``core`` of an ``arch`` tile reads (riscv/native.py
+        TIMING_PARAMS)."""
         figures = {
             name: getattr(self, name)
             for name in self.__dataclass_fields__
@@ -157,6 +163,8 @@ class RiscvTiming:
         }
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2
+        if arch == "wormhole":
+            figures["branch_mispredict"] = self.branch_mispredict_wormhole
         return figures
 
 
@@ -321,12 +329,13 @@ class NocTiming:
     # narrow writes are too (both block the bank five cycles), so it takes ``l1_write`` as well; an
     # atomic's response lands in the requester's L1 as a narrow write (``l1_write`` again) before
     # NIU_MST_ATOMIC_RESP_RECEIVED counts it. Calibrated on Blackhole p100a: the 4 B write + barrier
-    # (69) gives ``l1_write`` = 33 with the documented hop latencies and the request sequence's own
-    # cycles; the 4 / 16 / 64 / 256 B reads + flush (79 / 71 / 71 / 79) want ``l1_read + l1_write``
-    # between 33 and 44 each and take 38 together (``l1_read`` = 5). The atomic increment with its
-    # response (99) is then 104, from these two alone (docs/timing.md).
+    # (69) gives ``l1_write`` = 19 with the documented hop latencies and the request sequence's own
+    # cycles (its poll loop ends in a mispredicted branch); the 4 / 16 / 64 / 256 B reads + flush
+    # (79 / 71 / 71 / 79) want ``l1_read + l1_write`` between 19 and 27 each and take 22 together
+    # (``l1_read`` = 3). The atomic increment with its response (99) is then 102, from these two
+    # alone (docs/timing.md).
     l1_read: int = 3
-    l1_write: int = 24
+    l1_write: int = 19
     # A request initiator takes a request in over this many cycles after NOC_CMD_CTRL is written,
     # which reads 1 until then: a 4 B read or write issued back to back after polling NOC_CMD_CTRL
     # costs 25.0 / 23.0 (measured), 5 more than its instructions alone.

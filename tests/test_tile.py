@@ -327,18 +327,19 @@ def test_same_program_same_result_and_cycles():
     assert results[0] == results[1]
 
 
-@pytest.mark.parametrize("quantum", [16, 300, 5000, 50_000])
+@pytest.mark.parametrize("quantum", [16, 100, 5000, 50_000])
 def test_results_do_not_depend_on_the_quantum(quantum):
     tile = run(PRODUCER_CONSUMER, release=["brisc"], quantum=quantum)
     assert word_at(tile, DATA + 12) == sum(i * i for i in range(1, 51))
     assert tile.result().cores["trisc0"].exit_code == sum(i * i for i in range(1, 51))
-    reference = run(PRODUCER_CONSUMER, release=["brisc"], quantum=100).result().cycles
-    if quantum >= 100:
+    reference = run(PRODUCER_CONSUMER, release=["brisc"], quantum=300).result().cycles
+    if quantum >= 300:
         # Poll loops are parked and woken by the store they wait for: timing is exact.
         assert tile.result().cycles == reference
     else:
         # A quantum shorter than the parking threshold (8 loop iterations of about ten cycles: an L1
-        # load's result is ready 8 cycles after it issues) cannot park; a running poll loop then sees
+        # load's result is ready 8 cycles after it issues; the first iterations also pay for the
+        # branch predictor learning the loop) may not park in time; a running poll loop then sees
         # a store up to a slice early or late (docs/deviations.md).
         assert abs(tile.result().cycles - reference) <= 100 * quantum
 

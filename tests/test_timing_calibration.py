@@ -121,3 +121,17 @@ def test_an_l1_load_of_bytes_a_store_writes_answers_late_until_the_store_is_perf
     latency = RISCV.l1_load_latency + (RISCV.l1_store_conflict if late else 0)
     expected = 1 + gap + latency + 4 - 3
     assert measured.per_core["brisc"] == pytest.approx(expected, abs=0.1)
+
+
+@pytest.mark.parametrize("toggle", [1, 0])
+def test_a_branch_that_alternates_is_mispredicted_every_time(toggle):
+    """Hand-worked, from a4 = 0. With the toggle the branch goes taken, not taken, taken, ...; its
+    counter starts weakly not taken and steps across the threshold each time, so every outcome is
+    mispredicted: beqz, xori and a bubble, then beqz, addi, xori and a bubble. Without it the branch
+    is always taken: mispredicted the first time only (32 iterations)."""
+    body = f"beqz a4, 1f\naddi a5, a5, 1\n1:\nxori a4, a4, {toggle}"
+    case = calibration.Case("probe", "probe", body, 1, (1.0, 1.0), setup="li a4, 0")
+    measured = calibration.run_case(case).per_core["brisc"]
+    bubble = RISCV.branch_mispredict
+    expected = (2 + 3) / 2 + bubble if toggle else 2 + bubble / case.iters
+    assert measured == pytest.approx(expected, abs=0.1)

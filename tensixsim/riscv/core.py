@@ -153,11 +153,13 @@ class Core:
         # core while this one ran; applied at this core's first synchronised access from that cycle.
         self.pending_port_shares: list[tuple[int, int]] = []
         self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
+        self._busy_probes: dict[int, int] = {}  # loop heads whose last probe found real work
         # A parked loop's iteration: cycles, instructions, and the cycle offset of its first read of
         # each register it polls (Tile._wake resumes it at the iteration that sees a change).
         self.poll_period = 0
         self.poll_instructions = 0
         self.poll_reads: dict[int, int] = {}
+        self.poll_l1_reads: list[int] = []  # the cycle offsets of its L1 loads
         self._probe_reads: list[tuple[int, int]] | None = None  # (register, cycle) while probing
         self._loop_entry = 0  # cycle the loop being counted was first entered
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
@@ -249,7 +251,7 @@ class Core:
         if pcbuf is not None and "pcbuf" in named and not any(lo == pcbuf for lo, _, _, _ in timed):
             timed.append((pcbuf, pcbuf + PAGE, *RISCV.window_costs("pcbuf")))
         self.hooks.configure_timing(
-            RISCV.walk_figures(self.name),
+            RISCV.walk_figures(self.name, arch.name),
             l1=tile.l1,
             local=(arch.local_ram_base, arch.local_ram_base + own.nbytes),
             aliases=(min(aliases), max(aliases)) if aliases else (0, 0),
@@ -297,6 +299,10 @@ class Core:
         _uclib.uc_reg_read_batch(self.uc._uch, _BATCH_IDS, self._batch_ptrs, 31)
         return (self._pc, bytes(self._batch_values))
 
+    def predictor_state(self) -> bytes:
+        """The branch predictor's counters (a parked loop must leave them as they were)."""
+        return bytes(self.hooks.state.bht)
+
     def reset(self, pc: int) -> None:
         """Hold-and-release: start afresh at ``pc`` with zeroed registers."""
         for r in X_REGS[1:]:
@@ -305,6 +311,7 @@ class Core:
         self.exit_code = None
         self.error = None
         self.hooks.reset_timing()
+        self.hooks.reset_predictor()
 
     def power_on(self) -> None:
         """Back to the state of a new core (Tile.reset): held in reset at cycle 0, registers zero,
@@ -409,6 +416,7 @@ class Core:
             start = s.block_addr
             s.stop_reason = 0
             self.hooks.hook_divides(self.uc, s.block_addr, s.block_size)
+            s.block_size = 0  # (entered again: the branch into it was predicted already)
         self._drain_pushes()
         if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
             done = s.icount - s.block_size // 4
@@ -499,6 +507,21 @@ class Core:
         """The loop headed at pc does real work: never check it for polling again."""
         self.hooks.state.busy[(self._pc >> 2) & 63] = self._pc
 
+    def probed_busy(self, head: int) -> None:
+        """A probe found the loop headed at ``head`` doing real work. The first time in a row that
+        may be a race: what the loop polls changed between the spin being detected and the probe,
+        which then ran the loop's way out (and back to its head through an outer loop). It is
+        probed again after another spin threshold; the second time in a row it is marked busy."""
+        if self._busy_probes.get(head):
+            self.hooks.state.busy[(head >> 2) & 63] = head
+        else:
+            self._busy_probes[head] = 1
+            self.spin_again()
+
+    def probed_idle(self, head: int) -> None:
+        """The loop headed at ``head`` was found polling (it is parked)."""
+        self._busy_probes.pop(head, None)
+
     def spin_again(self) -> None:
         """Count the loop headed at pc from zero again: it is probed after another spin threshold."""
         self.hooks.state.repeat = 0
@@ -542,6 +565,10 @@ class Core:
         self.poll_reads = {}
         for address, cycle in registers:
             self.poll_reads.setdefault(address, cycle - start)
+        l1_size = self.tile.arch.l1_size
+        self.poll_l1_reads = [
+            s.probe_cycle[i] - start for i in range(min(count, PROBE_READS)) if s.probe_addr[i] < l1_size
+        ]
         return reads, wrote[0], back
 
     @property
@@ -925,14 +952,22 @@ class Core:
                     # at its cycle, however early (Parking._wake); not parked, it is undone.
                     state.probe_unsynced = 1
                     return cycle
-                self.sync_stopped = True
-                self._sync_cycle = cycle  # (it issues there, maybe later than the core's time)
-                self.uc.emu_stop()
-                return None
+                return self._sync_stop(cycle)
             self.tile.sync_coprocessor(cycle)
+            if not self.tile.may_sync(self, cycle):
+                # Bringing the coprocessor up woke a core behind this access (it stops there, as
+                # the woken core may push): that core acts first, this access is retried after.
+                return self._sync_stop(cycle)
             if self.pending_port_shares:
                 self._apply_port_shares(cycle)
         return cycle
+
+    def _sync_stop(self, cycle: int) -> None:
+        """Stop before the MMIO access at ``cycle`` in progress: it is retried when this core is the
+        earliest again."""
+        self.sync_stopped = True
+        self._sync_cycle = cycle  # (it issues there, maybe later than the core's time)
+        self.uc.emu_stop()
 
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
         try:

@@ -38,6 +38,7 @@ enum { ROB_MAX = 16 };            /* retire-order queue entries the walk can mod
 enum { DIV_LOG = 64 };            /* divides of one block whose operands the divide hook saw */
 enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
 enum { HISTORY = 16 };
+enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
 #define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
@@ -46,7 +47,7 @@ enum {
     P_REMOTE_LATENCY, P_REMOTE_SLOTS, P_REMOTE_OCCUPANCY,
     P_MUL_LATENCY, P_DIV_MIN, P_DIV_FAST, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
     P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH, P_PORT_CYCLES, P_PORT_ATOMIC,
-    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE, P_L1_STORE_CONFLICT,
+    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE, P_L1_STORE_CONFLICT, P_MISPREDICT,
     P_COUNT
 };
 
@@ -102,6 +103,7 @@ struct core_hooks {
     uint64_t probe_count;   /* loads seen; only the first PROBE_READS are kept */
     uint64_t probe_addr[PROBE_READS];
     uint64_t probe_size[PROBE_READS];
+    int64_t probe_cycle[PROBE_READS]; /* and the cycle each load issued at */
     /* Timing (see walk()): the core's cycle at instruction d of the slice is
      * time_base + d + extra + stall, where stall is what the walk added for the instructions before
      * d. Everything below `extra` persists across slices; its cycles are absolute. */
@@ -192,6 +194,9 @@ struct core_hooks {
     /* Whether a block record or div_key has been set since the last forget of everything: a tile
      * forgets all code at each run, and most of those forgets find nothing to clear. */
     uint64_t blocks_known;
+    /* The frontend's branch predictor: a two-bit counter per conditional branch (by its address),
+     * predicting taken from 2 up (see predict). */
+    uint8_t bht[BHT];
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -745,10 +750,27 @@ static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t
     return first;
 }
 
+/* The block just left ends in a conditional branch (Unicorn ends a block at one) that went on at
+ * `next`: when its counter said otherwise, the frontend fetched the wrong way and the next
+ * instruction issues P_MISPREDICT cycles late (BabyRISCV README: "a mispredicted branch causes a
+ * four cycle pipeline bubble"). The predictor itself is not documented: a counter per branch that
+ * each outcome moves one step towards itself is the simplest that learns a loop. */
+static void predict(void *uc, struct core_hooks *h, uint64_t next)
+{
+    uint64_t pc = h->block_addr + h->block_size - 4;
+    if ((fetch_word(uc, h, pc) & 0x7F) != 0x63) return;
+    int taken = next != pc + 4;
+    uint8_t *counter = &h->bht[(pc >> 2) % BHT];
+    if ((*counter >= 2) != taken) h->stall += h->param[P_MISPREDICT];
+    if (taken && *counter < 3) ++*counter;
+    if (!taken && *counter > 0) --*counter;
+}
+
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
 {
     uint64_t before = h->icount;
     walk(uc, h, before); /* the block just left, its accesses all logged */
+    if (h->block_size) predict(uc, h, address);
     h->mem_n = h->mem_used = 0;
     h->div_n = h->div_used = 0;
     h->icount += size >> 2;
@@ -921,8 +943,11 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
             h->probe_strict = 1;
         } else {
             if (h->probe_count < PROBE_READS) {
+                uint32_t pc = 0;
+                h->reg_read(uc, REG_PC, &pc);
                 h->probe_addr[h->probe_count] = address;
                 h->probe_size[h->probe_count] = (uint64_t)size;
+                h->probe_cycle[h->probe_count] = tsim_time_at(uc, h, pc);
             }
             h->probe_count++;
         }

@@ -41,6 +41,7 @@ PROBE_READS = 64  # native.c: loads recorded while probing a loop
 MEM_LOG, SLOTS, STORE_QUEUE, TIMED_REGIONS, BLOCK_CACHE = 64, 8, 8, 32, 2048  # native.c's timing-walk sizes
 ROB_MAX, DIV_LOG = 16, 64  # native.c: retire-order queue entries modelled, divides logged per block
 HISTORY = 16  # native.c: blocks remembered to date a late-recognised loop from its first iteration
+BHT = 256  # native.c: branch counters of the frontend's predictor
 # native.c's P_* order: the RiscvTiming figures the walk reads.
 TIMING_PARAMS = (
     "l1_load_latency",
@@ -67,6 +68,7 @@ TIMING_PARAMS = (
     "store_done",
     "retire_queue",
     "l1_store_conflict",
+    "branch_mispredict",
 )
 PC_REG = 190
 X0_REG = 1
@@ -129,6 +131,7 @@ class HookState(ctypes.Structure):
         ("probe_count", ctypes.c_uint64),
         ("probe_addr", ctypes.c_uint64 * PROBE_READS),
         ("probe_size", ctypes.c_uint64 * PROBE_READS),
+        ("probe_cycle", ctypes.c_int64 * PROBE_READS),
         ("extra", ctypes.c_int64),
         ("stall", ctypes.c_int64),
         ("walk_done", ctypes.c_uint64),
@@ -194,6 +197,7 @@ class HookState(ctypes.Structure):
         ("order_late", ctypes.c_void_p),
         ("core_bit", ctypes.c_uint64),
         ("blocks_known", ctypes.c_uint64),
+        ("bht", ctypes.c_uint8 * BHT),
     ]
 
 
@@ -416,6 +420,12 @@ class Hooks:
         for i, (lo, hi, read, write) in enumerate(timed):
             s.timed_lo[i], s.timed_hi[i], s.timed_read[i], s.timed_write[i] = lo, hi, read, write
         self.reset_timing()
+        self.reset_predictor()
+
+    def reset_predictor(self) -> None:
+        """A core out of reset: every branch counter weakly not taken. (A parked loop woken keeps
+        what the predictor learnt: reset_timing leaves it.)"""
+        ctypes.memset(ctypes.addressof(self.state) + HookState.bht.offset, 1, BHT)
 
     def reset_timing(self) -> None:
         """A core out of reset: nothing in flight."""
@@ -555,6 +565,18 @@ class Hooks:
             t, after = self._step(uc, self._fetch(uc, pc), n, commit=True)
             s.stall += t - n + after
             s.walk_done += 1
+
+    def _predict(self, uc: unicorn.Uc, next_pc: int) -> None:
+        """native.c predict(): the branch ending the block just left, against its counter."""
+        s = self.state
+        pc = s.block_addr + s.block_size - 4
+        if self._fetch(uc, pc) & 0x7F != 0x63:
+            return
+        taken = next_pc != pc + 4
+        i = (pc >> 2) % BHT
+        if (s.bht[i] >= 2) != taken:
+            s.stall += s.param[P["branch_mispredict"]]
+        s.bht[i] = min(s.bht[i] + 1, 3) if taken else max(s.bht[i] - 1, 0)
 
     def _next_access(self) -> int:
         s = self.state
@@ -774,6 +796,8 @@ class Hooks:
         s = self.state
         before = s.icount
         self._walk(uc, before)
+        if s.block_size:
+            self._predict(uc, address)
         s.mem_n = s.mem_used = 0
         s.div_n = s.div_used = 0
         s.icount += size >> 2
@@ -886,6 +910,7 @@ class Hooks:
             else:
                 if s.probe_count < PROBE_READS:
                     s.probe_addr[s.probe_count], s.probe_size[s.probe_count] = address, size
+                    s.probe_cycle[s.probe_count] = self.time_at(uc, uc.reg_read(PC_REG))
                 s.probe_count += 1
         misaligned = address & (size - 1) != 0
         hole = 0 <= address - s.hole_lo < s.hole_size

@@ -980,7 +980,6 @@ _UNPACK_CASES = (
         f"addi a2, zero, 0\naddi a3, zero, 0\n{_UNPACK_ROW}",
         1,
         51.3,
-        calibrated=False,  # docs/timing.md, "Coprocessor figures": branch mispredictions
     ),
 )
 
