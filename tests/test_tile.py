@@ -567,3 +567,41 @@ def test_brisc_releasing_a_core_with_no_program_fails_at_the_store():
     tile = tile_with({"brisc": release_ncrisc})
     with pytest.raises(InvalidProgram, match="no program loaded on ncrisc"):
         tile.run()
+
+
+def test_a_core_the_coprocessor_wakes_acts_before_the_access_that_brought_it_up():
+    """TRISC0 waits in a done check for 400 NOPs queued on its pipe (idle at about cycle 400).
+    BRISC writes a stream register at about cycle 800, in its first slice, while TRISC0 waits:
+    bringing the coprocessor up to that write wakes TRISC0 where its thread went idle, so TRISC0
+    reads the register before the write (its old value), at an earlier cycle."""
+    from tensixsim.tensix.capture import PushedInstruction
+
+    register = 0xFFB48028
+    brisc = f"""
+        li t2, 400
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        li t0, {register}
+        li t1, 0x55
+        sw t1, 0(t0)
+        csrr a1, mcycle
+        ecall
+    """
+    trisc0 = f"""
+        li t0, 0xFFE80004
+        sw zero, 0(t0)
+        lw a0, 0(t0)          # CoprocessorDoneCheck: thread 0 idle
+        li t0, {register}
+        lw a1, 0(t0)
+        csrr a2, mcycle
+        ecall
+    """
+    nop = isa_for("blackhole").encode("NOP")
+    for quantum in (2000, 50):
+        tile = tile_with({"brisc": brisc, "trisc0": trisc0}, quantum=quantum)
+        for _ in range(400):
+            tile.queues[0].entries.append(PushedInstruction(nop, "trisc0", RESET_PC["trisc0"], 0, False))
+        tile.run(release=["brisc", "trisc0"], max_cycles=100_000)
+        t0, b = tile.core("trisc0"), tile.core("brisc")
+        assert t0.reg("a1") == 0, quantum
+        assert 400 <= t0.reg("a2") < b.reg("a1"), quantum
