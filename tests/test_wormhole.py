@@ -316,3 +316,32 @@ def test_the_debug_bus_shows_a_cores_pc_at_wormholes_selection():
     )
     with pytest.raises(Unimplemented):
         tile.run(release=["brisc"])
+
+
+@pytest.mark.parametrize("arch", ["wormhole", "blackhole"])
+def test_a_mispredicted_branch_costs_the_chips_bubble(arch):
+    """64 iterations of a branch that is always taken (mispredicted once, while its counter learns)
+    against one that alternates (mispredicted every time, and 32 more addi): 63 bubbles and 32
+    cycles apart. BabyRISCV README: two cycles on Wormhole, four on Blackhole."""
+
+    def cycles(toggle: int) -> int:
+        source = f"""
+            li s0, 64
+            li a4, 0
+            li t0, 0xFFB121F0     # the wall clock
+            lw s1, 0(t0)
+        1:  beqz a4, 2f
+            addi a5, a5, 1
+        2:  xori a4, a4, {toggle}
+            addi s0, s0, -1
+            bnez s0, 1b
+            lw s2, 0(t0)
+            sub a0, s2, s1
+            ecall
+        """
+        tile = Tile(arch)
+        tile.load_elf("brisc", link(source, text=RESET_PC["brisc"], march=RV32IM))
+        return tile.run(release=["brisc"]).cores["brisc"].exit_code
+
+    bubble = {"wormhole": 2, "blackhole": 4}[arch]
+    assert cycles(1) - cycles(0) == 63 * bubble + 32
