@@ -2,7 +2,7 @@
 
 Every figure of the calibration list in tensixsim/timing.py (Blackhole p100a) that has a program here
 (the baby cores, their L1, MMIO and NoC accesses) runs as a real bare-metal program
-(tensixsim/sdk/calibration.py):
+(tensixsim/sdk/calibration/):
 the wall clock read around a counted loop, minus the same loop empty, per operation. Prints the
 Markdown table docs/timing.md shows, then the share of calibrated figures within 10%.
 """

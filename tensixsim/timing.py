@@ -26,7 +26,7 @@ class RiscvTiming:
     """
 
     # The silicon figures below are per operation of the measured loops (`beq` / body / `addi` /
-    # `j`, the same loop with an empty body subtracted), as tensixsim/sdk/calibration.py runs them.
+    # `j`, the same loop with an empty body subtracted), as tensixsim/sdk/calibration/ runs them.
     # L1 loads: a dependent chain of lw takes 8 cycles a load, and lw then its use 9 whatever sits
     # between them (measured), so the result is ready 8 cycles after issue.
     l1_load_latency: int = 8

@@ -1,0 +1,288 @@
+"""Running the calibration cases: the programs they compile to, their runs on a tile (or a chip),
+and the table of emulated against silicon figures."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tensixsim.arch import CORE_NAMES, get_arch
+from tensixsim.chip import Chip
+from tensixsim.sdk.build import DEFAULT_BUILD_DIR, build
+from tensixsim.sdk.calibration.case import (
+    ARCH,
+    DATA,
+    DONE,
+    NOC_STATUS_OFFSET,
+    PC_BUF_SYNC,
+    RESULTS,
+    SHARED,
+    SOURCE,
+    Case,
+)
+from tensixsim.sdk.calibration.noc import DRAM_CASES, NOC_CASES
+from tensixsim.sdk.calibration.pack import PACK_CASES
+from tensixsim.sdk.calibration.riscv import CORE_CASES, FIVE_CORE_CASES, MEMORY_CASES
+from tensixsim.sdk.calibration.sfpu import SFPU_CASES, SFPU_RATE_CASES
+from tensixsim.sdk.calibration.sync import PUSH_CASES, SYNC_CASES
+from tensixsim.sdk.calibration.thcon import THCON_CASES
+from tensixsim.sdk.calibration.unpack import UNPACK_CASES
+from tensixsim.tile import Tile
+
+# Every figure, in the order the table shows them.
+CASES: tuple[Case, ...] = (
+    CORE_CASES
+    + MEMORY_CASES
+    + FIVE_CORE_CASES
+    + SYNC_CASES
+    + PUSH_CASES
+    + NOC_CASES
+    + DRAM_CASES
+    + UNPACK_CASES
+    + THCON_CASES
+    + PACK_CASES
+    + SFPU_CASES
+    + SFPU_RATE_CASES
+)
+
+# Figures of the calibration list this table does not run (docs/timing.md says why).
+NOT_RUN: tuple[tuple[str, str], ...] = ()
+
+_TEMPLATE = """\
+#include <stdint.h>
+#include "tensixsim.h"
+
+static volatile uint32_t scratch[16]; /* own local RAM (.bss) */
+/* What the bodies address by name (local RAM): a circular buffer's interface, the DRAM bank table,
+ * this tile's NoC coordinates. */
+volatile uint32_t cb_iface[8] __attribute__((used, aligned(16)));
+volatile uint16_t bank_table[16] __attribute__((used));
+volatile uint8_t noc_xy[4] __attribute__((used));
+volatile uint32_t unpack_ctx __attribute__((used)); /* the unpack bench's configuration context */
+
+static inline uint32_t wall(void)
+{
+    return *(volatile uint32_t *)WALL_CLOCK;
+}
+
+/* The measured loop: beqz on the counter, the body, addi, j. No linker relaxation: every
+ * instruction stays as written. */
+#define LOOP(body)                                                                      \\
+    __asm__ volatile(".option push\\n.option norelax\\n" SETUP "\\nli t6, %[n]\\n9:\\nbeqz t6, 8f\\n" \\
+                     body "\\naddi t6, t6, -1\\nj 9b\\n8:\\n" TEARDOWN "\\n.option pop"        \\
+                     : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio)                  \\
+                     : [n] "i"(ITERS)                                                   \\
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", \\
+                       "a4", "a5", "a6", "a7", "memory")
+
+int main(void)
+{
+    register uint32_t l1 __asm__("s0") = L1_DATA;
+    register uint32_t local __asm__("s1") = (uint32_t)&scratch[0];
+    register uint32_t remote __asm__("s2") = REMOTE;
+    register uint32_t mmio __asm__("s3") = MMIO;
+#ifdef PROLOGUE
+    __asm__ volatile(".option push\\n.option norelax\\n" PROLOGUE "\\n.option pop"
+                     : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio)
+                     :
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", "a4", "a5", "a6",
+                       "a7", "memory");
+    l1 = L1_DATA;
+    local = (uint32_t)&scratch[0];
+    remote = REMOTE;
+    mmio = MMIO;
+#endif
+    __asm__ volatile("li a4, 3\\nli a5, 7\\nli a1, 1\\nli a2, 5\\nli a0, 1" ::: "a0", "a1", "a2", "a4", "a5");
+    uint32_t t0 = wall();
+    LOOP(BODY);
+    uint32_t t1 = wall();
+    l1 = L1_DATA;
+    local = (uint32_t)&scratch[0];
+    remote = REMOTE;
+    mmio = MMIO;
+    __asm__ volatile("li a4, 3\\nli a5, 7\\nli a1, 1\\nli a2, 5\\nli a0, 1" ::: "a0", "a1", "a2", "a4", "a5");
+    uint32_t t2 = wall();
+    LOOP(EMPTY);
+    uint32_t t3 = wall();
+    volatile uint32_t *out = (volatile uint32_t *)RESULT;
+    out[0] = t1 - t0;
+    out[1] = t3 - t2;
+#ifdef DONE_FLAG
+#ifdef DONE_CHECK
+    /* Wait until the coprocessor has run what this core pushed: the companions may be serving it. */
+    *(volatile uint32_t *)DONE_CHECK = 0;
+    (void)*(volatile uint32_t *)DONE_CHECK;
+#endif
+    *(volatile uint32_t *)DONE_FLAG = 1;
+#endif
+    return 0;
+}
+"""
+
+# A companion core's program: its assembly, once.
+_COMPANION_TEMPLATE = """\
+#include <stdint.h>
+#include "tensixsim.h"
+
+int main(void)
+{
+    __asm__ volatile(".option push\\n.option norelax\\n" PROGRAM "\\n.option pop"
+                     :
+                     :
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", "a4", "a5", "a6",
+                       "a7", "memory");
+    return 0;
+}
+"""
+
+
+def _c_string(asm: str) -> str:
+    """``asm`` as a C string for an extended asm statement (% doubled)."""
+    lines = (line.strip().replace("%", "%%") for line in asm.strip().splitlines())
+    return '"' + "\\n".join(lines) + '"'
+
+
+def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
+    """Compile ``case`` for ``core``; returns the ELF."""
+    arch = get_arch(ARCH)
+    index = CORE_NAMES.index(core)
+    neighbour = arch.cores[(index + 1) % len(arch.cores)]
+    noc = arch.noc
+    niu = noc.niu_bases[0] if noc else 0
+    mmio = {
+        "wall": arch.wall_clock_low,
+        "noc_status": niu + NOC_STATUS_OFFSET,
+        "niu": niu,
+        "pcbuf": arch.pcbuf_base,
+        "stream": arch.stream_base,
+    }[case.mmio]
+    defines = {
+        "ITERS": case.iters,
+        "BODY": _c_string(case.body),
+        "SETUP": _c_string(case.setup),
+        "TEARDOWN": _c_string(case.teardown),
+        "EMPTY": _c_string(case.empty),
+        "L1_DATA": f"0x{SHARED if case.shared_l1 else DATA + 0x1000 * index:x}u",
+        # Another core's local RAM, above where its .data and .bss lie.
+        "REMOTE": f"0x{neighbour.local_ram_alias + 0x100:x}u",
+        "MMIO": f"0x{mmio:x}u",
+        "WALL_CLOCK": f"0x{arch.wall_clock_low:x}u",
+        "RESULT": f"0x{RESULTS + 16 * index:x}u",
+    }
+    if case.prologue:
+        defines["PROLOGUE"] = _c_string(case.prologue)
+    if case.companions:
+        defines["DONE_FLAG"] = f"0x{DONE:x}u"
+        if core.startswith("trisc"):
+            defines["DONE_CHECK"] = f"0x{PC_BUF_SYNC:x}u"
+    root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
+    source = _source(root, "calibration.c", _TEMPLATE)
+    return build(
+        core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root
+    )
+
+
+def build_companion(case: Case, core: str, program: str, build_dir: Path | None = None) -> Path:
+    """Compile the companion ``program`` of ``case`` for ``core``; returns the ELF."""
+    root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
+    source = _source(root, "companion.c", _COMPANION_TEMPLATE)
+    return build(
+        core,
+        [source],
+        root / "calibration" / f"{case.name}_{core}_companion.elf",
+        defines={"PROGRAM": _c_string(program)},
+        build_dir=root,
+    )
+
+
+def _source(root: Path, name: str, text: str) -> Path:
+    source = root / "calibration" / name
+    source.parent.mkdir(parents=True, exist_ok=True)
+    if not source.exists() or source.read_text() != text:
+        # Atomically: parallel test workers build from the same file, and a compiler must never
+        # read one half written.
+        fd, tmp = tempfile.mkstemp(suffix=".c", dir=source.parent)
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+        os.replace(tmp, source)
+    return source
+
+
+@dataclass
+class Measured:
+    """What one case cost on the emulator, per operation, on each core that ran it."""
+
+    case: Case
+    per_core: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def emulated(self) -> float:
+        values = [self.per_core[c] for c in self.case.figure_cores]
+        return self.case.figure(sum(values) / len(values))
+
+    @property
+    def ratio(self) -> float:
+        return self.emulated / self.case.target
+
+    @property
+    def within(self) -> bool:
+        return abs(self.ratio - 1) <= 0.10
+
+
+def run_case(
+    case: Case, build_dir: Path | None = None, tile_factory: Callable[[], Tile] | None = None
+) -> Measured:
+    """Run ``case`` on a fresh tile (of a chip, for a peer case); the per-operation cost on each core
+    that ran it."""
+    if case.peer is not None:
+        chip = Chip(ARCH)
+        tile = chip.tile(*SOURCE)
+        chip.tile(*case.peer)
+        for core in case.cores:
+            tile.load_elf(core, build_case(case, core, build_dir))
+        chip.run(max_cycles=10_000_000, release={SOURCE: case.cores})
+    else:
+        tile = Tile(ARCH) if tile_factory is None else tile_factory()
+        for core in case.cores:
+            tile.load_elf(core, build_case(case, core, build_dir))
+        for core, program in case.companions:
+            tile.load_elf(core, build_companion(case, core, program, build_dir))
+        tile.run(max_cycles=10_000_000, release=case.cores + tuple(c for c, _ in case.companions))
+    measured = Measured(case)
+    for core in case.cores:
+        index = CORE_NAMES.index(core)
+        raw = tile.read(RESULTS + 16 * index, 8)
+        body, empty = int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:], "little")
+        cycles = body - empty if case.subtract_empty else body
+        measured.per_core[core] = cycles / (case.iters * case.ops)
+    return measured
+
+
+def run_all(cases: Sequence[Case] = CASES, build_dir: Path | None = None) -> list[Measured]:
+    """Run every case of ``cases``, in order."""
+    return [run_case(case, build_dir) for case in cases]
+
+
+def table(results: Sequence[Measured]) -> str:
+    """The Markdown table of emulated against silicon figures (cycles per operation)."""
+    lines = [
+        "| figure | emulated | silicon | ratio | |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for m in results:
+        status = ("ok" if m.within else "OFF") if m.case.calibrated else "not yet calibrated"
+        lines.append(
+            f"| {m.case.what} | {m.emulated:.3f} | {m.case.silicon_text()} | {m.ratio:.2f} | {status} |"
+        )
+    for what, silicon in NOT_RUN:
+        lines.append(f"| {what} | - | {silicon} | - | not yet calibrated |")
+    return "\n".join(lines)
+
+
+def summary(results: Sequence[Measured]) -> str:
+    calibrated = [m for m in results if m.case.calibrated]
+    good = sum(m.within for m in calibrated)
+    return f"timing_within_10pct: {good}/{len(calibrated)} figures"

@@ -1,0 +1,246 @@
+"""NoC figures: requests to the own tile and to another Tensix tile, an atomic, a write stream, and
+DRAM streams through the interleaved bank table."""
+
+from __future__ import annotations
+
+from tensixsim.arch import get_arch
+from tensixsim.dram import Dram
+from tensixsim.sdk.calibration.case import ARCH, NOP, RING, Case, la, li
+
+# --------------------------------------------------------------------------- NoC
+# Requests through NIU #0 as the measured programs issue them: a read through request initiator 1,
+# a write through initiator 0, an atomic through initiator 3; for each, wait until its NOC_CMD_CTRL
+# reads 0, write the fields (CTRL: a static virtual channel, the response marked), write
+# NOC_CMD_CTRL, count the request in a register (a4); a flush / barrier polls the NIU counter until
+# it reaches that count, then fences. a6: this tile's coordinates; s0 the source, a2 = s0 + 0x400
+# the destination; a3 the length.
+NIU = 0xFFB20000
+_NOC_SETUP = "lw a6, 0x44(s3)\nslli a6, a6, 20\nsrli a6, a6, 20\naddi a2, s0, 0x400"
+
+
+def _ready(initiator: int) -> str:
+    return f"{li('t3', NIU + 0x800 * initiator + 0x40)}\n3:\nlw t4, 0(t3)\nbne t4, zero, 3b"
+
+
+def _noc_read(coordinates: str = "a6") -> str:
+    return (
+        f"{_ready(1)}\n{li('t3', NIU + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+        f"sw a2, -16(t3)\nsw zero, -12(t3)\nsw a6, -8(t3)\nsw s0, -28(t3)\nsw zero, -24(t3)\n"
+        f"sw {coordinates}, -20(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\n"
+        "addi a4, a4, 1"
+    )
+
+
+def _noc_write(coordinates: str = "a6") -> str:
+    return (
+        f"{_ready(0)}\n{li('t3', NIU + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\nsw s0, -28(t3)\n"
+        f"sw a2, -16(t3)\nsw zero, -12(t3)\nsw {coordinates}, -8(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\n"
+        "addi t4, zero, 1\nsw t4, 36(t3)\naddi a4, a4, 1"
+    )
+
+
+def _noc_wait(counter: int) -> str:
+    return f"{li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a4, 4b\nfence"
+
+
+_WR_ACK, _RD_RESP, _AT_RESP = 1, 2, 0  # NIU counters MST_WR_ACK_RECEIVED, MST_RD_RESP_RECEIVED, ...
+
+
+def _noc_setup(size: int, counter: int) -> str:
+    # The write's source coordinates (initiator 0's TARG_ADDR_MID / _COORDINATE) as firmware sets
+    # them once; the software counter starts at the NIU's.
+    return (
+        f"{_NOC_SETUP}\nsw zero, 0x04(s3)\nsw a6, 0x08(s3)\nli a3, {size}\nlw a4, {0x200 + 4 * counter}(s3)"
+    )
+
+
+def _noc_read_case(size: int, silicon: float) -> Case:
+    return Case(
+        f"noc_read_{size}",
+        f"NoC own tile: {size} B read + flush",
+        f"{_noc_read()}\n{_noc_wait(_RD_RESP)}",
+        1,
+        (silicon, silicon),
+        mmio="niu",
+        setup=_noc_setup(size, _RD_RESP),
+        empty=NOP,
+    )
+
+
+# An atomic increment of the semaphore word at s0 by one, its response (the old value) to a2:
+# initiator 3, CTRL atomic | response marked | static VC, AT_LEN_BE increment of word 0 (0x107C),
+# AT_DATA 1; the NIU counter read first, then waited for (own coordinates read from local RAM).
+_NOC_ATOMIC = (
+    f"{la('t2', 'noc_xy')}\nlbu t0, 0(t2)\nlbu t1, 1(t2)\nslli t1, t1, 6\nor a5, t0, t1\n"
+    f"{li('t0', NIU + 0x200)}\nlw a4, 0(t0)\naddi a4, a4, 1\n{_ready(3)}\n"
+    f"{li('t0', NIU + 0x1800 + 0x0C)}\naddi t1, a2, 0\nsw t1, 0(t0)\nsw zero, 4(t0)\nsw a5, 8(t0)\n"
+    f"sw s0, -12(t0)\nsw zero, -8(t0)\nsw a5, -4(t0)\n{li('t1', 0x2091)}\nsw t1, 16(t0)\n"
+    f"{li('t1', 0x107C)}\nsw t1, 20(t0)\nsw zero, 24(t0)\naddi t1, zero, 1\nsw t1, 28(t0)\n"
+    f"addi t1, zero, 1\nsw t1, 52(t0)\n{li('t0', NIU + 0x200)}\n5:\nlw t1, 0(t0)\nbltu t1, a4, 5b"
+)
+# This tile's x and y (bytes) in local RAM, where the atomic's program reads them.
+_NOC_XY = f"{_NOC_SETUP}\n{la('t2', 'noc_xy')}\nandi t0, a6, 63\nsb t0, 0(t2)\nsrli t0, a6, 6\nsb t0, 1(t2)"
+
+STREAM_BYTES = 8192
+
+
+def _peer_case(kind: str, size: int, peer: tuple[int, int], silicon: float) -> Case:
+    """A read + flush or write + barrier of ``size`` bytes between SOURCE and another Tensix tile."""
+    x, y = peer
+    request, counter = (_noc_read("a7"), _RD_RESP) if kind == "read" else (_noc_write("a7"), _WR_ACK)
+    what = f"{size} B read + flush" if kind == "read" else f"{size} B write + barrier"
+    return Case(
+        f"noc_peer_{kind}_{size}_{x}_{y}",
+        f"NoC peer {peer}: {what}",
+        f"{request}\n{_noc_wait(counter)}",
+        1,
+        (silicon, silicon),
+        mmio="niu",
+        setup=f"{_noc_setup(size, counter)}\nli a7, {x | y << 6}",
+        empty=NOP,
+        peer=peer,
+    )
+
+
+NOC_CASES = (
+    Case(
+        "noc_read_4_issue",
+        "NoC own tile: 4 B read, issue only",
+        _noc_read(),
+        1,
+        (24.97, 24.97),
+        mmio="niu",
+        setup=_noc_setup(4, _RD_RESP),
+        empty=NOP,
+    ),
+    Case(
+        "noc_write_4_issue",
+        "NoC own tile: 4 B write, issue only",
+        _noc_write(),
+        1,
+        (22.98, 22.98),
+        mmio="niu",
+        setup=_noc_setup(4, _WR_ACK),
+        empty=NOP,
+    ),
+    Case(
+        "noc_write_4",
+        "NoC own tile: 4 B write + barrier",
+        f"{_noc_write()}\n{_noc_wait(_WR_ACK)}",
+        1,
+        (69.0, 69.0),
+        mmio="niu",
+        setup=_noc_setup(4, _WR_ACK),
+        empty=NOP,
+    ),
+    _noc_read_case(4, 79.0),
+    _noc_read_case(16, 71.0),
+    _noc_read_case(64, 71.0),
+    _noc_read_case(256, 79.0),
+    # Another tile: its east neighbour, and one 13 columns on (NoC #0 goes east and wraps, so a request
+    # and its response go once round the row whatever the distance: the measurements are flat too).
+    _peer_case("read", 4, (2, 2), 230.96),
+    _peer_case("read", 64, (2, 2), 222.96),
+    _peer_case("write", 4, (2, 2), 228.96),
+    _peer_case("write", 64, (2, 2), 221.07),
+    _peer_case("read", 4, (14, 2), 231.0),
+    _peer_case("write", 4, (14, 2), 229.0),
+    Case(
+        "noc_atomic",
+        "local NoC atomic increment with response",
+        _NOC_ATOMIC,
+        1,
+        (99.0, 99.0),
+        mmio="niu",
+        setup=_NOC_XY,
+        empty=NOP,
+    ),
+    Case(
+        "noc_write_stream",
+        "NoC one-source write stream (B/cycle)",
+        _noc_write(),
+        1,
+        (63.0, 64.7),
+        mmio="niu",
+        setup=_noc_setup(STREAM_BYTES, _WR_ACK),
+        teardown=_noc_wait(_WR_ACK),
+        bytes_per_op=STREAM_BYTES,
+    ),
+)
+
+# --------------------------------------------------------------------------- DRAM
+# 512 pages of 2 KiB from one DRAM bank through the interleaved bank table, back to back, one flush
+# or barrier at the end (all inside the figure: no empty loop subtracted), as measured: page i's
+# logical tile (start + i) * banks + bank, its bank tile % banks and page tile / banks (remu, divu),
+# the bank's coordinates from a uint16 table in local RAM, the L1 page (i % 64) * 2048 of the ring
+# at s0. s1 the DRAM base address, a3 banks (7: the p100a's), a4 the page size, a5 this tile's
+# coordinates, a6 the page, a7 the request count; s2 the first page, s3 the bank.
+DRAM_PAGE = 2048
+DRAM_PAGES = 512
+DRAM_BANKS = 7
+DRAM_BASE = 0x40
+
+
+def _dram_setup(counter: int) -> str:
+    dram = Dram.new(get_arch(ARCH))
+    assert dram is not None
+    x, y = dram.endpoint(0)
+    return (
+        f"lw a5, 0x44(s3)\nslli a5, a5, 20\nsrli a5, a5, 20\nsw zero, 0x04(s3)\nsw a5, 0x08(s3)\n"
+        f"lw a7, {0x200 + 4 * counter}(s3)\n{la('t2', 'bank_table')}\nli t0, {x | y << 6}\n"
+        + "\n".join(f"sh t0, {2 * i}(t2)" for i in range(DRAM_BANKS))
+        + f"\nli a3, {DRAM_BANKS}\nli a4, {DRAM_PAGE}\nli a6, 0\nli s1, {DRAM_BASE}\nli s2, 0\nli s3, 0\n"
+        f"{li('s0', RING)}"
+    )
+
+
+_DRAM_ADDRESS = (
+    "add a1, s2, a6\nmul a1, a1, a3\nadd a1, a1, s3\naddi a0, s1, 0\naddi a2, a3, 0\naddi t0, a1, 0\n"
+    "remu a1, t0, a2\ndivu t0, t0, a2\nslli t0, t0, 11\nadd a0, a0, t0\naddi t1, a1, 0\nslli t1, t1, 1\n"
+    f"{la('t2', 'bank_table')}\nadd t2, t2, t1\nlhu a2, 0(t2)\nandi t5, a6, 63\nmul t5, t5, a4\n"
+    f"{li('t2', RING)}\nadd t5, t5, t2"
+)
+_DRAM_READ = (
+    f"{_DRAM_ADDRESS}\n{_ready(1)}\n{li('t3', NIU + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+    "sw t5, -16(t3)\nsw zero, -12(t3)\nsw a5, -8(t3)\nsw a0, -28(t3)\nsw zero, -24(t3)\nsw a2, -20(t3)\n"
+    "sw a4, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+)
+_DRAM_WRITE = (
+    f"{_DRAM_ADDRESS}\n{_ready(0)}\n{li('t3', NIU + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\n"
+    "sw t5, -28(t3)\nsw a0, -16(t3)\nsw zero, -12(t3)\nsw a2, -8(t3)\nsw a4, 4(t3)\nsw zero, 8(t3)\n"
+    "addi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+)
+
+
+def _dram_wait(counter: int) -> str:
+    return f"{li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a7, 4b\nfence"
+
+
+DRAM_CASES = (
+    Case(
+        "dram_read",
+        "DRAM interleaved read, one core (B/cycle)",
+        _DRAM_READ,
+        1,
+        (26.86, 26.86),
+        iters=DRAM_PAGES,
+        mmio="niu",
+        setup=_dram_setup(_RD_RESP),
+        teardown=_dram_wait(_RD_RESP),
+        bytes_per_op=DRAM_PAGE,
+        subtract_empty=False,
+    ),
+    Case(
+        "dram_write",
+        "DRAM interleaved write, one core (B/cycle)",
+        _DRAM_WRITE,
+        1,
+        (27.63, 27.63),
+        iters=DRAM_PAGES,
+        mmio="niu",
+        setup=_dram_setup(_WR_ACK),
+        teardown=_dram_wait(_WR_ACK),
+        bytes_per_op=DRAM_PAGE,
+        subtract_empty=False,
+    ),
+)
