@@ -153,7 +153,7 @@ class Core:
         # core while this one ran; applied at this core's first synchronised access from that cycle.
         self.pending_port_shares: list[tuple[int, int]] = []
         self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
-        self._busy_probes: dict[int, int] = {}  # loop heads whose last probe found real work
+        self._busy_probes: set[int] = set()  # loop heads whose last probe found real work
         # A parked loop's iteration: cycles, instructions, and the cycle offset of its first read of
         # each register it polls (Tile._wake resumes it at the iteration that sees a change).
         self.poll_period = 0
@@ -512,15 +512,15 @@ class Core:
         may be a race: what the loop polls changed between the spin being detected and the probe,
         which then ran the loop's way out (and back to its head through an outer loop). It is
         probed again after another spin threshold; the second time in a row it is marked busy."""
-        if self._busy_probes.get(head):
+        if head in self._busy_probes:
             self.hooks.state.busy[(head >> 2) & 63] = head
         else:
-            self._busy_probes[head] = 1
+            self._busy_probes.add(head)
             self.spin_again()
 
     def probed_idle(self, head: int) -> None:
         """The loop headed at ``head`` was found polling (it is parked)."""
-        self._busy_probes.pop(head, None)
+        self._busy_probes.discard(head)
 
     def spin_again(self) -> None:
         """Count the loop headed at pc from zero again: it is probed after another spin threshold."""

@@ -750,9 +750,9 @@ static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t
     return first;
 }
 
-/* The block just left ends in a conditional branch (Unicorn ends a block at one) that went on at
- * `next`: when its counter said otherwise, the frontend fetched the wrong way and the next
- * instruction issues P_MISPREDICT cycles late (BabyRISCV README: "a mispredicted branch causes a
+/* When the block just left ends in a conditional branch (Unicorn ends a block at one), the core
+ * went on at `next`: when the branch's counter said otherwise, the frontend fetched the wrong way
+ * and the next instruction issues P_MISPREDICT cycles late (BabyRISCV README: "a mispredicted branch causes a
  * four cycle pipeline bubble"). The predictor itself is not documented: a counter per branch that
  * each outcome moves one step towards itself is the simplest that learns a loop. */
 static void predict(void *uc, struct core_hooks *h, uint64_t next)
