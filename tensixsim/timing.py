@@ -47,10 +47,24 @@ class RiscvTiming:
     # waits for the answer: 19 cycles an iteration).
     l1_store_conflict: int = 7
     # A conditional branch the frontend predicted the wrong way: "a four cycle pipeline bubble"
-    # (BlackholeA0 BabyRISCV README, EX1; Wormhole's page: two). The predictor is not documented;
-    # the walk's is a two-bit counter per branch, starting weakly not taken (riscv/native.c predict).
+    # (BlackholeA0 BabyRISCV README, EX1). The predictor is not documented; the walk's is a two-bit
+    # counter per branch, starting weakly not taken (riscv/native.c predict).
     branch_mispredict: int = 4
-    branch_mispredict_wormhole: int = 2
+    # Cycles a multiply holds the next instruction back: none on Blackhole (a multiply spends one
+    # cycle in EX1, then one in EX2; independent mul 1.0 measured).
+    mul_hold: int = 0
+    # Whether the store queue coalesces L1 stores into 16-byte blocks (Blackhole's README).
+    l1_store_coalesce: int = 1
+    # What Wormhole's cores do differently, from WormholeB0's BabyRISCV README (no Wormhole figure
+    # was measured): "a mispredicted branch causes a two cycle pipeline bubble"; a multiply
+    # "occupies the Integer Unit for two cycles, and the next instruction cannot enter the unit
+    # until the multiply instruction has finished"; "throughput of sustained stores to L1 is at most
+    # one store every five cycles" (no coalescing).
+    wormhole: tuple[tuple[str, int], ...] = (
+        ("branch_mispredict", 2),
+        ("mul_hold", 1),
+        ("l1_store_coalesce", 0),
+    )
     # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 1.5 per
     # instruction (measured), so the store becomes visible to the load 2 cycles after its issue
     # (TRISC2: see ``local_store_visible_trisc2``).
@@ -159,12 +173,12 @@ class RiscvTiming:
         figures = {
             name: getattr(self, name)
             for name in self.__dataclass_fields__
-            if name not in ("mmio_windows", "l1_ports", "l1_port_sharing", "remote_fabric")
+            if name not in ("mmio_windows", "l1_ports", "l1_port_sharing", "remote_fabric", "wormhole")
         }
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2
         if arch == "wormhole":
-            figures["branch_mispredict"] = self.branch_mispredict_wormhole
+            figures.update(self.wormhole)
         return figures
 
 

@@ -345,3 +345,34 @@ def test_a_mispredicted_branch_costs_the_chips_bubble(arch):
 
     bubble = {"wormhole": 2, "blackhole": 4}[arch]
     assert cycles(1) - cycles(0) == 63 * bubble + 32
+
+
+@pytest.mark.parametrize("arch", ["wormhole", "blackhole"])
+def test_multiplies_and_l1_stores_at_each_chips_rate(arch):
+    """16 independent mul against 16 add: a Wormhole multiply holds the next instruction one cycle
+    (it occupies the Integer Unit for two), a Blackhole one does not. Sustained L1 stores (the 16
+    sw after the first 16, filling 16-byte blocks word by word): one every five cycles on Wormhole
+    (no coalescing), one a cycle on Blackhole (whole blocks coalesced). Each chip's BabyRISCV
+    README."""
+
+    def cycles(body: str) -> int:
+        source = f"""
+            li t0, 0xFFB121F0     # the wall clock
+            li t1, 0x20000
+            li a2, 3
+            lw s1, 0(t0)
+            {body}
+            lw s2, 0(t0)
+            sub a0, s2, s1
+            ecall
+        """
+        tile = Tile(arch)
+        tile.load_elf("brisc", link(source, text=RESET_PC["brisc"], march=RV32IM))
+        return tile.run(release=["brisc"]).cores["brisc"].exit_code
+
+    adds = cycles("\n".join(f"add a{3 + i % 4}, a2, a2" for i in range(16)))
+    muls = cycles("\n".join(f"mul a{3 + i % 4}, a2, a2" for i in range(16)))
+    stores = [cycles("\n".join(f"sw a2, {4 * i}(t1)" for i in range(n))) for n in (16, 32)]
+    wormhole = arch == "wormhole"
+    assert muls - adds == (16 if wormhole else 0)
+    assert stores[1] - stores[0] == 16 * (5 if wormhole else 1)

@@ -47,7 +47,8 @@ enum {
     P_REMOTE_LATENCY, P_REMOTE_SLOTS, P_REMOTE_OCCUPANCY,
     P_MUL_LATENCY, P_DIV_MIN, P_DIV_FAST, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
     P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH, P_PORT_CYCLES, P_PORT_ATOMIC,
-    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE, P_L1_STORE_CONFLICT, P_MISPREDICT,
+    P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE, P_L1_STORE_CONFLICT, P_MISPREDICT, P_MUL_HOLD,
+    P_L1_COALESCE,
     P_COUNT
 };
 
@@ -288,7 +289,7 @@ static int64_t store(struct core_hooks *h, uint64_t a, int size, int c, int64_t 
     uint64_t rear = (h->sq_head + STORE_QUEUE - 1) % STORE_QUEUE;
     uint64_t bytes = ((1ull << size) - 1) << (a & 15);
     *block = 0;
-    if (c == CLASS_L1 && h->sq_visible[rear] > t && (h->sq_mask[rear] >> 16) == (a >> 4) + 1 &&
+    if (c == CLASS_L1 && p[P_L1_COALESCE] && h->sq_visible[rear] > t && (h->sq_mask[rear] >> 16) == (a >> 4) + 1 &&
         (a > h->sq_last[rear] ? a - h->sq_last[rear] : h->sq_last[rear] - a) <= 4) {
         if (commit) {
             uint64_t mask = (h->sq_mask[rear] | bytes) & 0xFFFF;
@@ -389,6 +390,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         if (f7 == 1) {
             if (f3 < 4) {
                 latency = p[P_MUL_LATENCY];
+                block = p[P_MUL_HOLD];
             } else {
                 /* A divide holds EX1 for as many cycles as its operands need (the divide hook). */
                 uint64_t used = h->div_used++;

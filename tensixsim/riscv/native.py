@@ -69,6 +69,8 @@ TIMING_PARAMS = (
     "retire_queue",
     "l1_store_conflict",
     "branch_mispredict",
+    "mul_hold",
+    "l1_store_coalesce",
 )
 PC_REG = 190
 X0_REG = 1
@@ -618,6 +620,7 @@ class Hooks:
         data = ((1 << size) - 1) << (a & 15)
         if (
             c == CLASS_L1
+            and p[P["l1_store_coalesce"]]
             and s.sq_visible[rear] > t
             and s.sq_mask[rear] >> 16 == (a >> 4) + 1
             and abs(a - s.sq_last[rear]) <= 4
@@ -701,6 +704,7 @@ class Hooks:
             if f7 == 1:
                 if f3 < 4:
                     latency = p[P["mul_latency"]]
+                    block = p[P["mul_hold"]]
                 else:
                     used = s.div_used
                     s.div_used += 1
