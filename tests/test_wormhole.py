@@ -318,6 +318,22 @@ def test_the_debug_bus_shows_a_cores_pc_at_wormholes_selection():
         tile.run(release=["brisc"])
 
 
+def _timed(arch: str, body: str, setup: str = "") -> int:
+    """Wall-clock cycles BRISC of an ``arch`` tile takes over ``body`` (assembly)."""
+    source = f"""
+        {setup}
+        li t0, 0xFFB121F0     # the wall clock
+        lw s1, 0(t0)
+        {body}
+        lw s2, 0(t0)
+        sub a0, s2, s1
+        ecall
+    """
+    tile = Tile(arch)
+    tile.load_elf("brisc", link(source, text=RESET_PC["brisc"], march=RV32IM))
+    return tile.run(release=["brisc"]).cores["brisc"].exit_code
+
+
 @pytest.mark.parametrize("arch", ["wormhole", "blackhole"])
 def test_a_mispredicted_branch_costs_the_chips_bubble(arch):
     """64 iterations of a branch that is always taken (mispredicted once, while its counter learns)
@@ -325,23 +341,14 @@ def test_a_mispredicted_branch_costs_the_chips_bubble(arch):
     cycles apart. BabyRISCV README: two cycles on Wormhole, four on Blackhole."""
 
     def cycles(toggle: int) -> int:
-        source = f"""
-            li s0, 64
-            li a4, 0
-            li t0, 0xFFB121F0     # the wall clock
-            lw s1, 0(t0)
+        loop = f"""
         1:  beqz a4, 2f
             addi a5, a5, 1
         2:  xori a4, a4, {toggle}
             addi s0, s0, -1
             bnez s0, 1b
-            lw s2, 0(t0)
-            sub a0, s2, s1
-            ecall
         """
-        tile = Tile(arch)
-        tile.load_elf("brisc", link(source, text=RESET_PC["brisc"], march=RV32IM))
-        return tile.run(release=["brisc"]).cores["brisc"].exit_code
+        return _timed(arch, loop, setup="li s0, 64\nli a4, 0")
 
     bubble = {"wormhole": 2, "blackhole": 4}[arch]
     assert cycles(1) - cycles(0) == 63 * bubble + 32
@@ -354,25 +361,10 @@ def test_multiplies_and_l1_stores_at_each_chips_rate(arch):
     sw after the first 16, filling 16-byte blocks word by word): one every five cycles on Wormhole
     (no coalescing), one a cycle on Blackhole (whole blocks coalesced). Each chip's BabyRISCV
     README."""
-
-    def cycles(body: str) -> int:
-        source = f"""
-            li t0, 0xFFB121F0     # the wall clock
-            li t1, 0x20000
-            li a2, 3
-            lw s1, 0(t0)
-            {body}
-            lw s2, 0(t0)
-            sub a0, s2, s1
-            ecall
-        """
-        tile = Tile(arch)
-        tile.load_elf("brisc", link(source, text=RESET_PC["brisc"], march=RV32IM))
-        return tile.run(release=["brisc"]).cores["brisc"].exit_code
-
-    adds = cycles("\n".join(f"add a{3 + i % 4}, a2, a2" for i in range(16)))
-    muls = cycles("\n".join(f"mul a{3 + i % 4}, a2, a2" for i in range(16)))
-    stores = [cycles("\n".join(f"sw a2, {4 * i}(t1)" for i in range(n))) for n in (16, 32)]
+    setup = "li t1, 0x20000\nli a2, 3"
+    adds = _timed(arch, "\n".join(f"add a{3 + i % 4}, a2, a2" for i in range(16)), setup)
+    muls = _timed(arch, "\n".join(f"mul a{3 + i % 4}, a2, a2" for i in range(16)), setup)
+    stores = [_timed(arch, "\n".join(f"sw a2, {4 * i}(t1)" for i in range(n)), setup) for n in (16, 32)]
     wormhole = arch == "wormhole"
     assert muls - adds == (16 if wormhole else 0)
     assert stores[1] - stores[0] == 16 * (5 if wormhole else 1)
