@@ -52,7 +52,7 @@ class Parking:
             return
         if core.sync_stopped:  # cut short (a synchronisation point): look again later
             if core.probe_unsynced:
-                core.undo_probe(busy=False)
+                core.undo_probe()
                 if wrote:
                     core.probed_busy(head)
             return
@@ -62,7 +62,7 @@ class Parking:
             # nothing of the loop: it may yet be parked next time. (A probe that read ahead of the
             # other cores is undone: the loop runs on as any code, to be probed again.)
             if core.probe_unsynced:
-                core.undo_probe(busy=False)
+                core.undo_probe()
             return
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
         # Registers by their word address (a narrow load reads part of one).
@@ -76,14 +76,14 @@ class Parking:
             # iterations do not all cost the same yet): that says nothing of the loop. Probed again
             # later.
             if core.probe_unsynced:
-                core.undo_probe(busy=False)
+                core.undo_probe()
             else:
                 core.spin_again()
             return
         if not fixed:
             if core.probe_unsynced:
                 # Its loads ran ahead of the other cores: undone, the loop runs on as any code.
-                core.undo_probe(busy=False)
+                core.undo_probe()
             core.probed_busy(head)
             return
         core.probed_idle(head)

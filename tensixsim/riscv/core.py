@@ -576,11 +576,10 @@ class Core:
         """The last probe iteration loaded L1 at a cycle another running core has not reached."""
         return bool(self.hooks.state.probe_unsynced)
 
-    def undo_probe(self, *, busy: bool) -> None:
+    def undo_probe(self) -> None:
         """Put the core back where it was before the last probe iteration (it loaded L1 past the
-        other cores, did nothing else lasting, and the loop is not parked). ``busy``: the loop does
-        real work (never probe it again); otherwise it is probed again after another
-        SPIN_THRESHOLD iterations, run as any code is."""
+        other cores, did nothing else lasting, and the loop is not parked). The loop is probed again
+        after another SPIN_THRESHOLD iterations, run as any code is (probed_busy says when not)."""
         context, hooks, self.time, self.instructions, self._pc, self._loop_entry, self._carry_loop = (
             self._probe_snapshot
         )
@@ -588,10 +587,7 @@ class Core:
         s = self.hooks.state
         ctypes.memmove(ctypes.addressof(s), hooks, len(hooks))
         s.probing = s.probe_unsynced = s.stop_reason = s.sync_valid = 0
-        if busy:
-            self.mark_busy_loop()
-        else:
-            s.repeat = 0
+        s.repeat = 0
         self.sync_stopped = False
 
     def skip_iterations(self, count: int) -> None:
