@@ -821,6 +821,9 @@ class Tile(Scheduler, Parking):
                     self.events.core_released(core.name, core.time, by, cycle)
             elif value & bit and not old & bit:
                 core.state = CoreState.RESET
+                # A core that ran ahead of the hold (it does between synchronisation points) stops
+                # at its cycle: released again, it starts from the release, not from where it got.
+                core.time = min(core.time, cycle)
                 changed.add(core)
                 if core is writer:
                     core.uc.emu_stop()
