@@ -41,12 +41,27 @@ RISCV_SUPPORT: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         "Zicsr",
-        "mcycle/mcycleh/cycle/cycleh, minstret/instret(h) read the emulator clock; cfg0 (0x7C0) read/write",
+        "counters: mcycle/cycle(h) read the emulator clock, minstret/instret(h) the retired "
+        "instructions; a write sets them",
         "executed+tested",
-        "tests/test_tile.py",
+        "tests/test_csrs.py, tests/test_tile.py",
     ),
-    ("Zicsr", "0xBC0/0xBC1 Tensix queue/backend status", "unimplemented (raises Unimplemented)", "—"),
-    ("Zicsr", "any other CSR", "raises InvalidProgram", "tests/test_tile.py"),
+    (
+        "Zicsr",
+        "cfg0, pmacfg0/1 (their timing fields change the core's timing, docs/timing.md), cfg1, "
+        "hwa_mask, hwa_cfg, vgsrc, mcountinhibit, mhpmevent3/4, fcsr, vxsat, vxrm, vl, vtype, vlenb, "
+        "intp_restore_pc, tt_cfg_sstatus0-7 on BRISC/NCRISC: hold what is written; mstatus, misa, "
+        "mhartid, vstart: read-only constants (BlackholeA0 CSRs.md)",
+        "executed+tested",
+        "tests/test_csrs.py, tests/test_riscv_isa.py",
+    ),
+    (
+        "Zicsr",
+        "tt_cfg_qstatus/bstatus (0xBC0/0xBC1), mhpmcounter3/4(h), tt_cfg_sstatus0-7 on a TRISC",
+        "unimplemented (raises Unimplemented naming the CSR)",
+        "tests/test_csrs.py",
+    ),
+    ("Zicsr", "any other CSR", "raises InvalidProgram", "tests/test_tile.py, tests/test_csrs.py"),
     (
         "C",
         "compressed instructions (the hardware has none)",

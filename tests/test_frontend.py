@@ -50,15 +50,23 @@ def run_trisc0(source: str, max_cycles: int = 1_000_000, **kwargs) -> Tile:
 
 def test_nops_issue_one_per_cycle_and_the_run_waits_for_the_pipe():
     nop = ISA.encode("NOP")
-    tile = run_trisc0("\n".join([inline(nop)] * 50 + ["ecall"]), record_pushes=True)
+    # Fusion off (cfg0 DisTriscCache): word i is pushed at cycle 1 + i after the CSR write and can
+    # issue FRONTEND.push_to_issue cycles later (the input FIFO and the expanders): the pipe keeps pace.
+    no_fusion = "li t0, 0x40000\ncsrs 0x7c0, t0"
+    tile = run_trisc0("\n".join([no_fusion] + [inline(nop)] * 50 + ["ecall"]), record_pushes=True)
     pipe = tile.backend.pipes[0]
     assert pipe.issued == 50 and pipe.idle
     history = tile.pushed(0)
     assert len(history) == 50
-    # Word i is pushed at cycle 1 + i and can issue FRONTEND.push_to_issue cycles later (the input
-    # FIFO and the expanders): the pipe keeps pace.
+    assert [h.cycle - history[0].cycle for h in history] == list(range(50))
     assert pipe.last_cycle == history[-1].cycle + FRONTEND.push_to_issue
     assert tile.result().cycles == pipe.last_cycle + 1
+    # Out of reset the core fuses four words a cycle (until the input FIFO fills); the pipe still
+    # issues one a cycle from the first.
+    tile = run_trisc0("\n".join([inline(nop)] * 50 + ["ecall"]), record_pushes=True)
+    pipe, history = tile.backend.pipes[0], tile.pushed(0)
+    assert [h.cycle - history[0].cycle for h in history[:12]] == [0] * 4 + [1] * 4 + [2] * 4
+    assert pipe.issued == 50 and pipe.last_cycle == history[0].cycle + FRONTEND.push_to_issue + 49
 
 
 def test_unknown_opcode_names_the_pushing_core_and_pc():

@@ -747,13 +747,13 @@ def test_cfg0_reads_back_what_was_written(core: str, first: int, ops: list[tuple
 
 
 @pytest.mark.parametrize("core", ["brisc", "trisc0"])
-@pytest.mark.parametrize("access", ["csrr a0, 0x7c5", "csrw 0x7c5, a1", "csrrsi a0, 0x7c5, 1"])
+@pytest.mark.parametrize("access", ["csrr a0, 0x7c8", "csrw 0x7c8, a1", "csrrsi a0, 0x7c8, 1"])
 def test_unknown_csr_raises_invalid_program_naming_core_and_pc(core: str, access: str) -> None:
     source = "\n".join(["li a1, 5", "nop", f"BAD: {access}", EXIT])
     _, labels = rvenc.assemble_labels(source, base=RESET_PC[core])
     with pytest.raises(InvalidProgram) as info:
         run({core: source})
-    assert (info.value.core, info.value.pc, info.value.value) == (core, labels["BAD"], 0x7C5)
+    assert (info.value.core, info.value.pc, info.value.value) == (core, labels["BAD"], 0x7C8)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -380,8 +380,8 @@ def raises_on(core: str, source: str, error: type, **kwargs):
 
 
 def test_unknown_csr_names_core_pc_and_csr():
-    _, error = raises_on("brisc", "nop\n csrr a0, 0x7C5\n ecall", InvalidProgram)
-    assert error.pc == 4 and error.value == 0x7C5 and "CSR" in str(error) and "pc=0x00000004" in str(error)
+    _, error = raises_on("brisc", "nop\n csrr a0, 0x7C8\n ecall", InvalidProgram)
+    assert error.pc == 4 and error.value == 0x7C8 and "CSR" in str(error) and "pc=0x00000004" in str(error)
 
 
 def test_illegal_instruction():

@@ -15,6 +15,8 @@ import sys
 
 from asm import assemble
 
+from tensixsim.isa import isa_for
+
 PROGRAMS = 48
 SEED = 20261128
 
@@ -99,24 +101,27 @@ import json, sys
 from tensixsim import Tile
 from tensixsim.riscv.native import native_library
 images = json.loads(sys.stdin.read())
+core, base = sys.argv[2], int(sys.argv[3])
 out = []
 for image in images:
     tile = Tile(sys.argv[1])
-    tile.write(0, bytes.fromhex(image))
-    result = tile.run(max_cycles=10**7, release=["brisc"])
-    stats = result.cores["brisc"]
-    out.append([stats.cycles, stats.instructions, tile.core("brisc").reg("a0")])
+    tile.write(base, bytes.fromhex(image))
+    result = tile.run(max_cycles=10**7, release=[core])
+    stats = result.cores[core]
+    out.append([stats.cycles, stats.instructions, tile.core(core).reg("a0")])
 print(json.dumps({"native": native_library() is not None, "runs": out}))
 """
 
 
-def _run(images: list[str], pure_python: bool, arch: str = "blackhole") -> dict:
+def _run(
+    images: list[str], pure_python: bool, arch: str = "blackhole", core: str = "brisc", base: int = 0
+) -> dict:
     env = dict(os.environ)
     env.pop("TENSIXSIM_PURE_PYTHON", None)
     if pure_python:
         env["TENSIXSIM_PURE_PYTHON"] = "1"
     out = subprocess.run(
-        [sys.executable, "-c", _RUN, arch],
+        [sys.executable, "-c", _RUN, arch, core, str(base)],
         input=json.dumps(images),
         env=env,
         capture_output=True,
@@ -154,5 +159,58 @@ def test_the_same_on_wormhole_whose_walk_has_its_own_figures():
     sources = [source.replace("\n1:\n", f"\n1:\n{block}", 1) for source in sources]
     images = [assemble(source, base=0).hex() for source in sources]
     native, python = _run(images, False, "wormhole"), _run(images, True, "wormhole")
+    assert native["native"] and not python["native"]
+    assert native["runs"] == python["runs"]
+
+
+# cfg0's timing fields (DisLdBufByp, DisBp, SyncAllOps, DisCsrSync, DisStMerge, DisRegForwarding).
+_CFG0_BITS = (1 << 0, 1 << 1, 1 << 9, 1 << 10, 1 << 12, 1 << 20)
+
+
+def test_the_same_under_every_cfg0_timing_field_and_pmacfg() -> None:
+    """Random programs run with random cfg0 timing fields set, and pmacfg0's ordering on or off, the
+    fields changing again inside the loop (the instructions before a CSR write are accounted under
+    the old settings, those after it under the new)."""
+    rng = random.Random(SEED + 2)
+    sources = []
+    for _ in range(PROGRAMS // 2):
+        first = sum(bit for bit in _CFG0_BITS if rng.random() < 0.4)
+        toggled = rng.choice(_CFG0_BITS)
+        order = "li t0, 1\ncsrw 0x7c1, t0\n" if rng.random() < 0.3 else ""
+        source = _program(rng)
+        setup = f"li t0, {first}\ncsrs 0x7c0, t0\n{order}"
+        # Each iteration flips one field (t0 and t1 are data again afterwards).
+        flip = f"li t1, {toggled}\ncsrr t0, 0x7c0\nxor t0, t0, t1\ncsrw 0x7c0, t0\n"
+        flip = flip if rng.random() < 0.5 else ""
+        source = source.replace("\n1:\n", f"\n{setup}1:\n{flip}", 1)
+        sources.append(source)
+    images = [assemble(source, base=0).hex() for source in sources]
+    native, python = _run(images, False), _run(images, True)
+    assert native["native"] and not python["native"]
+    assert native["runs"] == python["runs"]
+
+
+def test_the_same_for_a_trisc_fusing_inline_words() -> None:
+    """TRISC1 runs the random programs with runs of inline Tensix NOPs among them: adjacent words
+    fuse (four a cycle) until the input FIFO fills, a full FIFO stalls the core and ends the group;
+    some programs turn fusion off and on again inside the loop."""
+    nop = isa_for("blackhole").encode("NOP")
+    word = f".word {((nop << 2) | (nop >> 30)) & 0xFFFFFFFF:#x}"
+    rng = random.Random(SEED + 3)
+    sources = []
+    for _ in range(PROGRAMS // 2):
+        source = _program(rng)
+        lines = []
+        for line in source.splitlines():
+            lines.append(line)
+            if rng.random() < 0.3:
+                lines += [word] * rng.randrange(1, 9)
+        if rng.random() < 0.4:
+            flip = "li t1, 0x40000\ncsrr t0, 0x7c0\nxor t0, t0, t1\ncsrw 0x7c0, t0"
+            lines.insert(lines.index("1:") + 1, flip)
+        sources.append("\n".join(lines))
+    images = [assemble(source, base=0xA000).hex() for source in sources]
+    native = _run(images, False, core="trisc1", base=0xA000)
+    python = _run(images, True, core="trisc1", base=0xA000)
     assert native["native"] and not python["native"]
     assert native["runs"] == python["runs"]

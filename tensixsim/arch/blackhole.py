@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tensixsim.arch.blackhole_csrs import BLACKHOLE_CSRS, CFG0
 from tensixsim.arch.blackhole_registers import MAILBOXES, PCBUFS, TILE_REGISTERS
 from tensixsim.arch.common import Arch, CoreFacts, NocFacts, NocRegisters
 
@@ -63,9 +64,11 @@ BLACKHOLE = Arch(
     pipe_queue_depth=32,
     mop_config_base=0xFFB80000,
     pcbuf_base=0xFFE80000,
-    csr_cfg0=0x7C0,
+    csr_cfg0=CFG0,
     csr_queue_status=0xBC0,
     csr_backend_status=0xBC1,
+    csrs=BLACKHOLE_CSRS,
+    ttinsn_fusion=True,
     tile_control_base=_TILE_CONTROL,
     tile_control_size=0x1000,
     stream_base=0xFFB40000,

@@ -29,6 +29,17 @@ class CoreFacts:
 
 
 @dataclass(frozen=True)
+class CsrFacts:
+    """One CSR the baby cores recognise: its number, name, and what the tile does with it
+    (``behaviour``, see tensixsim/arch/blackhole_csrs.py); ``reset``: its value out of reset."""
+
+    address: int
+    name: str
+    behaviour: str
+    reset: int = 0
+
+
+@dataclass(frozen=True)
 class RegisterFacts:
     """One 32-bit register of a tile-control window, as the sources name it.
 
@@ -209,6 +220,11 @@ class Arch:
     # counters and the custom CSRs above). Without them such an instruction is an InvalidInstruction.
     has_zaamo: bool = True
     has_csrs: bool = True
+    csrs: tuple[CsrFacts, ...] = ()  # every CSR a core recognises (an unlisted one: InvalidProgram)
+    # Whether a TRISC's instruction cache fuses up to four adjacent inline Tensix words into one
+    # cycle while cfg0's DisTriscCache is clear (Blackhole's PushTensixInstruction.md; no Wormhole
+    # page describes it).
+    ttinsn_fusion: bool = False
     # Where the programmable reset PCs live: "tile_control" (the registers CoreFacts.reset_pc_register
     # names, in the tile-control page) or "config" (fields of the Tensix backend configuration, named
     # by reset_pc_config_fields: core -> (PC field, override-enable field, enable bit)).

@@ -23,7 +23,8 @@ from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 from unicorn.unicorn_py3 import unicorn as _ucmod
 
-from tensixsim.arch.common import CoreFacts
+from tensixsim.arch.blackhole_csrs import CFG0, CFG0_DIS_TRISC_CACHE, PMACFG0, PMACFG1
+from tensixsim.arch.common import CoreFacts, CsrFacts
 from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
@@ -89,16 +90,20 @@ _EBREAK = 0x00100073
 _OPCODE_AMO = 0x2F
 
 
+# The counter CSRs (arch csrs, behaviour "counter"): which counter, and whether the high word.
 _COUNTER_CSRS = {
-    0xB00: ("cycle", False),
-    0xC00: ("cycle", False),
-    0xB80: ("cycle", True),
-    0xC80: ("cycle", True),
-    0xB02: ("instret", False),
-    0xC02: ("instret", False),
-    0xB82: ("instret", True),
-    0xC82: ("instret", True),
+    "mcycle": ("cycle", False),
+    "cycle": ("cycle", False),
+    "mcycleh": ("cycle", True),
+    "cycleh": ("cycle", True),
+    "minstret": ("instret", False),
+    "instret": ("instret", False),
+    "minstreth": ("instret", True),
+    "instreth": ("instret", True),
 }
+# What keeps a value per core (arch csrs behaviours), and the CSRs whose value the timing walk reads.
+_STORED_CSRS = ("storage", "scratch_bnc")
+_TIMING_CSRS = (CFG0, PMACFG0, PMACFG1)
 
 
 class CoreState(enum.Enum):
@@ -116,6 +121,7 @@ class Core:
         self.tile = tile
         self.facts = facts
         self.name = facts.name
+        self._csr_table = {c.address: c for c in tile.arch.csrs}
         self.index = index
         self.symbols: dict[str, int] = {}
         self.image: object | None = None  # the last ELF image loaded for this core
@@ -138,7 +144,7 @@ class Core:
         self.instructions = 0
         self.tensix_pushed = 0
         self.exit_code: int | None = None
-        self.cfg0 = 0
+        self._reset_csr_values()
         self.wait_reason = ""
         self.wait_key: tuple | None = None  # the tile event a WAITING core waits for
         self.error: BaseException | None = None
@@ -257,6 +263,7 @@ class Core:
             aliases=(min(aliases), max(aliases)) if aliases else (0, 0),
             timed=timed,
         )
+        self._apply_csr_timing()
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
         if self.facts.iram is not None:
@@ -312,6 +319,7 @@ class Core:
         self.error = None
         self.hooks.reset_timing()
         self.hooks.reset_predictor()
+        self._reset_csrs()
 
     def power_on(self) -> None:
         """Back to the state of a new core (Tile.reset): held in reset at cycle 0, registers zero,
@@ -868,6 +876,9 @@ class Core:
 
     def _stall(self, stall: Stall, pc: int, cycle: int) -> None:
         """The instruction at ``pc`` (due at ``cycle``) cannot complete yet: stop, retry it later."""
+        # An inline word that must wait ends its fused group: retried, it issues on its own (else
+        # it would be dated in the group's cycle again, and wait again).
+        self.hooks.state.fuse_next = 0
         if stall.until is not None and stall.until > cycle:
             # The retried instruction issues at ``until``: count from where it would issue unhindered.
             self.charge(stall.until - self._natural(pc))
@@ -877,35 +888,89 @@ class Core:
         self.wait_reason = stall.reason
         self.uc.emu_stop()
 
+    def _reset_csr_values(self) -> None:
+        """The CSRs as a reset leaves them (CSRs.md): the stored ones at their reset values, the
+        counters reading the tile's clock again."""
+        self.csr_values = {c.address: c.reset for c in self.tile.arch.csrs if c.behaviour in _STORED_CSRS}
+        self._counter_offsets = {"cycle": 0, "instret": 0}
+
+    def _reset_csrs(self) -> None:
+        self._reset_csr_values()
+        self._apply_csr_timing()
+
+    @property
+    def cfg0(self) -> int:
+        return self.csr_values.get(CFG0, 0)
+
     def _csr(self, pc: int, word: int) -> None:
         csr, funct3 = word >> 20, (word >> 12) & 7
         rd, field = (word >> 7) & 31, (word >> 15) & 31
         operand = field if funct3 & 4 else self.reg(field)
-        writes = funct3 & 3 == 1 or field != 0
-        old = self._csr_read(csr, pc)
-        if writes:
+        swap = funct3 & 3 == 1
+        # Zicsr: csrrw with rd = x0 does not read the CSR; csrrs / csrrc with x0 (or 0) do not write it.
+        old = 0 if swap and rd == 0 else self._csr_read(csr, pc)
+        if swap or field != 0:
             new = {1: operand, 2: old | operand, 3: old & ~operand}[funct3 & 3]
             self._csr_write(csr, new & 0xFFFFFFFF, pc)
         self.set_reg(rd, old)
 
+    def _csr_facts(self, csr: int, pc: int, value: int | None = None) -> CsrFacts:
+        facts = self._csr_table.get(csr)
+        if facts is None:
+            raise InvalidProgram(
+                f"unknown CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=csr
+            )
+        if facts.behaviour == "unmodelled" or (
+            facts.behaviour == "scratch_bnc" and self.facts.pipe is not None
+        ):
+            what = "read of" if value is None else "write to"
+            raise Unimplemented(
+                f"{what} CSR 0x{csr:03x} ({facts.name}): not modelled",
+                core=self.name,
+                pc=pc,
+                cycle=self.now(pc),
+                value=csr if value is None else value,
+            )
+        return facts
+
+    def _counter(self, name: str, pc: int) -> int:
+        value = self.now(pc) if name == "cycle" else self.instructions + self._done_before(pc)
+        return (value + self._counter_offsets[name]) & (1 << 64) - 1
+
     def _csr_read(self, csr: int, pc: int) -> int:
-        if csr in _COUNTER_CSRS:
-            counter, high = _COUNTER_CSRS[csr]
-            value = self.now(pc) if counter == "cycle" else self.instructions + self._done_before(pc)
+        facts = self._csr_facts(csr, pc)
+        if facts.behaviour == "counter":
+            counter, high = _COUNTER_CSRS[facts.name]
+            value = self._counter(counter, pc)
             return (value >> 32 if high else value) & 0xFFFFFFFF
-        if csr == self.tile.arch.csr_cfg0:
-            return self.cfg0
-        if csr in (self.tile.arch.csr_queue_status, self.tile.arch.csr_backend_status):
-            raise Unimplemented(f"CSR 0x{csr:03x} (Tensix status)", core=self.name, pc=pc, cycle=self.now(pc))
-        raise InvalidProgram(f"unknown CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=csr)
+        if facts.behaviour == "constant":
+            return facts.reset
+        return self.csr_values[csr]
 
     def _csr_write(self, csr: int, value: int, pc: int) -> None:
-        if csr == self.tile.arch.csr_cfg0:
-            self.cfg0 = value
-            return
-        raise Unimplemented(
-            f"write to CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=value
+        facts = self._csr_facts(csr, pc, value)
+        if facts.behaviour == "counter":
+            # The counter goes on counting from the value written (one word of it).
+            counter, high = _COUNTER_CSRS[facts.name]
+            current = self._counter(counter, pc)
+            new = (value << 32 | current & 0xFFFFFFFF) if high else (current & ~0xFFFFFFFF | value)
+            self._counter_offsets[counter] += new - current
+        elif facts.behaviour != "constant":
+            if csr in _TIMING_CSRS:
+                self.now(pc)  # the instructions before this one are accounted under the old settings
+            self.csr_values[csr] = value
+            if csr in _TIMING_CSRS:
+                self._apply_csr_timing()
+
+    def _apply_csr_timing(self) -> None:
+        """Hand cfg0 and pmacfg0/1 to the timing walk (the fields it reads: arch/blackhole_csrs.py)."""
+        values = self.csr_values
+        strong = (values.get(PMACFG0, 0) | values.get(PMACFG1, 0)) & 1
+        cfg0 = values.get(CFG0, 0)
+        fusion = (
+            self.tile.arch.ttinsn_fusion and self.facts.pipe is not None and not cfg0 & CFG0_DIS_TRISC_CACHE
         )
+        self.hooks.set_core_config(cfg0, bool(strong), fusion)
 
     def set_port_share(self, share: int, cycle: int | None = None) -> None:
         """``share`` cores of this core's L1 access port are out of reset: from now on (``cycle``

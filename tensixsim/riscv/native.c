@@ -198,7 +198,27 @@ struct core_hooks {
     /* The frontend's branch predictor: a two-bit counter per conditional branch (by its address),
      * predicting taken from 2 up (see predict). */
     uint8_t bht[BHT];
+    /* The core's configuration CSRs (Core._apply_csr_timing): cfg0 as written, and whether pmacfg0
+     * or pmacfg1 makes every load and store strongly ordered. */
+    uint64_t cfg0;
+    uint64_t strong_order;
+    /* .ttinsn fusion (a TRISC with cfg0 DisTriscCache clear, set by Python): up to four adjacent
+     * inline Tensix words issue in one cycle (PushTensixInstruction.md). fuse_next is the address a
+     * word must have to join the group the last word started or joined, fuse_count the group's
+     * words so far, fuse_cycle its cycle. */
+    uint64_t fusion;
+    uint64_t fuse_next;
+    uint64_t fuse_count;
+    int64_t fuse_cycle;
 };
+
+/* cfg0 fields the walk reads (tensixsim/arch/blackhole_csrs.py, CSRs.md). */
+#define CFG0_DIS_LD_BUF_BYP (1u << 0)
+#define CFG0_DIS_BP (1u << 1)
+#define CFG0_SYNC_ALL_OPS (1u << 9)
+#define CFG0_DIS_CSR_SYNC (1u << 10)
+#define CFG0_DIS_ST_MERGE (1u << 12)
+#define CFG0_DIS_REG_FORWARDING (1u << 20)
 
 /* ---------------------------------------------------------------------------------------------
  * Timing walk. Each instruction issues at the later of one cycle after its predecessor and the
@@ -289,7 +309,7 @@ static int64_t store(struct core_hooks *h, uint64_t a, int size, int c, int64_t 
     uint64_t rear = (h->sq_head + STORE_QUEUE - 1) % STORE_QUEUE;
     uint64_t bytes = ((1ull << size) - 1) << (a & 15);
     *block = 0;
-    if (c == CLASS_L1 && p[P_L1_COALESCE] && h->sq_visible[rear] > t && (h->sq_mask[rear] >> 16) == (a >> 4) + 1 &&
+    if (c == CLASS_L1 && p[P_L1_COALESCE] && !(h->cfg0 & CFG0_DIS_ST_MERGE) && h->sq_visible[rear] > t && (h->sq_mask[rear] >> 16) == (a >> 4) + 1 &&
         (a > h->sq_last[rear] ? a - h->sq_last[rear] : h->sq_last[rear] - a) <= 4) {
         if (commit) {
             uint64_t mask = (h->sq_mask[rear] | bytes) & 0xFFFF;
@@ -363,13 +383,31 @@ static inline int64_t source(const struct core_hooks *h, uint32_t r, int64_t t)
     if (!r) return t;
     t = max64(t, h->ready[r]);
     if (h->reg_prev_retire[r] >= t) t = h->reg_prev_retire[r] + 1;
+    /* cfg0 DisRegForwarding: an operand comes from the register file only, once its writer retired. */
+    if ((h->cfg0 & CFG0_DIS_REG_FORWARDING) && h->reg_retire[r] >= t) t = h->reg_retire[r] + 1;
     return t;
+}
+
+/* The cycles the instruction after a fence issuing at `t` waits besides: until the fence has retired
+ * (unless cfg0 DisCsrSync) and every earlier store has been performed. */
+static int64_t fence_hold(const struct core_hooks *h, int64_t t)
+{
+    int64_t hold = (h->cfg0 & CFG0_DIS_CSR_SYNC) ? 0 : h->param[P_FENCE] - 1;
+    return max64(hold, h->stores_done - t);
+}
+
+/* pmacfg0/1: a load or store behaves as if a fence were inserted right before it (CSRs.md); the
+ * cycle it may issue at, from `t`. */
+static int64_t strongly_ordered(const struct core_hooks *h, int64_t t)
+{
+    int64_t fence = max64(queue_drained(h, t), h->responses);
+    return fence + 1 + fence_hold(h, fence);
 }
 
 /* Account one instruction issuing no earlier than `t`; returns its issue cycle. `commit` 0 only
  * computes it (the log and the scoreboard stay as they are). *after: the cycles the next
  * instruction waits besides (an instruction holding EX1, a fence or CSR access retiring). */
-static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int commit, int64_t *after)
+static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int64_t t, int commit, int64_t *after)
 {
     const int64_t *p = h->param;
     uint32_t op = w & 0x7F, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
@@ -378,6 +416,15 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
     *after = 0;
     if ((w & 3) != 3) { /* a Tensix instruction word */
         *after = p[P_TENSIX_PUSH] - 1;
+        /* Fused with the words right before it: issued in their cycle (when nothing held the core
+         * up in between). */
+        int fused = h->fusion && pc == h->fuse_next && h->fuse_count < 4 && t == h->fuse_cycle + 1;
+        if (fused) t = h->fuse_cycle;
+        if (commit) {
+            h->fuse_count = fused ? h->fuse_count + 1 : 1;
+            h->fuse_cycle = t;
+            h->fuse_next = pc + 4;
+        }
         return t;
     }
     /* An entry of the retire-order queue must be free: the instruction that many places back has
@@ -409,6 +456,9 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         break;
     case 0x03: { /* LOAD */
         t = source(h, rs1, t);
+        if (h->strong_order) t = strongly_ordered(h, t);
+        /* cfg0 DisLdBufByp: the load waits in EX1 until the store queue is empty. */
+        if (h->cfg0 & CFG0_DIS_LD_BUF_BYP) t = queue_drained(h, t);
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
@@ -442,6 +492,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
     }
     case 0x23: { /* STORE */
         t = source(h, rs2, source(h, rs1, t));
+        if (h->strong_order) t = strongly_ordered(h, t);
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
@@ -464,13 +515,14 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
     case 0x0F: /* FENCE: every earlier load answered, the store queue drained; the next instruction
                 * waits until the fence has retired and every earlier store has been performed */
         t = max64(queue_drained(h, t), h->responses);
-        block = max64(p[P_FENCE] - 1, h->stores_done - t);
+        block = fence_hold(h, t);
         rd = 0;
         break;
     case 0x73: /* SYSTEM */
         if (f3) {
             t = (f3 & 4) ? t : source(h, rs1, t);
-            block = p[P_CSR] - 1; /* the next instruction waits until it has retired */
+            /* the next instruction waits until it has retired (unless cfg0 DisCsrSync) */
+            block = (h->cfg0 & CFG0_DIS_CSR_SYNC) ? 0 : p[P_CSR] - 1;
         } else {
             rd = 0;
         }
@@ -481,8 +533,11 @@ static int64_t step(void *uc, struct core_hooks *h, uint32_t w, int64_t t, int c
         rd = 0;
         break;
     }
+    int64_t retire = max64(t + latency, h->last_retire + 1);
+    /* cfg0 SyncAllOps: every instruction holds the next back until it has retired, as a CSR access
+     * does (one cycle to retire and P_CSR - 1 more after a one-cycle instruction). */
+    if (h->cfg0 & CFG0_SYNC_ALL_OPS) block = max64(block, retire + p[P_CSR] - 2 - t);
     if (commit) {
-        int64_t retire = max64(t + latency, h->last_retire + 1);
         h->rob[slot] = retire;
         h->rob_pos = slot + 1 == (uint64_t)p[P_RETIRE_QUEUE] ? 0 : slot + 1;
         h->last_retire = retire;
@@ -614,7 +669,8 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
     if (h->walk_done >= target) return;
     uint64_t end = h->block_addr + h->block_size;
     uint64_t first = h->icount - h->block_size / 4; /* index of the block's first instruction */
-    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first)) {
+    if (h->walk_done == first && target == h->icount && h->ready_max <= natural(h, first) &&
+        !(h->cfg0 & (CFG0_SYNC_ALL_OPS | CFG0_DIS_REG_FORWARDING))) {
         /* A whole block of one-cycle instructions that can issue one a cycle (fast_block) is not
          * walked instruction by instruction: the walk remembers which blocks are such (forgotten
          * when their code is rewritten). */
@@ -633,7 +689,7 @@ static void walk(void *uc, struct core_hooks *h, uint64_t target)
     while (h->walk_done < target) {
         uint64_t pc = end - 4 * (h->icount - h->walk_done);
         int64_t n = natural(h, h->walk_done), after;
-        int64_t t = step(uc, h, fetch_word(uc, h, pc), n, 1, &after);
+        int64_t t = step(uc, h, pc, fetch_word(uc, h, pc), n, 1, &after);
         h->stall += t - n + after;
         h->walk_done++;
     }
@@ -704,7 +760,7 @@ int64_t tsim_time_at(void *uc, struct core_hooks *h, uint64_t pc)
     uint64_t d = h->icount - (h->block_addr + h->block_size - pc) / 4;
     walk(uc, h, d);
     int64_t after;
-    return step(uc, h, fetch_word(uc, h, pc), natural(h, d), 0, &after);
+    return step(uc, h, pc, fetch_word(uc, h, pc), natural(h, d), 0, &after);
 }
 
 /* The cycle after the last accounted instruction of the slice, everything up to index `done`
@@ -729,6 +785,7 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     h->last_retire += delta;
     for (int i = 0; i < 32; i++) { h->reg_retire[i] += delta; h->reg_prev_retire[i] += delta; }
     h->port_free += delta;
+    h->fuse_cycle += delta;
     for (int i = 0; i < HISTORY; i++) h->history_cycle[i] += delta;
 }
 
@@ -760,7 +817,14 @@ static int64_t first_entry(const struct core_hooks *h, uint64_t address, int64_t
 static void predict(void *uc, struct core_hooks *h, uint64_t next)
 {
     uint64_t pc = h->block_addr + h->block_size - 4;
-    if ((fetch_word(uc, h, pc) & 0x7F) != 0x63) return;
+    uint32_t op = fetch_word(uc, h, pc) & 0x7F;
+    if (h->cfg0 & CFG0_DIS_BP) {
+        /* cfg0 DisBp: nothing is predicted; the frontend fetches on, and every taken branch or jump
+         * costs the bubble. */
+        if ((op == 0x63 || op == 0x6F || op == 0x67) && next != pc + 4) h->stall += h->param[P_MISPREDICT];
+        return;
+    }
+    if (op != 0x63) return;
     int taken = next != pc + 4;
     uint8_t *counter = &h->bht[(pc >> 2) % BHT];
     if ((*counter >= 2) != taken) h->stall += h->param[P_MISPREDICT];

@@ -18,6 +18,14 @@ from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 from unicorn.unicorn_py3 import unicorn as _ucmod
 
+from tensixsim.arch.blackhole_csrs import (
+    CFG0_DIS_BP,
+    CFG0_DIS_CSR_SYNC,
+    CFG0_DIS_LD_BUF_BYP,
+    CFG0_DIS_REG_FORWARDING,
+    CFG0_DIS_ST_MERGE,
+    CFG0_SYNC_ALL_OPS,
+)
 from tensixsim.native_build import build_library, pure_python_requested
 
 _SOURCE = Path(__file__).with_name("native.c")
@@ -200,6 +208,12 @@ class HookState(ctypes.Structure):
         ("core_bit", ctypes.c_uint64),
         ("blocks_known", ctypes.c_uint64),
         ("bht", ctypes.c_uint8 * BHT),
+        ("cfg0", ctypes.c_uint64),
+        ("strong_order", ctypes.c_uint64),
+        ("fusion", ctypes.c_uint64),
+        ("fuse_next", ctypes.c_uint64),
+        ("fuse_count", ctypes.c_uint64),
+        ("fuse_cycle", ctypes.c_int64),
     ]
 
 
@@ -424,6 +438,14 @@ class Hooks:
         self.reset_timing()
         self.reset_predictor()
 
+    def set_core_config(self, cfg0: int, strong_order: bool, fusion: bool) -> None:
+        """The core's cfg0 CSR, whether pmacfg0/1 make its loads and stores strongly ordered, and
+        whether it fuses adjacent inline Tensix words (the fields the walk reads:
+        tensixsim/arch/blackhole_csrs.py)."""
+        self.state.cfg0 = cfg0
+        self.state.strong_order = int(strong_order)
+        self.state.fusion = int(fusion)
+
     def reset_predictor(self) -> None:
         """A core out of reset: every branch counter weakly not taken. (A parked loop woken keeps
         what the predictor learnt: reset_timing leaves it.)"""
@@ -450,6 +472,7 @@ class Hooks:
             )
         s.l1_head = s.remote_head = s.sq_head = s.rob_pos = 0
         s.responses = s.stores_done = s.ready_max = s.port_free = s.l1_write_free = s.last_retire = 0
+        s.fuse_next = s.fuse_count = s.fuse_cycle = 0
 
     # ------------------------------------------------------------------ storage windows
     def map_storage(
@@ -510,7 +533,7 @@ class Hooks:
             return self._natural(s.walk_done)  # not in the current block (a faulting access)
         d = s.icount - (s.block_addr + s.block_size - pc) // 4
         self._walk(uc, d)
-        return self._step(uc, self._fetch(uc, pc), self._natural(d), commit=False)[0]
+        return self._step(uc, pc, self._fetch(uc, pc), self._natural(d), commit=False)[0]
 
     def time_after(self, uc: unicorn.Uc, done: int) -> int:
         """The cycle after the first ``done`` instructions of the slice (all accounted)."""
@@ -543,6 +566,7 @@ class Hooks:
             s.reg_retire[i] += delta
             s.reg_prev_retire[i] += delta
         s.port_free += delta
+        s.fuse_cycle += delta
         for i in range(HISTORY):
             s.history_cycle[i] += delta
 
@@ -564,7 +588,7 @@ class Hooks:
         while s.walk_done < target:
             pc = end - 4 * (s.icount - s.walk_done)
             n = self._natural(s.walk_done)
-            t, after = self._step(uc, self._fetch(uc, pc), n, commit=True)
+            t, after = self._step(uc, pc, self._fetch(uc, pc), n, commit=True)
             s.stall += t - n + after
             s.walk_done += 1
 
@@ -572,7 +596,12 @@ class Hooks:
         """native.c predict(): the branch ending the block just left, against its counter."""
         s = self.state
         pc = s.block_addr + s.block_size - 4
-        if self._fetch(uc, pc) & 0x7F != 0x63:
+        op = self._fetch(uc, pc) & 0x7F
+        if s.cfg0 & CFG0_DIS_BP:
+            if op in (0x63, 0x6F, 0x67) and next_pc != pc + 4:
+                s.stall += s.param[P["branch_mispredict"]]
+            return
+        if op != 0x63:
             return
         taken = next_pc != pc + 4
         i = (pc >> 2) % BHT
@@ -621,6 +650,7 @@ class Hooks:
         if (
             c == CLASS_L1
             and p[P["l1_store_coalesce"]]
+            and not s.cfg0 & CFG0_DIS_ST_MERGE
             and s.sq_visible[rear] > t
             and s.sq_mask[rear] >> 16 == (a >> 4) + 1
             and abs(a - s.sq_last[rear]) <= 4
@@ -686,15 +716,35 @@ class Hooks:
         t = max(t, s.ready[r])
         if s.reg_prev_retire[r] >= t:
             t = s.reg_prev_retire[r] + 1
+        if s.cfg0 & CFG0_DIS_REG_FORWARDING and s.reg_retire[r] >= t:
+            t = s.reg_retire[r] + 1
         return t
 
-    def _step(self, uc: unicorn.Uc, w: int, t: int, *, commit: bool) -> tuple[int, int]:
+    def _fence_hold(self, t: int) -> int:
+        """native.c fence_hold()."""
+        s = self.state
+        hold = 0 if s.cfg0 & CFG0_DIS_CSR_SYNC else s.param[P["fence"]] - 1
+        return max(hold, s.stores_done - t)
+
+    def _strongly_ordered(self, t: int) -> int:
+        """native.c strongly_ordered()."""
+        fence = max(self._queue_drained(t), self.state.responses)
+        return fence + 1 + self._fence_hold(fence)
+
+    def _step(self, uc: unicorn.Uc, pc: int, w: int, t: int, *, commit: bool) -> tuple[int, int]:
         s, p = self.state, self.state.param
         op, rd, rs1, rs2 = w & 0x7F, (w >> 7) & 31, (w >> 15) & 31, (w >> 20) & 31
         f3, f7 = (w >> 12) & 7, w >> 25
         latency, block = 1, 0
         ready = s.ready
-        if w & 3 != 3:  # a Tensix instruction word
+        if w & 3 != 3:  # a Tensix instruction word (native.c step: fusion)
+            fused = s.fusion and pc == s.fuse_next and s.fuse_count < 4 and t == s.fuse_cycle + 1
+            if fused:
+                t = s.fuse_cycle
+            if commit:
+                s.fuse_count = s.fuse_count + 1 if fused else 1
+                s.fuse_cycle = t
+                s.fuse_next = pc + 4
             return t, p[P["tensix_push"]] - 1
         rob_slot = s.rob_pos  # (kept below retire_queue)
         t = max(t, s.rob[rob_slot] + 1)
@@ -719,6 +769,10 @@ class Hooks:
             rd = 0
         elif op == 0x03:
             t = source(rs1, t)
+            if s.strong_order:
+                t = self._strongly_ordered(t)
+            if s.cfg0 & CFG0_DIS_LD_BUF_BYP:
+                t = self._queue_drained(t)
             used = s.mem_used
             a = self._next_access()
             if not commit:
@@ -753,6 +807,8 @@ class Hooks:
                 s.responses = max(s.responses, t + latency)
         elif op == 0x23:
             t = source(rs2, source(rs1, t))
+            if s.strong_order:
+                t = self._strongly_ordered(t)
             used = s.mem_used
             a = self._next_access()
             if not commit:
@@ -774,18 +830,20 @@ class Hooks:
                 s.responses = t + latency
         elif op == 0x0F:
             t = max(self._queue_drained(t), s.responses)
-            block = max(p[P["fence"]] - 1, s.stores_done - t)
+            block = self._fence_hold(t)
             rd = 0
         elif op == 0x73:
             if f3:
                 t = t if f3 & 4 else source(rs1, t)
-                block = p[P["csr"]] - 1
+                block = 0 if s.cfg0 & CFG0_DIS_CSR_SYNC else p[P["csr"]] - 1
             else:
                 rd = 0
         elif op not in (0x37, 0x17, 0x6F):
             rd = 0
+        retire = max(t + latency, s.last_retire + 1)
+        if s.cfg0 & CFG0_SYNC_ALL_OPS:
+            block = max(block, retire + p[P["csr"]] - 2 - t)
         if commit:
-            retire = max(t + latency, s.last_retire + 1)
             s.rob[rob_slot] = retire
             s.rob_pos = 0 if rob_slot + 1 == p[P["retire_queue"]] else rob_slot + 1
             s.last_retire = retire

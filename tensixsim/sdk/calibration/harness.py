@@ -80,6 +80,9 @@ static inline uint32_t wall(void)
 
 int main(void)
 {
+    /* No fusion of inline Tensix words (cfg0 DisTriscCache), as tt-metal's firmware sets it on
+     * Blackhole: the measured programs ran so (the SFPU probes say so). */
+    __asm__ volatile("csrs 0x7c0, %0" ::"r"(1u << 18));
     register uint32_t l1 __asm__("s0") = L1_DATA;
     register uint32_t local __asm__("s1") = (uint32_t)&scratch[0];
     register uint32_t remote __asm__("s2") = REMOTE;
@@ -129,6 +132,7 @@ _COMPANION_TEMPLATE = """\
 
 int main(void)
 {
+    __asm__ volatile("csrs 0x7c0, %0" ::"r"(1u << 18)); /* as main's */
     __asm__ volatile(".option push\\n.option norelax\\n" PROGRAM "\\n.option pop"
                      :
                      :
