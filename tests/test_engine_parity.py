@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from asm import assemble
 from test_metal_launch import BUILD, add_one_reference, booted, firmware  # noqa: F401
 from test_sdk_kernels import eltwise_inputs, run_kernel
 from test_sfpu_kernels import run_sfpu
@@ -19,6 +20,7 @@ from test_sfpu_kernels import run_sfpu
 from tensixsim import Tile
 from tensixsim.demo import run_demo, run_matmul_demo
 from tensixsim.dram import InterleavedBuffer, tilize, untilize
+from tensixsim.isa import isa_for
 from tensixsim.metal.examples import add_one_program, build_add_one
 from tensixsim.metal.launch import launch_program
 from tensixsim.sdk import programs
@@ -85,3 +87,24 @@ def test_add_one_through_the_firmware(monkeypatch, firmware):  # noqa: F811
         return tile
 
     assert_same(both_engines(monkeypatch, workload))
+
+
+def test_a_core_fusing_pushes_into_a_full_queue(monkeypatch):
+    """TRISC0 fuses its inline words four a cycle (cfg0 out of reset) faster than its pipe takes
+    them (SETDMAREG, two cycles each): the queue fills and every further push waits for room, which
+    the native engine decides without Python. Both engines agree, cycle for cycle."""
+    fields = dict(payload_sig_sel_size=0, payload_sig_sel=5, set_signals_mode=0, reg_index_16b=4)
+    setdmareg = isa_for("blackhole").encode("SETDMAREG", **fields)
+    word = f".word {((setdmareg << 2) | (setdmareg >> 30)) & 0xFFFFFFFF:#x}"
+
+    def workload() -> Tile:
+        tile = Tile("blackhole")
+        tile.write(0x6000, assemble("\n".join([word] * 300 + ["ecall"]), base=0x6000))
+        tile.run(max_cycles=100_000, release=["trisc0"])
+        return tile
+
+    outcomes = both_engines(monkeypatch, workload)
+    assert_same(outcomes)
+    # The pipe, not the core (75 cycles of fused groups), sets the pace: the core is done once its
+    # last word is in the 32-word queue.
+    assert outcomes[0][0].cores["trisc0"].cycles >= 300 - 32

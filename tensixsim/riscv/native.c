@@ -13,9 +13,10 @@ typedef int (*uc_reg_fn)(void *uc, int regid, void *value);
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t addr, void *buf, uint64_t size);
 typedef void (*py_intr_fn)(void *uc, uint32_t intno, void *user);
 typedef void (*refresh_fn)(void);
-/* tsim_engine_push of the coprocessor engine (tensix/native/engine.c): 1 when it took the push. */
+/* tsim_engine_push of the coprocessor engine (tensix/native/engine.c): 1 when it took the push
+ * (*accepted: at which cycle, later than asked when the queue was full). */
 typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle,
-                              uint32_t core, uint32_t inline_word, int64_t horizon);
+                              uint32_t core, uint32_t inline_word, int64_t horizon, int64_t *accepted);
 
 enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5, STOP_SYNC = 6,
        STOP_DIVIDE = 7 };
@@ -883,24 +884,38 @@ code_page:;
     }
 }
 
+/* The push at `pc` found the queue full and is taken at `at`: the instruction issues then, as after
+ * Python's stall (Core._stall): the core waits from where it would have issued unhindered, and a
+ * fused group ends there. */
+static void push_wait(struct core_hooks *h, uint32_t pc, int64_t at)
+{
+    int64_t wait = at - natural(h, h->icount - (h->block_addr + h->block_size - pc) / 4);
+    h->fuse_next = 0;
+    if (wait <= 0) return;
+    h->extra += wait;
+    h->limit = h->limit > (uint64_t)wait ? h->limit - (uint64_t)wait : 0;
+}
+
 static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t pipe)
 {
     int64_t cycle = tsim_time_at(uc, h, pc);
     if (h->engine) {
+        int64_t at = cycle;
         if (!h->engine_push(h->engine, pipe & 0xFF, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
-                            h->push_horizon))
+                            h->push_horizon, &at))
             return 0;
+        if (at > cycle) push_wait(h, pc, at);
         h->engine_pushes++;
         return 1;
     }
     if (!h->push_free || h->push_count >= PUSH_RING)
         return 0;
+    h->push_free--;
     struct push_entry *e = &h->push_ring[h->push_count++];
     e->word = word;
     e->pc = pc;
     e->done = (uint32_t)(cycle - h->time_base); /* the cycle, relative to the slice's start */
     e->pipe = pipe;
-    h->push_free--;
     return 1;
 }
 

@@ -552,9 +552,13 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
 
 /* A core pushes `word` into `pipe`'s queue at `cycle` (from the RISC-V hooks, without Python). A full
  * queue first lets the engine run up to the push (never past `horizon`, where another core may act),
- * as Tile.push does. 0: Python must take this push (the engine needs it for a step, or no room). */
+ * as Tile.push does; still full, the core waits for the pipe to take an entry and pushes the cycle
+ * after, as Tile.push's stall and the wake-up that ends it have it (looking at most PUSH_LOOKAHEAD
+ * cycles ahead). *accepted: the cycle the push was taken at. 0: Python must take this push (the engine
+ * needs it for a step, or no room in time). */
+enum { PUSH_LOOKAHEAD = 256 };
 int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
-                     uint32_t inline_word, int64_t horizon)
+                     uint32_t inline_word, int64_t horizon, int64_t *accepted)
 {
     if (pipe >= e->threads)
         return 0;
@@ -562,8 +566,14 @@ int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc
     if (q[QUEUE_COUNT] >= e->queue_depth) {
         if (tsim_engine_run(e, cycle < horizon ? cycle : horizon) != RUN_HORIZON)
             return 0;
-        if (q[QUEUE_COUNT] >= e->queue_depth)
-            return 0;
+        for (int64_t t = cycle + 1; q[QUEUE_COUNT] >= e->queue_depth; t++) {
+            if (t > horizon || t > cycle + PUSH_LOOKAHEAD)
+                return 0;
+            if (tsim_engine_run(e, t) != RUN_HORIZON)
+                return 0;
+            if (q[QUEUE_COUNT] < e->queue_depth)
+                cycle = t; /* the pipe took an entry at t - 1 */
+        }
     }
     if (q[QUEUE_COUNT] >= q[QUEUE_CAPACITY])
         return 0;
@@ -574,6 +584,7 @@ int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc
     row[QE_CORE] = core;
     row[QE_INLINE] = inline_word;
     q[QUEUE_COUNT]++;
+    *accepted = cycle;
     return 1;
 }
 

@@ -96,6 +96,6 @@ struct engine {
 
 int tsim_engine_run(struct engine *e, int64_t horizon);
 int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
-                     uint32_t inline_word, int64_t horizon);
+                     uint32_t inline_word, int64_t horizon, int64_t *accepted);
 
 #endif
