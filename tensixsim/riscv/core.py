@@ -556,6 +556,8 @@ class Core:
             self._pc,
             self._loop_entry,
             self._carry_loop,
+            dict(self.csr_values),
+            dict(self._counter_offsets),
         )
         self._probe_reads = []
         try:
@@ -588,9 +590,17 @@ class Core:
         """Put the core back where it was before the last probe iteration (it loaded L1 past the
         other cores, did nothing else lasting, and the loop is not parked). The loop is probed again
         after another SPIN_THRESHOLD iterations, run as any code is (probed_busy says when not)."""
-        context, hooks, self.time, self.instructions, self._pc, self._loop_entry, self._carry_loop = (
-            self._probe_snapshot
-        )
+        (
+            context,
+            hooks,
+            self.time,
+            self.instructions,
+            self._pc,
+            self._loop_entry,
+            self._carry_loop,
+            self.csr_values,
+            self._counter_offsets,
+        ) = self._probe_snapshot
         self.uc.context_restore(context)
         s = self.hooks.state
         ctypes.memmove(ctypes.addressof(s), hooks, len(hooks))
