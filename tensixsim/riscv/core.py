@@ -352,8 +352,9 @@ class Core:
 
     def charge(self, cycles: int) -> None:
         """Add ``cycles`` to the running slice after the instruction being executed (stalls)."""
-        self.hooks.state.extra += cycles
-        self.hooks.state.limit -= cycles
+        s = self.hooks.state
+        s.extra += cycles
+        s.limit = max(0, s.limit - cycles)  # (unsigned: a longer stall than the budget ends the slice)
 
     def fault_pc(self) -> int:
         return self.hooks.state.mmio_pc
