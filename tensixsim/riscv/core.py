@@ -23,9 +23,8 @@ from unicorn import riscv_const as rv
 from unicorn import unicorn_const as ucc
 from unicorn.unicorn_py3 import unicorn as _ucmod
 
-from tensixsim.arch.blackhole_csrs import CFG0, CFG0_DIS_TRISC_CACHE, PMACFG0, PMACFG1
-from tensixsim.arch.common import CoreFacts, CsrFacts
-from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError, Unimplemented
+from tensixsim.arch.common import CoreFacts
+from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
 from tensixsim.riscv.cpu import (
@@ -43,6 +42,7 @@ from tensixsim.riscv.cpu import (
     amo,
     configure_cpu,
 )
+from tensixsim.riscv.csrs import CsrFile
 from tensixsim.riscv.native import (
     PROBE_READS,
     STOP_DIVIDE,
@@ -90,22 +90,6 @@ _EBREAK = 0x00100073
 _OPCODE_AMO = 0x2F
 
 
-# The counter CSRs (arch csrs, behaviour "counter"): which counter, and whether the high word.
-_COUNTER_CSRS = {
-    "mcycle": ("cycle", False),
-    "cycle": ("cycle", False),
-    "mcycleh": ("cycle", True),
-    "cycleh": ("cycle", True),
-    "minstret": ("instret", False),
-    "instret": ("instret", False),
-    "minstreth": ("instret", True),
-    "instreth": ("instret", True),
-}
-# What keeps a value per core (arch csrs behaviours), and the CSRs whose value the timing walk reads.
-_STORED_CSRS = ("storage", "scratch_bnc")
-_TIMING_CSRS = (CFG0, PMACFG0, PMACFG1)
-
-
 class CoreState(enum.Enum):
     RESET = "reset"  # held in soft reset
     RUNNING = "running"
@@ -121,7 +105,15 @@ class Core:
         self.tile = tile
         self.facts = facts
         self.name = facts.name
-        self._csr_table = {c.address: c for c in tile.arch.csrs}
+        self.csrs = CsrFile(
+            facts.name,
+            tile.arch.csrs,
+            trisc=facts.pipe is not None,
+            fusion=tile.arch.ttinsn_fusion,
+            cycle_at=self.now,
+            retired_at=lambda pc: self.instructions + self._done_before(pc),
+            configure=lambda *fields: self.hooks.set_core_config(*fields),
+        )
         self.index = index
         self.symbols: dict[str, int] = {}
         self.image: object | None = None  # the last ELF image loaded for this core
@@ -144,7 +136,7 @@ class Core:
         self.instructions = 0
         self.tensix_pushed = 0
         self.exit_code: int | None = None
-        self._reset_csr_values()
+        self.csrs.reset_values()
         self.wait_reason = ""
         self.wait_key: tuple | None = None  # the tile event a WAITING core waits for
         self.error: BaseException | None = None
@@ -263,7 +255,7 @@ class Core:
             aliases=(min(aliases), max(aliases)) if aliases else (0, 0),
             timed=timed,
         )
-        self._apply_csr_timing()
+        self.csrs.apply_timing()
         uc.hook_add(ucc.UC_HOOK_MEM_UNMAPPED, self._on_unmapped)
         uc.hook_add(ucc.UC_HOOK_MEM_WRITE_PROT, self._on_write_protected)
         if self.facts.iram is not None:
@@ -319,7 +311,7 @@ class Core:
         self.error = None
         self.hooks.reset_timing()
         self.hooks.reset_predictor()
-        self._reset_csrs()
+        self.csrs.reset()
 
     def power_on(self) -> None:
         """Back to the state of a new core (Tile.reset): held in reset at cycle 0, registers zero,
@@ -557,8 +549,7 @@ class Core:
             self._pc,
             self._loop_entry,
             self._carry_loop,
-            dict(self.csr_values),
-            dict(self._counter_offsets),
+            self.csrs.snapshot(),
         )
         self._probe_reads = []
         try:
@@ -599,9 +590,9 @@ class Core:
             self._pc,
             self._loop_entry,
             self._carry_loop,
-            self.csr_values,
-            self._counter_offsets,
+            csrs,
         ) = self._probe_snapshot
+        self.csrs.restore(csrs)
         self.uc.context_restore(context)
         s = self.hooks.state
         ctypes.memmove(ctypes.addressof(s), hooks, len(hooks))
@@ -899,19 +890,14 @@ class Core:
         self.wait_reason = stall.reason
         self.uc.emu_stop()
 
-    def _reset_csr_values(self) -> None:
-        """The CSRs as a reset leaves them (CSRs.md): the stored ones at their reset values, the
-        counters reading the tile's clock again."""
-        self.csr_values = {c.address: c.reset for c in self.tile.arch.csrs if c.behaviour in _STORED_CSRS}
-        self._counter_offsets = {"cycle": 0, "instret": 0}
-
-    def _reset_csrs(self) -> None:
-        self._reset_csr_values()
-        self._apply_csr_timing()
-
     @property
     def cfg0(self) -> int:
-        return self.csr_values.get(CFG0, 0)
+        return self.csrs.cfg0
+
+    @property
+    def csr_values(self) -> dict[int, int]:
+        """The values of the CSRs that keep one (by number)."""
+        return self.csrs.values
 
     def _csr(self, pc: int, word: int) -> None:
         csr, funct3 = word >> 20, (word >> 12) & 7
@@ -919,69 +905,11 @@ class Core:
         operand = field if funct3 & 4 else self.reg(field)
         swap = funct3 & 3 == 1
         # Zicsr: csrrw with rd = x0 does not read the CSR; csrrs / csrrc with x0 (or 0) do not write it.
-        old = 0 if swap and rd == 0 else self._csr_read(csr, pc)
+        old = 0 if swap and rd == 0 else self.csrs.read(csr, pc)
         if swap or field != 0:
             new = {1: operand, 2: old | operand, 3: old & ~operand}[funct3 & 3]
-            self._csr_write(csr, new & 0xFFFFFFFF, pc)
+            self.csrs.write(csr, new & 0xFFFFFFFF, pc)
         self.set_reg(rd, old)
-
-    def _csr_facts(self, csr: int, pc: int, value: int | None = None) -> CsrFacts:
-        facts = self._csr_table.get(csr)
-        if facts is None:
-            raise InvalidProgram(
-                f"unknown CSR 0x{csr:03x}", core=self.name, pc=pc, cycle=self.now(pc), value=csr
-            )
-        if facts.behaviour == "unmodelled" or (
-            facts.behaviour == "scratch_bnc" and self.facts.pipe is not None
-        ):
-            what = "read of" if value is None else "write to"
-            raise Unimplemented(
-                f"{what} CSR 0x{csr:03x} ({facts.name}): not modelled",
-                core=self.name,
-                pc=pc,
-                cycle=self.now(pc),
-                value=csr if value is None else value,
-            )
-        return facts
-
-    def _counter(self, name: str, pc: int) -> int:
-        value = self.now(pc) if name == "cycle" else self.instructions + self._done_before(pc)
-        return (value + self._counter_offsets[name]) & (1 << 64) - 1
-
-    def _csr_read(self, csr: int, pc: int) -> int:
-        facts = self._csr_facts(csr, pc)
-        if facts.behaviour == "counter":
-            counter, high = _COUNTER_CSRS[facts.name]
-            value = self._counter(counter, pc)
-            return (value >> 32 if high else value) & 0xFFFFFFFF
-        if facts.behaviour == "constant":
-            return facts.reset
-        return self.csr_values[csr]
-
-    def _csr_write(self, csr: int, value: int, pc: int) -> None:
-        facts = self._csr_facts(csr, pc, value)
-        if facts.behaviour == "counter":
-            # The counter goes on counting from the value written (one word of it).
-            counter, high = _COUNTER_CSRS[facts.name]
-            current = self._counter(counter, pc)
-            new = (value << 32 | current & 0xFFFFFFFF) if high else (current & ~0xFFFFFFFF | value)
-            self._counter_offsets[counter] += new - current
-        elif facts.behaviour != "constant":
-            if csr in _TIMING_CSRS:
-                self.now(pc)  # the instructions before this one are accounted under the old settings
-            self.csr_values[csr] = value
-            if csr in _TIMING_CSRS:
-                self._apply_csr_timing()
-
-    def _apply_csr_timing(self) -> None:
-        """Hand cfg0 and pmacfg0/1 to the timing walk (the fields it reads: arch/blackhole_csrs.py)."""
-        values = self.csr_values
-        strong = (values.get(PMACFG0, 0) | values.get(PMACFG1, 0)) & 1
-        cfg0 = values.get(CFG0, 0)
-        fusion = (
-            self.tile.arch.ttinsn_fusion and self.facts.pipe is not None and not cfg0 & CFG0_DIS_TRISC_CACHE
-        )
-        self.hooks.set_core_config(cfg0, bool(strong), fusion)
 
     def set_port_share(self, share: int, cycle: int | None = None) -> None:
         """``share`` cores of this core's L1 access port are out of reset: from now on (``cycle``
