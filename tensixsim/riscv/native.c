@@ -199,8 +199,8 @@ struct core_hooks {
     /* The frontend's branch predictor: a two-bit counter per conditional branch (by its address),
      * predicting taken from 2 up (see predict). */
     uint8_t bht[BHT];
-    /* The core's configuration CSRs (Core._apply_csr_timing): cfg0 as written, and whether pmacfg0
-     * or pmacfg1 makes every load and store strongly ordered. */
+    /* The core's configuration CSRs (riscv/csrs.py, CsrFile.apply_timing): cfg0 as written, and
+     * whether pmacfg0 or pmacfg1 makes every load and store strongly ordered. */
     uint64_t cfg0;
     uint64_t strong_order;
     /* .ttinsn fusion (a TRISC with cfg0 DisTriscCache clear, set by Python): up to four adjacent
@@ -753,12 +753,18 @@ void tsim_div_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks 
     h->div_n++;
 }
 
+/* The instruction index of `pc`, in the current block. */
+static inline uint64_t index_of(const struct core_hooks *h, uint64_t pc)
+{
+    return h->icount - (h->block_addr + h->block_size - pc) / 4;
+}
+
 /* The cycle at which the instruction at `pc` (in the current block) issues. */
 int64_t tsim_time_at(void *uc, struct core_hooks *h, uint64_t pc)
 {
     if (pc < h->block_addr || pc > h->block_addr + h->block_size)
         return natural(h, h->walk_done); /* not in the current block (a faulting access) */
-    uint64_t d = h->icount - (h->block_addr + h->block_size - pc) / 4;
+    uint64_t d = index_of(h, pc);
     walk(uc, h, d);
     int64_t after;
     return step(uc, h, pc, fetch_word(uc, h, pc), natural(h, d), 0, &after);
@@ -889,7 +895,7 @@ code_page:;
  * fused group ends there. */
 static void push_wait(struct core_hooks *h, uint32_t pc, int64_t at)
 {
-    int64_t wait = at - natural(h, h->icount - (h->block_addr + h->block_size - pc) / 4);
+    int64_t wait = at - natural(h, index_of(h, pc));
     h->fuse_next = 0;
     if (wait <= 0) return;
     h->extra += wait;
