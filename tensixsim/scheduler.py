@@ -271,6 +271,20 @@ class Scheduler:
                 limit = min(limit, other.time if index < other.index else other.time - 1)
         return limit
 
+    def shared_push_limit(self, core: Core, pipe: int) -> int:
+        """The latest cycle ``core`` may push into ``pipe`` at: no later than any other running core
+        that has pushed into it too (ties: the lower core index first), which may yet push an
+        instruction dated earlier. Pushes into a shared pipe so enter its queue in cycle order, on
+        both engines and at any quantum; a core that has not pushed into the pipe yet is not waited for
+        (most pipes have one pusher, and waiting for every core that could push would bind each TRISC
+        to BRISC's progress)."""
+        bit = 1 << pipe
+        limit = NEVER
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING and other.pushed_pipes & bit:
+                limit = min(limit, other.time if core.index < other.index else other.time - 1)
+        return limit
+
     def l1_sync_limit(self, core: Core) -> int:
         """The latest cycle at which ``core`` may access L1 (l1_order): where no other core of the
         tile is behind it."""

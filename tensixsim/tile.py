@@ -618,6 +618,8 @@ class Tile(Scheduler, Parking):
 
     def push(self, core: Core, pipe: int, instruction: int, pc: int, cycle: int, *, inline: bool) -> None:
         """Enter ``instruction`` into ``pipe``'s queue (may raise Stall)."""
+        if cycle > self.shared_push_limit(core, pipe):
+            raise Stall(f"pipe {pipe} input queue shared with a core behind this one")  # it goes first
         queue = self.queues[pipe]
         horizon = self.horizon(core)
         self.backend.advance_to(min(cycle, horizon))
@@ -632,6 +634,7 @@ class Tile(Scheduler, Parking):
             raise Stall(reason)  # another core may still push or unblock earlier: it goes first
         queue.entries.append(PushedInstruction(instruction, core.name, pc, cycle, inline))
         core.tensix_pushed += 1
+        core.pushed_pipes |= 1 << pipe
         self.note_side_effect()
 
     def push_batch(self, core: Core, pipe: int, rows: np.ndarray) -> None:
@@ -639,6 +642,7 @@ class Tile(Scheduler, Parking):
         capture.QE_* columns)."""
         self.queues[pipe].entries.extend_rows(rows)
         core.tensix_pushed += len(rows)
+        core.pushed_pipes |= 1 << pipe
         self._side_effects += len(rows)
 
     def queue_popped(self, pipe: int, cycle: int) -> None:

@@ -135,6 +135,7 @@ class Core:
         self.time = 0
         self.instructions = 0
         self.tensix_pushed = 0
+        self.pushed_pipes = 0  # a bit per pipe this core pushed into (Tile.shared_push_limit)
         self.exit_code: int | None = None
         self.csrs.reset_values()
         self.wait_reason = ""
@@ -378,6 +379,8 @@ class Core:
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
+        for pipe in range(len(s.push_limit)):
+            s.push_limit[pipe] = self.tile.shared_push_limit(self, pipe)
         s.time_base = self.time
         s.extra = s.stall = s.walk_done = 0
         s.mem_n = s.mem_used = 0
@@ -649,6 +652,7 @@ class Core:
         storage = self.hooks.storage
         if storage is not None:
             storage.engine = storage.asked = 0
+        self.pushed_pipes |= s.pushed_pipes
         if s.engine_pushes:
             self.tensix_pushed += s.engine_pushes
             self.tile.note_side_effect(s.engine_pushes)

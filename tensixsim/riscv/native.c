@@ -98,6 +98,10 @@ struct core_hooks {
     int64_t push_horizon;   /* the earliest cycle another running core can act at */
     uint64_t core_index;
     uint64_t engine_pushes; /* pushes the engine took this slice */
+    /* Per pipe, the latest cycle this core may push into it: another running core that pushes into
+     * the same pipe has not got further (Tile.shared_push_limit); a later push goes to Python. */
+    int64_t push_limit[PUSH_PORTS];
+    uint64_t pushed_pipes;  /* a bit per pipe this core pushed into (Core.pushed_pipes) */
     /* While `probing`, every load and store is recorded (Core.probe_iteration): what one iteration
      * of a loop reads, whether it writes. */
     uint64_t probing;
@@ -905,18 +909,23 @@ static void push_wait(struct core_hooks *h, uint32_t pc, int64_t at)
 static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc, uint32_t pipe)
 {
     int64_t cycle = tsim_time_at(uc, h, pc);
+    uint32_t index = pipe & 0xFF;
+    if (index >= PUSH_PORTS || cycle > h->push_limit[index])
+        return 0;
     if (h->engine) {
         int64_t at = cycle;
-        if (!h->engine_push(h->engine, pipe & 0xFF, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
+        if (!h->engine_push(h->engine, index, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
                             h->push_horizon, &at))
             return 0;
         if (at > cycle) push_wait(h, pc, at);
         h->engine_pushes++;
+        h->pushed_pipes |= 1ull << index;
         return 1;
     }
     if (!h->push_free || h->push_count >= PUSH_RING)
         return 0;
     h->push_free--;
+    h->pushed_pipes |= 1ull << index;
     struct push_entry *e = &h->push_ring[h->push_count++];
     e->word = word;
     e->pc = pc;

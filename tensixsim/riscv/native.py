@@ -136,6 +136,8 @@ class HookState(ctypes.Structure):
         ("push_horizon", ctypes.c_int64),
         ("core_index", ctypes.c_uint64),
         ("engine_pushes", ctypes.c_uint64),
+        ("push_limit", ctypes.c_int64 * PUSH_PORTS),
+        ("pushed_pipes", ctypes.c_uint64),
         ("probing", ctypes.c_uint64),
         ("probe_wrote", ctypes.c_uint64),
         ("probe_count", ctypes.c_uint64),
