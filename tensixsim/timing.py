@@ -296,7 +296,15 @@ class SfpuTiming:
 
 @dataclass(frozen=True)
 class PackTiming:
-    """The packer (PACR, PACR_SETREG): WormholeB0 L1.md's packer bandwidth."""
+    """The packer (PACR, PACR_SETREG): WormholeB0 L1.md's packer bandwidth, Packers/README.md's
+    pipeline.
+
+    The packer is a pipeline (Dst read, format conversions, L1 writes) and the thread issuing a PACR
+    waits only until the packer has accepted the work (Packers/README.md). The packer takes a PACR
+    once it has written the previous one's L1 bytes, so a run of PACRs costs the larger of the address
+    cycles and the L1 write cycles each; the packer counts as busy (STALLWAIT C3, FLUSHDMA, the done
+    check) until ``drain_cycles`` after its last write slot.
+    """
 
     issue_cycles: int = 1  # address generation
     l1_bytes_per_cycle: int = 16  # one 128-bit write per cycle (Wormhole; Blackhole's is PACK's below)
@@ -305,6 +313,11 @@ class PackTiming:
     l1_accumulate_cycles: int = 5
     l1_accumulate_nonatomic_cycles: int = 2
     setreg: int = 1
+    # From the packer's last L1 write slot until it has nothing in flight. No page gives it; calibrated
+    # on Blackhole p100a: 1024 values packed from FP32 Dst cost 104 (BF16) and 168 (FP32) cycles a
+    # pass of 64 PACRs (docs/timing.md, "Coprocessor figures"), 64 and 128 of them the L1 writes at
+    # 32 bytes a cycle; the rest is the pass's own instructions and this drain, 19 and 20 cycles.
+    drain_cycles: int = 20
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,7 @@ def draw_state(seed: int, cycle: int) -> State:
     if chance(0.1):
         stream[0] = L1_SIZE - 16 * int(rng.integers(0, 6))
     stream[1] = 16 * int(rng.integers(0, L1_SIZE // 16))
+    stream[5] = cycle + int(rng.integers(-40, 40)) if chance(0.5) else 0  # the packer still draining
     pending = int(rng.integers(0, STREAM_BUFFER_BYTES)) if chance(0.4) else 0
     stream[3] = pending
     buffer[0, :pending] = rng.integers(0, 256, pending)
@@ -337,7 +338,7 @@ def _ordinary(inter: int = BF16, out: int = BF16, read32: int = 0) -> Callable[[
         rng = np.random.default_rng(inter * 16 + out)
         mantissas = rng.integers(0, 1 << 16, (1024, 16)) & 0xFF00
         s["regs.dst"] = (mantissas | 0x60 | rng.integers(17, 31, (1024, 16))).astype(np.uint16)
-        s["packer.stream"][:] = (0, 0, 1, 0, 0)
+        s["packer.stream"][:] = (0, 0, 1, 0, 0, 0)
         s["packer.buffer"][...] = 0
 
     return adjust
@@ -357,7 +358,7 @@ def _config(name: str, value: int, base: Callable[[State], None] | None = None) 
 
 def _pending(count: int) -> Callable[[State], None]:
     def change(s: State) -> None:
-        s["packer.stream"][:] = (0x20000, 0, 0, count, 0)
+        s["packer.stream"][:] = (0x20000, 0, 0, count, 0, 0)
         s["packer.buffer"][0, :count] = np.arange(1, count + 1)
 
     return _then(_ordinary(), change)

@@ -28,9 +28,10 @@ from pack_reference import (
 )
 
 from tensixsim.tensix import formats
-from tensixsim.tensix.pack import pack_state
+from tensixsim.tensix.pack import STREAM_DRAINED, pack_state
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
+from tensixsim.timing import PACK
 
 TILE = Tile("blackhole")
 COPRO = TILE.coprocessor
@@ -66,8 +67,8 @@ def execute(name: str, cycle: int = CYCLE, **fields: int):
     return lookup("blackhole", name)(ctx, **ctx.instruction.fields)
 
 
-def setf(name: str, value: int) -> None:
-    COPRO.config.write_field(name, 0, value)
+def setf(name: str, value: int, copro=COPRO) -> None:
+    copro.config.write_field(name, 0, value)
 
 
 def reset() -> None:
@@ -82,6 +83,7 @@ def reset() -> None:
     state = pack_state(COPRO)
     state.data_address = state.exponent_address = 0
     state.needs_new_address, state.pending, state.exponent_pending = True, b"", b""
+    state.stream[STREAM_DRAINED] = 0
     TILE.l1[:] = 0
 
 
@@ -101,38 +103,38 @@ def base_config(**changes) -> dict:
     return c
 
 
-def apply(c: dict) -> None:
-    setf("THCON_SEC0_REG1_Disable_zero_compress", 1)
-    setf("PCK_DEST_RD_CTRL_Read_32b_data", c["read32"])
-    setf("PCK_DEST_RD_CTRL_Read_int8", c["raw"])
-    setf("PCK_DEST_RD_CTRL_Read_unsigned", c["unsigned"])
-    setf("PCK_DEST_RD_CTRL_Round_10b_mant", c["round10"])
-    setf("ALU_FORMAT_SPEC_REG2_Dstacc", c["inter"])
-    setf("THCON_SEC0_REG1_In_data_format", c["inter"])
-    setf("THCON_SEC0_REG1_Out_data_format", c["out"])
-    setf("PCK0_ADDR_BASE_REG_0_Base", c["base0"])
-    setf("PCK0_ADDR_CTRL_XY_REG_0_Xstride", c["xstride"])
-    setf("PCK0_ADDR_CTRL_XY_REG_0_Ystride", c["ystride"])
-    setf("PCK0_ADDR_CTRL_ZW_REG_0_Zstride", c["zstride"])
-    setf("DEST_TARGET_REG_CFG_PACK_SEC0_Offset", c["offset"])
-    setf("THCON_SEC0_REG1_L1_Dest_addr", c["l1_dest"])
-    setf("THCON_SEC0_REG1_Sub_l1_tile_header_size", c["sub_header"])
-    setf("THCON_SEC0_REG9_Pack_0_2_limit_address", c["limit"])
-    setf("THCON_SEC0_REG9_Pack_0_2_fifo_size", c["fifo"])
-    setf("THCON_SEC0_REG1_Exp_section_size", c["exp_section"])
-    setf("STACC_RELU_ApplyRelu", c["relu"])
-    setf("STACC_RELU_ReluThreshold", c["relu_threshold"])
-    setf("THCON_SEC0_REG1_Exp_threshold_en", c["exp_threshold_en"])
-    setf("THCON_SEC0_REG1_Exp_threshold", c["exp_threshold"])
+def apply(c: dict, copro=COPRO) -> None:
+    setf("THCON_SEC0_REG1_Disable_zero_compress", 1, copro)
+    setf("PCK_DEST_RD_CTRL_Read_32b_data", c["read32"], copro)
+    setf("PCK_DEST_RD_CTRL_Read_int8", c["raw"], copro)
+    setf("PCK_DEST_RD_CTRL_Read_unsigned", c["unsigned"], copro)
+    setf("PCK_DEST_RD_CTRL_Round_10b_mant", c["round10"], copro)
+    setf("ALU_FORMAT_SPEC_REG2_Dstacc", c["inter"], copro)
+    setf("THCON_SEC0_REG1_In_data_format", c["inter"], copro)
+    setf("THCON_SEC0_REG1_Out_data_format", c["out"], copro)
+    setf("PCK0_ADDR_BASE_REG_0_Base", c["base0"], copro)
+    setf("PCK0_ADDR_CTRL_XY_REG_0_Xstride", c["xstride"], copro)
+    setf("PCK0_ADDR_CTRL_XY_REG_0_Ystride", c["ystride"], copro)
+    setf("PCK0_ADDR_CTRL_ZW_REG_0_Zstride", c["zstride"], copro)
+    setf("DEST_TARGET_REG_CFG_PACK_SEC0_Offset", c["offset"], copro)
+    setf("THCON_SEC0_REG1_L1_Dest_addr", c["l1_dest"], copro)
+    setf("THCON_SEC0_REG1_Sub_l1_tile_header_size", c["sub_header"], copro)
+    setf("THCON_SEC0_REG9_Pack_0_2_limit_address", c["limit"], copro)
+    setf("THCON_SEC0_REG9_Pack_0_2_fifo_size", c["fifo"], copro)
+    setf("THCON_SEC0_REG1_Exp_section_size", c["exp_section"], copro)
+    setf("STACC_RELU_ApplyRelu", c["relu"], copro)
+    setf("STACC_RELU_ReluThreshold", c["relu_threshold"], copro)
+    setf("THCON_SEC0_REG1_Exp_threshold_en", c["exp_threshold_en"], copro)
+    setf("THCON_SEC0_REG1_Exp_threshold", c["exp_threshold"], copro)
     for i in range(4):
-        setf(f"PCK_EDGE_OFFSET_SEC{i}_mask", c["edge_mask"])
-    setf("PCK_EDGE_MODE_mode", c["edge_mode"])
-    setf("THCON_SEC0_REG1_Pack_L1_Acc", c["l1_acc"])
+        setf(f"PCK_EDGE_OFFSET_SEC{i}_mask", c["edge_mask"], copro)
+    setf("PCK_EDGE_MODE_mode", c["edge_mode"], copro)
+    setf("THCON_SEC0_REG1_Pack_L1_Acc", c["l1_acc"], copro)
     for i, m in enumerate(c["addr_mods"]):
         for key, value in m.items():
             name = {"ysrc": "Ysrc", "ydst": "Ydst", "zsrc": "Zsrc", "zdst": "Zdst"}[key[:4]]
             suffix = {"incr": "Incr", "cr": "CR", "clear": "Clear"}[key[5:]]
-            COPRO.config.write_thread_field(f"ADDR_MOD_PACK_SEC{i}_{name}{suffix}", 0, value)
+            copro.config.write_thread_field(f"ADDR_MOD_PACK_SEC{i}_{name}{suffix}", 0, value)
 
 
 def set_adc(adc: dict) -> None:
@@ -480,7 +482,10 @@ def test_l1_accumulation_adds_onto_l1_and_takes_five_cycles_a_chunk():
     TILE.l1[0x1000:0x1040] = np.frombuffer(np.full(16, 0x40000000, "<u4").tobytes(), np.uint8)  # 2.0
     COPRO.adc.value[0, PACKERS, 1, 0] = 15
     result = execute("PACR", read_intf_sel=1, last=1)
-    assert isinstance(result, Retire) and result.cycles == 1 + 4 * 5  # four 16-byte chunks
+    # Four 16-byte chunks, five cycles each: the packer takes the next PACR after them (its address
+    # cycle overlaps) and has drained PACK.drain_cycles later.
+    assert isinstance(result, Retire) and result.cycles == 4 * 5
+    assert pack_state(COPRO).stream[STREAM_DRAINED] == CYCLE + 4 * 5 + PACK.drain_cycles
     got = np.frombuffer(TILE.l1[0x1000:0x1040].tobytes(), "<u4")
     assert (got == 0x40400000).all()  # 3.0
 

@@ -20,6 +20,7 @@ from tensixsim import Tile
 from tensixsim.errors import Deadlock, InvalidProgram, MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.isa import isa_for, to_stream_word
 from tensixsim.tensix import sync
+from tensixsim.tensix.pack import STREAM_DRAINED
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 
 ISA = isa_for("blackhole")
@@ -76,7 +77,7 @@ CONDITION_UNITS = {
     0: "thcon",
     1: "unpacker0",
     2: "unpacker1",
-    3: "pack",
+    3: "packer",
     4: "matrix",
     9: "xmov",
     11: "sfpu",
@@ -201,6 +202,7 @@ def reset(copro, busy_until: dict[str, int] | None = None) -> None:
     copro.busy_until = dict(busy_until or {})
     for u, name in enumerate(("unpacker0", "unpacker1")):  # an unpacker's busy time is its own state
         copro.unpackers.end[u] = copro.busy_until.pop(name, 0)
+    copro.packer.stream[STREAM_DRAINED] = copro.busy_until.pop("packer", 0)  # so is the packers' drain
 
 
 def instruction(name: str, **fields: int):
@@ -577,7 +579,7 @@ def test_semwait_on_max(tile):
 
 def test_semwait_without_a_condition_is_a_stallwait_on_c0_to_c3(tile):
     copro = tile.coprocessor
-    reset(copro, {"pack": 50})
+    reset(copro, {"packer": 50})
     execute(copro, 1, "SEMWAIT", 0, stall_res=0, sem_sel=0xFF, wait_sem_cond=0)
     state = copro.sync
     assert sync.Latch(int(state.gate_kind[1])) is sync.Latch.STALLWAIT

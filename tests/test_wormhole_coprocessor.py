@@ -67,7 +67,7 @@ def test_stallwait_conditions_are_wormholes():
     conditions = sync.STALLWAIT_CONDITIONS_BY_ARCH["wormhole"]
     units = [c.unit for c in conditions]
     assert len(conditions) == 15  # C0..C14
-    assert units[:8] == ["thcon", "unpacker0", "unpacker1", "pack", "pack", "pack", "pack", "matrix"]
+    assert units[:8] == ["thcon", "unpacker0", "unpacker1", "packer", "packer", "packer", "packer", "matrix"]
     assert [c.src_bank for c in conditions[8:12]] == [
         "srca_unpacker",
         "srcb_unpacker",

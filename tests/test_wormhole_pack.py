@@ -19,9 +19,11 @@ from tensixsim.raw import run_words
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS
 from tensixsim.tensix.formats import BFP2A, BFP4
+from tensixsim.tensix.pack import STREAM_DRAINED
 from tensixsim.tensix.pack_wormhole import PACK_LIMITS, PACKER_CONFIG
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
+from tensixsim.timing import PACK_WORMHOLE
 
 TILE = Tile("wormhole")
 COPRO = TILE.coprocessor
@@ -302,7 +304,9 @@ def test_four_packers_pack_four_faces_to_four_places():
         COPRO.regs.dst[16 * i : 16 * i + 16] = formats.dst16_from_bf16(face)
     COPRO.adc.value[0, PACKERS, 1, 0] = 255
     result = execute("PACR", pack_sel=0xF, last=1)
-    assert isinstance(result, Retire) and result.cycles == 1 + 512 // 16
+    # 512 bytes a packer, 16 a cycle, in parallel; then the packers drain (pack.accept).
+    assert isinstance(result, Retire) and result.cycles == 512 // 16
+    assert (COPRO.packer.stream[:, STREAM_DRAINED] == CYCLE + 512 // 16 + PACK_WORMHOLE.drain_cycles).all()
     for i, face in enumerate(faces):
         got = np.frombuffer(TILE.l1[0x1000 + 0x400 * i : 0x1200 + 0x400 * i].tobytes(), np.uint16)
         np.testing.assert_array_equal(got.reshape(16, 16), face)

@@ -390,7 +390,10 @@ def _stallwait_units() -> dict[str, str]:
         for condition in conditions:
             key = f"{condition.what} ({condition.label})"
             if condition.unit is not None:
-                units[key] = "unpack" if condition.unit.startswith("unpacker") else condition.unit
+                # An unpacker or the packers' pipeline: the unit the ISA table names.
+                units[key] = {"unpacker0": "unpack", "unpacker1": "unpack", "packer": "pack"}.get(
+                    condition.unit, condition.unit
+                )
             elif condition.src_bank is not None:
                 units[key] = "matrix" if condition.src_bank.endswith("_unpacker") else "unpack"
     return {key: unit for key, unit in units.items() if unit in UNITS}

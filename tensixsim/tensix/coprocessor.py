@@ -14,7 +14,9 @@ Services offered to unit modules (their semantics functions reach them through `
   registers (config, GPRs, semaphores, streams...) as the coprocessor reaches them;
 - ``unit_busy(unit, cycle)``: whether a unit still has an instruction in flight at ``cycle``;
   ``busy_end(unit)``: the first cycle it has none. Besides the ISA table's units, ``"unpacker0"`` /
-  ``"unpacker1"`` name one unpacker (its UNPACR's data still moving, unpack.py);
+  ``"unpacker1"`` name one unpacker (its UNPACR's data still moving, unpack.py) and ``"packer"`` the
+  packers with what they accepted still in their pipeline (pack.py);
+- ``extend_done(thread, cycle)``: a pipe has work in a unit's background until ``cycle`` (the done check);
 - ``next_timed_change()`` / ``apply_timed_changes(cycle)``: state changes due at a later cycle (a
   Src bank handed to the matrix unit once the unpacker's data has landed); the engine applies them
   in cycle order;
@@ -227,7 +229,19 @@ class Coprocessor:
         """The first cycle from which ``unit`` has nothing in flight (as far as is known now)."""
         if unit in unpack.UNPACKER_UNITS:
             return unpack.busy_end(self, unpack.UNPACKER_UNITS.index(unit))
+        if unit == pack.PACKER_UNIT:
+            return max(self._busy_until.get("pack", 0), pack.drained(self.packer))
         return self._busy_until.get(unit, 0)
+
+    def extend_done(self, thread: int, cycle: int, now: int | None = None) -> None:
+        """Pipe ``thread`` has work in a unit until ``cycle`` (the done check, raw.run_words); ``now``:
+        tell the tile at that cycle (for a pipe not issuing now, which may have been reported done)."""
+        pipes = getattr(getattr(self.tile, "backend", None), "pipes", None)
+        if pipes is None or not 0 <= thread < len(pipes):
+            return
+        pipes[thread].done_cycle = max(pipes[thread].done_cycle, cycle)
+        if now is not None:
+            self.tile.pipe_progress(thread, now)
 
     def next_timed_change(self) -> int | None:
         """The cycle of the earliest state change scheduled for later (None: none). The native engine

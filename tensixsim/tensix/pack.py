@@ -131,10 +131,15 @@ Points the pages leave open, and the readings taken
   ``pack_dis_y_pos_start_offset``, and output format FP8 (Blackhole's e4m3 form, selected by
   ``Pac_LF8_4b_exp``, has no page; the Wormhole page's FP8 is e5m2).
 
-Timing (timing.PACK): address generation, then 128 bits written a cycle (L1.md: each packer "one 128-bit
+Timing (timing.PACK): address generation, and 128 bits written a cycle (L1.md: each packer "one 128-bit
 write per cycle, or one 128-bit atomic accumulate every five cycles, or one 128-bit non-atomic
-accumulate every two cycles"). Which of the two accumulate forms Blackhole's packer uses is not given:
-the atomic one (five cycles per 16-byte chunk) is charged. Port and bank contention are not modelled.
+accumulate every two cycles"; Blackhole's packer writes twice that). Which of the two accumulate forms
+Blackhole's packer uses is not given: the atomic one (five cycles per 16-byte chunk) is charged. The
+packer is a pipeline: the issuing thread waits only until it has accepted the work (Packers/README.md),
+which it does once the previous PACR's writes are done, and it stays busy for STALLWAIT, FLUSHDMA and
+the done check until its pipeline has drained (:func:`accept`). The datums land in L1 when the PACR
+issues, so a core reading them without waiting for the packer sees them early. Port and bank
+contention are not modelled.
 """
 
 from __future__ import annotations
@@ -167,7 +172,7 @@ from tensixsim.tensix.formats import (
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.tensix.shared_state import SharedArrays
-from tensixsim.timing import PACK
+from tensixsim.timing import PACK, PackTiming
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
@@ -188,7 +193,8 @@ L1_ADDRESS_MASK = 0x1FFFF
 # PackState.stream's words (native/pack.c's PACK_* indices mirror them).
 STREAM_DATA_ADDRESS, STREAM_EXPONENT_ADDRESS, STREAM_NEEDS_NEW_ADDRESS = 0, 1, 2
 STREAM_PENDING, STREAM_EXPONENT_PENDING = 3, 4  # how many bytes of buffer[0] / buffer[1] are pending
-STREAM_WORDS = 5
+STREAM_DRAINED = 5  # the first cycle from which the packer has nothing in flight (timing.PackTiming)
+STREAM_WORDS = 6
 STREAM_BUFFER_BYTES = 16  # a stream's buffer holds fewer than 16 bytes between instructions
 
 
@@ -282,6 +288,29 @@ class PackersState(SharedArrays):
     def packer(self, index: int) -> PackState:
         """Packer ``index``'s state; writes through it land in these arrays."""
         return PackState(self.stream[index], self.buffer[index])
+
+
+# The name the coprocessor's ``busy_end`` / ``unit_busy`` take for the packers with accepted work still
+# in their pipeline (STALLWAIT's packer conditions, FLUSHDMA).
+PACKER_UNIT = "packer"
+
+
+def drained(state: PackState | PackersState) -> int:
+    """The first cycle from which no packer has work in flight."""
+    return int(np.max(state.stream[..., STREAM_DRAINED]))
+
+
+def accept(
+    ctx: Context, state: PackState | PackersState, write_cycles: int, timing: PackTiming = PACK
+) -> Retire:
+    """The packers take a PACR whose L1 writes take ``write_cycles`` (timing.PackTiming): the issuing
+    thread goes on once they have, and they drain later. Every packer's row keeps the latest drain
+    (STALLWAIT's packer conditions wait for them all; the native engine reads the first row)."""
+    taken = max(timing.issue_cycles, write_cycles)
+    end = max(drained(state), ctx.cycle + taken + timing.drain_cycles)
+    state.stream[..., STREAM_DRAINED] = end
+    ctx.copro.extend_done(ctx.thread, end)
+    return Retire(taken)
 
 
 # Packers per chip: Blackhole's one packer keeps the PackState the native engine shares.
@@ -763,8 +792,8 @@ def pacr(
     state.needs_new_address = flushing
     advance_adc(copro, thread, pack_addr_mod(copro, thread, addr_mode))
     if l1_acc:  # one 128-bit read-modify-write per chunk written
-        return Retire(PACK.issue_cycles + data[2] // 16 * PACK.l1_accumulate_cycles)
-    return Retire(PACK.issue_cycles + -(-(len(out) + len(exponents)) // PACK.l1_bytes_per_cycle))
+        return accept(ctx, state, data[2] // 16 * PACK.l1_accumulate_cycles)
+    return accept(ctx, state, -(-(len(out) + len(exponents)) // PACK.l1_bytes_per_cycle))
 
 
 def advance_adc(copro: Coprocessor, which: int, mod: PackAddrMod) -> None:

@@ -72,9 +72,9 @@ AddrMid, 1, 0)``; another value in its constant slots is UndefinedBehavior. Its 
 ``0xFFB00000 + SetRegBase[AddrSel] + (AddrMid << 12)`` scaled by ``SetRegHiScaler``, TDMA-RISC state the
 emulator does not keep: the documented form raises Unimplemented.
 
-Timing (timing.PACK, L1.md): address generation, then the packers in parallel, each writing 128 bits a
-cycle (or accumulating one 128-bit chunk every five cycles); the instruction occupies the packers until
-the slowest is done.
+Timing (timing.PACK_WORMHOLE, L1.md): the packers in parallel, each writing 128 bits a cycle (or
+accumulating one 128-bit chunk every five cycles); the instruction is accepted once the slowest has
+written the previous one's bytes, and the packers drain as Blackhole's (pack.accept).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ from tensixsim.tensix import formats, pack
 from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
 from tensixsim.tensix.formats import BF16, BFP8, FORMAT_NAMES, FP32, INT8, INT16, INT32, TF32
 from tensixsim.tensix.regs import dst_mapping
-from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
+from tensixsim.tensix.semantics import Context, Outcome, Wait, semantics
 from tensixsim.timing import PACK_WORMHOLE as PACK  # Wormhole's packers
 
 WORMHOLE_ONLY = ("wormhole",)
@@ -191,7 +191,7 @@ def pacr(
     mod = pack_addr_mod(copro, ctx.thread, mod_index)
     for which in sorted({share.adc for share in work}):
         pack.advance_adc(copro, which, mod)
-    return Retire(PACK.issue_cycles + max(share.cycles for share in work))
+    return pack.accept(ctx, states, max(share.cycles for share in work), PACK)
 
 
 def _packer_work(

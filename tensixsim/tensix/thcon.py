@@ -291,7 +291,7 @@ def dmanop(ctx: Context) -> Outcome:
 
 # FLUSHDMA conditions C1..C3 and the unit whose pipeline they watch. C0 (this unit's outstanding
 # memory requests) never holds here: every access completes when its instruction executes.
-_FLUSH_UNITS = ((1, "unpacker0"), (2, "unpacker1"), (3, "pack"))
+_FLUSH_UNITS = ((1, "unpacker0"), (2, "unpacker1"), (3, "packer"))
 
 
 @semantics("FLUSHDMA", arches=BOTH)

@@ -497,17 +497,6 @@ def fetch_wait(ctx: Context, unit: int) -> Wait | None:
     return None
 
 
-def _extend_done(copro: Coprocessor, thread: int, cycle: int, now: int, signal: bool) -> None:
-    """``thread``'s pipe has work in an unpacker until ``cycle`` (CoprocessorDoneCheck, run_words);
-    ``signal``: tell the tile (a pipe that is not issuing now may have been reported done earlier)."""
-    pipes = getattr(getattr(copro.tile, "backend", None), "pipes", None)
-    if pipes is None or thread < 0:
-        return
-    pipes[thread].done_cycle = max(pipes[thread].done_cycle, cycle)
-    if signal:
-        copro.tile.pipe_progress(thread, now)
-
-
 def _advance_counter(ctx: Context, readings: UnpackerReadings, unit: int, current: int) -> int:
     if readings.non_log2_counter and _cfg(ctx, unit, "REG2_Context_count_non_log2_en"):
         raise ctx.error(Unimplemented, "Context_count_non_log2_en is set (undocumented counter wrap)")
@@ -844,8 +833,8 @@ def _regular(
         moved = int(state.end[1 - unit])
         pending = regs.src_handover_at[1 - unit]
         pending[pending == other_end] = moved  # its FlipSrc waits for its data
-        _extend_done(copro, other_thread, moved, ctx.cycle, other_thread != thread)
-    _extend_done(copro, thread, end, ctx.cycle, False)
+        copro.extend_done(other_thread, moved, ctx.cycle if other_thread != thread else None)
+    copro.extend_done(thread, end)
     if count and not to_dst:
         flat, values = _last_writes(rows * 16 + cols, datums & SRC_MASK)
         regs.src(unit)[bank, flat >> 4, flat & 15] = values

@@ -108,7 +108,6 @@ def _pack_case(fmt: int, passes: int, silicon: float) -> Case:
         figure_cores=("trisc2",),
         iters=1,
         prologue=_pack_prologue(fmt),
-        calibrated=False,  # docs/timing.md, "Coprocessor figures"
     )
 
 

@@ -351,6 +351,7 @@
 #define PACK_TIMING_L1_ACCUMULATE_CYCLES                         5
 #define PACK_TIMING_L1_ACCUMULATE_NONATOMIC_CYCLES               2
 #define PACK_TIMING_SETREG                                       1
+#define PACK_TIMING_DRAIN_CYCLES                                 20
 #define PACK_FMT_FP32                                            0u
 #define PACK_FMT_TF32                                            4u
 #define PACK_FMT_BF16                                            5u
@@ -371,7 +372,8 @@
 #define PACK_STREAM_NEEDS_NEW_ADDRESS                            2u
 #define PACK_STREAM_PENDING                                      3u
 #define PACK_STREAM_EXPONENT_PENDING                             4u
-#define PACK_STREAM_WORDS                                        5u
+#define PACK_STREAM_DRAINED                                      5u
+#define PACK_STREAM_WORDS                                        6u
 #define PACK_STREAM_BUFFER_BYTES                                 16u
 #define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_WORD                  18u
 #define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_SHIFT                 0u
@@ -623,7 +625,9 @@
 #define SYNC_COND_UNIT                                           1
 #define SYNC_COND_UNPACKER                                       2
 #define SYNC_COND_SRC                                            3
-#define SYNC_CONDITIONS_INIT                                     {{1, 2, 0}, {2, 0, 0}, {2, 1, 0}, {1, 6, 0}, {1, 5, 0}, {3, 0, 1}, {3, 2, 1}, {3, 1, 0}, {3, 3, 0}, {1, 8, 0}, {0, 0, 0}, {1, 7, 0}, {1, 3, 0}}
+#define SYNC_COND_PACKER                                         4
+#define SYNC_PACKER_DRAINED_WORD                                 5u
+#define SYNC_CONDITIONS_INIT                                     {{1, 2, 0}, {2, 0, 0}, {2, 1, 0}, {4, 6, 0}, {1, 5, 0}, {3, 0, 1}, {3, 2, 1}, {3, 1, 0}, {3, 3, 0}, {1, 8, 0}, {0, 0, 0}, {1, 7, 0}, {1, 3, 0}}
 #define SYNC_NOBODY                                              -1
 #define SYNC_MUTEX_VALID                                         0x1Du
 #define STREAMS_STORED_COUNT                                     3u
@@ -638,6 +642,6 @@
 #define THCON_OFFSET_INCREMENTS_INIT                             {0, 2, 4, 16}
 #define THCON_CONFIG_BASE_WORD                                   64u
 #define THCON_FLUSH_UNIT_COUNT                                   3u
-#define THCON_FLUSH_UNITS_INIT                                   {{1, 2, 0}, {2, 2, 1}, {3, 1, 6}}
+#define THCON_FLUSH_UNITS_INIT                                   {{1, 2, 0}, {2, 2, 1}, {3, 4, 6}}
 #endif /* TSIM_<ARCH> */
 #endif /* TENSIXSIM_NATIVE_CONSTANTS_H */

@@ -237,7 +237,9 @@
 #define SYNC_COND_UNIT                                           1
 #define SYNC_COND_UNPACKER                                       2
 #define SYNC_COND_SRC                                            3
-#define SYNC_CONDITIONS_INIT                                     {{1, 2, 0}, {2, 0, 0}, {2, 1, 0}, {1, 6, 0}, {1, 6, 0}, {1, 6, 0}, {1, 6, 0}, {1, 5, 0}, {3, 0, 1}, {3, 2, 1}, {3, 1, 0}, {3, 3, 0}, {1, 8, 0}, {0, 0, 0}, {1, 7, 0}}
+#define SYNC_COND_PACKER                                         4
+#define SYNC_PACKER_DRAINED_WORD                                 5u
+#define SYNC_CONDITIONS_INIT                                     {{1, 2, 0}, {2, 0, 0}, {2, 1, 0}, {4, 6, 0}, {4, 6, 0}, {4, 6, 0}, {4, 6, 0}, {1, 5, 0}, {3, 0, 1}, {3, 2, 1}, {3, 1, 0}, {3, 3, 0}, {1, 8, 0}, {0, 0, 0}, {1, 7, 0}}
 #define SYNC_NOBODY                                              -1
 #define SYNC_MUTEX_VALID                                         0xFDu
 #define STREAMS_STORED_COUNT                                     3u
@@ -247,5 +249,5 @@
 #define THCON_OFFSET_INCREMENTS_INIT                             {0, 2, 4, 16}
 #define THCON_CONFIG_BASE_WORD                                   52u
 #define THCON_FLUSH_UNIT_COUNT                                   3u
-#define THCON_FLUSH_UNITS_INIT                                   {{1, 2, 0}, {2, 2, 1}, {3, 1, 6}}
+#define THCON_FLUSH_UNITS_INIT                                   {{1, 2, 0}, {2, 2, 1}, {3, 4, 6}}
 #endif /* TENSIXSIM_NATIVE_CONSTANTS_WORMHOLE_H */

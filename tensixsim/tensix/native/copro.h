@@ -88,7 +88,8 @@ struct copro_view {
     int64_t *unpack_fetch_cycles;
     int64_t *unpack_rate;         /* (1,): bytes a cycle at x1 */
     /* The pipes' bookkeeping (frontend.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
-     * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends (done cycle). */
+     * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends, a PACR until the packer
+     * drains (done cycle). */
     int64_t *pipe_state;
     uint64_t pipe_count;
     uint64_t pipe_fields;
@@ -125,6 +126,16 @@ static inline int64_t native_wait(struct copro_view *v, int64_t reason, int64_t 
     v->wait[1] = until;
     v->wait[2] = detail;
     return NATIVE_WAIT;
+}
+
+/* Coprocessor.extend_done without telling the tile: pipe `thread` has work in a unit until `cycle`. */
+static inline void extend_done(struct copro_view *v, int64_t thread, int64_t cycle)
+{
+    if (!v->pipe_state || thread < 0 || (uint64_t)thread >= v->pipe_count)
+        return;
+    int64_t *done = &v->pipe_state[(uint64_t)thread * v->pipe_fields + v->pipe_done_field];
+    if (cycle > *done)
+        *done = cycle;
 }
 
 /* Execute `word` (opcode in bits 31..24) for `thread` at `cycle`; cycles >= 1, NATIVE_DEFER or

@@ -608,7 +608,7 @@ def _pack_constants(out: _Defines) -> None:
     out.text("#define PACK_INTERFACES {" + ", ".join(f"0x{i:X}u" for i in interfaces) + "}")
     out.names.add("PACK_INTERFACES")
     for index, name in enumerate(("DATA_ADDRESS", "EXPONENT_ADDRESS", "NEEDS_NEW_ADDRESS", "PENDING",
-                                  "EXPONENT_PENDING")):  # fmt: skip
+                                  "EXPONENT_PENDING", "DRAINED")):  # fmt: skip
         if getattr(pack, f"STREAM_{name}") != index:
             raise ValueError(f"pack.STREAM_{name} moved")
         out.add(c_name("PACK_STREAM", name), f"{index}u")
@@ -670,7 +670,19 @@ def _unpack_field_name(template: str) -> str:
 
 
 # sync.c's kinds of STALLWAIT condition (SYNC_CONDITIONS_INIT rows: kind, index, waits_while).
-_COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC = range(4)
+_COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC, _COND_PACKER = range(5)
+
+
+def _busy_row(unit: str) -> tuple[int, int]:
+    """(kind, index) of what a condition on ``unit`` reads: an unpacker's fetch, the packers' drain
+    (with the pack unit's clock), or a unit's clock."""
+    from tensixsim.tensix import frontend, pack, unpack
+
+    if unit in unpack.UNPACKER_UNITS:
+        return _COND_UNPACKER, unpack.UNPACKER_UNITS.index(unit)
+    if unit == pack.PACKER_UNIT:
+        return _COND_PACKER, frontend.UNIT_INDEX["pack"]
+    return _COND_UNIT, frontend.UNIT_INDEX[unit]
 
 
 def _sync_constants(out: _Defines, arch: str) -> None:
@@ -678,7 +690,7 @@ def _sync_constants(out: _Defines, arch: str) -> None:
     ``arch``'s STALLWAIT conditions (each as what it tests: a unit's clock, an unpacker's fetch, a Src
     bank); STREAMWAIT's operands and fields where ``arch`` has it."""
     from tensixsim.mmio import streams
-    from tensixsim.tensix import frontend, sync, unpack
+    from tensixsim.tensix import pack, sync
 
     layout = LAYOUT_MODULES[arch]
     conditions = sync.STALLWAIT_CONDITIONS_BY_ARCH[arch]
@@ -701,14 +713,16 @@ def _sync_constants(out: _Defines, arch: str) -> None:
         ("UNIT", _COND_UNIT),
         ("UNPACKER", _COND_UNPACKER),
         ("SRC", _COND_SRC),
+        ("PACKER", _COND_PACKER),
     ):
         out.add(f"SYNC_COND_{kind}", str(value))
+    # Where a PACKER condition finds the packers' drain: the first packer's stream words (pack.accept
+    # writes it into every packer's).
+    out.add("SYNC_PACKER_DRAINED_WORD", f"{pack.STREAM_DRAINED}u")
     rows = []
     for condition in conditions:
-        if condition.unit in unpack.UNPACKER_UNITS:
-            row = (_COND_UNPACKER, unpack.UNPACKER_UNITS.index(condition.unit), 0)
-        elif condition.unit is not None:
-            row = (_COND_UNIT, frontend.UNIT_INDEX[condition.unit], 0)
+        if condition.unit is not None:
+            row = (*_busy_row(condition.unit), 0)
         elif condition.src_bank is not None:
             file, side = regs._SRC_BANK_NAMES[condition.src_bank]
             row = (_COND_SRC, 2 * file + (side == "matrix"), int(condition.src_waits_while))
@@ -746,7 +760,7 @@ def _sync_constants(out: _Defines, arch: str) -> None:
 def _thcon_constants(out: _Defines, layout: ModuleType) -> None:
     """thcon_mem.c's section of ``constants.h``: LOADIND/STOREIND's offset increments, REG2FLOP's
     first THCON Config word, and FLUSHDMA's conditions (each as the clock it reads, as sync.c's)."""
-    from tensixsim.tensix import frontend, thcon, unpack
+    from tensixsim.tensix import thcon
 
     out.text("", "/* ---- thcon_mem.c: thcon.py (THCON_*) ---- */")
     out.add("THCON_OFFSET_INCREMENTS_INIT", "{" + ", ".join(str(i) for i in thcon.OFFSET_INCREMENTS) + "}")
@@ -755,10 +769,7 @@ def _thcon_constants(out: _Defines, layout: ModuleType) -> None:
     out.add("THCON_CONFIG_BASE_WORD", f"{base}u")
     rows = []
     for bit, unit in thcon._FLUSH_UNITS:
-        if unit in unpack.UNPACKER_UNITS:
-            rows.append(f"{{{bit}, {_COND_UNPACKER}, {unpack.UNPACKER_UNITS.index(unit)}}}")
-        else:
-            rows.append(f"{{{bit}, {_COND_UNIT}, {frontend.UNIT_INDEX[unit]}}}")
+        rows.append("{{{}, {}, {}}}".format(bit, *_busy_row(unit)))
     out.add("THCON_FLUSH_UNIT_COUNT", f"{len(rows)}u")
     out.add("THCON_FLUSH_UNITS_INIT", "{" + ", ".join(rows) + "}")
 

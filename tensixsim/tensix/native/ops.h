@@ -36,6 +36,24 @@ static inline void note_l1_written(struct copro_view *v, int64_t lo, int64_t hi,
     w[2] = cycle;
 }
 
+/* Whether a STALLWAIT or FLUSHDMA condition of this kind waits for something to finish. */
+static inline int busy_condition(uint32_t kind)
+{
+    return kind == SYNC_COND_UNIT || kind == SYNC_COND_UNPACKER || kind == SYNC_COND_PACKER;
+}
+
+/* Coprocessor.busy_end for what such a condition reads (gen_fields._busy_row): an unpacker's fetch, the
+ * packers' drain or the pack unit's clock, whichever is later, or a unit's clock. */
+static inline int64_t condition_busy_end(const struct copro_view *v, uint32_t kind, uint32_t index)
+{
+    if (kind == SYNC_COND_UNPACKER)
+        return v->unpack_end[index & 1];
+    int64_t clock = v->unit_clock[index];
+    if (kind == SYNC_COND_PACKER && v->pack_stream[SYNC_PACKER_DRAINED_WORD] > clock)
+        return v->pack_stream[SYNC_PACKER_DRAINED_WORD];
+    return clock;
+}
+
 /* thcon.c: tensixsim/tensix/thcon.py */
 int64_t thcon_dmanop(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t thcon_setdmareg(struct copro_view *v, uint32_t thread, uint32_t word);

@@ -565,6 +565,13 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         else
             value[2] = (value[2] + z_incr) & ADC_MASK_Z;
     }
+    /* pack.accept: the thread goes on once the packer has taken the work; it drains later. */
     int64_t written = (int64_t)n * width;
-    return PACK_TIMING_ISSUE_CYCLES + (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;
+    int64_t writes = (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;
+    int64_t taken = writes > PACK_TIMING_ISSUE_CYCLES ? writes : PACK_TIMING_ISSUE_CYCLES;
+    int64_t end = cycle + taken + PACK_TIMING_DRAIN_CYCLES;
+    if (end > stream[PACK_STREAM_DRAINED])
+        stream[PACK_STREAM_DRAINED] = end;
+    extend_done(v, thread, stream[PACK_STREAM_DRAINED]);
+    return taken;
 }

@@ -80,15 +80,6 @@ static int64_t now_of(struct copro_view *v, int64_t cycle)
     return sfpu_macro_pending(v) ? max64(cycle, CLK(v, EXECUTED)) : cycle;
 }
 
-/* sfpu.macro._extend_done */
-static void extend_done(struct copro_view *v, int64_t thread, int64_t cycle)
-{
-    if (!v->pipe_state || thread < 0 || (uint64_t)thread >= v->pipe_count)
-        return;
-    int64_t *done = &v->pipe_state[(uint64_t)thread * v->pipe_fields + v->pipe_done_field];
-    *done = max64(*done, cycle);
-}
-
 /* ------------------------------------------------------------------------------ running the work */
 
 /* The vector unit's state that scheduled work may change (SfpuState but its scheduler arrays): the

@@ -43,7 +43,7 @@ enum { SRC_BANKS = 2 };
 /* Coprocessor.busy_end for the unit a condition names. */
 static int64_t busy_end(const struct copro_view *v, const struct condition *c)
 {
-    return c->kind == SYNC_COND_UNPACKER ? v->unpack_end[c->index & 1] : v->unit_clock[c->index];
+    return condition_busy_end(v, c->kind, c->index);
 }
 
 /* regs.src_valid: the named bank (SrcA/SrcB, the unpackers' or the matrix unit's current one) is the
@@ -67,7 +67,7 @@ static int stallwait_unmet(const struct copro_view *v, uint32_t conds, int64_t a
             continue;
         const struct condition *c = &conditions[bit];
         int unmet = 0;
-        if (c->kind == SYNC_COND_UNIT || c->kind == SYNC_COND_UNPACKER) {
+        if (busy_condition(c->kind)) {
             unmet = busy_end(v, c) > at;
         } else if (c->kind == SYNC_COND_SRC) {
             int valid = src_valid(v, c->index);
@@ -228,7 +228,7 @@ int64_t tsim_sync_release(const struct copro_view *v, uint32_t t, int64_t cycle)
         return -1;
     for (uint32_t bit = 0; bit < SYNC_CONDITION_COUNT; bit++) {
         const struct condition *c = &conditions[bit];
-        if (conds >> bit & 1 && (c->kind == SYNC_COND_UNIT || c->kind == SYNC_COND_UNPACKER)) {
+        if (conds >> bit & 1 && busy_condition(c->kind)) {
             int64_t free = busy_end(v, c) + 1; /* tested at the previous cycle */
             earliest = free > earliest ? free : earliest;
         }

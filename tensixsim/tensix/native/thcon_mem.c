@@ -303,9 +303,7 @@ int64_t thcon_flushdma(struct copro_view *v, uint32_t thread, uint32_t word, int
     for (uint32_t i = 0; i < THCON_FLUSH_UNIT_COUNT; i++) {
         if (!(mask >> units[i].bit & 1))
             continue;
-        /* Coprocessor.busy_end: an unpacker's fetch end, or the unit's clock. */
-        int64_t busy = units[i].kind == SYNC_COND_UNPACKER ? v->unpack_end[units[i].index]
-                                                           : v->unit_clock[units[i].index];
+        int64_t busy = condition_busy_end(v, units[i].kind, units[i].index);
         end = busy > end ? busy : end;
     }
     return end - cycle;

@@ -313,15 +313,6 @@ static void store_fetch(struct copro_view *v, uint32_t u, const struct fetch *f)
     v->unpack_shared_speed[u] = f->shared_speed;
 }
 
-/* unpack._extend_done without the signal: the pipe has work in an unpacker until `cycle`. */
-static void extend_done(struct copro_view *v, int64_t thread, int64_t cycle)
-{
-    if (!v->pipe_state || thread < 0)
-        return;
-    int64_t *done = v->pipe_state + (uint64_t)thread * v->pipe_fields + v->pipe_done_field;
-    *done = max64(*done, cycle);
-}
-
 /* ------------------------------------------------------------------------------ datum placement */
 
 /* Everything the regular mode decided before its first store. */

@@ -281,14 +281,7 @@ def _run(copro: Coprocessor, cycle: int, rows: np.ndarray) -> None:
     if swap:
         s.macro_clock[SWAP_NEXT] = cycle + 1
     for op in work:
-        _extend_done(copro, int(op[THREAD]), cycle + 1)
-
-
-def _extend_done(copro: Coprocessor, thread: int, cycle: int) -> None:
-    """The pipe's last work leaves its unit no earlier than ``cycle`` (CoprocessorDoneCheck, run_words)."""
-    pipes = getattr(getattr(copro.tile, "backend", None), "pipes", None)
-    if pipes is not None:
-        pipes[thread].done_cycle = max(pipes[thread].done_cycle, cycle)
+        copro.extend_done(int(op[THREAD]), cycle + 1)
 
 
 def _at_once(copro: Coprocessor, work: list[np.ndarray], cycle: int) -> None:
@@ -477,7 +470,7 @@ def _schedule(ctx: Context, rows: list[np.ndarray], now: int) -> None:
         s.macro_clock[NEXT_SEQ] += 1
         p[free[0]] = row
         if not _by_instructions(s, now + 1):  # counted in cycles: it runs at now + 1 + delay
-            _extend_done(ctx.copro, ctx.thread, now + delay + 2)
+            ctx.copro.extend_done(ctx.thread, now + delay + 2)
 
 
 @semantics("SFPLOADMACRO")
