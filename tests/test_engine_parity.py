@@ -94,7 +94,8 @@ def test_two_cores_pushing_into_one_pipe_enter_its_queue_in_cycle_order(monkeypa
     """BRISC stores a NOP into pipe 0 every 20-odd cycles while TRISC0 pushes 400 words into the same
     pipe. Neither may run ahead of the other with its pushes (Tile.shared_push_limit): the queue takes
     them in cycle order, so both engines give the same cycles at every quantum, and TRISC0 is done
-    about when the pipe has taken its 460 words, not held behind BRISC's later ones."""
+    about when the pipe has taken its 460 words, not held behind BRISC's later ones. Fused, TRISC0
+    keeps the queue full: every push waits for room, the wait bounded by the same limit."""
     isa = isa_for("blackhole")
     fields = dict(payload_sig_sel_size=0, payload_sig_sel=5, set_signals_mode=0, reg_index_16b=4)
     setdmareg, nop = isa.encode("SETDMAREG", **fields), isa.encode("NOP")
@@ -131,8 +132,7 @@ def test_two_cores_pushing_into_one_pipe_enter_its_queue_in_cycle_order(monkeypa
             return tile
 
         outcomes = both_engines(monkeypatch, workload)
-        if not fused:  # (fused words waiting for room are dated a cycle apart: see docs/deviations.md)
-            assert_same(outcomes)
+        assert_same(outcomes)
         runs[quantum] = [result.cores["trisc0"].cycles for result, _ in outcomes]
     assert runs[100] == runs[1000]
     assert all(cycles < 600 for cycles in runs[100])
@@ -157,3 +157,25 @@ def test_a_core_fusing_pushes_into_a_full_queue(monkeypatch):
     # The pipe, not the core (75 cycles of fused groups), sets the pace: the core is done once its
     # last word is in the 32-word queue.
     assert outcomes[0][0].cores["trisc0"].cycles >= 300 - 32
+
+
+def test_fused_words_waiting_for_room_are_dated_alike(monkeypatch):
+    """A loop of ten inline words (groups of four, four, two) into a full queue: a word of a fused
+    group finds room only from the cycle after the pipe frees a slot, on both engines, whether the
+    hooks or Python took the push before it (the pushes' cycles, not only the run's, are equal)."""
+    isa = isa_for("blackhole")
+    fields = dict(payload_sig_sel_size=0, payload_sig_sel=5, set_signals_mode=0, reg_index_16b=4)
+    words = [isa.encode("SETDMAREG", **fields)] * 7 + [isa.encode("NOP")] * 3
+    inline = [f".word {((w << 2) | (w >> 30)) & 0xFFFFFFFF:#x}" for w in words]
+    program = "\n".join(["li t2, 40", "1:", *inline, "addi t2, t2, -1", "bnez t2, 1b", "ecall"])
+    dates = []
+
+    def workload() -> Tile:
+        tile = Tile("blackhole", record_pushes=True)
+        tile.write(0x6000, assemble(program, base=0x6000))
+        tile.run(max_cycles=100_000, release=["trisc0"])
+        dates.append([entry.cycle for entry in tile.pushed(0)])
+        return tile
+
+    assert_same(both_engines(monkeypatch, workload))
+    assert len(dates[0]) == 400 and dates[0] == dates[1]

@@ -873,7 +873,9 @@ class Core:
             return False
         if self.hooks.native:
             # The native hooks ran out of known room; the queue has drained since the slice began.
-            self.hooks.state.push_free = self.tile.push_room(self, cycle + 1)
+            # The room at this push's own cycle: a fused word may follow in the same cycle, and a
+            # slot the pipe frees at a cycle takes a push only from the next (as in the native engine).
+            self.hooks.state.push_free = self.tile.push_room(self, cycle)
         return True
 
     def _natural(self, pc: int) -> int:

@@ -913,9 +913,9 @@ static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc,
     if (index >= PUSH_PORTS || cycle > h->push_limit[index])
         return 0;
     if (h->engine) {
-        int64_t at = cycle;
-        if (!h->engine_push(h->engine, index, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8,
-                            h->push_horizon, &at))
+        /* A wait for room ends no later than the limit either (Python's retry would meet it). */
+        int64_t at = cycle, until = h->push_horizon < h->push_limit[index] ? h->push_horizon : h->push_limit[index];
+        if (!h->engine_push(h->engine, index, word, pc, cycle, (uint32_t)h->core_index, pipe >> 8, until, &at))
             return 0;
         if (at > cycle) push_wait(h, pc, at);
         h->engine_pushes++;
