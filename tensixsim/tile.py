@@ -116,7 +116,10 @@ class Tile(Scheduler, Parking):
         # Core-local instruction RAMs (Wormhole's NCRISC): only that core's instruction fetch reaches them.
         self.iram = {c.name: np.zeros(c.iram[1], np.uint8) for c in self.arch.cores if c.iram is not None}
         self.control = TileControl.new(self.arch)
-        self.queues = [InputQueue(pipe, self.arch.pipe_queue_depth) for pipe in range(self.arch.pipe_count)]
+        self.queues = [
+            InputQueue(pipe, self.arch.pipe_queue_depth, self.arch.pipe_queue_accept)
+            for pipe in range(self.arch.pipe_count)
+        ]
         for queue in self.queues:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
@@ -599,7 +602,7 @@ class Tile(Scheduler, Parking):
         if not pipes:
             return 0
         self.backend.advance_to(min(cycle, self.horizon(core)))
-        return min(self.queues[pipe].depth - len(self.queues[pipe].entries) for pipe in pipes)
+        return min(self.queues[pipe].room() for pipe in pipes)
 
     def engine_run_pointers(self) -> tuple[int, int, int]:
         """Where native storage reads find the engine (NativeEngine.run_pointers); only asked while
@@ -623,7 +626,7 @@ class Tile(Scheduler, Parking):
         queue = self.queues[pipe]
         horizon = self.horizon(core)
         self.backend.advance_to(min(cycle, horizon))
-        if len(queue.entries) >= queue.depth:
+        if not queue.takes(core.name, cycle):
             queue.full_stalls += 1
             reason = f"pipe {pipe} input queue full"
             until = self.backend.take_time(pipe)
@@ -745,8 +748,9 @@ class Tile(Scheduler, Parking):
             self.events.stream_written(stream, index, value, access.cycle, access.core.name)
 
     def _queue_fill(self) -> list[tuple[int, int]]:
-        """Each pipe's input FIFO: (entries, depth), as of the cycle the coprocessor has reached."""
-        return [(len(queue.entries), queue.depth) for queue in self.queues]
+        """Each pipe's input FIFO: (entries, pushes it takes now), as of the cycle the coprocessor has
+        reached."""
+        return [(len(queue.entries), queue.room()) for queue in self.queues]
 
     def _pc_snapshot(self, name: str, access: Access) -> int:
         """A core's pc as a register read sees it: the reading core's is that of the load itself;
@@ -774,7 +778,7 @@ class Tile(Scheduler, Parking):
             ).at(core.name, core.fault_pc())
         queue = self.queues[pipe]
         self.backend.advance_to(min(access.cycle, self.horizon(core)))
-        if len(queue.entries) >= queue.depth:
+        if not queue.room():  # full, as INSTRN_BUF_STATUS says
             raise UndefinedBehavior(
                 f"debug-bus push into pipe {pipe}'s full input FIFO (the documentation says not to)",
                 cycle=access.cycle,

@@ -114,12 +114,15 @@ def test_full_queue_stalls_the_core_and_loses_nothing(via):
     result = tile.run(release=["trisc0"])
     assert [p.word for p in tile.pushed(0)] == [0x100 + i for i in range(count)]
     assert tile.queues[0].full_stalls > 0
-    # Hand-worked: the consumer takes entry i at first + 1 + interval * i (it is the bottleneck);
-    # push j >= depth waits for entry j - depth to leave, so the last push (j = 99) is accepted when
-    # entry 67 leaves; then ecall retires one cycle later and the core's clock reads one more.
-    depth = tile.arch.pipe_queue_depth
+    # Hand-worked: the consumer takes entry i at first + 1 + interval * i (it is the bottleneck).
+    # One store at a time, the queue takes a push while it holds 28 words or fewer (29 at most):
+    # push j >= 29 waits for entry j - 29 to leave, so the last push (j = 99) enters when entry 70
+    # leaves. Inline words fuse in fours (96..99 the last group), and a group enters at 28 words,
+    # once entry 99 - 32 = 67 has left. Then ecall retires one cycle later and the core's clock
+    # reads one more.
+    held = tile.arch.pipe_queue_depth if via == "inline" else tile.arch.pipe_queue_accept + 1
     first = tile.pushed(0)[0].cycle
-    assert result.cores["trisc0"].cycles == first + 1 + interval * (count - depth - 1) + 2
+    assert result.cores["trisc0"].cycles == first + 1 + interval * (count - held - 1) + 2
 
 
 def test_brisc_reaches_every_pipe_and_a_trisc_only_its_own():

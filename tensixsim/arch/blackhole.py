@@ -62,6 +62,9 @@ BLACKHOLE = Arch(
     tensix_push_stride=0x10000,
     pipe_count=3,
     pipe_queue_depth=32,
+    # PushTensixInstruction.md: 32 words are reached only by a fused group of four pushed at 28;
+    # above 28 the FIFO takes nothing until it is back at 28.
+    pipe_queue_accept=28,
     mop_config_base=0xFFB80000,
     pcbuf_base=0xFFE80000,
     csr_cfg0=CFG0,

@@ -186,6 +186,9 @@ class Arch:
     tensix_push_stride: int
     pipe_count: int
     pipe_queue_depth: int
+    # The input FIFO takes a push, or the first word of a fused group (the rest of the group follows
+    # it in the same cycle), only while it holds at most this many words.
+    pipe_queue_accept: int
     mop_config_base: int  # each TRISC's own pipe's nine MOP configuration words
     pcbuf_base: int  # PCBufs / TTSync; a TRISC's semaphore view starts at pcbuf_base + 0x20
     # Custom CSRs.

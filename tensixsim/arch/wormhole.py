@@ -171,6 +171,7 @@ WORMHOLE = replace(
     wall_clock_high_latched=0xFFB121F8,
     # No Wormhole page or header gives the input FIFO's capacity; the tile model's figure is kept.
     pipe_queue_depth=BLACKHOLE.pipe_queue_depth,
+    pipe_queue_accept=BLACKHOLE.pipe_queue_depth - 1,  # (no fusion: a push while not full)
     # tt-metal's wormhole noc_overlay_parameters.h: STREAM_REMOTE_DEST_BUF_SIZE_REG_INDEX 4 (tiles
     # received), STREAM_REMOTE_DEST_BUF_START_REG_INDEX 3 (tiles acked), the two the Wormhole
     # firmware's TRISC0 clears for every stream (Blackhole's: 10 and 8).

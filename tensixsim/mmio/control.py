@@ -47,7 +47,7 @@ class TileServices:
     """What the registers with a behaviour need from the tile."""
 
     write_soft_reset: ResetWriter
-    queue_fill: Callable[[], list[tuple[int, int]]]  # per pipe: (entries, depth) of its input FIFO
+    queue_fill: Callable[[], list[tuple[int, int]]]  # per pipe: (entries, pushes it takes) of its input FIFO
     pc_of: Callable[[str, Access], int]  # a core's pc as another core's access sees it
     config_word: Callable[[int, Access], int]  # word i of the backend configuration (TENSIX_CFG_BASE)
     debug_push: Callable[[int, int, Access], None]  # (pipe, instruction, access): a debug-bus push
@@ -218,9 +218,10 @@ def _instrn_buf_status(fill: list[tuple[int, int]]) -> int:
     """PushTensixInstruction.md: bit i set while pipe i's FIFO is not full, bit 4 + i while it is empty.
 
     The page describes the FIFO before each Replay Expander; the tile models one input FIFO per pipe
-    (where pushes land), so that is the one reported."""
+    (where pushes land), so that is the one reported. "Not full": it takes a push (on Blackhole, while
+    it holds 28 words or fewer)."""
     value = 0
-    for pipe, (entries, depth) in enumerate(fill):
-        value |= (entries < depth) << pipe
+    for pipe, (entries, room) in enumerate(fill):
+        value |= (room > 0) << pipe
         value |= (entries == 0) << (4 + pipe)
     return value

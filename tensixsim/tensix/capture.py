@@ -31,7 +31,9 @@ class PushedInstruction(NamedTuple):
 QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE = range(5)
 QE_FIELDS = 5
 CORE_INDEX = {name: i for i, name in enumerate(CORE_NAMES)}
-QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY = range(3)
+# The ring's control words; the last two: the core index and cycle of the latest push (-1: none).
+QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY, QUEUE_LAST_CORE, QUEUE_LAST_CYCLE = range(5)
+QUEUE_CTL = 5
 HISTORY_COUNT, HISTORY_CAPACITY, HISTORY_RECORD = range(3)
 
 
@@ -53,9 +55,10 @@ class EntryRing:
     """
 
     def __init__(self, capacity: int = 64) -> None:
-        self.ctl = np.zeros(3, np.int64)
+        self.ctl = np.zeros(QUEUE_CTL, np.int64)
         self.rows = np.zeros((capacity, QE_FIELDS), np.int64)
         self.ctl[QUEUE_CAPACITY] = capacity
+        self.ctl[QUEUE_LAST_CORE] = self.ctl[QUEUE_LAST_CYCLE] = -1
         self.on_grow: Callable[[], None] | None = None
 
     def __len__(self) -> int:
@@ -100,8 +103,10 @@ class EntryRing:
 
     def append(self, entry: PushedInstruction) -> None:
         self._reserve(1)
-        self.rows[self._index(len(self))] = row_of(entry)
+        row = row_of(entry)
+        self.rows[self._index(len(self))] = row
         self.ctl[QUEUE_COUNT] += 1
+        self.ctl[QUEUE_LAST_CORE], self.ctl[QUEUE_LAST_CYCLE] = row[QE_CORE], row[QE_CYCLE]
 
     def extend(self, entries: Iterable[PushedInstruction]) -> None:
         self.extend_rows(np.array([row_of(e) for e in entries], np.int64).reshape(-1, QE_FIELDS))
@@ -114,6 +119,7 @@ class EntryRing:
         self._reserve(n)
         self.rows[(int(self.ctl[QUEUE_HEAD]) + len(self) + np.arange(n)) & (len(self.rows) - 1)] = rows
         self.ctl[QUEUE_COUNT] += n
+        self.ctl[QUEUE_LAST_CORE], self.ctl[QUEUE_LAST_CYCLE] = rows[-1, QE_CORE], rows[-1, QE_CYCLE]
 
     def popleft(self) -> PushedInstruction:
         if not len(self):
@@ -126,6 +132,7 @@ class EntryRing:
     def clear(self) -> None:
         self.ctl[QUEUE_HEAD] = 0
         self.ctl[QUEUE_COUNT] = 0
+        self.ctl[QUEUE_LAST_CORE] = self.ctl[QUEUE_LAST_CYCLE] = -1
 
 
 class History:
@@ -184,9 +191,10 @@ class History:
 class InputQueue:
     """A bounded queue in front of one pipe (its consumer is the tile's backend)."""
 
-    def __init__(self, pipe: int, depth: int) -> None:
+    def __init__(self, pipe: int, depth: int, accept: int | None = None) -> None:
         self.pipe = pipe
         self.depth = depth
+        self.accept = depth - 1 if accept is None else accept  # (Arch.pipe_queue_accept)
         self.entries = EntryRing()
         self.taken = History()  # (cycle taken, entry), while recorded
         self.full_stalls = 0
@@ -205,6 +213,22 @@ class InputQueue:
         self.entries.clear()
         self.taken.clear()
         self.full_stalls = 0
+
+    def takes(self, core: str, cycle: int) -> bool:
+        """Whether a push from ``core`` at ``cycle`` enters now: the queue holds at most ``accept``
+        words, or the push continues a fused group (the same core's latest push, in the same cycle)
+        and the queue is not full."""
+        entries = self.entries
+        count = len(entries)
+        if count <= self.accept:
+            return True
+        ctl = entries.ctl
+        same = ctl[QUEUE_LAST_CORE] == CORE_INDEX[core] and ctl[QUEUE_LAST_CYCLE] == cycle
+        return bool(same) and count < self.depth
+
+    def room(self) -> int:
+        """Pushes that enter whatever they are (none fused to a group already in the queue)."""
+        return max(0, self.accept + 1 - len(self.entries))
 
     def history(self) -> list[PushedInstruction]:
         """Every instruction that entered this queue, in order."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from tensixsim.native_build import build_library, pure_python_requested
 from tensixsim.observe.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
+from tensixsim.tensix.capture import HISTORY_RECORD, QUEUE_CTL
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
 if TYPE_CHECKING:
@@ -131,6 +132,14 @@ class CoproView(ctypes.Structure):
         ("stream_count", ctypes.c_uint64),
         ("sched", _P),
     ]
+
+
+# engine.c tsim_engine_layout: the pipes' bookkeeping words (frontend.PIPE_FIELDS), a queue's control
+# words and a history's (capture.py); checked when the library loads.
+def _engine_layout() -> int:
+    from tensixsim.tensix.frontend import PIPE_FIELDS
+
+    return PIPE_FIELDS * 10000 + QUEUE_CTL * 100 + HISTORY_RECORD + 1
 
 
 def _pointer(array: np.ndarray, dtype: type) -> int:
@@ -304,6 +313,7 @@ class EngineStruct(ctypes.Structure):
         ("trace_capacity", ctypes.c_int64),
         ("waiters", ctypes.c_int64),
         ("queue_depth", ctypes.c_int64),
+        ("queue_accept", ctypes.c_int64),
         ("mop_exit_penalty", ctypes.c_int64),
         ("matrix_unit", ctypes.c_uint64),
         ("sfpu_unit", ctypes.c_uint64),
@@ -366,6 +376,7 @@ class NativeEngine:
         s.trace = _pointer(self.trace, np.int64)
         s.mop_exit_penalty = FRONTEND.mop_exit_penalty
         s.queue_depth = copro.arch.pipe_queue_depth
+        s.queue_accept = copro.arch.pipe_queue_accept
         s.matrix_unit = UNITS.index("matrix")
         s.sfpu_unit = UNITS.index("sfpu")
         for t, pipe in enumerate(engine.pipes):
@@ -600,6 +611,9 @@ def library(defines: tuple[str, ...] = (), arch: str = ARCH) -> ctypes.CDLL | No
             lib.tsim_engine_size.restype = ctypes.c_uint64
             if lib.tsim_engine_size() != ctypes.sizeof(EngineStruct):
                 raise RuntimeError("engine.h and EngineStruct disagree on the engine struct layout")
+            lib.tsim_engine_layout.restype = ctypes.c_uint64
+            if lib.tsim_engine_layout() != _engine_layout():
+                raise RuntimeError("engine.h and the Python engine disagree on pipe, queue or history fields")
             lib.tsim_native_op.restype = ctypes.c_int64
             lib.tsim_native_op.argtypes = [_P, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int64]
             lib.tsim_engine_run.restype = ctypes.c_int

@@ -557,21 +557,33 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
  * cycles ahead). *accepted: the cycle the push was taken at. 0: Python must take this push (the engine
  * needs it for a step, or no room in time). */
 enum { PUSH_LOOKAHEAD = 256 };
+/* capture.InputQueue.takes: a push from `core` at `cycle` enters queue `q` now. */
+static int queue_takes(const struct engine *e, const int64_t *q, uint32_t core, int64_t cycle)
+{
+    if (q[QUEUE_COUNT] <= e->queue_accept)
+        return 1;
+    return q[QUEUE_LAST_CORE] == (int64_t)core && q[QUEUE_LAST_CYCLE] == cycle && q[QUEUE_COUNT] < e->queue_depth;
+}
+
 int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc, int64_t cycle, uint32_t core,
                      uint32_t inline_word, int64_t horizon, int64_t *accepted)
 {
     if (pipe >= e->threads)
         return 0;
     int64_t *q = e->queue_ctl[pipe];
-    if (q[QUEUE_COUNT] >= e->queue_depth) {
+    if (!queue_takes(e, q, core, cycle)) {
         if (tsim_engine_run(e, cycle < horizon ? cycle : horizon) != RUN_HORIZON)
             return 0;
-        for (int64_t t = cycle + 1; q[QUEUE_COUNT] >= e->queue_depth; t++) {
+        /* Another core waits for room too: Python wakes it, in order, before this push retries (a
+         * look ahead would run the engine past this push's cycle first). */
+        if (!queue_takes(e, q, core, cycle) && (e->waiters & WAIT_QUEUE(pipe)))
+            return 0;
+        for (int64_t t = cycle + 1; !queue_takes(e, q, core, cycle); t++) {
             if (t > horizon || t > cycle + PUSH_LOOKAHEAD)
                 return 0;
             if (tsim_engine_run(e, t) != RUN_HORIZON)
                 return 0;
-            if (q[QUEUE_COUNT] < e->queue_depth)
+            if (queue_takes(e, q, core, t))
                 cycle = t; /* the pipe took an entry at t - 1 */
         }
     }
@@ -584,6 +596,8 @@ int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc
     row[QE_CORE] = core;
     row[QE_INLINE] = inline_word;
     q[QUEUE_COUNT]++;
+    q[QUEUE_LAST_CORE] = core;
+    q[QUEUE_LAST_CYCLE] = cycle;
     *accepted = cycle;
     return 1;
 }

@@ -23,8 +23,9 @@ enum {
     PIPE_FIELDS = PIPE_SRC + QE_FIELDS
 };
 
-/* Per input queue: a ring of QE rows; capacity is a power of two, head only grows. */
-enum { QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY, QUEUE_FIELDS };
+/* Per input queue: a ring of QE rows; capacity is a power of two, head only grows. The core index and
+ * cycle of the latest push (-1: none) tell a fused group's later words (capture.InputQueue.takes). */
+enum { QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY, QUEUE_LAST_CORE, QUEUE_LAST_CYCLE, QUEUE_FIELDS };
 /* Per history: rows of (cycle taken, QE fields). */
 enum { HISTORY_COUNT, HISTORY_CAPACITY, HISTORY_RECORD, HISTORY_FIELDS };
 
@@ -86,7 +87,9 @@ struct engine {
     int64_t *trace;                   /* [trace_capacity][TR_FIELDS]: one row per retire */
     int64_t trace_capacity;           /* 0: nobody records retired instructions */
     int64_t waiters;
-    int64_t queue_depth;              /* entries a queue holds before a push must wait */
+    int64_t queue_depth;              /* entries a queue holds at most */
+    int64_t queue_accept;             /* a push enters only while it holds at most this many (or
+                                       * continues a fused group) */
     int64_t mop_exit_penalty;
     uint64_t matrix_unit;             /* its instructions go through Python (matrix_hold, fast paths) */
     uint64_t sfpu_unit;               /* its instructions pass the MAD-result hold (sfpu.floats.mad_hold) */
