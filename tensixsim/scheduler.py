@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, RunInterrupted
 from tensixsim.riscv.core import Core, CoreState
+from tensixsim.riscv.native import PUSH_PORTS
 from tensixsim.tensix.frontend import NEVER, Engine
 
 if TYPE_CHECKING:
@@ -270,6 +271,24 @@ class Scheduler:
                 # (cycle, index) must stay below the other core's (time, index).
                 limit = min(limit, other.time if index < other.index else other.time - 1)
         return limit
+
+    def shared_push_limits(self, core: Core) -> tuple[int, ...] | None:
+        """``shared_push_limit`` for each pipe ``core``'s hooks know (riscv/native.py PUSH_PORTS), or None
+        while no other running core has pushed into a pipe ``core`` can push into (the usual case)."""
+        if not self.pipes_pushed:
+            return None
+        shared = 0
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING:
+                shared |= other.pushed_pipes
+        if not shared & core.push_pipe_mask:
+            return None
+        return tuple(self.shared_push_limit(core, pipe) for pipe in range(PUSH_PORTS))
+
+    def note_pushed(self, core: Core, pipes: int) -> None:
+        """``core`` pushed into the pipes of the bit mask ``pipes``."""
+        core.pushed_pipes |= pipes
+        self.pipes_pushed |= pipes
 
     def shared_push_limit(self, core: Core, pipe: int) -> int:
         """The latest cycle ``core`` may push into ``pipe`` at: no later than any other running core

@@ -123,6 +123,7 @@ class Tile(Scheduler, Parking):
         for queue in self.queues:
             queue.record = backend == "recorder" if record_pushes is None else record_pushes
         self._side_effects = 0
+        self.pipes_pushed = 0  # a bit per pipe any core pushed into (Scheduler.note_pushed)
         self._idle_at = -1  # _side_effects when the backend was last found idle (Scheduler)
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
         self._interrupt = False  # a stop was asked for (interrupt())
@@ -332,6 +333,7 @@ class Tile(Scheduler, Parking):
         self.coprocessor.reset()
         self.backend.reset()
         self._side_effects = 0
+        self.pipes_pushed = 0  # a bit per pipe any core pushed into (Scheduler.note_pushed)
         self._idle_at = -1  # _side_effects when the backend was last found idle (Scheduler)
         self.wakes = 0
         self._interrupt = False
@@ -637,7 +639,7 @@ class Tile(Scheduler, Parking):
             raise Stall(reason)  # another core may still push or unblock earlier: it goes first
         queue.entries.append(PushedInstruction(instruction, core.name, pc, cycle, inline))
         core.tensix_pushed += 1
-        core.pushed_pipes |= 1 << pipe
+        self.note_pushed(core, 1 << pipe)
         self.note_side_effect()
 
     def push_batch(self, core: Core, pipe: int, rows: np.ndarray) -> None:
@@ -645,7 +647,7 @@ class Tile(Scheduler, Parking):
         capture.QE_* columns)."""
         self.queues[pipe].entries.extend_rows(rows)
         core.tensix_pushed += len(rows)
-        core.pushed_pipes |= 1 << pipe
+        self.note_pushed(core, 1 << pipe)
         self._side_effects += len(rows)
 
     def queue_popped(self, pipe: int, cycle: int) -> None:

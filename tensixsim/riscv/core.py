@@ -45,6 +45,7 @@ from tensixsim.riscv.cpu import (
 from tensixsim.riscv.csrs import CsrFile
 from tensixsim.riscv.native import (
     PROBE_READS,
+    PUSH_PORTS,
     STOP_DIVIDE,
     STOP_HOLE,
     STOP_LIMIT,
@@ -65,6 +66,8 @@ from tensixsim.tensix.capture import (
     QE_WORD,
 )
 from tensixsim.timing import RISCV
+
+UNLIMITED_PUSHES = (SYNC_NEVER,) * PUSH_PORTS  # the hooks' push_limit while no pipe is shared
 
 if TYPE_CHECKING:
     from tensixsim.tile import Tile
@@ -226,6 +229,10 @@ class Core:
             self.hooks.state.inline_pipe = self.inline_pipe
         # Pipes this core can push into (inline words and push addresses).
         self.push_pipes = {r.push_pipe for r in self.regions if r.push_pipe is not None}
+        self.push_pipe_mask = sum(1 << pipe for pipe in self.push_pipes)
+        # No pipe shared with another pusher yet (Tile.shared_push_limits): the hooks push freely.
+        self.hooks.state.push_limit[:] = UNLIMITED_PUSHES
+        self._push_limited = False
         self.hooks.install_interrupt(uc, self._on_exception, zba_zbb=arch.has_zba_zbb)
         aliases = [c.local_ram_alias for c in arch.cores if c.local_ram_alias is not None] + [
             c.local_ram_alias + c.local_ram_size for c in arch.cores if c.local_ram_alias is not None
@@ -379,8 +386,10 @@ class Core:
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
-        for pipe in range(len(s.push_limit)):
-            s.push_limit[pipe] = self.tile.shared_push_limit(self, pipe)
+        limits = self.tile.shared_push_limits(self)
+        if limits is not None or self._push_limited:
+            s.push_limit[:] = limits or UNLIMITED_PUSHES
+            self._push_limited = limits is not None
         s.time_base = self.time
         s.extra = s.stall = s.walk_done = 0
         s.mem_n = s.mem_used = 0
@@ -652,7 +661,9 @@ class Core:
         storage = self.hooks.storage
         if storage is not None:
             storage.engine = storage.asked = 0
-        self.pushed_pipes |= s.pushed_pipes
+        if s.pushed_pipes:
+            self.tile.note_pushed(self, s.pushed_pipes)
+            s.pushed_pipes = 0
         if s.engine_pushes:
             self.tensix_pushed += s.engine_pushes
             self.tile.note_side_effect(s.engine_pushes)
