@@ -275,8 +275,6 @@ class Scheduler:
     def shared_push_limits(self, core: Core) -> tuple[int, ...] | None:
         """``shared_push_limit`` for each pipe ``core``'s hooks know (riscv/native.py PUSH_PORTS), or None
         while no other running core has pushed into a pipe ``core`` can push into (the usual case)."""
-        if not self.pipes_pushed:
-            return None
         shared = 0
         for other in self.cores:
             if other is not core and other.state is CoreState.RUNNING:

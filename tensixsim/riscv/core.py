@@ -386,8 +386,8 @@ class Core:
         s.push_count = 0
         s.engine_pushes = 0
         s.engine = None
-        limits = self.tile.shared_push_limits(self)
-        if limits is not None or self._push_limited:
+        if self._push_limited or self.tile.pipes_pushed & self.push_pipe_mask:
+            limits = self.tile.shared_push_limits(self)
             s.push_limit[:] = limits or UNLIMITED_PUSHES
             self._push_limited = limits is not None
         s.time_base = self.time
@@ -661,10 +661,9 @@ class Core:
         storage = self.hooks.storage
         if storage is not None:
             storage.engine = storage.asked = 0
-        if s.pushed_pipes:
+        if s.engine_pushes:
             self.tile.note_pushed(self, s.pushed_pipes)
             s.pushed_pipes = 0
-        if s.engine_pushes:
             self.tensix_pushed += s.engine_pushes
             self.tile.note_side_effect(s.engine_pushes)
             s.engine_pushes = 0
@@ -672,6 +671,7 @@ class Core:
         if not count:
             return
         s.push_count = 0
+        s.pushed_pipes = 0  # (push_batch notes the ring's pipes)
         ring = self._push_ring[:count].astype(np.int64)  # word, pc, done, pipe (bit 8: inline)
         rows = np.empty((count, QE_FIELDS), np.int64)
         rows[:, QE_WORD], rows[:, QE_PC] = ring[:, 0], ring[:, 1]
