@@ -4,7 +4,9 @@ Each case runs the loop the silicon figure was measured with: the wall clock rea
 (``WALL_CLOCK_L``) around a counted loop (``beqz`` on the counter, the body, ``addi``, ``j``), then
 the same loop with the measurement's empty body (nothing, or one one-cycle instruction); the cost
 per operation is the difference divided by the operations run (a stream's figure: bytes per cycle).
-Optional setup and teardown code runs inside both timed regions, so its cost cancels; a prologue runs
+Both clock reads are in the loop's own assembly block, so the body's interval and the empty loop's
+hold the same instructions but the body. Optional setup and teardown code runs inside both timed
+regions, so its cost cancels; a prologue runs
 once before them (a configuration the measured program made before its clock reads), and companion
 programs on other cores run alongside until the timed core is done. The bodies do
 what the measured ones did, instruction for instruction (registers renamed to the harness's):

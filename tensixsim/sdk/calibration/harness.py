@@ -63,19 +63,19 @@ volatile uint16_t bank_table[16] __attribute__((used));
 volatile uint8_t noc_xy[4] __attribute__((used));
 volatile uint32_t unpack_ctx __attribute__((used)); /* the unpack bench's configuration context */
 
-static inline uint32_t wall(void)
-{
-    return *(volatile uint32_t *)WALL_CLOCK;
-}
-
-/* The measured loop: beqz on the counter, the body, addi, j. No linker relaxation: every
+/* The measured loop between two wall-clock reads: beqz on the counter, the body, addi, j. Both
+ * reads are in the same block as the loop, so the body's and the empty loop's intervals hold the same
+ * instructions but the body (the compiler places nothing between them). No linker relaxation: every
  * instruction stays as written. */
-#define LOOP(body)                                                                      \\
-    __asm__ volatile(".option push\\n.option norelax\\n" SETUP "\\nli t6, %[n]\\n9:\\nbeqz t6, 8f\\n" \\
-                     body "\\naddi t6, t6, -1\\nj 9b\\n8:\\n" TEARDOWN "\\n.option pop"        \\
-                     : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio)                  \\
-                     : [n] "i"(ITERS)                                                   \\
-                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", \\
+#define LOOP(body, start, end)                                                                \\
+    __asm__ volatile(".option push\\n.option norelax\\nlw %[s], 0(%[clock])\\n" SETUP           \\
+                     "\\nli t6, %[n]\\n9:\\nbeqz t6, 8f\\n" body                                  \\
+                     "\\naddi t6, t6, -1\\nj 9b\\n8:\\n" TEARDOWN                                 \\
+                     "\\nlw %[e], 0(%[clock])\\n.option pop"                                  \\
+                     : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio), [s] "=&r"(start),  \\
+                       [e] "=&r"(end)                                                       \\
+                     : [n] "i"(ITERS), [clock] "r"(WALL_CLOCK)                            \\
+                     : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3",   \\
                        "a4", "a5", "a6", "a7", "memory")
 
 int main(void)
@@ -99,17 +99,14 @@ int main(void)
     mmio = MMIO;
 #endif
     __asm__ volatile("li a4, 3\\nli a5, 7\\nli a1, 1\\nli a2, 5\\nli a0, 1" ::: "a0", "a1", "a2", "a4", "a5");
-    uint32_t t0 = wall();
-    LOOP(BODY);
-    uint32_t t1 = wall();
+    uint32_t t0, t1, t2, t3;
+    LOOP(BODY, t0, t1);
     l1 = L1_DATA;
     local = (uint32_t)&scratch[0];
     remote = REMOTE;
     mmio = MMIO;
     __asm__ volatile("li a4, 3\\nli a5, 7\\nli a1, 1\\nli a2, 5\\nli a0, 1" ::: "a0", "a1", "a2", "a4", "a5");
-    uint32_t t2 = wall();
-    LOOP(EMPTY);
-    uint32_t t3 = wall();
+    LOOP(EMPTY, t2, t3);
     volatile uint32_t *out = (volatile uint32_t *)RESULT;
     out[0] = t1 - t0;
     out[1] = t3 - t2;

@@ -121,6 +121,7 @@ FIVE_CORE_CASES = (
         (2.25, 2.25),
         cores=FIVE,
         figure_cores=FIVE,
+        calibrated=False,  # docs/timing.md: no contention for the tile's registers is modelled
     ),
     Case(
         "five_l1_same_address",

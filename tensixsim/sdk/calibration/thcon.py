@@ -62,7 +62,6 @@ THCON_CASES = (
         "SETDMAREG, steady (per instruction, TRISC1)",
         [word("SETDMAREG", payload_sig_sel=i, reg_index_16b=24) for i in range(4)],
         1.0,
-        calibrated=False,  # docs/timing.md, "Coprocessor figures"
     ),
     _thcon_case(
         "thcon_shiftdmareg",
@@ -79,6 +78,13 @@ THCON_CASES = (
             for i in range(4)
         ],
         3.062,
+        calibrated=False,  # docs/timing.md, "Coprocessor figures"
     ),
-    _thcon_case("thcon_dmanop", "DMANOP, steady (per instruction, TRISC1)", [word("DMANOP")] * 4, 1.25),
+    _thcon_case(
+        "thcon_dmanop",
+        "DMANOP, steady (per instruction, TRISC1)",
+        [word("DMANOP")] * 4,
+        1.25,
+        calibrated=False,  # docs/timing.md, "Coprocessor figures"
+    ),
 )
