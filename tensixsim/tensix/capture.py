@@ -262,6 +262,9 @@ class Recorder:
             entries = queue.entries
             if not entries:
                 continue
+            head = int(entries.rows[entries._index(0), QE_CYCLE])
+            if max(head + 1, self.next_free[queue.pipe]) > cycle:
+                continue  # the first entry is not taken by then, so none is
             rows = entries.ordered_rows()
             # Entry i is taken at when_i = max(cycle_i + 1, when_{i-1} + interval): a running maximum
             # of (cycle_j + 1 - j * interval) over j <= i, plus i * interval.
