@@ -78,6 +78,12 @@ class _Recent:
             self.add(last)
 
 
+def _behind(core: Core, other: Core) -> int:
+    """The latest cycle ``core`` may act at before running core ``other`` has caught up: (cycle,
+    index) must stay below ``other``'s (time, index)."""
+    return other.time if core.index < other.index else other.time - 1
+
+
 class Scheduler:
     """The scheduler of :class:`~tensixsim.tile.Tile` (see the module's docstring)."""
 
@@ -265,11 +271,9 @@ class Scheduler:
     def sync_limit(self, core: Core) -> int:
         """The latest cycle at which ``core`` may synchronise (may_sync) while no other core moves."""
         limit = NEVER
-        index = core.index
         for other in self.cores:
             if other is not core and other.state is CoreState.RUNNING:
-                # (cycle, index) must stay below the other core's (time, index).
-                limit = min(limit, other.time if index < other.index else other.time - 1)
+                limit = min(limit, _behind(core, other))
         return limit
 
     def shared_push_limits(self, core: Core) -> tuple[int, ...] | None:
@@ -299,7 +303,7 @@ class Scheduler:
         limit = NEVER
         for other in self.cores:
             if other is not core and other.state is CoreState.RUNNING and other.pushed_pipes & bit:
-                limit = min(limit, other.time if core.index < other.index else other.time - 1)
+                limit = min(limit, _behind(core, other))
         return limit
 
     def l1_sync_limit(self, core: Core) -> int:

@@ -919,18 +919,17 @@ static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc,
             return 0;
         if (at > cycle) push_wait(h, pc, at);
         h->engine_pushes++;
-        h->pushed_pipes |= 1ull << index;
-        return 1;
+    } else {
+        if (!h->push_free || h->push_count >= PUSH_RING)
+            return 0;
+        h->push_free--;
+        struct push_entry *e = &h->push_ring[h->push_count++];
+        e->word = word;
+        e->pc = pc;
+        e->done = (uint32_t)(cycle - h->time_base); /* the cycle, relative to the slice's start */
+        e->pipe = pipe;
     }
-    if (!h->push_free || h->push_count >= PUSH_RING)
-        return 0;
-    h->push_free--;
     h->pushed_pipes |= 1ull << index;
-    struct push_entry *e = &h->push_ring[h->push_count++];
-    e->word = word;
-    e->pc = pc;
-    e->done = (uint32_t)(cycle - h->time_base); /* the cycle, relative to the slice's start */
-    e->pipe = pipe;
     return 1;
 }
 

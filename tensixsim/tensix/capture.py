@@ -191,10 +191,10 @@ class History:
 class InputQueue:
     """A bounded queue in front of one pipe (its consumer is the tile's backend)."""
 
-    def __init__(self, pipe: int, depth: int, accept: int | None = None) -> None:
+    def __init__(self, pipe: int, depth: int, accept: int) -> None:
         self.pipe = pipe
         self.depth = depth
-        self.accept = depth - 1 if accept is None else accept  # (Arch.pipe_queue_accept)
+        self.accept = accept  # a push enters while it holds at most this many (Arch.pipe_queue_accept)
         self.entries = EntryRing()
         self.taken = History()  # (cycle taken, entry), while recorded
         self.full_stalls = 0

@@ -579,9 +579,7 @@ int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc
         if (!queue_takes(e, q, core, cycle) && (e->waiters & WAIT_QUEUE(pipe)))
             return 0;
         for (int64_t t = cycle + 1; !queue_takes(e, q, core, cycle); t++) {
-            if (t > horizon || t > cycle + PUSH_LOOKAHEAD)
-                return 0;
-            if (tsim_engine_run(e, t) != RUN_HORIZON)
+            if (t > horizon || t > cycle + PUSH_LOOKAHEAD || tsim_engine_run(e, t) != RUN_HORIZON)
                 return 0;
             if (queue_takes(e, q, core, t))
                 cycle = t; /* the pipe took an entry at t - 1 */
