@@ -43,8 +43,8 @@ from tensixsim.riscv.cpu import (
     configure_cpu,
 )
 from tensixsim.riscv.csrs import CsrFile
+from tensixsim.riscv.loop_probe import LoopProbe
 from tensixsim.riscv.native import (
-    PROBE_READS,
     PUSH_PORTS,
     STOP_DIVIDE,
     STOP_HOLE,
@@ -75,14 +75,13 @@ if TYPE_CHECKING:
 _UNREACHABLE = 0xFFFFFFFE  # an `until` no 4-aligned pc can hit (reaching `until` costs retranslation)
 MMIO_FLOOR = 0xFFB10000  # accesses at or above this go through the PC-recording native hook
 # A loop head entered this many times (within a few blocks each time) is checked for being a poll
-# loop (see Tile._try_park); a probe iteration longer than _PROBE_BUDGET is not a poll loop. An L1
-# poll loop takes about ten cycles an iteration (the load's result is ready 8 cycles after it
-# issues): this many iterations must fit in one slice of a small quantum for it to be parked.
+# loop (see Tile._try_park; the probe is riscv/loop_probe.py). An L1 poll loop takes about ten cycles
+# an iteration (the load's result is ready 8 cycles after it issues): this many iterations must fit
+# in one slice of a small quantum for it to be parked.
 SPIN_THRESHOLD = 8
 # A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
 # wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
 MMIO_SPIN_THRESHOLD = 3
-_PROBE_BUDGET = 4096
 _CARRIED = (1 << 64) - 1  # repeat_start of a loop whose first entry was in an earlier slice
 
 _BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
@@ -101,7 +100,7 @@ class CoreState(enum.Enum):
     HALTED = "halted"  # stopped by the debug unit (tensixsim.mmio.risc_debug) until it continues
 
 
-class Core:
+class Core(LoopProbe):
     """One baby core. Built by :class:`~tensixsim.tile.Tile`; read ``pc``, ``reg()``, ``regs``."""
 
     def __init__(self, tile: Tile, facts: CoreFacts, index: int) -> None:
@@ -499,136 +498,6 @@ class Core:
         the core before it (the store runs when the core resumes). Nothing reaches the tile. Holds
         for the running slice only."""
         self._store_cancelled = True
-
-    @property
-    def stopped_spinning(self) -> bool:
-        return self.hooks.state.stop_reason == STOP_SPIN
-
-    def loop_entry_cycle(self) -> int:
-        """Cycle at which the loop the core stopped in was first entered."""
-        return self._loop_entry
-
-    @property
-    def loop_pending(self) -> bool:
-        """The core is counting the iterations of a short loop not probed yet (it is probed after
-        SPIN_THRESHOLD of them, and then parked or marked busy)."""
-        s = self.hooks.state
-        head = s.loop_head
-        return s.busy[(head >> 2) & 63] != head and s.repeat < s.spin_threshold
-
-    def mark_busy_loop(self) -> None:
-        """The loop headed at pc does real work: never check it for polling again."""
-        self.hooks.state.busy[(self._pc >> 2) & 63] = self._pc
-
-    def probed_busy(self, head: int) -> None:
-        """A probe found the loop headed at ``head`` doing real work. The first time in a row that
-        may be a race: what the loop polls changed between the spin being detected and the probe,
-        which then ran the loop's way out (and back to its head through an outer loop). It is
-        probed again after another spin threshold; the second time in a row it is marked busy."""
-        if head in self._busy_probes:
-            self.hooks.state.busy[(head >> 2) & 63] = head
-        else:
-            self._busy_probes.add(head)
-            self.spin_again()
-
-    def probed_idle(self, head: int) -> None:
-        """The loop headed at ``head`` was found polling (it is parked)."""
-        self._busy_probes.discard(head)
-
-    def spin_again(self) -> None:
-        """Count the loop headed at pc from zero again: it is probed after another spin threshold."""
-        self.hooks.state.repeat = 0
-
-    def probe_iteration(self) -> tuple[list[tuple[int, int]], bool, bool]:
-        """Run one iteration of the loop headed at pc, the memory hooks recording its accesses.
-
-        Returns the (address, size) pairs it loaded (none if it loaded more than the hooks keep: no
-        poll loop does), whether it stored anything, and whether it came back to its head within a
-        bounded number of instructions.
-        """
-        head = self._pc
-        s = self.hooks.state
-        s.probing, s.probe_wrote, s.probe_count = 1, 0, 0
-        # Loads past the other cores are let through only while the iteration can be undone
-        # (undo_probe; see native.c probe_unsynced).
-        s.probe_unsynced = s.probe_strict = 0
-        start, instructions = self.time, self.instructions
-        self._probe_snapshot = (
-            self.uc.context_save(),
-            ctypes.string_at(ctypes.addressof(s), ctypes.sizeof(s)),
-            self.time,
-            self.instructions,
-            self._pc,
-            self._loop_entry,
-            self._carry_loop,
-            self.csrs.snapshot(),
-        )
-        self._probe_reads = []
-        try:
-            # The slice starts at the head (its first entry); the native hook stops at the second.
-            self.run_slice(_PROBE_BUDGET, spin_threshold=2, carry=False)
-        finally:
-            s.probing = 0
-            registers, self._probe_reads = self._probe_reads, None
-        count = s.probe_count
-        reads = [(s.probe_addr[i], s.probe_size[i]) for i in range(count)] if count <= PROBE_READS else []
-        wrote = [bool(s.probe_wrote)]
-        back = self.stopped_spinning and self._pc == head
-        self.poll_period = self.time - start
-        self.poll_instructions = self.instructions - instructions
-        self.poll_reads = {}
-        for address, cycle in registers:
-            self.poll_reads.setdefault(address, cycle - start)
-        l1_size = self.tile.arch.l1_size
-        self.poll_l1_reads = [
-            s.probe_cycle[i] - start for i in range(min(count, PROBE_READS)) if s.probe_addr[i] < l1_size
-        ]
-        return reads, wrote[0], back
-
-    @property
-    def probe_unsynced(self) -> bool:
-        """The last probe iteration loaded L1 at a cycle another running core has not reached."""
-        return bool(self.hooks.state.probe_unsynced)
-
-    def undo_probe(self) -> None:
-        """Put the core back where it was before the last probe iteration (it loaded L1 past the
-        other cores, did nothing else lasting, and the loop is not parked). The loop is probed again
-        after another SPIN_THRESHOLD iterations, run as any code is (probed_busy says when not)."""
-        (
-            context,
-            hooks,
-            self.time,
-            self.instructions,
-            self._pc,
-            self._loop_entry,
-            self._carry_loop,
-            csrs,
-        ) = self._probe_snapshot
-        self.csrs.restore(csrs)
-        self.uc.context_restore(context)
-        s = self.hooks.state
-        ctypes.memmove(ctypes.addressof(s), hooks, len(hooks))
-        s.probing = s.probe_unsynced = s.stop_reason = s.sync_valid = 0
-        s.repeat = 0
-        self.sync_stopped = False
-
-    def skip_iterations(self, count: int) -> None:
-        """Account ``count`` iterations of the parked loop as run (they saw nothing new)."""
-        self.time += count * self.poll_period
-        self.instructions += count * self.poll_instructions
-        self.hooks.shift_timing(count * self.poll_period)
-
-    def rewind(self, cycle: int) -> None:
-        """Undo pure poll-loop iterations after ``cycle`` (they observed nothing new)."""
-        if cycle < self.time:
-            undone = self.time - cycle
-            # The loop's instructions per cycle, as its probe iteration measured them.
-            if self.poll_period > 0:
-                self.instructions -= undone * self.poll_instructions // self.poll_period
-            else:
-                self.instructions -= undone
-            self.hooks.shift_timing(cycle - self.time)
-            self.time = cycle
 
     def _unicorn_error(self, exc: UcError) -> SimError:
         """Translate an error Unicorn reports itself (the hooks record most faults first)."""
