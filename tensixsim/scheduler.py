@@ -134,6 +134,7 @@ class Scheduler:
                     cores=self._core_wheres(),
                 )
             effects_before = self._side_effects
+            retired_before = core.instructions
             budget = min(self.quantum, max_cycles - core.time)
             if self.debugger is None:
                 core.run_slice(budget)
@@ -151,6 +152,12 @@ class Scheduler:
                 history[core.name].clear()
                 pending[core.name] = 0
                 spin_marks = spin_digest = None
+                continue
+            if core.instructions == retired_before:
+                # Held back before its next instruction (a synchronisation point another core is
+                # behind, a wait for a shared path): its state repeats without saying it spins. Two
+                # cores taking turns on the cross-core path repeat so for several slices each while
+                # their loops go on.
                 continue
             if core.loop_pending and pending[core.name] < _PENDING_SLICES:
                 pending[core.name] += 1  # counting a loop not probed yet: it may still be parked

@@ -106,6 +106,40 @@ def test_the_cycles_do_not_depend_on_the_quantum(cores, owner, loads, quantum) -
     assert run(programs, quantum) == run(programs, 1000)
 
 
+def _counted_loads(window: int, iterations: int) -> str:
+    """A counted loop loading from ``window``; the loads' last value and the count left stored."""
+    return f"""
+        li s2, {window}
+        li t6, {iterations}
+    1:  beqz t6, 2f
+        lw t1, 0(s2)
+        addi t6, t6, -1
+        j 1b
+    2:  sw t1, 0(a0)
+        sw t6, 64(a0)
+        ecall
+    """
+
+
+@pytest.mark.parametrize("quantum", [5, 1000])
+@pytest.mark.parametrize("pair", [("brisc", "ncrisc"), ("trisc0", "trisc1")])
+def test_two_loops_taking_turns_on_the_path_are_no_deadlock(pair, quantum) -> None:
+    # Each core reads the other's local RAM in a counted loop: they take turns on the path, every
+    # other slice of each one held back before its load with nothing retired. Those slices repeat
+    # the core's state without it spinning: the run ends, every load done, in both cores' figures
+    # (8 cycles an iteration each: remote_fabric twice).
+    tile = Tile("blackhole", quantum=quantum)
+    for i, (core, other) in enumerate((pair, pair[::-1])):
+        tile.local_ram[other][:4] = np.frombuffer((0x100 + i).to_bytes(4, "little"), np.uint8)
+        program = f"li a0, {0x30000 + 4 * i}\n" + _counted_loads(WINDOW[other], 64)
+        tile.write(CODE[core], assemble(program, base=CODE[core]))
+    result = tile.run(release=list(pair), max_cycles=10**5)
+    for i, core in enumerate(pair):
+        assert int.from_bytes(tile.read(0x30000 + 4 * i, 4), "little") == 0x100 + i
+        assert int.from_bytes(tile.read(0x30040 + 4 * i, 4), "little") == 0
+        assert 2 * RISCV.remote_fabric * 62 <= result.cores[core].cycles <= 2 * RISCV.remote_fabric * 70
+
+
 def test_reset_frees_the_path() -> None:
     tile = Tile("blackhole")
     tile.local_ram_path.free = 10**6

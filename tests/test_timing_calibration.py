@@ -47,6 +47,7 @@ def test_the_doc_shows_the_current_table(results):
         "local_sw_lw",
         "mmio_wall_clock",
         "five_l1_same_address",
+        "pair_remote_local_lw_ncrisc",
         "noc_write_4",
         "unpack_subblock_bw1",
         "sfpu_scale_macro_pipeline",

@@ -25,7 +25,7 @@ from tensixsim.sdk.calibration.case import (
 )
 from tensixsim.sdk.calibration.noc import DRAM_CASES, NOC_CASES
 from tensixsim.sdk.calibration.pack import PACK_CASES
-from tensixsim.sdk.calibration.riscv import CORE_CASES, FIVE_CORE_CASES, MEMORY_CASES
+from tensixsim.sdk.calibration.riscv import CORE_CASES, FIVE_CORE_CASES, MEMORY_CASES, PAIR_CASES
 from tensixsim.sdk.calibration.sfpu import SFPU_CASES, SFPU_RATE_CASES
 from tensixsim.sdk.calibration.sync import PUSH_CASES, SYNC_CASES
 from tensixsim.sdk.calibration.thcon import THCON_CASES
@@ -36,6 +36,7 @@ from tensixsim.tile import Tile
 CASES: tuple[Case, ...] = (
     CORE_CASES
     + MEMORY_CASES
+    + PAIR_CASES
     + FIVE_CORE_CASES
     + SYNC_CASES
     + PUSH_CASES

@@ -1,5 +1,5 @@
 """The baby cores' own figures: their instructions, their loads and stores (L1, local RAM, MMIO),
-and all five cores at once."""
+and two or all five cores at once."""
 
 from __future__ import annotations
 
@@ -109,6 +109,57 @@ MEMORY_CASES = (
         2,
         (8.0, 8.0),
     ),
+)
+
+# Two cores at once, each in its own loop (the contention report's pairs: BRISC with NCRISC, and
+# BRISC with TRISC0).
+_PAIRS = (("brisc", "ncrisc"), ("brisc", "trisc0"))
+PAIR_CASES = tuple(
+    case
+    for pair in _PAIRS
+    for case in (
+        Case(
+            f"pair_wall_clock_{pair[1]}",
+            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): wall-clock read",
+            "lw a0, 0(s3)",
+            1,
+            (2.0, 2.0),
+            cores=pair,
+            figure_cores=pair,
+        ),
+        Case(
+            f"pair_l1_same_address_{pair[1]}",
+            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): same-address L1 read",
+            "lw a0, 0(s0)",
+            1,
+            (2.5, 2.5),
+            cores=pair,
+            figure_cores=pair,
+            shared_l1=True,
+        ),
+        Case(
+            f"pair_l1_rmw_{pair[1]}",
+            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): L1 read-modify-write",
+            "lw a0, 8(s0)\nsw a0, 8(s0)",
+            2,
+            (7.999, 7.999) if pair[1] == "ncrisc" else (10.999, 10.999),
+            cores=pair,
+            figure_cores=pair,
+            shared_l1=True,
+            # docs/timing.md: BRISC with TRISC0 is held up where BRISC with NCRISC is not, which no
+            # documented port wiring gives.
+            calibrated=pair[1] == "ncrisc",
+        ),
+        Case(
+            f"pair_remote_local_lw_{pair[1]}",
+            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): lw from another core's local RAM",
+            "lw a0, 0(s2)",
+            1,
+            (4.998, 4.998),
+            cores=pair,
+            figure_cores=pair,
+        ),
+    )
 )
 
 FIVE = CORE_NAMES
