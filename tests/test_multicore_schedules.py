@@ -1,0 +1,102 @@
+"""Several cores running counted loops of mixed work at once: every run ends (no false Deadlock, no
+cycle limit), and its cycles and results are the same whatever the scheduling quantum and the L1
+ordering mode.
+
+The loop bodies draw from what makes cores meet: L1 words they share, each other's local RAM
+through the slow path, the tile's registers, atomics, fences, CSR accesses, divides. Nothing
+branches on a value another core wrote, so every program ends after its own count of iterations.
+"""
+
+from __future__ import annotations
+
+from asm import assemble
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tensixsim import Tile
+from tensixsim.arch import get_arch
+
+ARCH = get_arch("blackhole")
+CODE = {"brisc": 0x0, "ncrisc": 0x12000, "trisc0": 0x6000, "trisc1": 0xA000, "trisc2": 0xE000}
+NAMES = list(CODE)
+OWN = 0x30000  # + 0x1000 * core: each core's own L1 words
+SHARED = 0x40000  # L1 words every core uses
+RESULT = 0x50000  # + 0x10 * core: what each core stores at the end
+WALL = 0xFFB121F0
+NOC_STATUS = 0xFFB20208
+
+# One body operation each: (assembly, uses). s0 own L1, s1 shared L1, s2 another core's local RAM
+# window, s3 own local RAM, s4 wall clock, s5 NoC status. t0..t2 take loaded values (never
+# branched on); a0 accumulates what only this core writes.
+OPS = {
+    "own_lw": "lw t0, 0(s0)",
+    "own_sw": "sw a0, 4(s0)",
+    "own_rmw": "lw t1, 8(s0)\naddi t1, t1, 1\nsw t1, 8(s0)",
+    "shared_lw": "lw t0, 0(s1)",
+    "shared_sw": "sw a0, 4(s1)",
+    "shared_amo": "addi t1, s1, 8\nli t2, 1\namoadd.w t0, t2, (t1)",
+    "remote_lw": "lw t0, 0(s2)",
+    "local_sw_lw": "sw a0, 0(s3)\nlw t1, 0(s3)",
+    "wall": "lw t0, 0(s4)",
+    "noc_status": "lw t0, 0(s5)",
+    "fence": "fence",
+    "csr": "csrr t1, 0x7c0",
+    "div": "li t2, 7\ndivu t1, a0, t2",
+    "mul": "mul a0, a0, a0\naddi a0, a0, 3",
+    "own_count": "addi a0, a0, 5",
+}
+
+
+def program(core: str, index: int, other: str, body: list[str], iterations: int) -> str:
+    ops = "\n".join(OPS[name] for name in body)
+    return f"""
+        li s0, {OWN + 0x1000 * index}
+        li s1, {SHARED}
+        li s2, {ARCH.core(other).local_ram_alias + 0x100}
+        li s3, 0xFFB00100
+        li s4, {WALL}
+        li s5, {NOC_STATUS}
+        li a0, {index + 1}
+        li t6, {iterations}
+    1:  beqz t6, 2f
+        {ops}
+        addi t6, t6, -1
+        j 1b
+    2:  li t0, {RESULT + 0x10 * index}
+        sw a0, 0(t0)
+        lw t1, 8(s0)
+        sw t1, 4(t0)
+        ecall
+    """
+
+
+def run(programs: dict[str, str], quantum: int, l1_order) -> tuple[dict, dict]:
+    tile = Tile("blackhole", quantum=quantum, l1_order=l1_order)
+    for core, text in programs.items():
+        tile.write(CODE[core], assemble(text, base=CODE[core]))
+    result = tile.run(release=list(programs), max_cycles=2_000_000)
+    cycles = {c: result.cores[c].cycles for c in programs}
+    own = {c: tile.read(RESULT + 0x10 * NAMES.index(c), 8) for c in programs}
+    return cycles, own
+
+
+@settings(max_examples=40, deadline=None)
+# Two cores taking turns on the cross-core path, every other slice of each held back: once reported
+# as a Deadlock.
+@example(["brisc", "ncrisc"], [["remote_lw"]] * 5, [20] * 5, 60, False)
+@example(["trisc0", "trisc1", "trisc2"], [["shared_amo", "shared_lw"]] * 5, [16] * 5, 2, "full")
+@given(
+    cores=st.lists(st.sampled_from(NAMES), min_size=2, max_size=5, unique=True),
+    bodies=st.lists(st.lists(st.sampled_from(sorted(OPS)), min_size=1, max_size=4), min_size=5, max_size=5),
+    iterations=st.lists(st.integers(1, 24), min_size=5, max_size=5),
+    quantum=st.sampled_from([2, 7, 60]),
+    l1_order=st.sampled_from([False, "pages", "full"]),
+)
+def test_mixed_loops_end_with_the_same_cycles_at_every_quantum(cores, bodies, iterations, quantum, l1_order):
+    programs = {}
+    for i, core in enumerate(cores):
+        index = NAMES.index(core)
+        other = cores[(i + 1) % len(cores)]
+        programs[core] = program(core, index, other, bodies[i], iterations[i])
+    reference = run(programs, 1000, l1_order)
+    assert run(programs, quantum, l1_order) == reference
