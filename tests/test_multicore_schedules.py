@@ -85,6 +85,15 @@ def run(programs: dict[str, str], quantum: int, l1_order) -> tuple[dict, dict]:
 # as a Deadlock.
 @example(["brisc", "ncrisc"], [["remote_lw"]] * 5, [20] * 5, 60, False)
 @example(["trisc0", "trisc1", "trisc2"], [["shared_amo", "shared_lw"]] * 5, [16] * 5, 2, "full")
+# A probe iteration took a turn on the cross-core path, then was undone (its atomic ran past a
+# core): run again, the load waited for the turn it had taken itself.
+@example(
+    ["brisc", "ncrisc", "trisc0"],
+    [["csr"], ["shared_amo"], ["remote_lw", "shared_amo"], ["csr"], ["csr"]],
+    [1, 9, 10, 1, 1],
+    1,
+    "pages",
+)
 @given(
     cores=st.lists(st.sampled_from(NAMES), min_size=2, max_size=5, unique=True),
     bodies=st.lists(st.lists(st.sampled_from(sorted(OPS)), min_size=1, max_size=4), min_size=5, max_size=5),
@@ -100,3 +109,46 @@ def test_mixed_loops_end_with_the_same_cycles_at_every_quantum(cores, bodies, it
         programs[core] = program(core, index, other, bodies[i], iterations[i])
     reference = run(programs, 1000, l1_order)
     assert run(programs, quantum, l1_order) == reference
+
+
+MAILBOX_TO_TRISC0 = 0xFFEC1000  # BRISC writes TRISC0's page (Mailboxes.md)
+MAILBOX_FROM_BRISC = 0xFFEC0000  # TRISC0 reads BRISC's page: a pop
+
+
+@given(quantum=st.sampled_from([1, 3, 7, 60, 1000]), l1_order=st.sampled_from([False, "full"]))
+@settings(max_examples=10, deadline=None)
+def test_a_loop_popping_a_mailbox_loses_no_value_to_a_probe(quantum, l1_order):
+    # TRISC0's loop pops BRISC's mailbox and loads an L1 word BRISC keeps storing to: a poll loop to
+    # the parking code, whose probe iteration may load L1 past BRISC. A probe that had popped the
+    # mailbox and were then undone would pop a value again: every value must be summed once.
+    count = 24
+    sender = f"""
+        li s0, {MAILBOX_TO_TRISC0}
+        li s1, {SHARED}
+        li t0, 1
+    1:  sw t0, 0(s0)
+        sw t0, 0(s1)
+        addi t0, t0, 1
+        li t1, {count + 1}
+        bne t0, t1, 1b
+        ecall
+    """
+    receiver = f"""
+        li s0, {MAILBOX_FROM_BRISC}
+        li s1, {SHARED}
+        li a0, 0
+        li t6, {count}
+    1:  lw t0, 0(s0)
+        add a0, a0, t0
+        lw t1, 0(s1)
+        addi t6, t6, -1
+        bnez t6, 1b
+        li t0, {RESULT}
+        sw a0, 0(t0)
+        ecall
+    """
+    tile = Tile("blackhole", quantum=quantum, l1_order=l1_order)
+    tile.write(CODE["brisc"], assemble(sender, base=CODE["brisc"]))
+    tile.write(CODE["trisc0"], assemble(receiver, base=CODE["trisc0"]))
+    tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
+    assert int.from_bytes(tile.read(RESULT, 4), "little") == count * (count + 1) // 2

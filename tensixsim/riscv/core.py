@@ -855,8 +855,28 @@ class Core(LoopProbe):
         self._sync_cycle = cycle  # (it issues there, maybe later than the core's time)
         self.uc.emu_stop()
 
+    @staticmethod
+    def _probe_may_repeat(region: MmioRegion, address: int) -> bool:
+        """Whether a probe iteration's read of ``address`` may be undone and run again: a register a
+        polling core can be parked on (reading it changes nothing). Any other read (a mailbox or
+        PC-buffer pop, a turn on the cross-core path to another core's local RAM) may change
+        state an undone iteration would not put back."""
+        register = region.register_at(address)
+        return register is not None and register.watch is not None
+
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
         try:
+            state = self.hooks.state
+            if state.probing and not self._probe_may_repeat(region, region.base + offset):
+                if state.probe_unsynced:
+                    # The iteration read past the other cores and may be undone: stop before this
+                    # read, as before a store (native.c probe_stop).
+                    self._drain_pushes()
+                    self._sync_stop(self.now(state.mmio_pc))
+                    return 0
+                # Performed: from here on the iteration is not undone (a later read past the other
+                # cores stops the core instead, as after a store).
+                state.probe_strict = 1
             cycle = self._mmio_enter(region, region.base + offset)
             if cycle is None:
                 return 0
