@@ -24,10 +24,14 @@ SHARED = 0x40000  # L1 words every core uses
 RESULT = 0x50000  # + 0x10 * core: what each core stores at the end
 WALL = 0xFFB121F0
 NOC_STATUS = 0xFFB20208
+PUSH = 0xFFE40000  # a TRISC's instruction buffer: a store pushes a Tensix instruction
+DONE_CHECK = 0xFFE80004  # the PC buffer's done check: a store and a load wait for the pipe
+NOP_INLINE = ".word 0x08000000"  # NOP (0x02000000) inline, rotated left by two
 
 # One body operation each: (assembly, uses). s0 own L1, s1 shared L1, s2 another core's local RAM
-# window, s3 own local RAM, s4 wall clock, s5 NoC status. t0..t2 take loaded values (never
-# branched on); a0 accumulates what only this core writes.
+# window, s3 own local RAM, s4 wall clock, s5 NoC status, s6 the instruction buffer, s7 the done
+# check. t0..t2 take loaded values (never branched on); a0 accumulates what only this core writes.
+# The tt_ operations are a TRISC's (on BRISC and NCRISC they count instead).
 OPS = {
     "own_lw": "lw t0, 0(s0)",
     "own_sw": "sw a0, 4(s0)",
@@ -44,11 +48,15 @@ OPS = {
     "div": "li t2, 7\ndivu t1, a0, t2",
     "mul": "mul a0, a0, a0\naddi a0, a0, 3",
     "own_count": "addi a0, a0, 5",
+    "tt_push": "li t1, 0x02000000\nsw t1, 0(s6)",
+    "tt_inline": f"{NOP_INLINE}\n{NOP_INLINE}",
+    "tt_done_check": "sw zero, 0(s7)\nlw t1, 0(s7)",
 }
 
 
 def program(core: str, index: int, other: str, body: list[str], iterations: int) -> str:
-    ops = "\n".join(OPS[name] for name in body)
+    trisc = core.startswith("trisc")
+    ops = "\n".join(OPS[name if trisc or not name.startswith("tt_") else "own_count"] for name in body)
     return f"""
         li s0, {OWN + 0x1000 * index}
         li s1, {SHARED}
@@ -56,6 +64,8 @@ def program(core: str, index: int, other: str, body: list[str], iterations: int)
         li s3, 0xFFB00100
         li s4, {WALL}
         li s5, {NOC_STATUS}
+        li s6, {PUSH}
+        li s7, {DONE_CHECK}
         li a0, {index + 1}
         li t6, {iterations}
     1:  beqz t6, 2f
