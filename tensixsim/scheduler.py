@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, RunInterrupted
+from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, RunInterrupted, SimError
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.native import PUSH_PORTS
 from tensixsim.tensix.frontend import NEVER, Engine
@@ -93,6 +93,8 @@ class Scheduler:
         pending = {c.name: 0 for c in self.cores}  # slices skipped while a loop is being recognised
         spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
         spin_digest: int | None = None  # memory digest, taken once the marks repeat
+        # A core's error, held until nothing else can act before its cycle (see _held_error).
+        self._held: tuple[Core, SimError] | None = None
         while True:
             if self._interrupt:
                 self._interrupt = False
@@ -102,11 +104,13 @@ class Scheduler:
                 )
             if progress is not None:
                 progress.update(self)
-            core = self._earliest_running()
+            core = self._earliest_running(self._held)
             if core is not None and self.noc is not None and self.noc.pending:
                 # NoC transfers due before the earliest core acts complete first (they may wake it).
                 self.noc.deliver(core.time)
-                core = self._earliest_running()
+                core = self._earliest_running(self._held)
+            if self._held is not None and self._raise_held(core):
+                continue  # the coprocessor woke a core before the error: it acts first
             if core is None:
                 # No core can push any more before one wakes: let the backend run on, up to the limit.
                 woke = self.wakes
@@ -142,6 +146,8 @@ class Scheduler:
                 self._debugged_slice(core, budget)
             if self.prints is not None:
                 self.prints.poll(self, core.name, core.time)
+            if self._hold_error(core):
+                continue
             self._after_slice(core)
             if core.state is CoreState.WAITING:
                 if self.events is not None:
@@ -183,13 +189,50 @@ class Scheduler:
             for c in live:
                 history[c.name].keep_last()
 
-    def _earliest_running(self) -> Core | None:
-        """The running core with the earliest local cycle (ties: the lower index), or None."""
+    def _earliest_running(self, held: tuple[Core, SimError] | None = None) -> Core | None:
+        """The running core with the earliest local cycle (ties: the lower index), or None; not the
+        core of the ``held`` error."""
         earliest = None
         for c in self.cores:  # (in index order)
+            if held is not None and c is held[0]:
+                continue
             if c.state is CoreState.RUNNING and (earliest is None or c.time < earliest.time):
                 earliest = c
         return earliest
+
+    def _hold_error(self, core: Core) -> bool:
+        """A slice of ``core`` ended in an error: hold it (True) while the other cores or the
+        coprocessor may still act before its cycle, so that the run reports the earliest error
+        whatever the quantum (a core running ahead of the others in its slice would otherwise report
+        its own error before an earlier one of the coprocessor or of a core behind it). The core stays
+        where the error left it; only the earliest held error is kept. Under a debugger, or without a
+        cycle to order it by, the error is raised at once (by _after_slice)."""
+        error = core.error
+        if self.debugger is not None or not isinstance(error, SimError) or error.cycle is None:
+            return False
+        core.error = None
+        held = self._held
+        if held is None or (error.cycle, core.index) < (held[1].cycle, held[0].index):
+            self._held = (core, error)
+        return True
+
+    def _raise_held(self, core: Core | None) -> bool:
+        """Raise the held error once ``core`` (the earliest other running core, or None) comes after
+        it, with the coprocessor brought up to its cycle first (an earlier error of its own is raised
+        instead). False while another core acts before it; True when the coprocessor woke a core
+        before it, which then acts first."""
+        assert self._held is not None
+        failed, error = self._held
+        assert error.cycle is not None
+        if core is not None and (core.time, core.index) < (error.cycle, failed.index):
+            return False
+        woke = self.wakes
+        if not self.backend.idle:
+            self.backend.advance_to(error.cycle)
+        if self.wakes != woke and self._earliest_running(self._held) is not None:
+            return True
+        self._held = None
+        raise error
 
     def _after_slice(self, core: Core) -> None:
         """What follows every slice of ``core``: code it wrote is watched, the coprocessor catches up

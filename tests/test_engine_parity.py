@@ -179,3 +179,23 @@ def test_fused_words_waiting_for_room_are_dated_alike(monkeypatch):
 
     assert_same(both_engines(monkeypatch, workload))
     assert len(dates[0]) == 400 and dates[0] == dates[1]
+
+
+@pytest.mark.parametrize("quantum", [1, 2, 3, 5, 1000])
+def test_fused_words_cut_by_a_slice_boundary_keep_their_cycle(monkeypatch, quantum):
+    """Inline NOPs fused four a cycle, the slices cut at every quantum: a word fused with the words
+    that ended the slice before is dated in their cycle, before its own slice's start (once a
+    garbage cycle 2**32 later on the Python engine, which never issued it). Both engines, every
+    quantum: the same run as with long slices."""
+    nop = isa_for("blackhole").encode("NOP")
+    word = f".word {((nop << 2) | (nop >> 30)) & 0xFFFFFFFF:#x}"
+    program = "\n".join([word] * 24 + ["li t0, 0xFFE80004", "sw zero, 0(t0)", "lw t1, 0(t0)", "ecall"])
+
+    def workload(q: int) -> Tile:
+        tile = Tile("blackhole", quantum=q)
+        tile.write(0x6000, assemble(program, base=0x6000))
+        tile.run(max_cycles=100_000, release=["trisc0"])
+        return tile
+
+    reference = both_engines(monkeypatch, lambda: workload(1000))[0]
+    assert both_engines(monkeypatch, lambda: workload(quantum)) == [reference, reference]

@@ -9,14 +9,18 @@ branches on a value another core wrote, so every program ends after its own coun
 
 from __future__ import annotations
 
+import pytest
 from asm import assemble
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tensixsim import Tile
 from tensixsim.arch import get_arch
+from tensixsim.errors import Unimplemented
+from tensixsim.isa import isa_for
 
 ARCH = get_arch("blackhole")
+ARCH_ISA = isa_for("blackhole")
 CODE = {"brisc": 0x0, "ncrisc": 0x12000, "trisc0": 0x6000, "trisc1": 0xA000, "trisc2": 0xE000}
 NAMES = list(CODE)
 OWN = 0x30000  # + 0x1000 * core: each core's own L1 words
@@ -162,3 +166,21 @@ def test_a_loop_popping_a_mailbox_loses_no_value_to_a_probe(quantum, l1_order):
     tile.write(CODE["trisc0"], assemble(receiver, base=CODE["trisc0"]))
     tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
     assert int.from_bytes(tile.read(RESULT, 4), "little") == count * (count + 1) // 2
+
+
+@pytest.mark.parametrize("quantum", [1, 4, 60, 1000])
+def test_the_earliest_error_is_the_one_reported_at_every_quantum(quantum):
+    # TRISC0 pushes an instruction the emulator does not execute (it fails in the coprocessor a few
+    # cycles later), then runs on to an illegal instruction; TRISC1 faults in between. Whichever
+    # core's slice runs ahead, the run reports the coprocessor's error, the earliest.
+    rstdma = ARCH_ISA.encode("RSTDMA")
+    trisc0 = "\n".join(
+        [f".word {((rstdma << 2) | (rstdma >> 30)) & 0xFFFFFFFF:#x}"] + ["nop"] * 40 + [".word 0xffffffff"]
+    )
+    trisc1 = "\n".join(["nop"] * 20 + ["li t0, 0x3000000", "lw t1, 0(t0)"])  # past L1: a MemoryFault
+    tile = Tile("blackhole", quantum=quantum)
+    tile.write(CODE["trisc0"], assemble(trisc0, base=CODE["trisc0"]))
+    tile.write(CODE["trisc1"], assemble(trisc1, base=CODE["trisc1"]))
+    with pytest.raises(Unimplemented) as raised:
+        tile.run(release=["trisc0", "trisc1"], max_cycles=10_000)
+    assert raised.value.core == "trisc0" and raised.value.cycle < 10

@@ -544,7 +544,9 @@ class Core(LoopProbe):
         ring = self._push_ring[:count].astype(np.int64)  # word, pc, done, pipe (bit 8: inline)
         rows = np.empty((count, QE_FIELDS), np.int64)
         rows[:, QE_WORD], rows[:, QE_PC] = ring[:, 0], ring[:, 1]
-        rows[:, QE_CYCLE] = self._slice_start + ring[:, 2]  # the hooks' cycle, relative
+        # The hooks' cycle, relative to the slice's start (signed: a word fused with the words
+        # that ended the slice before is dated in their cycle).
+        rows[:, QE_CYCLE] = self._slice_start + ring[:, 2].astype(np.int32)
         rows[:, QE_CORE] = CORE_INDEX[self.name]
         rows[:, QE_INLINE] = ring[:, 3] >> 8
         pipes = ring[:, 3] & 0xFF

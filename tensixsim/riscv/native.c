@@ -26,7 +26,8 @@ enum { PUSH_RING = 256, PUSH_PORTS = 3 };
 struct push_entry {
     uint32_t word;
     uint32_t pc;
-    uint32_t done;  /* instructions of the slice retired before it */
+    int32_t done;   /* its cycle, relative to the slice's start: below zero for a word fused with
+                     * words pushed at the end of the slice before */
     uint32_t pipe;  /* bit 8: pushed inline (an instruction word) rather than by a store */
 };
 enum { REG_X0 = 1, REG_PC = 190 }; /* Unicorn's UC_RISCV_REG_* numbering */
@@ -926,7 +927,7 @@ static int take_push(void *uc, struct core_hooks *h, uint32_t word, uint32_t pc,
         struct push_entry *e = &h->push_ring[h->push_count++];
         e->word = word;
         e->pc = pc;
-        e->done = (uint32_t)(cycle - h->time_base); /* the cycle, relative to the slice's start */
+        e->done = (int32_t)(cycle - h->time_base);
         e->pipe = pipe;
     }
     h->pushed_pipes |= 1ull << index;

@@ -41,7 +41,12 @@ NO_PIPE = (1 << 64) - 1
 class PushEntry(ctypes.Structure):
     """Mirror of ``struct push_entry``."""
 
-    _fields_ = [(name, ctypes.c_uint32) for name in ("word", "pc", "done", "pipe")]
+    _fields_ = [
+        ("word", ctypes.c_uint32),
+        ("pc", ctypes.c_uint32),
+        ("done", ctypes.c_int32),
+        ("pipe", ctypes.c_uint32),
+    ]
 
 
 MEM_WRITE = ucc.UC_MEM_WRITE
