@@ -34,7 +34,7 @@ def random_words(rng: np.random.Generator, count: int, arch: str = "blackhole") 
     valid far more often, and mostly instructions the native engine runs), and a few of any value."""
     isa = isa_for(arch)
     opcodes = np.array([spec.opcode for spec in isa], np.uint32)
-    native = np.array([isa.by_name[name].opcode for name in NATIVE_MIX], np.uint32)
+    native = np.array([isa.by_name[name].opcode for name in NATIVE_MIX if name in isa.by_name], np.uint32)
     operands = rng.integers(0, 1 << 24, count, dtype=np.uint32)
     small = rng.random(count) < 0.9
     operands[small] &= rng.choice(np.array([0x1, 0x3, 0x3F, 0xFFF], np.uint32), int(small.sum()))
