@@ -206,7 +206,7 @@ class Parking:
     def protected_write(self, writer: Core, address: int, size: int, cycle: int) -> None:
         """``writer`` stored into a protected L1 page: drop stale code, wake pollers, read a print
         the store completed."""
-        self._l1_written(address, size, cycle, refresh=True, by=("core", writer.name))
+        self._l1_written(address, size, cycle, refresh=True, by=("core", writer.name), writer=writer)
         if self.prints is not None:
             self.prints.stored(self, address, size, cycle)
 
@@ -221,11 +221,19 @@ class Parking:
         self._l1_written(address, size, cycle)
 
     def _l1_written(
-        self, address: int, size: int, cycle: int, refresh: bool = False, by: tuple = ("coprocessor",)
+        self,
+        address: int,
+        size: int,
+        cycle: int,
+        refresh: bool = False,
+        by: tuple = ("coprocessor",),
+        writer: Core | None = None,
     ) -> None:
         """Bytes of L1 changed: wake their pollers, drop stale code, tell the pipes. ``refresh``: also
         bring the pages' write protection up to date when nobody's interest in them changed (a store
-        that took the protected path may have found it stale)."""
+        that took the protected path may have found it stale). A core's load at the store's own
+        cycle sees it when the storing ``writer`` has the lower index (cores act in (cycle, index)
+        order, as L1 ordering performs their accesses); any other load from the next cycle."""
         l1_written = getattr(self.backend, "l1_written", None)
         if l1_written is not None:
             l1_written(address, size, cycle)
@@ -234,7 +242,8 @@ class Parking:
         changed = refresh  # who is interested in these pages: only then can their protection change
         for core in self.cores:
             if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
-                self._wake(core, cycle + 1, by=by)
+                first = cycle if writer is not None and writer.index < core.index else cycle + 1
+                self._wake(core, first, by=by)
                 changed = True
             for page in pages:
                 if page in core.known_code_pages:

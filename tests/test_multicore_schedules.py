@@ -184,3 +184,101 @@ def test_the_earliest_error_is_the_one_reported_at_every_quantum(quantum):
     with pytest.raises(Unimplemented) as raised:
         tile.run(release=["trisc0", "trisc1"], max_cycles=10_000)
     assert raised.value.core == "trisc0" and raised.value.cycle < 10
+
+
+# ------------------------------------------------------------------ token rings: parking changes nothing
+
+FLAGS = 0x44000  # + 0x40 * core: the word each core polls
+# Poll loops waiting for the flag (s8) to hold a1: parkable ones, and ones that also read what no
+# parked core is woken by or count their iterations (never parked).
+POLLS = {
+    "plain": "1: lw t0, 0(s8)\nbne t0, a1, 1b",
+    "fence": "1: lw t0, 0(s8)\nfence\nbne t0, a1, 1b",
+    "byte": "1: lbu t0, 0(s8)\nbne t0, a1, 1b",
+    "counted": "1: lw t0, 0(s8)\naddi a2, a2, 1\nbne t0, a1, 1b",
+    "shared": "1: lw t0, 0(s8)\nlw t2, 4(s1)\nbne t0, a1, 1b",
+    "wall": "1: lw t0, 0(s8)\nlw t2, 0(s4)\nbne t0, a1, 1b",
+    "remote": "1: lw t0, 0(s8)\nlw t2, 0(s2)\nbne t0, a1, 1b",
+    "noc_status": "1: lw t0, 0(s8)\nlw t2, 0(s5)\nbne t0, a1, 1b",
+}
+
+
+def ring_program(
+    core: str, nxt: str, other: str, first: bool, rounds: int, work: list[str], poll: str
+) -> str:
+    """One core of a token ring: each round it waits for its flag to reach the round, works, and
+    passes the round on to ``nxt``'s flag (the first core starts at once and counts rounds)."""
+    index = NAMES.index(core)
+    trisc = core.startswith("trisc")
+    body = "\n".join(OPS[w if trisc or not w.startswith("tt_") else "own_count"] for w in work)
+    return f"""
+        li s0, {OWN + 0x1000 * index}
+        li s1, {SHARED}
+        li s2, {ARCH.core(other).local_ram_alias + 0x100}
+        li s3, 0xFFB00100
+        li s4, {WALL}
+        li s5, {NOC_STATUS}
+        li s6, {PUSH}
+        li s7, {DONE_CHECK}
+        li s8, {FLAGS + 0x40 * index}
+        li s9, {FLAGS + 0x40 * NAMES.index(nxt)}
+        li a0, {index + 1}
+        li a1, {0 if first else 1}
+        li a2, 0
+        li t6, {rounds}
+    3:  beqz t6, 4f
+        {POLLS[poll]}
+        {body}
+        addi a3, a1, {1 if first else 0}
+        sw a3, 0(s9)
+        addi a1, a1, 1
+        addi t6, t6, -1
+        j 3b
+    4:  li t0, {RESULT + 0x10 * index}
+        sw a0, 0(t0)
+        sw a2, 4(t0)
+        ecall
+    """
+
+
+def run_ring(programs: dict[str, str], quantum: int, l1_order, park: bool) -> tuple:
+    tile = Tile("blackhole", quantum=quantum, l1_order=l1_order)
+    tile.park_polls = park
+    for core, text in programs.items():
+        tile.write(CODE[core], assemble(text, base=CODE[core]))
+    result = tile.run(release=list(programs), max_cycles=3_000_000)
+    return {c: (result.cores[c].cycles, result.cores[c].instructions) for c in programs}, tile.read(
+        RESULT, 0x50
+    )
+
+
+@settings(max_examples=25, deadline=None)
+# A store at the cycle of a parked core's load, by a core of lower index: the load sees it (cores act
+# in (cycle, index) order), so the loop is woken for that iteration, not the next.
+@example(
+    ["trisc2", "brisc", "ncrisc"],
+    [["tt_done_check", "csr", "tt_push"], ["remote_lw", "fence"], ["div", "own_rmw", "remote_lw"]],
+    ["noc_status", "noc_status", "plain"],
+    11,
+    3,
+    "full",
+)
+@given(
+    ring=st.lists(st.sampled_from(NAMES), min_size=2, max_size=5, unique=True),
+    work=st.lists(st.lists(st.sampled_from(sorted(OPS)), max_size=4), min_size=5, max_size=5),
+    polls=st.lists(st.sampled_from(sorted(POLLS)), min_size=5, max_size=5),
+    rounds=st.integers(1, 12),
+    quantum=st.sampled_from([1, 3, 7, 60]),
+    l1_order=st.sampled_from(["pages", "full"]),
+)
+def test_parking_a_token_ring_changes_nothing_at_any_quantum(ring, work, polls, rounds, quantum, l1_order):
+    # With L1 ordered, every core's load sees exactly the stores of earlier (cycle, index): parking the
+    # poll loops (and waking them at the store) gives what running every iteration does, whatever
+    # the quantum.
+    programs = {
+        core: ring_program(
+            core, ring[(i + 1) % len(ring)], ring[(i + 2) % len(ring)], i == 0, rounds, work[i], polls[i]
+        )
+        for i, core in enumerate(ring)
+    }
+    assert run_ring(programs, quantum, l1_order, True) == run_ring(programs, 1000, l1_order, False)
