@@ -298,3 +298,95 @@ def test_parking_a_token_ring_changes_nothing_at_any_quantum(
         for i, core in enumerate(ring)
     }
     assert run_ring(programs, quantum, l1_order, True) == run_ring(programs, 1000, l1_order, False)
+
+
+# ------------------------------------------------------------------ semaphore rings: parking changes nothing
+
+SEMAPHORES = 0xFFE80020  # a TRISC's view of the Tensix semaphores, one word each (pcbuf_base + 0x20)
+SEM_POLLS = {
+    "plain": "1: lw t0, 0(s8)\nbeqz t0, 1b",
+    "counted": "1: lw t0, 0(s8)\naddi a2, a2, 1\nbeqz t0, 1b",
+    "fence": "1: lw t0, 0(s8)\nfence\nbeqz t0, 1b",
+    "wall": "1: lw t0, 0(s8)\nlw t2, 0(s4)\nbeqz t0, 1b",
+    "shared": "1: lw t0, 0(s8)\nlw t2, 4(s1)\nbeqz t0, 1b",
+}
+
+
+def _tensix(name: str, inline: bool, **fields: int) -> str:
+    """A Tensix instruction, inline or stored to the instruction buffer (s6)."""
+    word = ARCH_ISA.encode(name, **fields)
+    if inline:
+        return f".word {((word << 2) | (word >> 30)) & 0xFFFFFFFF:#x}"
+    return f"li t1, {word}\nsw t1, 0(s6)"
+
+
+def semaphore_ring_program(
+    core: str, mine: int, nxt: int, first: bool, rounds: int, work: list[str], poll: str, inline: bool
+) -> str:
+    """A TRISC of a ring passing rounds through Tensix semaphores: it polls its semaphore through
+    MMIO, takes it (SEMGET), works and posts the next core's (SEMPOST); the first core starts at once."""
+    index = NAMES.index(core)
+    body = "\n".join(OPS[w] for w in work)
+    return f"""
+        li s0, {OWN + 0x1000 * index}
+        li s1, {SHARED}
+        li s2, {ARCH.core("brisc").local_ram_alias + 0x100}
+        li s3, 0xFFB00100
+        li s4, {WALL}
+        li s5, {NOC_STATUS}
+        li s6, {PUSH}
+        li s7, {DONE_CHECK}
+        li s8, {SEMAPHORES + 4 * mine}
+        li a0, {index + 1}
+        li a2, 0
+        li t6, {rounds}
+        {"j 5f" if first else ""}
+    3:  beqz t6, 4f
+        {SEM_POLLS[poll]}
+        {_tensix("SEMGET", inline, sem_sel=1 << mine)}
+    5:  {body}
+        {_tensix("SEMPOST", inline, sem_sel=1 << nxt)}
+        addi t6, t6, -1
+        j 3b
+    4:  sw zero, 0(s7)
+        lw t1, 0(s7)
+        li t0, {RESULT + 0x10 * index}
+        sw a0, 0(t0)
+        sw a2, 4(t0)
+        ecall
+    """
+
+
+@settings(max_examples=20, deadline=None)
+# A parked core woken while another core's read of a semaphore brought the coprocessor up: the
+# coprocessor stopped at the wake, and the read returned what it held then, not at its own cycle.
+@example(
+    ["trisc1", "trisc2", "trisc0"],
+    [5, 6, 1],
+    [["tt_push"], ["remote_lw", "own_sw", "fence"], ["own_lw", "mul", "own_sw"]],
+    ["shared", "fence", "fence"],
+    [False, True, True],
+    10,
+    60,
+)
+@given(
+    ring=st.lists(st.sampled_from(["trisc0", "trisc1", "trisc2"]), min_size=2, max_size=3, unique=True),
+    semaphores=st.lists(st.integers(0, 7), min_size=3, max_size=3, unique=True),
+    work=st.lists(
+        st.lists(st.sampled_from(sorted(set(OPS) - {"tt_done_check"})), max_size=3), min_size=3, max_size=3
+    ),
+    polls=st.lists(st.sampled_from(sorted(SEM_POLLS)), min_size=3, max_size=3),
+    inline=st.lists(st.booleans(), min_size=3, max_size=3),
+    rounds=st.integers(1, 10),
+    quantum=st.sampled_from([1, 3, 7, 60]),
+)
+def test_parking_a_semaphore_ring_changes_nothing_at_any_quantum(
+    ring, semaphores, work, polls, inline, rounds, quantum
+):
+    programs = {
+        core: semaphore_ring_program(
+            core, semaphores[i], semaphores[(i + 1) % len(ring)], i == 0, rounds, work[i], polls[i], inline[i]
+        )
+        for i, core in enumerate(ring)
+    }
+    assert run_ring(programs, quantum, False, True) == run_ring(programs, 1000, False, False)
