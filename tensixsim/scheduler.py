@@ -93,7 +93,7 @@ class Scheduler:
         pending = {c.name: 0 for c in self.cores}  # slices skipped while a loop is being recognised
         spin_marks: tuple[int, int] | None = None  # side effects, coprocessor state
         spin_digest: int | None = None  # memory digest, taken once the marks repeat
-        # A core's error, held until nothing else can act before its cycle (see _held_error).
+        # A core's error, held until nothing else can act before its cycle (see _hold_error).
         self._held: tuple[Core, SimError] | None = None
         while True:
             if self._interrupt:
@@ -104,11 +104,11 @@ class Scheduler:
                 )
             if progress is not None:
                 progress.update(self)
-            core = self._earliest_running(self._held)
+            core = self._earliest_running() if self._held is None else self._earliest_other(self._held[0])
             if core is not None and self.noc is not None and self.noc.pending:
                 # NoC transfers due before the earliest core acts complete first (they may wake it).
                 self.noc.deliver(core.time)
-                core = self._earliest_running(self._held)
+                core = self._earliest_running() if self._held is None else self._earliest_other(self._held[0])
             if self._held is not None and self._raise_held(core):
                 continue  # the coprocessor woke a core before the error: it acts first
             if core is None:
@@ -146,7 +146,7 @@ class Scheduler:
                 self._debugged_slice(core, budget)
             if self.prints is not None:
                 self.prints.poll(self, core.name, core.time)
-            if self._hold_error(core):
+            if core.error is not None and self._hold_error(core):
                 continue
             self._after_slice(core)
             if core.state is CoreState.WAITING:
@@ -189,14 +189,21 @@ class Scheduler:
             for c in live:
                 history[c.name].keep_last()
 
-    def _earliest_running(self, held: tuple[Core, SimError] | None = None) -> Core | None:
-        """The running core with the earliest local cycle (ties: the lower index), or None; not the
-        core of the ``held`` error."""
+    def _earliest_running(self) -> Core | None:
+        """The running core with the earliest local cycle (ties: the lower index), or None."""
         earliest = None
         for c in self.cores:  # (in index order)
-            if held is not None and c is held[0]:
-                continue
             if c.state is CoreState.RUNNING and (earliest is None or c.time < earliest.time):
+                earliest = c
+        return earliest
+
+    def _earliest_other(self, failed: Core) -> Core | None:
+        """``_earliest_running`` but ``failed``, the core of the held error."""
+        earliest = None
+        for c in self.cores:
+            if c is failed or c.state is not CoreState.RUNNING:
+                continue
+            if earliest is None or c.time < earliest.time:
                 earliest = c
         return earliest
 
@@ -229,7 +236,7 @@ class Scheduler:
         woke = self.wakes
         if not self.backend.idle:
             self.backend.advance_to(error.cycle)
-        if self.wakes != woke and self._earliest_running(self._held) is not None:
+        if self.wakes != woke and self._earliest_other(failed) is not None:
             return True
         self._held = None
         raise error
