@@ -58,18 +58,34 @@ OPS = {
 }
 
 
-def program(core: str, index: int, other: str, body: list[str], iterations: int) -> str:
+def _registers(index: int, other: str) -> str:
+    """The registers every program's operations use (see OPS), for core ``index``; s2 reaches
+    ``other``'s local RAM."""
+    return "\n".join(
+        f"li {register}, {value}"
+        for register, value in (
+            ("s0", OWN + 0x1000 * index),
+            ("s1", SHARED),
+            ("s2", ARCH.core(other).local_ram_alias + 0x100),
+            ("s3", 0xFFB00100),
+            ("s4", WALL),
+            ("s5", NOC_STATUS),
+            ("s6", PUSH),
+            ("s7", DONE_CHECK),
+        )
+    )
+
+
+def _work(core: str, names: list[str]) -> str:
+    """The operations ``names`` in a row (on BRISC and NCRISC the tt_ ones count instead)."""
     trisc = core.startswith("trisc")
-    ops = "\n".join(OPS[name if trisc or not name.startswith("tt_") else "own_count"] for name in body)
+    return "\n".join(OPS[name if trisc or not name.startswith("tt_") else "own_count"] for name in names)
+
+
+def program(core: str, index: int, other: str, body: list[str], iterations: int) -> str:
+    ops = _work(core, body)
     return f"""
-        li s0, {OWN + 0x1000 * index}
-        li s1, {SHARED}
-        li s2, {ARCH.core(other).local_ram_alias + 0x100}
-        li s3, 0xFFB00100
-        li s4, {WALL}
-        li s5, {NOC_STATUS}
-        li s6, {PUSH}
-        li s7, {DONE_CHECK}
+        {_registers(index, other)}
         li a0, {index + 1}
         li t6, {iterations}
     1:  beqz t6, 2f
@@ -211,18 +227,10 @@ def ring_program(
     with ``where`` "stream") to reach the round, works, and passes the round on to ``nxt``'s flag (the
     first core starts at once and counts rounds)."""
     index = NAMES.index(core)
-    trisc = core.startswith("trisc")
-    body = "\n".join(OPS[w if trisc or not w.startswith("tt_") else "own_count"] for w in work)
+    body = _work(core, work)
     flags, stride = (FLAGS, 0x40) if where == "l1" else (STREAM_FLAGS, 0x1000)
     return f"""
-        li s0, {OWN + 0x1000 * index}
-        li s1, {SHARED}
-        li s2, {ARCH.core(other).local_ram_alias + 0x100}
-        li s3, 0xFFB00100
-        li s4, {WALL}
-        li s5, {NOC_STATUS}
-        li s6, {PUSH}
-        li s7, {DONE_CHECK}
+        {_registers(index, other)}
         li s8, {flags + stride * index}
         li s9, {flags + stride * NAMES.index(nxt)}
         li a0, {index + 1}
@@ -328,14 +336,7 @@ def semaphore_ring_program(
     index = NAMES.index(core)
     body = "\n".join(OPS[w] for w in work)
     return f"""
-        li s0, {OWN + 0x1000 * index}
-        li s1, {SHARED}
-        li s2, {ARCH.core("brisc").local_ram_alias + 0x100}
-        li s3, 0xFFB00100
-        li s4, {WALL}
-        li s5, {NOC_STATUS}
-        li s6, {PUSH}
-        li s7, {DONE_CHECK}
+        {_registers(index, "brisc")}
         li s8, {SEMAPHORES + 4 * mine}
         li a0, {index + 1}
         li a2, 0
