@@ -23,6 +23,7 @@ from tensixsim.sdk.calibration.case import (
     SOURCE,
     Case,
 )
+from tensixsim.sdk.calibration.matrix import MATRIX_CASES
 from tensixsim.sdk.calibration.noc import DRAM_CASES, NOC_CASES
 from tensixsim.sdk.calibration.pack import PACK_CASES
 from tensixsim.sdk.calibration.riscv import CORE_CASES, FIVE_CORE_CASES, MEMORY_CASES, PAIR_CASES
@@ -40,6 +41,7 @@ CASES: tuple[Case, ...] = (
     + FIVE_CORE_CASES
     + SYNC_CASES
     + PUSH_CASES
+    + MATRIX_CASES
     + NOC_CASES
     + DRAM_CASES
     + UNPACK_CASES
