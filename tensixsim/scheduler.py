@@ -104,11 +104,12 @@ class Scheduler:
                 )
             if progress is not None:
                 progress.update(self)
-            core = self._earliest_running() if self._held is None else self._earliest_other(self._held[0])
+            failed = self._held[0] if self._held is not None else None
+            core = self._earliest_running(failed)
             if core is not None and self.noc is not None and self.noc.pending:
                 # NoC transfers due before the earliest core acts complete first (they may wake it).
                 self.noc.deliver(core.time)
-                core = self._earliest_running() if self._held is None else self._earliest_other(self._held[0])
+                core = self._earliest_running(failed)
             if self._held is not None and self._raise_held(core):
                 continue  # the coprocessor woke a core before the error: it acts first
             if core is None:
@@ -189,19 +190,12 @@ class Scheduler:
             for c in live:
                 history[c.name].keep_last()
 
-    def _earliest_running(self) -> Core | None:
-        """The running core with the earliest local cycle (ties: the lower index), or None."""
+    def _earliest_running(self, skip: Core | None = None) -> Core | None:
+        """The running core with the earliest local cycle (ties: the lower index), or None; never
+        ``skip`` (the core of a held error)."""
         earliest = None
         for c in self.cores:  # (in index order)
-            if c.state is CoreState.RUNNING and (earliest is None or c.time < earliest.time):
-                earliest = c
-        return earliest
-
-    def _earliest_other(self, failed: Core) -> Core | None:
-        """``_earliest_running`` but ``failed``, the core of the held error."""
-        earliest = None
-        for c in self.cores:
-            if c is failed or c.state is not CoreState.RUNNING:
+            if c.state is not CoreState.RUNNING or c is skip:
                 continue
             if earliest is None or c.time < earliest.time:
                 earliest = c
@@ -236,7 +230,7 @@ class Scheduler:
         woke = self.wakes
         if not self.backend.idle:
             self.backend.advance_to(error.cycle)
-        if self.wakes != woke and self._earliest_other(failed) is not None:
+        if self.wakes != woke and self._earliest_running(failed) is not None:
             return True
         self._held = None
         raise error
@@ -317,9 +311,18 @@ class Scheduler:
             (c.time for c in self.cores if c is not exclude and c.state is CoreState.RUNNING), default=NEVER
         )
 
-    def sync_coprocessor(self, cycle: int) -> None:
-        """Bring the coprocessor up to ``cycle`` before a core reads or writes its state."""
-        self.backend.advance_to(cycle)
+    def sync_coprocessor(self, core: Core, cycle: int) -> bool:
+        """Bring the coprocessor up to ``cycle`` before ``core`` reads or writes its state. False when
+        that woke a core behind the access, which acts first (the access is retried after). The
+        engine stops at a wake: when the woken core is no earlier than the access, it goes on up to
+        the access's cycle."""
+        while True:
+            woke = self.wakes
+            self.backend.advance_to(cycle)
+            if not self.may_sync(core, cycle):
+                return False
+            if self.wakes == woke:
+                return True
 
     def may_sync(self, core: Core, cycle: int) -> bool:
         """True when no other running core is still behind ``cycle``."""

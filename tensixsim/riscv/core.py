@@ -841,17 +841,10 @@ class Core(LoopProbe):
                     state.probe_unsynced = 1
                     return cycle
                 return self._sync_stop(cycle)
-            while True:
-                woke = self.tile.wakes
-                self.tile.sync_coprocessor(cycle)
-                if not self.tile.may_sync(self, cycle):
-                    # Bringing the coprocessor up woke a core behind this access (it stops there, as
-                    # the woken core may push): that core acts first, this access is retried after.
-                    return self._sync_stop(cycle)
-                if self.tile.wakes == woke:
-                    break
-                # A core woke no earlier than this access: the coprocessor stopped there, short of
-                # the access's cycle, and goes on up to it.
+            if not self.tile.sync_coprocessor(self, cycle):
+                # Bringing the coprocessor up woke a core behind this access (it stops there, as
+                # the woken core may push): that core acts first, this access is retried after.
+                return self._sync_stop(cycle)
             if self.pending_port_shares:
                 self._apply_port_shares(cycle)
         return cycle

@@ -111,54 +111,43 @@ MEMORY_CASES = (
     ),
 )
 
+
 # Two cores at once, each in its own loop (the contention report's pairs: BRISC with NCRISC, and
 # BRISC with TRISC0).
-_PAIRS = (("brisc", "ncrisc"), ("brisc", "trisc0"))
+def _pair_case(
+    pair: tuple[str, str], name: str, what: str, body: str, ops: int, silicon: float, **kw
+) -> Case:
+    return Case(
+        f"pair_{name}_{pair[1]}",
+        f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): {what}",
+        body,
+        ops,
+        (silicon, silicon),
+        cores=pair,
+        figure_cores=pair,
+        **kw,
+    )
+
+
 PAIR_CASES = tuple(
     case
-    for pair in _PAIRS
+    for pair in (("brisc", "ncrisc"), ("brisc", "trisc0"))
     for case in (
-        Case(
-            f"pair_wall_clock_{pair[1]}",
-            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): wall-clock read",
-            "lw a0, 0(s3)",
-            1,
-            (2.0, 2.0),
-            cores=pair,
-            figure_cores=pair,
-        ),
-        Case(
-            f"pair_l1_same_address_{pair[1]}",
-            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): same-address L1 read",
-            "lw a0, 0(s0)",
-            1,
-            (2.5, 2.5),
-            cores=pair,
-            figure_cores=pair,
-            shared_l1=True,
-        ),
-        Case(
-            f"pair_l1_rmw_{pair[1]}",
-            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): L1 read-modify-write",
+        _pair_case(pair, "wall_clock", "wall-clock read", "lw a0, 0(s3)", 1, 2.0),
+        _pair_case(pair, "l1_same_address", "same-address L1 read", "lw a0, 0(s0)", 1, 2.5, shared_l1=True),
+        _pair_case(
+            pair,
+            "l1_rmw",
+            "L1 read-modify-write",
             "lw a0, 8(s0)\nsw a0, 8(s0)",
             2,
-            (7.999, 7.999) if pair[1] == "ncrisc" else (10.999, 10.999),
-            cores=pair,
-            figure_cores=pair,
+            7.999 if pair[1] == "ncrisc" else 10.999,
             shared_l1=True,
             # docs/timing.md: BRISC with TRISC0 is held up where BRISC with NCRISC is not, which no
             # documented port wiring gives.
             calibrated=pair[1] == "ncrisc",
         ),
-        Case(
-            f"pair_remote_local_lw_{pair[1]}",
-            f"2 cores at once ({pair[0].upper()}, {pair[1].upper()}): lw from another core's local RAM",
-            "lw a0, 0(s2)",
-            1,
-            (4.998, 4.998),
-            cores=pair,
-            figure_cores=pair,
-        ),
+        _pair_case(pair, "remote_local_lw", "lw from another core's local RAM", "lw a0, 0(s2)", 1, 4.998),
     )
 )
 
