@@ -127,41 +127,101 @@ class Parking:
     def _l1_value(self, address: int, size: int) -> int:
         return int.from_bytes(self.l1[address : address + size].tobytes(), "little")
 
-    def _wake(self, core: Core, cycle: int, registers: tuple[int, ...] = (), by: tuple = ("host",)) -> None:
+    def _wake(
+        self,
+        core: Core,
+        cycle: int,
+        registers: tuple[int, ...] = (),
+        by: tuple = ("host",),
+        span: tuple[int, int] | None = None,
+    ) -> None:
         """Resume a parked core as if it had seen the change at ``cycle``.
 
-        A change to ``registers`` the loop reads, or (none named) to the L1 it polls, is seen by the
-        first read of them at or after ``cycle``: the core resumes at the head of that iteration,
-        the iterations before it counted as run, so the cycles and instructions are those of
-        running the loop, wherever its head was taken to be. (A running loop reads L1 without
-        synchronising: it may see a store a slice late, docs/deviations.md.)
+        A change to ``registers`` the loop reads, or (none named) to the L1 bytes ``span`` (start,
+        end; None: any L1 it polls), is seen by the first read of them at or after ``cycle``: the
+        core resumes at the head of that iteration, the iterations before it counted as run, so the
+        cycles and instructions are those of running the loop. Where the loop reads the changed
+        bytes more than once an iteration and that iteration's earlier read came before ``cycle``,
+        it resumes at the next iteration's head instead (a core's store resumes it before the
+        store instead, see wake_before_store). (A running loop reads L1 without synchronising where
+        L1 is not ordered: it may see a store a slice late, docs/deviations.md.)
         """
+        if registers:
+            offsets = [offset for a in registers for offset in core.poll_reads.get(a, ())]
+        else:
+            offsets = _read_offsets(core, span)
+        if not offsets or core.poll_period <= 0:
+            self._resume(core, by, cycle, target=max(core.fixed_point_cycle, cycle))
+            return
+        period = core.poll_period
+        skip = -(-(cycle - core.time - min(offsets)) // period)
+        if skip < 0 and registers:
+            # The probe iteration read the register past the other cores (probe_unsynced) and this
+            # write came before that read: the iteration sees it, so the core resumes at its head
+            # (earlier iterations read at cycles every core had reached).
+            skip = -1
+        elif skip < 0:
+            # The store came before reads the loop made since it reached its fixed point (the
+            # writer was behind): those iterations are undone, back to the one that sees it.
+            skip = max(skip, -((core.time - core.fixed_point_cycle) // period))
+        self._resume(core, by, cycle, iterations=skip)
+
+    def wake_before_write(
+        self, writer: Core, cycle: int, span: tuple[int, int] | None = None, register: int | None = None
+    ) -> bool:
+        """``writer`` is about to write, at ``cycle``, the L1 bytes ``span`` (start, end) or the
+        register (word address) ``register`` that parked cores poll. A poller whose loop reads them
+        more than once an iteration, once before ``cycle`` and once at or after it in the same
+        iteration, is resumed at that iteration's head, before the write: a running loop would have
+        seen the old value at the earlier read and the new one at the later read, and synchronised
+        reads (registers, ordered L1) see exactly that once the writer waits for the poller. Returns
+        whether it resumed any; the writer then stops before its write, to retry it once the
+        resumed pollers have caught up. (Nothing else the loop reads changed since it was parked:
+        that would have woken it. L1 only where it is ordered; not for loops that read coprocessor
+        state, which may have moved on.)"""
+        if span is not None and not self.l1_order:
+            return False
+        resumed = False
+        for core in self.cores:
+            if core.state is not CoreState.WAITING or core.poll_period <= 0:
+                continue
+            if "coprocessor" in core.watch_registers.values():
+                continue
+            if register is not None:
+                offsets = core.poll_reads.get(register, []) if register in core.watch_registers else []
+            elif any(a < span[1] and span[0] < a + n for a, n in core.watch):
+                offsets = _read_offsets(core, span)
+            else:
+                offsets = []
+            if len(offsets) < 2:
+                continue  # (one read an iteration: woken after the write, exactly)
+            first = cycle if writer.index < core.index else cycle + 1  # (cores act in (cycle, index) order)
+            period = core.poll_period
+            earliest = -((core.time - core.fixed_point_cycle) // period)
+            # The first iteration with a read at or after `first`: does it read before `first` too?
+            k = max(-(-(first - core.time - max(offsets)) // period), earliest)
+            if core.time + k * period + min(offsets) >= first:
+                continue  # no: woken after the write, as usual
+            self._resume(core, ("core", writer.name), first, iterations=k)
+            resumed = True
+        return resumed
+
+    def _resume(
+        self, core: Core, by: tuple, cycle: int, iterations: int | None = None, target: int | None = None
+    ) -> None:
+        """Make parked ``core`` run again after ``iterations`` more of its loop (negative: that many
+        undone), or from cycle ``target`` (a loop whose reads were not dated)."""
         pages = {a // PAGE for a, _ in core.watch}
         self.wakes += 1
         core.state = CoreState.RUNNING
         core.watch = []
         core.watch_registers = {}
-        if registers:
-            offsets = [core.poll_reads[a] for a in registers if a in core.poll_reads]
-        else:
-            offsets = core.poll_l1_reads
-        if offsets and core.poll_period > 0:
-            period = core.poll_period
-            skip = -(-(cycle - core.time - min(offsets)) // period)
-            if skip < 0 and registers:
-                # The probe iteration read the register past the other cores (probe_unsynced) and
-                # this write came before that read: the iteration sees it, so the core resumes at its
-                # head (earlier iterations read at cycles every core had reached).
-                core.rewind(core.time - period)
-            elif skip < 0:
-                # The store came before reads the loop made since it reached its fixed point (the
-                # writer was behind): those iterations are undone, back to the one that sees it.
-                earliest = -((core.time - core.fixed_point_cycle) // period)
-                core.rewind(core.time + max(skip, earliest) * period)
+        if iterations is not None:
+            if iterations < 0:
+                core.rewind(core.time + iterations * core.poll_period)
             else:
-                core.skip_iterations(skip)
-        else:
-            target = max(core.fixed_point_cycle, cycle)
+                core.skip_iterations(iterations)
+        elif target is not None:
             if target < core.time:
                 core.rewind(target)
             else:
@@ -243,7 +303,7 @@ class Parking:
         for core in self.cores:
             if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
                 first = cycle if writer is not None and writer.index < core.index else cycle + 1
-                self._wake(core, first, by=by)
+                self._wake(core, first, by=by, span=(address, end))
                 changed = True
             for page in pages:
                 if page in core.known_code_pages:
@@ -253,3 +313,15 @@ class Parking:
             for page in pages:
                 self._refresh_protection(page)
         self.note_side_effect()
+
+
+def _read_offsets(core: Core, span: tuple[int, int] | None) -> list[int]:
+    """The cycle offsets, within an iteration of ``core``'s parked loop, of its L1 reads of the bytes
+    in ``span`` (start, end); of all its L1 reads when ``span`` is None or none of them reads it."""
+    reads = core.poll_l1_reads
+    if span is not None:
+        start, end = span
+        hit = [offset for address, size, offset in reads if address < end and start < address + size]
+        if hit:
+            return hit
+    return [offset for _, _, offset in reads]

@@ -46,6 +46,10 @@ class RunResult:
     pipes: tuple[PipeStats, ...] = ()
     units: dict[str, UnitStats] = field(default_factory=dict)
     interrupted: bool = False  # the run was stopped on request before its cores finished
+    # Accesses to an L1 page by another core at or before a conflicting access its only user had
+    # made unordered, since the tile was made or reset (Tile.l1_order_late): with none, the results
+    # and cycles do not depend on the quantum.
+    l1_order_late: int = 0
 
     # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
     events: EventLog | None = field(default=None, compare=False, repr=False)
@@ -76,6 +80,12 @@ class RunResult:
         if clock_hz:
             total += f" ({self.cycles / clock_hz * 1e6:.2f} us at {clock_hz / 1e9:g} GHz)"
         lines.append(total)
+        if self.l1_order_late:
+            lines.append(
+                f"L1 order: {self.l1_order_late} access(es) by another core came before what a page's only"
+                ' user had done on the same line; results may depend on the quantum (Tile(l1_order="full")'
+                " orders them)"
+            )
         if any(p.issued for p in self.pipes):
             lines += ["", f"{'pipe':8} {'issued':>10} {'stalled':>10}  stalled on"]
             for pipe in self.pipes:

@@ -38,6 +38,7 @@ from tensixsim.parking import Parking
 from tensixsim.results import CoreStats, PipeStats, RunResult, UnitStats
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.cpu import jal
+from tensixsim.riscv.native import PageSharing
 from tensixsim.scheduler import Scheduler
 from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
@@ -77,18 +78,19 @@ class Tile(Scheduler, Parking):
         backend: str = "coprocessor",
         engine: str | None = None,
         record_pushes: bool | None = None,
-        l1_order: bool | str = False,
+        l1_order: bool | str = "pages",
     ) -> None:
         """``engine``: "native" (the default, or ``$TENSIXSIM_ENGINE``) runs the coprocessor's hot path
         in C, falling back to "python", the reference engine, when no C compiler is available;
         results and cycles are the same. ``record_pushes``: keep every Tensix instruction a core
         pushes for :meth:`pushed` (about 50 bytes each, so off by default; on for the "recorder"
-        backend, whose purpose it is). ``l1_order``: cores' L1 loads, stores and atomics happen in
-        cycle order between cores, so results and cycles do not depend on the quantum (True, or
-        "full"); "pages" orders only the accesses to L1 pages more than one core has used (much
-        cheaper where cores copy through L1 pages of their own, exact except for a page's first
-        use by a second core, see ``l1_order_late``); off (False, the default), a core sees another's
-        L1 store at the next slice boundary (docs/timing.md)."""
+        backend, whose purpose it is). ``l1_order``: "pages" (the default) performs the
+        accesses to L1 pages more than one core has used in cycle order between cores, so results
+        and cycles do not depend on the quantum, except where another core accesses a page at a cycle
+        its only user had run past on the same line (counted in ``l1_order_late``); True, or
+        "full", orders every core's L1 loads, stores and atomics (no exception, slower where cores
+        copy through L1 at once); off (False), a core sees another's L1 store at the next slice
+        boundary (docs/timing.md)."""
         engine = engine or os.environ.get("TENSIXSIM_ENGINE") or "native"
         self.arch = get_arch(arch)
         self.quantum = quantum
@@ -99,14 +101,15 @@ class Tile(Scheduler, Parking):
             raise ValueError(f"l1_order: False, True, 'pages' or 'full', not {l1_order!r}")
         self.l1_order: bool | str = "full" if l1_order is True else l1_order
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
-        # L1 ordering by page (native.c first_access): the cores that have used each page, the
-        # latest cycle one core alone used it at, and (l1_order_late[0]) how many first uses by
-        # another core came at or before that cycle: the accesses whose order "pages" may not have
-        # kept ("full" keeps it). None counted: the run's results and cycles are the full ordering's.
-        pages = -(-self.arch.l1_size // PAGE)
-        self.l1_sharers = np.zeros(pages, np.uint8)
-        self.l1_private_last = np.full(pages, -1, np.int64)
-        self.l1_order_late = np.zeros(1, np.int64)
+        # L1 ordering by page (riscv/native.py PageSharing): the cores that have used each page,
+        # the latest cycles its first user alone accessed it (by line) at, and
+        # (l1_order_late[0]) how many accesses by another core came at or before a conflicting one
+        # of those: the accesses whose order "pages" may not have kept ("full" keeps it). None
+        # counted: the run's results and cycles are the full ordering's.
+        self.l1_pages = PageSharing(self.arch.l1_size, PAGE)
+        self.l1_sharers = self.l1_pages.sharers
+        self.l1_private_last = self.l1_pages.private_last
+        self.l1_order_late = self.l1_pages.late
         # The cores map whole pages: a local RAM smaller than a page (Wormhole's TRISCs) sits at the
         # start of its page, and the rest of the page is a hole the cores' hooks fault on.
         self.local_ram_pages = {
@@ -309,9 +312,7 @@ class Tile(Scheduler, Parking):
         for core in self.cores:
             core.power_on()
         # The clock starts again: which core used which page, and when, starts afresh too.
-        self.l1_sharers[:] = 0
-        self.l1_private_last[:] = -1
-        self.l1_order_late[:] = 0
+        self.l1_pages.clear()
         self.local_ram_path.reset()
         restore(self.control, TileControl.new(self.arch))
         if self.mailboxes is not None:
@@ -497,7 +498,7 @@ class Tile(Scheduler, Parking):
         }
         engine = self.backend if isinstance(self.backend, Engine) else None
         if engine is None:
-            return RunResult(self.cycle, cores)
+            return RunResult(self.cycle, cores, l1_order_late=int(self.l1_order_late[0]))
         pipes = tuple(PipeStats(p.thread, p.issued, dict(p.stalled)) for p in engine.pipes)
         units = {name: UnitStats(name, n, busy) for name, (n, busy) in engine.unit_stats.items()}
         unpackers = self.coprocessor.unpackers  # their L1 fetches run behind the unpack issue slot
@@ -505,7 +506,14 @@ class Tile(Scheduler, Parking):
             if unpackers.fetches[unit]:
                 name = f"unpacker{unit}"
                 units[name] = UnitStats(name, int(unpackers.fetches[unit]), int(unpackers.fetch_cycles[unit]))
-        return RunResult(self.cycle, cores, pipes, units, events=self._last_events)
+        return RunResult(
+            self.cycle,
+            cores,
+            pipes,
+            units,
+            l1_order_late=int(self.l1_order_late[0]),
+            events=self._last_events,
+        )
 
     def register_access(self, address: int, cycle: int, value: int | None, host: bool = False) -> int:
         """Read (``value`` None) or write an MMIO register as the coprocessor (or the host) reaches it."""

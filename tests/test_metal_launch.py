@@ -180,6 +180,34 @@ def test_add_one_on_64_bf16_tiles_through_the_firmware(firmware):
     ]
 
 
+def test_add_one_takes_the_same_cycles_at_every_quantum_by_default(firmware):
+    """The firmware's cores hand off through L1 words (run-state bytes, circular-buffer words):
+    ordered by default, every launch runs the same instructions in the same cycles, however short
+    the slices are, and no page's first use by a second core came late."""
+
+    def launch_at(quantum: int) -> tuple:
+        tile = Tile("blackhole", quantum=quantum)
+        loaded = load_firmware(tile, firmware)
+        boot(tile, loaded)
+        banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2
+        source = InterleavedBuffer(0x100000, TILE_BYTES, 8, banks)
+        target = InterleavedBuffer(0x400000, TILE_BYTES, 8, banks)
+        source.write(
+            tile.noc.dram, tilize(np.random.default_rng(2).integers(0, 0x7F00, (32, 8 * 32), np.uint16))
+        )
+        start = tile.cycle
+        launch_program(
+            tile, loaded, add_one_program(build_add_one(loaded, BUILD), source.base, target.base, 8)
+        )
+        assert tile.l1_order_late[0] == 0
+        cores = tuple((c.time, c.instructions) for c in tile.cores)
+        return tile.cycle - start, cores, target.read(tile.noc.dram)
+
+    reference = launch_at(2000)
+    for quantum in (13, 50, 300):
+        assert launch_at(quantum) == reference, quantum
+
+
 def test_add_one_without_its_output_buffer_never_reports_done(firmware):
     tile, loaded = booted(firmware)
     banks = loaded.firmware.debug("brisc").array_length("dram_bank_to_noc_xy") // 2

@@ -217,6 +217,10 @@ POLLS = {
     "wall": "1: lw t0, 0(s8)\nlw t2, 0(s4)\nbne t0, a1, 1b",
     "remote": "1: lw t0, 0(s8)\nlw t2, 0(s2)\nbne t0, a1, 1b",
     "noc_status": "1: lw t0, 0(s8)\nlw t2, 0(s5)\nbne t0, a1, 1b",
+    # The flag read twice an iteration (as tt-metal's firmware waits for its go message): a store
+    # between the two reads is seen by the second, in that iteration.
+    "twice": "1: lw t0, 0(s8)\nbeq t0, a1, 2f\nfence\nlw t0, 0(s8)\nbne t0, a1, 1b\n2:",
+    "second": "1: lw t2, 0(s8)\nfence\ncsrr t3, 0x7c0\nfence\nlw t0, 0(s8)\nbne t0, a1, 1b",
 }
 
 
@@ -306,6 +310,33 @@ def test_parking_a_token_ring_changes_nothing_at_any_quantum(
         for i, core in enumerate(ring)
     }
     assert run_ring(programs, quantum, l1_order, True) == run_ring(programs, 1000, l1_order, False)
+
+
+@pytest.mark.parametrize("poll", ["twice", "second"])
+@pytest.mark.parametrize(("where", "l1_order"), [("l1", "pages"), ("l1", "full"), ("stream", "pages")])
+def test_a_flag_read_twice_an_iteration_wakes_its_poller_where_running_would(poll, where, l1_order):
+    # Two cores pass rounds to each other, each waiting in a loop that reads its flag twice an
+    # iteration; the work between rounds varies, so the other core's store lands at every point of
+    # the waiting core's iteration (parked by then), between its two reads too. A store there is
+    # seen by the second read in that iteration: the parked poller resumes before the store (the
+    # storing core waits for it), so the cycles are those of running every poll, at every quantum.
+    works = [
+        ["div"] * 40,
+        ["mul", "own_count"] * 61,
+        ["own_rmw"] * 23,
+        ["fence", "own_count"] * 37,
+        ["csr"] * 53,
+    ]
+    for shift in range(len(works)):
+        programs = {
+            core: ring_program(
+                core, other, other, core == "brisc", 8, works[(i + shift) % len(works)], poll, where
+            )
+            for i, (core, other) in enumerate((("brisc", "trisc0"), ("trisc0", "brisc")))
+        }
+        reference = run_ring(programs, 1000, l1_order, False)
+        for quantum in (1, 7, 60, 2000):
+            assert run_ring(programs, quantum, l1_order, True) == reference, (shift, quantum)
 
 
 # ------------------------------------------------------------------ semaphore rings: parking changes nothing

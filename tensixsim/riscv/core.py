@@ -159,8 +159,8 @@ class Core(LoopProbe):
         # each register it polls (Tile._wake resumes it at the iteration that sees a change).
         self.poll_period = 0
         self.poll_instructions = 0
-        self.poll_reads: dict[int, int] = {}
-        self.poll_l1_reads: list[int] = []  # the cycle offsets of its L1 loads
+        self.poll_reads: dict[int, list[int]] = {}
+        self.poll_l1_reads: list[tuple[int, int, int]] = []  # its L1 loads: (address, size, cycle offset)
         self._probe_reads: list[tuple[int, int]] | None = None  # (register, cycle) while probing
         self._loop_entry = 0  # cycle the loop being counted was first entered
         self._carry_loop = False  # the last slice stopped at a synchronisation point inside a loop
@@ -187,7 +187,7 @@ class Core(LoopProbe):
             self.hooks.state.hole_lo = arch.local_ram_base + own.nbytes
             self.hooks.state.hole_size = page.nbytes - own.nbytes
         self.hooks.on_sync_refresh(self._refresh_sync_limit)
-        self.hooks.share_pages(tile.l1_sharers, tile.l1_private_last, tile.l1_order_late, 1 << self.index)
+        self.hooks.share_pages(tile.l1_pages, 1 << self.index)
         self._scratch: list[np.ndarray] = []
         ports = 0
         self._storage_values: dict[int, np.ndarray] = {}  # the arrays storage windows read
@@ -469,7 +469,8 @@ class Core(LoopProbe):
         if s.repeat_start != _CARRIED:
             self._loop_entry = s.repeat_cycle
         self._carry_loop = carry and (self.sync_stopped or s.stop_reason == STOP_LIMIT)
-        s.resumed = int(s.stop_reason == STOP_SYNC)  # (see native.c: where the other cores' progress cut it)
+        # (see native.c: where the other cores' progress cut it, at an L1 access or a register access)
+        s.resumed = int(self.sync_stopped)
 
     def _attach_storage(self) -> None:
         """Let native code answer reads of the storage windows (tsim_storage_read) until Python
@@ -902,6 +903,9 @@ class Core(LoopProbe):
             cycle = self._mmio_enter(region)
             if cycle is None:
                 return
+            if region.sync and self.tile.wake_before_write(self, cycle, register=(region.base + offset) & ~3):
+                self._sync_stop(cycle)  # a parked poller resumed behind this write: it goes first
+                return
             region.write(Access(self, region.base + offset, size, cycle), value & 0xFFFFFFFF)
             self.tile.register_written((region.base + offset) & ~3, cycle, self)
         except Stall as stall:
@@ -974,6 +978,9 @@ class Core(LoopProbe):
                     cycle=cycle,
                 )
             insn = self.fetch(pc)
+            if self.tile.wake_before_write(self, cycle, span=(address, address + size)):
+                self._stop_before_store(uc, insn, pc, address, size, cycle)
+                return True
             if insn & 0x7F == _OPCODE_AMO:
                 old = int(self._l1_words[address >> 2])
                 new = amo((insn >> 27) & 31, old, self.reg((insn >> 20) & 31))
@@ -990,6 +997,19 @@ class Core(LoopProbe):
         except BaseException as exc:
             self._fail(exc)
         return True
+
+    def _stop_before_store(self, uc: Uc, insn: int, pc: int, address: int, size: int, cycle: int) -> None:
+        """Stop before the store (or atomic) at ``pc``, not performed: as native.c l1_sync_stop stops
+        before an L1 access another core is behind, the core retries it when it is the earliest."""
+        s = self.hooks.state
+        s.stop_reason = STOP_SYNC
+        s.fault_addr, s.fault_size, s.fault_pc, s.fault_cycle = address, size, pc, cycle
+        s.fault_write = 1
+        s.fault_mem = int.from_bytes(self.tile.l1[address : address + size].tobytes(), "little")
+        s.fault_rd = (insn >> 7) & 31 if insn & 0x7F == _OPCODE_AMO else 0
+        s.fault_old = self.reg(s.fault_rd) if s.fault_rd else 0
+        uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # Unicorn leaves right after this instruction
+        uc.emu_stop()
 
     def new_code_pages(self) -> list[int]:
         """Pages executed for the first time since the last call."""

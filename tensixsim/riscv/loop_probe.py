@@ -37,8 +37,8 @@ class LoopProbe:
     # What the last probe iteration measured (the parking code reads them).
     poll_period: int
     poll_instructions: int
-    poll_reads: dict[int, int]
-    poll_l1_reads: list[int]
+    poll_reads: dict[int, list[int]]  # register (word address): the cycle offsets of its reads
+    poll_l1_reads: list[tuple[int, int, int]]
 
     if TYPE_CHECKING:
 
@@ -122,10 +122,12 @@ class LoopProbe:
         self.poll_instructions = self.instructions - instructions
         self.poll_reads = {}
         for address, cycle in registers:
-            self.poll_reads.setdefault(address, cycle - start)
+            self.poll_reads.setdefault(address, []).append(cycle - start)
         l1_size = self.tile.arch.l1_size
         self.poll_l1_reads = [
-            s.probe_cycle[i] - start for i in range(min(count, PROBE_READS)) if s.probe_addr[i] < l1_size
+            (s.probe_addr[i], s.probe_size[i], s.probe_cycle[i] - start)
+            for i in range(min(count, PROBE_READS))
+            if s.probe_addr[i] < l1_size
         ]
         return reads, wrote[0], back
 

@@ -190,14 +190,20 @@ struct core_hooks {
     uint64_t resumed;
     /* L1 ordering by page (page_order set): only an access to a page another core has used waits
      * for the other cores. page_sharers (one byte per 4 KiB L1 page, shared by the tile's cores)
-     * holds the cores that have accessed each page (bit core_bit); page_private_last the latest
-     * cycle of an access made while one core alone used the page; order_late[0] counts the first
-     * accesses of another core at or before that cycle (their order may not have been kept). */
+     * holds the cores that have accessed each page (bit core_bit), page_owner the first of them;
+     * page_private_last the latest cycle of an access made while the owner alone used the page,
+     * and per 64-byte line of L1 line_last / line_write the latest cycle of such an access / store.
+     * order_late[0] counts another core's accesses at or before the cycle of such an access that
+     * conflicts with them (a load of a line stored to, or a store to a line accessed): their order
+     * may not have been kept (see unordered_before). */
     uint64_t page_order;
     uint8_t *page_sharers;
     int64_t *page_private_last;
     int64_t *order_late;
     uint64_t core_bit;
+    uint8_t *page_owner;
+    int64_t *line_last;
+    int64_t *line_write;
     /* Whether a block record or div_key has been set since the last forget of everything: a tile
      * forgets all code at each run, and most of those forgets find nothing to clear. */
     uint64_t blocks_known;
@@ -948,15 +954,24 @@ static void probe_stop(void *uc, struct core_hooks *h)
     h->stop(uc);
 }
 
-/* This core's first access to L1 page ``page``, to be performed at ``cycle``: the page is this
- * core's, or shared from now on (every access to it ordered). The accesses the page's first user
- * made unordered must all come before ``cycle``, or their order may not have been kept: counted
- * (conservatively: a tie, or a probe's read that is undone, counts too). The full ordering,
- * Tile(l1_order="full"), keeps it. */
-static void first_access(struct core_hooks *h, uint64_t page, int64_t cycle)
+/* An access made while the page's owner alone used it (unordered): remembered by line. */
+static void private_access(struct core_hooks *h, uint64_t address, int type, int64_t cycle)
 {
-    h->page_sharers[page] |= (uint8_t)h->core_bit;
-    if (h->page_private_last[page] >= cycle) h->order_late[0]++;
+    uint64_t page = address >> 12, line = address >> 6;
+    if (cycle > h->page_private_last[page]) h->page_private_last[page] = cycle;
+    if (cycle > h->line_last[line]) h->line_last[line] = cycle;
+    if (type == MEM_WRITE && cycle > h->line_write[line]) h->line_write[line] = cycle;
+}
+
+/* Whether an access of this core (not the page's owner) at `cycle` conflicts with an access its owner
+ * made unordered at a later cycle (a store to the line before this load, or any access to the line
+ * before this store): that order may not have been kept. Counted (a probe's read that is undone
+ * counts too); Tile(l1_order="full") keeps it. */
+static void unordered_before(struct core_hooks *h, uint64_t address, int type, int64_t cycle)
+{
+    uint64_t line = address >> 6;
+    if (h->page_owner[address >> 12] == (uint8_t)h->core_bit) return;
+    if ((type == MEM_WRITE ? h->line_last[line] : h->line_write[line]) >= cycle) h->order_late[0]++;
 }
 
 /* An L1 access at a cycle some other running core has not reached yet: the access is undone (the
@@ -974,22 +989,27 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
         uint64_t page = address >> 12;
         uint8_t sharers = h->page_sharers[page], bit = (uint8_t)h->core_bit;
         if (sharers == bit) {
-            /* Only this core has used the page: none observes the access now (another one's first
-             * access later is checked against its cycle, see first_access). */
+            /* Only this core has used the page: none observes the access now (another core's
+             * accesses later are checked against it, see unordered_before). */
             h->reg_read(uc, REG_PC, &pc);
-            int64_t cycle = tsim_time_at(uc, h, pc);
-            if (cycle > h->page_private_last[page]) h->page_private_last[page] = cycle;
+            private_access(h, address, type, tsim_time_at(uc, h, pc));
             return 0;
         }
-        if (!(sharers & bit)) {
-            /* This core's first use of the page, ordered like any shared access: a core stopped
-             * before it retries it at the same cycle, so the page counts as shared from here on
-             * (its first user, running ahead, waits for it from now). */
+        if (h->page_private_last[page] >= h->time_base || !(sharers & bit)) {
+            /* This core's first use of the page, or an access that may come before what its owner
+             * did unordered: ordered like any shared access. A core stopped before its first use
+             * retries it at the same cycle, so the page counts as shared from here on (its owner,
+             * running ahead, waits for it from now). */
             h->reg_read(uc, REG_PC, &pc);
             h->fault_cycle = tsim_time_at(uc, h, pc);
-            first_access(h, page, h->fault_cycle);
             int ordered = h->sync_limit >= SYNC_NEVER || h->fault_cycle <= h->sync_limit;
-            if (ordered && !sharers) h->page_private_last[page] = h->fault_cycle;
+            if (!sharers) {
+                h->page_owner[page] = bit;
+                if (ordered) private_access(h, address, type, h->fault_cycle);
+            } else if (ordered) {
+                unordered_before(h, address, type, h->fault_cycle);
+            }
+            h->page_sharers[page] |= bit;
             if (ordered) return 0;
             goto late;
         }

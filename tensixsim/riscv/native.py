@@ -213,6 +213,9 @@ class HookState(ctypes.Structure):
         ("page_private_last", ctypes.c_void_p),
         ("order_late", ctypes.c_void_p),
         ("core_bit", ctypes.c_uint64),
+        ("page_owner", ctypes.c_void_p),
+        ("line_last", ctypes.c_void_p),
+        ("line_write", ctypes.c_void_p),
         ("blocks_known", ctypes.c_uint64),
         ("bht", ctypes.c_uint8 * BHT),
         ("cfg0", ctypes.c_uint64),
@@ -323,6 +326,34 @@ def _fn(name: str) -> int:
     return ctypes.cast(getattr(_uclib, name), ctypes.c_void_p).value or 0
 
 
+class PageSharing:
+    """A tile's record of which cores used which L1 pages, for ordering L1 by page (native.c
+    l1_sync_stop): numpy arrays the cores' hooks point at."""
+
+    LINE = 64  # bytes: the granule conflicts are looked for at (unordered_before)
+
+    def __init__(self, l1_size: int, page: int) -> None:
+        pages = -(-l1_size // page)
+        lines = -(-l1_size // self.LINE)
+        self.sharers = np.zeros(pages, np.uint8)  # the cores that have used each page (a bit each)
+        self.owner = np.zeros(pages, np.uint8)  # the first of them
+        # The latest cycle of an access made while the owner alone used the page; per line, of an
+        # access to it and of a store to it.
+        self.private_last = np.full(pages, -1, np.int64)
+        self.line_last = np.full(lines, -1, np.int64)
+        self.line_write = np.full(lines, -1, np.int64)
+        # late[0]: other cores' accesses at or before the cycle of such an access they conflict with.
+        self.late = np.zeros(1, np.int64)
+
+    def clear(self) -> None:
+        """Nobody has used any page (the tile's clock starts again)."""
+        self.sharers[:] = 0
+        self.owner[:] = 0
+        for cycles in (self.private_last, self.line_last, self.line_write):
+            cycles[:] = -1
+        self.late[:] = 0
+
+
 class Hooks:
     """The block/memory hooks of one Unicorn instance and the state they record."""
 
@@ -399,15 +430,22 @@ class Hooks:
         self._sync_refresh_c = _ATTACH(refresh)
         self.state.sync_refresh = ctypes.cast(self._sync_refresh_c, ctypes.c_void_p).value
 
-    def share_pages(
-        self, sharers: np.ndarray, private_last: np.ndarray, late: np.ndarray, core_bit: int
-    ) -> None:
+    def share_pages(self, pages: PageSharing, core_bit: int) -> None:
         """The tile's page-sharing record this core's L1 ordering by page uses (native.c
-        first_access): ``sharers`` (uint8 per L1 page), ``private_last`` (int64 per page), ``late``
-        (int64[1]); ``core_bit`` is this core's bit in ``sharers``. ``state.page_order`` turns it on."""
+        unordered_before); ``core_bit`` is this core's bit in ``pages.sharers``. ``state.page_order``
+        turns it on."""
         s = self.state
-        self._pages = (sharers, private_last, late)  # what native code points at
-        s.page_sharers, s.page_private_last, s.order_late = (a.ctypes.data for a in self._pages)
+        self._pages = pages  # what native code points at
+        s.page_sharers, s.page_private_last, s.order_late = (
+            pages.sharers.ctypes.data,
+            pages.private_last.ctypes.data,
+            pages.late.ctypes.data,
+        )
+        s.page_owner, s.line_last, s.line_write = (
+            pages.owner.ctypes.data,
+            pages.line_last.ctypes.data,
+            pages.line_write.ctypes.data,
+        )
         s.core_bit = core_bit
 
     # ------------------------------------------------------------------ timing walk
@@ -1015,21 +1053,24 @@ class Hooks:
         if not (s.probing and s.probe_unsynced and kind == MEM_WRITE):
             late = False
             if s.page_order:
-                sharers, private_last, _ = self._pages
+                pages = self._pages
                 page = address >> 12
                 bit = s.core_bit
-                used = int(sharers[page])
+                used = int(pages.sharers[page])
                 if used == bit:
-                    cycle = self.time_at(uc, uc.reg_read(PC_REG))
-                    private_last[page] = max(int(private_last[page]), cycle)
+                    self._private_access(address, kind, self.time_at(uc, uc.reg_read(PC_REG)))
                     return False
-                if not used & bit:
+                if int(pages.private_last[page]) >= s.time_base or not used & bit:
                     s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
-                    self._first_access(page, s.fault_cycle)
                     late = s.sync_limit < SYNC_NEVER and s.fault_cycle > s.sync_limit
+                    if not used:
+                        pages.owner[page] = bit
+                        if not late:
+                            self._private_access(address, kind, s.fault_cycle)
+                    elif not late:
+                        self._unordered_before(address, kind, s.fault_cycle)
+                    pages.sharers[page] |= bit
                     if not late:
-                        if not used:
-                            private_last[page] = s.fault_cycle
                         return False
             if not late:
                 if s.sync_limit >= SYNC_NEVER:
@@ -1053,12 +1094,23 @@ class Hooks:
         uc.emu_stop()
         return True
 
-    def _first_access(self, page: int, cycle: int) -> None:
-        """native.c's first_access."""
-        sharers, private_last, late = self._pages
-        sharers[page] |= self.state.core_bit
-        if private_last[page] >= cycle:
-            late[0] += 1
+    def _private_access(self, address: int, kind: int, cycle: int) -> None:
+        """native.c's private_access."""
+        pages = self._pages
+        page, line = address >> 12, address >> 6
+        pages.private_last[page] = max(int(pages.private_last[page]), cycle)
+        pages.line_last[line] = max(int(pages.line_last[line]), cycle)
+        if kind == MEM_WRITE:
+            pages.line_write[line] = max(int(pages.line_write[line]), cycle)
+
+    def _unordered_before(self, address: int, kind: int, cycle: int) -> None:
+        """native.c's unordered_before."""
+        pages = self._pages
+        if int(pages.owner[address >> 12]) == self.state.core_bit:
+            return
+        lines = pages.line_last if kind == MEM_WRITE else pages.line_write
+        if int(lines[address >> 6]) >= cycle:
+            pages.late[0] += 1
 
     def probe_stop(self, uc: unicorn.Uc, pc: int | None = None) -> None:
         """native.c's probe_stop: stop a probe before the instruction at ``pc`` (default: the pc)."""
