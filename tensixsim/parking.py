@@ -64,12 +64,16 @@ class Parking:
             if core.probe_unsynced:
                 core.undo_probe()
             return
+        known = reads is not None  # (None: it read more than the hooks keep, no poll loop does)
+        reads = reads or []
         l1 = [(a, n) for a, n in reads if a >= 0 and a + n <= self.arch.l1_size]
         # Registers by their word address (a narrow load reads part of one).
         registers = {a & ~3: self._register_at(core, a) for a, _ in reads if not 0 <= a < self.arch.l1_size}
         watchable = all(r is not None and r.watch for r in registers.values())
         pure = back and not wrote
-        fixed = reads and pure and watchable and core.fingerprint() == before
+        # (A loop that reads nothing and changes nothing, such as `j .`, waits for good: parked,
+        # only a reset, the host or a debugger ends it.)
+        fixed = known and pure and watchable and core.fingerprint() == before
         if fixed and (effects != self._side_effects or core.predictor_state() != predicted):
             # Something else changed state while the iteration ran (the coprocessor, brought up to
             # a read's cycle, moved on), or the branch predictor was still learning the loop (its
@@ -88,12 +92,13 @@ class Parking:
             return
         core.probed_idle(head)
         core.state = CoreState.WAITING
+        core.parked = True
         core.watch = sorted(set(l1))
         core.watch_registers = {a: r.watch for a, r in registers.items() if r is not None and r.watch}
         core.fixed_point_cycle = entry + (core.time - start)  # one iteration after loop entry
         polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
         polled += [f"register 0x{a:08x}" for a in core.watch_registers]
-        core.wait_reason = "polls " + ", ".join(polled)
+        core.wait_reason = "polls " + ", ".join(polled) if polled else "spins in a loop that reads nothing"
         if self.events is not None:
             self.events.core_waits_from(core.name, entry, "parked: " + core.wait_reason)
         for page in {a // PAGE for a, _ in core.watch}:
@@ -143,7 +148,7 @@ class Parking:
         cycles and instructions are those of running the loop. Where the loop reads the changed
         bytes more than once an iteration and that iteration's earlier read came before ``cycle``,
         it resumes at the next iteration's head instead (a core's store resumes it before the
-        store instead, see wake_before_store). (A running loop reads L1 without synchronising where
+        store instead, see wake_before_write). (A running loop reads L1 without synchronising where
         L1 is not ordered: it may see a store a slice late, docs/deviations.md.)
         """
         if registers:
@@ -214,6 +219,7 @@ class Parking:
         pages = {a // PAGE for a, _ in core.watch}
         self.wakes += 1
         core.state = CoreState.RUNNING
+        core.parked = False
         core.watch = []
         core.watch_registers = {}
         if iterations is not None:

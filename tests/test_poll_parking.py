@@ -14,6 +14,7 @@ import pytest
 from test_sdk_kernels import eltwise_inputs
 
 from tensixsim import Tile
+from tensixsim.errors import Deadlock
 from tensixsim.riscv.core import CoreState
 from tensixsim.sdk import programs
 from tensixsim.tile import Tile as TileClass
@@ -156,3 +157,66 @@ def test_a_write_before_a_probe_read_past_the_writer_is_seen_by_that_read(monkey
         running, _ = _two_pollers((first, 3), 16, False, monkeypatch, lead)
         parked, _ = _two_pollers((first, 3), 16, True, monkeypatch, lead)
         assert parked == running, first
+
+
+# NCRISC counts its starts in L1 and, the first time, spins in `j .` (as a firmware trampoline waits
+# for the core that loads its next image); BRISC releases it, later holds it in reset and releases it
+# again, when it ends.
+TRAMPOLINE = {
+    "brisc": """
+        li t0, 0xFFB121B0
+        li t1, 0x47800 & ~(1 << 11) & ~(1 << 18)
+        sw t1, 0(t0)             # release NCRISC
+        li t2, 400
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        li t1, 0x47800 & ~(1 << 11)
+        sw t1, 0(t0)             # hold it
+        li t1, 0x47800 & ~(1 << 11) & ~(1 << 18)
+        sw t1, 0(t0)             # release it again
+        ecall
+    """,
+    "ncrisc": """
+        li t0, 0x30000
+        lw t1, 0(t0)
+        addi t1, t1, 1
+        sw t1, 0(t0)
+        li t2, 2
+        beq t1, t2, 2f
+    1:  j 1b
+    2:  ecall
+    """,
+}
+
+
+@pytest.mark.parametrize("quantum", [1, 7, 60, 2000])
+def test_a_core_held_in_a_loop_that_reads_nothing_stops_at_the_hold(quantum):
+    # The spin reads nothing and changes nothing: it is parked, and the hold counts its iterations
+    # up to the hold's cycle (undoing any it was counted past it), so NCRISC's instructions and
+    # cycles are the same at every quantum, and those of running every iteration with a quantum of
+    # one cycle (where a running core cannot overrun the hold: larger quanta let it run on to its
+    # slice's end, docs/deviations.md).
+    from asm import assemble
+
+    def ncrisc_at(q: int, park: bool) -> tuple[int, int]:
+        tile = Tile("blackhole", quantum=q)
+        tile.park_polls = park
+        tile.write(0, assemble(TRAMPOLINE["brisc"]))
+        tile.write(0x12000, assemble(TRAMPOLINE["ncrisc"], base=0x12000))
+        result = tile.run(release=["brisc"], max_cycles=10**6)
+        assert tile.read(0x30000, 4) == (2).to_bytes(4, "little")
+        return result.cores["ncrisc"].cycles, result.cores["ncrisc"].instructions
+
+    reference = ncrisc_at(1, park=False)
+    assert ncrisc_at(quantum, park=True) == reference
+    assert reference[1] > 700  # (the spin ran about 800 cycles, one instruction each)
+
+
+def test_a_loop_that_reads_nothing_is_a_deadlock_at_once():
+    from asm import assemble
+
+    tile = Tile("blackhole")
+    tile.write(0, assemble("1: j 1b"))  # a loop head at address 0 too
+    with pytest.raises(Deadlock, match="waits: spins in a loop that reads nothing") as info:
+        tile.run(max_cycles=10**6)
+    assert info.value.cycle < 100

@@ -162,7 +162,9 @@ def test_soft_reset_through_the_host_releases_a_core_that_the_clock_runs():
     host.write((1, 2), SOFT_RESET, (0x47800 & ~(1 << 11)).to_bytes(4, "little"))
     host.clock(200)
     assert int.from_bytes(host.read((1, 2), 0x4000, 4), "little") == 77
-    assert host.chip.tile(1, 2).core("brisc").state is CoreState.RUNNING  # spinning in its loop
+    brisc = host.chip.tile(1, 2).core("brisc")
+    # Spinning in its loop, which reads nothing: parked there.
+    assert brisc.state is CoreState.WAITING and brisc.wait_reason == "spins in a loop that reads nothing"
 
 
 # ---------------------------------------------------------------------- the debug unit

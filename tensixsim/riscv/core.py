@@ -154,9 +154,10 @@ class Core(LoopProbe):
         # core while this one ran; applied at this core's first synchronised access from that cycle.
         self.pending_port_shares: list[tuple[int, int]] = []
         self.fixed_point_cycle = 0  # earliest cycle from which a parked core's loop was idle
+        self.parked = False  # WAITING in a poll loop (not for an event: wait_key)
         self._busy_probes: set[int] = set()  # loop heads whose last probe found real work
-        # A parked loop's iteration: cycles, instructions, and the cycle offset of its first read of
-        # each register it polls (Tile._wake resumes it at the iteration that sees a change).
+        # A parked loop's iteration: cycles, instructions, and the cycle offsets of its reads of each
+        # register it polls (Parking._wake resumes it at the iteration that sees a change).
         self.poll_period = 0
         self.poll_instructions = 0
         self.poll_reads: dict[int, list[int]] = {}
@@ -316,6 +317,7 @@ class Core(LoopProbe):
         self._pc = pc
         self.exit_code = None
         self.error = None
+        self.parked = False
         self.hooks.reset_timing()
         self.hooks.reset_predictor()
         self.csrs.reset()
@@ -1047,5 +1049,5 @@ class Core(LoopProbe):
         self.uc.ctl_remove_cache(0, self.tile.arch.l1_size)
         self.hooks.forget_code(0, 1 << 32)
         np.frombuffer(self.hooks.state.executed, np.uint8)[:] = 0
-        np.frombuffer(self.hooks.state.busy, np.uint64)[:] = 0
+        self.hooks.forget_busy_loops()
         self.known_code_pages.clear()

@@ -83,10 +83,10 @@ class LoopProbe:
         """Count the loop headed at pc from zero again: it is probed after another spin threshold."""
         self.hooks.state.repeat = 0
 
-    def probe_iteration(self) -> tuple[list[tuple[int, int]], bool, bool]:
+    def probe_iteration(self) -> tuple[list[tuple[int, int]] | None, bool, bool]:
         """Run one iteration of the loop headed at pc, the memory hooks recording its accesses.
 
-        Returns the (address, size) pairs it loaded (none if it loaded more than the hooks keep: no
+        Returns the (address, size) pairs it loaded (None if it loaded more than the hooks keep: no
         poll loop does), whether it stored anything, and whether it came back to its head within a
         bounded number of instructions.
         """
@@ -115,7 +115,7 @@ class LoopProbe:
             s.probing = 0
             registers, self._probe_reads = self._probe_reads, None
         count = s.probe_count
-        reads = [(s.probe_addr[i], s.probe_size[i]) for i in range(count)] if count <= PROBE_READS else []
+        reads = [(s.probe_addr[i], s.probe_size[i]) for i in range(count)] if count <= PROBE_READS else None
         wrote = [bool(s.probe_wrote)]
         back = self.stopped_spinning and self._pc == head
         self.poll_period = self.time - start

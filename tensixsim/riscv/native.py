@@ -354,6 +354,9 @@ class PageSharing:
         self.late[:] = 0
 
 
+NO_LOOP = 1  # an empty entry of HookState.busy (no instruction is at an odd address; 0 may be a loop head)
+
+
 class Hooks:
     """The block/memory hooks of one Unicorn instance and the state they record."""
 
@@ -363,6 +366,7 @@ class Hooks:
         s.limit = 1 << 62
         s.spin_threshold = s.spin_reset = 1 << 62
         s.inline_pipe = NO_PIPE
+        self.forget_busy_loops()
         # No L1 ordering between cores until on_sync_refresh is given (a lone Unicorn instance).
         s.sync_limit, s.sync_valid = SYNC_NEVER, 1
         self._sync_refresh: Callable[[], None] = lambda: None
@@ -422,6 +426,10 @@ class Hooks:
         if err != ucc.UC_ERR_OK:
             raise RuntimeError("uc_hook_add(UC_HOOK_INTR) failed")
         self._handles.append(handle)
+
+    def forget_busy_loops(self) -> None:
+        """No loop head is known to do real work (native.c busy)."""
+        np.frombuffer(self.state.busy, np.uint64)[:] = NO_LOOP
 
     def on_sync_refresh(self, refresh: Callable[[], None]) -> None:
         """``refresh()`` sets ``state.sync_limit`` and ``state.sync_valid`` when an L1 access finds
