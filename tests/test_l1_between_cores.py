@@ -81,13 +81,21 @@ def _handshake(
         sw t1, 0(s1)
         ecall
     """
+    tile, _, cores = _run_pair(brisc, trisc0, quantum, order)
+    _LATE[0] = int(tile.l1_order_late[0])
+    return tile.read(OUT, 24), cores
+
+
+def _run_pair(
+    brisc: str, trisc0: str, quantum: int, order
+) -> tuple[Tile, object, dict[str, tuple[int, int]]]:
+    """Run BRISC's and TRISC0's programs; the tile, the result and each core's (cycles, instructions)."""
     tile = Tile("blackhole", quantum=quantum, l1_order=order)
     tile.write(0, assemble(brisc))
     tile.write(0x6000, assemble(trisc0, base=0x6000))
     result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
     cores = {n: (result.cores[n].cycles, result.cores[n].instructions) for n in ("brisc", "trisc0")}
-    _LATE[0] = int(tile.l1_order_late[0])
-    return tile.read(OUT, 24), cores
+    return tile, result, cores
 
 
 _LATE = [0]  # the last _handshake's Tile.l1_order_late
@@ -272,11 +280,7 @@ def _neighbours(quantum: int, order, line_apart: bool) -> tuple[bytes, dict, int
         bnez t2, 1b
         ecall
     """
-    tile = Tile("blackhole", quantum=quantum, l1_order=order)
-    tile.write(0, assemble(brisc))
-    tile.write(0x6000, assemble(trisc0, base=0x6000))
-    result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
-    cores = {n: (result.cores[n].cycles, result.cores[n].instructions) for n in ("brisc", "trisc0")}
+    tile, result, cores = _run_pair(brisc, trisc0, quantum, order)
     assert result.l1_order_late == int(tile.l1_order_late[0])
     if order == "pages":
         assert tile.l1_pages.owner[FLAG // 4096] == 1 << 2  # TRISC0 used the page first
