@@ -23,11 +23,13 @@ class Parking:
     """Poll-loop parking and L1 write coherence of :class:`~tensixsim.tile.Tile` (see the module)."""
 
     def _try_park(self, core: Core) -> None:
-        """Park ``core`` if the loop it keeps repeating polls memory and can change nothing.
+        """Park ``core`` if the loop it keeps repeating polls memory (or reads nothing) and can change
+        nothing.
 
         One probe iteration must store nothing, cause no side effect, read only L1 or watchable
         registers and leave the core's registers as they were: the loop is then at a fixed point until
-        what it reads changes. The L1 pages it reads are write-protected in every other core, so the
+        what it reads changes (for good if it reads nothing: only a reset, the host or a debugger
+        ends it). The L1 pages it reads are write-protected in every other core, so the
         store that could end the wait wakes it at the writer's cycle (see protected_write); register
         writes and coprocessor changes wake it the same way (register_written, coprocessor_changed).
         """
