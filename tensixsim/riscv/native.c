@@ -416,6 +416,8 @@ static int64_t strongly_ordered(const struct core_hooks *h, int64_t t)
     return fence + 1 + fence_hold(h, fence);
 }
 
+static void private_access(struct core_hooks *h, uint64_t address, int type, int64_t cycle);
+
 /* Account one instruction issuing no earlier than `t`; returns its issue cycle. `commit` 0 only
  * computes it (the log and the scoreboard stay as they are). *after: the cycles the next
  * instruction waits besides (an instruction holding EX1, a fence or CSR access retiring). */
@@ -425,6 +427,10 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
     uint32_t op = w & 0x7F, rd = (w >> 7) & 31, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
     uint32_t f3 = (w >> 12) & 7, f7 = w >> 25;
     int64_t latency = 1, block = 0;
+    /* An L1 access to a page only this core has used, noted for L1 ordering by page once its
+     * issue cycle is known (private_access; -1: none). */
+    int64_t noted = -1;
+    int noted_type = 0;
     *after = 0;
     if ((w & 3) != 3) { /* a Tensix instruction word */
         *after = p[P_TENSIX_PUSH] - 1;
@@ -475,6 +481,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
         int c = region_class(h, a);
+        if (c == CLASS_L1) noted = (int64_t)a;
         /* An L1 load overlapping a store not yet performed goes on (the queue drains ahead of it)
          * and answers l1_store_conflict later (timing.py); from other memories it waits in EX1
          * until the store has left the queue. */
@@ -508,7 +515,9 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         uint64_t used = h->mem_used;
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
-        t = store(h, a, 1 << (f3 & 3), region_class(h, a), t, commit, &block);
+        int c = region_class(h, a);
+        if (c == CLASS_L1) noted = (int64_t)a, noted_type = MEM_WRITE;
+        t = store(h, a, 1 << (f3 & 3), c, t, commit, &block);
         rd = 0;
         break;
     }
@@ -519,7 +528,10 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         uint64_t a = next_access(h);
         next_access(h); /* an AMO reads and writes */
         if (!commit) h->mem_used = used;
-        if (region_class(h, a) == CLASS_L1) t = port_grant(h, t, p[P_PORT_ATOMIC], commit);
+        if (region_class(h, a) == CLASS_L1) {
+            t = port_grant(h, t, p[P_PORT_ATOMIC], commit);
+            noted = (int64_t)a, noted_type = MEM_WRITE;
+        }
         latency = p[P_ATOMIC_LATENCY];
         if (commit) h->responses = t + latency;
         break;
@@ -550,6 +562,8 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
      * does (one cycle to retire and P_CSR - 1 more after a one-cycle instruction). */
     if (h->cfg0 & CFG0_SYNC_ALL_OPS) block = max64(block, retire + p[P_CSR] - 2 - t);
     if (commit) {
+        if (noted >= 0 && h->page_order && h->page_sharers[noted >> 12] == (uint8_t)h->core_bit)
+            private_access(h, (uint64_t)noted, noted_type, t);
         h->rob[slot] = retire;
         h->rob_pos = slot + 1 == (uint64_t)p[P_RETIRE_QUEUE] ? 0 : slot + 1;
         h->last_retire = retire;
@@ -954,7 +968,8 @@ static void probe_stop(void *uc, struct core_hooks *h)
     h->stop(uc);
 }
 
-/* An access made while the page's owner alone used it (unordered): remembered by line. */
+/* An access made while the page's owner alone used it (unordered), issuing at `cycle`: remembered
+ * by line (the walk calls it, once the access's issue cycle is known). */
 static void private_access(struct core_hooks *h, uint64_t address, int type, int64_t cycle)
 {
     uint64_t page = address >> 12, line = address >> 6;
@@ -989,10 +1004,9 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
         uint64_t page = address >> 12;
         uint8_t sharers = h->page_sharers[page], bit = (uint8_t)h->core_bit;
         if (sharers == bit) {
-            /* Only this core has used the page: none observes the access now (another core's
-             * accesses later are checked against it, see unordered_before). */
-            h->reg_read(uc, REG_PC, &pc);
-            private_access(h, address, type, tsim_time_at(uc, h, pc));
+            /* Only this core has used the page: none observes the access now (the walk notes
+             * its cycle, against which another core's accesses later are checked: see step and
+             * unordered_before). */
             return 0;
         }
         if (h->page_private_last[page] >= h->time_base || !(sharers & bit)) {
@@ -1003,12 +1017,10 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
             h->reg_read(uc, REG_PC, &pc);
             h->fault_cycle = tsim_time_at(uc, h, pc);
             int ordered = h->sync_limit >= SYNC_NEVER || h->fault_cycle <= h->sync_limit;
-            if (!sharers) {
-                h->page_owner[page] = bit;
-                if (ordered) private_access(h, address, type, h->fault_cycle);
-            } else if (ordered) {
+            if (!sharers)
+                h->page_owner[page] = bit; /* (the walk notes the access, see step) */
+            else if (ordered)
                 unordered_before(h, address, type, h->fault_cycle);
-            }
             h->page_sharers[page] |= bit;
             if (ordered) return 0;
             goto late;

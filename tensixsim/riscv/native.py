@@ -790,6 +790,7 @@ class Hooks:
         f3, f7 = (w >> 12) & 7, w >> 25
         latency, block = 1, 0
         ready = s.ready
+        noted, noted_kind = -1, 0  # an L1 access for L1 ordering by page (native.c step)
         if w & 3 != 3:  # a Tensix instruction word (native.c step: fusion)
             fused = s.fusion and pc == s.fuse_next and s.fuse_count < 4 and t == s.fuse_cycle + 1
             if fused:
@@ -831,6 +832,8 @@ class Hooks:
             if not commit:
                 s.mem_used = used
             c = self._region_class(a)
+            if c == CLASS_L1:
+                noted = a
             conflict = c == CLASS_L1 and self._store_conflict(a, t)
             if c != CLASS_L1:
                 t = self._load_wait(a, t)
@@ -866,7 +869,10 @@ class Hooks:
             a = self._next_access()
             if not commit:
                 s.mem_used = used
-            t, block = self._store(a, 1 << (f3 & 3), self._region_class(a), t, commit)
+            c = self._region_class(a)
+            if c == CLASS_L1:
+                noted, noted_kind = a, MEM_WRITE
+            t, block = self._store(a, 1 << (f3 & 3), c, t, commit)
             rd = 0
         elif op == 0x2F:
             t = source(rs2, source(rs1, t))
@@ -878,6 +884,7 @@ class Hooks:
                 s.mem_used = used
             if self._region_class(a) == CLASS_L1:
                 t = self._port_grant(t, p[P["l1_port_atomic"]], commit)
+                noted, noted_kind = a, MEM_WRITE
             latency = p[P["atomic_latency"]]
             if commit:
                 s.responses = t + latency
@@ -897,6 +904,8 @@ class Hooks:
         if s.cfg0 & CFG0_SYNC_ALL_OPS:
             block = max(block, retire + p[P["csr"]] - 2 - t)
         if commit:
+            if noted >= 0 and s.page_order and int(self._pages.sharers[noted >> 12]) == s.core_bit:
+                self._private_access(noted, noted_kind, t)
             s.rob[rob_slot] = retire
             s.rob_pos = 0 if rob_slot + 1 == p[P["retire_queue"]] else rob_slot + 1
             s.last_retire = retire
@@ -1066,15 +1075,12 @@ class Hooks:
                 bit = s.core_bit
                 used = int(pages.sharers[page])
                 if used == bit:
-                    self._private_access(address, kind, self.time_at(uc, uc.reg_read(PC_REG)))
-                    return False
+                    return False  # (the walk notes it: native.c step)
                 if int(pages.private_last[page]) >= s.time_base or not used & bit:
                     s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
                     late = s.sync_limit < SYNC_NEVER and s.fault_cycle > s.sync_limit
                     if not used:
                         pages.owner[page] = bit
-                        if not late:
-                            self._private_access(address, kind, s.fault_cycle)
                     elif not late:
                         self._unordered_before(address, kind, s.fault_cycle)
                     pages.sharers[page] |= bit
