@@ -170,7 +170,7 @@ class Parking:
         elif skip < 0:
             # The store came before reads the loop made since it reached its fixed point (the
             # writer was behind): those iterations are undone, back to the one that sees it.
-            skip = max(skip, -((core.time - core.fixed_point_cycle) // period))
+            skip = max(skip, _earliest(core))
         self._resume(core, by, cycle, iterations=skip)
 
     def wake_before_write(
@@ -204,14 +204,25 @@ class Parking:
                 continue  # (one read an iteration: woken after the write, exactly)
             first = cycle if writer.index < core.index else cycle + 1  # (cores act in (cycle, index) order)
             period = core.poll_period
-            earliest = -((core.time - core.fixed_point_cycle) // period)
             # The first iteration with a read at or after `first`: does it read before `first` too?
-            k = max(-(-(first - core.time - max(offsets)) // period), earliest)
+            k = max(-(-(first - core.time - max(offsets)) // period), _earliest(core))
             if core.time + k * period + min(offsets) >= first:
                 continue  # no: woken after the write, as usual
             self._resume(core, ("core", writer.name), first, iterations=k)
             resumed = True
         return resumed
+
+    def _hold_parked(self, core: Core, cycle: int) -> None:
+        """Parked ``core`` is held in reset at ``cycle``: its loop's iterations are counted, not run,
+        so those up to the hold are counted now and any it was counted past it undone (back to the
+        hold, but not before it entered the loop)."""
+        core.parked = False
+        if core.poll_period <= 0:
+            return
+        if cycle < core.time:
+            core.rewind(max(cycle, core.fixed_point_cycle - core.poll_period))
+        else:
+            core.skip_iterations((cycle - core.time) // core.poll_period)
 
     def _resume(
         self, core: Core, by: tuple, cycle: int, iterations: int | None = None, target: int | None = None
@@ -333,3 +344,9 @@ def _read_offsets(core: Core, span: tuple[int, int] | None) -> list[int]:
         if hit:
             return hit
     return [offset for _, _, offset in reads]
+
+
+def _earliest(core: Core) -> int:
+    """The earliest iteration of ``core``'s parked loop it may resume at, counted from the one at its
+    cycle (0) backwards: the first after the loop reached its fixed point."""
+    return -((core.time - core.fixed_point_cycle) // core.poll_period)

@@ -838,16 +838,9 @@ class Tile(Scheduler, Parking):
                     by = ("core", writer.name) if writer is not None else ("host",)
                     self.events.core_released(core.name, core.time, by, cycle)
             elif value & bit and not old & bit:
-                if core.parked and core.poll_period > 0:
-                    # Parked, its loop's iterations are counted, not run: those up to the hold are
-                    # counted now, those it was counted past it undone (back to the hold, but not
-                    # before it entered the loop).
-                    if cycle < core.time:
-                        core.rewind(max(cycle, core.fixed_point_cycle - core.poll_period))
-                    else:
-                        core.skip_iterations((cycle - core.time) // core.poll_period)
+                if core.parked:
+                    self._hold_parked(core, cycle)
                 core.state = CoreState.RESET
-                core.parked = False
                 # A core that ran ahead of the hold (it does between synchronisation points) stops
                 # at its cycle: released again, it starts from the release, not from where it got.
                 core.time = min(core.time, cycle)

@@ -981,7 +981,9 @@ class Core(LoopProbe):
                 )
             insn = self.fetch(pc)
             if self.tile.wake_before_write(self, cycle, span=(address, address + size)):
-                self._stop_before_store(uc, insn, pc, address, size, cycle)
+                # A parked poller resumed behind this store: it goes first, the store is retried.
+                self.hooks.state.fault_cycle = cycle
+                self.hooks.stop_before_access(uc, address, size, write=True)
                 return True
             if insn & 0x7F == _OPCODE_AMO:
                 old = int(self._l1_words[address >> 2])
@@ -999,19 +1001,6 @@ class Core(LoopProbe):
         except BaseException as exc:
             self._fail(exc)
         return True
-
-    def _stop_before_store(self, uc: Uc, insn: int, pc: int, address: int, size: int, cycle: int) -> None:
-        """Stop before the store (or atomic) at ``pc``, not performed: as native.c l1_sync_stop stops
-        before an L1 access another core is behind, the core retries it when it is the earliest."""
-        s = self.hooks.state
-        s.stop_reason = STOP_SYNC
-        s.fault_addr, s.fault_size, s.fault_pc, s.fault_cycle = address, size, pc, cycle
-        s.fault_write = 1
-        s.fault_mem = int.from_bytes(self.tile.l1[address : address + size].tobytes(), "little")
-        s.fault_rd = (insn >> 7) & 31 if insn & 0x7F == _OPCODE_AMO else 0
-        s.fault_old = self.reg(s.fault_rd) if s.fault_rd else 0
-        uc.reg_write(rv.UC_RISCV_REG_PC, pc)  # Unicorn leaves right after this instruction
-        uc.emu_stop()
 
     def new_code_pages(self) -> list[int]:
         """Pages executed for the first time since the last call."""

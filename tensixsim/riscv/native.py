@@ -1095,18 +1095,25 @@ class Hooks:
             if s.probing and kind != MEM_WRITE and not s.probe_strict:
                 s.probe_unsynced = 1
                 return False
+        self.stop_before_access(uc, address, size, kind == MEM_WRITE)
+        return True
+
+    def stop_before_access(self, uc: unicorn.Uc, address: int, size: int, write: bool) -> None:
+        """native.c l1_sync_stop's stop: the core stops before the memory access at its pc, whose
+        effects the STOP_SYNC handling puts back (the old bytes and rd are saved here); it retries
+        the access when it is the earliest. ``state.fault_cycle`` is the caller's to set."""
+        s = self.state
         pc = uc.reg_read(PC_REG)
         insn = self._fetch(uc, pc)
         op = insn & 0x7F
         s.stop_reason = STOP_SYNC
         s.fault_addr, s.fault_size, s.fault_pc = address, size, pc
-        s.fault_write = kind == MEM_WRITE or op == 0x2F
+        s.fault_write = write or op == 0x2F
         s.fault_mem = int.from_bytes(uc.mem_read(address, size), "little")
         s.fault_rd = 0 if op == 0x23 else (insn >> 7) & 31
         s.fault_old = uc.reg_read(X0_REG + s.fault_rd) if s.fault_rd else 0
-        uc.reg_write(PC_REG, pc)
+        uc.reg_write(PC_REG, pc)  # makes Unicorn leave right after this instruction
         uc.emu_stop()
-        return True
 
     def _private_access(self, address: int, kind: int, cycle: int) -> None:
         """native.c's private_access."""
