@@ -96,6 +96,14 @@ class ChipTile(Tile):
                 limit = min(limit, at if core.index < other.index else at - 1)
         return limit
 
+    def noc_sync_limit(self, core: Core) -> int:
+        # Other tiles' traffic arrives from the window's end on (Chip.reach). Only the full ordering
+        # waits for it: a core that reads a page other tiles write would otherwise advance a window
+        # at a time. By page, a write from another tile that lands on a line a core using the page
+        # alone has run past is counted (Tile.noc_will_write).
+        limit = super().noc_sync_limit(core)
+        return min(limit, self.window_end - 1) if self.l1_order == "full" else limit
+
     def next_activity(self) -> int:
         """The earliest cycle at which this tile can act (NEVER: only a NoC arrival can wake it)."""
         times = [self._acts_at(c) for c in self.cores if c.state is CoreState.RUNNING]
@@ -274,7 +282,7 @@ class Fabric:
         while self.in_flight:
             cycle, order, target, action = heapq.heappop(self.in_flight)
             niu = self.chip.tile(*target).noc
-            niu.schedule(cycle, lambda at, a=action, n=niu: a(n, at), order)
+            niu.schedule(cycle, lambda at, a=action, n=niu: a(n, at), order, l1=niu.orders_remote_writes)
             targets.add(target)
         return targets
 
@@ -306,9 +314,12 @@ class Chip:
         engine: str | None = None,
         window: int | None = None,
         harvested: Iterable[int] = (),
+        l1_order: bool | str = "pages",
     ) -> None:
         """``quantum``: each tile's slice length (Tile). ``engine``: the coprocessor engine of every
-        tile. ``window``: the longest a tile runs ahead of the earliest other active tile, at most
+        tile. ``l1_order``: every tile's (Tile; the full ordering also keeps a tile's cores from
+        passing the window's end on L1, so that other tiles' writes are seen at their cycles).
+        ``window``: the longest a tile runs ahead of the earliest other active tile, at most
         ``NOC.lookahead``; smaller values change nothing but the host time. By default (None) each
         tile's bound comes from every other active tile's distance (:meth:`reach`), at least the
         lookahead. ``harvested``: NoC #0 columns (x) of Tensix tiles fused off, as on a board whose
@@ -331,6 +342,7 @@ class Chip:
         self.facts = facts
         self.quantum = quantum
         self.engine = engine
+        self.l1_order = l1_order
         self.distance_aware = window is None
         self.window = NOC.lookahead if window is None else window
         self.dram = Dram.new(self.arch)
@@ -410,7 +422,7 @@ class Chip:
         if kind != "tensix":
             what = {"harvested": "a harvested Tensix tile", None: "no endpoint"}.get(kind, f"a {kind} tile")
             raise ValueError(f"({x}, {y}) is {what}, not a Tensix tile of the {self.arch.name} grid")
-        tile = ChipTile(self.arch.name, quantum=self.quantum, engine=self.engine)
+        tile = ChipTile(self.arch.name, quantum=self.quantum, engine=self.engine, l1_order=self.l1_order)
         tile.noc.dram = self.dram
         tile.noc.fabric = self.fabric
         tile.noc.place(x, y)

@@ -24,6 +24,7 @@ from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, RunInterru
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.native import PUSH_PORTS
 from tensixsim.tensix.frontend import NEVER, Engine
+from tensixsim.timing import NOC
 
 if TYPE_CHECKING:
     from tensixsim.observe.progress import ProgressLine
@@ -312,12 +313,14 @@ class Scheduler:
         )
 
     def sync_coprocessor(self, core: Core, cycle: int) -> bool:
-        """Bring the coprocessor up to ``cycle`` before ``core`` reads or writes its state. False when
-        that woke a core behind the access, which acts first (the access is retried after). The
-        engine stops at a wake: when the woken core is no earlier than the access, it goes on up to
-        the access's cycle."""
+        """Bring the NoC and the coprocessor up to ``cycle`` before ``core`` reads or writes the
+        tile's state. False when that woke a core behind the access, which acts first (the access is
+        retried after). The engine stops at a wake: when the woken core is no earlier than the
+        access, it goes on up to the access's cycle."""
         while True:
             woke = self.wakes
+            if self.noc is not None and self.noc.pending:
+                self.noc.deliver(cycle)  # (the NoC acts first at its cycle)
             self.backend.advance_to(cycle)
             if not self.may_sync(core, cycle):
                 return False
@@ -370,6 +373,20 @@ class Scheduler:
         """The latest cycle at which ``core`` may access L1 (l1_order): where no other core of the
         tile is behind it."""
         return self.sync_limit(core)
+
+    def noc_sync_limit(self, core: Core) -> int:
+        """The latest cycle at which ``core`` may access an L1 page the NoC writes (l1_order): before
+        the NoC's next write into L1 here (it acts first at its cycle), and before the earliest cycle
+        a request another running core may yet make could write into L1."""
+        due = self.noc.next_l1_write() if self.noc is not None else None
+        limit = NEVER if due is None else due - 1
+        for other in self.cores:
+            if other is not core and other.state is CoreState.RUNNING:
+                limit = min(limit, self._acts_at(other) + NOC.first_landing - 1)
+        return limit
+
+    def _acts_at(self, core: Core) -> int:
+        return core.time
 
     def note_side_effect(self, count: int = 1) -> None:
         self._side_effects += count

@@ -370,6 +370,12 @@ class NocTiming:
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
 
     @property
+    def first_landing(self) -> int:
+        """The fewest cycles from a core writing NOC_CMD_CTRL to the request writing into any L1: its
+        header crosses from the NIU into the router and back out before anything lands."""
+        return self.niu_to_router + self.router_to_niu
+
+    @property
     def lookahead(self) -> int:
         """The fewest cycles from a tile acting to another tile seeing it: one hop between neighbours,
         from the NIU through a router into the next NIU (every request, response and acknowledgement

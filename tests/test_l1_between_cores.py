@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tensixsim import Tile
+from tensixsim.timing import NOC
 
 FLAG, ACK, OUT = 0x30000, 0x30040, 0x30080
 QUANTA = (7, 13, 37, 100, 2000, 5000)
@@ -336,3 +337,174 @@ def test_a_reset_forgets_which_core_used_which_page():
     assert tile.l1_sharers[page] == 0b101 and tile.l1_private_last[page] > 0  # BRISC (0), TRISC0 (2)
     tile.reset()
     assert not tile.l1_sharers.any() and (tile.l1_private_last == -1).all() and tile.l1_order_late[0] == 0
+
+
+# --------------------------------------------------------------------------- the NoC's writes
+NIU = 0xFFB20000  # NIU #0; request initiator 0's fields (BlackholeA0 NoC MemoryMap.md)
+SRC, SEEN, NOTED = 0x40000, 0x31000, 0x32000
+WALL_CLOCK = 0xFFB121F0
+
+
+def _noc_writer(delay: int, target: int | None = None) -> str:
+    """BRISC NoC-writes the word 0 from SRC to FLAG of the tile at NoC #0 ``target`` (x | y << 6;
+    None: its own tile), counts down ``delay``, notes rdcycle at NOTED and NoC-writes 1 there."""
+    dest = "mv a7, a6" if target is None else f"li a7, {target}"
+
+    def write(source: int) -> str:
+        return f"""
+    3:  lw t4, 0x40(s3)
+        bnez t4, 3b
+        li t4, {SRC + source}
+        sw t4, 0x00(s3)
+        li t4, {FLAG}
+        sw t4, 0x0C(s3)
+        sw zero, 0x10(s3)
+        sw a7, 0x14(s3)
+        li t4, 4
+        sw t4, 0x20(s3)
+        li t4, 0x2092
+        sw t4, 0x1C(s3)
+        li t4, 1
+        sw t4, 0x40(s3)"""
+
+    return f"""
+        li s3, {NIU}
+        lw a6, 0x44(s3)
+        slli a6, a6, 20
+        srli a6, a6, 20
+        {dest}
+        sw zero, 0x04(s3)
+        sw a6, 0x08(s3)
+        li s0, {SRC}
+        sw zero, 0(s0)
+        li t1, 1
+        sw t1, 4(s0)
+        {write(0)}
+        li t2, {delay}
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        rdcycle t5
+        li t0, {NOTED}
+        sw t5, 0(t0)
+        {write(4)}
+    4:  lw t4, 0x40(s3)
+        bnez t4, 4b
+        ecall
+    """
+
+
+# TRISC0 (or BRISC of another tile) waits a little, reads the wall clock (a synchronised register:
+# by then the first write has made FLAG's page one the NoC writes), then polls FLAG in a loop that
+# cannot be parked (each iteration stores its count) and notes the rdcycle at which it saw the 1.
+_NOC_POLLER = f"""
+    li t2, 150
+3:  addi t2, t2, -1
+    bnez t2, 3b
+    li t0, {WALL_CLOCK}
+    lw t0, 0(t0)
+    li s0, {FLAG}
+    li s2, {SEEN}
+    li t4, 0
+1:  addi t4, t4, 1
+    sw t4, 0(s2)
+    lw t1, 0(s0)
+    beqz t1, 1b
+    rdcycle t3
+    sw t3, 4(s2)
+    ecall
+"""
+
+
+def _noc_handshake(quantum: int, order, delay: int = 600) -> tuple[list[int], dict, int]:
+    """The polls, the cycle the poller saw FLAG set and the one BRISC wrote it at; each core's
+    (cycles, instructions); the late count."""
+    tile, _, cores = _run_pair(_noc_writer(delay), _NOC_POLLER, quantum, order)
+    words = _words(tile.read(SEEN, 8)) + _words(tile.read(NOTED, 4))
+    return words, cores, int(tile.l1_order_late[0])
+
+
+@pytest.mark.parametrize("order", ["pages", "full"])
+@pytest.mark.parametrize("quantum", (7, 50, 300, 2000))
+def test_a_noc_write_is_seen_by_the_first_poll_after_it_lands_at_any_quantum(order, quantum):
+    # A core polling L1 the NoC writes sees the write at its cycle, not at the end of the slice it
+    # happens to be in: the same polls and cycles at every quantum as at quantum 1.
+    words, cores, late = _noc_handshake(quantum, order)
+    assert (words, cores) == _noc_handshake(1, order)[:2]
+    assert late == 0
+    polls, seen, written = words
+    # The write lands NocTiming's path (about 30 cycles) after BRISC writes NOC_CMD_CTRL, some 20
+    # cycles after its rdcycle; a poll iteration takes about a dozen cycles.
+    assert written + NOC.first_landing < seen < written + 100
+    assert polls > 20
+
+
+def test_a_noc_write_to_a_page_a_core_used_alone_past_it_is_counted():
+    # BRISC counts down before its first request, and TRISC0 does not read the register: TRISC0
+    # first uses FLAG's page (in order: BRISC is past it) before any NoC write makes it one the NoC
+    # writes, then polls it alone; at a quantum of 2000 it has polled past the first write's cycle
+    # by the time BRISC makes the request. Counted.
+    poller = _NOC_POLLER.replace(f"li t0, {WALL_CLOCK}\n    lw t0, 0(t0)", "nop")
+    writer = "li t2, 400\n1: addi t2, t2, -1\n bnez t2, 1b\n" + _noc_writer(600)
+    tile, result, _ = _run_pair(writer, poller, 2000, "pages")
+    assert tile.l1_order_late[0] >= 1
+    assert "L1 order:" in result.summary()
+
+
+def _chip_noc_handshake(quantum: int, window: int | None, order) -> tuple:
+    """The same with the writer on BRISC of tile (1, 2) and the poller on BRISC of tile (3, 4)."""
+    from tensixsim.chip import Chip
+
+    chip = Chip("blackhole", quantum=quantum, window=window, l1_order=order)
+    a, b = chip.tile(1, 2), chip.tile(3, 4)
+    a.write(0, assemble(_noc_writer(600, target=3 | 4 << 6)))
+    b.write(0, assemble(_NOC_POLLER))
+    result = chip.run(max_cycles=10**6, release={(1, 2): ("brisc",), (3, 4): ("brisc",)})
+    cycles = {xy: (r.cycles, r.cores["brisc"].instructions) for xy, r in result.tiles.items()}
+    return _words(b.read(SEEN, 8)), cycles, int(b.l1_order_late[0])
+
+
+def test_another_tiles_noc_write_is_seen_at_its_cycle_in_every_window():
+    # Under the full ordering a core does not pass the window's end on L1 at all: the second write
+    # from the other tile is seen at its cycle at every quantum and window.
+    reference = _chip_noc_handshake(1, 1, "full")
+    (polls, seen), _, _ = reference
+    assert polls > 20 and seen > 600
+    for quantum, window in ((2000, None), (300, 7), (50, None)):
+        assert _chip_noc_handshake(quantum, window, "full") == reference
+
+
+@pytest.mark.parametrize(("quantum", "window"), [(1, 1), (50, None), (300, 7), (2000, None)])
+def test_by_page_another_tiles_write_a_core_ran_past_is_counted(quantum, window):
+    # By page, a core of a chip's tile does not wait for the window's end on a page other tiles
+    # write (it would advance a window at a time): where it polled past the second write it is
+    # counted, and where nothing is counted the run is the full ordering's.
+    words, cycles, late = _chip_noc_handshake(quantum, window, "pages")
+    if late == 0:
+        assert (words, cycles) == _chip_noc_handshake(1, 1, "full")[:2]
+    if quantum == 2000:
+        assert late >= 1
+
+
+_PURE_NOC = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from test_l1_between_cores import _noc_handshake
+from tensixsim.riscv.native import native_library
+words, cores, late = _noc_handshake(300, {order!r})
+print(json.dumps({{"native": native_library() is not None, "words": words, "cores": cores, "late": late}}))
+"""
+
+
+@pytest.mark.parametrize("order", ["full", "pages"])
+def test_the_python_hooks_order_the_nocs_writes_the_same_way(order):
+    words, cores, late = _noc_handshake(300, order)
+    env = dict(os.environ, TENSIXSIM_PURE_PYTHON="1")
+    code = _PURE_NOC.format(tests=str(Path(__file__).parent), order=order)
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    pure = json.loads(run.stdout)
+    assert not pure["native"]
+    assert (pure["words"], {n: tuple(c) for n, c in pure["cores"].items()}, pure["late"]) == (
+        words,
+        cores,
+        late,
+    )

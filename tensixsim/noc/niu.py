@@ -200,6 +200,9 @@ class Noc:
     fabric: Fabric | None = field(default=None, repr=False)  # the other tiles of a chip
     # Completion events: (cycle, sequence, action); actions run in cycle order.
     pending: list[tuple[int, int, Callable[[int], None]]] = field(default_factory=list, repr=False)
+    # The (cycle, sequence) of the pending events that may write into L1 (the cores' accesses to
+    # pages the NoC writes wait for them: Tile.noc_sync_limit).
+    l1_writes: list[tuple[int, int]] = field(default_factory=list, repr=False)
     tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
     rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
     # Per NoC and request initiator: the cycle its NOC_CMD_CTRL reads 0 again (NocTiming.command_busy).
@@ -237,6 +240,7 @@ class Noc:
         self.config[...] = 0
         self.counters[...] = 0
         self.pending.clear()
+        self.l1_writes.clear()
         self.tx_free[:] = [0] * nocs
         self.rx_free[:] = [0] * nocs
         self.busy_until[...] = 0
@@ -457,11 +461,24 @@ class Noc:
         else:
             self.dram.write(endpoint.group, address, data)
 
+    def _will_write(self, target: Endpoint, address: int, size: int, cycle: int) -> None:
+        """A request made at ``cycle`` will write ``size`` bytes at ``address`` of ``target``: where that
+        is this tile's L1, its cores order their accesses to them against the NoC from now on
+        (Tile.noc_will_write), so they see the write at its cycle."""
+        if target.kind == "tile" and self.tile is not None:
+            self.tile.noc_will_write(address, size, cycle + NOC.first_landing)
+
     # ------------------------------------------------------------------ events
-    def schedule(self, cycle: int, action: Callable[[int], None], order: int | None = None) -> None:
+    def schedule(
+        self, cycle: int, action: Callable[[int], None], order: int | None = None, l1: bool = False
+    ) -> None:
         """Run ``action`` at ``cycle``. Events of one cycle run in the order they were scheduled, or by
-        ``order`` when given (it must exceed every count this NIU hands out itself: REMOTE_ORDER)."""
-        heapq.heappush(self.pending, (cycle, next(self._sequence) if order is None else order, action))
+        ``order`` when given (it must exceed every count this NIU hands out itself: REMOTE_ORDER).
+        ``l1``: the action may write into this tile's L1."""
+        key = next(self._sequence) if order is None else order
+        heapq.heappush(self.pending, (cycle, key, action))
+        if l1:
+            heapq.heappush(self.l1_writes, (cycle, key))
 
     def _at(
         self,
@@ -478,7 +495,7 @@ class Noc:
         if target.kind == "remote":
             self._send(noc, target.xy, cycle, action, left, flits, group)
         else:
-            self.schedule(cycle, lambda at: action(self, at))
+            self.schedule(cycle, lambda at: action(self, at), l1=True)
 
     def _send(
         self,
@@ -499,11 +516,26 @@ class Noc:
     def next_event(self) -> int | None:
         return self.pending[0][0] if self.pending else None
 
+    @property
+    def orders_remote_writes(self) -> bool:
+        """Whether this tile's cores wait for what other tiles' requests write into its L1 (and for
+        the responses to its own requests to them): only under the full ordering, where they do not
+        pass a chip window's end on L1. Otherwise whether such a write is already in ``l1_writes``
+        when a core reaches its cycle depends on the windows; it is counted where a core ran past
+        it (Tile.noc_will_write)."""
+        return self.tile is not None and self.tile.l1_order == "full"
+
+    def next_l1_write(self) -> int | None:
+        """The cycle of the earliest pending event that may write into L1, or None."""
+        return self.l1_writes[0][0] if self.l1_writes else None
+
     def deliver(self, until: int) -> int:
         """Complete every event due at or before ``until``; returns how many ran."""
         ran = 0
         while self.pending and self.pending[0][0] <= until:
-            cycle, _, action = heapq.heappop(self.pending)
+            cycle, key, action = heapq.heappop(self.pending)
+            if self.l1_writes and self.l1_writes[0] == (cycle, key):
+                heapq.heappop(self.l1_writes)  # (both heaps run in (cycle, key) order)
             action(cycle)
             ran += 1
         return ran
@@ -604,6 +636,7 @@ class Noc:
         back = 0 if loop else self._return_hops(noc, f[TARG_HI])
 
         def run() -> None:
+            self._will_write(THIS_TILE, dst, size, cycle)
             self._count(
                 noc,
                 cycle,
@@ -632,6 +665,7 @@ class Noc:
                 self.schedule(
                     done + NOC.l1_write,
                     self._read_done(noc, txn, source, src + offset, dst + offset, length, loop),
+                    l1=True,
                 )
 
         return run
@@ -664,7 +698,7 @@ class Noc:
 
             def landed(_: Noc, at: int) -> None:
                 # Counted once the data are written into this tile's L1 (Counters.md).
-                self.schedule(at + NOC.l1_write, written)
+                self.schedule(at + NOC.l1_write, written, l1=self.orders_remote_writes)
 
             niu._send(noc, self.position, cycle + after, landed, cycle, flits + 1)
 
@@ -779,8 +813,11 @@ class Noc:
         ]  # fmt: skip
         # Each receiver acknowledges each packet (tt-metal's multicast barrier counts one per receiver).
         acks = packets * len(targets)
+        extent = pieces[-1][0] + pieces[-1][1]
 
         def run() -> None:
+            for target in targets:
+                self._will_write(target, dst, extent, cycle)
             changes = [
                 (MST_WRITE_REQS_OUTGOING_ID + txn, packets),
                 (MST_CMD_ACCEPTED, packets),
@@ -933,6 +970,8 @@ class Noc:
             return arrived
 
         def run() -> None:
+            for target in targets if to_l1 else ():
+                self._will_write(target, address & ~0xF, 16, cycle)
             changes = [
                 (MST_CMD_ACCEPTED, 1),
                 (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, 1),
@@ -1018,6 +1057,10 @@ class Noc:
         acted_on = target if device is not None else THIS_TILE
 
         def run() -> None:
+            for receiver in targets:
+                self._will_write(receiver, address & ~0xF, 16, cycle)
+            if marked:
+                self._will_write(THIS_TILE, ret, 4, cycle)
             changes = [
                 (MST_CMD_ACCEPTED, 1),
                 (MST_NONPOSTED_ATOMIC_SENT if marked else MST_POSTED_ATOMIC_SENT, 1),
@@ -1048,7 +1091,9 @@ class Noc:
                         noc,
                         self.position,
                         when + self._latency(back),
-                        lambda _, c: self.schedule(c + NOC.l1_write, lambda w: responded(w, value)),
+                        lambda _, c: self.schedule(
+                            c + NOC.l1_write, lambda w: responded(w, value), l1=self.orders_remote_writes
+                        ),
                         when,
                         1,
                     )
@@ -1067,7 +1112,9 @@ class Noc:
             if target.kind != "remote":
                 # The response is written into this L1 before it is counted (Counters.md).
                 self.schedule(
-                    arrive + self._latency(back) + NOC.l1_write, lambda when: responded(when, result[0])
+                    arrive + self._latency(back) + NOC.l1_write,
+                    lambda when: responded(when, result[0]),
+                    l1=True,
                 )
 
         return run

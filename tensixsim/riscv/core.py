@@ -588,11 +588,15 @@ class Core(LoopProbe):
         s = self.hooks.state
         try:
             order = self.tile.l1_order
-            limit = self.tile.l1_sync_limit(self) if order else SYNC_NEVER
-            s.sync_limit = min(limit, SYNC_NEVER)
+            limit = noc = SYNC_NEVER
+            if order:
+                limit, noc = self.tile.l1_sync_limit(self), self.tile.noc_sync_limit(self)
+                if order != "pages":
+                    limit = min(limit, noc)  # (every access is ordered, against the NoC's too)
+            s.sync_limit, s.noc_limit = min(limit, SYNC_NEVER), min(noc, SYNC_NEVER)
             s.page_order = order == "pages"
         except BaseException as exc:  # (no limit known: stop at the access, the error reported)
-            s.sync_limit = -1
+            s.sync_limit = s.noc_limit = -1
             self._fail(exc)
         s.sync_valid = 1
 

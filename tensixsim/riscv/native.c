@@ -42,6 +42,7 @@ enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-
 enum { HISTORY = 16 };
 enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
 #define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
+#define NOC_SHARER 0x80u /* riscv/native.py PageSharing.NOC: the NoC reads or writes the page */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
     P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_DRAIN,
@@ -204,6 +205,11 @@ struct core_hooks {
     uint8_t *page_owner;
     int64_t *line_last;
     int64_t *line_write;
+    /* A page the NoC uses has NOC_SHARER set in page_sharers: no core's access to it passes
+     * noc_limit, the cycle before the NoC's next event at this tile (the NoC acts first at its
+     * cycle) and before any write a request another core may yet make could land in L1
+     * (Tile.noc_sync_limit); SYNC_NEVER when nothing can. */
+    int64_t noc_limit;
     /* Whether a block record or div_key has been set since the last forget of everything: a tile
      * forgets all code at each run, and most of those forgets find nothing to clear. */
     uint64_t blocks_known;
@@ -267,6 +273,7 @@ static uint32_t fetch_word(void *uc, const struct core_hooks *h, uint64_t pc)
 }
 
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static uint64_t next_access(struct core_hooks *h)
 {
@@ -562,7 +569,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
      * does (one cycle to retire and P_CSR - 1 more after a one-cycle instruction). */
     if (h->cfg0 & CFG0_SYNC_ALL_OPS) block = max64(block, retire + p[P_CSR] - 2 - t);
     if (commit) {
-        if (noted >= 0 && h->page_order && h->page_sharers[noted >> 12] == (uint8_t)h->core_bit)
+        if (noted >= 0 && h->page_order && (h->page_sharers[noted >> 12] & ~NOC_SHARER) == h->core_bit)
             private_access(h, (uint64_t)noted, noted_type, t);
         h->rob[slot] = retire;
         h->rob_pos = slot + 1 == (uint64_t)p[P_RETIRE_QUEUE] ? 0 : slot + 1;
@@ -1000,24 +1007,28 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
     uint32_t insn = 0, op = 0;
     h->fault_cycle = 0;
     if (h->probing && h->probe_unsynced && type == MEM_WRITE) goto stop;
+    int64_t limit = h->sync_limit;
     if (h->page_order) {
         uint64_t page = address >> 12;
         uint8_t sharers = h->page_sharers[page], bit = (uint8_t)h->core_bit;
+        uint8_t cores = sharers & (uint8_t)~NOC_SHARER;
         if (sharers == bit) {
             /* Only this core has used the page: none observes the access now (the walk notes
              * its cycle, against which another core's accesses later are checked: see step and
              * unordered_before). */
             return 0;
         }
-        if (h->page_private_last[page] >= h->time_base || !(sharers & bit)) {
+        if (sharers & NOC_SHARER) /* the NoC's accesses are ordered, whoever else uses the page */
+            limit = cores == bit ? h->noc_limit : min64(limit, h->noc_limit);
+        if (h->page_private_last[page] >= h->time_base || !(cores & bit)) {
             /* This core's first use of the page, or an access that may come before what its owner
              * did unordered: ordered like any shared access. A core stopped before its first use
              * retries it at the same cycle, so the page counts as shared from here on (its owner,
              * running ahead, waits for it from now). */
             h->reg_read(uc, REG_PC, &pc);
             h->fault_cycle = tsim_time_at(uc, h, pc);
-            int ordered = h->sync_limit >= SYNC_NEVER || h->fault_cycle <= h->sync_limit;
-            if (!sharers)
+            int ordered = limit >= SYNC_NEVER || h->fault_cycle <= limit;
+            if (!cores)
                 h->page_owner[page] = bit; /* (the walk notes the access, see step) */
             else if (ordered)
                 unordered_before(h, address, type, h->fault_cycle);
@@ -1026,10 +1037,10 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
             goto late;
         }
     }
-    if (h->sync_limit >= SYNC_NEVER) return 0;
+    if (limit >= SYNC_NEVER) return 0;
     h->reg_read(uc, REG_PC, &pc);
     h->fault_cycle = tsim_time_at(uc, h, pc);
-    if (h->fault_cycle <= h->sync_limit) return 0;
+    if (h->fault_cycle <= limit) return 0;
 late:
     if (h->probing && type != MEM_WRITE && !h->probe_strict) {
         h->probe_unsynced = 1;

@@ -34,6 +34,7 @@ _uclib = _ucmod.uclib
 STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE, STOP_SYNC = 0, 1, 2, 3, 4, 5, 6
 STOP_DIVIDE = 7  # a block holds a divide the divide hook is not installed for (Hooks.hook_divides)
 SYNC_NEVER = 1 << 62  # native.c: no other core running (tensix/frontend.py NEVER)
+NOC = 0x80  # native.c NOC_SHARER: PageSharing.sharers' bit for the NoC (the cores have 1 << index)
 PUSH_RING, PUSH_PORTS = 256, 3
 NO_PIPE = (1 << 64) - 1
 
@@ -216,6 +217,7 @@ class HookState(ctypes.Structure):
         ("page_owner", ctypes.c_void_p),
         ("line_last", ctypes.c_void_p),
         ("line_write", ctypes.c_void_p),
+        ("noc_limit", ctypes.c_int64),
         ("blocks_known", ctypes.c_uint64),
         ("bht", ctypes.c_uint8 * BHT),
         ("cfg0", ctypes.c_uint64),
@@ -344,6 +346,20 @@ class PageSharing:
         self.line_write = np.full(lines, -1, np.int64)
         # late[0]: other cores' accesses at or before the cycle of such an access they conflict with.
         self.late = np.zeros(1, np.int64)
+        self.page = page
+
+    def noc_writes(self, address: int, size: int, cycle: int, landed: bool) -> None:
+        """The NoC writes ``size`` bytes at ``address``, at ``cycle`` (``landed``) or no sooner (a
+        request made): from now on the cores' accesses to those pages are ordered against the NoC's
+        writes (native.c noc_limit). A write that lands on a line a core using the page alone has
+        already accessed at ``cycle`` or later (it ran ahead before the NoC first wrote the page, or
+        the write came from another tile of a chip) is counted in ``late``."""
+        pages = slice(address // self.page, (address + size - 1) // self.page + 1)
+        if landed and np.any(
+            self.line_last[address // self.LINE : (address + size - 1) // self.LINE + 1] >= cycle
+        ):
+            self.late[0] += 1
+        self.sharers[pages] |= NOC
 
     def clear(self) -> None:
         """Nobody has used any page (the tile's clock starts again)."""
@@ -369,6 +385,7 @@ class Hooks:
         self.forget_busy_loops()
         # No L1 ordering between cores until on_sync_refresh is given (a lone Unicorn instance).
         s.sync_limit, s.sync_valid = SYNC_NEVER, 1
+        s.noc_limit = SYNC_NEVER
         self._sync_refresh: Callable[[], None] = lambda: None
         s.mmio_base = mmio_base
         s.code_base = code_base
@@ -904,7 +921,7 @@ class Hooks:
         if s.cfg0 & CFG0_SYNC_ALL_OPS:
             block = max(block, retire + p[P["csr"]] - 2 - t)
         if commit:
-            if noted >= 0 and s.page_order and int(self._pages.sharers[noted >> 12]) == s.core_bit:
+            if noted >= 0 and s.page_order and int(self._pages.sharers[noted >> 12]) & ~NOC == s.core_bit:
                 self._private_access(noted, noted_kind, t)
             s.rob[rob_slot] = retire
             s.rob_pos = 0 if rob_slot + 1 == p[P["retire_queue"]] else rob_slot + 1
@@ -1069,17 +1086,21 @@ class Hooks:
         s.fault_cycle = 0
         if not (s.probing and s.probe_unsynced and kind == MEM_WRITE):
             late = False
+            limit = s.sync_limit
             if s.page_order:
                 pages = self._pages
                 page = address >> 12
                 bit = s.core_bit
                 used = int(pages.sharers[page])
+                cores = used & ~NOC
                 if used == bit:
                     return False  # (the walk notes it: native.c step)
-                if int(pages.private_last[page]) >= s.time_base or not used & bit:
+                if used & NOC:
+                    limit = s.noc_limit if cores == bit else min(limit, s.noc_limit)
+                if int(pages.private_last[page]) >= s.time_base or not cores & bit:
                     s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
-                    late = s.sync_limit < SYNC_NEVER and s.fault_cycle > s.sync_limit
-                    if not used:
+                    late = limit < SYNC_NEVER and s.fault_cycle > limit
+                    if not cores:
                         pages.owner[page] = bit
                     elif not late:
                         self._unordered_before(address, kind, s.fault_cycle)
@@ -1087,10 +1108,10 @@ class Hooks:
                     if not late:
                         return False
             if not late:
-                if s.sync_limit >= SYNC_NEVER:
+                if limit >= SYNC_NEVER:
                     return False
                 s.fault_cycle = self.time_at(uc, uc.reg_read(PC_REG))
-                if s.fault_cycle <= s.sync_limit:
+                if s.fault_cycle <= limit:
                     return False
             if s.probing and kind != MEM_WRITE and not s.probe_strict:
                 s.probe_unsynced = 1
