@@ -466,7 +466,7 @@ class Noc:
         is this tile's L1, its cores order their accesses to them against the NoC from now on
         (Tile.noc_will_write), so they see the write at its cycle."""
         if target.kind == "tile" and self.tile is not None:
-            self.tile.noc_will_write(address, size, cycle + NOC.first_landing)
+            self.tile.noc_will_write(address, size, cycle)
 
     # ------------------------------------------------------------------ events
     def schedule(

@@ -42,7 +42,7 @@ enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-
 enum { HISTORY = 16 };
 enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
 #define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
-#define NOC_SHARER 0x80u /* riscv/native.py PageSharing.NOC: the NoC reads or writes the page */
+#define NOC_SHARER 0x80u /* riscv/native.py NOC: the NoC writes the page */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {
     P_L1_LATENCY, P_L1_SLOTS, P_L1_OCCUPANCY, P_L1_STORE_DRAIN,
@@ -205,9 +205,9 @@ struct core_hooks {
     uint8_t *page_owner;
     int64_t *line_last;
     int64_t *line_write;
-    /* A page the NoC uses has NOC_SHARER set in page_sharers: no core's access to it passes
-     * noc_limit, the cycle before the NoC's next event at this tile (the NoC acts first at its
-     * cycle) and before any write a request another core may yet make could land in L1
+    /* A page the NoC writes has NOC_SHARER set in page_sharers: no core's access to it passes
+     * noc_limit, the cycle before the NoC's next write into this tile's L1 (the NoC acts first at
+     * its cycle) and before any write a request another core may yet make could land
      * (Tile.noc_sync_limit); SYNC_NEVER when nothing can. */
     int64_t noc_limit;
     /* Whether a block record or div_key has been set since the last forget of everything: a tile

@@ -349,8 +349,8 @@ class PageSharing:
         self.page = page
 
     def noc_writes(self, address: int, size: int, cycle: int, landed: bool) -> None:
-        """The NoC writes ``size`` bytes at ``address``, at ``cycle`` (``landed``) or no sooner (a
-        request made): from now on the cores' accesses to those pages are ordered against the NoC's
+        """The NoC writes ``size`` bytes at ``address``, at ``cycle`` (``landed``) or later (a request
+        made at ``cycle``): from now on the cores' accesses to those pages are ordered against the NoC's
         writes (native.c noc_limit). A write that lands on a line a core using the page alone has
         already accessed at ``cycle`` or later (it ran ahead before the NoC first wrote the page, or
         the write came from another tile of a chip) is counted in ``late``."""
