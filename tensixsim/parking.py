@@ -174,18 +174,22 @@ class Parking:
         self._resume(core, by, cycle, iterations=skip)
 
     def wake_before_write(
-        self, writer: Core, cycle: int, span: tuple[int, int] | None = None, register: int | None = None
+        self,
+        writer: Core | None,
+        cycle: int,
+        span: tuple[int, int] | None = None,
+        register: int | None = None,
     ) -> bool:
-        """``writer`` is about to write, at ``cycle``, the L1 bytes ``span`` (start, end) or the
-        register (word address) ``register`` that parked cores poll. A poller whose loop reads them
-        more than once an iteration, once before ``cycle`` and once at or after it in the same
-        iteration, is resumed at that iteration's head, before the write: a running loop would have
-        seen the old value at the earlier read and the new one at the later read, and synchronised
-        reads (registers, ordered L1) see exactly that once the writer waits for the poller. Returns
-        whether it resumed any; the writer then stops before its write, to retry it once the
-        resumed pollers have caught up. (Nothing else the loop reads changed since it was parked:
-        that would have woken it. L1 only where it is ordered; not for loops that read coprocessor
-        state, which may have moved on.)"""
+        """``writer`` (None: the NoC) is about to write, at ``cycle``, the L1 bytes ``span`` (start,
+        end) or the register (word address) ``register`` that parked cores poll. A poller whose loop
+        reads them more than once an iteration, once before ``cycle`` and once at or after it in the
+        same iteration, is resumed at that iteration's head, before the write: a running loop would
+        have seen the old value at the earlier read and the new one at the later read, and
+        synchronised reads (registers, ordered L1) see exactly that once the writer waits for the
+        poller. Returns whether it resumed any; the writer then stops before its write (the NoC
+        holds it back: noc_write_waits), to make it once the resumed pollers have caught up.
+        (Nothing else the loop reads changed since it was parked: that would have woken it. L1 only
+        where it is ordered; not for loops that read coprocessor state, which may have moved on.)"""
         if span is not None and not self.l1_order:
             return False
         resumed = False
@@ -202,15 +206,28 @@ class Parking:
                 offsets = []
             if len(offsets) < 2:
                 continue  # (one read an iteration: woken after the write, exactly)
-            first = cycle if writer.index < core.index else cycle + 1  # (cores act in (cycle, index) order)
+            # (Cores act in (cycle, index) order, the NoC before them.)
+            first = cycle if writer is None or writer.index < core.index else cycle + 1
             period = core.poll_period
             # The first iteration with a read at or after `first`: does it read before `first` too?
             k = max(-(-(first - core.time - max(offsets)) // period), _earliest(core))
             if core.time + k * period + min(offsets) >= first:
                 continue  # no: woken after the write, as usual
-            self._resume(core, ("core", writer.name), first, iterations=k)
+            self._resume(core, ("noc",) if writer is None else ("core", writer.name), first, iterations=k)
             resumed = True
+            if writer is None:
+                self.behind_noc.append(core)
         return resumed
+
+    def noc_write_waits(self, cycle: int, span: tuple[int, int]) -> bool:
+        """The NoC is about to write the L1 bytes ``span`` (start, end) at ``cycle``: whether it must
+        wait because a poller resumed before this write (wake_before_write) has not reached its
+        cycle yet. Its reads are ordered against the NoC's writes (Tile.noc_sync_limit): the one at
+        ``cycle`` stops until the write is made."""
+        if self.wake_before_write(None, cycle, span=span):
+            return True
+        self.behind_noc[:] = [c for c in self.behind_noc if c.state is CoreState.RUNNING and c.time < cycle]
+        return bool(self.behind_noc)
 
     def _hold_parked(self, core: Core, cycle: int) -> None:
         """Parked ``core`` is held in reset at ``cycle``: its loop's iterations are counted, not run,
@@ -323,7 +340,9 @@ class Parking:
         changed = refresh  # who is interested in these pages: only then can their protection change
         for core in self.cores:
             if core.state is CoreState.WAITING and any(a < end and address < a + n for a, n in core.watch):
-                first = cycle if writer is not None and writer.index < core.index else cycle + 1
+                # (The NoC acts before the cores at its cycle, a core before those of higher index.)
+                noc = by == ("noc",)
+                first = cycle if noc or (writer is not None and writer.index < core.index) else cycle + 1
                 self._wake(core, first, by=by, span=(address, end))
                 changed = True
             for page in pages:

@@ -46,9 +46,9 @@ class RunResult:
     pipes: tuple[PipeStats, ...] = ()
     units: dict[str, UnitStats] = field(default_factory=dict)
     interrupted: bool = False  # the run was stopped on request before its cores finished
-    # Accesses to an L1 page by another core at or before a conflicting access its only user had
-    # made unordered, since the tile was made or reset (Tile.l1_order_late): with none, the results
-    # and cycles do not depend on the quantum.
+    # Accesses to an L1 page by another core or the NoC at or before a conflicting access its only
+    # user had made unordered, since the tile was made or reset (Tile.l1_order_late): with none, the
+    # results and cycles do not depend on the quantum.
     l1_order_late: int = 0
 
     # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
@@ -82,9 +82,9 @@ class RunResult:
         lines.append(total)
         if self.l1_order_late:
             lines.append(
-                f"L1 order: {self.l1_order_late} access(es) by another core came before what a page's only"
-                ' user had done on the same line; results may depend on the quantum (Tile(l1_order="full")'
-                " orders them)"
+                f"L1 order: {self.l1_order_late} access(es) by another core or the NoC came before what a"
+                " page's only user had done on the same line; results may depend on the quantum"
+                ' (Tile(l1_order="full") orders them)'
             )
         if any(p.issued for p in self.pipes):
             lines += ["", f"{'pipe':8} {'issued':>10} {'stalled':>10}  stalled on"]

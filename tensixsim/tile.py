@@ -101,11 +101,11 @@ class Tile(Scheduler, Parking):
             raise ValueError(f"l1_order: False, True, 'pages' or 'full', not {l1_order!r}")
         self.l1_order: bool | str = "full" if l1_order is True else l1_order
         self.l1 = np.zeros(self.arch.l1_size, np.uint8)
-        # L1 ordering by page (riscv/native.py PageSharing): the cores that have used each page,
-        # the latest cycles its first user alone accessed it (by line) at, and
-        # (l1_order_late[0]) how many accesses by another core came at or before a conflicting one
-        # of those: the accesses whose order "pages" may not have kept ("full" keeps it). None
-        # counted: the run's results and cycles are the full ordering's.
+        # L1 ordering by page (riscv/native.py PageSharing): the cores (and whether the NoC) that
+        # have used each page, the latest cycles its first user alone accessed it (by line) at, and
+        # (l1_order_late[0]) how many accesses by another core or the NoC came at or before a
+        # conflicting one of those: the accesses whose order "pages" may not have kept ("full" keeps
+        # it). None counted: the run's results and cycles are the full ordering's.
         self.l1_pages = PageSharing(self.arch.l1_size, PAGE)
         self.l1_sharers = self.l1_pages.sharers
         self.l1_private_last = self.l1_pages.private_last
@@ -129,6 +129,7 @@ class Tile(Scheduler, Parking):
         self.pipes_pushed = 0  # a bit per pipe any core pushed into (Scheduler.note_pushed)
         self._idle_at = -1  # _side_effects when the backend was last found idle (Scheduler)
         self.wakes = 0  # cores woken so far (the engine stops when it wakes one)
+        self.behind_noc: list[Core] = []  # pollers resumed before a NoC write (Parking.noc_write_waits)
         self._interrupt = False  # a stop was asked for (interrupt())
         self.prints: PrintServer | DevicePrintServer | None = None  # reads print buffers (enable_prints)
         self.progress: TextIO | None = None  # where run() shows its status line unless told otherwise
@@ -337,6 +338,7 @@ class Tile(Scheduler, Parking):
         self.pipes_pushed = 0  # a bit per pipe any core pushed into (Scheduler.note_pushed)
         self._idle_at = -1  # _side_effects when the backend was last found idle (Scheduler)
         self.wakes = 0
+        self.behind_noc.clear()
         self._interrupt = False
         if self.prints is not None:  # the host's print server stays: the buffers start afresh
             self.prints.start(self)

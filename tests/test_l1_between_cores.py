@@ -346,16 +346,29 @@ WALL_CLOCK = 0xFFB121F0
 
 
 def _noc_writer(delay: int, target: int | None = None) -> str:
-    """BRISC NoC-writes the word 0 from SRC to FLAG of the tile at NoC #0 ``target`` (x | y << 6;
-    None: its own tile), counts down ``delay``, notes rdcycle at NOTED and NoC-writes 1 there."""
-    dest = "mv a7, a6" if target is None else f"li a7, {target}"
+    """BRISC NoC-writes the word 0 to FLAG of the tile at NoC #0 ``target`` (x | y << 6; None: its
+    own tile), counts down ``delay``, notes rdcycle at NOTED and NoC-writes 1 there."""
+    return _noc_rounds([(0, 0), (delay, 1)], target)
 
-    def write(source: int) -> str:
-        return f"""
+
+def _noc_rounds(rounds: list[tuple[int, int]], target: int | None = None) -> str:
+    """BRISC, for each (delay, value) of ``rounds``: counts down ``delay``, notes rdcycle at NOTED,
+    stores the value at SRC and NoC-writes it from there to FLAG of the tile at NoC #0 ``target``
+    (x | y << 6; None: its own tile) through NIU #0's request initiator 0; then waits until the
+    initiator has taken the last request."""
+    steps = "".join(
+        f"""
+        li t2, {delay + 1}
+    1:  addi t2, t2, -1
+        bnez t2, 1b
+        rdcycle t5
+        li t0, {NOTED}
+        sw t5, 0(t0)
+        li t1, {value}
+        sw t1, 0(s0)
     3:  lw t4, 0x40(s3)
         bnez t4, 3b
-        li t4, {SRC + source}
-        sw t4, 0x00(s3)
+        sw s0, 0x00(s3)
         li t4, {FLAG}
         sw t4, 0x0C(s3)
         sw zero, 0x10(s3)
@@ -366,27 +379,18 @@ def _noc_writer(delay: int, target: int | None = None) -> str:
         sw t4, 0x1C(s3)
         li t4, 1
         sw t4, 0x40(s3)"""
-
+        for delay, value in rounds
+    )
     return f"""
         li s3, {NIU}
         lw a6, 0x44(s3)
         slli a6, a6, 20
         srli a6, a6, 20
-        {dest}
+        {"mv a7, a6" if target is None else f"li a7, {target}"}
         sw zero, 0x04(s3)
         sw a6, 0x08(s3)
         li s0, {SRC}
-        sw zero, 0(s0)
-        li t1, 1
-        sw t1, 4(s0)
-        {write(0)}
-        li t2, {delay}
-    1:  addi t2, t2, -1
-        bnez t2, 1b
-        rdcycle t5
-        li t0, {NOTED}
-        sw t5, 0(t0)
-        {write(4)}
+        {steps}
     4:  lw t4, 0x40(s3)
         bnez t4, 4b
         ecall
@@ -508,3 +512,62 @@ def test_the_python_hooks_order_the_nocs_writes_the_same_way(order):
         cores,
         late,
     )
+
+
+# Waits for FLAG to reach 1, 2, ... in a loop that reads it twice an iteration (shapes of
+# test_multicore_schedules.POLLS), noting the rdcycle at which it saw each value.
+_TWICE = {
+    "twice": "1: lw t0, 0(s0)\nbeq t0, a1, 2f\nfence\nlw t0, 0(s0)\nbne t0, a1, 1b\n2:",
+    "second": "1: lw t2, 0(s0)\nfence\ncsrr t3, 0x7c0\nfence\nlw t0, 0(s0)\nbne t0, a1, 1b",
+}
+
+
+def _twice_poller(shape: str, rounds: int) -> str:
+    return f"""
+        li t2, 100
+    6:  addi t2, t2, -1
+        bnez t2, 6b
+        li t0, {WALL_CLOCK}
+        lw t0, 0(t0)
+        li s0, {FLAG}
+        li s2, {SEEN}
+        li a1, 0
+        li a2, {rounds}
+    5:  addi a1, a1, 1
+        {_TWICE[shape]}
+        rdcycle t3
+        sw t3, 0(s2)
+        addi s2, s2, 4
+        bne a1, a2, 5b
+        ecall
+    """
+
+
+@pytest.mark.parametrize("order", ["pages", "full"])
+@pytest.mark.parametrize("shape", sorted(_TWICE))
+def test_a_noc_write_between_a_parked_pollers_two_reads_is_seen_by_the_second(shape, order):
+    # BRISC NoC-writes 1, 2, ... 12 to FLAG, each after a wait that grows by a few cycles, so the
+    # writes land at every point of TRISC0's poll iteration (parked by then), between its two reads
+    # of FLAG too. The second read sees such a write in that iteration: the parked poller resumes
+    # at the iteration's head and the NoC's write waits for it (Parking.noc_write_waits), so the
+    # cycles are those of running every poll, at every quantum.
+    for step in (3, 7, 11):
+        writer = _noc_rounds([(0, 0)] + [(300 + step * r, r) for r in range(1, 13)])
+        poller = _twice_poller(shape, 12)
+
+        def run(quantum: int, park: bool, writer: str = writer, poller: str = poller) -> tuple:
+            tile = Tile("blackhole", quantum=quantum, l1_order=order)
+            tile.park_polls = park
+            tile.write(0, assemble(writer))
+            tile.write(0x6000, assemble(poller, base=0x6000))
+            result = tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
+            cores = {n: (result.cores[n].cycles, result.cores[n].instructions) for n in ("brisc", "trisc0")}
+            return tile.read(SEEN, 48), cores, int(tile.l1_order_late[0]), tile.wakes
+
+        reference = run(1000, False)
+        assert reference[2] == 0
+        for quantum in (1, 60, 2000):
+            parked = run(quantum, True)
+            assert parked[:3] == reference[:3], (step, quantum)
+            if quantum == 2000:
+                assert parked[3] >= 12  # (TRISC0 was parked in every round)

@@ -201,8 +201,10 @@ class Noc:
     # Completion events: (cycle, sequence, action); actions run in cycle order.
     pending: list[tuple[int, int, Callable[[int], None]]] = field(default_factory=list, repr=False)
     # The (cycle, sequence) of the pending events that may write into L1 (the cores' accesses to
-    # pages the NoC writes wait for them: Tile.noc_sync_limit).
+    # pages the NoC writes wait for them: Tile.noc_sync_limit), and by sequence the (start, end) of
+    # the bytes those that write a known span of this tile's L1 write.
     l1_writes: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    l1_spans: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
     tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
     rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
     # Per NoC and request initiator: the cycle its NOC_CMD_CTRL reads 0 again (NocTiming.command_busy).
@@ -241,6 +243,7 @@ class Noc:
         self.counters[...] = 0
         self.pending.clear()
         self.l1_writes.clear()
+        self.l1_spans.clear()
         self.tx_free[:] = [0] * nocs
         self.rx_free[:] = [0] * nocs
         self.busy_until[...] = 0
@@ -470,15 +473,22 @@ class Noc:
 
     # ------------------------------------------------------------------ events
     def schedule(
-        self, cycle: int, action: Callable[[int], None], order: int | None = None, l1: bool = False
+        self,
+        cycle: int,
+        action: Callable[[int], None],
+        order: int | None = None,
+        l1: bool | tuple[int, int] = False,
     ) -> None:
         """Run ``action`` at ``cycle``. Events of one cycle run in the order they were scheduled, or by
         ``order`` when given (it must exceed every count this NIU hands out itself: REMOTE_ORDER).
-        ``l1``: the action may write into this tile's L1."""
+        ``l1``: the action may write into this tile's L1 (True), or writes the bytes (start, end) of
+        it."""
         key = next(self._sequence) if order is None else order
         heapq.heappush(self.pending, (cycle, key, action))
         if l1:
             heapq.heappush(self.l1_writes, (cycle, key))
+            if l1 is not True:
+                self.l1_spans[key] = l1
 
     def _at(
         self,
@@ -489,13 +499,16 @@ class Noc:
         left: int = 0,
         flits: int = 1,
         group: tuple | None = None,
+        span: tuple[int, int] | None = None,
     ) -> None:
         """Run ``action`` at ``target``'s NIU at ``cycle``: here, or through the fabric at a remote tile
-        (a packet of ``flits`` that left this NIU on ``noc`` at ``left``)."""
+        (a packet of ``flits`` that left this NIU on ``noc`` at ``left``). ``span``: the (start, end)
+        of the L1 bytes it writes, where known."""
         if target.kind == "remote":
             self._send(noc, target.xy, cycle, action, left, flits, group)
         else:
-            self.schedule(cycle, lambda at: action(self, at), l1=True)
+            local = target.kind == "tile" and span is not None
+            self.schedule(cycle, lambda at: action(self, at), l1=span if local else True)
 
     def _send(
         self,
@@ -533,9 +546,14 @@ class Noc:
         """Complete every event due at or before ``until``; returns how many ran."""
         ran = 0
         while self.pending and self.pending[0][0] <= until:
-            cycle, key, action = heapq.heappop(self.pending)
+            cycle, key, action = self.pending[0]
+            span = self.l1_spans.get(key)
+            if span is not None and self.tile is not None and self.tile.noc_write_waits(cycle, span):
+                break  # a poller resumed before it reads first (Parking.noc_write_waits)
+            heapq.heappop(self.pending)
             if self.l1_writes and self.l1_writes[0] == (cycle, key):
                 heapq.heappop(self.l1_writes)  # (both heaps run in (cycle, key) order)
+                self.l1_spans.pop(key, None)
             action(cycle)
             ran += 1
         return ran
@@ -665,7 +683,7 @@ class Noc:
                 self.schedule(
                     done + NOC.l1_write,
                     self._read_done(noc, txn, source, src + offset, dst + offset, length, loop),
-                    l1=True,
+                    l1=(dst + offset, dst + offset + length),
                 )
 
         return run
@@ -698,7 +716,8 @@ class Noc:
 
             def landed(_: Noc, at: int) -> None:
                 # Counted once the data are written into this tile's L1 (Counters.md).
-                self.schedule(at + NOC.l1_write, written, l1=self.orders_remote_writes)
+                ordered = self.orders_remote_writes
+                self.schedule(at + NOC.l1_write, written, l1=(dst, dst + length) if ordered else False)
 
             niu._send(noc, self.position, cycle + after, landed, cycle, flits + 1)
 
@@ -843,7 +862,8 @@ class Noc:
                     arrived = self._write_arrived(
                         noc, target, dst + offset, data, mask, marked, loop, remote_ack, txn
                     )
-                    self._at(target, arrive, arrived, noc, left, flits + 1, group)
+                    span = (dst + offset, dst + offset + length)
+                    self._at(target, arrive, arrived, noc, left, flits + 1, group, span)
                     if marked and remote_ack is None:
                         self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
@@ -938,6 +958,7 @@ class Noc:
         value = f[AT_DATA]
         enables = f[AT_LEN_BE]
         own = self.coordinates(noc)
+        line = (address & ~0xF, (address & ~0xF) + 16)  # (the L1 line an inline write changes)
         if device is not None and not to_l1:
             self._check(device, address, 4, "inline write destination", True, value.to_bytes(4, "little"))
 
@@ -989,7 +1010,7 @@ class Noc:
                 far = target.kind in ("remote", "device")
                 back = self.hops(noc, self.coordinates(noc, target.xy), own) if far else 0
                 action = arrived_at(back if marked and remote else None, target)
-                self._at(target, arrive, action, noc, sent, 1, group)
+                self._at(target, arrive, action, noc, sent, 1, group, line if to_l1 else None)
                 if marked and not remote:
                     self.schedule(arrive + self._latency(back), self._acked(noc, txn))
 
@@ -1052,6 +1073,7 @@ class Noc:
             self._l1_span(f[RET_LO], 4, "atomic response")
         ret = f[RET_LO]
         data = f[AT_DATA]
+        line = (address & ~0xF, (address & ~0xF) + 16)  # (what the read-modify-write changes)
         back = self._return_hops(noc, f[TARG_HI]) if target.kind in ("remote", "device") else 0
         # What the receiving NIU acts on: its own tile's L1, or the ARC / Ethernet endpoint's.
         acted_on = target if device is not None else THIS_TILE
@@ -1092,7 +1114,9 @@ class Noc:
                         self.position,
                         when + self._latency(back),
                         lambda _, c: self.schedule(
-                            c + NOC.l1_write, lambda w: responded(w, value), l1=self.orders_remote_writes
+                            c + NOC.l1_write,
+                            lambda w: responded(w, value),
+                            l1=(ret, ret + 4) if self.orders_remote_writes else False,
                         ),
                         when,
                         1,
@@ -1106,15 +1130,15 @@ class Noc:
                 group = (self.position, noc, sent) if len(targets) > 1 else None
                 for receiver in targets:
                     reach = sent + self._latency(receiver.hops) + NOC.l1_write
-                    self._at(receiver, reach, arrived, noc, sent, 1, group)
+                    self._at(receiver, reach, arrived, noc, sent, 1, group, line)
                 return
-            self._at(target, arrive, arrived, noc, sent, 1)
+            self._at(target, arrive, arrived, noc, sent, 1, span=line)
             if target.kind != "remote":
                 # The response is written into this L1 before it is counted (Counters.md).
                 self.schedule(
                     arrive + self._latency(back) + NOC.l1_write,
                     lambda when: responded(when, result[0]),
-                    l1=True,
+                    l1=(ret, ret + 4),
                 )
 
         return run
