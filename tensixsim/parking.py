@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensixsim.mmio.memory import PAGE, Register
-from tensixsim.riscv.core import Core, CoreState
+from tensixsim.riscv.core import SPIN_THRESHOLD, Core, CoreState
 
 
 class Parking:
@@ -57,6 +57,8 @@ class Parking:
                 core.undo_probe()
                 if wrote:
                     core.probed_busy(head)
+            else:
+                core.count_on(SPIN_THRESHOLD)
             return
         if not back and core.stopped_spinning and core.pc != head:
             # The probe left the loop for another one: what it polled changed after the spin was

@@ -134,10 +134,11 @@ def test_pipeline_cycles_do_not_depend_on_the_quantum(firmware) -> None:
 def test_pipeline_results_and_cycles_do_not_depend_on_the_window(firmware) -> None:
     """The firmware's cores poll L1 words (run-state bytes, semaphores) the other tile's NoC writes
     change: parked, each sees the write in the iteration a running loop would have, however the
-    windows cut its slices."""
+    windows cut its slices; and a loop is parked at the same iteration however they cut it (at
+    windows of 7 and 8, a probe of the loop before it was cut short inside it)."""
     matrix, result, cycles = run_pipeline(firmware, 2)
     assert (result == add_one_reference(matrix)).all()
-    for window in (5, 18):
+    for window in (5, 7, 8, 18):
         _, again, same = run_pipeline(firmware, 2, window=window)
         assert (again == result).all()
         assert same == cycles, window

@@ -75,6 +75,17 @@ class LoopProbe:
             self._busy_probes.add(head)
             self.spin_again()
 
+    def count_on(self, spin_threshold: int) -> None:
+        """The probe iteration was cut short by a synchronisation point and is not undone: it ran as
+        any code, so the next slice goes on counting the blocks it entered, as after any slice the
+        other cores' progress cut, with the usual ``spin_threshold`` (the probe's own is 2).
+        Counting afresh from where it stopped would take that block, not the head a slice would
+        have found, for the head of the loop the core is in (one that left its loop there), and
+        recognise that loop at another iteration."""
+        self._carry_loop = True
+        s = self.hooks.state
+        s.spin_threshold = s.spin_reset = spin_threshold
+
     def probed_idle(self, head: int) -> None:
         """The loop headed at ``head`` was found polling (it is parked)."""
         self._busy_probes.discard(head)
