@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensixsim.mmio.memory import PAGE, Register
-from tensixsim.riscv.core import SPIN_THRESHOLD, Core, CoreState
+from tensixsim.riscv.core import MMIO_SPIN_THRESHOLD, SPIN_THRESHOLD, Core, CoreState
 
 
 class Parking:
@@ -67,6 +67,8 @@ class Parking:
             # other cores is undone: the loop runs on as any code, to be probed again.)
             if core.probe_unsynced:
                 core.undo_probe()
+            else:
+                core.count_on(SPIN_THRESHOLD)
             return
         known = reads is not None  # (None: it read more than the hooks keep, no poll loop does)
         reads = reads or []
@@ -100,6 +102,17 @@ class Parking:
         core.watch = sorted(set(l1))
         core.watch_registers = {a: r.watch for a, r in registers.items() if r is not None and r.watch}
         core.fixed_point_cycle = entry + (core.time - start)  # one iteration after loop entry
+        # Parked where the loop's count would have had it probed: the iterations it ran are counted
+        # from its entry however slices and probes cut them, and iterations are counted, not run,
+        # from here on, so the cycle and instructions of a core that stays parked do not depend on
+        # where it was found.
+        threshold = MMIO_SPIN_THRESHOLD if core.watch_registers else SPIN_THRESHOLD
+        if core.poll_period > 0:
+            shift = threshold - (core.time - core.fixed_point_cycle) // core.poll_period
+            if shift > 0:
+                core.skip_iterations(shift)
+            elif shift < 0:
+                core.rewind(core.time + shift * core.poll_period)
         polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
         polled += [f"register 0x{a:08x}" for a in core.watch_registers]
         core.wait_reason = "polls " + ", ".join(polled) if polled else "spins in a loop that reads nothing"

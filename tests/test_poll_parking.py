@@ -11,6 +11,7 @@ from __future__ import annotations
 import zlib
 
 import pytest
+from asm import assemble
 from test_sdk_kernels import eltwise_inputs
 
 from tensixsim import Tile
@@ -62,7 +63,6 @@ def test_parked_run_equals_running_every_poll(monkeypatch, op, tiles):
 def _slow_poll(quantum: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
     """TRISC0 polls an L1 flag with a loop of about 40 cycles an iteration; BRISC sets the flag
     after a while. Returns (TRISC0's cycles, its instructions, how often it was parked)."""
-    from asm import assemble
 
     flag = 0x30000
     trisc0 = f"li t0, {flag}\n1: lw t1, 0(t0)\n" + "nop\n" * 30 + "beqz t1, 1b\n ecall"
@@ -103,7 +103,6 @@ def _two_pollers(
     """TRISC0 and TRISC1 each poll their own stream register at the same time; BRISC sets TRISC0's
     after ``lead`` nops and ``delays[0]`` loop iterations, then TRISC1's after ``delays[1]`` more.
     Returns every core's (cycles, instructions) and how often a core was parked on a register."""
-    from asm import assemble
 
     registers = (STREAM8_RECEIVED, STREAM8_RECEIVED + 0x1000)
 
@@ -196,7 +195,6 @@ def test_a_core_held_in_a_loop_that_reads_nothing_stops_at_the_hold(quantum):
     # cycles are the same at every quantum, and those of running every iteration with a quantum of
     # one cycle (where a running core cannot overrun the hold: larger quanta let it run on to its
     # slice's end, docs/deviations.md).
-    from asm import assemble
 
     def ncrisc_at(q: int, park: bool) -> tuple[int, int]:
         tile = Tile("blackhole", quantum=q)
@@ -213,10 +211,56 @@ def test_a_core_held_in_a_loop_that_reads_nothing_stops_at_the_hold(quantum):
 
 
 def test_a_loop_that_reads_nothing_is_a_deadlock_at_once():
-    from asm import assemble
 
     tile = Tile("blackhole")
     tile.write(0, assemble("1: j 1b"))  # a loop head at address 0 too
     with pytest.raises(Deadlock, match="waits: spins in a loop that reads nothing") as info:
         tile.run(max_cycles=10**6)
     assert info.value.cycle < 100
+
+
+_TWO_LOOPS = """
+    li s0, 0x30000
+1:  lw t0, 0(s0)
+    beqz t0, 1b
+    rdcycle a0
+    sw a0, 0x80(s0)
+2:  lw t0, 0x40(s0)
+    beqz t0, 2b
+    ecall
+"""
+
+
+def _parked_in_the_second_loop(found_by_the_probe: bool) -> tuple[int, int]:
+    """BRISC polls word A, then word B. A is set by the host either while the first loop is still
+    being counted, or just after its spin was detected, so that the probe iteration reads it, leaves
+    the loop and runs into the second one, where it stops spinning. Returns the cycles from the
+    second loop's entry to where the core stands parked in it, and to that loop's fixed point."""
+    tile = Tile("blackhole")
+    tile.write(0, assemble(_TWO_LOOPS))
+    tile.release("brisc", cycle=0)
+    core = tile.core("brisc")
+    slices = 0
+    while not core.stopped_spinning:
+        core.run_slice(50)
+        slices += 1
+        if slices == 1 and not found_by_the_probe:
+            tile.write(0x30000, (1).to_bytes(4, "little"))
+    if found_by_the_probe:
+        tile.write(0x30000, (1).to_bytes(4, "little"))
+    tile._try_park(core)
+    while core.state is CoreState.RUNNING:
+        core.run_slice(50)
+        if core.stopped_spinning:
+            tile._try_park(core)
+    assert core.state is CoreState.WAITING and core.watch == [(0x30040, 4)]
+    entered = int.from_bytes(tile.read(0x30080, 4), "little")
+    return core.time - entered, core.fixed_point_cycle - entered
+
+
+def test_a_loop_a_probe_ran_into_is_parked_where_a_slice_would_have_parked_it():
+    # The probe iteration of the first loop ran on into the second and stopped spinning there: the
+    # iterations it counted go on counting, and once parked the core stands as many iterations
+    # past the loop's fixed point as after any detection, so where it ends does not depend on
+    # where the scheduler happened to find it.
+    assert _parked_in_the_second_loop(True) == _parked_in_the_second_loop(False)

@@ -76,12 +76,13 @@ class LoopProbe:
             self.spin_again()
 
     def count_on(self, spin_threshold: int) -> None:
-        """The probe iteration was cut short by a synchronisation point and is not undone: it ran as
-        any code, so the next slice goes on counting the blocks it entered, as after any slice the
-        other cores' progress cut, with the usual ``spin_threshold`` (the probe's own is 2).
-        Counting afresh from where it stopped would take that block, not the head a slice would
-        have found, for the head of the loop the core is in (one that left its loop there), and
-        recognise that loop at another iteration."""
+        """The probe iteration ran as any code and is not undone (a synchronisation point cut it
+        short, or it left the loop for another): the next slice goes on counting the blocks it
+        entered and the loop it found, as after any slice the other cores' progress cut, with the
+        usual ``spin_threshold`` (the probe's own is 2). Counting afresh from where it stopped would
+        take that block, not the head a slice would have found, for the head of the loop the core
+        is in, or count that loop's iterations again: the loop would be parked at another
+        iteration than where a slice that ran the same code would have parked it."""
         self._carry_loop = True
         s = self.hooks.state
         s.spin_threshold = s.spin_reset = spin_threshold
