@@ -97,12 +97,10 @@ class ChipTile(Tile):
         return limit
 
     def noc_sync_limit(self, core: Core) -> int:
-        # Other tiles' traffic arrives from the window's end on (Chip.reach). Only the full ordering
-        # waits for it: a core that reads a page other tiles write would otherwise advance a window
-        # at a time. By page, a write from another tile that lands on a line a core using the page
-        # alone has run past is counted (Tile.noc_will_write).
+        # Other tiles' traffic arrives from the window's end on (Chip.reach); it is waited for only
+        # where the NIU orders it (Noc.orders_remote_writes).
         limit = super().noc_sync_limit(core)
-        return min(limit, self.window_end - 1) if self.l1_order == "full" else limit
+        return min(limit, self.window_end - 1) if self.noc.orders_remote_writes else limit
 
     def next_activity(self) -> int:
         """The earliest cycle at which this tile can act (NEVER: only a NoC arrival can wake it)."""

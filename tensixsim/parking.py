@@ -324,7 +324,7 @@ class Parking:
     def l1_store(self, address: int, data: bytes, cycle: int, by: tuple = ("coprocessor",)) -> None:
         """A store into L1 by an agent other than a core (``by``: the coprocessor, or ("noc",))."""
         if by == ("noc",):
-            self.noc_will_write(address, len(data), cycle, landed=True)
+            self.noc_will_write(address, len(data), landed=cycle)
         self.l1[address : address + len(data)] = np.frombuffer(data, np.uint8)
         self._l1_written(address, len(data), cycle, by=by)
 

@@ -517,13 +517,13 @@ class Tile(Scheduler, Parking):
             events=self._last_events,
         )
 
-    def noc_will_write(self, address: int, size: int, cycle: int, landed: bool = False) -> None:
-        """The NoC writes ``size`` bytes of L1 at ``address`` at ``cycle`` (``landed``), or no sooner (a
-        request made): under ``l1_order="pages"`` the cores' accesses to those pages are ordered
-        against its writes from now on (the full ordering orders every access), and a core found to
-        have run past the write alone is counted in ``l1_order_late``."""
+    def noc_will_write(self, address: int, size: int, landed: int | None = None) -> None:
+        """The NoC writes ``size`` bytes of L1 at ``address``: at cycle ``landed``, or (None) a request
+        that will write them was made. Under ``l1_order="pages"`` the cores' accesses to those pages
+        are ordered against its writes from now on (the full ordering orders every access), and a
+        core found to have run past the write alone is counted in ``l1_order_late``."""
         if self.l1_order == "pages":
-            self.l1_pages.noc_writes(address, size, cycle, landed)
+            self.l1_pages.noc_writes(address, size, landed)
 
     def register_access(self, address: int, cycle: int, value: int | None, host: bool = False) -> int:
         """Read (``value`` None) or write an MMIO register as the coprocessor (or the host) reaches it."""

@@ -464,12 +464,12 @@ class Noc:
         else:
             self.dram.write(endpoint.group, address, data)
 
-    def _will_write(self, target: Endpoint, address: int, size: int, cycle: int) -> None:
-        """A request made at ``cycle`` will write ``size`` bytes at ``address`` of ``target``: where that
-        is this tile's L1, its cores order their accesses to them against the NoC from now on
+    def _will_write(self, target: Endpoint, address: int, size: int) -> None:
+        """A request being made will write ``size`` bytes at ``address`` of ``target``: where that is
+        this tile's L1, its cores order their accesses to them against the NoC from now on
         (Tile.noc_will_write), so they see the write at its cycle."""
         if target.kind == "tile" and self.tile is not None:
-            self.tile.noc_will_write(address, size, cycle)
+            self.tile.noc_will_write(address, size)
 
     # ------------------------------------------------------------------ events
     def schedule(
@@ -534,7 +534,8 @@ class Noc:
         """Whether this tile's cores wait for what other tiles' requests write into its L1 (and for
         the responses to its own requests to them): only under the full ordering, where they do not
         pass a chip window's end on L1. Otherwise whether such a write is already in ``l1_writes``
-        when a core reaches its cycle depends on the windows; it is counted where a core ran past
+        when a core reaches its cycle depends on the windows, and waiting for the window's end would
+        move a core that reads such pages a window at a time; it is counted where a core ran past
         it (Tile.noc_will_write)."""
         return self.tile is not None and self.tile.l1_order == "full"
 
@@ -654,7 +655,7 @@ class Noc:
         back = 0 if loop else self._return_hops(noc, f[TARG_HI])
 
         def run() -> None:
-            self._will_write(THIS_TILE, dst, size, cycle)
+            self._will_write(THIS_TILE, dst, size)
             self._count(
                 noc,
                 cycle,
@@ -836,7 +837,7 @@ class Noc:
 
         def run() -> None:
             for target in targets:
-                self._will_write(target, dst, extent, cycle)
+                self._will_write(target, dst, extent)
             changes = [
                 (MST_WRITE_REQS_OUTGOING_ID + txn, packets),
                 (MST_CMD_ACCEPTED, packets),
@@ -992,7 +993,7 @@ class Noc:
 
         def run() -> None:
             for target in targets if to_l1 else ():
-                self._will_write(target, address & ~0xF, 16, cycle)
+                self._will_write(target, address & ~0xF, 16)
             changes = [
                 (MST_CMD_ACCEPTED, 1),
                 (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, 1),
@@ -1080,9 +1081,9 @@ class Noc:
 
         def run() -> None:
             for receiver in targets:
-                self._will_write(receiver, address & ~0xF, 16, cycle)
+                self._will_write(receiver, address & ~0xF, 16)
             if marked:
-                self._will_write(THIS_TILE, ret, 4, cycle)
+                self._will_write(THIS_TILE, ret, 4)
             changes = [
                 (MST_CMD_ACCEPTED, 1),
                 (MST_NONPOSTED_ATOMIC_SENT if marked else MST_POSTED_ATOMIC_SENT, 1),

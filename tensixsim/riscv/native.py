@@ -348,15 +348,15 @@ class PageSharing:
         self.late = np.zeros(1, np.int64)
         self.page = page
 
-    def noc_writes(self, address: int, size: int, cycle: int, landed: bool) -> None:
-        """The NoC writes ``size`` bytes at ``address``, at ``cycle`` (``landed``) or later (a request
-        made at ``cycle``): from now on the cores' accesses to those pages are ordered against the NoC's
-        writes (native.c noc_limit). A write that lands on a line a core using the page alone has
-        already accessed at ``cycle`` or later (it ran ahead before the NoC first wrote the page, or
-        the write came from another tile of a chip) is counted in ``late``."""
+    def noc_writes(self, address: int, size: int, landed: int | None = None) -> None:
+        """The NoC writes ``size`` bytes at ``address``: at cycle ``landed``, or (None) a request that
+        will write them was made. From now on the cores' accesses to those pages are ordered against
+        the NoC's writes (native.c noc_limit). A write that lands on a line a core using the page
+        alone has already accessed at ``landed`` or later (it ran ahead before the NoC first wrote
+        the page, or the write came from another tile of a chip) is counted in ``late``."""
         pages = slice(address // self.page, (address + size - 1) // self.page + 1)
-        if landed and np.any(
-            self.line_last[address // self.LINE : (address + size - 1) // self.LINE + 1] >= cycle
+        if landed is not None and np.any(
+            self.line_last[address // self.LINE : (address + size - 1) // self.LINE + 1] >= landed
         ):
             self.late[0] += 1
         self.sharers[pages] |= NOC
