@@ -17,13 +17,17 @@ instruction pushes and the coprocessor's semaphores, NoC requests to the own til
 coprocessor's own benches (the unpackers' matmul rows, the scalar unit's rates, the packer, the vector
 unit's schedules and rates).
 
-``python benchmarks/timing_table.py`` prints the table; tests/test_timing_calibration.py asserts the
-calibrated rows and that docs/timing.md shows the same table.
+:data:`CHECKS` (:mod:`.checks`) are further figures of the same benches that set no figure of the
+model: they check that the mechanisms generalise.
+
+``python benchmarks/timing_table.py`` prints both tables; tests/test_timing_calibration.py asserts
+the calibrated rows and the checks, and that docs/timing.md shows the same tables.
 
 One module per measured block: :mod:`.riscv` (the cores' own instructions, their memory, five cores
 at once), :mod:`.sync` (circular buffers, semaphores, Tensix instruction pushes), :mod:`.noc` (NoC
-and DRAM), :mod:`.unpack`, :mod:`.thcon`, :mod:`.pack` and :mod:`.sfpu`; :mod:`.case` holds what
-they share, :mod:`.harness` compiles and runs them and prints the table.
+and DRAM), :mod:`.unpack`, :mod:`.thcon`, :mod:`.pack` and :mod:`.sfpu`; :mod:`.checks` the
+further figures; :mod:`.case` holds what they share, :mod:`.harness` compiles and runs them and
+prints the table.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from tensixsim.sdk.calibration.case import (
     TENSIX_CFG,
     Case,
 )
+from tensixsim.sdk.calibration.checks import CHECKS
 from tensixsim.sdk.calibration.harness import (
     CASES,
     NOT_RUN,
@@ -66,6 +71,7 @@ from tensixsim.sdk.calibration.unpack import INSTRN_BUF, UNPACK_IN0, UNPACK_IN1,
 __all__ = [
     "ARCH",
     "CASES",
+    "CHECKS",
     "DATA",
     "DONE",
     "DRAM_BANKS",

@@ -44,7 +44,8 @@ class Case:
     figure_cores: tuple[str, ...] = ("brisc",)  # whose cost the figure is (their mean)
     iters: int = 32
     calibrated: bool = True  # asserted within 10%; False: printed as not yet calibrated
-    # What s3 points at: "wall", "noc_status", "niu" (NoC #0's NIU), "pcbuf" or "stream" (stream 0).
+    # What s3 points at: "wall", "noc_status", "niu" / "niu1" (NoC #0's / #1's NIU), "pcbuf" or "stream"
+    # (stream 0).
     mmio: str = "wall"
     shared_l1: bool = False  # s0 is the same word for every core
     # Assembly run before and after the loop, inside the timed region of both the loop with the body

@@ -18,35 +18,37 @@ NIU = 0xFFB20000
 _NOC_SETUP = "lw a6, 0x44(s3)\nslli a6, a6, 20\nsrli a6, a6, 20\naddi a2, s0, 0x400"
 
 
-def _ready(initiator: int) -> str:
-    return f"{li('t3', NIU + 0x800 * initiator + 0x40)}\n3:\nlw t4, 0(t3)\nbne t4, zero, 3b"
+def _ready(initiator: int, niu: int = NIU) -> str:
+    return f"{li('t3', niu + 0x800 * initiator + 0x40)}\n3:\nlw t4, 0(t3)\nbne t4, zero, 3b"
 
 
-def _noc_read(coordinates: str = "a6") -> str:
+def noc_read(coordinates: str = "a6", niu: int = NIU) -> str:
+    """A read request through ``niu`` (NoC #0's by default)."""
     return (
-        f"{_ready(1)}\n{li('t3', NIU + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+        f"{_ready(1, niu)}\n{li('t3', niu + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
         f"sw a2, -16(t3)\nsw zero, -12(t3)\nsw a6, -8(t3)\nsw s0, -28(t3)\nsw zero, -24(t3)\n"
         f"sw {coordinates}, -20(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\n"
         "addi a4, a4, 1"
     )
 
 
-def _noc_write(coordinates: str = "a6") -> str:
+def noc_write(coordinates: str = "a6", niu: int = NIU) -> str:
+    """A write request through ``niu`` (NoC #0's by default)."""
     return (
-        f"{_ready(0)}\n{li('t3', NIU + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\nsw s0, -28(t3)\n"
+        f"{_ready(0, niu)}\n{li('t3', niu + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\nsw s0, -28(t3)\n"
         f"sw a2, -16(t3)\nsw zero, -12(t3)\nsw {coordinates}, -8(t3)\nsw a3, 4(t3)\nsw zero, 8(t3)\n"
         "addi t4, zero, 1\nsw t4, 36(t3)\naddi a4, a4, 1"
     )
 
 
-def _noc_wait(counter: int) -> str:
-    return f"{li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a4, 4b\nfence"
+def noc_wait(counter: int, niu: int = NIU) -> str:
+    return f"{li('t3', niu + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a4, 4b\nfence"
 
 
-_WR_ACK, _RD_RESP, _AT_RESP = 1, 2, 0  # NIU counters MST_WR_ACK_RECEIVED, MST_RD_RESP_RECEIVED, ...
+WR_ACK, RD_RESP, AT_RESP = 1, 2, 0  # NIU counters MST_WR_ACK_RECEIVED, MST_RD_RESP_RECEIVED, ...
 
 
-def _noc_setup(size: int, counter: int) -> str:
+def noc_setup(size: int, counter: int) -> str:
     # The write's source coordinates (initiator 0's TARG_ADDR_MID / _COORDINATE) as firmware sets
     # them once; the software counter starts at the NIU's.
     return (
@@ -54,49 +56,57 @@ def _noc_setup(size: int, counter: int) -> str:
     )
 
 
-def _noc_read_case(size: int, silicon: float) -> Case:
+def noc_read_case(size: int, silicon: float) -> Case:
     return Case(
         f"noc_read_{size}",
         f"NoC own tile: {size} B read + flush",
-        f"{_noc_read()}\n{_noc_wait(_RD_RESP)}",
+        f"{noc_read()}\n{noc_wait(RD_RESP)}",
         1,
         (silicon, silicon),
         mmio="niu",
-        setup=_noc_setup(size, _RD_RESP),
+        setup=noc_setup(size, RD_RESP),
         empty=NOP,
     )
 
 
 # An atomic increment of the semaphore word at s0 by one, its response (the old value) to a2:
 # initiator 3, CTRL atomic | response marked | static VC, AT_LEN_BE increment of word 0 (0x107C),
-# AT_DATA 1; the NIU counter read first, then waited for (own coordinates read from local RAM).
-_NOC_ATOMIC = (
-    f"{la('t2', 'noc_xy')}\nlbu t0, 0(t2)\nlbu t1, 1(t2)\nslli t1, t1, 6\nor a5, t0, t1\n"
-    f"{li('t0', NIU + 0x200)}\nlw a4, 0(t0)\naddi a4, a4, 1\n{_ready(3)}\n"
-    f"{li('t0', NIU + 0x1800 + 0x0C)}\naddi t1, a2, 0\nsw t1, 0(t0)\nsw zero, 4(t0)\nsw a5, 8(t0)\n"
-    f"sw s0, -12(t0)\nsw zero, -8(t0)\nsw a5, -4(t0)\n{li('t1', 0x2091)}\nsw t1, 16(t0)\n"
-    f"{li('t1', 0x107C)}\nsw t1, 20(t0)\nsw zero, 24(t0)\naddi t1, zero, 1\nsw t1, 28(t0)\n"
-    f"addi t1, zero, 1\nsw t1, 52(t0)\n{li('t0', NIU + 0x200)}\n5:\nlw t1, 0(t0)\nbltu t1, a4, 5b"
-)
+# AT_DATA 1; the NIU counter read first, then waited for (own coordinates read from local RAM, into
+# a5; the target's: ``target``).
+def noc_atomic(target: str = "a5") -> str:
+    return (
+        f"{la('t2', 'noc_xy')}\nlbu t0, 0(t2)\nlbu t1, 1(t2)\nslli t1, t1, 6\nor a5, t0, t1\n"
+        f"{li('t0', NIU + 0x200)}\nlw a4, 0(t0)\naddi a4, a4, 1\n{_ready(3)}\n"
+        f"{li('t0', NIU + 0x1800 + 0x0C)}\naddi t1, a2, 0\nsw t1, 0(t0)\nsw zero, 4(t0)\nsw a5, 8(t0)\n"
+        f"sw s0, -12(t0)\nsw zero, -8(t0)\nsw {target}, -4(t0)\n{li('t1', 0x2091)}\nsw t1, 16(t0)\n"
+        f"{li('t1', 0x107C)}\nsw t1, 20(t0)\nsw zero, 24(t0)\naddi t1, zero, 1\nsw t1, 28(t0)\n"
+        f"addi t1, zero, 1\nsw t1, 52(t0)\n{li('t0', NIU + 0x200)}\n5:\nlw t1, 0(t0)\nbltu t1, a4, 5b"
+    )
+
+
 # This tile's x and y (bytes) in local RAM, where the atomic's program reads them.
-_NOC_XY = f"{_NOC_SETUP}\n{la('t2', 'noc_xy')}\nandi t0, a6, 63\nsb t0, 0(t2)\nsrli t0, a6, 6\nsb t0, 1(t2)"
+NOC_XY = f"{_NOC_SETUP}\n{la('t2', 'noc_xy')}\nandi t0, a6, 63\nsb t0, 0(t2)\nsrli t0, a6, 6\nsb t0, 1(t2)"
 
 STREAM_BYTES = 8192
 
 
-def _peer_case(kind: str, size: int, peer: tuple[int, int], silicon: float) -> Case:
-    """A read + flush or write + barrier of ``size`` bytes between SOURCE and another Tensix tile."""
+def peer_case(kind: str, size: int, peer: tuple[int, int], silicon: float, noc: int = 0) -> Case:
+    """A read + flush or write + barrier of ``size`` bytes between SOURCE and another Tensix tile
+    (``peer``: NoC #0 coordinates) through NoC ``noc``."""
     x, y = peer
-    request, counter = (_noc_read("a7"), _RD_RESP) if kind == "read" else (_noc_write("a7"), _WR_ACK)
+    facts = get_arch(ARCH).noc
+    tx, ty = (x, y) if noc == 0 else (facts.width - 1 - x, facts.height - 1 - y)  # NoC #1's corner
+    niu = facts.niu_bases[noc]
+    request, counter = (noc_read("a7", niu), RD_RESP) if kind == "read" else (noc_write("a7", niu), WR_ACK)
     what = f"{size} B read + flush" if kind == "read" else f"{size} B write + barrier"
     return Case(
-        f"noc_peer_{kind}_{size}_{x}_{y}",
-        f"NoC peer {peer}: {what}",
-        f"{request}\n{_noc_wait(counter)}",
+        f"noc{noc}_peer_{kind}_{size}_{x}_{y}" if noc else f"noc_peer_{kind}_{size}_{x}_{y}",
+        f"NoC peer {peer}: {what}" + (f" (NoC #{noc})" if noc else ""),
+        f"{request}\n{noc_wait(counter, niu)}",
         1,
         (silicon, silicon),
-        mmio="niu",
-        setup=f"{_noc_setup(size, counter)}\nli a7, {x | y << 6}",
+        mmio="niu1" if noc else "niu",
+        setup=f"{noc_setup(size, counter)}\nli a7, {tx | ty << 6}",
         empty=NOP,
         peer=peer,
     )
@@ -106,64 +116,64 @@ NOC_CASES = (
     Case(
         "noc_read_4_issue",
         "NoC own tile: 4 B read, issue only",
-        _noc_read(),
+        noc_read(),
         1,
         (24.97, 24.97),
         mmio="niu",
-        setup=_noc_setup(4, _RD_RESP),
+        setup=noc_setup(4, RD_RESP),
         empty=NOP,
     ),
     Case(
         "noc_write_4_issue",
         "NoC own tile: 4 B write, issue only",
-        _noc_write(),
+        noc_write(),
         1,
         (22.98, 22.98),
         mmio="niu",
-        setup=_noc_setup(4, _WR_ACK),
+        setup=noc_setup(4, WR_ACK),
         empty=NOP,
     ),
     Case(
         "noc_write_4",
         "NoC own tile: 4 B write + barrier",
-        f"{_noc_write()}\n{_noc_wait(_WR_ACK)}",
+        f"{noc_write()}\n{noc_wait(WR_ACK)}",
         1,
         (69.0, 69.0),
         mmio="niu",
-        setup=_noc_setup(4, _WR_ACK),
+        setup=noc_setup(4, WR_ACK),
         empty=NOP,
     ),
-    _noc_read_case(4, 79.0),
-    _noc_read_case(16, 71.0),
-    _noc_read_case(64, 71.0),
-    _noc_read_case(256, 79.0),
+    noc_read_case(4, 79.0),
+    noc_read_case(16, 71.0),
+    noc_read_case(64, 71.0),
+    noc_read_case(256, 79.0),
     # Another tile: its east neighbour, and one 13 columns on (NoC #0 goes east and wraps, so a request
     # and its response go once round the row whatever the distance: the measurements are flat too).
-    _peer_case("read", 4, (2, 2), 230.96),
-    _peer_case("read", 64, (2, 2), 222.96),
-    _peer_case("write", 4, (2, 2), 228.96),
-    _peer_case("write", 64, (2, 2), 221.07),
-    _peer_case("read", 4, (14, 2), 231.0),
-    _peer_case("write", 4, (14, 2), 229.0),
+    peer_case("read", 4, (2, 2), 230.96),
+    peer_case("read", 64, (2, 2), 222.96),
+    peer_case("write", 4, (2, 2), 228.96),
+    peer_case("write", 64, (2, 2), 221.07),
+    peer_case("read", 4, (14, 2), 231.0),
+    peer_case("write", 4, (14, 2), 229.0),
     Case(
         "noc_atomic",
         "local NoC atomic increment with response",
-        _NOC_ATOMIC,
+        noc_atomic(),
         1,
         (99.0, 99.0),
         mmio="niu",
-        setup=_NOC_XY,
+        setup=NOC_XY,
         empty=NOP,
     ),
     Case(
         "noc_write_stream",
         "NoC one-source write stream (B/cycle)",
-        _noc_write(),
+        noc_write(),
         1,
         (63.0, 64.7),
         mmio="niu",
-        setup=_noc_setup(STREAM_BYTES, _WR_ACK),
-        teardown=_noc_wait(_WR_ACK),
+        setup=noc_setup(STREAM_BYTES, WR_ACK),
+        teardown=noc_wait(WR_ACK),
         bytes_per_op=STREAM_BYTES,
     ),
 )
@@ -225,8 +235,8 @@ DRAM_CASES = (
         (26.86, 26.86),
         iters=DRAM_PAGES,
         mmio="niu",
-        setup=_dram_setup(_RD_RESP),
-        teardown=_dram_wait(_RD_RESP),
+        setup=_dram_setup(RD_RESP),
+        teardown=_dram_wait(RD_RESP),
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
     ),
@@ -238,8 +248,8 @@ DRAM_CASES = (
         (27.63, 27.63),
         iters=DRAM_PAGES,
         mmio="niu",
-        setup=_dram_setup(_WR_ACK),
-        teardown=_dram_wait(_WR_ACK),
+        setup=_dram_setup(WR_ACK),
+        teardown=_dram_wait(WR_ACK),
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
     ),

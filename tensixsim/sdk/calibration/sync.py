@@ -22,7 +22,7 @@ STREAM_ACKED = 0xFFB48020
 STREAM_RECEIVED = 0xFFB48028
 
 
-def _cb_setup(received: int, acked: int) -> str:
+def cb_setup(received: int, acked: int) -> str:
     return "\n".join(
         (
             la("a0", "cb_iface"),
@@ -35,12 +35,12 @@ def _cb_setup(received: int, acked: int) -> str:
     )
 
 
-_CB_WAIT_FRONT = (
+CB_WAIT_FRONT = (
     f"{la('a0', 'cb_iface')}\nlw a1, 24(a0)\nslli a2, a1, 16\nsrli a2, a2, 16\nli a5, 1\n"
     f"3:\n{li('a3', STREAM_RECEIVED)}\nlhu a3, 0(a3)\nsub a4, a3, a2\nli a5, 1\nbgeu a4, a5, 4f\n"
     "fence\nj 3b\n4:\nfence"
 )
-_CB_RESERVE_BACK = (
+CB_RESERVE_BACK = (
     f"{la('a0', 'cb_iface')}\nlw a1, 24(a0)\nsrli a1, a1, 16\n"
     f"3:\n{li('a2', STREAM_ACKED)}\nlhu a2, 0(a2)\nsub a3, a1, a2\nlw a4, 12(a0)\nsub a3, a4, a3\n"
     "li a5, 1\nbge a3, a5, 4f\nfence\nj 3b\n4:\nfence"
@@ -93,7 +93,7 @@ _CB_POP_FRONT_TENSIX = (
 # fence; fences around loads until the value is there (it is).
 SEM = L1_USER_BASE + 0x30100
 _SEM_SET = f"{li('a0', SEM)}\nli a1, 1\nsw a1, 0(a0)\nfence"
-_SEM_WAIT = f"{li('a0', SEM)}\nli a2, 1\n3:\nfence\nlw a1, 0(a0)\nbeq a1, a2, 4f\nj 3b\n4:\nfence"
+SEM_WAIT = f"{li('a0', SEM)}\nli a2, 1\n3:\nfence\nlw a1, 0(a0)\nbeq a1, a2, 4f\nj 3b\n4:\nfence"
 
 # The coprocessor's semaphore 1 (sem_sel bit 1) from TRISC2, and the sync through the PC buffer's
 # done check (a store and a load of it: the load returns once the pipe has executed everything).
@@ -105,13 +105,13 @@ def _seminit(init: int) -> str:
 
 
 def _cb_case(name: str, what: str, body: str, silicon: float, received: int, acked: int, **kw) -> Case:
-    return Case(name, what, body, 1, (silicon, silicon), setup=_cb_setup(received, acked), empty=NOP, **kw)
+    return Case(name, what, body, 1, (silicon, silicon), setup=cb_setup(received, acked), empty=NOP, **kw)
 
 
 TRISC2 = {"cores": ("trisc2",), "figure_cores": ("trisc2",)}
 SYNC_CASES = (
-    _cb_case("cb_wait_front", "cb_wait_front, ready (BRISC)", _CB_WAIT_FRONT, 22.0, 1, 0),
-    _cb_case("cb_reserve_back", "cb_reserve_back, room (BRISC)", _CB_RESERVE_BACK, 23.0, 0, 0),
+    _cb_case("cb_wait_front", "cb_wait_front, ready (BRISC)", CB_WAIT_FRONT, 22.0, 1, 0),
+    _cb_case("cb_reserve_back", "cb_reserve_back, room (BRISC)", CB_RESERVE_BACK, 23.0, 0, 0),
     _cb_case("cb_push_back", "cb_push_back (BRISC)", _CB_PUSH_BACK, 31.0, 1004, 0),
     _cb_case("cb_pop_front", "cb_pop_front (BRISC)", _CB_POP_FRONT, 31.5, 1004, 0),
     _cb_case(
@@ -136,7 +136,7 @@ SYNC_CASES = (
     Case(
         "noc_semaphore_wait",
         "noc_semaphore_wait, already satisfied (BRISC)",
-        _SEM_WAIT,
+        SEM_WAIT,
         1,
         (19.1, 19.1),
         setup=f"{li('a0', SEM)}\nli a1, 1\nsw a1, 0(a0)\nfence",
@@ -171,15 +171,15 @@ _PUSH_SETUP = (
     f"{li('a4', BH.encode('STALLWAIT', stall_res=0, wait_res=0))}\n"
     f"{li('a5', BH.encode('SEMINIT', max_value=1, init_value=0, sem_sel=2))}"
 )
-_PUSH_SYNC = "sw zero, 0(a0)\nlw a1, 0(a0)\nand zero, zero, a1"
+PUSH_SYNC = "sw zero, 0(a0)\nlw a1, 0(a0)\nand zero, zero, a1"
 TRISC1 = {"cores": ("trisc1",), "figure_cores": ("trisc1",), "setup": _PUSH_SETUP}
 PUSH_CASES = (
-    Case("push_sync_empty", "PC-buffer sync, nothing pushed (TRISC1)", _PUSH_SYNC, 1, (5.98, 5.98), **TRISC1),
+    Case("push_sync_empty", "PC-buffer sync, nothing pushed (TRISC1)", PUSH_SYNC, 1, (5.98, 5.98), **TRISC1),
     Case("push_nop", "NOP pushed (TRISC1)", rept(8, "sw a2, 0(a3)"), 8, (0.995, 0.995), **TRISC1),
     Case(
         "push_nop_sync",
         "NOP pushed, then a sync (per push, TRISC1)",
-        f"{rept(8, 'sw a2, 0(a3)')}\n{_PUSH_SYNC}",
+        f"{rept(8, 'sw a2, 0(a3)')}\n{PUSH_SYNC}",
         8,
         (1.999, 1.999),
         **TRISC1,
@@ -196,7 +196,7 @@ PUSH_CASES = (
     Case(
         "push_seminit_sync",
         "SEMINIT pushed, then a sync (per push, TRISC1)",
-        f"{rept(4, 'sw a5, 0(a3)')}\n{_PUSH_SYNC}",
+        f"{rept(4, 'sw a5, 0(a3)')}\n{PUSH_SYNC}",
         4,
         (2.998, 2.998),
         **TRISC1,

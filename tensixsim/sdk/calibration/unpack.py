@@ -203,7 +203,7 @@ _UNPACK_ROW = "\n".join(
 )
 
 
-def _unpack_subblock(bw: int) -> str:
+def unpack_subblock(bw: int) -> str:
     """One 2x2 output subblock of a matmul with inner dimension ``bw``: 2 * bw rows."""
     rows = [inline(word("SETADCZW", cnt_set_mask=3, ch1_w=0, ch1_z=0, ch0_w=0, ch0_z=0, bit_mask=0xF))]
     for inner in range(bw):
@@ -219,7 +219,7 @@ _CLEAR_VALID = (
 )
 
 
-def _unpack_case(name: str, what: str, body: str, ops: int, silicon: float, **kw) -> Case:
+def unpack_case(name: str, what: str, body: str, ops: int, silicon: float, **kw) -> Case:
     return Case(
         name,
         what,
@@ -238,21 +238,21 @@ def _unpack_case(name: str, what: str, body: str, ops: int, silicon: float, **kw
 
 
 UNPACK_CASES = (
-    _unpack_case(
+    unpack_case(
         "unpack_subblock_bw1",
         "matmul unpack, 2x2 subblock, inner 1 (per subblock, TRISC0)",
-        _unpack_subblock(1),
+        unpack_subblock(1),
         1,
         74.6,
     ),
-    _unpack_case(
+    unpack_case(
         "unpack_subblock_bw4",
         "matmul unpack, 2x2 subblock, inner 4 (per subblock, TRISC0)",
-        _unpack_subblock(4),
+        unpack_subblock(4),
         1,
         300.0,
     ),
-    _unpack_case(
+    unpack_case(
         "unpack_row",
         "matmul unpack, one row alone (TRISC0)",
         f"addi a2, zero, 0\naddi a3, zero, 0\n{_UNPACK_ROW}",

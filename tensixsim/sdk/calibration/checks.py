@@ -1,0 +1,324 @@
+"""Checks: further figures of the same silicon benches, none of which set a figure of the model.
+
+The calibration list (the other modules) sets the timing figures; these rows, measured by the same
+benches on the same card, only check that the mechanisms those figures feed generalise: other
+load and store widths, loads with a few instructions before their use, not-taken branches, five
+cores at once on other memories, a dependent chain through another core's local RAM, other push
+mixes, handshakes with a second core, and the unpackers' other subblock sizes. Each runs as the
+bench's program, as the calibration cases do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tensixsim.arch import get_arch
+from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, li
+from tensixsim.sdk.calibration.noc import (
+    NIU,
+    NOC_XY,
+    RD_RESP,
+    WR_ACK,
+    noc_atomic,
+    noc_read,
+    noc_setup,
+    noc_wait,
+    noc_write,
+    peer_case,
+)
+from tensixsim.sdk.calibration.riscv import FIVE
+from tensixsim.sdk.calibration.sync import (
+    CB_RESERVE_BACK,
+    CB_WAIT_FRONT,
+    PUSH_SYNC,
+    SEM,
+    SEM_WAIT,
+    STREAM_ACKED,
+    STREAM_RECEIVED,
+    TRISC1,
+    cb_setup,
+)
+from tensixsim.sdk.calibration.unpack import unpack_case, unpack_subblock
+from tensixsim.sdk.layout import L1_USER_BASE
+
+
+def _offsets(count: int, text: str) -> str:
+    return "\n".join(text.replace("OFF", str(4 * i)).replace("N", str(i)) for i in range(count))
+
+
+# --------------------------------------------------------------------------- one core (riscv-memory and
+# riscv-special-instr benches)
+CORE_CHECKS = (
+    Case("l1_lhu_fixed", "L1 lhu of one halfword", "lhu a0, 0(s0)", 1, (2.6, 2.6)),
+    Case("l1_sb", "L1 sb of one byte", "sb a0, 4(s0)", 1, (1.0, 1.0)),
+    Case("l1_sh", "L1 sh of one halfword", "sh a0, 4(s0)", 1, (1.0, 1.0)),
+    Case("bne_not_taken", "not-taken bne", "bne a0, a0, .+8", 1, (1.0, 1.0)),
+    Case(
+        "l1_load_to_use_gap1",
+        "L1 lw, 1 independent, then its use",
+        "lw a0, 0(s0)\naddi a2, a2, 1\nadd a1, a1, a0",
+        3,
+        (3.0, 3.0),
+    ),
+    Case(
+        "l1_load_to_use_gap2",
+        "L1 lw, 2 independent, then its use",
+        "lw a0, 0(s0)\naddi a2, a2, 1\naddi a3, a3, 1\nadd a1, a1, a0",
+        4,
+        (2.25, 2.25),
+    ),
+    Case("local_lw_x4", "4 independent local RAM lw", _offsets(4, "lw aN, OFF(s1)"), 4, (1.0, 1.0)),
+)
+
+# --------------------------------------------------------------------------- cores at once (riscv-contention
+# bench)
+_BRISC_RAM = get_arch(ARCH).cores[0].local_ram_alias + 0x100  # a word of BRISC's local RAM, via its window
+# The dependent pair through BRISC's window: the word holds its own offset (each core seeds the word
+# of its own RAM; BRISC's is the one read). The bench divides by the two loads: cycles per load.
+_CHASE_SETUP = (
+    f"{li('t0', get_arch(ARCH).local_ram_base + 0x110)}\nli t1, 16\nsw t1, 0(t0)\n{li('a7', _BRISC_RAM)}"
+)
+_CHASE = "lw t2, 0x10(a7)\nadd t2, a7, t2\nlw a0, 0(t2)"
+
+
+def _together(name: str, what: str, body: str, ops: int, silicon: float, cores=FIVE, **kw) -> Case:
+    return Case(name, what, body, ops, (silicon, silicon), cores=cores, figure_cores=cores, **kw)
+
+
+CONTENTION_CHECKS = (
+    _together(
+        "five_l1_distinct_address", "5 cores at once: distinct-address L1 read", "lw a0, 0(s0)", 1, 2.5
+    ),
+    _together(
+        "five_l1_same_store", "5 cores at once: same-address L1 sw", "sw a0, 4(s0)", 1, 1.0, shared_l1=True
+    ),
+    _together("five_l1_distinct_store", "5 cores at once: distinct-address L1 sw", "sw a0, 4(s0)", 1, 1.0),
+    _together(
+        "five_noc_status",
+        "5 cores at once: NoC status register read",
+        "lw a0, 0(s3)",
+        1,
+        2.0,
+        mmio="noc_status",
+    ),
+    _together("five_local_lw", "5 cores at once: own local RAM lw", "lw a0, 0(s1)", 1, 1.0),
+    _together("five_local_sw", "5 cores at once: own local RAM sw", "sw a0, 4(s1)", 1, 1.0),
+    _together(
+        "five_brisc_ram_lw",
+        "5 cores at once: lw from BRISC's local RAM",
+        "lw a0, 0(s2)",
+        1,
+        17.0,
+        setup=li("s2", _BRISC_RAM),
+    ),
+    _together(
+        "pair_chase_brisc_ram",
+        "2 cores at once (BRISC, NCRISC): dependent lw pair through BRISC's local RAM (per load)",
+        _CHASE,
+        2,
+        7.0,
+        cores=("brisc", "ncrisc"),
+        setup=_CHASE_SETUP,
+    ),
+    _together(
+        "five_chase_brisc_ram",
+        "5 cores at once: dependent lw pair through BRISC's local RAM (per load)",
+        _CHASE,
+        2,
+        18.5,
+        setup=_CHASE_SETUP,
+    ),
+)
+
+# ---------------------------------------------------------------------- Tensix pushes (tensix-instr bench)
+_STALLWAITS = "\n".join(["sw a4, 0(a3)"] * 8)
+PUSH_CHECKS = (
+    Case(
+        "push_stallwait_sync",
+        "STALLWAIT with nothing to wait for, pushed, then a sync (per push, TRISC1)",
+        f"{_STALLWAITS}\n{PUSH_SYNC}",
+        8,
+        (2.874, 2.874),
+        **TRISC1,
+    ),
+    Case(
+        "push_seminit_stallwait",
+        "SEMINIT and STALLWAIT pushed in turn (TRISC1)",
+        "sw a5, 0(a3)\nsw a4, 0(a3)\nsw a5, 0(a3)\nsw a4, 0(a3)",
+        4,
+        (0.99, 0.99),
+        **TRISC1,
+    ),
+    Case(
+        "push_seminit_stallwait_sync",
+        "SEMINIT and STALLWAIT pushed in turn, then a sync (per push, TRISC1)",
+        f"sw a5, 0(a3)\nsw a4, 0(a3)\nsw a5, 0(a3)\nsw a4, 0(a3)\n{PUSH_SYNC}",
+        4,
+        (2.998, 2.998),
+        **TRISC1,
+    ),
+)
+
+# --------------------------------------------------------------------------- handshakes (sem/CB bench)
+# BRISC asks NCRISC for a release through three L1 words (delay, kind, then a sequence number, and
+# a fence), waits for NCRISC's answer in a fourth, and NCRISC, after a 64-iteration delay loop, sets
+# a stream register or an L1 semaphore and answers. The blocking calls wait for that release.
+_CTRL = L1_USER_BASE + 0x38000
+_SEQ, _KIND, _DELAY, _ANSWER = _CTRL, _CTRL + 4, _CTRL + 8, _CTRL + 12
+_RELEASE_DELAY = 64
+
+
+def _request(kind: int) -> str:
+    """BRISC's request (a6: its sequence number)."""
+    return "\n".join(
+        (
+            "addi a6, a6, 1",
+            f"{li('t0', _DELAY)}\nli t1, {_RELEASE_DELAY}\nsw t1, 0(t0)",
+            f"{li('t0', _KIND)}\nli t1, {kind}\nsw t1, 0(t0)",
+            f"{li('t0', _SEQ)}\nsw a6, 0(t0)",
+            "fence",
+        )
+    )
+
+
+_WAIT_ANSWER = f"5:\n{li('t1', _ANSWER)}\nlw t0, 0(t1)\nbeq t0, a6, 6f\nfence\nj 5b\n6:\nfence"
+# NCRISC's releaser. Where the bench's poll loop branches back at once when the sequence number has
+# not moved, this one first reads the harness's done word (the releaser ends once BRISC's loops are
+# over): a load and a branch more per idle poll.
+_RELEASER = "\n".join(
+    (
+        "li a7, 0",
+        f"1:\n{li('t0', _SEQ)}\nlw a0, 0(t0)\nbne a0, a7, 2f",
+        f"{li('t2', DONE)}\nlw t2, 0(t2)\nbeqz t2, 1b\nj 9f",
+        f"2:\nmv a7, a0\n{li('t0', _KIND)}\nlw a1, 0(t0)\n{li('t0', _DELAY)}\nlw a2, 0(t0)",
+        "3:\nbeq a2, zero, 4f\naddi a2, a2, -1\nj 3b",
+        "4:\nli t1, 1\nbeq a1, t1, 5f\nli t1, 2\nbeq a1, t1, 6f\nli t1, 3\nbeq a1, t1, 7f\nj 8f",
+        f"5:\n{li('t0', STREAM_RECEIVED)}\nli t1, 1\nsw t1, 0(t0)\nj 8f",
+        f"6:\n{li('t0', STREAM_ACKED)}\nli t1, 1\nsw t1, 0(t0)\nj 8f",
+        f"7:\n{li('t0', SEM)}\nli t1, 1\nsw t1, 0(t0)",
+        f"8:\n{li('t0', _ANSWER)}\nsw a7, 0(t0)\nj 1b",
+        "9:",
+    )
+)
+_RECEIVED, _ACKED, _SEM_SET = 1, 2, 3
+
+
+def _handshake(name: str, what: str, body: str, silicon: float) -> Case:
+    return Case(
+        name,
+        what,
+        body,
+        1,
+        (silicon, silicon),
+        setup="li a6, 0",
+        empty=NOP,
+        companions=(("ncrisc", _RELEASER),),
+    )
+
+
+HANDSHAKE_CHECKS = (
+    _handshake(
+        "release_signal",
+        "a release asked of NCRISC and its answer (BRISC)",
+        f"{_request(_RECEIVED)}\n{_WAIT_ANSWER}",
+        287.025,
+    ),
+    _handshake(
+        "cb_wait_front_released",
+        "cb_wait_front released by NCRISC (BRISC)",
+        f"{cb_setup(0, 0)}\n{_request(_RECEIVED)}\n{CB_WAIT_FRONT}\n{_WAIT_ANSWER}",
+        320.003,
+    ),
+    _handshake(
+        "cb_reserve_back_released",
+        "cb_reserve_back released by NCRISC (BRISC)",
+        f"{cb_setup(32768, 0)}\n{_request(_ACKED)}\n{CB_RESERVE_BACK}\n{_WAIT_ANSWER}",
+        324.021,
+    ),
+    _handshake(
+        "noc_semaphore_wait_released",
+        "noc_semaphore_wait released by NCRISC (BRISC)",
+        f"{li('t0', SEM)}\nsw zero, 0(t0)\n{_request(_SEM_SET)}\n{SEM_WAIT}\n{_WAIT_ANSWER}",
+        308.018,
+    ),
+)
+
+# --------------------------------------------------------------------------- NoC requests (riscv-noc bench)
+_NIU1 = get_arch(ARCH).noc.niu_bases[1]
+
+
+def _own_tile(kind: str, size: int, silicon: float, noc: int = 0, *, wait: bool = True) -> Case:
+    """A request of ``size`` bytes to the own tile through NoC ``noc``: issue only, or with its flush
+    (a read) or barrier (a write)."""
+    niu = _NIU1 if noc else NIU
+    request, counter = (noc_read(niu=niu), RD_RESP) if kind == "read" else (noc_write(niu=niu), WR_ACK)
+    done = (" + flush" if kind == "read" else " + barrier") if wait else ", issue only"
+    return Case(
+        f"noc{noc}_own_{kind}_{size}{'' if wait else '_issue'}",
+        f"NoC own tile: {size} B {kind}{done}" + (f" (NoC #{noc})" if noc else ""),
+        f"{request}\n{noc_wait(counter, niu)}" if wait else request,
+        1,
+        (silicon, silicon),
+        mmio="niu1" if noc else "niu",
+        setup=noc_setup(size, counter),
+        empty=NOP,
+    )
+
+
+NOC_CHECKS = (
+    *(_own_tile("write", size, 68.96) for size in (16, 64, 256)),
+    peer_case("read", 16, (2, 2), 222.96),
+    peer_case("read", 256, (2, 2), 230.96),
+    peer_case("write", 16, (2, 2), 220.96),
+    peer_case("write", 256, (2, 2), 221.12),
+    _own_tile("read", 4, 24.97, 1, wait=False),
+    _own_tile("write", 4, 22.97, 1, wait=False),
+    _own_tile("read", 4, 78.96, 1),
+    _own_tile("write", 4, 68.96, 1),
+    _own_tile("read", 64, 70.96, 1),
+    _own_tile("read", 256, 78.96, 1),
+    _own_tile("write", 256, 68.96, 1),
+    # 16 KiB requests to a tile of the row and one of the column (riscv noc-mcast-mixed bench: the
+    # read on NoC #0, the write on NoC #1), and atomic increments there with their response.
+    peer_case("read", 16384, (2, 2), 480.75),
+    peer_case("read", 16384, (1, 3), 439.75),
+    peer_case("write", 16384, (2, 2), 476.75, noc=1),
+    peer_case("write", 16384, (1, 3), 436.75, noc=1),
+    *(
+        Case(
+            f"noc_peer_atomic_{x}_{y}",
+            f"NoC peer {(x, y)}: atomic increment with response",
+            noc_atomic("a7"),
+            1,
+            (silicon, silicon),
+            mmio="niu",
+            setup=f"{NOC_XY}\nli a7, {x | y << 6}",
+            empty=NOP,
+            peer=(x, y),
+        )
+        for x, y, silicon in ((2, 2, 232.75), (1, 3, 194.75))
+    ),
+    peer_case("read", 4, (2, 2), 230.96, noc=1),
+    peer_case("write", 4, (2, 2), 228.96, noc=1),
+    peer_case("read", 256, (2, 2), 230.96, noc=1),
+    peer_case("write", 256, (2, 2), 221.12, noc=1),
+)
+
+# --------------------------------------------------------------------------- the unpackers (unpack bench)
+UNPACK_CHECKS = tuple(
+    replace(
+        unpack_case(
+            f"unpack_subblock_bw{bw}",
+            f"matmul unpack, 2x2 subblock, inner {bw} (per subblock, TRISC0)",
+            unpack_subblock(bw),
+            1,
+            silicon,
+        ),
+        iters=iters,
+    )
+    for bw, silicon, iters in ((2, 149.9, 10), (3, 224.5, 10), (5, 375.4, 10), (6, 487.4, 5))
+)
+
+CHECKS: tuple[Case, ...] = (
+    CORE_CHECKS + CONTENTION_CHECKS + PUSH_CHECKS + HANDSHAKE_CHECKS + NOC_CHECKS + UNPACK_CHECKS
+)
