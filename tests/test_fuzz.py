@@ -56,9 +56,11 @@ def test_elf_mutations_hit_headers_and_tables():
     assert any(k.startswith("p_") for k in kinds) and any(k.startswith("sh_") for k in kinds)
 
 
-def _run(*keys: str, timeout: float = 30, rss_mb: int = fuzz.DEFAULT_RSS_MB) -> dict[str, object]:
+def _run(
+    *keys: str, timeout: float = 30, rss_mb: int = fuzz.DEFAULT_RSS_MB, startup: float = fuzz.STARTUP
+) -> dict[str, object]:
     cases = [fuzz.Case.parse(k) for k in keys]
-    results = fuzz.run_batch(cases, timeout, fuzz.DEFAULT_AS_MB, rss_mb)
+    results = fuzz.run_batch(cases, timeout, fuzz.DEFAULT_AS_MB, rss_mb, startup)
     assert sorted(r.case.key for r in results) == sorted(keys)
     return {r.case.key: r for r in results}
 
@@ -79,7 +81,7 @@ def test_a_crashing_case_is_found_by_rerunning_the_rest_of_the_batch_alone():
 
 
 def test_a_hanging_case_is_a_timeout():
-    results = _run("_hang:0:0", "rv32:0:1", timeout=2)
+    results = _run("_hang:0:0", "rv32:0:1", timeout=2, startup=4)
     assert results["_hang:0:0"].outcome == "FAILURE:timeout"
     assert not results["rv32:0:1"].failed
 

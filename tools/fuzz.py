@@ -71,6 +71,7 @@ MMIO_BASES = (
 ECALL = rvenc.encode("ecall")
 
 DEFAULT_TIMEOUT = 20.0  # seconds per case; a case runs at most a few hundred thousand cycles
+STARTUP = 10.0  # seconds more for a child's first case (its imports)
 # Unicorn reserves a 1 GiB translation buffer per core, so one tile maps ~5.3 GiB of (untouched)
 # address space: an RLIMIT_AS of 2 GiB cannot even build a Tile. The address-space limit is therefore
 # a backstop against runaway allocation; the real memory bound is the peak RSS, from getrusage.
@@ -511,9 +512,11 @@ class Result:
         return self.outcome.startswith("FAILURE")
 
 
-def _child(cases: list[Case], timeout: float, as_mb: int) -> tuple[list[dict], bool, int, str]:
+def _child(
+    cases: list[Case], timeout: float, as_mb: int, startup: float = STARTUP
+) -> tuple[list[dict], bool, int, str]:
     """Run ``cases`` in one child: the records it printed, whether it timed out, its exit status and
-    the end of its stderr."""
+    the end of its stderr. The first case may take ``startup`` seconds more (the child's imports)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--as-mb", str(as_mb)]
     records: list[dict] = []
@@ -526,7 +529,7 @@ def _child(cases: list[Case], timeout: float, as_mb: int) -> tuple[list[dict], b
         )
         sel.register(proc.stdout, selectors.EVENT_READ)
         buffer = b""
-        deadline = time.monotonic() + timeout + 10  # start-up allowance for the first case
+        deadline = time.monotonic() + timeout + startup
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -550,10 +553,12 @@ def _child(cases: list[Case], timeout: float, as_mb: int) -> tuple[list[dict], b
     return records, timed_out, code, stderr
 
 
-def run_batch(cases: list[Case], timeout: float, as_mb: int, rss_mb: int) -> list[Result]:
+def run_batch(
+    cases: list[Case], timeout: float, as_mb: int, rss_mb: int, startup: float = STARTUP
+) -> list[Result]:
     """Run ``cases`` in one child; on a crash or timeout, run the cases it did not report one per
     child so the culprit is named."""
-    records, timed_out, code, stderr = _child(cases, timeout, as_mb)
+    records, timed_out, code, stderr = _child(cases, timeout, as_mb, startup)
     by_key = {c.key: c for c in cases}
     results: list[Result] = []
     over = False
@@ -579,7 +584,7 @@ def run_batch(cases: list[Case], timeout: float, as_mb: int, rss_mb: int) -> lis
             *results,
             Result(cases[-1], "FAILURE:crash", f"child exit {code} after its last case\n{stderr}"),
         ]
-    alone = [r for c in missing for r in run_batch([c], timeout, as_mb, rss_mb)]
+    alone = [r for c in missing for r in run_batch([c], timeout, as_mb, rss_mb, startup)]
     if not any(r.failed for r in alone):
         # Only the batch failed: state carried from case to case. Blame the first unreported case.
         alone[0] = Result(missing[0], "FAILURE:batch",
