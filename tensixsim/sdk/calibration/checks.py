@@ -278,8 +278,9 @@ NOC_CHECKS = (
     _own_tile("read", 64, 70.96, 1),
     _own_tile("read", 256, 78.96, 1),
     _own_tile("write", 256, 68.96, 1),
-    # 16 KiB requests to a tile of the row and one of the column (riscv noc-mcast-mixed bench: the
-    # read on NoC #0, the write on NoC #1), and atomic increments there with their response.
+    # 16 KiB requests to a tile of the row and one of the column (noc-mcast-mixed bench: the read on
+    # NoC #0, the write on NoC #1), and atomic increments there with their response, the loop keeping
+    # the coordinates and the response count in registers as that bench's does.
     peer_case("read", 16384, (2, 2), 480.75),
     peer_case("read", 16384, (1, 3), 439.75),
     peer_case("write", 16384, (2, 2), 476.75, noc=1),
@@ -288,11 +289,11 @@ NOC_CHECKS = (
         Case(
             f"noc_peer_atomic_{x}_{y}",
             f"NoC peer {(x, y)}: atomic increment with response",
-            noc_atomic("a7"),
+            noc_atomic("a7", each_call=False),
             1,
             (silicon, silicon),
             mmio="niu",
-            setup=f"{NOC_XY}\nli a7, {x | y << 6}",
+            setup=f"{NOC_XY}\nor a5, zero, a6\nlw a4, 0x200(s3)\nli a7, {x | y << 6}",
             empty=NOP,
             peer=(x, y),
         )

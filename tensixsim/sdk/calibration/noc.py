@@ -71,12 +71,17 @@ def noc_read_case(size: int, silicon: float) -> Case:
 
 # An atomic increment of the semaphore word at s0 by one, its response (the old value) to a2:
 # initiator 3, CTRL atomic | response marked | static VC, AT_LEN_BE increment of word 0 (0x107C),
-# AT_DATA 1; the NIU counter read first, then waited for (own coordinates read from local RAM, into
-# a5; the target's: ``target``).
-def noc_atomic(target: str = "a5") -> str:
-    return (
+# AT_DATA 1; then a wait until the NIU's atomic-response counter reaches a4. As the sem/CB bench
+# makes it (``each_call``), every call first reads this tile's coordinates from local RAM into a5
+# and the counter into a4; as the multicast bench's loop does, those stay in registers (``target``:
+# the register with the target's coordinates).
+def noc_atomic(target: str = "a5", *, each_call: bool = True) -> str:
+    prefix = (
         f"{la('t2', 'noc_xy')}\nlbu t0, 0(t2)\nlbu t1, 1(t2)\nslli t1, t1, 6\nor a5, t0, t1\n"
-        f"{li('t0', NIU + 0x200)}\nlw a4, 0(t0)\naddi a4, a4, 1\n{_ready(3)}\n"
+        f"{li('t0', NIU + 0x200)}\nlw a4, 0(t0)\n"
+    )
+    return (
+        f"{prefix if each_call else ''}addi a4, a4, 1\n{_ready(3)}\n"
         f"{li('t0', NIU + 0x1800 + 0x0C)}\naddi t1, a2, 0\nsw t1, 0(t0)\nsw zero, 4(t0)\nsw a5, 8(t0)\n"
         f"sw s0, -12(t0)\nsw zero, -8(t0)\nsw {target}, -4(t0)\n{li('t1', 0x2091)}\nsw t1, 16(t0)\n"
         f"{li('t1', 0x107C)}\nsw t1, 20(t0)\nsw zero, 24(t0)\naddi t1, zero, 1\nsw t1, 28(t0)\n"
