@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tensixsim.mmio.memory import PAGE, Register
-from tensixsim.riscv.core import MMIO_SPIN_THRESHOLD, SPIN_THRESHOLD, Core, CoreState
+from tensixsim.riscv.core import SPIN_THRESHOLD, Core, CoreState
 
 
 class Parking:
@@ -35,6 +35,9 @@ class Parking:
         """
         entry = core.loop_entry_cycle()
         head = core.pc
+        # The iterations the loop was counted to (SPIN_THRESHOLD, or fewer for a loop that reads a
+        # register or a page only this core uses and never stored to): the probe changes it.
+        threshold = core.spin_threshold
         before = core.fingerprint()
         predicted = core.predictor_state()
         effects = self._side_effects
@@ -106,13 +109,13 @@ class Parking:
         # from its entry however slices and probes cut them, and iterations are counted, not run,
         # from here on, so the cycle and instructions of a core that stays parked do not depend on
         # where it was found.
-        threshold = MMIO_SPIN_THRESHOLD if core.watch_registers else SPIN_THRESHOLD
         if core.poll_period > 0:
             shift = threshold - (core.time - core.fixed_point_cycle) // core.poll_period
             if shift > 0:
                 core.skip_iterations(shift)
             elif shift < 0:
                 core.rewind(core.time + shift * core.poll_period)
+        self._polls_cover_marks(core)
         polled = [f"L1 0x{a:08x} (= 0x{self._l1_value(a, n):x})" for a, n in core.watch]
         polled += [f"register 0x{a:08x}" for a in core.watch_registers]
         core.wait_reason = "polls " + ", ".join(polled) if polled else "spins in a loop that reads nothing"
@@ -120,6 +123,22 @@ class Parking:
             self.events.core_waits_from(core.name, entry, "parked: " + core.wait_reason)
         for page in {a // PAGE for a, _ in core.watch}:
             self._refresh_protection(page)
+
+    def _polls_cover_marks(self, core: Core) -> None:
+        """The parked loop's reads from its fixed point on are its polls: a write into what it polls
+        wakes it at the write's cycle (``protected_write``), so they are not accesses another core's
+        first use of the page could come too late for (the marks L1 ordering by page counts those
+        by, native.c unordered_before, keep only what the core read before the fixed point)."""
+        pages = self.l1_pages
+        bit = 1 << core.index
+        before = core.fixed_point_cycle - 1
+        for address, size in core.watch:
+            page = address // pages.page
+            if pages.owner[page] != bit:
+                continue
+            lines = pages.line_last[address // pages.LINE : (address + size - 1) // pages.LINE + 1]
+            np.minimum(lines, before, out=lines)
+            pages.private_last[page] = min(int(pages.private_last[page]), before)
 
     def _register_at(self, core: Core, address: int) -> Register | None:
         for region in core.regions:

@@ -82,6 +82,11 @@ SPIN_THRESHOLD = 8
 # A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
 # wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
 MMIO_SPIN_THRESHOLD = 3
+# So is a loop that loads an L1 page only its core uses and never stored to (by page ordering): what
+# it reads is most likely a flag another core or the NoC will write first. Parked early, the loop is
+# woken exactly by that first write; still running, it could have run past it (docs/timing.md, "L1
+# between cores").
+PRIVATE_POLL_SPIN_THRESHOLD = MMIO_SPIN_THRESHOLD
 _CARRIED = (1 << 64) - 1  # repeat_start of a loop whose first entry was in an earlier slice
 
 _BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
@@ -219,6 +224,7 @@ class Core(LoopProbe):
         if self.hooks.storage is not None:
             # A native storage read lowers the loop check's threshold as _mmio_read does.
             self.hooks.storage.spin_cap = MMIO_SPIN_THRESHOLD
+        self.hooks.state.private_spin = PRIVATE_POLL_SPIN_THRESHOLD
         # An inline Tensix word (``.ttinsn``) is exactly a store of the word to INSTRN_BUF_BASE (the ISA
         # documentation's "Push Tensix Instruction"): TRISCn's pipe n, BRISC's pipe 0, none for NCRISC.
         first_push = arch.push_address(0)

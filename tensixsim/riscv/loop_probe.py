@@ -45,6 +45,11 @@ class LoopProbe:
         def run_slice(self, budget: int, spin_threshold: int = ..., carry: bool = True) -> None: ...
 
     @property
+    def spin_threshold(self) -> int:
+        """The iterations the loop being counted is checked for polling after."""
+        return int(self.hooks.state.spin_threshold)
+
+    @property
     def stopped_spinning(self) -> bool:
         return self.hooks.state.stop_reason == STOP_SPIN
 

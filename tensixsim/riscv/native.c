@@ -210,6 +210,13 @@ struct core_hooks {
      * its cycle) and before any write a request another core may yet make could land
      * (Tile.noc_sync_limit); SYNC_NEVER when nothing can. */
     int64_t noc_limit;
+    /* page_writers: per L1 page, the cores that have stored to it (a bit each, as page_sharers). A
+     * loop that loads a page only this core uses and has never stored to (a flag another core or
+     * the NoC will write, most likely) is checked for polling after private_spin iterations, as a
+     * loop reading a register is: parked early, it is woken exactly by the first write another
+     * core makes to the page, which it could otherwise have run past. */
+    uint8_t *page_writers;
+    uint64_t private_spin;
     /* Whether a block record or div_key has been set since the last forget of everything: a tile
      * forgets all code at each run, and most of those forgets find nothing to clear. */
     uint64_t blocks_known;
@@ -1012,10 +1019,13 @@ static int l1_sync_stop(void *uc, struct core_hooks *h, int type, uint64_t addre
         uint64_t page = address >> 12;
         uint8_t sharers = h->page_sharers[page], bit = (uint8_t)h->core_bit;
         uint8_t cores = sharers & (uint8_t)~NOC_SHARER;
+        if (type == MEM_WRITE) h->page_writers[page] |= bit;
         if (sharers == bit) {
             /* Only this core has used the page: none observes the access now (the walk notes
              * its cycle, against which another core's accesses later are checked: see step and
              * unordered_before). */
+            if (type != MEM_WRITE && !(h->page_writers[page] & bit) && h->spin_threshold > h->private_spin)
+                h->spin_threshold = h->private_spin;
             return 0;
         }
         if (sharers & NOC_SHARER) /* the NoC's accesses are ordered, whoever else uses the page */

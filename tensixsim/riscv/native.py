@@ -218,6 +218,8 @@ class HookState(ctypes.Structure):
         ("line_last", ctypes.c_void_p),
         ("line_write", ctypes.c_void_p),
         ("noc_limit", ctypes.c_int64),
+        ("page_writers", ctypes.c_void_p),
+        ("private_spin", ctypes.c_uint64),
         ("blocks_known", ctypes.c_uint64),
         ("bht", ctypes.c_uint8 * BHT),
         ("cfg0", ctypes.c_uint64),
@@ -344,6 +346,7 @@ class PageSharing:
         self.private_last = np.full(pages, -1, np.int64)
         self.line_last = np.full(lines, -1, np.int64)
         self.line_write = np.full(lines, -1, np.int64)
+        self.writers = np.zeros(pages, np.uint8)  # the cores that have stored to each page (a bit each)
         # late[0]: other cores' accesses at or before the cycle of such an access they conflict with.
         self.late = np.zeros(1, np.int64)
         self.page = page
@@ -365,6 +368,7 @@ class PageSharing:
         """Nobody has used any page (the tile's clock starts again)."""
         self.sharers[:] = 0
         self.owner[:] = 0
+        self.writers[:] = 0
         for cycles in (self.private_last, self.line_last, self.line_write):
             cycles[:] = -1
         self.late[:] = 0
@@ -380,7 +384,7 @@ class Hooks:
         self.state = HookState()
         s = self.state
         s.limit = 1 << 62
-        s.spin_threshold = s.spin_reset = 1 << 62
+        s.spin_threshold = s.spin_reset = s.private_spin = 1 << 62
         s.inline_pipe = NO_PIPE
         self.forget_busy_loops()
         # No L1 ordering between cores until on_sync_refresh is given (a lone Unicorn instance).
@@ -471,6 +475,7 @@ class Hooks:
             pages.line_last.ctypes.data,
             pages.line_write.ctypes.data,
         )
+        s.page_writers = pages.writers.ctypes.data
         s.core_bit = core_bit
 
     # ------------------------------------------------------------------ timing walk
@@ -1093,8 +1098,13 @@ class Hooks:
                 bit = s.core_bit
                 used = int(pages.sharers[page])
                 cores = used & ~NOC
+                if kind == MEM_WRITE:
+                    pages.writers[page] |= bit
                 if used == bit:
-                    return False  # (the walk notes it: native.c step)
+                    # (the walk notes it: native.c step)
+                    if kind != MEM_WRITE and not pages.writers[page] & bit:
+                        s.spin_threshold = min(s.spin_threshold, s.private_spin)
+                    return False
                 if used & NOC:
                     limit = s.noc_limit if cores == bit else min(limit, s.noc_limit)
                 if int(pages.private_last[page]) >= s.time_base or not cores & bit:
