@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tensixsim.arch import get_arch
-from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, li
+from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, li, rept
 from tensixsim.sdk.calibration.noc import (
     NIU,
     NOC_XY,
@@ -68,6 +68,11 @@ CORE_CHECKS = (
         (2.25, 2.25),
     ),
     Case("local_lw_x4", "4 independent local RAM lw", _offsets(4, "lw aN, OFF(s1)"), 4, (1.0, 1.0)),
+    # (riscv-core bench: Zbb and multiply chains)
+    Case("ctz_dependent", "dependent ctz", rept(4, "ctz a0, a0"), 4, (1.0, 1.0)),
+    Case("sext_h_dependent", "dependent sext.h", rept(8, "sext.h a0, a0"), 8, (1.0, 1.0)),
+    Case("minu_dependent", "dependent minu", rept(8, "minu a0, a0, a1"), 8, (1.0, 1.0)),
+    Case("mulhu_dependent", "dependent mulhu", rept(4, "mulhu a0, a0, a5"), 4, (1.75, 1.75)),
 )
 
 # --------------------------------------------------------------------------- cores at once (riscv-contention
