@@ -15,18 +15,12 @@ from dataclasses import replace
 from tensixsim.arch import get_arch
 from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, li, rept
 from tensixsim.sdk.calibration.noc import (
-    NIU,
     NOC_XY,
-    RD_RESP,
-    WR_ACK,
     noc_atomic,
-    noc_read,
-    noc_setup,
-    noc_wait,
-    noc_write,
+    own_tile_case,
     peer_case,
 )
-from tensixsim.sdk.calibration.riscv import FIVE
+from tensixsim.sdk.calibration.riscv import FIVE, offsets
 from tensixsim.sdk.calibration.sync import (
     CB_RESERVE_BACK,
     CB_WAIT_FRONT,
@@ -40,11 +34,6 @@ from tensixsim.sdk.calibration.sync import (
 )
 from tensixsim.sdk.calibration.unpack import unpack_case, unpack_subblock
 from tensixsim.sdk.layout import L1_USER_BASE
-
-
-def _offsets(count: int, text: str) -> str:
-    return "\n".join(text.replace("OFF", str(4 * i)).replace("N", str(i)) for i in range(count))
-
 
 # --------------------------------------------------------------------------- one core (riscv-memory and
 # riscv-special-instr benches)
@@ -67,7 +56,7 @@ CORE_CHECKS = (
         4,
         (2.25, 2.25),
     ),
-    Case("local_lw_x4", "4 independent local RAM lw", _offsets(4, "lw aN, OFF(s1)"), 4, (1.0, 1.0)),
+    Case("local_lw_x4", "4 independent local RAM lw", offsets(4, "lw aN, OFF(s1)"), 4, (1.0, 1.0)),
     # (riscv-core bench: Zbb and multiply chains)
     Case("ctz_dependent", "dependent ctz", rept(4, "ctz a0, a0"), 4, (1.0, 1.0)),
     Case("sext_h_dependent", "dependent sext.h", rept(8, "sext.h a0, a0"), 8, (1.0, 1.0)),
@@ -249,40 +238,19 @@ HANDSHAKE_CHECKS = (
 )
 
 # --------------------------------------------------------------------------- NoC requests (riscv-noc bench)
-_NIU1 = get_arch(ARCH).noc.niu_bases[1]
-
-
-def _own_tile(kind: str, size: int, silicon: float, noc: int = 0, *, wait: bool = True) -> Case:
-    """A request of ``size`` bytes to the own tile through NoC ``noc``: issue only, or with its flush
-    (a read) or barrier (a write)."""
-    niu = _NIU1 if noc else NIU
-    request, counter = (noc_read(niu=niu), RD_RESP) if kind == "read" else (noc_write(niu=niu), WR_ACK)
-    done = (" + flush" if kind == "read" else " + barrier") if wait else ", issue only"
-    return Case(
-        f"noc{noc}_own_{kind}_{size}{'' if wait else '_issue'}",
-        f"NoC own tile: {size} B {kind}{done}" + (f" (NoC #{noc})" if noc else ""),
-        f"{request}\n{noc_wait(counter, niu)}" if wait else request,
-        1,
-        (silicon, silicon),
-        mmio="niu1" if noc else "niu",
-        setup=noc_setup(size, counter),
-        empty=NOP,
-    )
-
-
 NOC_CHECKS = (
-    *(_own_tile("write", size, 68.96) for size in (16, 64, 256)),
+    *(own_tile_case("write", size, 68.96) for size in (16, 64, 256)),
     peer_case("read", 16, (2, 2), 222.96),
     peer_case("read", 256, (2, 2), 230.96),
     peer_case("write", 16, (2, 2), 220.96),
     peer_case("write", 256, (2, 2), 221.12),
-    _own_tile("read", 4, 24.97, 1, wait=False),
-    _own_tile("write", 4, 22.97, 1, wait=False),
-    _own_tile("read", 4, 78.96, 1),
-    _own_tile("write", 4, 68.96, 1),
-    _own_tile("read", 64, 70.96, 1),
-    _own_tile("read", 256, 78.96, 1),
-    _own_tile("write", 256, 68.96, 1),
+    own_tile_case("read", 4, 24.97, 1, wait=False),
+    own_tile_case("write", 4, 22.97, 1, wait=False),
+    own_tile_case("read", 4, 78.96, 1),
+    own_tile_case("write", 4, 68.96, 1),
+    own_tile_case("read", 64, 70.96, 1),
+    own_tile_case("read", 256, 78.96, 1),
+    own_tile_case("write", 256, 68.96, 1),
     # 16 KiB requests to a tile of the row and one of the column (noc-mcast-mixed bench: the read on
     # NoC #0, the write on NoC #1), and atomic increments there with their response, the loop keeping
     # the coordinates and the response count in registers as that bench's does.

@@ -56,15 +56,20 @@ def noc_setup(size: int, counter: int) -> str:
     )
 
 
-def noc_read_case(size: int, silicon: float) -> Case:
+def own_tile_case(kind: str, size: int, silicon: float, noc: int = 0, *, wait: bool = True) -> Case:
+    """A ``kind`` ("read" or "write") request of ``size`` bytes to the own tile through NoC ``noc``:
+    issue only, or with its flush (a read) or barrier (a write)."""
+    niu = get_arch(ARCH).noc.niu_bases[noc]
+    request, counter = (noc_read(niu=niu), RD_RESP) if kind == "read" else (noc_write(niu=niu), WR_ACK)
+    done = (" + flush" if kind == "read" else " + barrier") if wait else ", issue only"
     return Case(
-        f"noc_read_{size}",
-        f"NoC own tile: {size} B read + flush",
-        f"{noc_read()}\n{noc_wait(RD_RESP)}",
+        f"noc{noc if noc else ''}_{kind}_{size}{'' if wait else '_issue'}",
+        f"NoC own tile: {size} B {kind}{done}" + (f" (NoC #{noc})" if noc else ""),
+        f"{request}\n{noc_wait(counter, niu)}" if wait else request,
         1,
         (silicon, silicon),
-        mmio="niu",
-        setup=noc_setup(size, RD_RESP),
+        mmio="niu1" if noc else "niu",
+        setup=noc_setup(size, counter),
         empty=NOP,
     )
 
@@ -118,40 +123,13 @@ def peer_case(kind: str, size: int, peer: tuple[int, int], silicon: float, noc: 
 
 
 NOC_CASES = (
-    Case(
-        "noc_read_4_issue",
-        "NoC own tile: 4 B read, issue only",
-        noc_read(),
-        1,
-        (24.97, 24.97),
-        mmio="niu",
-        setup=noc_setup(4, RD_RESP),
-        empty=NOP,
-    ),
-    Case(
-        "noc_write_4_issue",
-        "NoC own tile: 4 B write, issue only",
-        noc_write(),
-        1,
-        (22.98, 22.98),
-        mmio="niu",
-        setup=noc_setup(4, WR_ACK),
-        empty=NOP,
-    ),
-    Case(
-        "noc_write_4",
-        "NoC own tile: 4 B write + barrier",
-        f"{noc_write()}\n{noc_wait(WR_ACK)}",
-        1,
-        (69.0, 69.0),
-        mmio="niu",
-        setup=noc_setup(4, WR_ACK),
-        empty=NOP,
-    ),
-    noc_read_case(4, 79.0),
-    noc_read_case(16, 71.0),
-    noc_read_case(64, 71.0),
-    noc_read_case(256, 79.0),
+    own_tile_case("read", 4, 24.97, wait=False),
+    own_tile_case("write", 4, 22.98, wait=False),
+    own_tile_case("write", 4, 69.0),
+    own_tile_case("read", 4, 79.0),
+    own_tile_case("read", 16, 71.0),
+    own_tile_case("read", 64, 71.0),
+    own_tile_case("read", 256, 79.0),
     # Another tile: its east neighbour, and one 13 columns on (NoC #0 goes east and wraps, so a request
     # and its response go once round the row whatever the distance: the measurements are flat too).
     peer_case("read", 4, (2, 2), 230.96),

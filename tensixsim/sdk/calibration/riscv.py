@@ -7,7 +7,7 @@ from tensixsim.arch import CORE_NAMES
 from tensixsim.sdk.calibration.case import Case, li, rept
 
 
-def _offsets(count: int, text: str) -> str:
+def offsets(count: int, text: str) -> str:
     """``text`` with ``OFF`` replaced by 0, 4, 8, ... and ``N`` by 0, 1, 2, ... (independent words
     into distinct registers)."""
     return "\n".join(text.replace("OFF", str(4 * i)).replace("N", str(i)) for i in range(count))
@@ -61,10 +61,8 @@ CORE_CASES = (
 MEMORY_CASES = (
     Case("l1_lw_fixed", "L1 lw of one word", "lw a0, 0(s0)", 1, (2.6, 2.6)),
     Case("l1_lbu_fixed", "L1 lbu of one byte", "lbu a0, 0(s0)", 1, (2.6, 2.6)),
-    Case(
-        "l1_lw_x4", "4 independent L1 lw (one 16-byte line)", _offsets(4, "lw aN, OFF(s0)"), 4, (1.25, 1.25)
-    ),
-    Case("l1_lw_x8", "8 independent L1 lw (two lines)", _offsets(8, "lw aN, OFF(s0)"), 8, (1.46, 1.63)),
+    Case("l1_lw_x4", "4 independent L1 lw (one 16-byte line)", offsets(4, "lw aN, OFF(s0)"), 4, (1.25, 1.25)),
+    Case("l1_lw_x8", "8 independent L1 lw (two lines)", offsets(8, "lw aN, OFF(s0)"), 8, (1.46, 1.63)),
     Case(
         "l1_lw_chase",
         "L1 lw chain (a word pointing at itself)",
@@ -82,7 +80,7 @@ MEMORY_CASES = (
         (1.5, 1.5),
     ),
     Case("l1_store", "L1 sw of one word", "sw a0, 4(s0)", 1, (1.0, 1.0)),
-    Case("l1_store_x4", "4 L1 sw (one 16-byte line)", _offsets(4, "sw a0, OFF(s0)"), 4, (1.0, 1.0)),
+    Case("l1_store_x4", "4 L1 sw (one 16-byte line)", offsets(4, "sw a0, OFF(s0)"), 4, (1.0, 1.0)),
     Case("l1_sw_lw", "L1 sw then lw of the word", "sw a0, 4(s0)\nlw a1, 4(s0)", 2, (3.25, 3.25)),
     Case("local_lw", "local RAM lw", "lw a0, 0(s1)", 1, (1.0, 1.0)),
     Case("local_lw_chase", "local RAM lw chain", "lw s1, 0(s1)", 1, (1.0, 1.0), setup="sw s1, 0(s1)"),
