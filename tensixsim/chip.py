@@ -20,10 +20,11 @@ earlier than where the target stopped. Inside a window a tile is scheduled as a 
 window's end, so a tile reads NoC counters and issues requests only at cycles whose incoming traffic
 it already has. When a tile sends, its own window shrinks to the arrival cycle plus the target's
 reach back (the target may answer no sooner). Packets between tiles share the links of their routes
-(:class:`Fabric`), claimed in an order that does not depend on the windows. Results and cycles are
-the same for these windows as for any uniform window up to the lookahead (``Chip(window=...)``),
-and for every quantum long enough for a tile's poll loops to be parked (as for a single tile;
-tests/test_chip.py); tt-metal firmware's L1 waits are the exception docs/deviations.md measures.
+(:class:`Fabric`), granted by the routers in an order that does not depend on the windows. Results
+and cycles are the same for these windows as for any uniform window up to the lookahead
+(``Chip(window=...)``), and for every quantum long enough for a tile's poll loops to be parked (as
+for a single tile; tests/test_chip.py); tt-metal firmware's L1 waits are the exception
+docs/deviations.md measures.
 
 ChipTile reuses the single-tile scheduler's parts (slices, parking, the coprocessor's advance) and
 replaces its loop by :meth:`ChipTile.run_window`.
@@ -40,7 +41,8 @@ from tensixsim.arch import get_arch
 from tensixsim.dram import Dram
 from tensixsim.endpoints import MODELS, MappedEndpoint
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, Unimplemented
-from tensixsim.noc import REMOTE_ORDER, Link, Noc, Packet, RemoteAction, route
+from tensixsim.noc import REMOTE_ORDER, Noc, Packet, RemoteAction
+from tensixsim.noc.routers import Routers
 from tensixsim.results import RunResult
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.frontend import NEVER, Engine
@@ -49,7 +51,6 @@ from tensixsim.timing import DEFAULT_QUANTUM, NOC
 
 XY = tuple[int, int]
 SENDER_STRIDE = 1 << 40  # room for each sender's own count of transfers
-PRUNE_EVERY = 1024  # cycles of progress between drops of link history (host time only)
 
 
 class ChipTile(Tile):
@@ -180,24 +181,27 @@ class Fabric:
     """The NoC between the tiles: where coordinates lead, and the traffic between tiles in flight.
 
     Links. Every packet between tiles crosses the links of its dimension-order route (noc.route), and
-    a link carries one flit a cycle in each direction: a packet holds each link for its flits from
-    the cycle its header gets there, or from the first cycle the link is free for that long. A packet
-    that waits is late by what it waited at its last link. Packets claim links in the order of the
-    cycle their header enters the first link (then by sender and the sender's own count), which does
-    not depend on the windows: a packet is resolved only once no tile can still inject one before it,
-    and until then it holds back every tile as an activity of another tile would (:meth:`held`).
+    a link carries one flit a cycle in each direction. Each router gives a link to the packets asking
+    for it port by port in turn (:mod:`tensixsim.noc.routers`); a packet late at any link is late by
+    what it waited in all. Grants are decided in cycle order up to the earliest cycle a tile could
+    still inject a packet at, so they do not depend on the windows; a packet not through yet holds
+    back every tile as an activity of another tile would (:meth:`held`).
     """
 
     chip: Chip
-    # (injected, order, target, unloaded arrival, action, packet): sent, links not yet claimed.
-    waiting: list[tuple[int, int, XY, int, RemoteAction, Packet]] = field(default_factory=list)
+    routers: Routers = field(init=False)
     # (arrival cycle, order, target, action): handed to the targets between windows. The order (sender's
     # index in the grid, then its own count) depends only on what each sender did, never on the windows.
     in_flight: list[tuple[int, int, XY, RemoteAction]] = field(default_factory=list)
-    links: dict[Link, list[tuple[int, int]]] = field(default_factory=dict)  # busy (start, end), sorted
-    _groups: dict[tuple, dict[Link, int]] = field(default_factory=dict)  # a multicast's link starts
     _sent: dict[XY, itertools.count] = field(default_factory=dict)
-    _pruned: int = 0  # the bound link history was last dropped below
+
+    def __post_init__(self) -> None:
+        self.routers = Routers(self.chip.facts)
+
+    @property
+    def waiting(self) -> int:
+        """Packets sent whose links are not all granted yet."""
+        return len(self.routers)
 
     def endpoint_kind(self, xy: XY) -> str | None:
         return self.chip.kind_at(xy)
@@ -211,65 +215,25 @@ class Fabric:
             raise AssertionError(f"NoC traffic due at {cycle}, before the lookahead bound {floor}")
         count = self._sent.setdefault(source.position, itertools.count())
         order = REMOTE_ORDER + self.chip.index(source.position) * SENDER_STRIDE + next(count)
-        heapq.heappush(self.waiting, (packet.injected, order, target, cycle, action, packet))
+        self._arrived(self.routers.add(packet, (cycle, order, target, action), order))
         tile = source.tile
         # The target may answer then (or a tile it passes something on to, no sooner).
         tile.window_end = min(tile.window_end, cycle + self.chip.reach(target, source.position))
 
     def held(self) -> int:
-        """The earliest cycle a tile could have acted at to send a packet still waiting for its links
-        (NEVER: none waits); the chip bounds windows by it as by another tile's next act."""
-        return self.waiting[0][0] - NOC.niu_to_router if self.waiting else NEVER
+        """The earliest cycle a tile could have acted at to send a packet whose next grant is still
+        open (NEVER: none); the chip bounds windows by it as by another tile's next act."""
+        first = self.routers.next_event()
+        return first - NOC.niu_to_router if first < NEVER else NEVER
 
     def resolve(self, bound: int) -> None:
-        """Claim the links of every waiting packet whose header enters its first link before ``bound``
-        (no packet can be sent any more that enters before it), in that order."""
-        while self.waiting and self.waiting[0][0] < bound:
-            _, order, target, cycle, action, packet = heapq.heappop(self.waiting)
-            heapq.heappush(self.in_flight, (cycle + self._claim(packet), order, target, action))
-        if bound >= NEVER:
-            self.links.clear()
-            self._groups.clear()
-            return
-        if bound - self._pruned < PRUNE_EVERY:
-            return
-        # No later packet reaches a link before ``bound``: what ends by then is history.
-        self._pruned = bound
-        for link, busy in list(self.links.items()):
-            kept = [span for span in busy if span[1] > bound]
-            if kept:
-                self.links[link] = kept
-            else:
-                del self.links[link]
-        for key in [k for k in self._groups if k[-1] < bound]:
-            del self._groups[key]
+        """Decide every grant before ``bound`` (no packet can be sent any more that asks for a link
+        before it)."""
+        self._arrived(self.routers.advance(bound))
 
-    def _claim(self, packet: Packet) -> int:
-        """Reserve ``packet``'s links; returns how much later than unloaded it reaches its target."""
-        path = route(self.chip.facts, packet.noc, packet.source, packet.target)
-        if not path:
-            return 0
-        shared = self._groups.setdefault((*packet.group, packet.injected), {}) if packet.group else {}
-        at = packet.injected
-        for link in path:
-            if link in shared:  # a multicast's flits cross a link of its tree once
-                start = shared[link]
-            else:
-                start = shared[link] = self._reserve(link, at, packet.flits)
-            at = start + NOC.router_hop
-        return at - NOC.router_hop - (packet.injected + (len(path) - 1) * NOC.router_hop)
-
-    def _reserve(self, link: Link, at: int, flits: int) -> int:
-        """The first cycle from ``at`` on when ``link`` is free for ``flits`` cycles; marked busy then."""
-        busy = self.links.setdefault(link, [])
-        start, index = at, len(busy)
-        for i, (begin, end) in enumerate(busy):
-            if start + flits <= begin:
-                index = i
-                break
-            start = max(start, end)
-        busy.insert(index, (start, start + flits))
-        return start
+    def _arrived(self, done: list[tuple[tuple[int, int, XY, RemoteAction], int]]) -> None:
+        for (cycle, order, target, action), late in done:
+            heapq.heappush(self.in_flight, (cycle + late, order, target, action))
 
     def hand_over(self, first: int = NEVER) -> set[XY]:
         """Claim links for the packets no later one can precede (``first``: the earliest cycle any tile

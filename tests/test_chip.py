@@ -299,20 +299,21 @@ def test_two_streams_over_a_shared_link_take_twice_as_long_as_one() -> None:
     alone = Chip("blackhole")
     _stream(alone, (1, 2), 4)
     assert _arrivals(alone) == {(1, 2): [170 + w, 203 + w, 236 + w, 269 + w]}
-    # With B streaming too, packets claim links in the order their headers enter the first link
-    # (ties: A, first in the grid's row order). A's first packet holds router 2's link over
-    # [147, 180) and router 3's over [156, 189); B's first (header at 138) fits before neither: it
-    # crosses router 2's link at 180 and router 3's at 189, 42 cycles late (161 + W -> 203 + W). A's
-    # second then waits for router 2's link until 213 and router 3's until 222 (33 late: 236 + W), and
-    # so on: the shared link carries all 8 packets back to back, 8 x 33 cycles from 147 to 411.
+    # With B streaming too, router 2's link serves its two input ports in turn: B's (local) packets
+    # and A's (from router 1). B's first header asks at 138 and finds the link free: it holds it over
+    # [138, 171). A's first asks at 147 and waits; at 171 A's (the port not served last) goes before
+    # B's second (asking then), at 204 B's second, and so on: B 138, A 171, B 204, A 237, B 270, A 303,
+    # B 336, A 369, back to back. Router 3's link then carries each 9 cycles later without waiting. A
+    # packet lands 9 + 5 + 9 + W after its grant at router 2: B's 33, 66 and 99 late from the second
+    # on (161 + W, 227 + W, ...), A's 24 late from the first (194 + W, ...).
     both = Chip("blackhole")
     _stream(both, (1, 2), 4)
     _stream(both, (2, 2), 4)
     assert _arrivals(both) == {
-        (1, 2): [170 + w, 236 + w, 302 + w, 368 + w],
-        (2, 2): [203 + w, 269 + w, 335 + w, 401 + w],
+        (1, 2): [194 + w, 260 + w, 326 + w, 392 + w],
+        (2, 2): [161 + w, 227 + w, 293 + w, 359 + w],
     }
-    # Twice the data over the shared link: the last packet lands 401 + W - 138 cycles after the first
+    # Twice the data over the shared link: the last packet lands 392 + W - 138 cycles after the first
     # header, against 269 + W - 138 alone (the link's busy time doubles, 132 -> 264; the fixed latency
     # does not).
 

@@ -1,5 +1,6 @@
 """The NoC as the tiles see it: each tile's two NIUs (:mod:`~tensixsim.noc.niu`), their registers
-(:mod:`~tensixsim.noc.registers`), and the fabric between tiles (:mod:`~tensixsim.noc.fabric`)."""
+(:mod:`~tensixsim.noc.registers`), the fabric between tiles (:mod:`~tensixsim.noc.fabric`) and its
+routers' arbitration of the links (:mod:`~tensixsim.noc.routers`)."""
 
 from tensixsim.noc.fabric import (
     REMOTE_ORDER,

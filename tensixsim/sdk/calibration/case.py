@@ -58,6 +58,10 @@ class Case:
     # Run on tile SOURCE of a Chip, with the Tensix tile ``peer`` (NoC #0 coordinates) there too; its
     # coordinates are in a7 (x | y << 6) for the program's requests.
     peer: tuple[int, int] | None = None
+    # With ``peer``: run BRISC's program on each of these tiles (NoC #0 coordinates) instead of on
+    # SOURCE, all released at once; the figure is ``figure_tile``'s.
+    senders: tuple[tuple[int, int], ...] = ()
+    figure_tile: tuple[int, int] | None = None
     # Assembly run once before the first timed region (a configuration the measured program set up
     # before its clock reads).
     prologue: str = ""

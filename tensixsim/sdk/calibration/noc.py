@@ -161,6 +161,64 @@ NOC_CASES = (
     ),
 )
 
+# --------------------------------------------------------------------------- many senders, one target
+# The arbitration bench: K BRISCs of one row each write 128 packets of 16 KiB (non-posted) to a slice
+# of their own on the tile at the row's end, then wait for the acknowledgements; each figure is one
+# sender's bytes over its own run. The senders are the working columns next to the target (a p100a's:
+# NoC #0 columns 6 and 15 are harvested), on NoC #0 towards the row's last column, on NoC #1 towards
+# its first. The measured rates per sender, nearest the target first: every sender's packets share
+# the target's last link, and which goes when is the routers' arbitration (noc/routers.py).
+P100A_COLUMNS = (1, 2, 3, 4, 5, 7, 10, 11, 12, 13, 14, 16)
+ARBITRATION_ROW = 4
+ARBITRATION_PACKETS = 128
+_ARBITRATION = {
+    (0, 2): (31.508, 31.392),
+    (0, 4): (31.611, 21.020, 15.795, 15.766),
+    (0, 8): (31.505, 21.006, 15.766, 12.623, 10.521, 9.024, 7.895, 7.887),
+    (1, 2): (31.520, 31.407),
+    (1, 4): (31.520, 21.051, 15.784, 15.754),
+    (1, 8): (31.558, 21.080, 15.799, 12.643, 10.536, 9.035, 7.906, 7.898),
+}
+
+
+def arbitration_case(noc: int, senders: int, nearest: int, silicon: float) -> Case:
+    """The ``nearest``-th sender (0: next to the target) of ``senders`` writing to one tile on NoC
+    ``noc``."""
+    facts = get_arch(ARCH).noc
+    y = ARBITRATION_ROW
+    if noc == 0:
+        target, columns = P100A_COLUMNS[-1], P100A_COLUMNS[-1 - senders : -1][::-1]
+        tx, ty = target, y
+    else:
+        target, columns = P100A_COLUMNS[0], P100A_COLUMNS[1 : 1 + senders]
+        tx, ty = facts.width - 1 - target, facts.height - 1 - y  # NoC #1's coordinates
+    niu = facts.niu_bases[noc]
+    # Each sender's slice: 32 KiB per its x (this NIU's coordinates) from 1 MiB.
+    slice_ = f"andi t0, a6, 63\nslli t0, t0, 15\n{li('a2', 0x100000)}\nadd a2, a2, t0"
+    return Case(
+        f"noc{noc}_to_one_{senders}_{nearest}",
+        f"NoC #{noc}: {senders} senders to one tile, 16 KiB writes, sender {nearest + 1} from it (B/cycle)",
+        noc_write("a7", niu),
+        1,
+        (silicon, silicon),
+        iters=ARBITRATION_PACKETS,
+        mmio="niu1" if noc else "niu",
+        setup=f"{noc_setup(16384, WR_ACK)}\nli a7, {tx | ty << 6}\n{slice_}",
+        teardown=noc_wait(WR_ACK, niu),
+        bytes_per_op=16384,
+        subtract_empty=False,
+        peer=(target, y),
+        senders=tuple((x, y) for x in columns),
+        figure_tile=(columns[nearest], y),
+    )
+
+
+ARBITRATION_CASES = tuple(
+    arbitration_case(noc, senders, i, silicon)
+    for (noc, senders), rates in _ARBITRATION.items()
+    for i, silicon in enumerate(rates)
+)
+
 # --------------------------------------------------------------------------- DRAM
 # 512 pages of 2 KiB from one DRAM bank through the interleaved bank table, back to back, one flush
 # or barrier at the end (all inside the figure: no empty loop subtracted), as measured: page i's

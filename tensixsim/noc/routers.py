@@ -1,0 +1,192 @@
+"""The routers between the tiles of a chip: which packet each link carries next.
+
+A router's output link carries one packet at a time, each for its flits (one a cycle). Packets asking
+for the same link come in on different input ports: from the router's own NIU ("local"), or from the
+neighbouring router along X or along Y. When the link is free, the router takes the next packet from
+the ports in turn (round robin), each port's packets in the order they came; a packet that finds the
+link free and no other asking takes it at once.
+
+Taking turns between ports, not between packets, is what the Blackhole many-to-one write benches
+show: K senders in one row writing 16 KiB packets to the tile at the row's end share the last link
+(about 63 B/cycle in all), the sender next to the target getting half of it, the next a quarter while
+the first runs, and so on (each sender's rate over its own run 63/2, 63/3, 63/4, ..., the two
+furthest 63/K each). Serving packets in the order they reached the link would share it evenly.
+
+Grants are decided in cycle order and only below a bound no packet still to be sent can precede
+(:meth:`Routers.advance`), so they depend only on what the tiles sent and when, never on how the
+chip's windows fell. A multicast's packets cross each link of their tree once: the packets of one
+group (sent together) take a link at the same grant.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from dataclasses import dataclass, field
+
+from tensixsim.arch.common import NocFacts
+from tensixsim.noc.fabric import Link, Packet, route
+from tensixsim.timing import NOC
+
+NEVER = 1 << 62
+LOCAL, FROM_X, FROM_Y = 0, 1, 2  # input ports
+PORTS = 3
+_ARRIVE, _DECIDE = 0, 1  # event kinds; a cycle's arrivals come before its grants
+
+
+@dataclass
+class _Transit:
+    """A packet on its way: the links of its route and the one it asks for next."""
+
+    packet: Packet
+    path: list[Link]
+    token: object  # what the caller gets back with the packet's delay
+    order: int  # ties between packets asking at one cycle, by sender (never by the windows)
+    group: _Group | None
+    hop: int = 0
+
+
+@dataclass
+class _Group:
+    """The packets of one multicast: the grant of each link of its tree (or, while the first packet to
+    ask waits, the others that reached it)."""
+
+    key: tuple
+    grants: dict[Link, int | list[_Transit]] = field(default_factory=dict)
+    members: int = 0
+
+
+@dataclass
+class _Output:
+    """One link: free from ``free`` on; the port served last; each port's packets waiting."""
+
+    free: int = 0
+    headers: int = 0  # the next cycle a header alone can go
+    last: int = PORTS - 1  # so that the first turn goes to the local port
+    queues: tuple[deque, ...] = field(default_factory=lambda: tuple(deque() for _ in range(PORTS)))
+    deciding: bool = False  # a grant of this link is scheduled
+
+
+class Routers:
+    """Every link of a chip's two NoCs and the packets asking for them."""
+
+    def __init__(self, facts: NocFacts) -> None:
+        self.facts = facts
+        self.outputs: dict[Link, _Output] = {}
+        # (cycle, kind, tie, item): a packet reaching a link, or a link choosing its next packet.
+        self.events: list[tuple[int, int, object, object]] = []
+        self.groups: dict[tuple, _Group] = {}
+
+    def __len__(self) -> int:
+        """Packets still on their way (a grant of some link of theirs not decided yet)."""
+        return len(self.events)
+
+    def add(self, packet: Packet, token: object, order: int) -> list[tuple[object, int]]:
+        """Put ``packet`` on its route (its header enters the first link at ``packet.injected``, at
+        or after every bound given so far). Returns what is done at once: a packet with no link."""
+        path = route(self.facts, packet.noc, packet.source, packet.target)
+        if not path:
+            return [(token, 0)]
+        group = None
+        if packet.group:
+            key = (*packet.group, packet.injected)
+            group = self.groups.get(key)
+            if group is None:
+                group = self.groups[key] = _Group(key)
+            group.members += 1
+        heapq.heappush(
+            self.events, (packet.injected, _ARRIVE, order, _Transit(packet, path, token, order, group))
+        )
+        return []
+
+    def next_event(self) -> int:
+        """The earliest cycle a decision is still open at (NEVER: none): nothing on its way reaches
+        its target sooner than a hop and an NIU after it."""
+        return self.events[0][0] if self.events else NEVER
+
+    def advance(self, bound: int) -> list[tuple[object, int]]:
+        """Decide every grant before ``bound``; returns (token, cycles late against unloaded) for each
+        packet whose last link is now granted."""
+        done: list[tuple[object, int]] = []
+        events = self.events
+        while events and events[0][0] < bound:
+            cycle, kind, _, item = heapq.heappop(events)
+            if kind == _ARRIVE:
+                self._arrive(item, cycle, done)
+            else:
+                self._decide(item, cycle, done)
+        if bound >= NEVER:
+            self.outputs.clear()
+        return done
+
+    def _arrive(self, transit: _Transit, cycle: int, done: list) -> None:
+        link = transit.path[transit.hop]
+        group = transit.group
+        if group is not None:
+            grant = group.grants.get(link)
+            if isinstance(grant, int):  # another packet of the multicast took it: the same flits
+                self._granted(transit, grant, done)
+                return
+            if grant is not None:  # another packet of the multicast waits for it
+                grant.append(transit)
+                return
+        output = self.outputs.get(link)
+        if output is None:
+            output = self.outputs[link] = _Output()
+        if transit.packet.flits == 1:
+            # A header alone goes between the flits of the packet holding the link (on a virtual
+            # channel of its own), which then ends a cycle later; headers go one a cycle.
+            at = max(cycle, output.headers)
+            output.headers = at + 1
+            output.free = output.free + 1 if output.free > at else at + 1
+            if group is not None:
+                group.grants[link] = at
+            self._granted(transit, at, done)
+            return
+        if group is not None:
+            group.grants[link] = []
+        port = LOCAL if transit.hop == 0 else (FROM_X if transit.path[transit.hop - 1][3] == "x" else FROM_Y)
+        output.queues[port].append(transit)
+        if not output.deciding:
+            output.deciding = True
+            heapq.heappush(self.events, (max(cycle, output.free), _DECIDE, link, link))
+
+    def _decide(self, link: Link, cycle: int, done: list) -> None:
+        output = self.outputs[link]
+        if cycle < output.free:  # headers went through meanwhile
+            heapq.heappush(self.events, (output.free, _DECIDE, link, link))
+            return
+        queues = output.queues
+        port = output.last
+        for _ in range(PORTS):
+            port = (port + 1) % PORTS
+            if queues[port]:
+                break
+        transit = queues[port].popleft()
+        output.last = port
+        output.free = cycle + transit.packet.flits
+        if any(queues):
+            heapq.heappush(self.events, (output.free, _DECIDE, link, link))
+        else:
+            output.deciding = False
+        group = transit.group
+        if group is not None:
+            waiting = group.grants[link]
+            group.grants[link] = cycle
+            for other in waiting:
+                self._granted(other, cycle, done)
+        self._granted(transit, cycle, done)
+
+    def _granted(self, transit: _Transit, cycle: int, done: list) -> None:
+        """``transit`` crosses its present link from ``cycle``: on to the next, or arrived."""
+        if transit.hop + 1 < len(transit.path):
+            transit.hop += 1
+            heapq.heappush(self.events, (cycle + NOC.router_hop, _ARRIVE, transit.order, transit))
+            return
+        # Late by what it waited in all: its last link's grant against the unloaded one.
+        done.append((transit.token, cycle - transit.packet.injected - transit.hop * NOC.router_hop))
+        group = transit.group
+        if group is not None:
+            group.members -= 1
+            if not group.members:
+                del self.groups[group.key]
