@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from tensixsim.arch.common import NocFacts
 from tensixsim.noc.fabric import Link, Packet, route
+from tensixsim.tensix.frontend import NEVER
 from tensixsim.timing import NOC
 
-NEVER = 1 << 62
 LOCAL, FROM_X, FROM_Y = 0, 1, 2  # input ports
 PORTS = 3
 _ARRIVE, _DECIDE = 0, 1  # event kinds; a cycle's arrivals come before its grants
@@ -76,10 +76,11 @@ class Routers:
         # (cycle, kind, tie, item): a packet reaching a link, or a link choosing its next packet.
         self.events: list[tuple[int, int, object, object]] = []
         self.groups: dict[tuple, _Group] = {}
+        self.on_the_way = 0  # packets not through their last link yet
 
     def __len__(self) -> int:
         """Packets still on their way (a grant of some link of theirs not decided yet)."""
-        return len(self.events)
+        return self.on_the_way
 
     def add(self, packet: Packet, token: object, order: int) -> list[tuple[object, int]]:
         """Put ``packet`` on its route (its header enters the first link at ``packet.injected``, at
@@ -94,6 +95,7 @@ class Routers:
             if group is None:
                 group = self.groups[key] = _Group(key)
             group.members += 1
+        self.on_the_way += 1
         heapq.heappush(
             self.events, (packet.injected, _ARRIVE, order, _Transit(packet, path, token, order, group))
         )
@@ -184,6 +186,7 @@ class Routers:
             heapq.heappush(self.events, (cycle + NOC.router_hop, _ARRIVE, transit.order, transit))
             return
         # Late by what it waited in all: its last link's grant against the unloaded one.
+        self.on_the_way -= 1
         done.append((transit.token, cycle - transit.packet.injected - transit.hop * NOC.router_hop))
         group = transit.group
         if group is not None:
