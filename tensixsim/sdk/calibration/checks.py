@@ -4,8 +4,9 @@ The calibration list (the other modules) sets the timing figures; these rows, me
 benches on the same card, only check that the mechanisms those figures feed generalise: other
 load and store widths, loads with a few instructions before their use, not-taken branches, five
 cores at once on other memories, a dependent chain through another core's local RAM, other push
-mixes, handshakes with a second core, and the unpackers' other subblock sizes. Each runs as the
-bench's program, as the calibration cases do.
+mixes, handshakes with a second core, single NoC packets of other sizes and to tiles along the
+column and across the grid, DRAM addressed directly, and the unpackers' other subblock sizes. Each
+runs as the bench's program, as the calibration cases do.
 """
 
 from __future__ import annotations
@@ -15,7 +16,15 @@ from dataclasses import replace
 from tensixsim.arch import get_arch
 from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, li, rept
 from tensixsim.sdk.calibration.noc import (
+    DRAM_DIRECT_READ,
+    DRAM_DIRECT_WRITE,
+    DRAM_PAGE,
+    DRAM_PAGES,
     NOC_XY,
+    RD_RESP,
+    WR_ACK,
+    dram_setup,
+    dram_wait,
     noc_atomic,
     own_tile_case,
     peer_case,
@@ -278,6 +287,71 @@ NOC_CHECKS = (
     peer_case("write", 256, (2, 2), 221.12, noc=1),
 )
 
+
+# --------------------------------------------------------------------------- one packet at a time
+# (packet-latency bench): a read + flush or a write + barrier per iteration from (1, 2), the whole
+# loop's cycles per iteration (no empty loop subtracted), to the tile next along the row, one down
+# the column, the column's far end and the far corner; on NoC #1 the corresponding tiles of its own
+# directions.
+def _latency(kind: str, size: int, peer: tuple[int, int], silicon: float, noc: int = 0) -> Case:
+    case = peer_case(kind, size, peer, silicon, noc)
+    x, y = peer
+    return replace(
+        case,
+        name=f"noc{noc or ''}_latency_{kind}_{size}_{x}_{y}",
+        what=f"{case.what}, one at a time (whole loop)",
+        iters=256,
+        subtract_empty=False,
+    )
+
+
+LATENCY_CHECKS = (
+    _latency("read", 1024, (2, 2), 243.12),
+    _latency("read", 4096, (2, 2), 291.18),
+    _latency("write", 1024, (2, 2), 241.12),
+    _latency("write", 4096, (2, 2), 289.12),
+    _latency("read", 4, (1, 3), 187.12),
+    _latency("read", 4096, (1, 3), 251.12),
+    _latency("read", 1024, (1, 11), 203.12),
+    _latency("write", 64, (1, 3), 177.12),
+    _latency("write", 4096, (1, 3), 241.2),
+    _latency("read", 4, (16, 11), 339.12),
+    _latency("read", 4096, (16, 11), 403.12),
+    _latency("write", 4, (16, 11), 337.13),
+    _latency("write", 4096, (16, 11), 401.0),
+    _latency("read", 1024, (16, 2), 243.12, noc=1),
+    _latency("read", 4, (1, 11), 187.12, noc=1),
+    _latency("write", 64, (1, 11), 177.12, noc=1),
+    _latency("read", 4, (2, 3), 339.12, noc=1),
+    _latency("write", 4096, (2, 3), 401.0, noc=1),
+)
+
+# --------------------------------------------------------------------------- DRAM (dram-noc bench)
+# One core streaming 512 pages of 2 KiB from or to one bank, addressed directly (the page's offset in
+# the bank, one of the bank's endpoints) instead of through the bank table: no divide, no table load.
+# Not calibrated (docs/timing.md): silicon's rate is near what the bench measures for the bank with
+# several cores (45-59 B/cycle), and the model has no DRAM controller to bind it.
+DRAM_CHECKS = tuple(
+    Case(
+        f"dram_direct_{kind}",
+        f"DRAM {kind}, one bank addressed directly, one core (B/cycle)",
+        body,
+        1,
+        (silicon, silicon),
+        iters=DRAM_PAGES,
+        mmio="niu",
+        setup=dram_setup(counter, direct=True),
+        teardown=dram_wait(counter),
+        bytes_per_op=DRAM_PAGE,
+        subtract_empty=False,
+        calibrated=False,
+    )
+    for kind, body, counter, silicon in (
+        ("read", DRAM_DIRECT_READ, RD_RESP, 51.361),
+        ("write", DRAM_DIRECT_WRITE, WR_ACK, 54.260),
+    )
+)
+
 # --------------------------------------------------------------------------- the unpackers (unpack bench)
 UNPACK_CHECKS = tuple(
     replace(
@@ -294,5 +368,12 @@ UNPACK_CHECKS = tuple(
 )
 
 CHECKS: tuple[Case, ...] = (
-    CORE_CHECKS + CONTENTION_CHECKS + PUSH_CHECKS + HANDSHAKE_CHECKS + NOC_CHECKS + UNPACK_CHECKS
+    CORE_CHECKS
+    + CONTENTION_CHECKS
+    + PUSH_CHECKS
+    + HANDSHAKE_CHECKS
+    + NOC_CHECKS
+    + LATENCY_CHECKS
+    + DRAM_CHECKS
+    + UNPACK_CHECKS
 )

@@ -232,7 +232,8 @@ DRAM_BANKS = 7
 DRAM_BASE = 0x40
 
 
-def _dram_setup(counter: int) -> str:
+def dram_setup(counter: int, *, direct: bool = False) -> str:
+    """The DRAM loops' registers; ``direct``: s3 holds bank 0's coordinates (the bench's direct mode)."""
     dram = Dram.new(get_arch(ARCH))
     assert dram is not None
     x, y = dram.endpoint(0)
@@ -240,8 +241,9 @@ def _dram_setup(counter: int) -> str:
         f"lw a5, 0x44(s3)\nslli a5, a5, 20\nsrli a5, a5, 20\nsw zero, 0x04(s3)\nsw a5, 0x08(s3)\n"
         f"lw a7, {0x200 + 4 * counter}(s3)\n{la('t2', 'bank_table')}\nli t0, {x | y << 6}\n"
         + "\n".join(f"sh t0, {2 * i}(t2)" for i in range(DRAM_BANKS))
-        + f"\nli a3, {DRAM_BANKS}\nli a4, {DRAM_PAGE}\nli a6, 0\nli s1, {DRAM_BASE}\nli s2, 0\nli s3, 0\n"
-        f"{li('s0', RING)}"
+        + f"\nli a3, {DRAM_BANKS}\nli a4, {DRAM_PAGE}\nli a6, 0\nli s1, {DRAM_BASE}\nli s2, 0\n"
+        + (f"li s3, {x | y << 6}\n" if direct else "li s3, 0\n")
+        + li("s0", RING)
     )
 
 
@@ -251,21 +253,40 @@ _DRAM_ADDRESS = (
     f"{la('t2', 'bank_table')}\nadd t2, t2, t1\nlhu a2, 0(t2)\nandi t5, a6, 63\nmul t5, t5, a4\n"
     f"{li('t2', RING)}\nadd t5, t5, t2"
 )
-_DRAM_READ = (
-    f"{_DRAM_ADDRESS}\n{_ready(1)}\n{li('t3', NIU + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
-    "sw t5, -16(t3)\nsw zero, -12(t3)\nsw a5, -8(t3)\nsw a0, -28(t3)\nsw zero, -24(t3)\nsw a2, -20(t3)\n"
-    "sw a4, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
-)
-_DRAM_WRITE = (
-    f"{_DRAM_ADDRESS}\n{_ready(0)}\n{li('t3', NIU + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\n"
-    "sw t5, -28(t3)\nsw a0, -16(t3)\nsw zero, -12(t3)\nsw a2, -8(t3)\nsw a4, 4(t3)\nsw zero, 8(t3)\n"
-    "addi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+# The bench's direct mode: the page's bytes from the base of one bank (its start page + i, times the
+# page size), at the coordinates of one of the bank's endpoints (s3).
+_DRAM_DIRECT_ADDRESS = (
+    "add a1, s2, a6\nmul t0, a1, a4\naddi a0, s1, 0\nadd a0, a0, t0\naddi a2, s3, 0\nandi t5, a6, 63\n"
+    f"mul t5, t5, a4\n{li('t2', RING)}\nadd t5, t5, t2"
 )
 
 
-def _dram_wait(counter: int) -> str:
+def _dram_read(address: str) -> str:
+    return (
+        f"{address}\n{_ready(1)}\n{li('t3', NIU + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+        "sw t5, -16(t3)\nsw zero, -12(t3)\nsw a5, -8(t3)\nsw a0, -28(t3)\nsw zero, -24(t3)\nsw a2, -20(t3)\n"
+        "sw a4, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+    )
+
+
+def _dram_write(address: str) -> str:
+    return (
+        f"{address}\n{_ready(0)}\n{li('t3', NIU + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\n"
+        "sw t5, -28(t3)\nsw a0, -16(t3)\nsw zero, -12(t3)\nsw a2, -8(t3)\nsw a4, 4(t3)\nsw zero, 8(t3)\n"
+        "addi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
+    )
+
+
+_DRAM_READ = _dram_read(_DRAM_ADDRESS)
+_DRAM_WRITE = _dram_write(_DRAM_ADDRESS)
+
+
+def dram_wait(counter: int) -> str:
     return f"{li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a7, 4b\nfence"
 
+
+DRAM_DIRECT_READ = _dram_read(_DRAM_DIRECT_ADDRESS)
+DRAM_DIRECT_WRITE = _dram_write(_DRAM_DIRECT_ADDRESS)
 
 DRAM_CASES = (
     Case(
@@ -276,8 +297,8 @@ DRAM_CASES = (
         (26.86, 26.86),
         iters=DRAM_PAGES,
         mmio="niu",
-        setup=_dram_setup(RD_RESP),
-        teardown=_dram_wait(RD_RESP),
+        setup=dram_setup(RD_RESP),
+        teardown=dram_wait(RD_RESP),
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
     ),
@@ -289,8 +310,8 @@ DRAM_CASES = (
         (27.63, 27.63),
         iters=DRAM_PAGES,
         mmio="niu",
-        setup=_dram_setup(WR_ACK),
-        teardown=_dram_wait(WR_ACK),
+        setup=dram_setup(WR_ACK),
+        teardown=dram_wait(WR_ACK),
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
     ),
