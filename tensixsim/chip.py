@@ -185,7 +185,7 @@ class Fabric:
     for it port by port in turn (:mod:`tensixsim.noc.routers`); a packet late at any link is late by
     what it waited in all. Grants are decided in cycle order up to the earliest cycle a tile could
     still inject a packet at, so they do not depend on the windows; a packet not through yet holds
-    back every tile as an activity of another tile would (:meth:`held`).
+    back every tile until it can have arrived (:meth:`due`).
     """
 
     chip: Chip
@@ -215,16 +215,15 @@ class Fabric:
             raise AssertionError(f"NoC traffic due at {cycle}, before the lookahead bound {floor}")
         count = self._sent.setdefault(source.position, itertools.count())
         order = REMOTE_ORDER + self.chip.index(source.position) * SENDER_STRIDE + next(count)
-        self._arrived(self.routers.add(packet, (cycle, order, target, action), order))
+        self._arrived(self.routers.add(packet, (cycle, order, target, action), order, cycle))
         tile = source.tile
         # The target may answer then (or a tile it passes something on to, no sooner).
         tile.window_end = min(tile.window_end, cycle + self.chip.reach(target, source.position))
 
-    def held(self) -> int:
-        """The earliest cycle a tile could have acted at to send a packet whose next grant is still
-        open (NEVER: none); the chip bounds windows by it as by another tile's next act."""
-        first = self.routers.next_event()
-        return first - NOC.niu_to_router if first < NEVER else NEVER
+    def due(self) -> int:
+        """The earliest cycle a packet not through all its links yet can act at its target (NEVER:
+        none); the chip runs no tile past it, as it runs none past what another tile may do."""
+        return self.routers.due()
 
     def resolve(self, bound: int) -> None:
         """Decide every grant before ``bound`` (no packet can be sent any more that asks for a link
@@ -236,9 +235,12 @@ class Fabric:
             heapq.heappush(self.in_flight, (cycle + late, order, target, action))
 
     def hand_over(self, first: int = NEVER) -> set[XY]:
-        """Claim links for the packets no later one can precede (``first``: the earliest cycle any tile
-        can act at), and give every transfer in flight to its target tile (built now if never
-        touched); returns the targets."""
+        """Decide the grants no packet still to be sent can precede (``first``: the earliest cycle any
+        tile can act at by itself), and give every transfer in flight to its target tile (built now
+        if never touched); returns the targets."""
+        # A tile waiting for nothing of its own can still act when a transfer reaches it, and send
+        # no sooner: the earliest arrival bounds the packets to come as a tile's next act does.
+        first = min(first, self.routers.due(), self.in_flight[0][0] if self.in_flight else NEVER)
         self.resolve(first + NOC.niu_to_router if first < NEVER else NEVER)
         targets = set()
         while self.in_flight:
@@ -450,6 +452,8 @@ class Chip:
             dirty = set()
             active = sorted((n, xy) for xy, n in nexts.items() if n < NEVER)
             if not active:
+                if self.fabric.waiting:  # packets on their way: decide further (up to the next arrival)
+                    continue
                 return windows
             first, owner = active[0]
             if first >= max_cycles and pause:
@@ -461,8 +465,7 @@ class Chip:
                     cores=self._wheres(owner),
                 )
             self.floor = first
-            held = self.fabric.held()  # a packet still waiting for its links acts like another tile
-            held_until = held + self.window if held < NEVER else NEVER
+            held_until = self.fabric.due()  # a packet on its way acts at its target no sooner
             shortest = NOC.lookahead if self.distance_aware else self.window  # the least reach
             moved = False
             for start, xy in active:

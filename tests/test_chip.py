@@ -233,10 +233,10 @@ def test_remote_byte_enable_write_and_zaamo_atomic_act_at_the_far_tile() -> None
     assert np.array_equal(np.frombuffer(b.read(CHIP_DST, 64), np.uint8), expected)
     assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 7, 0, 0]  # max(7, -3) = 7
     _request(a, (2, 2), {TARG_LO: CHIP_FLAG, CTRL: CMD_AT, AT_LEN_BE: zaamo_max, AT_DATA: 9})
-    a.noc.initiate(0, 0, 20)
+    a.noc.initiate(0, 0, 10_000)  # (after what B has done: the fabric's grants go in cycle order)
     settle(chip)
     chip.fabric.hand_over()
-    b.noc.deliver(10_000)
+    b.noc.deliver(20_000)
     assert list(np.frombuffer(b.read(CHIP_FLAG, 16), np.uint32)) == [0, 9, 0, 0]
 
 
@@ -446,6 +446,21 @@ def test_ring_of_tiles_is_bit_exact_and_quantum_independent(elfs) -> None:
             for r in range(rounds):
                 got = np.frombuffer(chip.tile(*xy).read(CHIP_DST + 4 * n * r, 4 * n), np.uint32)
                 assert np.array_equal(got, expected[i][r]), (xy, r)
+        cycles.add(tuple(r.cycles for _, r in sorted(result.tiles.items())))
+    assert len(cycles) == 1, cycles
+
+
+def test_a_ring_of_16_tiles_sharing_row_links_takes_the_same_cycles_at_every_window(elfs) -> None:
+    # Sixteen tiles in grid order, each writing 1 KiB to the next: the row's links are shared both
+    # ways round, and tiles wait for their data with nothing of their own to do, so a transfer on
+    # its way is what wakes them (the grants may be decided only up to its arrival).
+    coords = Chip("blackhole").tensix_tiles[:16]
+    cycles = set()
+    for quantum, window in [(2000, None), (2000, 1), (300, None)]:
+        chip, sources, result = _ring(elfs, coords, 256, 10, quantum, window)
+        for i, xy in enumerate(coords):
+            got = np.frombuffer(chip.tile(*xy).read(CHIP_DST, 4 * 256 * 10), np.uint32)
+            assert np.array_equal(got, np.concatenate(ring_expected(sources, 10)[i])), xy
         cycles.add(tuple(r.cycles for _, r in sorted(result.tiles.items())))
     assert len(cycles) == 1, cycles
 

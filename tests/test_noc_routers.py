@@ -32,7 +32,7 @@ def _late(packets: list[Packet], bounds: tuple[int, ...] = ()) -> dict[int, int]
         while added < len(order) and packets[order[added]].injected < bound:
             i = order[added]
             added += 1
-            late.update(routers.add(packets[i], i, i))
+            late.update(routers.add(packets[i], i, i, 0))
         late.update(routers.advance(bound))
     assert not len(routers)
     return late

@@ -12,10 +12,15 @@ show: K senders in one row writing 16 KiB packets to the tile at the row's end s
 the first runs, and so on (each sender's rate over its own run 63/2, 63/3, 63/4, ..., the two
 furthest 63/K each). Serving packets in the order they reached the link would share it evenly.
 
+A header alone (an acknowledgement, a read request) goes between the flits of the packet holding the
+link, as on a virtual channel of its own, one a cycle; that packet's tail then follows a cycle later.
+
 Grants are decided in cycle order and only below a bound no packet still to be sent can precede
 (:meth:`Routers.advance`), so they depend only on what the tiles sent and when, never on how the
-chip's windows fell. A multicast's packets cross each link of their tree once: the packets of one
-group (sent together) take a link at the same grant.
+chip's windows fell. While a packet is on its way, :meth:`Routers.due` bounds when it can act at its
+target (its unloaded cycle plus what it has waited, counting the link it waits for as busy until it
+is free): the chip runs no tile past that, and decides grants up to it. A multicast's packets cross
+each link of their tree once: the packets of one group (sent together) take a link at the same grant.
 """
 
 from __future__ import annotations
@@ -43,7 +48,10 @@ class _Transit:
     token: object  # what the caller gets back with the packet's delay
     order: int  # ties between packets asking at one cycle, by sender (never by the windows)
     group: _Group | None
+    arrival: int  # when its action runs at its target unloaded
     hop: int = 0
+    due: int = 0  # the earliest its action can run at its target (``arrival`` + its delay so far)
+    done: bool = False
 
 
 @dataclass
@@ -77,14 +85,19 @@ class Routers:
         self.events: list[tuple[int, int, object, object]] = []
         self.groups: dict[tuple, _Group] = {}
         self.on_the_way = 0  # packets not through their last link yet
+        self._dues: list[tuple[int, int, _Transit]] = []  # (due, order, transit); stale ones skipped
+        self.bound = 0  # every grant before it is decided
 
     def __len__(self) -> int:
         """Packets still on their way (a grant of some link of theirs not decided yet)."""
         return self.on_the_way
 
-    def add(self, packet: Packet, token: object, order: int) -> list[tuple[object, int]]:
+    def add(self, packet: Packet, token: object, order: int, due: int) -> list[tuple[object, int]]:
         """Put ``packet`` on its route (its header enters the first link at ``packet.injected``, at
-        or after every bound given so far). Returns what is done at once: a packet with no link."""
+        or after every bound given so far; ``due``: when its action runs at its target unloaded).
+        Returns what is done at once: a packet with no link."""
+        if packet.injected < self.bound:  # the grants it could have changed are decided: a bug
+            raise AssertionError(f"packet injected at {packet.injected}, below the bound {self.bound}")
         path = route(self.facts, packet.noc, packet.source, packet.target)
         if not path:
             return [(token, 0)]
@@ -96,15 +109,18 @@ class Routers:
                 group = self.groups[key] = _Group(key)
             group.members += 1
         self.on_the_way += 1
-        heapq.heappush(
-            self.events, (packet.injected, _ARRIVE, order, _Transit(packet, path, token, order, group))
-        )
+        transit = _Transit(packet, path, token, order, group, due, due=due)
+        heapq.heappush(self.events, (packet.injected, _ARRIVE, order, transit))
+        heapq.heappush(self._dues, (due, order, transit))
         return []
 
-    def next_event(self) -> int:
-        """The earliest cycle a decision is still open at (NEVER: none): nothing on its way reaches
-        its target sooner than a hop and an NIU after it."""
-        return self.events[0][0] if self.events else NEVER
+    def due(self) -> int:
+        """The earliest cycle the action of a packet still on its way can run at its target (NEVER:
+        none): its unloaded cycle plus what it has waited so far."""
+        dues = self._dues
+        while dues and (dues[0][2].done or dues[0][0] != dues[0][2].due):
+            heapq.heappop(dues)
+        return dues[0][0] if dues else NEVER
 
     def advance(self, bound: int) -> list[tuple[object, int]]:
         """Decide every grant before ``bound``; returns (token, cycles late against unloaded) for each
@@ -117,8 +133,12 @@ class Routers:
                 self._arrive(item, cycle, done)
             else:
                 self._decide(item, cycle, done)
-        if bound >= NEVER:
+        self.bound = max(self.bound, bound)
+        if bound >= NEVER:  # nothing on its way and no tile to act: what comes next starts afresh
             self.outputs.clear()
+            self.bound = 0
+        if not self.on_the_way:
+            self._dues.clear()
         return done
 
     def _arrive(self, transit: _Transit, cycle: int, done: list) -> None:
@@ -131,6 +151,7 @@ class Routers:
                 return
             if grant is not None:  # another packet of the multicast waits for it
                 grant.append(transit)
+                self._hold(transit, max(cycle, self.outputs[link].free))
                 return
         output = self.outputs.get(link)
         if output is None:
@@ -149,6 +170,7 @@ class Routers:
             group.grants[link] = []
         port = LOCAL if transit.hop == 0 else (FROM_X if transit.path[transit.hop - 1][3] == "x" else FROM_Y)
         output.queues[port].append(transit)
+        self._hold(transit, max(cycle, output.free))
         if not output.deciding:
             output.deciding = True
             heapq.heappush(self.events, (max(cycle, output.free), _DECIDE, link, link))
@@ -169,6 +191,11 @@ class Routers:
         output.free = cycle + transit.packet.flits
         if any(queues):
             heapq.heappush(self.events, (output.free, _DECIDE, link, link))
+            for other in (t for queue in queues for t in queue):  # none goes before the link is free
+                self._hold(other, output.free)
+                if other.group is not None:
+                    for follower in other.group.grants[link]:
+                        self._hold(follower, output.free)
         else:
             output.deciding = False
         group = transit.group
@@ -179,15 +206,27 @@ class Routers:
                 self._granted(other, cycle, done)
         self._granted(transit, cycle, done)
 
+    def _hold(self, transit: _Transit, start: int) -> None:
+        """``transit`` crosses its present link at ``start`` at the earliest: its action at its target
+        is that much later than unloaded at least (every pending decision of a packet comes at least
+        a hop and an NIU before its due, so the bound the chip derives from dues always gets past)."""
+        due = transit.arrival + start - transit.packet.injected - transit.hop * NOC.router_hop
+        if due > transit.due:
+            transit.due = due
+            heapq.heappush(self._dues, (due, transit.order, transit))
+
     def _granted(self, transit: _Transit, cycle: int, done: list) -> None:
         """``transit`` crosses its present link from ``cycle``: on to the next, or arrived."""
+        # Late by what it waited so far: this link's grant against the unloaded one.
+        late = cycle - transit.packet.injected - transit.hop * NOC.router_hop
         if transit.hop + 1 < len(transit.path):
+            self._hold(transit, cycle)
             transit.hop += 1
             heapq.heappush(self.events, (cycle + NOC.router_hop, _ARRIVE, transit.order, transit))
             return
-        # Late by what it waited in all: its last link's grant against the unloaded one.
         self.on_the_way -= 1
-        done.append((transit.token, cycle - transit.packet.injected - transit.hop * NOC.router_hop))
+        transit.done = True
+        done.append((transit.token, late))
         group = transit.group
         if group is not None:
             group.members -= 1
