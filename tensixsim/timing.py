@@ -283,7 +283,8 @@ class SfpuTiming:
     # SFPSWAP, and SFPSHFT2's SUBVEC_SHFLROR1_AND_COPY4 / SUBVEC_SHFLROR1 / SUBVEC_SHFLSHR1 modes: IPC
     # at most 1, latency 2; on the next cycle the unit accepts only SFPNOP and stalls anything else
     # (SFPSWAP.md, SFPSHFT2.md "Instruction scheduling"). Modelled as occupying the unit two cycles,
-    # which also delays a following SFPNOP by one cycle.
+    # an SFPNOP issuing on the second (sfpu/lanes.py nop_from; the Blackhole probes: SFPSWAP or a
+    # shuffle each followed by an SFPNOP, 2.125 cycles a pair with the loop's two instructions).
     swap: int = 2
     lane_shuffle: int = 2
     # SFPLOAD.md / SFPLOADMACRO.md: at least three instructions between a matrix-unit write of Dst and

@@ -21,6 +21,7 @@ from test_sfpu import ANY_VD, SPECIAL, f32, fresh, mostly, profiles_with, run, r
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.raw import run_words
+from tensixsim.tensix import native
 from tensixsim.tensix.semantics import Retire, implemented
 from tensixsim.tensix.sfpu.lanes import ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC
 from tensixsim.tensix.sfpu.unit import DISABLE_BACKDOOR_LOAD
@@ -210,20 +211,42 @@ def _last_issue(names_and_fields: list[tuple[str, dict]]) -> int:
     return tile.backend.pipes[0].last_cycle
 
 
-def test_swap_and_lane_shifts_occupy_the_unit_two_cycles() -> None:
-    nops = _last_issue([("SFPNOP", {})] * 3)
-    slow = [
-        ("SFPSWAP", {"imm12_math": 0, "lreg_src_c": 1, "lreg_dest": 0, "instr_mod1": 1}),
-        ("SFPSHFT2", {"imm12_math": 0, "lreg_src_c": 1, "lreg_dest": 2, "instr_mod1": 3}),
-        ("SFPNOP", {}),
-    ]
-    assert _last_issue(slow) == nops + 2
+def test_swap_and_lane_shifts_occupy_the_unit_two_cycles_but_an_sfpnop_goes_on_the_second() -> None:
+    nops = _last_issue([("SFPNOP", {})] * 3)  # issued at cycles n, n + 1, n + 2
+    swap = ("SFPSWAP", {"imm12_math": 0, "lreg_src_c": 1, "lreg_dest": 0, "instr_mod1": 1})
+    shuffle = ("SFPSHFT2", {"imm12_math": 0, "lreg_src_c": 1, "lreg_dest": 2, "instr_mod1": 3})
+    # The shuffle waits for the swap's second cycle to pass (n + 2); the SFPNOP issues on the
+    # shuffle's second cycle (n + 3), where the unit accepts SFPNOP only.
+    assert _last_issue([swap, shuffle, ("SFPNOP", {})]) == nops + 1
+    assert _last_issue([swap, ("SFPNOP", {}), ("SFPNOP", {})]) == nops
+    assert _last_issue([shuffle, ("SFPNOP", {}), shuffle, ("SFPNOP", {})]) == nops + 1
+    # Anything else waits: SFPMOV after the swap issues at n + 2.
+    mov = ("SFPMOV", {"imm12_math": 0, "lreg_c": 3, "lreg_dest": 4, "instr_mod1": 0})
+    assert _last_issue([swap, mov, ("SFPNOP", {})]) == nops + 1
     fast = [
         ("SFPSHFT2", {"imm12_math": 0, "lreg_src_c": 1, "lreg_dest": 2, "instr_mod1": 5}),
         ("SFPTRANSP", {"imm12_math": 0, "lreg_c": 0, "lreg_dest": 0, "instr_mod1": 0}),
         ("SFPNOP", {}),
     ]
     assert _last_issue(fast) == nops
+
+
+@pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
+def test_the_native_engine_issues_an_sfpnop_on_a_swaps_second_cycle_as_the_python_one_does() -> None:
+    # The reduction kernels' words (swaps, shuffles and SFPNOPs after them) on both engines: every
+    # instruction retires at the same cycle.
+    from tensixsim.sdk.calibration.sfpu_kernels import KERNELS
+
+    words = [w for name, _, body, _ in KERNELS if name in ("sum32", "max8x4", "rowmax") for w in body]
+    retired = {}
+    for engine in ("python", "native"):
+        tile = Tile("blackhole", engine=engine)
+        assert tile.backend.engine == engine
+        tile.backend.retired = []
+        run_words(tile, 0, words)
+        retired[engine] = tile.backend.retired
+    assert len(retired["python"]) == len(words)
+    assert retired["native"] == retired["python"]
 
 
 def test_registered() -> None:

@@ -37,6 +37,7 @@ from tensixsim.tensix.regs import dst_hidden
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
+from tensixsim.tensix.sfpu.lanes import nop_from
 from tensixsim.tensix.unpack import bank_not_handed, still_fetching
 from tensixsim.timing import FRONTEND, MATRIX
 
@@ -305,6 +306,10 @@ class Engine:
         self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
         for spec in copro.isa.by_name.values():
             self.unit_of[spec.opcode] = UNIT_INDEX[spec.unit]
+        by_name = copro.isa.by_name
+        self._sfpnop = by_name["SFPNOP"].opcode if "SFPNOP" in by_name else -1
+        # The instructions after which the vector unit accepts only SFPNOP for a cycle (sfpu/lanes.py).
+        self._nop_only_after = {by_name[n].opcode for n in ("SFPSWAP", "SFPSHFT2") if n in by_name}
         use_native = engine == "native" and native.available(copro.arch.name)
         self.native = native.NativeEngine(self) if use_native else None
         self.engine = "native" if self.native is not None else "python"
@@ -438,10 +443,11 @@ class Engine:
                 return max(pipe.next_issue, pipe.retry_at)
             return None  # only a state change can unblock it
         if pipe.words:
-            unit = self.unit_of[pipe.words[0] >> OPCODE_SHIFT]
+            opcode = pipe.words[0] >> OPCODE_SHIFT
+            unit = self.unit_of[opcode]
             if unit == NO_UNIT:
                 return pipe.next_issue  # _issue reports it
-            return max(pipe.next_issue, int(self.copro.unit_clock[unit]))
+            return max(pipe.next_issue, self._free_for(opcode, unit))
         if pipe.queue.entries:  # through the input FIFO and the expanders
             return max(pipe.next_issue, pipe.queue.entries[0].cycle + FRONTEND.push_to_issue)
         return None
@@ -467,8 +473,9 @@ class Engine:
                 value=word,
             ) from exc
         busy = int(copro.unit_clock[UNIT_INDEX[instruction.unit]])
-        if busy > cycle:
-            pipe.next_issue = busy  # the unit is occupied: try again when it frees up
+        free = self._free_for(word >> OPCODE_SHIFT, UNIT_INDEX[instruction.unit])
+        if free > cycle:
+            pipe.next_issue = free  # the unit is occupied: try again when it frees up
             return
         if instruction.unit == "matrix":
             held = copro.matrix_hold(instruction.name, cycle)
@@ -520,10 +527,23 @@ class Engine:
         if pipe.watch_l1 is not None:
             copro.tile.pipe_watches_l1(pipe.watch_l1)
 
+    def _free_for(self, opcode: int, unit: int) -> int:
+        """The cycle from which the instruction ``opcode`` can issue to ``unit`` (its index): when the
+        unit is free, or for an SFPNOP on the second cycle of an SFPSWAP or a lane shuffle."""
+        clock = int(self.copro.unit_clock[unit])
+        if opcode == self._sfpnop:
+            early, until = self.copro.sfpu.nop_from
+            if until == clock:  # nothing has taken the unit since
+                return int(early)
+        return clock
+
     def _retired(self, pipe: Pipe, unit: str, busy: int, cycle: int, cycles: int, count: int) -> None:
         """``count`` instructions left ``pipe``, the last issuing at ``cycle`` and occupying ``unit``
         for ``cycles``."""
         copro = self.copro
+        if unit == "sfpu":
+            holds = (pipe.words[count - 1] >> OPCODE_SHIFT) in self._nop_only_after
+            copro.sfpu.nop_from[:] = (nop_from(holds, cycle, cycles), max(busy, cycle + cycles))
         if self.events is not None and count == 1:
             self._trace_retire(pipe, pipe.words[0], cycle, cycles, True)
         if pipe.blocked is not None and pipe.blocked_since is not None:

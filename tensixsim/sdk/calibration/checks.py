@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tensixsim.arch import get_arch
-from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, li, rept
+from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, inline, li, rept, word
 from tensixsim.sdk.calibration.noc import (
     DRAM_DIRECT_READ,
     DRAM_DIRECT_WRITE,
@@ -30,6 +30,8 @@ from tensixsim.sdk.calibration.noc import (
     peer_case,
 )
 from tensixsim.sdk.calibration.riscv import FIVE, offsets
+from tensixsim.sdk.calibration.sfpu import SLOPE_PROLOGUE, slope_case
+from tensixsim.sdk.calibration.sfpu_kernels import KERNELS
 from tensixsim.sdk.calibration.sync import (
     CB_RESERVE_BACK,
     CB_WAIT_FRONT,
@@ -352,6 +354,141 @@ DRAM_CHECKS = tuple(
     )
 )
 
+# --------------------------------------------------------------------------- RISC-V rates (probe suite,
+# fresh-results.md): 16 instructions, ``addi`` and ``bne`` run 128 times, then the result stored and a
+# fence; per instruction, the loop's two included (silicon: the slope between 64, 128 and 256 runs;
+# here the whole run at 128, whose fixed part adds about 0.01). Every core measured the same.
+_PROBE_RUNS = 128
+
+
+def _riscv_probe(name: str, ops: str, silicon: float, setup: str = "") -> Case:
+    loop = (
+        f"li t0, {_PROBE_RUNS}",
+        "1:",
+        ops,
+        "addi t0, t0, -1",
+        "bne t0, zero, 1b",
+        "sw a0, 0(s0)",
+        "fence",
+    )
+    return Case(
+        f"riscv_probe_{name}",
+        f"RISC-V probe {name}, 16 a loop (per instruction)",
+        "\n".join(line for line in loop if line),
+        16 * _PROBE_RUNS,
+        (silicon, silicon),
+        iters=1,
+        setup=setup,
+    )
+
+
+_FOUR = ("a2", "a3", "a4", "a5")
+RISCV_PROBE_CHECKS = (
+    _riscv_probe("empty", "", 0.125),
+    _riscv_probe("addi_dep", rept(16, "addi a0, a0, 1"), 1.125),
+    _riscv_probe("xor_dep", rept(16, "xor a0, a0, a1"), 1.125, "li a1, 1"),
+    _riscv_probe("mul_dep", rept(16, "mul a0, a0, a1"), 2.0625, "li a1, 1"),
+    _riscv_probe(
+        "mul_ind4", "\n".join(f"mul {_FOUR[i % 4]}, {_FOUR[i % 4]}, a1" for i in range(16)), 1.125, "li a1, 1"
+    ),
+    _riscv_probe("divu_one", rept(16, "divu a0, a0, a1"), 2.125, "li a0, 3\nli a1, 1"),
+    # 0xffffffff / 3 and % 3, the dividend the same every time
+    _riscv_probe("divu_large", rept(16, "divu a0, a2, a1"), 33.125, "li a2, -1\nli a1, 3"),
+    _riscv_probe("remu_large", rept(16, "remu a0, a2, a1"), 33.125, "li a2, -1\nli a1, 3"),
+    _riscv_probe("fence", rept(16, "fence"), 4.125),
+    _riscv_probe("csr_cycle", rept(16, "csrrs a0, 0xc00, zero"), 4.125),
+    # a word of L1 (or of local RAM) pointing at itself
+    _riscv_probe("load_l1_dep", rept(16, "lw a0, 0(a0)"), 8.0, "addi a0, s0, 0x100\nsw a0, 0x100(s0)"),
+    _riscv_probe("load_local_dep", rept(16, "lw a0, 0(a0)"), 2.0625, "addi a0, s1, 0\nsw a0, 0(s1)"),
+    _riscv_probe("store_l1_same", rept(16, "sw a1, 0x100(s0)"), 1.125, "li a1, 1"),
+    _riscv_probe(
+        "store_l1_coalesced",
+        "\n".join(f"sw a1, {0x100 + i % 4 * 4}(s0)" for i in range(16)),
+        1.125,
+        "li a1, 1",
+    ),
+)
+
+# --------------------------------------------------------------------------- vector-unit kernels (unary and
+# reduction benches): one op a loop iteration on TRISC1, its words inline, the whole loop per iteration
+# (sfpu_kernels.py); LRegs 0..7 start at 1.0 (the values do not change the cycles).
+KERNEL_CHECKS = tuple(
+    Case(
+        f"sfpu_kernel_{name}",
+        f"SFPU {what}, one 32-lane op a loop iteration (TRISC1, whole loop)",
+        "\n".join(map(inline, words)),
+        1,
+        (silicon, silicon),
+        cores=("trisc1",),
+        figure_cores=("trisc1",),
+        iters=256,
+        subtract_empty=False,
+        prologue=SLOPE_PROLOGUE,
+    )
+    for name, what, words, silicon in KERNELS
+)
+
+# --------------------------------------------------------------------------- vector-unit rates (probe suite,
+# fresh-results.md): 16 words a loop, per word (per swap or shuffle where each has an SFPNOP after it).
+_SF = {
+    "loadi": (word("SFPLOADI", lreg_ind=0, instr_mod0=0, imm16=0x3F80), 1.125),
+    "mov_dep": (word("SFPMOV", imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0), 1.125),
+    "iadd_dep": (word("SFPIADD", imm12_math=1, lreg_c=0, lreg_dest=0, instr_mod1=0), 1.125),
+    "add_dep": (word("SFPADD", lreg_src_a=10, lreg_src_b=0, lreg_src_c=9, lreg_dest=0, instr_mod1=0), 2.0),
+    "mul_dep": (word("SFPMUL", lreg_src_a=0, lreg_src_b=10, lreg_src_c=9, lreg_dest=0, instr_mod1=0), 2.0),
+    "mul24_dep": (
+        word("SFPMUL24", lreg_src_a=0, lreg_src_b=10, lreg_src_c=9, lreg_dest=0, instr_mod1=0),
+        2.0,
+    ),
+    "arecip_dep": (word("SFPARECIP", imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0), 1.125),
+    "cast_dep": (word("SFPCAST", lreg_src_c=0, lreg_dest=0, instr_mod1=0), 1.125),
+    "transp": (word("SFPTRANSP", imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0), 1.125),
+    "swap": (word("SFPSWAP", imm12_math=0, lreg_src_c=0, lreg_dest=1, instr_mod1=0), 2.0),
+    "shuffle": (word("SFPSHFT2", imm12_math=0, lreg_src_c=0, lreg_dest=0, instr_mod1=3), 2.0),
+    "shft2_bit": (word("SFPSHFT2", imm12_math=0, lreg_src_c=0, lreg_dest=0, instr_mod1=5), 1.125),
+    "setcc": (word("SFPSETCC", imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0), 1.125),
+    "encc": (word("SFPENCC", imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=2), 1.125),
+}
+_SF_IND4 = {
+    "add_ind4": (lambda d: word("SFPADD", lreg_src_a=10, lreg_src_b=d, lreg_src_c=9, lreg_dest=d), 1.125),
+    "mul_ind4": (lambda d: word("SFPMUL", lreg_src_a=d, lreg_src_b=10, lreg_src_c=9, lreg_dest=d), 1.125),
+}
+SFPU_PROBE_CHECKS = (
+    *(
+        slope_case(f"sfpu_probe_{n}", f"SFPU probe {n}, 16 a loop (per word, TRISC1)", [w] * 16, s)
+        for n, (w, s) in _SF.items()
+    ),
+    *(
+        slope_case(
+            f"sfpu_probe_{n}",
+            f"SFPU probe {n}, 16 a loop (per word, TRISC1)",
+            [f(i % 4) for i in range(16)],
+            s,
+        )
+        for n, (f, s) in _SF_IND4.items()
+    ),
+    # Not calibrated (docs/timing.md): DMANOP costs one cycle here (DMANOP.md).
+    replace(
+        slope_case(
+            "thcon_probe_dma_nop",
+            "ThCon probe DMANOP, 16 a loop (per word, TRISC1)",
+            [word("DMANOP")] * 16,
+            2.125,
+        ),
+        calibrated=False,
+    ),
+    *(
+        slope_case(
+            f"sfpu_probe_{n}_nop",
+            f"SFPU probe {n} + SFPNOP, 16 pairs a loop (per pair, TRISC1)",
+            [_SF[n][0], word("SFPNOP")] * 16,
+            2.125,
+            ops=16,
+        )
+        for n in ("swap", "shuffle")
+    ),
+)
+
 # --------------------------------------------------------------------------- the unpackers (unpack bench)
 UNPACK_CHECKS = tuple(
     replace(
@@ -375,5 +512,8 @@ CHECKS: tuple[Case, ...] = (
     + NOC_CHECKS
     + LATENCY_CHECKS
     + DRAM_CHECKS
+    + RISCV_PROBE_CHECKS
+    + KERNEL_CHECKS
+    + SFPU_PROBE_CHECKS
     + UNPACK_CHECKS
 )

@@ -147,7 +147,7 @@ SFPU_CASES = (
 # 128 and 256; here the whole run at N = 128, whose fixed part adds about 0.005 a word). LRegs 0..7
 # hold 1.0.
 _SLOPE_N = 128
-_SLOPE_PROLOGUE = "\n".join(
+SLOPE_PROLOGUE = "\n".join(
     (
         inline(word("SFPENCC", instr_mod1=2)),
         *(inline(word("SFPLOADI", lreg_ind=i, instr_mod0=0, imm16=0x3F80)) for i in range(8)),
@@ -158,7 +158,9 @@ _SLOPE_PROLOGUE = "\n".join(
 )
 
 
-def _slope_case(name: str, what: str, words: Sequence[int], silicon: float) -> Case:
+def slope_case(name: str, what: str, words: Sequence[int], silicon: float, ops: int = 0) -> Case:
+    """The probe loop of ``words`` run ``_SLOPE_N`` times, per word (per ``ops`` a loop when given:
+    the primary ones, a probe's added SFPNOPs not counted)."""
     body = "\n".join(
         (
             f"li t0, {_SLOPE_N}",
@@ -173,12 +175,12 @@ def _slope_case(name: str, what: str, words: Sequence[int], silicon: float) -> C
         name,
         what,
         body,
-        len(words) * _SLOPE_N,
+        (ops or len(words)) * _SLOPE_N,
         (silicon, silicon),
         cores=("trisc1",),
         figure_cores=("trisc1",),
         iters=1,
-        prologue=_SLOPE_PROLOGUE,
+        prologue=SLOPE_PROLOGUE,
     )
 
 
@@ -223,14 +225,14 @@ def _dst_case(name: str, what: str, words: Sequence[int], silicon: float) -> Cas
 
 
 SFPU_RATE_CASES = (
-    _slope_case("sfpu_nop", "SFPNOP, 16 inline a loop (per word, TRISC1)", [word("SFPNOP")] * 16, 1.125),
-    _slope_case(
+    slope_case("sfpu_nop", "SFPNOP, 16 inline a loop (per word, TRISC1)", [word("SFPNOP")] * 16, 1.125),
+    slope_case(
         "sfpu_mad_independent",
         "SFPMAD over 4 LRegs, 16 inline a loop (per word, TRISC1)",
         [word("SFPMAD", lreg_src_a=i % 4, lreg_src_b=10, lreg_src_c=9, lreg_dest=i % 4) for i in range(16)],
         1.125,
     ),
-    _slope_case(
+    slope_case(
         "sfpu_mad_dependent",
         "SFPMAD dependent chain, 16 inline a loop (per word, TRISC1)",
         [word("SFPMAD", lreg_src_a=0, lreg_src_b=10, lreg_src_c=9, lreg_dest=0)] * 16,

@@ -47,6 +47,7 @@ SFPU_ARRAYS = (
     ("mad_ready", "mad_ready", np.int64),
     ("mad_seen", "mad_seen", np.bool_),
     ("mad_wrote", "mad_wrote", np.bool_),
+    ("sfpu_nop_from", "nop_from", np.int64),
     ("macro_template", "macro_template", np.uint32),
     ("macro_sequence", "macro_sequence", np.uint32),
     ("macro_misc", "macro_misc", np.uint32),

@@ -49,6 +49,7 @@ struct copro_view {
     int64_t *mad_ready;       /* [1] */
     uint8_t *mad_seen;        /* [17] */
     uint8_t *mad_wrote;       /* [17] */
+    int64_t *sfpu_nop_from;   /* [2]: from when an SFPNOP can issue, for which unit clock (sfpu/lanes.py) */
     uint32_t *macro_template; /* [32][4] */
     uint32_t *macro_sequence; /* [32][4] */
     uint32_t *macro_misc;     /* [32] */

@@ -232,6 +232,16 @@ static const int64_t *queue_head(const struct engine *e, uint32_t t)
 
 static int64_t words_left(const struct engine *e, uint32_t t) { return P(e, t, PIPE_WORDS_END) - P(e, t, PIPE_WORDS_HEAD); }
 
+/* Engine._free_for: when `word` can issue to its unit: when the unit is free, or for an SFPNOP on the
+ * second cycle of an SFPSWAP or a lane shuffle (sfpu/lanes.py nop_from). */
+static int64_t free_for(const struct engine *e, uint32_t word, uint8_t unit)
+{
+    int64_t clock = e->busy_until[unit];
+    if (OPCODE_OF(word) == OP_SFPNOP && e->view->sfpu_nop_from[1] == clock)
+        return e->view->sfpu_nop_from[0];
+    return clock;
+}
+
 /* Engine._ready_cycle; -1 when the pipe has nothing to try. */
 static int64_t ready_cycle(const struct engine *e, uint32_t t)
 {
@@ -248,7 +258,7 @@ static int64_t ready_cycle(const struct engine *e, uint32_t t)
         uint8_t unit = e->unit_of[word >> 24];
         if (unit == NO_UNIT)
             return next; /* Python raises InvalidInstruction when it issues */
-        return max64(next, e->busy_until[unit]);
+        return max64(next, free_for(e, word, unit));
     }
     if (queue_count(e, t)) /* through the input FIFO and the expanders (timing.py FrontendTiming) */
         return max64(next, queue_head(e, t)[QE_CYCLE] + TIMING_FRONTEND_PUSH_TO_ISSUE);
@@ -355,6 +365,11 @@ static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, i
     P(e, t, PIPE_NEXT_ISSUE) = cycle + (e->thread_held[unit] ? (cycles > 1 ? cycles : 1) : 1);
     P(e, t, PIPE_ISSUED)++;
     P(e, t, PIPE_LAST_CYCLE) = cycle;
+    if (unit == e->sfpu_unit) {
+        int holds = OPCODE_OF(word) == OP_SFPSWAP || OPCODE_OF(word) == OP_SFPSHFT2;
+        e->view->sfpu_nop_from[0] = holds && cycles > 1 ? cycle + 1 : cycle + cycles;
+        e->view->sfpu_nop_from[1] = max64(busy, cycle + cycles);
+    }
     e->busy_until[unit] = max64(busy, cycle + cycles);
     P(e, t, PIPE_DONE_CYCLE) = max64(P(e, t, PIPE_DONE_CYCLE), cycle + cycles);
     e->copro[COPRO_VERSION]++;
@@ -489,9 +504,9 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         uint8_t unit = e->unit_of[word >> 24];
         if (unit == NO_UNIT)
             return stop(e, RUN_ISSUE, t, cycle);
-        int64_t busy = e->busy_until[unit];
-        if (busy > cycle) {
-            P(e, t, PIPE_NEXT_ISSUE) = busy;
+        int64_t busy = e->busy_until[unit], free = free_for(e, word, unit);
+        if (free > cycle) {
+            P(e, t, PIPE_NEXT_ISSUE) = free;
             if (e->out[OUT_NOTIFY])
                 return stop(e, RUN_NOTIFY, t, cycle);
             continue;

@@ -33,8 +33,10 @@ Timing
 ------
 VectorUnit.md: SFPTRANSP and SFPSHFT2's modes 0, 1, 5 and 6 have an IPC of 1 (``Retire(SFPU.issue)``).
 SFPSWAP and SFPSHFT2's modes 2, 3 and 4 leave the unit able to accept only SFPNOP on the next cycle,
-stalling anything else one cycle; the emulator occupies the unit for two cycles (``SFPU.swap``,
-``SFPU.lane_shuffle``), so an SFPNOP placed after them issues one cycle later than on hardware.
+stalling anything else one cycle: the unit is occupied for two cycles (``SFPU.swap``,
+``SFPU.lane_shuffle``), but an SFPNOP issues on the second (:func:`nop_from`), as the Blackhole
+probes show (SFPSWAP or a shuffle each followed by an SFPNOP: 2.125 cycles a pair with the loop's
+two instructions, one word a cycle).
 """
 
 from __future__ import annotations
@@ -108,6 +110,13 @@ def sfpswap(ctx: Context, imm12_math: int, lreg_src_c: int, lreg_dest: int, inst
     write_lanes(s, vda, ca, indexed)
     load_template(ctx, s, vd, backdoor)
     return Retire(SFPU.swap)
+
+
+def nop_from(holds_all_but_nop: bool, cycle: int, cycles: int) -> int:
+    """The cycle from which an SFPNOP can issue after a vector-unit instruction issued at ``cycle``
+    occupying the unit ``cycles``: the next cycle after SFPSWAP or a lane shuffle (the unit then
+    accepts only SFPNOP), else once the unit is free."""
+    return cycle + 1 if holds_all_but_nop and cycles > 1 else cycle + cycles
 
 
 # ------------------------------------------------------------------------------ SFPTRANSP

@@ -189,6 +189,9 @@ class SfpuState(SharedArrays):
     mad_ready: np.ndarray  # (1,) int64
     mad_seen: np.ndarray  # (17,) bool
     mad_wrote: np.ndarray  # (17,) bool
+    # The cycle from which an SFPNOP can issue (sfpu/lanes.py nop_from: the cycle after an SFPSWAP or a
+    # lane shuffle, while the unit holds everything else), and the unit's clock that holds for.
+    nop_from: np.ndarray  # (2,) int64
     macro_template: np.ndarray  # (32, 4) uint32: LoadMacroConfig[lane].InstructionTemplate
     macro_sequence: np.ndarray  # (32, 4) uint32: LoadMacroConfig[lane].Sequence
     macro_misc: np.ndarray  # (32,) uint32: LoadMacroConfig[lane].Misc, 12 bits
@@ -217,6 +220,7 @@ class SfpuState(SharedArrays):
             mad_ready=np.zeros(1, np.int64),
             mad_seen=np.zeros(LREGS, bool),
             mad_wrote=np.zeros(LREGS, bool),
+            nop_from=np.zeros(2, np.int64),
             macro_template=np.zeros((LANES, 4), np.uint32),
             macro_sequence=np.zeros((LANES, 4), np.uint32),
             macro_misc=np.zeros(LANES, np.uint32),
