@@ -52,6 +52,7 @@ class _Transit:
     hop: int = 0
     due: int = 0  # the earliest its action can run at its target (``arrival`` + its delay so far)
     done: bool = False
+    waits_for: Link | None = None  # the link it waits for, queued (or behind another of its group)
 
 
 @dataclass
@@ -116,11 +117,18 @@ class Routers:
 
     def due(self) -> int:
         """The earliest cycle the action of a packet still on its way can run at its target (NEVER:
-        none): its unloaded cycle plus what it has waited so far."""
+        none): its unloaded cycle plus what it has waited so far, a link it waits for counted busy
+        until free (brought up to date here, for the packet first in line only)."""
         dues = self._dues
-        while dues and (dues[0][2].done or dues[0][0] != dues[0][2].due):
-            heapq.heappop(dues)
-        return dues[0][0] if dues else NEVER
+        while dues:
+            value, _, transit = dues[0]
+            if transit.done or value != transit.due:
+                heapq.heappop(dues)
+            elif transit.waits_for is not None and self._hold(transit, self.outputs[transit.waits_for].free):
+                continue  # (its new due is in the heap: this entry is stale now)
+            else:
+                return value
+        return NEVER
 
     def advance(self, bound: int) -> list[tuple[object, int]]:
         """Decide every grant before ``bound``; returns (token, cycles late against unloaded) for each
@@ -151,6 +159,7 @@ class Routers:
                 return
             if grant is not None:  # another packet of the multicast waits for it
                 grant.append(transit)
+                transit.waits_for = link
                 self._hold(transit, max(cycle, self.outputs[link].free))
                 return
         output = self.outputs.get(link)
@@ -170,6 +179,7 @@ class Routers:
             group.grants[link] = []
         port = LOCAL if transit.hop == 0 else (FROM_X if transit.path[transit.hop - 1][3] == "x" else FROM_Y)
         output.queues[port].append(transit)
+        transit.waits_for = link
         self._hold(transit, max(cycle, output.free))
         if not output.deciding:
             output.deciding = True
@@ -191,11 +201,6 @@ class Routers:
         output.free = cycle + transit.packet.flits
         if any(queues):
             heapq.heappush(self.events, (output.free, _DECIDE, link, link))
-            for other in (t for queue in queues for t in queue):  # none goes before the link is free
-                self._hold(other, output.free)
-                if other.group is not None:
-                    for follower in other.group.grants[link]:
-                        self._hold(follower, output.free)
         else:
             output.deciding = False
         group = transit.group
@@ -206,17 +211,21 @@ class Routers:
                 self._granted(other, cycle, done)
         self._granted(transit, cycle, done)
 
-    def _hold(self, transit: _Transit, start: int) -> None:
+    def _hold(self, transit: _Transit, start: int) -> bool:
         """``transit`` crosses its present link at ``start`` at the earliest: its action at its target
-        is that much later than unloaded at least (every pending decision of a packet comes at least
-        a hop and an NIU before its due, so the bound the chip derives from dues always gets past)."""
+        is that much later than unloaded at least (a packet's pending decision comes at least a hop
+        and an NIU before its due, so the bound the chip derives from dues always gets past it).
+        Whether its due moved."""
         due = transit.arrival + start - transit.packet.injected - transit.hop * NOC.router_hop
-        if due > transit.due:
-            transit.due = due
-            heapq.heappush(self._dues, (due, transit.order, transit))
+        if due <= transit.due:
+            return False
+        transit.due = due
+        heapq.heappush(self._dues, (due, transit.order, transit))
+        return True
 
     def _granted(self, transit: _Transit, cycle: int, done: list) -> None:
         """``transit`` crosses its present link from ``cycle``: on to the next, or arrived."""
+        transit.waits_for = None
         # Late by what it waited so far: this link's grant against the unloaded one.
         late = cycle - transit.packet.injected - transit.hop * NOC.router_hop
         if transit.hop + 1 < len(transit.path):
