@@ -88,6 +88,18 @@ def rept(count: int, text: str) -> str:
     return f".rept {count}\n{text}\n.endr"
 
 
+# The probe suite's loops (tenstorrent-docs fresh-results.md): the body, ``addi`` and ``bne`` on t0,
+# run this many times (silicon's figures are the slopes between 64, 128 and 256 runs).
+PROBE_RUNS = 128
+
+
+def probe_loop(body: str) -> str:
+    """``body`` run ``PROBE_RUNS`` times by the probe suite's loop."""
+    return "\n".join(
+        line for line in (f"li t0, {PROBE_RUNS}", "1:", body, "addi t0, t0, -1", "bne t0, zero, 1b") if line
+    )
+
+
 def li(reg: str, value: int) -> str:
     """A 32-bit constant as the measured programs load one: lui, then addi when the low bits are
     not zero."""

@@ -14,7 +14,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tensixsim.arch import get_arch
-from tensixsim.sdk.calibration.case import ARCH, DONE, NOP, Case, inline, li, rept, word
+from tensixsim.sdk.calibration.case import (
+    ARCH,
+    DONE,
+    NOP,
+    PROBE_RUNS,
+    Case,
+    inline,
+    li,
+    probe_loop,
+    rept,
+    word,
+)
 from tensixsim.sdk.calibration.noc import (
     DRAM_DIRECT_READ,
     DRAM_DIRECT_WRITE,
@@ -358,24 +369,14 @@ DRAM_CHECKS = tuple(
 # fresh-results.md): 16 instructions, ``addi`` and ``bne`` run 128 times, then the result stored and a
 # fence; per instruction, the loop's two included (silicon: the slope between 64, 128 and 256 runs;
 # here the whole run at 128, whose fixed part adds about 0.01). Every core measured the same.
-_PROBE_RUNS = 128
 
 
 def _riscv_probe(name: str, ops: str, silicon: float, setup: str = "") -> Case:
-    loop = (
-        f"li t0, {_PROBE_RUNS}",
-        "1:",
-        ops,
-        "addi t0, t0, -1",
-        "bne t0, zero, 1b",
-        "sw a0, 0(s0)",
-        "fence",
-    )
     return Case(
         f"riscv_probe_{name}",
         f"RISC-V probe {name}, 16 a loop (per instruction)",
-        "\n".join(line for line in loop if line),
-        16 * _PROBE_RUNS,
+        f"{probe_loop(ops)}\nsw a0, 0(s0)\nfence",
+        16 * PROBE_RUNS,
         (silicon, silicon),
         iters=1,
         setup=setup,

@@ -7,12 +7,14 @@ from collections.abc import Sequence
 
 from tensixsim.sdk.calibration.case import (
     PC_BUF_SYNC,
+    PROBE_RUNS,
     RESULTS,
     Case,
     done_check,
     inline,
     li,
     mop_config,
+    probe_loop,
     rmwcib,
     setc16,
     word,
@@ -146,7 +148,6 @@ SFPU_CASES = (
 # the done check, per word, the loop's two instructions included (silicon: the slope between N = 64,
 # 128 and 256; here the whole run at N = 128, whose fixed part adds about 0.005 a word). LRegs 0..7
 # hold 1.0.
-_SLOPE_N = 128
 SLOPE_PROLOGUE = "\n".join(
     (
         inline(word("SFPENCC", instr_mod1=2)),
@@ -159,23 +160,14 @@ SLOPE_PROLOGUE = "\n".join(
 
 
 def slope_case(name: str, what: str, words: Sequence[int], silicon: float, ops: int = 0) -> Case:
-    """The probe loop of ``words`` run ``_SLOPE_N`` times, per word (per ``ops`` a loop when given:
-    the primary ones, a probe's added SFPNOPs not counted)."""
-    body = "\n".join(
-        (
-            f"li t0, {_SLOPE_N}",
-            "1:",
-            *map(inline, words),
-            "addi t0, t0, -1\nbne t0, zero, 1b",
-            _SFPU_DRAIN,
-            done_check(PC_BUF_SYNC),
-        )
-    )
+    """The probe loop of ``words`` (probe_loop), per word (per ``ops`` a loop when given: the primary
+    ones, a probe's added SFPNOPs not counted)."""
+    body = "\n".join((probe_loop("\n".join(map(inline, words))), _SFPU_DRAIN, done_check(PC_BUF_SYNC)))
     return Case(
         name,
         what,
         body,
-        (ops or len(words)) * _SLOPE_N,
+        (ops or len(words)) * PROBE_RUNS,
         (silicon, silicon),
         cores=("trisc1",),
         figure_cores=("trisc1",),
