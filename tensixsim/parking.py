@@ -40,6 +40,7 @@ class Parking:
         threshold = core.spin_threshold
         before = core.fingerprint()
         predicted = core.predictor_state()
+        cached = core.cache_state()
         effects = self._side_effects
         start = core.time
         reads, wrote, back = core.probe_iteration()
@@ -82,7 +83,10 @@ class Parking:
         pure = back and not wrote
         # (A loop that reads nothing and changes nothing, such as `j .`, waits for good: parked,
         # only a reset, the host or a debugger ends it.)
-        fixed = known and pure and watchable and core.fingerprint() == before
+        # A loop whose loads go through the L0 data cache changes it every iteration (a hit moves
+        # the flush generator on; a miss fills a line): its iterations do not all cost the same, so
+        # it runs as any code.
+        fixed = known and pure and watchable and core.fingerprint() == before and core.cache_state() == cached
         if fixed and (effects != self._side_effects or core.predictor_state() != predicted):
             # Something else changed state while the iteration ran (the coprocessor, brought up to
             # a read's cycle, moved on), or the branch predictor was still learning the loop (its

@@ -55,6 +55,17 @@ class RiscvTiming:
     mul_hold: int = 0
     # Whether the store queue coalesces L1 stores into 16-byte blocks (Blackhole's README).
     l1_store_coalesce: int = 1
+    # The L0 data cache between a core and L1 (BlackholeA0 BabyRISCV README, "L0 Data Cache"), used
+    # while cfg0's DisLowCash is clear (out of reset; tt-metal's firmware and the SDK's start-up code
+    # set it): four 16-byte lines, a load it answers ready after 2 cycles (the README's latency
+    # table: "L1 ... with L0 data cache hit 2"), a fence or an atomic flushing it, a store to L1
+    # dropping its line. A hit flushes the whole cache with "approximately a 0.8% chance" (CSRs.md,
+    # DisLowCachePeriodicFlush clear): one in 128 here. Which line a miss evicts is not documented:
+    # the least recently used. Measured with it on: a chain of lw through one line 2.10 to 2.16 a
+    # load, through eight lines 8.0 (every load misses).
+    l0_lines: int = 4
+    l0_hit_latency: int = 2
+    l0_flush_one_in: int = 128
     # What Wormhole's cores do differently, from WormholeB0's BabyRISCV README (no Wormhole figure
     # was measured): "a mispredicted branch causes a two cycle pipeline bubble"; a multiply
     # "occupies the Integer Unit for two cycles, and the next instruction cannot enter the unit
@@ -64,6 +75,7 @@ class RiscvTiming:
         ("branch_mispredict", 2),
         ("mul_hold", 1),
         ("l1_store_coalesce", 0),
+        ("l0_lines", 0),  # no L0 data cache on Wormhole's pages
     )
     # Own local RAM: "local RAM 2" (ISA documentation); sw then lw of the same word costs 1.5 per
     # instruction (measured), so the store becomes visible to the load 2 cycles after its issue

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from asm import assemble, link
+from asm import L0_OFF, assemble, link
 from gdb_client import Client, serve
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -505,7 +505,7 @@ _COUNTER_AND_POLLER = (
         bne t1, t2, loop
         ecall
     """,
-    "li t0, 0x12800\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n ecall",
+    L0_OFF + "li t0, 0x12800\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n ecall",
 )
 
 

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from asm import assemble
+from asm import L0_OFF, assemble
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -258,7 +258,9 @@ def _pure_handshake(quantum: int, order, delay: int) -> tuple[bytes, dict[str, t
     """As _handshake, with poll loops that only load (they can be parked): TRISC0 polls FLAG from
     the start, before BRISC first stores to its page (after a countdown of ``delay``). Returns the
     OUT words, each core's (cycles, instructions) and the accesses counted late."""
-    brisc = f"""
+    brisc = (
+        L0_OFF
+        + f"""
         li s0, {FLAG}
         li s1, {ACK}
         li s2, {OUT}
@@ -275,7 +277,10 @@ def _pure_handshake(quantum: int, order, delay: int) -> tuple[bytes, dict[str, t
         sw t3, 4(s2)
         ecall
     """
-    trisc0 = f"""
+    )
+    trisc0 = (
+        L0_OFF
+        + f"""
         li s0, {FLAG}
         li s1, {ACK}
         li s2, {OUT}
@@ -287,6 +292,7 @@ def _pure_handshake(quantum: int, order, delay: int) -> tuple[bytes, dict[str, t
         sw t1, 0(s1)
         ecall
     """
+    )
     tile, _, cores = _run_pair(brisc, trisc0, quantum, order)
     return tile.read(OUT, 12), cores, int(tile.l1_order_late[0])
 
@@ -601,7 +607,9 @@ _TWICE = {
 
 
 def _twice_poller(shape: str, rounds: int) -> str:
-    return f"""
+    return (
+        L0_OFF
+        + f"""
         li t2, 100
     6:  addi t2, t2, -1
         bnez t2, 6b
@@ -619,6 +627,7 @@ def _twice_poller(shape: str, rounds: int) -> str:
         bne a1, a2, 5b
         ecall
     """
+    )
 
 
 @pytest.mark.parametrize("order", ["pages", "full"])

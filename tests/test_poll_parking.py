@@ -11,7 +11,7 @@ from __future__ import annotations
 import zlib
 
 import pytest
-from asm import assemble
+from asm import L0_OFF, assemble
 from test_sdk_kernels import eltwise_inputs
 
 from tensixsim import Tile
@@ -65,7 +65,7 @@ def _slow_poll(quantum: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int,
     after a while. Returns (TRISC0's cycles, its instructions, how often it was parked)."""
 
     flag = 0x30000
-    trisc0 = f"li t0, {flag}\n1: lw t1, 0(t0)\n" + "nop\n" * 30 + "beqz t1, 1b\n ecall"
+    trisc0 = L0_OFF + f"li t0, {flag}\n1: lw t1, 0(t0)\n" + "nop\n" * 30 + "beqz t1, 1b\n ecall"
     brisc = "li t2, 3000\n1: addi t2, t2, -1\n bnez t2, 1b\n"
     brisc += f"li t0, {flag}\n li t1, 1\n sw t1, 0(t0)\n ecall"
     tile = Tile("blackhole", quantum=quantum)
@@ -237,7 +237,7 @@ def _parked_in_the_second_loop(found_by_the_probe: bool) -> tuple[int, int]:
     the loop and runs into the second one, where it stops spinning. Returns the cycles from the
     second loop's entry to where the core stands parked in it, and to that loop's fixed point."""
     tile = Tile("blackhole")
-    tile.write(0, assemble(_TWO_LOOPS))
+    tile.write(0, assemble(L0_OFF + _TWO_LOOPS))
     tile.release("brisc", cycle=0)
     core = tile.core("brisc")
     slices = 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from asm import assemble
+from asm import L0_OFF, assemble
 
 from tensixsim import CycleLimitExceeded, Deadlock, InvalidInstruction, InvalidProgram, MemoryFault, Tile
 from tensixsim.isa import isa_for
@@ -458,18 +458,18 @@ def test_runaway_program_hits_the_cycle_limit():
 
 
 def test_cores_waiting_on_each_other_deadlock():
-    brisc = "li t0, 0xFFB121B0\n li t1, 0x47800 & ~(1 << 11) & ~(1 << 12)\n sw t1, 0(t0)\n"
+    brisc = L0_OFF + "li t0, 0xFFB121B0\n li t1, 0x47800 & ~(1 << 11) & ~(1 << 12)\n sw t1, 0(t0)\n"
     brisc += f"li s1, {DATA}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
-    trisc0 = f"li s1, {DATA + 0x40}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
+    trisc0 = L0_OFF + f"li s1, {DATA + 0x40}\n 1: lw t0, 0(s1)\n beqz t0, 1b\n ecall"
     tile = tile_with({"brisc": brisc, "trisc0": trisc0})
     with pytest.raises(Deadlock) as info:
         tile.run(max_cycles=10_000_000)
     text = str(info.value)
-    assert f"brisc pc=0x00000014 waits: polls L1 0x{DATA:08x} (= 0x0)" in text
-    assert f"trisc0 pc=0x00006008 waits: polls L1 0x{DATA + 0x40:08x} (= 0x0)" in text
+    assert f"brisc pc=0x00000018 waits: polls L1 0x{DATA:08x} (= 0x0)" in text
+    assert f"trisc0 pc=0x0000600c waits: polls L1 0x{DATA + 0x40:08x} (= 0x0)" in text
     assert info.value.cycle < 200  # parked as soon as the loops were recognised
     where = {c.name: c for c in info.value.cores}
-    assert (where["trisc0"].state, where["trisc0"].pc) == ("waiting", 0x6008)
+    assert (where["trisc0"].state, where["trisc0"].pc) == ("waiting", 0x600C)
     assert where["trisc0"].waits_on == f"polls L1 0x{DATA + 0x40:08x} (= 0x0)"
 
 
@@ -484,7 +484,9 @@ def test_host_access_outside_memory_names_the_access(address, shown):
 
 
 def test_poll_loop_through_a_call_is_parked():
-    program = f"""
+    program = (
+        L0_OFF
+        + f"""
         li s1, {DATA}
     1:  call poll
         beqz a0, 1b
@@ -493,10 +495,11 @@ def test_poll_loop_through_a_call_is_parked():
         lw a0, 0(s1)
         ret
     """
+    )
     tile = tile_with({"brisc": program})
     with pytest.raises(Deadlock) as info:
         tile.run(max_cycles=10_000_000)
-    assert f"brisc pc=0x00000004 waits: polls L1 0x{DATA:08x}" in str(info.value)
+    assert f"brisc pc=0x0000000c waits: polls L1 0x{DATA:08x}" in str(info.value)
 
 
 def test_unparkable_spin_is_still_found_deadlocked():

@@ -28,11 +28,13 @@ PMACFG0, PMACFG1 = 0x7C1, 0x7C2  # either's low bit set: every load and store st
 # cfg0 fields (CSRs.md, "cfg0") the timing walk reads.
 CFG0_DIS_LD_BUF_BYP = 1 << 0  # loads wait in EX1 until the store queue is empty
 CFG0_DIS_BP = 1 << 1  # no branch prediction
+CFG0_DIS_LOW_CASH = 1 << 3  # no L0 data cache: every L1 load goes to L1
 CFG0_SYNC_ALL_OPS = 1 << 9  # every instruction waits until the previous one has retired
 CFG0_DIS_CSR_SYNC = 1 << 10  # CSR accesses and fences no longer wait until they have retired
 CFG0_DIS_ST_MERGE = 1 << 12  # no coalescing of L1 stores
 CFG0_DIS_TRISC_CACHE = 1 << 18  # a TRISC no longer fuses adjacent inline Tensix words
 CFG0_DIS_REG_FORWARDING = 1 << 20  # operands only from the register file (after retirement)
+CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH = 1 << 24  # an L0 hit never flushes the L0 data cache
 
 BLACKHOLE_CSRS: tuple[CsrFacts, ...] = (
     CsrFacts(0x003, "fcsr", "storage"),

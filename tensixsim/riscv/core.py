@@ -316,6 +316,10 @@ class Core(LoopProbe):
         """The branch predictor's counters (a parked loop must leave them as they were)."""
         return bytes(self.hooks.state.bht)
 
+    def cache_state(self) -> bytes:
+        """The L0 data cache's lines and flush generator (a parked loop must leave them as they were)."""
+        return self.hooks.cache_state()
+
     def reset(self, pc: int) -> None:
         """Hold-and-release: start afresh at ``pc`` with zeroed registers."""
         for r in X_REGS[1:]:
@@ -326,6 +330,7 @@ class Core(LoopProbe):
         self.parked = False
         self.hooks.reset_timing()
         self.hooks.reset_predictor()
+        self.hooks.reset_cache()
         self.csrs.reset()
 
     def power_on(self) -> None:

@@ -7,6 +7,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef int (*uc_stop_fn)(void *uc);
 typedef int (*uc_reg_fn)(void *uc, int regid, void *value);
@@ -41,6 +42,7 @@ enum { DIV_LOG = 64 };            /* divides of one block whose operands the div
 enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
 enum { HISTORY = 16 };
 enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
+enum { L0_MAX = 4 };               /* L0 data cache entries at most (P_L0_LINES) */
 #define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 #define NOC_SHARER 0x80u /* riscv/native.py NOC: the NoC writes the page */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
@@ -51,7 +53,7 @@ enum {
     P_MUL_LATENCY, P_DIV_MIN, P_DIV_FAST, P_ATOMIC_LATENCY, P_CSR, P_STORE_QUEUE,
     P_MMIO_READ, P_MMIO_WRITE, P_TENSIX_PUSH, P_PORT_CYCLES, P_PORT_ATOMIC,
     P_FENCE, P_STORE_DONE, P_RETIRE_QUEUE, P_L1_STORE_CONFLICT, P_MISPREDICT, P_MUL_HOLD,
-    P_L1_COALESCE,
+    P_L1_COALESCE, P_L0_LINES, P_L0_HIT, P_L0_FLUSH,
     P_COUNT
 };
 
@@ -235,11 +237,20 @@ struct core_hooks {
     uint64_t fuse_next;
     uint64_t fuse_count;
     int64_t fuse_cycle;
+    /* The L0 data cache between the core and L1 (BabyRISCV README, "L0 Data Cache": P_L0_LINES
+     * 16-byte lines, none on Wormhole), in use while cfg0 DisLowCash is clear. l0_line holds each
+     * entry's line number + 1 (0: empty), the most recently used first; l0_ready the cycle its data
+     * arrives; l0_rng the state of the generator that decides the periodic flush (l0_chance). */
+    uint64_t l0_line[L0_MAX];
+    int64_t l0_ready[L0_MAX];
+    uint64_t l0_rng;
 };
 
 /* cfg0 fields the walk reads (tensixsim/arch/blackhole_csrs.py, CSRs.md). */
 #define CFG0_DIS_LD_BUF_BYP (1u << 0)
 #define CFG0_DIS_BP (1u << 1)
+#define CFG0_DIS_LOW_CASH (1u << 3)
+#define CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH (1u << 24)
 #define CFG0_SYNC_ALL_OPS (1u << 9)
 #define CFG0_DIS_CSR_SYNC (1u << 10)
 #define CFG0_DIS_ST_MERGE (1u << 12)
@@ -414,6 +425,62 @@ static inline int64_t source(const struct core_hooks *h, uint32_t r, int64_t t)
     return t;
 }
 
+/* The L0 data cache. Only its timing is modelled: a load it answers reads L1 as it is now (on
+ * silicon it can answer with data another client has since overwritten in L1). */
+static int l0_on(const struct core_hooks *h)
+{
+    return h->param[P_L0_LINES] && !(h->cfg0 & CFG0_DIS_LOW_CASH);
+}
+
+/* The entry holding 16-byte line `line`, or -1. */
+static int l0_find(const struct core_hooks *h, uint64_t line)
+{
+    for (int i = 0; i < h->param[P_L0_LINES]; i++)
+        if (h->l0_line[i] == line + 1) return i;
+    return -1;
+}
+
+/* Entry `i` leaves its place (a hit's own, or the least recently used one a fill evicts) and comes
+ * first, holding `line` from `ready` on. */
+static void l0_use(struct core_hooks *h, int i, uint64_t line, int64_t ready)
+{
+    for (; i > 0; i--) {
+        h->l0_line[i] = h->l0_line[i - 1];
+        h->l0_ready[i] = h->l0_ready[i - 1];
+    }
+    h->l0_line[0] = line + 1;
+    h->l0_ready[0] = ready;
+}
+
+/* A store to L1 drops the line it writes (the cache is never dirty). */
+static void l0_drop(struct core_hooks *h, uint64_t line)
+{
+    int i = l0_find(h, line), n = (int)h->param[P_L0_LINES];
+    if (i < 0) return;
+    for (; i + 1 < n; i++) {
+        h->l0_line[i] = h->l0_line[i + 1];
+        h->l0_ready[i] = h->l0_ready[i + 1];
+    }
+    h->l0_line[n - 1] = 0;
+}
+
+static void l0_flush(struct core_hooks *h)
+{
+    memset(h->l0_line, 0, sizeof h->l0_line);
+}
+
+/* Whether a hit flushes the whole cache ("approximately a 0.8% chance", CSRs.md): one in P_L0_FLUSH,
+ * drawn from a xorshift generator of the core's own, so every run draws the same. */
+static int l0_chance(struct core_hooks *h)
+{
+    uint32_t x = (uint32_t)h->l0_rng;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    h->l0_rng = x;
+    return x % (uint32_t)h->param[P_L0_FLUSH] == 0;
+}
+
 /* The cycles the instruction after a fence issuing at `t` waits besides: until the fence has retired
  * (unless cfg0 DisCsrSync) and every earlier store has been performed. */
 static int64_t fence_hold(const struct core_hooks *h, int64_t t)
@@ -496,14 +563,23 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         if (!commit) h->mem_used = used;
         int c = region_class(h, a);
         if (c == CLASS_L1) noted = (int64_t)a;
+        int cached = c == CLASS_L1 && l0_on(h);
+        int way = cached ? l0_find(h, a >> 4) : -1;
         /* An L1 load overlapping a store not yet performed goes on (the queue drains ahead of it)
          * and answers l1_store_conflict later (timing.py); from other memories it waits in EX1
          * until the store has left the queue. */
-        int conflict = c == CLASS_L1 && store_conflict(h, a, t);
+        int conflict = c == CLASS_L1 && way < 0 && store_conflict(h, a, t);
         if (c != CLASS_L1) t = load_wait(h, a, t);
         int64_t *slot = c == CLASS_L1 ? h->l1_slot : h->remote_slot;
         uint64_t *head = c == CLASS_L1 ? &h->l1_head : &h->remote_head;
-        if (c == CLASS_L1 || c == CLASS_REMOTE) {
+        if (way >= 0) {
+            /* An L0 hit answers from the line once its data is in; L1 is not asked. */
+            latency = max64(p[P_L0_HIT], h->l0_ready[way] - t);
+            if (commit) {
+                l0_use(h, way, a >> 4, h->l0_ready[way]);
+                if (!(h->cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH) && l0_chance(h)) l0_flush(h);
+            }
+        } else if (c == CLASS_L1 || c == CLASS_REMOTE) {
             int l1 = c == CLASS_L1;
             int64_t count = p[l1 ? P_L1_SLOTS : P_REMOTE_SLOTS];
             int64_t occupancy = p[l1 ? P_L1_OCCUPANCY : P_REMOTE_OCCUPANCY];
@@ -513,6 +589,8 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
             if (conflict) grant += p[P_L1_STORE_CONFLICT];
             if (commit) take_slot(slot, head, count, grant, occupancy);
             latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY] + grant - t;
+            /* A miss fills the least recently used line. */
+            if (commit && cached) l0_use(h, (int)p[P_L0_LINES] - 1, a >> 4, t + latency);
         } else if (c == CLASS_LOCAL) {
             latency = p[P_LOCAL_LATENCY];
         } else {
@@ -532,6 +610,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         int c = region_class(h, a);
         if (c == CLASS_L1) noted = (int64_t)a, noted_type = MEM_WRITE;
         t = store(h, a, 1 << (f3 & 3), c, t, commit, &block);
+        if (commit && c == CLASS_L1) l0_drop(h, a >> 4);
         rd = 0;
         break;
     }
@@ -547,13 +626,17 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
             noted = (int64_t)a, noted_type = MEM_WRITE;
         }
         latency = p[P_ATOMIC_LATENCY];
-        if (commit) h->responses = t + latency;
+        if (commit) {
+            h->responses = t + latency;
+            l0_flush(h); /* an atomic flushes the L0 data cache, as a fence does */
+        }
         break;
     }
     case 0x0F: /* FENCE: every earlier load answered, the store queue drained; the next instruction
                 * waits until the fence has retired and every earlier store has been performed */
         t = max64(queue_drained(h, t), h->responses);
         block = fence_hold(h, t);
+        if (commit) l0_flush(h);
         rd = 0;
         break;
     case 0x73: /* SYSTEM */
@@ -832,6 +915,7 @@ void tsim_shift_timing(struct core_hooks *h, int64_t delta)
     for (int i = 0; i < 32; i++) { h->reg_retire[i] += delta; h->reg_prev_retire[i] += delta; }
     h->port_free += delta;
     h->fuse_cycle += delta;
+    for (int i = 0; i < L0_MAX; i++) h->l0_ready[i] += delta;
     for (int i = 0; i < HISTORY; i++) h->history_cycle[i] += delta;
 }
 

@@ -22,6 +22,8 @@ from tensixsim.arch.blackhole_csrs import (
     CFG0_DIS_BP,
     CFG0_DIS_CSR_SYNC,
     CFG0_DIS_LD_BUF_BYP,
+    CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH,
+    CFG0_DIS_LOW_CASH,
     CFG0_DIS_REG_FORWARDING,
     CFG0_DIS_ST_MERGE,
     CFG0_SYNC_ALL_OPS,
@@ -56,6 +58,8 @@ MEM_LOG, SLOTS, STORE_QUEUE, TIMED_REGIONS, BLOCK_CACHE = 64, 8, 8, 32, 2048  # 
 ROB_MAX, DIV_LOG = 16, 64  # native.c: retire-order queue entries modelled, divides logged per block
 HISTORY = 16  # native.c: blocks remembered to date a late-recognised loop from its first iteration
 BHT = 256  # native.c: branch counters of the frontend's predictor
+L0_MAX = 4  # native.c: L0 data cache entries at most
+L0_SEED = 0x2545F491  # the periodic L0 flush's generator out of reset (xorshift: never 0)
 # native.c's P_* order: the RiscvTiming figures the walk reads.
 TIMING_PARAMS = (
     "l1_load_latency",
@@ -85,6 +89,9 @@ TIMING_PARAMS = (
     "branch_mispredict",
     "mul_hold",
     "l1_store_coalesce",
+    "l0_lines",
+    "l0_hit_latency",
+    "l0_flush_one_in",
 )
 PC_REG = 190
 X0_REG = 1
@@ -228,6 +235,9 @@ class HookState(ctypes.Structure):
         ("fuse_next", ctypes.c_uint64),
         ("fuse_count", ctypes.c_uint64),
         ("fuse_cycle", ctypes.c_int64),
+        ("l0_line", ctypes.c_uint64 * L0_MAX),
+        ("l0_ready", ctypes.c_int64 * L0_MAX),
+        ("l0_rng", ctypes.c_uint64),
     ]
 
 
@@ -499,6 +509,8 @@ class Hooks:
             raise ValueError(f"the store queue holds 1 to {STORE_QUEUE} entries")
         if not 0 < figures["retire_queue"] <= ROB_MAX:
             raise ValueError(f"the retire-order queue holds 1 to {ROB_MAX} entries")
+        if not 0 <= figures["l0_lines"] <= L0_MAX or figures["l0_flush_one_in"] < 1:
+            raise ValueError(f"the L0 data cache holds 0 to {L0_MAX} lines, flushing one hit in at least 1")
         if len(timed) > TIMED_REGIONS:
             raise ValueError(f"at most {TIMED_REGIONS} MMIO windows with their own costs")
         s.port_share = 1
@@ -512,6 +524,7 @@ class Hooks:
             s.timed_lo[i], s.timed_hi[i], s.timed_read[i], s.timed_write[i] = lo, hi, read, write
         self.reset_timing()
         self.reset_predictor()
+        self.reset_cache()
 
     def set_core_config(self, cfg0: int, strong_order: bool, fusion: bool) -> None:
         """The core's cfg0 CSR, whether pmacfg0/1 make its loads and stores strongly ordered, and
@@ -525,6 +538,18 @@ class Hooks:
         """A core out of reset: every branch counter weakly not taken. (A parked loop woken keeps
         what the predictor learnt: reset_timing leaves it.)"""
         ctypes.memset(ctypes.addressof(self.state) + HookState.bht.offset, 1, BHT)
+
+    def reset_cache(self) -> None:
+        """A core out of reset: its L0 data cache empty, its flush generator at its start. (A parked
+        loop woken keeps them: reset_timing leaves them.)"""
+        s = self.state
+        ctypes.memset(ctypes.addressof(s) + HookState.l0_line.offset, 0, ctypes.sizeof(s.l0_line))
+        s.l0_rng = L0_SEED
+
+    def cache_state(self) -> bytes:
+        """The L0 data cache's lines and flush generator (a parked loop must leave them as they were)."""
+        s = self.state
+        return bytes(s.l0_line) + s.l0_rng.to_bytes(8, "little")
 
     def reset_timing(self) -> None:
         """A core out of reset: nothing in flight."""
@@ -642,6 +667,8 @@ class Hooks:
             s.reg_prev_retire[i] += delta
         s.port_free += delta
         s.fuse_cycle += delta
+        for i in range(L0_MAX):
+            s.l0_ready[i] += delta
         for i in range(HISTORY):
             s.history_cycle[i] += delta
 
@@ -806,6 +833,48 @@ class Hooks:
         fence = max(self._queue_drained(t), self.state.responses)
         return fence + 1 + self._fence_hold(fence)
 
+    def _l0_on(self) -> bool:
+        s = self.state
+        return bool(s.param[P["l0_lines"]]) and not s.cfg0 & CFG0_DIS_LOW_CASH
+
+    def _l0_find(self, line: int) -> int:
+        s = self.state
+        for i in range(s.param[P["l0_lines"]]):
+            if s.l0_line[i] == line + 1:
+                return i
+        return -1
+
+    def _l0_use(self, i: int, line: int, ready: int) -> None:
+        """native.c l0_use(): entry ``i`` comes first, holding ``line`` from ``ready`` on."""
+        s = self.state
+        for j in range(i, 0, -1):
+            s.l0_line[j], s.l0_ready[j] = s.l0_line[j - 1], s.l0_ready[j - 1]
+        s.l0_line[0], s.l0_ready[0] = line + 1, ready
+
+    def _l0_drop(self, line: int) -> None:
+        s = self.state
+        i, n = self._l0_find(line), s.param[P["l0_lines"]]
+        if i < 0:
+            return
+        for j in range(i, n - 1):
+            s.l0_line[j], s.l0_ready[j] = s.l0_line[j + 1], s.l0_ready[j + 1]
+        s.l0_line[n - 1] = 0
+
+    def _l0_flush(self) -> None:
+        ctypes.memset(
+            ctypes.addressof(self.state) + HookState.l0_line.offset, 0, ctypes.sizeof(self.state.l0_line)
+        )
+
+    def _l0_chance(self) -> bool:
+        """native.c l0_chance(): the xorshift draw deciding whether a hit flushes the cache."""
+        s = self.state
+        x = s.l0_rng & 0xFFFFFFFF
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        s.l0_rng = x
+        return x % s.param[P["l0_flush_one_in"]] == 0
+
     def _step(self, uc: unicorn.Uc, pc: int, w: int, t: int, *, commit: bool) -> tuple[int, int]:
         s, p = self.state, self.state.param
         op, rd, rs1, rs2 = w & 0x7F, (w >> 7) & 31, (w >> 15) & 31, (w >> 20) & 31
@@ -856,10 +925,18 @@ class Hooks:
             c = self._region_class(a)
             if c == CLASS_L1:
                 noted = a
-            conflict = c == CLASS_L1 and self._store_conflict(a, t)
+            cached = c == CLASS_L1 and self._l0_on()
+            way = self._l0_find(a >> 4) if cached else -1
+            conflict = c == CLASS_L1 and way < 0 and self._store_conflict(a, t)
             if c != CLASS_L1:
                 t = self._load_wait(a, t)
-            if c in (CLASS_L1, CLASS_REMOTE):
+            if way >= 0:
+                latency = max(p[P["l0_hit_latency"]], s.l0_ready[way] - t)
+                if commit:
+                    self._l0_use(way, a >> 4, s.l0_ready[way])
+                    if not s.cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH and self._l0_chance():
+                        self._l0_flush()
+            elif c in (CLASS_L1, CLASS_REMOTE):
                 l1 = c == CLASS_L1
                 slot = s.l1_slot if l1 else s.remote_slot
                 head = s.l1_head if l1 else s.remote_head
@@ -876,6 +953,8 @@ class Hooks:
                     else:
                         s.remote_head = (head + 1) % count
                 latency = p[P["l1_load_latency" if l1 else "remote_load_latency"]] + grant - t
+                if commit and cached:
+                    self._l0_use(p[P["l0_lines"]] - 1, a >> 4, t + latency)
             elif c == CLASS_LOCAL:
                 latency = p[P["local_load_latency"]]
             else:
@@ -895,6 +974,8 @@ class Hooks:
             if c == CLASS_L1:
                 noted, noted_kind = a, MEM_WRITE
             t, block = self._store(a, 1 << (f3 & 3), c, t, commit)
+            if commit and c == CLASS_L1:
+                self._l0_drop(a >> 4)
             rd = 0
         elif op == 0x2F:
             t = source(rs2, source(rs1, t))
@@ -910,9 +991,12 @@ class Hooks:
             latency = p[P["atomic_latency"]]
             if commit:
                 s.responses = t + latency
+                self._l0_flush()
         elif op == 0x0F:
             t = max(self._queue_drained(t), s.responses)
             block = self._fence_hold(t)
+            if commit:
+                self._l0_flush()
             rd = 0
         elif op == 0x73:
             if f3:

@@ -1,7 +1,9 @@
 /* tensixsim SDK start-up code, linked first into every program (section .text.start, which the
  * linker script places at the core's reset PC).
  *
- * The core comes out of reset with nothing set up: point gp and sp at this core's local RAM, copy
+ * The core comes out of reset with nothing set up: turn its L0 data cache off (cfg0 DisLowCash, as
+ * tt-metal's firmware does: the cache is not coherent, a poll of L1 could keep reading a stale line;
+ * a program that wants it clears the bit), point gp and sp at this core's local RAM, copy
  * .data from its load image in L1, zero .bss, run main(), then report main's return value with
  * `ecall` (a0 = the value): the emulator's "this core finished" convention. On real hardware the
  * ecall traps and nothing handles it, so a `j .` follows to park the core either way.
@@ -10,6 +12,9 @@
     .globl _start
     .type _start, @function
 _start:
+#if !defined(SDK_ARCH_WORMHOLE)
+    csrsi   0x7c0, 8
+#endif
     /* gp must be set without relaxation: relaxed, `la gp` would be computed from gp itself. */
     .option push
     .option norelax

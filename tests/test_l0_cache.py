@@ -1,0 +1,203 @@
+"""Blackhole's L0 data cache (BlackholeA0 BabyRISCV README, "L0 Data Cache"; CSRs.md, cfg0): four
+16-byte lines between a core and L1, on out of reset (cfg0 DisLowCash clear), a hit answering after 2
+cycles as the core's own local RAM does, a fence or an atomic flushing it, a store to L1 dropping
+its line, and a hit flushing it all with a small chance unless DisLowCachePeriodicFlush is set.
+The expected cycles are worked by hand from those rules (see each test), not taken from the
+emulator."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from asm import assemble
+
+from tensixsim import Tile
+from tensixsim.riscv.native import L0_SEED
+from tensixsim.sdk import calibration
+from tensixsim.sdk.calibration.case import Case, rept
+from tensixsim.timing import RISCV
+
+CACHE_ON = "csrci 0x7c0, 8"  # the SDK's start-up code sets DisLowCash; the measured probes cleared it
+NO_PERIODIC_FLUSH = "li t0, 0x1000000\ncsrs 0x7c0, t0"
+CHASE = rept(8, "lw a0, 0(a0)")  # eight dependent loads an iteration
+
+
+def _cycle(lines: int, base: str = "s0", start: int = 0x100) -> str:
+    """a0 at the first of ``lines`` 16-byte lines at ``base`` + ``start``, each line's first word
+    pointing at the next line's (the last at the first), then a fence."""
+    stores = (
+        f"addi a1, {base}, {start + (i + 1) % lines * 16}\nsw a1, {start + i * 16}({base})"
+        for i in range(lines)
+    )
+    return "\n".join((f"addi a0, {base}, {start}", *stores, "fence"))
+
+
+def _slope(body: str, setup: str = "", prologue: str = "") -> float:
+    """Cycles one iteration of ``body`` adds to the measured loop (the loop with an empty body
+    subtracted), from the difference of a 32- and a 64-iteration run: no first-pass costs."""
+    case = Case("l0", "l0", body, 1, (1.0, 1.0), setup=setup)
+    totals = [
+        calibration.run_case(replace(case, iters=n, prologue=prologue)).per_core["brisc"] * n
+        for n in (32, 64)
+    ]
+    return (totals[1] - totals[0]) / 32
+
+
+def _chase_slope(latency: int) -> int:
+    """Eight dependent loads of ``latency`` in the harness loop (beqz, body, addi, j): the next
+    iteration's first load issues at the later of its operand and the loop's three instructions
+    after the last load; the empty loop's three cycles subtracted."""
+    return 7 * latency + max(latency, 4) - 3
+
+
+ON = f"{CACHE_ON}\n{NO_PERIODIC_FLUSH}"
+
+
+def test_a_chase_through_one_line_hits_as_fast_as_local_ram() -> None:
+    hit = _chase_slope(RISCV.l0_hit_latency)
+    assert hit == 15  # 7 x 2 + 4 - 3
+    assert _slope(CHASE, _cycle(1), ON) == hit
+    # The core's own local RAM: "a latency of two cycles" (the README), the same chase.
+    assert _slope(CHASE, _cycle(1, "s1", 0x40), ON) == hit
+    # DisLowCash set (as the SDK's start-up code leaves it): every load goes to L1.
+    assert _slope(CHASE, _cycle(1)) == _chase_slope(RISCV.l1_load_latency) == 61  # 7 x 8 + 8 - 3
+
+
+def test_four_lines_fit_and_a_fifth_evicts_the_least_recently_used_every_time() -> None:
+    hit, miss = _chase_slope(RISCV.l0_hit_latency), _chase_slope(RISCV.l1_load_latency)
+    assert _slope(CHASE, _cycle(4), ON) == hit
+    # A cycle of five lines: the line a load needs is always the one evicted four loads before.
+    assert _slope(CHASE, _cycle(5), ON) == miss
+    assert _slope(CHASE, _cycle(8), ON) == miss
+
+
+@pytest.mark.parametrize(
+    ("what", "body", "other"),
+    [
+        # A store to L1 drops the line it writes (a word of the loaded line, another line's word).
+        ("store", "lw a1, 0x100(s0)\nsw a2, 0x108(s0)", "lw a1, 0x100(s0)\nsw a2, 0x148(s0)"),
+        ("fence", "lw a1, 0x100(s0)\nfence", "lw a1, 0x100(s0)\nnop"),
+        (
+            "atomic",
+            "lw a1, 0x100(s0)\namoadd.w zero, a2, (t0)",
+            "lw a1, 0x100(s0)\nsw a2, 0x148(s0)",
+        ),
+    ],
+)
+def test_a_store_drops_its_line_and_a_fence_or_an_atomic_flushes_the_cache(
+    what: str, body: str, other: str
+) -> None:
+    """With the line gone at each iteration's load, the loop costs what it does with no cache at all
+    (the miss is an L1 load like any); without, the load hits and the loop is cheaper."""
+    setup = "addi t0, s0, 0x140\nli a2, 1"
+    body += "\nadd a3, a1, a1"  # the load's use
+    assert _slope(body, setup, ON) == _slope(body, setup)
+    assert _slope(other + "\nadd a3, a1, a1", setup, ON) < _slope(other + "\nadd a3, a1, a1", setup)
+
+
+def _misses(loads: int, one_in: int) -> int:
+    """The misses of a chase of ``loads`` loads through one line, the cache empty at the first, each
+    hit flushing it when the core's xorshift draw (x ^= x << 13, x >> 17, x << 5 on 32 bits, from the
+    seed out of reset) is a multiple of ``one_in``."""
+    x, present, misses = L0_SEED, False, 0
+    for _ in range(loads):
+        if not present:
+            misses += 1
+            present = True
+            continue
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        present = x % one_in != 0
+    return misses
+
+
+def _raw_cycles(arch: str, iterations: int, prologue: str = "") -> int:
+    """A raw program (no start-up code: cfg0 as out of reset) chasing one L1 word eight times an
+    iteration, with the loop's addi and bnez."""
+    source = "\n".join(
+        (
+            prologue,
+            "li a0, 0x30000\nsw a0, 0(a0)\nfence",
+            f"li t6, {iterations}\n1:",
+            CHASE,
+            "addi t6, t6, -1\nbnez t6, 1b\necall",
+        )
+    )
+    tile = Tile(arch)
+    tile.write(0, assemble(source, base=0))
+    return tile.run(max_cycles=10**6, release=["brisc"]).cores["brisc"].cycles
+
+
+def test_hits_flush_the_cache_now_and_then_unless_told_not_to() -> None:
+    """A chase of 8 x 1000 loads through one line: every flush makes the next load a miss, 8 cycles
+    instead of 2 (fewer where the loop's addi and bnez hid part of the hit). The misses follow the
+    documented rule with the core's own generator (about one hit in RISCV.l0_flush_one_in)."""
+    on = _raw_cycles("blackhole", 2000) - _raw_cycles("blackhole", 1000)
+    steady = _raw_cycles("blackhole", 2000, NO_PERIODIC_FLUSH) - _raw_cycles(
+        "blackhole", 1000, NO_PERIODIC_FLUSH
+    )
+    assert steady == 1000 * 17  # 7 x 2 + 3 an iteration (the next first load after addi and bnez)
+    flushes = _misses(8 * 2000, RISCV.l0_flush_one_in) - _misses(8 * 1000, RISCV.l0_flush_one_in)
+    assert 0.004 < flushes / (8 * 1000) < 0.012  # "approximately a 0.8% chance"
+    # Each flush turns a hit into a miss: 6 cycles more, or 5 when it is an iteration's first load
+    # (the loop's instructions took 3 cycles after the previous load, not 2).
+    assert 5 * flushes <= on - steady <= 6 * flushes
+
+
+def test_out_of_reset_a_blackhole_core_has_the_cache_on_and_a_wormhole_core_has_none() -> None:
+    per_iteration = {
+        name: (_raw_cycles(arch, 64, prologue) - _raw_cycles(arch, 32, prologue)) / 32
+        for name, arch, prologue in (
+            ("blackhole", "blackhole", NO_PERIODIC_FLUSH),
+            ("blackhole off", "blackhole", "csrsi 0x7c0, 8"),
+            ("wormhole", "wormhole", ""),
+        )
+    }
+    assert per_iteration == {"blackhole": 7 * 2 + 3, "blackhole off": 8 * 8, "wormhole": 8 * 8}
+
+
+POLLER = """
+li s0, 0x30000
+1:  lw a0, 0(s0)
+    beqz a0, 1b
+sw a0, 4(s0)
+ecall
+"""
+WRITER = """
+li t0, 3000
+2:  addi t0, t0, -1
+    bnez t0, 2b
+li s0, 0x30000
+li a0, 7
+sw a0, 0(s0)
+ecall
+"""
+
+
+@pytest.mark.parametrize(
+    ("prefix", "fence", "parked"),
+    [("", "", False), ("", "fence\n", True), ("csrsi 0x7c0, 8\n", "", True)],
+    ids=["through the cache", "with a fence", "cache off"],
+)
+def test_a_poll_through_the_cache_is_not_parked_and_runs_as_with_parking_off(
+    prefix: str, fence: str, parked: bool
+) -> None:
+    """A poll loop's hits move the flush generator on (and a miss fills a line), so its iterations do
+    not all cost the same: it runs every iteration, the same cycles as with parking off. With a
+    fence in the loop (the README's advice for polls), each load misses and the fence empties the
+    cache again: every iteration the same, parked and woken by the store, as with the cache off."""
+    poller = prefix + POLLER.replace("beqz a0, 1b", f"{fence}beqz a0, 1b")
+    runs = []
+    for park in (True, False):
+        tile = Tile("blackhole")
+        tile.park_polls = park
+        tile.write(0x0, assemble(poller, base=0x0))
+        tile.write(0x12000, assemble(WRITER, base=0x12000))
+        result = tile.run(max_cycles=10**6, release=["brisc", "ncrisc"])
+        runs.append(({n: (c.cycles, c.instructions) for n, c in result.cores.items()}, tile.wakes))
+        assert tile.read(0x30004, 4) == (7).to_bytes(4, "little")
+    (with_parking, wakes), (without, _) = runs
+    assert with_parking == without
+    assert (wakes > 0) == parked
