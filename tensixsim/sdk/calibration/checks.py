@@ -41,7 +41,7 @@ from tensixsim.sdk.calibration.noc import (
     peer_case,
 )
 from tensixsim.sdk.calibration.riscv import FIVE, offsets
-from tensixsim.sdk.calibration.sfpu import SLOPE_PROLOGUE, slope_case
+from tensixsim.sdk.calibration.sfpu import SFPU_RATE_CASES, SLOPE_PROLOGUE, slope_case
 from tensixsim.sdk.calibration.sfpu_kernels import KERNELS
 from tensixsim.sdk.calibration.sync import (
     CB_RESERVE_BACK,
@@ -512,6 +512,45 @@ SFPU_PROBE_CHECKS = (
     ),
 )
 
+# The same probes with .ttinsn fusion on (the probe suite's fusion experiment clears cfg0's
+# DisTriscCache in its setup): up to four adjacent words leave the core in one cycle, so the loop's
+# own two instructions hide behind the pipe taking one word a cycle. Silicon's slopes, per probe.
+_FUSED = {
+    "sfpu_nop": 1.0,
+    "sfpu_mad_independent": 1.0,
+    "sfpu_mad_dependent": 2.0,
+    "sfpu_probe_loadi": 1.0,
+    "sfpu_probe_mov_dep": 1.0,
+    "sfpu_probe_iadd_dep": 1.0,
+    "sfpu_probe_add_dep": 2.0,
+    "sfpu_probe_mul_dep": 2.0,
+    "sfpu_probe_mul24_dep": 2.0,
+    "sfpu_probe_arecip_dep": 1.0,
+    "sfpu_probe_cast_dep": 1.0,
+    "sfpu_probe_transp": 1.0,
+    "sfpu_probe_swap": 2.0,
+    "sfpu_probe_shuffle": 2.0,
+    "sfpu_probe_shft2_bit": 1.0,
+    "sfpu_probe_setcc": 1.0,
+    "sfpu_probe_encc": 1.0,
+    "sfpu_probe_add_ind4": 1.0,
+    "sfpu_probe_mul_ind4": 1.0,
+    "thcon_probe_dma_nop": 2.0,
+    "sfpu_probe_swap_nop": 2.0,
+    "sfpu_probe_shuffle_nop": 2.0,
+}
+FUSION_ON = "li t0, 0x40000\ncsrc 0x7c0, t0\n"  # cfg0 DisTriscCache cleared
+FUSED_PROBE_CHECKS = tuple(
+    replace(
+        case,
+        name=f"{case.name}_fused",
+        what=case.what.replace("TRISC1)", "TRISC1, fused"),
+        silicon=(_FUSED[case.name], _FUSED[case.name]),
+        prologue=FUSION_ON + case.prologue,
+    )
+    for case in (*SFPU_RATE_CASES[:3], *SFPU_PROBE_CHECKS)
+)
+
 # --------------------------------------------------------------------------- the unpackers (unpack bench)
 UNPACK_CHECKS = tuple(
     replace(
@@ -539,5 +578,6 @@ CHECKS: tuple[Case, ...] = (
     + L0_PROBE_CHECKS
     + KERNEL_CHECKS
     + SFPU_PROBE_CHECKS
+    + FUSED_PROBE_CHECKS
     + UNPACK_CHECKS
 )
