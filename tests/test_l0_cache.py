@@ -15,22 +15,12 @@ from asm import assemble
 from tensixsim import Tile
 from tensixsim.riscv.native import L0_SEED
 from tensixsim.sdk import calibration
-from tensixsim.sdk.calibration.case import Case, rept
+from tensixsim.sdk.calibration.case import Case, pointer_cycle, rept
 from tensixsim.timing import RISCV
 
 CACHE_ON = "csrci 0x7c0, 8"  # the SDK's start-up code sets DisLowCash; the measured probes cleared it
 NO_PERIODIC_FLUSH = "li t0, 0x1000000\ncsrs 0x7c0, t0"
 CHASE = rept(8, "lw a0, 0(a0)")  # eight dependent loads an iteration
-
-
-def _cycle(lines: int, base: str = "s0", start: int = 0x100) -> str:
-    """a0 at the first of ``lines`` 16-byte lines at ``base`` + ``start``, each line's first word
-    pointing at the next line's (the last at the first), then a fence."""
-    stores = (
-        f"addi a1, {base}, {start + (i + 1) % lines * 16}\nsw a1, {start + i * 16}({base})"
-        for i in range(lines)
-    )
-    return "\n".join((f"addi a0, {base}, {start}", *stores, "fence"))
 
 
 def _slope(body: str, setup: str = "", prologue: str = "") -> float:
@@ -57,19 +47,19 @@ ON = f"{CACHE_ON}\n{NO_PERIODIC_FLUSH}"
 def test_a_chase_through_one_line_hits_as_fast_as_local_ram() -> None:
     hit = _chase_slope(RISCV.l0_hit_latency)
     assert hit == 15  # 7 x 2 + 4 - 3
-    assert _slope(CHASE, _cycle(1), ON) == hit
+    assert _slope(CHASE, pointer_cycle(1), ON) == hit
     # The core's own local RAM: "a latency of two cycles" (the README), the same chase.
-    assert _slope(CHASE, _cycle(1, "s1", 0x40), ON) == hit
+    assert _slope(CHASE, pointer_cycle(1, "s1", 0x40), ON) == hit
     # DisLowCash set (as the SDK's start-up code leaves it): every load goes to L1.
-    assert _slope(CHASE, _cycle(1)) == _chase_slope(RISCV.l1_load_latency) == 61  # 7 x 8 + 8 - 3
+    assert _slope(CHASE, pointer_cycle(1)) == _chase_slope(RISCV.l1_load_latency) == 61  # 7 x 8 + 8 - 3
 
 
 def test_four_lines_fit_and_a_fifth_evicts_the_least_recently_used_every_time() -> None:
     hit, miss = _chase_slope(RISCV.l0_hit_latency), _chase_slope(RISCV.l1_load_latency)
-    assert _slope(CHASE, _cycle(4), ON) == hit
+    assert _slope(CHASE, pointer_cycle(4), ON) == hit
     # A cycle of five lines: the line a load needs is always the one evicted four loads before.
-    assert _slope(CHASE, _cycle(5), ON) == miss
-    assert _slope(CHASE, _cycle(8), ON) == miss
+    assert _slope(CHASE, pointer_cycle(5), ON) == miss
+    assert _slope(CHASE, pointer_cycle(8), ON) == miss
 
 
 @pytest.mark.parametrize(

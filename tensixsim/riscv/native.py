@@ -542,9 +542,8 @@ class Hooks:
     def reset_cache(self) -> None:
         """A core out of reset: its L0 data cache empty, its flush generator at its start. (A parked
         loop woken keeps them: reset_timing leaves them.)"""
-        s = self.state
-        ctypes.memset(ctypes.addressof(s) + HookState.l0_line.offset, 0, ctypes.sizeof(s.l0_line))
-        s.l0_rng = L0_SEED
+        self._l0_flush()
+        self.state.l0_rng = L0_SEED
 
     def cache_state(self) -> bytes:
         """The L0 data cache's lines and flush generator (a parked loop must leave them as they were)."""

@@ -100,6 +100,17 @@ def probe_loop(body: str) -> str:
     )
 
 
+def pointer_cycle(lines: int, base: str = "s0", start: int = 0x100) -> str:
+    """a0 at the first of ``lines`` 16-byte lines at ``base`` + ``start``, each line's first word
+    pointing at the next line's (the last at the first), then a fence (which empties the L0 data
+    cache): what a chain of ``lw a0, 0(a0)`` walks."""
+    stores = (
+        f"addi a1, {base}, {start + (i + 1) % lines * 16}\nsw a1, {start + i * 16}({base})"
+        for i in range(lines)
+    )
+    return "\n".join((f"addi a0, {base}, {start}", *stores, "fence"))
+
+
 def li(reg: str, value: int) -> str:
     """A 32-bit constant as the measured programs load one: lui, then addi when the low bits are
     not zero."""

@@ -22,6 +22,7 @@ from tensixsim.sdk.calibration.case import (
     Case,
     inline,
     li,
+    pointer_cycle,
     probe_loop,
     rept,
     word,
@@ -411,24 +412,15 @@ RISCV_PROBE_CHECKS = (
 )
 
 
-def _pointer_cycle(lines: int) -> str:
-    """a0 at the first of ``lines`` 16-byte lines of L1, each line's first word pointing at the next
-    line's (the last at the first), then a fence (which empties the L0 data cache)."""
-    stores = (
-        f"addi a1, s0, {0x100 + (i + 1) % lines * 16}\nsw a1, {0x100 + i * 16}(s0)" for i in range(lines)
-    )
-    return "\n".join(("addi a0, s0, 0x100", *stores, "fence"))
-
-
 # The probe suite's loads with the L0 data cache on (cfg0's DisLowCash cleared in the setup, periodic
 # flushing left on): a pointer chase through one line (it fits: hits, 2.156 and 2.104 between the
 # three run counts) and through eight (more than the four lines: every load misses, 8.0).
 L0_PROBE_CHECKS = (
     _riscv_probe(
-        "load_l1_l0_one_line", rept(16, "lw a0, 0(a0)"), 2.13, f"csrci 0x7c0, 8\n{_pointer_cycle(1)}"
+        "load_l1_l0_one_line", rept(16, "lw a0, 0(a0)"), 2.13, f"csrci 0x7c0, 8\n{pointer_cycle(1)}"
     ),
     _riscv_probe(
-        "load_l1_l0_eight_lines", rept(16, "lw a0, 0(a0)"), 8.0, f"csrci 0x7c0, 8\n{_pointer_cycle(8)}"
+        "load_l1_l0_eight_lines", rept(16, "lw a0, 0(a0)"), 8.0, f"csrci 0x7c0, 8\n{pointer_cycle(8)}"
     ),
 )
 
