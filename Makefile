@@ -25,7 +25,7 @@ lint: deps
 	$(PYTHON) -m ruff check tensixsim tests benchmarks tools
 
 test: deps lint
-	$(PYTHON) -m pytest -n 2 -q --hypothesis-profile=ci tests
+	$(PYTHON) -m pytest -n 2 --dist loadgroup -q --hypothesis-profile=ci tests
 
 demo: toolchain
 	$(PYTHON) -m pip install -q -e .

@@ -175,6 +175,8 @@ class Scheduler:
             live = [c for c in self.cores if c.state is CoreState.RUNNING]
             if not all(history[c.name].last_repeats() for c in live):
                 continue
+            if any(c.cache_outdated() for c in live):
+                continue  # a periodic flush will show a core what its L0 data cache hides
             marks = (self._side_effects, self.coprocessor.version)
             # A pipe that can still issue (a busy unit, a timed wait) may yet change what they poll.
             backend_moves = isinstance(self.backend, Engine) and self.backend.can_progress()

@@ -12,8 +12,9 @@ PREFIX = "riscv64-unknown-elf-"
 MARCH = "rv32ima_zicsr_zba_zbb"
 CACHE = Path(__file__).resolve().parent.parent / "build" / "test-asm"
 # A raw program starts as the core comes out of reset, its L0 data cache on (Blackhole's cfg0
-# DisLowCash clear). A poll of L1 through the cache is never parked (docs/timing.md); a program
-# standing in for a firmware-launched kernel turns it off first, as tt-metal's firmware does.
+# DisLowCash clear). A poll of L1 through the cache is never parked, and sees another core's store
+# only once a flush has emptied the cache (it is not coherent: docs/timing.md); a program standing
+# in for a firmware-launched kernel turns it off first, as tt-metal's firmware does.
 L0_OFF = "csrsi 0x7c0, 8\n"
 
 

@@ -18,6 +18,9 @@ _spec.loader.exec_module(fuzz)
 
 PER_FAMILY = 40
 SEED = 1
+# One worker runs this module: its corpus fixture (about 10 s, in children of its own) would
+# otherwise run again in every worker (`make test` distributes with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("fuzz_corpus")
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +87,17 @@ def test_a_hanging_case_is_a_timeout():
     results = _run("_hang:0:0", "rv32:0:1", timeout=2, startup=4)
     assert results["_hang:0:0"].outcome == "FAILURE:timeout"
     assert not results["rv32:0:1"].failed
+
+
+def test_a_childs_peak_rss_is_its_own_not_its_parents():
+    """A child started from a process holding more than the cap (a test worker late in a run) is
+    measured on its own: Linux's ru_maxrss would start it at its parent's peak."""
+    held = bytearray(384 << 20)
+    held[::4096] = b"\1" * len(held[::4096])  # touched, so it counts in this process's RSS
+    results = _run("rv32:0:1", rss_mb=256)
+    assert not results["rv32:0:1"].failed
+    assert results["rv32:0:1"].rss_mb < 256
+    del held
 
 
 def test_a_case_over_the_rss_cap_is_a_failure():

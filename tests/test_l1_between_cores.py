@@ -38,7 +38,11 @@ def _handshake(
     words and each core's (cycles, instructions)."""
     first = "sw zero, 28(s2)" if early else "nop"
     wait = 12 if early else 1
-    brisc = f"""
+    # (Both poll without a fence: with their L0 data caches off, as firmware has them, each sees
+    # the other's store at its first load after it.)
+    brisc = (
+        L0_OFF
+        + f"""
         li s0, {FLAG}
         li s1, {ACK}
         li s2, {OUT}
@@ -59,7 +63,10 @@ def _handshake(
         sw t3, 20(s2)
         ecall
     """
-    trisc0 = f"""
+    )
+    trisc0 = (
+        L0_OFF
+        + f"""
         li s0, {FLAG}
         li s1, {ACK}
         li s2, {OUT}
@@ -82,6 +89,7 @@ def _handshake(
         sw t1, 0(s1)
         ecall
     """
+    )
     tile, _, cores = _run_pair(brisc, trisc0, quantum, order)
     _LATE[0] = int(tile.l1_order_late[0])
     return tile.read(OUT, 24), cores
@@ -222,7 +230,7 @@ def test_a_parked_poller_sees_the_count_reach_its_bound_no_earlier(quantum):
         bne t1, t2, loop
         ecall
     """
-    ncrisc = f"li t0, {FLAG}\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n"
+    ncrisc = L0_OFF + f"li t0, {FLAG}\n li t2, 30\npoll:\n lw t1, 0(t0)\n bltu t1, t2, poll\n"
     ncrisc += "rdcycle t3\n sw t3, 8(t0)\n ecall"
     tile = Tile("blackhole", quantum=quantum, l1_order=True)
     tile.write(0, assemble(brisc))
@@ -485,6 +493,7 @@ def _noc_rounds(rounds: list[tuple[int, int]], target: int | None = None) -> str
 # by then the first write has made FLAG's page one the NoC writes), then polls FLAG in a loop that
 # cannot be parked (each iteration stores its count) and notes the rdcycle at which it saw the 1.
 _NOC_POLLER = f"""
+    {L0_OFF}
     li t2, 150
 3:  addi t2, t2, -1
     bnez t2, 3b

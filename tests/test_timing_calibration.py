@@ -14,6 +14,10 @@ from tensixsim.sdk import calibration
 from tensixsim.tile import Tile
 from tensixsim.timing import RISCV
 
+# One worker runs this module: its fixtures measure the whole tables (about 20 s each), which every
+# worker would otherwise measure again (`make test` distributes with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("timing_tables")
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "timing.md"
 CALIBRATED = [c for c in calibration.CASES if c.calibrated]
 

@@ -74,7 +74,7 @@ DEFAULT_TIMEOUT = 20.0  # seconds per case; a case runs at most a few hundred th
 STARTUP = 10.0  # seconds more for a child's first case (its imports)
 # Unicorn reserves a 1 GiB translation buffer per core, so one tile maps ~5.3 GiB of (untouched)
 # address space: an RLIMIT_AS of 2 GiB cannot even build a Tile. The address-space limit is therefore
-# a backstop against runaway allocation; the real memory bound is the peak RSS, from getrusage.
+# a backstop against runaway allocation; the real memory bound is the peak RSS (peak_rss_mb).
 DEFAULT_AS_MB = 8192
 DEFAULT_RSS_MB = 1024
 BATCH = 40
@@ -485,8 +485,22 @@ def run_one(case: Case, scratch: Path) -> dict:
     # Drop the tile (and any traceback holding it): each one maps ~5 GiB of address space, and the
     # next case's tile must fit under the RLIMIT_AS.
     gc.collect()
-    record["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    record["rss_mb"] = peak_rss_mb()
     return record
+
+
+def peak_rss_mb() -> float:
+    """The child's own peak RSS. Linux's ru_maxrss of a process started from a large one (a test
+    worker holding a gigabyte) begins at its parent's peak, since exec carries the replaced address
+    space's high-water mark over; VmHWM is the child's address space's alone."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def child_main(keys: list[str], as_mb: int) -> int:

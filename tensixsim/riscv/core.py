@@ -46,13 +46,13 @@ from tensixsim.riscv.csrs import CsrFile
 from tensixsim.riscv.loop_probe import LoopProbe
 from tensixsim.riscv.native import (
     PUSH_PORTS,
-    STOP_DIVIDE,
     STOP_HOLE,
     STOP_LIMIT,
     STOP_MISALIGNED,
     STOP_PUSH,
     STOP_SPIN,
     STOP_SYNC,
+    STOP_WATCH,
     SYNC_NEVER,
     Hooks,
 )
@@ -320,6 +320,11 @@ class Core(LoopProbe):
         """The L0 data cache's lines and flush generator (a parked loop must leave them as they were)."""
         return self.hooks.cache_state()
 
+    def cache_outdated(self) -> bool:
+        """Whether the L0 data cache holds bytes L1 no longer has and will flush them by itself (a
+        periodic flush): a loop reading them can still see something new with nothing else changing."""
+        return self.hooks.cache_outdated(self.tile.l1)
+
     def reset(self, pc: int) -> None:
         """Hold-and-release: start afresh at ``pc`` with zeroed registers."""
         for r in X_REGS[1:]:
@@ -433,14 +438,16 @@ class Core(LoopProbe):
             except UcError as exc:
                 if self.error is None:
                     self.error = self._unicorn_error(exc)
-            if s.stop_reason != STOP_DIVIDE:
+            self.hooks.l0_restore()
+            if s.stop_reason != STOP_WATCH:
                 break
-            # A block with a divide not hooked yet stopped before it ran: hook it (the walk needs
-            # each divide's operands) and go on with the same slice, as if nothing had stopped.
+            # A block with a divide or fence not hooked yet stopped before it ran: hook it (the walk
+            # needs each divide's operands, the L0 data cache each fence) and go on with the same
+            # slice, as if nothing had stopped.
             s.icount -= s.block_size // 4
             start = s.block_addr
             s.stop_reason = 0
-            self.hooks.hook_divides(self.uc, s.block_addr, s.block_size)
+            self.hooks.hook_watched(self.uc, s.block_addr, s.block_size)
             s.block_size = 0  # (entered again: the branch into it was predicted already)
         self._drain_pushes()
         if s.stop_reason in (STOP_LIMIT, STOP_SPIN):
@@ -653,6 +660,7 @@ class Core(LoopProbe):
     # ------------------------------------------------------------------ trapped instructions
     def _on_exception(self, uc: Uc, intno: int, _: object) -> None:
         # Exceptions must not cross the C boundary: every path records and stops instead.
+        self.hooks.l0_restore()  # (the Python hooks' twin of native.c's, which already did)
         next_pc = uc.reg_read(rv.UC_RISCV_REG_PC)
         pc = next_pc - 4
         try:
@@ -932,6 +940,7 @@ class Core(LoopProbe):
             self._fail(exc)
 
     def _on_unmapped(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        self.hooks.l0_restore()
         self._drain_pushes()
         pc = uc.reg_read(rv.UC_RISCV_REG_PC)
         write = access in (ucc.UC_MEM_WRITE_UNMAPPED,)
@@ -949,6 +958,7 @@ class Core(LoopProbe):
         return False
 
     def _on_iram_access(self, uc: Uc, access: int, address: int, size: int, value: int, _: object) -> bool:
+        self.hooks.l0_restore()
         # InstructionRAM.md: the Load/Store Unit cannot reach the instruction RAM (a load never
         # returns, a store is dropped): a program error here.
         write = access == ucc.UC_MEM_WRITE_PROT
@@ -970,6 +980,7 @@ class Core(LoopProbe):
     def _on_write_protected(
         self, uc: Uc, access: int, address: int, size: int, value: int, _: object
     ) -> bool:
+        self.hooks.l0_restore()  # (before anything looks at L1: see native.c l0_restore)
         # L1 pages holding other cores' code or watched poll addresses are write-protected here;
         # the store is performed in Python so that the tile can react to it.
         iram = self.facts.iram

@@ -20,7 +20,7 @@ typedef int (*engine_push_fn)(void *engine, uint32_t pipe, uint32_t word, uint32
                               uint32_t core, uint32_t inline_word, int64_t horizon, int64_t *accepted);
 
 enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2, STOP_SPIN = 3, STOP_PUSH = 4, STOP_HOLE = 5, STOP_SYNC = 6,
-       STOP_DIVIDE = 7 };
+       STOP_WATCH = 7 };
 enum { PUSH_RING = 256, PUSH_PORTS = 3 };
 
 /* A Tensix instruction taken by the hooks while its pipe's queue had room (see push_free). */
@@ -43,6 +43,8 @@ enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-
 enum { HISTORY = 16 };
 enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
 enum { L0_MAX = 4 };               /* L0 data cache entries at most (P_L0_LINES) */
+/* What the L0 data cache did for one access (core_hooks.l0_log): the walk times it accordingly. */
+enum { L0_PASSED = 0, L0_MISS = 1, L0_HIT = 2, L0_HIT_FLUSH = 3 };
 #define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 #define NOC_SHARER 0x80u /* riscv/native.py NOC: the NoC writes the page */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
@@ -148,7 +150,7 @@ struct core_hooks {
      * runs (the cost depends on the operands), consumed in order by the walk. */
     int64_t div_log[DIV_LOG];
     uint64_t div_n, div_used;
-    uint64_t div_key[BLOCK_CACHE];    /* blocks known to hold no divide without a hook */
+    uint64_t watch_key[BLOCK_CACHE];  /* blocks known to hold no watched instruction without its hook */
     /* L1 access port: this core's round-robin share of it (see port_grant). port_share is the number
      * of cores of its port out of reset, set by Python; port_free the cycle the core's next turn is. */
     int64_t port_free;
@@ -219,7 +221,7 @@ struct core_hooks {
      * core makes to the page, which it could otherwise have run past. */
     uint8_t *page_writers;
     uint64_t private_spin;
-    /* Whether a block record or div_key has been set since the last forget of everything: a tile
+    /* Whether a block record or watch_key has been set since the last forget of everything: a tile
      * forgets all code at each run, and most of those forgets find nothing to clear. */
     uint64_t blocks_known;
     /* The frontend's branch predictor: a two-bit counter per conditional branch (by its address),
@@ -238,12 +240,27 @@ struct core_hooks {
     uint64_t fuse_count;
     int64_t fuse_cycle;
     /* The L0 data cache between the core and L1 (BabyRISCV README, "L0 Data Cache": P_L0_LINES
-     * 16-byte lines, none on Wormhole), in use while cfg0 DisLowCash is clear. l0_line holds each
-     * entry's line number + 1 (0: empty), the most recently used first; l0_ready the cycle its data
-     * arrives; l0_rng the state of the generator that decides the periodic flush (l0_chance). */
+     * 16-byte lines, none on Wormhole), in use while cfg0 DisLowCash is clear. It is seen twice:
+     * - as the core's loads meet it, in program order: the memory hook decides each L1 load's hit
+     *   or miss on l0_tag (each entry's line number + 1, 0: empty, the most recently used first),
+     *   a hit answering with the entry's l0_data (L1's bytes when it was filled: the cache is not
+     *   coherent), a miss asking L1 and filling; a `fence` (its code hook) or an atomic flushes it,
+     *   a store drops its line, and l0_rng, the generator of the periodic flush (l0_chance), draws
+     *   on every hit. The hook logs what it did per access in l0_log;
+     * - as the walk times it, behind execution: l0_line and l0_ready (the cycle each entry's data
+     *   arrives) replay the logged decisions by the same rules. */
     uint64_t l0_line[L0_MAX];
     int64_t l0_ready[L0_MAX];
     uint64_t l0_rng;
+    uint64_t l0_tag[L0_MAX];
+    uint8_t l0_data[L0_MAX][16];
+    uint8_t l0_log[MEM_LOG];
+    /* A hit on bytes L1 no longer holds: the hook lent the load the entry's bytes by writing them
+     * into L1, and puts L1's own back (l0_restore) first thing in every hook and when emulation
+     * returns, before anything else can look at L1. l0_lent is the address + 1 (0: none). */
+    uint64_t l0_lent;
+    uint64_t l0_lent_size;
+    uint64_t l0_lent_bytes;
 };
 
 /* cfg0 fields the walk reads (tensixsim/arch/blackhole_csrs.py, CSRs.md). */
@@ -425,20 +442,22 @@ static inline int64_t source(const struct core_hooks *h, uint32_t r, int64_t t)
     return t;
 }
 
-/* The L0 data cache. Only its timing is modelled: a load it answers reads L1 as it is now (on
- * silicon it can answer with data another client has since overwritten in L1). */
+/* Whether the L0 data cache is in use (there is one, and cfg0 DisLowCash is clear). */
 static int l0_on(const struct core_hooks *h)
 {
     return h->param[P_L0_LINES] && !(h->cfg0 & CFG0_DIS_LOW_CASH);
 }
 
-/* The entry holding 16-byte line `line`, or -1. */
-static int l0_find(const struct core_hooks *h, uint64_t line)
+/* The entry of `lines` (l0_line or l0_tag: line number + 1 each) holding 16-byte line `line`, or -1. */
+static int l0_index(const struct core_hooks *h, const uint64_t *lines, uint64_t line)
 {
     for (int i = 0; i < h->param[P_L0_LINES]; i++)
-        if (h->l0_line[i] == line + 1) return i;
+        if (lines[i] == line + 1) return i;
     return -1;
 }
+
+/* The L0 data cache as the walk times it (l0_line, l0_ready: see struct core_hooks). */
+static int l0_find(const struct core_hooks *h, uint64_t line) { return l0_index(h, h->l0_line, line); }
 
 /* Entry `i` leaves its place (a hit's own, or the least recently used one a fill evicts) and comes
  * first, holding `line` from `ready` on. */
@@ -467,6 +486,46 @@ static void l0_drop(struct core_hooks *h, uint64_t line)
 static void l0_flush(struct core_hooks *h)
 {
     memset(h->l0_line, 0, sizeof h->l0_line);
+}
+
+/* The L0 data cache, as the core's loads meet it (l0_tag, l0_data: the memory hook's side). */
+static int l0_held(const struct core_hooks *h, uint64_t line) { return l0_index(h, h->l0_tag, line); }
+
+/* Entry `i` (a hit's, or the least recently used one a fill evicts) comes first, holding `line`. */
+static void l0_keep(struct core_hooks *h, int i, uint64_t line)
+{
+    uint8_t data[16];
+    memcpy(data, h->l0_data[i], 16);
+    for (; i > 0; i--) {
+        h->l0_tag[i] = h->l0_tag[i - 1];
+        memcpy(h->l0_data[i], h->l0_data[i - 1], 16);
+    }
+    h->l0_tag[0] = line + 1;
+    memcpy(h->l0_data[0], data, 16);
+}
+
+static void l0_release(struct core_hooks *h, uint64_t line)
+{
+    int i = l0_held(h, line), n = (int)h->param[P_L0_LINES];
+    if (i < 0) return;
+    for (; i + 1 < n; i++) {
+        h->l0_tag[i] = h->l0_tag[i + 1];
+        memcpy(h->l0_data[i], h->l0_data[i + 1], 16);
+    }
+    h->l0_tag[n - 1] = 0;
+}
+
+static void l0_release_all(struct core_hooks *h)
+{
+    memset(h->l0_tag, 0, sizeof h->l0_tag);
+}
+
+/* Put back the L1 bytes a hit lent its load (l0_answer). */
+static inline void l0_restore(struct core_hooks *h)
+{
+    if (!h->l0_lent) return;
+    memcpy((uint8_t *)h->l1 + h->l0_lent - 1, &h->l0_lent_bytes, h->l0_lent_size);
+    h->l0_lent = 0;
 }
 
 /* Whether a hit flushes the whole cache ("approximately a 0.8% chance", CSRs.md): one in P_L0_FLUSH,
@@ -562,22 +621,28 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         uint64_t a = next_access(h);
         if (!commit) h->mem_used = used;
         int c = region_class(h, a);
-        if (c == CLASS_L1) noted = (int64_t)a;
-        int cached = c == CLASS_L1 && l0_on(h);
-        int way = cached ? l0_find(h, a >> 4) : -1;
+        /* What the L0 data cache did for it (the memory hook's decision; an access the log missed
+         * passed it by). */
+        int l0 = c == CLASS_L1 && used < h->mem_n && used < MEM_LOG ? h->l0_log[used] : L0_PASSED;
+        int hit = l0 >= L0_HIT;
+        if (c == CLASS_L1 && !hit) noted = (int64_t)a;
         /* An L1 load overlapping a store not yet performed goes on (the queue drains ahead of it)
          * and answers l1_store_conflict later (timing.py); from other memories it waits in EX1
          * until the store has left the queue. */
-        int conflict = c == CLASS_L1 && way < 0 && store_conflict(h, a, t);
+        int conflict = c == CLASS_L1 && !hit && store_conflict(h, a, t);
         if (c != CLASS_L1) t = load_wait(h, a, t);
         int64_t *slot = c == CLASS_L1 ? h->l1_slot : h->remote_slot;
         uint64_t *head = c == CLASS_L1 ? &h->l1_head : &h->remote_head;
-        if (way >= 0) {
-            /* An L0 hit answers from the line once its data is in; L1 is not asked. */
-            latency = max64(p[P_L0_HIT], h->l0_ready[way] - t);
+        if (hit) {
+            /* An L0 hit answers from the line once its data is in; L1 is not asked. (The line is
+             * always found: the walk's lines follow the hook's; an entry the log missed is taken
+             * to have been in for long.) */
+            int way = l0_find(h, a >> 4);
+            int64_t ready = way >= 0 ? h->l0_ready[way] : t;
+            latency = max64(p[P_L0_HIT], ready - t);
             if (commit) {
-                l0_use(h, way, a >> 4, h->l0_ready[way]);
-                if (!(h->cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH) && l0_chance(h)) l0_flush(h);
+                l0_use(h, way >= 0 ? way : (int)p[P_L0_LINES] - 1, a >> 4, ready);
+                if (l0 == L0_HIT_FLUSH) l0_flush(h);
             }
         } else if (c == CLASS_L1 || c == CLASS_REMOTE) {
             int l1 = c == CLASS_L1;
@@ -590,7 +655,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
             if (commit) take_slot(slot, head, count, grant, occupancy);
             latency = p[l1 ? P_L1_LATENCY : P_REMOTE_LATENCY] + grant - t;
             /* A miss fills the least recently used line. */
-            if (commit && cached) l0_use(h, (int)p[P_L0_LINES] - 1, a >> 4, t + latency);
+            if (commit && l0 == L0_MISS) l0_use(h, (int)p[P_L0_LINES] - 1, a >> 4, t + latency);
         } else if (c == CLASS_LOCAL) {
             latency = p[P_LOCAL_LATENCY];
         } else {
@@ -826,8 +891,8 @@ void tsim_forget_blocks(struct core_hooks *h, uint64_t lo, uint64_t hi)
     for (int i = 0; i < BLOCK_CACHE; i++) {
         uint64_t a = h->blocks[i].key & 0xFFFFFFFFu, end = a + (h->blocks[i].key >> 32);
         if (a < hi && lo < end) h->blocks[i].key = 0;
-        a = h->div_key[i] & 0xFFFFFFFFu, end = a + (h->div_key[i] >> 32);
-        if (a < hi && lo < end) h->div_key[i] = 0;
+        a = h->watch_key[i] & 0xFFFFFFFFu, end = a + (h->watch_key[i] >> 32);
+        if (a < hi && lo < end) h->watch_key[i] = 0;
     }
 }
 
@@ -836,16 +901,23 @@ static inline int is_divide(uint32_t w)
     return (w & 0x7F) == 0x33 && (w >> 25) == 1 && ((w >> 12) & 7) >= 4;
 }
 
-/* Whether the block at `address` holds a divide the divide hook has not been installed for (Python
- * installs it and marks the block in div_key). */
-static int unhooked_divide(void *uc, struct core_hooks *h, uint64_t address, uint32_t size)
+/* The instructions the code hook watches as they run: divides (the walk needs their operands) and,
+ * where there is an L0 data cache, fences (they flush it in program order). */
+static inline int is_watched(const struct core_hooks *h, uint32_t w)
+{
+    return is_divide(w) || ((w & 0x7F) == 0x0F && h->param[P_L0_LINES]);
+}
+
+/* Whether the block at `address` holds a watched instruction the code hook has not been installed
+ * for (Python installs it and marks the block in watch_key). */
+static int unhooked_watch(void *uc, struct core_hooks *h, uint64_t address, uint32_t size)
 {
     uint64_t key = address | (uint64_t)size << 32;
     uint64_t slot = (address >> 2) % BLOCK_CACHE;
-    if (h->div_key[slot] == key) return 0;
+    if (h->watch_key[slot] == key) return 0;
     for (uint64_t pc = address; pc < address + size; pc += 4)
-        if (is_divide(fetch_word(uc, h, pc))) return 1;
-    h->div_key[slot] = key;
+        if (is_watched(h, fetch_word(uc, h, pc))) return 1;
+    h->watch_key[slot] = key;
     h->blocks_known = 1;
     return 0;
 }
@@ -862,11 +934,17 @@ static int64_t divide_cycles(const struct core_hooks *h, uint32_t f3, uint32_t a
     return max64(h->param[P_DIV_MIN], bits + 1);
 }
 
-/* UC_HOOK_CODE on one divide, called before it runs: its EX1 cycles, for the walk. */
-void tsim_div_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
+/* UC_HOOK_CODE on one watched instruction, called before it runs: a fence flushes the L0 data
+ * cache; a divide's EX1 cycles are logged for the walk. */
+void tsim_code_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
 {
     (void)size;
+    l0_restore(h);
     uint32_t w = fetch_word(uc, h, address);
+    if ((w & 0x7F) == 0x0F) {
+        l0_release_all(h);
+        return;
+    }
     if (!is_divide(w)) return; /* the code there was rewritten */
     uint32_t a = 0, b = 0, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
     if (rs1) h->reg_read(uc, REG_X0 + (int)rs1, &a);
@@ -964,6 +1042,7 @@ static void predict(void *uc, struct core_hooks *h, uint64_t next)
 
 void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hooks *h)
 {
+    l0_restore(h);
     uint64_t before = h->icount;
     walk(uc, h, before); /* the block just left, its accesses all logged */
     if (h->block_size) predict(uc, h, address);
@@ -978,8 +1057,8 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
         h->stop(uc);
         return;
     }
-    if (unhooked_divide(uc, h, address, size)) {
-        h->stop_reason = STOP_DIVIDE;
+    if (unhooked_watch(uc, h, address, size)) {
+        h->stop_reason = STOP_WATCH;
         h->stop(uc);
         return;
     }
@@ -1160,9 +1239,65 @@ stop:
     return 1;
 }
 
+/* Whether the instruction making the access at the core's pc is an atomic (the L0 data cache does
+ * not answer its read, and it flushes the cache). */
+static int atomic_access(void *uc, const struct core_hooks *h)
+{
+    uint32_t pc = 0;
+    h->reg_read(uc, REG_PC, &pc);
+    return (fetch_word(uc, h, pc) & 0x7F) == 0x2F;
+}
+
+/* An L1 load the L0 data cache answers (in use, holding the line, not an atomic's read): the
+ * entry's bytes answer it, lent to the load where L1's differ (written into L1 until l0_restore).
+ * Every hit draws the periodic flush. Logged at `i`; returns 1 when the cache answered. */
+static int l0_answer(void *uc, struct core_hooks *h, uint64_t address, int size, uint64_t i)
+{
+    if (!h->l0_tag[0] || !l0_on(h)) return 0;
+    int way = l0_held(h, address >> 4);
+    if (way < 0 || atomic_access(uc, h)) return 0;
+    uint8_t *bytes = (uint8_t *)h->l1 + address;
+    const uint8_t *held = h->l0_data[way] + (address & 15);
+    if (memcmp(bytes, held, (size_t)size)) {
+        h->l0_lent = address + 1;
+        h->l0_lent_size = (uint64_t)size;
+        h->l0_lent_bytes = 0;
+        memcpy(&h->l0_lent_bytes, bytes, (size_t)size);
+        memcpy(bytes, held, (size_t)size);
+    }
+    l0_keep(h, way, address >> 4);
+    int flush = !(h->cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH) && l0_chance(h);
+    if (flush) l0_release_all(h);
+    if (i < MEM_LOG) h->l0_log[i] = flush ? L0_HIT_FLUSH : L0_HIT;
+    return 1;
+}
+
+/* An L1 access performed (not answered by the cache): a load while the cache is in use fills its
+ * least recently used entry with L1's bytes (L0_MISS), a store drops its line, an atomic flushes
+ * the cache. Logged at `i`. */
+static void l0_performed(void *uc, struct core_hooks *h, int type, uint64_t address, uint64_t i)
+{
+    int done = L0_PASSED;
+    if (type == MEM_WRITE) {
+        if (h->l0_tag[0]) l0_release(h, address >> 4);
+    } else if (h->l0_tag[0] || l0_on(h)) {
+        if (atomic_access(uc, h)) {
+            l0_release_all(h);
+        } else if (l0_on(h)) {
+            int last = (int)h->param[P_L0_LINES] - 1;
+            memcpy(h->l0_data[last], (const uint8_t *)h->l1 + (address & ~(uint64_t)15), 16);
+            l0_keep(h, last, address >> 4);
+            done = L0_MISS;
+        }
+    }
+    if (i < MEM_LOG) h->l0_log[i] = (uint8_t)done;
+}
+
 void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, struct core_hooks *h)
 {
     (void)value;
+    l0_restore(h);
+    uint64_t logged = h->mem_n;
     if (h->mem_n < MEM_LOG)
         h->mem_addr[h->mem_n] = address;
     h->mem_n++;
@@ -1187,8 +1322,13 @@ void tsim_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
     }
     int misaligned = (address & (uint64_t)(size - 1)) != 0;
     int hole = address - h->hole_lo < h->hole_size;
-    if (!misaligned && !hole && address < h->l1_size && l1_sync_stop(uc, h, type, address, size))
+    if (!misaligned && !hole && address < h->l1_size) {
+        /* An L0 hit asks nothing of L1, so it waits for no other core. */
+        if (type != MEM_WRITE && l0_answer(uc, h, address, size, logged)) return;
+        if (l1_sync_stop(uc, h, type, address, size)) return;
+        l0_performed(uc, h, type, address, logged);
         return;
+    }
     if (!misaligned && !hole && address < h->mmio_base)
         return;
     uint32_t pc = 0;
@@ -1290,6 +1430,7 @@ static int is_bitmanip(uint32_t w)
 
 void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
 {
+    l0_restore(h);
     uint32_t next = 0;
     h->reg_read(uc, REG_PC, &next);
     uint32_t pc = next - 4;

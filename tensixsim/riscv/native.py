@@ -34,7 +34,7 @@ _SOURCE = Path(__file__).with_name("native.c")
 _uclib = _ucmod.uclib
 
 STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE, STOP_SYNC = 0, 1, 2, 3, 4, 5, 6
-STOP_DIVIDE = 7  # a block holds a divide the divide hook is not installed for (Hooks.hook_divides)
+STOP_WATCH = 7  # a block holds a watched instruction without its code hook (Hooks.hook_watched)
 SYNC_NEVER = 1 << 62  # native.c: no other core running (tensix/frontend.py NEVER)
 NOC = 0x80  # native.c NOC_SHARER: PageSharing.sharers' bit for the NoC (the cores have 1 << index)
 PUSH_RING, PUSH_PORTS = 256, 3
@@ -60,6 +60,7 @@ HISTORY = 16  # native.c: blocks remembered to date a late-recognised loop from 
 BHT = 256  # native.c: branch counters of the frontend's predictor
 L0_MAX = 4  # native.c: L0 data cache entries at most
 L0_SEED = 0x2545F491  # the periodic L0 flush's generator out of reset (xorshift: never 0)
+L0_PASSED, L0_MISS, L0_HIT, L0_HIT_FLUSH = 0, 1, 2, 3  # native.c: what the L0 data cache did for an access
 # native.c's P_* order: the RiscvTiming figures the walk reads.
 TIMING_PARAMS = (
     "l1_load_latency",
@@ -186,7 +187,7 @@ class HookState(ctypes.Structure):
         ("div_log", ctypes.c_int64 * DIV_LOG),
         ("div_n", ctypes.c_uint64),
         ("div_used", ctypes.c_uint64),
-        ("div_key", ctypes.c_uint64 * BLOCK_CACHE),
+        ("watch_key", ctypes.c_uint64 * BLOCK_CACHE),
         ("port_free", ctypes.c_int64),
         ("port_share", ctypes.c_int64),
         ("l1", ctypes.c_void_p),
@@ -238,6 +239,12 @@ class HookState(ctypes.Structure):
         ("l0_line", ctypes.c_uint64 * L0_MAX),
         ("l0_ready", ctypes.c_int64 * L0_MAX),
         ("l0_rng", ctypes.c_uint64),
+        ("l0_tag", ctypes.c_uint64 * L0_MAX),
+        ("l0_data", (ctypes.c_uint8 * 16) * L0_MAX),
+        ("l0_log", ctypes.c_uint8 * MEM_LOG),
+        ("l0_lent", ctypes.c_uint64),
+        ("l0_lent_size", ctypes.c_uint64),
+        ("l0_lent_bytes", ctypes.c_uint64),
     ]
 
 
@@ -409,7 +416,7 @@ class Hooks:
         s.reg_write = _fn("uc_reg_write")
         s.mem_read = _fn("uc_mem_read")
         self._handles: list[object] = []
-        self._divides: set[int] = set()  # pcs with the divide hook (hook_divides)
+        self._watched: set[int] = set()  # pcs with the code hook (hook_watched)
         self.storage: StorageCore | None = None  # set once a storage window is mapped
         self._storage_keep: list[object] = []  # what native code points at
         lib = native_library()
@@ -542,13 +549,37 @@ class Hooks:
     def reset_cache(self) -> None:
         """A core out of reset: its L0 data cache empty, its flush generator at its start. (A parked
         loop woken keeps them: reset_timing leaves them.)"""
+        self.l0_restore()
         self._l0_flush()
+        self._l0_release_all()
         self.state.l0_rng = L0_SEED
 
     def cache_state(self) -> bytes:
-        """The L0 data cache's lines and flush generator (a parked loop must leave them as they were)."""
+        """The L0 data cache's lines, their bytes and its flush generator (a parked loop must leave
+        them as they were)."""
         s = self.state
-        return bytes(s.l0_line) + s.l0_rng.to_bytes(8, "little")
+        return bytes(s.l0_line) + bytes(s.l0_tag) + bytes(s.l0_data) + s.l0_rng.to_bytes(8, "little")
+
+    def cache_outdated(self, l1: np.ndarray) -> bool:
+        """Whether the L0 data cache holds bytes ``l1`` no longer has while its periodic flush is on
+        (the flush will show them: see Core.cache_outdated)."""
+        s = self.state
+        if s.cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH:
+            return False
+        for i in range(s.param[P["l0_lines"]]):
+            line = s.l0_tag[i] - 1
+            if line >= 0 and bytes(s.l0_data[i]) != l1[16 * line : 16 * line + 16].tobytes():
+                return True
+        return False
+
+    def l0_restore(self) -> None:
+        """native.c l0_restore(): put back the L1 bytes an L0 hit lent its load (called whenever
+        emulation returns, before anything else looks at L1)."""
+        s = self.state
+        if s.l0_lent:
+            lent = ctypes.c_uint64(s.l0_lent_bytes)
+            ctypes.memmove(s.l1 + s.l0_lent - 1, ctypes.byref(lent), s.l0_lent_size)
+            s.l0_lent = 0
 
     def reset_timing(self) -> None:
         """A core out of reset: nothing in flight."""
@@ -836,12 +867,15 @@ class Hooks:
         s = self.state
         return bool(s.param[P["l0_lines"]]) and not s.cfg0 & CFG0_DIS_LOW_CASH
 
-    def _l0_find(self, line: int) -> int:
-        s = self.state
-        for i in range(s.param[P["l0_lines"]]):
-            if s.l0_line[i] == line + 1:
+    def _l0_index(self, lines: ctypes.Array, line: int) -> int:
+        """native.c l0_index(): the entry of ``lines`` (l0_line or l0_tag) holding ``line``, or -1."""
+        for i in range(self.state.param[P["l0_lines"]]):
+            if lines[i] == line + 1:
                 return i
         return -1
+
+    def _l0_find(self, line: int) -> int:
+        return self._l0_index(self.state.l0_line, line)
 
     def _l0_use(self, i: int, line: int, ready: int) -> None:
         """native.c l0_use(): entry ``i`` comes first, holding ``line`` from ``ready`` on."""
@@ -873,6 +907,76 @@ class Hooks:
         x ^= (x << 5) & 0xFFFFFFFF
         s.l0_rng = x
         return x % s.param[P["l0_flush_one_in"]] == 0
+
+    # The L0 data cache as the core's loads meet it (native.c l0_held ... l0_performed).
+    def _l0_held(self, line: int) -> int:
+        return self._l0_index(self.state.l0_tag, line)
+
+    def _l0_keep(self, i: int, line: int) -> None:
+        s = self.state
+        data = bytes(s.l0_data[i])
+        for j in range(i, 0, -1):
+            s.l0_tag[j] = s.l0_tag[j - 1]
+            s.l0_data[j][:] = s.l0_data[j - 1]
+        s.l0_tag[0] = line + 1
+        s.l0_data[0][:] = data
+
+    def _l0_release(self, line: int) -> None:
+        s = self.state
+        i, n = self._l0_held(line), s.param[P["l0_lines"]]
+        if i < 0:
+            return
+        for j in range(i, n - 1):
+            s.l0_tag[j] = s.l0_tag[j + 1]
+            s.l0_data[j][:] = s.l0_data[j + 1]
+        s.l0_tag[n - 1] = 0
+
+    def _l0_release_all(self) -> None:
+        s = self.state
+        ctypes.memset(ctypes.addressof(s) + HookState.l0_tag.offset, 0, ctypes.sizeof(s.l0_tag))
+
+    def _atomic_access(self, uc: unicorn.Uc) -> bool:
+        return self._fetch(uc, uc.reg_read(PC_REG)) & 0x7F == 0x2F
+
+    def _l0_answer(self, uc: unicorn.Uc, address: int, size: int, i: int) -> bool:
+        """native.c l0_answer(): an L1 load the L0 data cache answers, with the bytes it holds."""
+        s = self.state
+        if not s.l0_tag[0] or not self._l0_on():
+            return False
+        way = self._l0_held(address >> 4)
+        if way < 0 or self._atomic_access(uc):
+            return False
+        held = bytes(s.l0_data[way])[address & 15 : (address & 15) + size]
+        current = ctypes.string_at(s.l1 + address, size)
+        if current != held:
+            s.l0_lent, s.l0_lent_size = address + 1, size
+            s.l0_lent_bytes = int.from_bytes(current, "little")
+            ctypes.memmove(s.l1 + address, held, size)
+        self._l0_keep(way, address >> 4)
+        flush = not s.cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH and self._l0_chance()
+        if flush:
+            self._l0_release_all()
+        if i < MEM_LOG:
+            s.l0_log[i] = L0_HIT_FLUSH if flush else L0_HIT
+        return True
+
+    def _l0_performed(self, uc: unicorn.Uc, kind: int, address: int, i: int) -> None:
+        """native.c l0_performed(): an L1 access made (a load fills, a store drops, an atomic flushes)."""
+        s = self.state
+        done = L0_PASSED
+        if kind == MEM_WRITE:
+            if s.l0_tag[0]:
+                self._l0_release(address >> 4)
+        elif s.l0_tag[0] or self._l0_on():
+            if self._atomic_access(uc):
+                self._l0_release_all()
+            elif self._l0_on():
+                last = s.param[P["l0_lines"]] - 1
+                s.l0_data[last][:] = ctypes.string_at(s.l1 + (address & ~15), 16)
+                self._l0_keep(last, address >> 4)
+                done = L0_MISS
+        if i < MEM_LOG:
+            s.l0_log[i] = done
 
     def _step(self, uc: unicorn.Uc, pc: int, w: int, t: int, *, commit: bool) -> tuple[int, int]:
         s, p = self.state, self.state.param
@@ -922,18 +1026,21 @@ class Hooks:
             if not commit:
                 s.mem_used = used
             c = self._region_class(a)
-            if c == CLASS_L1:
+            logged = c == CLASS_L1 and used < s.mem_n and used < MEM_LOG
+            l0 = s.l0_log[used] if logged else L0_PASSED
+            hit = l0 >= L0_HIT
+            if c == CLASS_L1 and not hit:
                 noted = a
-            cached = c == CLASS_L1 and self._l0_on()
-            way = self._l0_find(a >> 4) if cached else -1
-            conflict = c == CLASS_L1 and way < 0 and self._store_conflict(a, t)
+            conflict = c == CLASS_L1 and not hit and self._store_conflict(a, t)
             if c != CLASS_L1:
                 t = self._load_wait(a, t)
-            if way >= 0:
-                latency = max(p[P["l0_hit_latency"]], s.l0_ready[way] - t)
+            if hit:
+                way = self._l0_find(a >> 4)
+                arrives = s.l0_ready[way] if way >= 0 else t
+                latency = max(p[P["l0_hit_latency"]], arrives - t)
                 if commit:
-                    self._l0_use(way, a >> 4, s.l0_ready[way])
-                    if not s.cfg0 & CFG0_DIS_LOW_CACHE_PERIODIC_FLUSH and self._l0_chance():
+                    self._l0_use(way if way >= 0 else p[P["l0_lines"]] - 1, a >> 4, arrives)
+                    if l0 == L0_HIT_FLUSH:
                         self._l0_flush()
             elif c in (CLASS_L1, CLASS_REMOTE):
                 l1 = c == CLASS_L1
@@ -952,7 +1059,7 @@ class Hooks:
                     else:
                         s.remote_head = (head + 1) % count
                 latency = p[P["l1_load_latency" if l1 else "remote_load_latency"]] + grant - t
-                if commit and cached:
+                if commit and l0 == L0_MISS:
                     self._l0_use(p[P["l0_lines"]] - 1, a >> 4, t + latency)
             elif c == CLASS_LOCAL:
                 latency = p[P["local_load_latency"]]
@@ -1022,6 +1129,7 @@ class Hooks:
 
     # Python twins of the C hooks (used only without a compiler).
     def _py_block(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
+        self.l0_restore()
         s = self.state
         before = s.icount
         self._walk(uc, before)
@@ -1036,8 +1144,8 @@ class Hooks:
             s.stop_reason = STOP_LIMIT
             uc.emu_stop()
             return
-        if self._unhooked_divide(uc, address, size):
-            s.stop_reason = STOP_DIVIDE
+        if self._unhooked_watch(uc, address, size):
+            s.stop_reason = STOP_WATCH
             uc.emu_stop()
             return
         resumed, s.resumed = s.resumed, 0
@@ -1066,20 +1174,29 @@ class Hooks:
             s.executed[page] = 1
             s.new_code_page = 1
 
-    def _unhooked_divide(self, uc: unicorn.Uc, address: int, size: int) -> bool:
+    def _is_watched(self, w: int) -> bool:
+        """native.c is_watched(): divides, and fences where there is an L0 data cache."""
+        return _is_divide(w) or (w & 0x7F == 0x0F and bool(self.state.param[P["l0_lines"]]))
+
+    def _unhooked_watch(self, uc: unicorn.Uc, address: int, size: int) -> bool:
         s = self.state
         key, slot = address | size << 32, (address >> 2) % BLOCK_CACHE
-        if s.div_key[slot] == key:
+        if s.watch_key[slot] == key:
             return False
-        if any(_is_divide(self._fetch(uc, pc)) for pc in range(address, address + size, 4)):
+        if any(self._is_watched(self._fetch(uc, pc)) for pc in range(address, address + size, 4)):
             return True
-        s.div_key[slot] = key
+        s.watch_key[slot] = key
         s.blocks_known = 1
         return False
 
-    def _py_div(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
+    def _py_code(self, uc: unicorn.Uc, address: int, size: int, _: object) -> None:
+        """native.c tsim_code_hook(): a fence flushes the L0 data cache; a divide's cycles are logged."""
+        self.l0_restore()
         s = self.state
         w = self._fetch(uc, address)
+        if w & 0x7F == 0x0F:
+            self._l0_release_all()
+            return
         if not _is_divide(w):
             return
         rs1, rs2 = (w >> 15) & 31, (w >> 20) & 31
@@ -1089,16 +1206,16 @@ class Hooks:
             s.div_log[s.div_n] = divide_cycles(s.param, (w >> 12) & 7, a, b)
         s.div_n += 1
 
-    def hook_divides(self, uc: unicorn.Uc, address: int, size: int) -> None:
-        """Install the divide hook on every divide of the block [address, address + size) that has
-        none (the walk needs each divide's operands: STOP_DIVIDE), and drop the block's translated
-        code so that the hooks take effect."""
+    def hook_watched(self, uc: unicorn.Uc, address: int, size: int) -> None:
+        """Install the code hook on every watched instruction of the block [address, address + size)
+        that has none (the walk needs each divide's operands, the L0 data cache sees each fence:
+        STOP_WATCH), and drop the block's translated code so that the hooks take effect."""
         for pc in range(address, address + size, 4):
-            if pc in self._divides or not _is_divide(self._fetch(uc, pc)):
+            if pc in self._watched or not self._is_watched(self._fetch(uc, pc)):
                 continue
             if self._lib is not None:
                 handle = ctypes.c_size_t()
-                fn = ctypes.cast(self._lib.tsim_div_hook, ctypes.c_void_p)
+                fn = ctypes.cast(self._lib.tsim_code_hook, ctypes.c_void_p)
                 err = _uclib.uc_hook_add(
                     uc._uch, ctypes.byref(handle), ucc.UC_HOOK_CODE, fn, self._ptr, pc, pc
                 )
@@ -1106,10 +1223,10 @@ class Hooks:
                     raise RuntimeError(f"uc_hook_add(UC_HOOK_CODE) failed: {err}")
                 self._handles.append(handle)
             else:
-                uc.hook_add(ucc.UC_HOOK_CODE, self._py_div, begin=pc, end=pc)
-            self._divides.add(pc)
+                uc.hook_add(ucc.UC_HOOK_CODE, self._py_code, begin=pc, end=pc)
+            self._watched.add(pc)
         uc.ctl_remove_cache(address, address + size)
-        self.state.div_key[(address >> 2) % BLOCK_CACHE] = address | size << 32
+        self.state.watch_key[(address >> 2) % BLOCK_CACHE] = address | size << 32
         self.state.blocks_known = 1
 
     def _first_entry(self, address: int, now: int) -> tuple[int, int]:
@@ -1125,7 +1242,9 @@ class Hooks:
         return first, repeats
 
     def _py_mem(self, uc: unicorn.Uc, kind: int, address: int, size: int, value: int, _: object) -> None:
+        self.l0_restore()
         s = self.state
+        logged = s.mem_n
         if s.mem_n < MEM_LOG:
             s.mem_addr[s.mem_n] = address
         s.mem_n += 1
@@ -1144,7 +1263,12 @@ class Hooks:
         misaligned = address & (size - 1) != 0
         hole = 0 <= address - s.hole_lo < s.hole_size
         aligned = not misaligned and not hole
-        if aligned and address < s.l1_size and self._l1_sync_stop(uc, kind, address, size):
+        if aligned and address < s.l1_size:
+            # An L0 hit asks nothing of L1, so it waits for no other core.
+            if kind != MEM_WRITE and self._l0_answer(uc, address, size, logged):
+                return
+            if not self._l1_sync_stop(uc, kind, address, size):
+                self._l0_performed(uc, kind, address, logged)
             return
         if aligned and address < s.mmio_base:
             return
