@@ -38,7 +38,7 @@ enum { LOOP_BLOCKS = 8 };          /* longest loop (in blocks) checked for polli
 enum { MEM_LOG = 64 };             /* accesses of one block remembered for the timing walk */
 enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
 enum { ROB_MAX = 16 };            /* retire-order queue entries the walk can model */
-enum { DIV_LOG = 64 };            /* divides of one block whose operands the divide hook saw */
+enum { DIV_LOG = 64 };            /* divides of one block whose operands the code hook saw */
 enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
 enum { HISTORY = 16 };
 enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
@@ -146,7 +146,7 @@ struct core_hooks {
     int64_t last_retire;
     int64_t reg_retire[32];
     int64_t reg_prev_retire[32];
-    /* Divides: EX1 cycles of each divide of the current block, logged by the divide hook as it
+    /* Divides: EX1 cycles of each divide of the current block, logged by the code hook as it
      * runs (the cost depends on the operands), consumed in order by the walk. */
     int64_t div_log[DIV_LOG];
     uint64_t div_n, div_used;
@@ -597,7 +597,7 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
                 latency = p[P_MUL_LATENCY];
                 block = p[P_MUL_HOLD];
             } else {
-                /* A divide holds EX1 for as many cycles as its operands need (the divide hook). */
+                /* A divide holds EX1 for as many cycles as its operands need (the code hook). */
                 uint64_t used = h->div_used++;
                 if (!commit) h->div_used = used;
                 latency = used < h->div_n && used < DIV_LOG ? h->div_log[used] : p[P_DIV_MIN];
