@@ -403,7 +403,8 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
     registers: dict[int, Register] = {}
     copro._config_registers = registers
     # Handlers look copro.config up on every access, so replacing the state (a restored snapshot)
-    # needs no new registers.
+    # needs no new registers. Coprocessor instructions change them too: a poll is watched as such
+    # (Coprocessor.mmio_regions would otherwise copy every register of every core's view to say so).
 
     def stored(state: int | None, index: int):
         def write(access: Access, value: int) -> None:
@@ -418,12 +419,14 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
                 f"Config[{state}][{index}]",
                 read=lambda _, s=state, i=index: int(copro.config.config[s, i]),
                 write=stored(state, index),
+                watch="coprocessor",
                 narrow_loads=True,
             )
         registers[layout.base + layout.dual_write_offset + index * 4] = Register(
             f"ConfigDualWrite[{index}]",
             read=lambda _, i=index: int(copro.config.config[0, i]),
             write=stored(None, index),
+            watch="coprocessor",
             narrow_loads=True,
         )
     for pipe in range(copro.threads):
@@ -432,6 +435,7 @@ def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
             registers[address] = Register(
                 f"ThreadConfig[{pipe}][{index}]",
                 read=lambda _, p=pipe, i=index: int(copro.config.thread[p, i]),  # Padding reads 0
+                watch="coprocessor",
                 narrow_loads=True,
             )
     return registers

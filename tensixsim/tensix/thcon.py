@@ -633,7 +633,7 @@ def _gpr_register(copro: Coprocessor, thread: int, index: int) -> Register:
         copro.state_changed(access.cycle)
 
     # tensix.h (REGFILE_BASE): "subword reads are supported through byte enables".
-    return Register(f"T{thread}_GPR{index}", read, write, narrow_loads=True)
+    return Register(f"T{thread}_GPR{index}", read, write, watch="coprocessor", narrow_loads=True)
 
 
 def mmio_registers(copro: Coprocessor, core: Core) -> dict[int, Register]:
