@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import zlib
 
+import numpy as np
 import pytest
 from asm import assemble
 from hypothesis import given, settings
@@ -17,7 +18,9 @@ from test_streams import _hand_over, stream_reg
 
 from tensixsim import Tile
 from tensixsim.errors import MemoryFault
+from tensixsim.mmio.memory import MmioRegion
 from tensixsim.mmio.streams import TILES_ACKED, TILES_RECEIVED, Streams
+from tensixsim.riscv.core import _storage_runs
 from tensixsim.riscv.native import native_library
 from tensixsim.sdk import programs
 from tensixsim.tensix import native
@@ -142,3 +145,21 @@ def test_a_write_only_register_still_faults_on_a_read():
     tile.write(0, assemble(f"li s0, {stream_reg(48, 270)}\n lw a0, 0(s0)\n ecall"))
     with pytest.raises(MemoryFault, match="write-only"):
         tile.run()
+
+
+def test_adjacent_storage_pages_over_one_array_are_one_window():
+    """A core maps storage regions that follow each other over one values array as one native
+    window (the streams' 64 pages: one mapping); a gap, another array or slots not covering a
+    region start a new window."""
+    shared, other = np.zeros(8, np.uint32), np.zeros(8, np.uint32)
+
+    def region(base: int, values: np.ndarray, words: int = 1024) -> MmioRegion:
+        return MmioRegion(f"r{base:x}", base, 0x1000, storage=(values, np.zeros(words, np.int32)))
+
+    regions = [region(0x3000, shared), region(0x1000, shared), region(0x2000, shared), region(0x5000, shared)]
+    regions += [region(0x6000, other), region(0x7000, other, words=16), region(0x8000, other)]
+    runs = [[r.base for r in run] for run in _storage_runs(regions)]
+    assert runs == [[0x1000, 0x2000, 0x3000], [0x5000], [0x6000], [0x7000], [0x8000]]
+    tile = Tile("blackhole")
+    streams = [r for r in tile.core("brisc").regions if r.name.startswith("stream")]
+    assert len(streams) == 64 and len(_storage_runs(streams)) == 1

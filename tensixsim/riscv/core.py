@@ -12,6 +12,7 @@ retired in the slice (one cycle each) plus extra cycles charged by Python (MMIO 
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import ctypes
 import enum
@@ -45,6 +46,8 @@ from tensixsim.riscv.cpu import (
 from tensixsim.riscv.csrs import CsrFile
 from tensixsim.riscv.loop_probe import LoopProbe
 from tensixsim.riscv.native import (
+    MMIO_READ_CALLBACK,
+    MMIO_WRITE_CALLBACK,
     PUSH_PORTS,
     STOP_HOLE,
     STOP_LIMIT,
@@ -66,6 +69,27 @@ from tensixsim.tensix.capture import (
     QE_WORD,
 )
 from tensixsim.timing import RISCV
+
+
+def _storage_runs(regions: list[MmioRegion]) -> list[list[MmioRegion]]:
+    """``regions`` (storage windows) in runs of adjacent ones whose storage is one values array and
+    whose registers are one word each (each region's slots cover it exactly)."""
+    runs: list[list[MmioRegion]] = []
+    for region in sorted(regions, key=lambda r: r.base):
+        whole = len(region.storage[1]) * 4 == region.size
+        last = runs[-1][-1] if runs else None
+        if (
+            last is not None
+            and whole
+            and last.base + last.size == region.base
+            and last.storage[0] is region.storage[0]
+            and len(last.storage[1]) * 4 == last.size
+        ):
+            runs[-1].append(region)
+        else:
+            runs.append([region])
+    return runs
+
 
 UNLIMITED_PUSHES = (SYNC_NEVER,) * PUSH_PORTS  # the hooks' push_limit while no pipe is shared
 
@@ -90,7 +114,6 @@ PRIVATE_POLL_SPIN_THRESHOLD = MMIO_SPIN_THRESHOLD
 _CARRIED = (1 << 64) - 1  # repeat_start of a loop whose first entry was in an earlier slice
 
 _BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
-_uclib = _ucmod.uclib
 _uclib = _ucmod.uclib
 
 _EBREAK = 0x00100073
@@ -197,6 +220,8 @@ class Core(LoopProbe):
         self._scratch: list[np.ndarray] = []
         ports = 0
         self._storage_values: dict[int, np.ndarray] = {}  # the arrays storage windows read
+        stored: list[MmioRegion] = []  # mapped below, adjacent ones over one array as one window
+        self._mmio_regions: list[MmioRegion] = []  # those Python answers (_map_mmio)
         for region in self.regions:
             if region.push_pipe is not None and self.hooks.native:
                 # Mapped as scratch RAM so that the native memory hook, not a Python MMIO
@@ -209,18 +234,11 @@ class Core(LoopProbe):
                 ports += 1
                 continue
             if region.storage is not None and self.hooks.native:
-                self.hooks.map_storage(
-                    uc,
-                    region.base,
-                    region.size,
-                    region.storage,
-                    lambda offset, size, r=region: self._mmio_read(uc, offset, size, r),
-                    lambda offset, size, value, r=region: self._mmio_write(uc, offset, size, value, r),
-                    self._attach_storage,
-                )
-                self._storage_values.setdefault(id(region.storage[0]), region.storage[0])
+                stored.append(region)
                 continue
-            uc.mmio_map(region.base, region.size, self._mmio_read, region, self._mmio_write, region)
+            self._map_mmio(uc, region)
+        for run in _storage_runs(stored):
+            self._map_storage_run(uc, run)
         if self.hooks.storage is not None:
             # A native storage read lowers the loop check's threshold as _mmio_read does.
             self.hooks.storage.spin_cap = MMIO_SPIN_THRESHOLD
@@ -890,6 +908,61 @@ class Core(LoopProbe):
         state an undone iteration would not put back."""
         register = region.register_at(address)
         return register is not None and register.watch is not None
+
+    def _map_mmio(self, uc: Uc, region: MmioRegion) -> None:
+        """Map ``region`` with Python handling every access: one pair of callbacks per core, told the
+        region by its index (the Unicorn binding's mmio_map wraps a new pair for every region, the
+        larger part of building a tile)."""
+        if not self._mmio_regions:
+            self._mmio_callbacks = (
+                MMIO_READ_CALLBACK(self._mmio_read_at),
+                MMIO_WRITE_CALLBACK(self._mmio_write_at),
+            )
+        self._mmio_regions.append(region)
+        index = ctypes.c_void_p(len(self._mmio_regions))  # (1 up: a null user pointer reads None)
+        read, write = (ctypes.cast(cb, ctypes.c_void_p) for cb in self._mmio_callbacks)
+        err = _uclib.uc_mmio_map(
+            uc._uch, ctypes.c_uint64(region.base), ctypes.c_size_t(region.size), read, index, write, index
+        )
+        if err != ucc.UC_ERR_OK:
+            raise RuntimeError(f"uc_mmio_map failed: {err}")
+
+    def _mmio_read_at(self, _uch: int, offset: int, size: int, index: int) -> int:
+        try:
+            return self._mmio_read(self.uc, offset, size, self._mmio_regions[index - 1])
+        except BaseException as exc:  # (nothing may cross the C boundary)
+            self._fail(exc)
+            return 0
+
+    def _mmio_write_at(self, _uch: int, offset: int, size: int, value: int, index: int) -> None:
+        try:
+            self._mmio_write(self.uc, offset, size, value, self._mmio_regions[index - 1])
+        except BaseException as exc:
+            self._fail(exc)
+
+    def _map_storage_run(self, uc: Uc, run: list[MmioRegion]) -> None:
+        """Map adjacent storage regions over one values array as one native window (one Unicorn
+        mapping, not one a page: a tile's 64 stream pages cost a core 64 mappings otherwise). What
+        native code hands back to Python goes to the region its offset falls in."""
+        base, values = run[0].base, run[0].storage[0]
+        slots = np.concatenate([r.storage[1] for r in run]) if len(run) > 1 else run[0].storage[1]
+        starts = [r.base - base for r in run]
+
+        def region_at(offset: int) -> tuple[int, MmioRegion]:
+            r = run[bisect.bisect_right(starts, offset) - 1]
+            return offset - (r.base - base), r
+
+        def read(offset: int, size: int) -> int:
+            inner, r = region_at(offset)
+            return self._mmio_read(uc, inner, size, r)
+
+        def write(offset: int, size: int, value: int) -> None:
+            inner, r = region_at(offset)
+            self._mmio_write(uc, inner, size, value, r)
+
+        size = run[-1].base + run[-1].size - base
+        self.hooks.map_storage(uc, base, size, (values, slots), read, write, self._attach_storage)
+        self._storage_values.setdefault(id(values), values)
 
     def _mmio_read(self, uc: Uc, offset: int, size: int, region: MmioRegion) -> int:
         try:

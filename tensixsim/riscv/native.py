@@ -280,10 +280,10 @@ class StorageWindow(ctypes.Structure):
 
 _ATTACH = ctypes.CFUNCTYPE(None)
 # Unicorn's uc_cb_mmio_read_t / uc_cb_mmio_write_t.
-_MMIO_READ = ctypes.CFUNCTYPE(
+MMIO_READ_CALLBACK = ctypes.CFUNCTYPE(
     ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_void_p
 )
-_MMIO_WRITE = ctypes.CFUNCTYPE(
+MMIO_WRITE_CALLBACK = ctypes.CFUNCTYPE(
     None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint, ctypes.c_uint64, ctypes.c_void_p
 )
 
@@ -627,8 +627,8 @@ class Hooks:
             self.storage = StorageCore(hooks=self._ptr.value, spin_cap=1 << 62, sync_limit=-(1 << 62))
             self._storage_attach = _ATTACH(attach)
             self.storage.attach = ctypes.cast(self._storage_attach, ctypes.c_void_p).value
-        py_read = _MMIO_READ(lambda _uch, offset, width, _user: read(offset, width))
-        py_write = _MMIO_WRITE(lambda _uch, offset, width, value, _user: write(offset, width, value))
+        py_read = MMIO_READ_CALLBACK(lambda _uch, offset, width, _user: read(offset, width))
+        py_write = MMIO_WRITE_CALLBACK(lambda _uch, offset, width, value, _user: write(offset, width, value))
         window = StorageWindow(
             core=ctypes.addressof(self.storage),
             values=values.ctypes.data,
