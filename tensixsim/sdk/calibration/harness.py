@@ -3,6 +3,7 @@ and the table of emulated against silicon figures."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from collections.abc import Callable, Sequence
@@ -187,22 +188,25 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
             defines["DONE_CHECK"] = f"0x{PC_BUF_SYNC:x}u"
     root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
     source = _source(root, "calibration.c", _TEMPLATE)
-    return build(
-        core, [source], root / "calibration" / f"{case.name}_{core}.elf", defines=defines, build_dir=root
-    )
+    return build(core, [source], _elf(root, f"{case.name}_{core}", defines), defines=defines, build_dir=root)
 
 
 def build_companion(case: Case, core: str, program: str, build_dir: Path | None = None) -> Path:
     """Compile the companion ``program`` of ``case`` for ``core``; returns the ELF."""
     root = Path(build_dir) if build_dir is not None else Path.cwd() / DEFAULT_BUILD_DIR
     source = _source(root, "companion.c", _COMPANION_TEMPLATE)
+    defines = {"PROGRAM": _c_string(program)}
     return build(
-        core,
-        [source],
-        root / "calibration" / f"{case.name}_{core}_companion.elf",
-        defines={"PROGRAM": _c_string(program)},
-        build_dir=root,
+        core, [source], _elf(root, f"{case.name}_{core}_companion", defines), defines=defines, build_dir=root
     )
+
+
+def _elf(root: Path, name: str, defines: dict[str, object]) -> Path:
+    """Where a case's program is put: named by what it is built from too, so that two processes
+    building different programs under one case name (a test's ad hoc cases, in parallel workers)
+    never load each other's."""
+    digest = hashlib.sha256(repr(sorted(defines.items())).encode()).hexdigest()[:12]
+    return root / "calibration" / f"{name}_{digest}.elf"
 
 
 def _source(root: Path, name: str, text: str) -> Path:
