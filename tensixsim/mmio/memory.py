@@ -92,6 +92,7 @@ class MmioRegion:
     # Registers that only hold values, for native code to read without Python: (values, and per
     # 32-bit register an index into them, STORAGE_ZERO (reads 0) or STORAGE_PYTHON (ask ``read``)).
     # Reads through it must equal ``read``'s; the owner says when it no longer holds (storage_current).
+    # The slots are fixed once a core maps the region (adjacent regions' are copied into one window).
     storage: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
