@@ -532,6 +532,9 @@ class Hooks:
         self.reset_timing()
         self.reset_predictor()
         self.reset_cache()
+        # Which instructions are watched depends on the figures (fences: l0_lines): every block is
+        # checked again.
+        ctypes.memset(ctypes.addressof(s) + HookState.watch_key.offset, 0, ctypes.sizeof(s.watch_key))
 
     def set_core_config(self, cfg0: int, strong_order: bool, fusion: bool) -> None:
         """The core's cfg0 CSR, whether pmacfg0/1 make its loads and stores strongly ordered, and
