@@ -448,7 +448,9 @@ static int l0_on(const struct core_hooks *h)
     return h->param[P_L0_LINES] && !(h->cfg0 & CFG0_DIS_LOW_CASH);
 }
 
-/* The entry of `lines` (l0_line or l0_tag: line number + 1 each) holding 16-byte line `line`, or -1. */
+/* The cache's entries, in either copy: `lines` (l0_line or l0_tag: each entry's line number + 1, 0:
+ * empty, the most recently used first) and beside them a payload of `size` bytes an entry (l0_ready
+ * or l0_data). The entry holding 16-byte line `line`, or -1. */
 static int l0_index(const struct core_hooks *h, const uint64_t *lines, uint64_t line)
 {
     for (int i = 0; i < h->param[P_L0_LINES]; i++)
@@ -456,31 +458,44 @@ static int l0_index(const struct core_hooks *h, const uint64_t *lines, uint64_t 
     return -1;
 }
 
+/* Entry `i` (a hit's own, or the least recently used one a fill evicts) comes first, holding `line`
+ * with its payload as it was. */
+static void l0_to_front(uint64_t *lines, void *payload, size_t size, int i, uint64_t line)
+{
+    uint8_t kept[16];
+    uint8_t *bytes = payload;
+    memcpy(kept, bytes + (size_t)i * size, size);
+    memmove(lines + 1, lines, (size_t)i * sizeof *lines);
+    memmove(bytes + size, bytes, (size_t)i * size);
+    lines[0] = line + 1;
+    memcpy(bytes, kept, size);
+}
+
+/* The entry holding `line`, if any, leaves; the ones after it move up. */
+static void l0_remove(const struct core_hooks *h, uint64_t *lines, void *payload, size_t size, uint64_t line)
+{
+    int i = l0_index(h, lines, line), n = (int)h->param[P_L0_LINES];
+    if (i < 0) return;
+    uint8_t *bytes = payload;
+    memmove(lines + i, lines + i + 1, (size_t)(n - 1 - i) * sizeof *lines);
+    memmove(bytes + (size_t)i * size, bytes + (size_t)(i + 1) * size, (size_t)(n - 1 - i) * size);
+    lines[n - 1] = 0;
+}
+
 /* The L0 data cache as the walk times it (l0_line, l0_ready: see struct core_hooks). */
 static int l0_find(const struct core_hooks *h, uint64_t line) { return l0_index(h, h->l0_line, line); }
 
-/* Entry `i` leaves its place (a hit's own, or the least recently used one a fill evicts) and comes
- * first, holding `line` from `ready` on. */
+/* Entry `i` comes first, holding `line` from `ready` on. */
 static void l0_use(struct core_hooks *h, int i, uint64_t line, int64_t ready)
 {
-    for (; i > 0; i--) {
-        h->l0_line[i] = h->l0_line[i - 1];
-        h->l0_ready[i] = h->l0_ready[i - 1];
-    }
-    h->l0_line[0] = line + 1;
+    l0_to_front(h->l0_line, h->l0_ready, sizeof *h->l0_ready, i, line);
     h->l0_ready[0] = ready;
 }
 
 /* A store to L1 drops the line it writes (the cache is never dirty). */
 static void l0_drop(struct core_hooks *h, uint64_t line)
 {
-    int i = l0_find(h, line), n = (int)h->param[P_L0_LINES];
-    if (i < 0) return;
-    for (; i + 1 < n; i++) {
-        h->l0_line[i] = h->l0_line[i + 1];
-        h->l0_ready[i] = h->l0_ready[i + 1];
-    }
-    h->l0_line[n - 1] = 0;
+    l0_remove(h, h->l0_line, h->l0_ready, sizeof *h->l0_ready, line);
 }
 
 static void l0_flush(struct core_hooks *h)
@@ -491,28 +506,14 @@ static void l0_flush(struct core_hooks *h)
 /* The L0 data cache, as the core's loads meet it (l0_tag, l0_data: the memory hook's side). */
 static int l0_held(const struct core_hooks *h, uint64_t line) { return l0_index(h, h->l0_tag, line); }
 
-/* Entry `i` (a hit's, or the least recently used one a fill evicts) comes first, holding `line`. */
 static void l0_keep(struct core_hooks *h, int i, uint64_t line)
 {
-    uint8_t data[16];
-    memcpy(data, h->l0_data[i], 16);
-    for (; i > 0; i--) {
-        h->l0_tag[i] = h->l0_tag[i - 1];
-        memcpy(h->l0_data[i], h->l0_data[i - 1], 16);
-    }
-    h->l0_tag[0] = line + 1;
-    memcpy(h->l0_data[0], data, 16);
+    l0_to_front(h->l0_tag, h->l0_data, sizeof h->l0_data[0], i, line);
 }
 
 static void l0_release(struct core_hooks *h, uint64_t line)
 {
-    int i = l0_held(h, line), n = (int)h->param[P_L0_LINES];
-    if (i < 0) return;
-    for (; i + 1 < n; i++) {
-        h->l0_tag[i] = h->l0_tag[i + 1];
-        memcpy(h->l0_data[i], h->l0_data[i + 1], 16);
-    }
-    h->l0_tag[n - 1] = 0;
+    l0_remove(h, h->l0_tag, h->l0_data, sizeof h->l0_data[0], line);
 }
 
 static void l0_release_all(struct core_hooks *h)

@@ -877,24 +877,39 @@ class Hooks:
                 return i
         return -1
 
+    @staticmethod
+    def _l0_to_front(lines: ctypes.Array, payload: ctypes.Array, i: int, line: int) -> None:
+        """native.c l0_to_front(): entry ``i`` comes first, holding ``line``, its payload as it was."""
+        size, at = ctypes.sizeof(payload) // len(payload), ctypes.addressof(payload)
+        kept = ctypes.string_at(at + i * size, size)
+        ctypes.memmove(ctypes.addressof(lines) + 8, ctypes.addressof(lines), 8 * i)
+        ctypes.memmove(at + size, at, i * size)
+        lines[0] = line + 1
+        ctypes.memmove(at, kept, size)
+
+    def _l0_remove(self, lines: ctypes.Array, payload: ctypes.Array, line: int) -> None:
+        """native.c l0_remove(): the entry holding ``line``, if any, leaves."""
+        i, n = self._l0_index(lines, line), self.state.param[P["l0_lines"]]
+        if i < 0:
+            return
+        size, at = ctypes.sizeof(payload) // len(payload), ctypes.addressof(payload)
+        ctypes.memmove(
+            ctypes.addressof(lines) + 8 * i, ctypes.addressof(lines) + 8 * (i + 1), 8 * (n - 1 - i)
+        )
+        ctypes.memmove(at + i * size, at + (i + 1) * size, (n - 1 - i) * size)
+        lines[n - 1] = 0
+
     def _l0_find(self, line: int) -> int:
         return self._l0_index(self.state.l0_line, line)
 
     def _l0_use(self, i: int, line: int, ready: int) -> None:
         """native.c l0_use(): entry ``i`` comes first, holding ``line`` from ``ready`` on."""
         s = self.state
-        for j in range(i, 0, -1):
-            s.l0_line[j], s.l0_ready[j] = s.l0_line[j - 1], s.l0_ready[j - 1]
-        s.l0_line[0], s.l0_ready[0] = line + 1, ready
+        self._l0_to_front(s.l0_line, s.l0_ready, i, line)
+        s.l0_ready[0] = ready
 
     def _l0_drop(self, line: int) -> None:
-        s = self.state
-        i, n = self._l0_find(line), s.param[P["l0_lines"]]
-        if i < 0:
-            return
-        for j in range(i, n - 1):
-            s.l0_line[j], s.l0_ready[j] = s.l0_line[j + 1], s.l0_ready[j + 1]
-        s.l0_line[n - 1] = 0
+        self._l0_remove(self.state.l0_line, self.state.l0_ready, line)
 
     def _l0_flush(self) -> None:
         ctypes.memset(
@@ -916,23 +931,10 @@ class Hooks:
         return self._l0_index(self.state.l0_tag, line)
 
     def _l0_keep(self, i: int, line: int) -> None:
-        s = self.state
-        data = bytes(s.l0_data[i])
-        for j in range(i, 0, -1):
-            s.l0_tag[j] = s.l0_tag[j - 1]
-            s.l0_data[j][:] = s.l0_data[j - 1]
-        s.l0_tag[0] = line + 1
-        s.l0_data[0][:] = data
+        self._l0_to_front(self.state.l0_tag, self.state.l0_data, i, line)
 
     def _l0_release(self, line: int) -> None:
-        s = self.state
-        i, n = self._l0_held(line), s.param[P["l0_lines"]]
-        if i < 0:
-            return
-        for j in range(i, n - 1):
-            s.l0_tag[j] = s.l0_tag[j + 1]
-            s.l0_data[j][:] = s.l0_data[j + 1]
-        s.l0_tag[n - 1] = 0
+        self._l0_remove(self.state.l0_tag, self.state.l0_data, line)
 
     def _l0_release_all(self) -> None:
         s = self.state
