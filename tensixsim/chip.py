@@ -50,6 +50,7 @@ from tensixsim.tile import Tile
 from tensixsim.timing import DEFAULT_QUANTUM, NOC
 
 XY = tuple[int, int]
+Span = tuple[int, int] | None  # (start, end) of L1 bytes
 SENDER_STRIDE = 1 << 40  # room for each sender's own count of transfers
 
 
@@ -99,9 +100,12 @@ class ChipTile(Tile):
 
     def noc_sync_limit(self, core: Core) -> int:
         # Other tiles' traffic arrives from the window's end on (Chip.reach); it is waited for only
-        # where the NIU orders it (Noc.orders_remote_writes).
+        # where the NIU orders it (Noc.orders_remote_writes). Responses to this tile's DRAM reads come
+        # through the fabric too (their bank's controller), no sooner than the window's end: while
+        # one is on its way, the pages it writes are ordered as on a lone tile.
         limit = super().noc_sync_limit(core)
-        return min(limit, self.window_end - 1) if self.noc.orders_remote_writes else limit
+        ordered = self.noc.orders_remote_writes or self.noc.inbound
+        return min(limit, self.window_end - 1) if ordered else limit
 
     def next_activity(self) -> int:
         """The earliest cycle at which this tile can act (NEVER: only a NoC arrival can wake it)."""
@@ -190,9 +194,10 @@ class Fabric:
 
     chip: Chip
     routers: Routers = field(init=False)
-    # (arrival cycle, order, target, action): handed to the targets between windows. The order (sender's
-    # index in the grid, then its own count) depends only on what each sender did, never on the windows.
-    in_flight: list[tuple[int, int, XY, RemoteAction]] = field(default_factory=list)
+    # (arrival cycle, order, target, action, span): handed to the targets between windows. The order
+    # (sender's index in the grid, then its own count) depends only on what each sender did, never on
+    # the windows. ``span``: the target's L1 bytes the action writes, where the sender says.
+    in_flight: list[tuple[int, int, XY, RemoteAction, Span]] = field(default_factory=list)
     _sent: dict[XY, itertools.count] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -209,13 +214,15 @@ class Fabric:
     def device(self, xy: XY) -> MappedEndpoint | None:
         return self.chip.endpoint(*xy) if self.chip.has_model(xy) else None
 
-    def send(self, source: Noc, target: XY, cycle: int, action: RemoteAction, packet: Packet) -> None:
+    def send(
+        self, source: Noc, target: XY, cycle: int, action: RemoteAction, packet: Packet, span: Span = None
+    ) -> None:
         floor = self.chip.floor + NOC.lookahead
         if cycle < floor:  # the windows would be wrong: a bug in the timing of the request
             raise AssertionError(f"NoC traffic due at {cycle}, before the lookahead bound {floor}")
         count = self._sent.setdefault(source.position, itertools.count())
         order = REMOTE_ORDER + self.chip.index(source.position) * SENDER_STRIDE + next(count)
-        self._arrived(self.routers.add(packet, (cycle, order, target, action), order, cycle))
+        self._arrived(self.routers.add(packet, (cycle, order, target, action, span), order, cycle))
         tile = source.tile
         # The target may answer then (or a tile it passes something on to, no sooner).
         tile.window_end = min(tile.window_end, cycle + self.chip.reach(target, source.position))
@@ -230,9 +237,9 @@ class Fabric:
         before it)."""
         self._arrived(self.routers.advance(bound))
 
-    def _arrived(self, done: list[tuple[tuple[int, int, XY, RemoteAction], int]]) -> None:
-        for (cycle, order, target, action), late in done:
-            heapq.heappush(self.in_flight, (cycle + late, order, target, action))
+    def _arrived(self, done: list[tuple[tuple[int, int, XY, RemoteAction, Span], int]]) -> None:
+        for (cycle, order, target, action, span), late in done:
+            heapq.heappush(self.in_flight, (cycle + late, order, target, action, span))
 
     def hand_over(self, first: int = NEVER) -> set[XY]:
         """Decide the grants no packet still to be sent can precede (``first``: the earliest cycle any
@@ -244,9 +251,10 @@ class Fabric:
         self.resolve(first + NOC.niu_to_router if first < NEVER else NEVER)
         targets = set()
         while self.in_flight:
-            cycle, order, target, action = heapq.heappop(self.in_flight)
+            cycle, order, target, action, span = heapq.heappop(self.in_flight)
             niu = self.chip.tile(*target).noc
-            niu.schedule(cycle, lambda at, a=action, n=niu: a(n, at), order, l1=niu.orders_remote_writes)
+            l1 = span if span is not None else niu.orders_remote_writes
+            niu.schedule(cycle, lambda at, a=action, n=niu: a(n, at), order, l1=l1)
             targets.add(target)
         return targets
 

@@ -381,6 +381,21 @@ class NocTiming:
     # costs 25.0 / 23.0 (measured), 5 more than its instructions alone.
     command_busy: int = 12
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
+    # One DRAM bank's controller serves the accesses that reach it (from any of its tiles, on either
+    # NoC) one after another, first come first served, each for its bytes at the bank's rate. No page
+    # gives the rate. Measured on Blackhole p100a (the DRAM bench, 2 KiB pages of one bank streamed by
+    # 2 to 16 worker tiles at once): about 58.5 bytes a cycle in all for reads and 55 for writes,
+    # whichever of the bank's three tiles the requests go to, where one core alone issues at 26.9
+    # (bank table) or 51.4 (one tile addressed directly). So a 2 KiB page holds the controller 35
+    # cycles read and 37 written, calibrated on the four-tile rows (docs/timing.md).
+    dram_page_bytes: int = 2048
+    dram_read_page: int = 35
+    dram_write_page: int = 37
+
+    def dram_hold(self, length: int, write: bool) -> int:
+        """Cycles an access of ``length`` bytes holds its DRAM bank's controller (at least one)."""
+        page = self.dram_write_page if write else self.dram_read_page
+        return max(1, -(-length * page // self.dram_page_bytes))
 
     @property
     def first_landing(self) -> int:

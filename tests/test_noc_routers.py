@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tensixsim.arch import get_arch
 from tensixsim.chip import Chip
 from tensixsim.noc import Packet, route
+from tensixsim.noc.fabric import bank_link
 from tensixsim.noc.routers import NEVER, Routers
 from tensixsim.sdk.calibration.case import RESULTS
 from tensixsim.sdk.calibration.harness import build_case
@@ -26,16 +27,21 @@ def _late(packets: list[Packet], bounds: tuple[int, ...] = ()) -> dict[int, int]
     packet injected before a bound being added before it (and none earlier: as a chip sends them)."""
     routers = Routers(FACTS)
     late: dict[int, int] = {}
-    order = sorted(range(len(packets)), key=lambda i: (packets[i].injected, i))
+    order = sorted(range(len(packets)), key=lambda i: (_first(packets[i]), i))
     added = 0
     for bound in (*sorted(bounds), NEVER):
-        while added < len(order) and packets[order[added]].injected < bound:
+        while added < len(order) and _first(packets[order[added]]) < bound:
             i = order[added]
             added += 1
             late.update(routers.add(packets[i], i, i, 0))
         late.update(routers.advance(bound))
     assert not len(routers)
     return late
+
+
+def _first(packet: Packet) -> int:
+    """The first cycle ``packet`` asks for anything (a DRAM read's response: its controller)."""
+    return min(packet.injected, packet.bank_at) if packet.bank else packet.injected
 
 
 def test_a_header_alone_goes_between_the_flits_of_the_packet_holding_the_link() -> None:
@@ -74,9 +80,9 @@ def _reference(packets: list[Packet]) -> dict[int, int]:
     """The same rule, stepped cycle by cycle: each cycle first the packets reaching a link (a header
     alone goes at once, between flits; the others queue on their input port), then every free link
     with packets waiting takes the next port in turn after the one it served last."""
-    paths = [route(FACTS, p.noc, p.source, p.target) for p in packets]
+    paths = [_path(p) for p in packets]
     hop = [0] * len(packets)
-    asks = {i: p.injected for i, p in enumerate(packets) if paths[i]}
+    asks = {i: _unloaded(p, paths[i], 0) for i, p in enumerate(packets) if paths[i]}
     late = {i: 0 for i, p in enumerate(packets) if not paths[i]}
     free: dict = {}
     headers: dict = {}
@@ -87,13 +93,14 @@ def _reference(packets: list[Packet]) -> dict[int, int]:
         for i in sorted(i for i, t in asks.items() if t == cycle):
             del asks[i]
             link = paths[i][hop[i]]
-            if packets[i].flits == 1:
+            if packets[i].flits == 1 and link[3] != "bank":
                 at = max(cycle, headers.get(link, 0))
                 headers[link] = at + 1
                 free[link] = free[link] + 1 if free.get(link, 0) > at else at + 1
                 _went(i, at, paths, hop, asks, late, packets)
             else:
-                port = 0 if hop[i] == 0 else (1 if paths[i][hop[i] - 1][3] == "x" else 2)
+                before = paths[i][hop[i] - 1][3] if hop[i] else "bank"
+                port = 0 if "bank" in (link[3], before) else 1 if before == "x" else 2
                 queues.setdefault(link, (deque(), deque(), deque()))[port].append(i)
         for link, ports in sorted(queues.items()):
             if free.get(link, 0) <= cycle and any(ports):
@@ -104,32 +111,89 @@ def _reference(packets: list[Packet]) -> dict[int, int]:
                         break
                 i = ports[port].popleft()
                 last[link] = port
-                free[link] = cycle + packets[i].flits
+                free[link] = cycle + (packets[i].bank_hold if link[3] == "bank" else packets[i].flits)
                 _went(i, cycle, paths, hop, asks, late, packets)
         cycle += 1
     return late
 
 
+def _path(p: Packet) -> list:
+    """The route, with a DRAM controller before it (a read's response) or after it (a write's data)."""
+    path = route(FACTS, p.noc, p.source, p.target)
+    if p.bank is None:
+        return path
+    return [p.bank, *path] if p.bank_first else [*path, p.bank]
+
+
+def _unloaded(p: Packet, path: list, hop: int) -> int:
+    """When the packet asks for link ``hop`` with nothing in its way (Packet): the controller at
+    ``bank_at``, the route's links from ``injected`` one router hop apart."""
+    if path[hop][3] == "bank":
+        return p.bank_at
+    return p.injected + (hop - (p.bank is not None and p.bank_first)) * NOC.router_hop
+
+
 def _went(i, cycle, paths, hop, asks, late, packets) -> None:
-    if hop[i] + 1 < len(paths[i]):
+    p, path = packets[i], paths[i]
+    if hop[i] + 1 < len(path):
         hop[i] += 1
-        asks[i] = cycle + NOC.router_hop
+        asks[i] = cycle + _unloaded(p, path, hop[i]) - _unloaded(p, path, hop[i] - 1)
     else:
-        late[i] = cycle - packets[i].injected - hop[i] * NOC.router_hop
+        late[i] = cycle - _unloaded(p, path, hop[i])
 
 
-_packets = st.lists(
-    st.builds(
-        Packet,
-        st.sampled_from([0, 1]),
-        st.tuples(st.integers(0, 5), st.integers(0, 3)),
-        st.tuples(st.integers(0, 5), st.integers(0, 3)),
-        st.integers(0, 120),
-        st.sampled_from([1, 2, 5, 17]),
-    ),
-    min_size=1,
-    max_size=14,
-)
+@st.composite
+def _packet(draw) -> Packet:
+    noc = draw(st.sampled_from([0, 1]))
+    source = draw(st.tuples(st.integers(0, 5), st.integers(0, 3)))
+    target = draw(st.tuples(st.integers(0, 5), st.integers(0, 3)))
+    injected = draw(st.integers(0, 120))
+    flits = draw(st.sampled_from([1, 2, 5, 17]))
+    if not draw(st.booleans()):
+        return Packet(noc, source, target, injected, flits)
+    # A DRAM access: a read's response (the controller asked before its header leaves) or a write's
+    # data (the controller asked once its header has come the whole route); two controllers.
+    first = draw(st.booleans())
+    hops = len(route(FACTS, noc, source, target))
+    gap = draw(st.integers(1, 40))
+    at = injected if first else injected + hops * NOC.router_hop + gap
+    injected += gap if first else 0
+    bank = bank_link(draw(st.integers(0, 1)))
+    hold = draw(st.integers(1, 40))
+    return Packet(
+        noc, source, target, injected, max(flits, 2), bank=bank, bank_hold=hold, bank_at=at, bank_first=first
+    )
+
+
+_packets = st.lists(_packet(), min_size=1, max_size=14)
+
+
+def test_a_dram_controller_serves_both_nocs_first_come_first_served() -> None:
+    # Three 2 KiB reads of one bank reach its controller at 100 (NoC #0), 101 (NoC #1) and 102 (NoC #0):
+    # each holds it 35 cycles, so they are taken at 100, 135 and 170, whatever the NoC. Their responses
+    # leave 300 cycles after (asked 300 later unloaded), on links of their own: late 0, 34 and 68.
+    bank = bank_link(0)
+    reads = [
+        Packet(
+            noc,
+            (0, 0),
+            (1, 2) if noc == 0 else (15, 9),
+            at + 300,
+            33,
+            bank=bank,
+            bank_hold=35,
+            bank_at=at,
+            bank_first=True,
+        )
+        for noc, at in ((0, 100), (1, 101), (0, 102))
+    ]
+    assert _late(reads) == {0: 0, 1: 34, 2: 68}
+    # A write's data reach the controller after their route, and wait for the reads before them.
+    write = Packet(0, (1, 2), (0, 0), 60, 33, bank=bank, bank_hold=37, bank_at=150, bank_first=False)
+    assert _late([*reads, write])[3] == 205 - 150
+    # Another bank's controller is free.
+    other = Packet(0, (1, 2), (0, 2), 60, 33, bank=bank_link(1), bank_hold=37, bank_at=150)
+    assert _late([*reads, other])[3] == 0
 
 
 @settings(max_examples=150, deadline=None)

@@ -53,6 +53,12 @@ class Packet:
     ``injected``: the cycle the unloaded model has its header enter the first link (the issuing NIU's
     ``niu_to_router`` after the packet left). ``flits``: header and data flits, each link carrying one
     a cycle. ``group``: packets of one multicast share it (the tree carries the flits once per link).
+
+    A packet moving DRAM data also crosses its bank's controller (``bank``, a link of its own that
+    both NoCs share), held ``bank_hold`` cycles: a read's response after it (``bank_first``: the
+    controller is asked at ``bank_at``, the request's arrival, and the response's header enters its
+    first link at ``injected``), a write's data before it (asked at ``bank_at``, the header's arrival
+    at the DRAM tile).
     """
 
     noc: int
@@ -61,6 +67,15 @@ class Packet:
     injected: int
     flits: int
     group: tuple | None = None
+    bank: Link | None = None
+    bank_hold: int = 0
+    bank_at: int = 0
+    bank_first: bool = False
+
+
+def bank_link(group: int) -> Link:
+    """The controller of DRAM ``group`` as a link of the routers' (NoC -1: both NoCs reach it)."""
+    return (-1, group, 0, "bank")
 
 
 def route(facts: NocFacts, noc: int, source: tuple[int, int], target: tuple[int, int]) -> list[Link]:
@@ -91,8 +106,14 @@ class Fabric(Protocol):
         """The modelled passive endpoint (ARC, Ethernet) at NoC #0 ``xy``, or None (none modelled)."""
 
     def send(
-        self, source: Noc, target: tuple[int, int], cycle: int, action: RemoteAction, packet: Packet
+        self,
+        source: Noc,
+        target: tuple[int, int],
+        cycle: int,
+        action: RemoteAction,
+        packet: Packet,
+        span: tuple[int, int] | None = None,
     ) -> None:
         """Run ``action`` at the NIU of the tile at ``target`` at ``cycle`` (at least
         ``NOC.lookahead`` after the sender's present cycle), later by what ``packet`` waits for links
-        other packets hold."""
+        (and a DRAM controller) other packets hold. ``span``: the target's L1 bytes it writes."""

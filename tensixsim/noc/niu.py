@@ -77,6 +77,10 @@ changes. Readings where the pages are silent:
   ``NOC_RET_ADDR``). A rectangle with a corner outside the grid is :class:`NoEndpoint`.
 - Inline writes to L1 (unsafe on Blackhole, MemoryMap.md) and zero-length reads / writes are
   :class:`~tensixsim.errors.UndefinedBehavior`; ``NOC_CMD_L1_ACC_AT_EN`` (unusable, a hardware bug) too.
+- A DRAM bank's controller serves the accesses reaching it one after another (NocTiming.dram_hold):
+  a lone tile's NIU keeps the controllers (``bank_free``); on a chip the routers do, and the data of
+  a DRAM access cross the links of their route (Fabric.send), so the action lands here once they
+  have come through.
 - Completions are events at a cycle (latency and bandwidth from :data:`tensixsim.timing.NOC`). The
   tile delivers them in cycle order before the earliest core's cycle, and a counter read delivers
   every event up to the reading cycle first; a core polling L1 sees a transfer's data at its next
@@ -105,6 +109,7 @@ from tensixsim.noc.fabric import (
     NoEndpoint,
     Packet,
     RemoteAction,
+    bank_link,
 )
 from tensixsim.noc.registers import (
     AT_CAS,
@@ -207,6 +212,9 @@ class Noc:
     l1_spans: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
     tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
     rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
+    # A lone tile's DRAM bank controllers (a chip's are its routers'): group -> first cycle free.
+    bank_free: dict[int, int] = field(default_factory=dict)
+    inbound: int = 0  # responses to this tile's DRAM requests still in the chip's fabric
     # Per NoC and request initiator: the cycle its NOC_CMD_CTRL reads 0 again (NocTiming.command_busy).
     busy_until: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
     _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
@@ -246,6 +254,8 @@ class Noc:
         self.l1_spans.clear()
         self.tx_free[:] = [0] * nocs
         self.rx_free[:] = [0] * nocs
+        self.bank_free.clear()
+        self.inbound = 0
         self.busy_until[...] = 0
         self._sequence = itertools.count()
         self.place(*self.position)
@@ -368,7 +378,7 @@ class Noc:
         if (x, y) == own:
             return Endpoint("tile", hops=0)
         if noc0 in self.facts.dram_tiles and self.dram is not None:
-            return Endpoint("dram", self.facts.dram_tiles[noc0], hops)
+            return Endpoint("dram", self.facts.dram_tiles[noc0], hops, xy=noc0)
         if self.fabric is not None:
             kind = self.fabric.endpoint_kind(noc0)
             if kind == "tensix":
@@ -406,6 +416,49 @@ class Noc:
     def _write_access(self, endpoint: Endpoint) -> int:
         """Cycles from a write reaching ``endpoint`` until it has completed (and is acknowledged)."""
         return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_write
+
+    def _served(self, endpoint: Endpoint, reached: int, length: int, write: bool) -> int:
+        """The cycle ``endpoint`` starts an access of ``length`` bytes that reaches it at ``reached``:
+        a lone tile's DRAM bank takes it at its controller's turn, first come first served
+        (NocTiming.dram_hold); on a chip the routers give that turn (``_bank_packet``)."""
+        if endpoint.kind != "dram" or self.fabric is not None:
+            return reached
+        start = max(reached, self.bank_free.get(endpoint.group, 0))
+        self.bank_free[endpoint.group] = start + NOC.dram_hold(length, write)
+        return start
+
+    def _bank_packet(
+        self, noc: int, dram: Endpoint, reached: int, length: int, write: bool, ready: int, flits: int
+    ) -> Packet:
+        """The packet of a chip's DRAM access that moves its data: a read's response (its data ready to
+        leave at ``ready`` unloaded) or a write's data (sent at ``ready``), crossing the controller of
+        ``dram``'s group (asked at ``reached``, the request's arrival) and the links of its route."""
+        far, own = self.coordinates(noc, dram.xy), self.coordinates(noc)
+        return Packet(
+            noc,
+            own if write else far,
+            far if write else own,
+            ready + NOC.niu_to_router,
+            flits,
+            bank=bank_link(dram.group),
+            bank_hold=NOC.dram_hold(length, write),
+            bank_at=reached,
+            bank_first=not write,
+        )
+
+    def _inbound(
+        self, cycle: int, action: Callable[[int], None], packet: Packet, span: tuple[int, int] | None = None
+    ) -> None:
+        """Run ``action`` here at ``cycle`` unloaded, later by what ``packet`` waits for in the chip's
+        fabric (its bank's controller, links other packets hold); ``span``: the L1 bytes it writes."""
+        counted = span is not None
+        self.inbound += counted
+
+        def arrived(niu: Noc, at: int) -> None:
+            niu.inbound -= counted
+            action(at)
+
+        self.fabric.send(self, self.position, cycle, arrived, packet, span)
 
     def flits(self, size: int) -> int:
         return max(1, -(-size // (self.facts.flit_bytes or NOC.flit_bytes)))
@@ -670,10 +723,17 @@ class Noc:
                 flits = self.flits(length)
                 sent = max(cycle, self.tx_free[noc]) + 1  # one header flit
                 self.tx_free[noc] = sent
-                arrive = sent + self._latency(source.hops) + self._read_access(source)
+                reached = sent + self._latency(source.hops)  # the request at its target
+                chip = source.kind == "dram" and self.fabric is not None
+                arrive = self._served(source, reached, length, False) + self._read_access(source)
                 first = arrive + self._latency(back)
                 done = max(first + flits, self.rx_free[noc] + flits + 1)
                 self.rx_free[noc] = done
+                if chip:  # the response crosses its bank's controller and the links back (unloaded here)
+                    packet = self._bank_packet(noc, source, reached, length, False, arrive, flits + 1)
+                    read = self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
+                    self._inbound(done + NOC.l1_write, read, packet, (dst + offset, dst + offset + length))
+                    continue
                 if source.kind == "remote":
                     # The response lands ``done - arrive`` after the request is served (later if it
                     # waits for links).
@@ -858,11 +918,17 @@ class Noc:
                     # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's (nor
                     # an ARC / Ethernet tile's NIU, not modelled).
                     loop = target.kind not in ("dram", "device")
-                    arrive = left + self._latency(target.hops) + self._write_access(target)
+                    reached = left + self._latency(target.hops)  # the header at the target
+                    chip = target.kind == "dram" and self.fabric is not None
+                    arrive = self._served(target, reached, length, True) + self._write_access(target)
                     remote_ack = back if marked and target.kind == "remote" else None
                     arrived = self._write_arrived(
                         noc, target, dst + offset, data, mask, marked, loop, remote_ack, txn
                     )
+                    if chip:  # the data cross the links and their bank's controller (unloaded here)
+                        packet = self._bank_packet(noc, target, reached, length, True, left, flits + 1)
+                        self._inbound(arrive, self._dram_written(noc, txn, arrived, marked, back), packet)
+                        continue
                     span = (dst + offset, dst + offset + length)
                     self._at(target, arrive, arrived, noc, left, flits + 1, group, span)
                     if marked and remote_ack is None:
@@ -923,6 +989,19 @@ class Noc:
                 )
 
         return arrived
+
+    def _dram_written(
+        self, noc: int, txn: int, arrived: RemoteAction, marked: bool, back: int
+    ) -> Callable[[int], None]:
+        """A chip's write reaching DRAM (once its bank's controller has taken it): the bytes land, and
+        the acknowledgement comes back ``back`` hops later."""
+
+        def written(cycle: int) -> None:
+            arrived(self, cycle)
+            if marked:
+                self.schedule(cycle + self._latency(back), self._acked(noc, txn))
+
+        return written
 
     def _send_ack(self, noc: int, requester: Noc, cycle: int, hops: int, txn: int) -> None:
         """This (far) NIU acknowledges ``requester``'s write at ``cycle``: a one-flit packet back."""

@@ -15,6 +15,11 @@ furthest 63/K each). Serving packets in the order they reached the link would sh
 A header alone (an acknowledgement, a read request) goes between the flits of the packet holding the
 link, as on a virtual channel of its own, one a cycle; that packet's tail then follows a cycle later.
 
+A DRAM bank's controller is one more link, shared by both NoCs (fabric.bank_link): a read's response
+asks for it when the request reaches the bank and leaves into the links back once it is granted, a
+write's data ask for it once they have crossed the links to the bank. It takes the accesses in the
+order they reach it (one input port), each for its ``bank_hold`` cycles (NocTiming.dram_hold).
+
 Grants are decided in cycle order and only below a bound no packet still to be sent can precede
 (:meth:`Routers.advance`), so they depend only on what the tiles sent and when, never on how the
 chip's windows fell. While a packet is on its way, :meth:`Routers.due` bounds when it can act at its
@@ -97,9 +102,12 @@ class Routers:
         """Put ``packet`` on its route (its header enters the first link at ``packet.injected``, at
         or after every bound given so far; ``due``: when its action runs at its target unloaded).
         Returns what is done at once: a packet with no link."""
-        if packet.injected < self.bound:  # the grants it could have changed are decided: a bug
-            raise AssertionError(f"packet injected at {packet.injected}, below the bound {self.bound}")
+        first = min(packet.injected, packet.bank_at) if packet.bank else packet.injected
+        if first < self.bound:  # the grants it could have changed are decided: a bug
+            raise AssertionError(f"packet injected at {first}, below the bound {self.bound}")
         path = route(self.facts, packet.noc, packet.source, packet.target)
+        if packet.bank is not None:
+            path = [packet.bank, *path] if packet.bank_first else [*path, packet.bank]
         if not path:
             return [(token, 0)]
         group = None
@@ -111,7 +119,7 @@ class Routers:
             group.members += 1
         self.on_the_way += 1
         transit = _Transit(packet, path, token, order, group, due, due=due)
-        heapq.heappush(self.events, (packet.injected, _ARRIVE, order, transit))
+        heapq.heappush(self.events, (self._ask(transit, 0), _ARRIVE, order, transit))
         heapq.heappush(self._dues, (due, order, transit))
         return []
 
@@ -165,7 +173,8 @@ class Routers:
         output = self.outputs.get(link)
         if output is None:
             output = self.outputs[link] = _Output()
-        if transit.packet.flits == 1:
+        bank = link == transit.packet.bank
+        if transit.packet.flits == 1 and not bank:
             # A header alone goes between the flits of the packet holding the link (on a virtual
             # channel of its own), which then ends a cycle later; headers go one a cycle.
             at = max(cycle, output.headers)
@@ -177,7 +186,10 @@ class Routers:
             return
         if group is not None:
             group.grants[link] = []
-        port = LOCAL if transit.hop == 0 else (FROM_X if transit.path[transit.hop - 1][3] == "x" else FROM_Y)
+        # A DRAM controller takes requests in the order they reach it (from its NIU), and a response
+        # leaves it into the DRAM tile's router as a local packet.
+        before = transit.path[transit.hop - 1][3] if transit.hop else "bank"
+        port = LOCAL if bank or before == "bank" else FROM_X if before == "x" else FROM_Y
         output.queues[port].append(transit)
         transit.waits_for = link
         self._hold(transit, max(cycle, output.free))
@@ -198,7 +210,8 @@ class Routers:
                 break
         transit = queues[port].popleft()
         output.last = port
-        output.free = cycle + transit.packet.flits
+        packet = transit.packet
+        output.free = cycle + (packet.bank_hold if link == packet.bank else packet.flits)
         if any(queues):
             heapq.heappush(self.events, (output.free, _DECIDE, link, link))
         else:
@@ -216,22 +229,35 @@ class Routers:
         is that much later than unloaded at least (a packet's pending decision comes at least a hop
         and an NIU before its due, so the bound the chip derives from dues always gets past it).
         Whether its due moved."""
-        due = transit.arrival + start - transit.packet.injected - transit.hop * NOC.router_hop
+        due = transit.arrival + start - self._ask(transit, transit.hop)
         if due <= transit.due:
             return False
         transit.due = due
         heapq.heappush(self._dues, (due, transit.order, transit))
         return True
 
+    @staticmethod
+    def _ask(transit: _Transit, hop: int) -> int:
+        """The cycle the unloaded packet asks for link ``hop`` of its path: one router hop after the
+        link before it, and a DRAM controller when the request reaches it (Packet)."""
+        packet = transit.packet
+        if packet.bank is None:
+            return packet.injected + hop * NOC.router_hop
+        if packet.bank_first:
+            return packet.bank_at if hop == 0 else packet.injected + (hop - 1) * NOC.router_hop
+        return packet.bank_at if hop == len(transit.path) - 1 else packet.injected + hop * NOC.router_hop
+
     def _granted(self, transit: _Transit, cycle: int, done: list) -> None:
         """``transit`` crosses its present link from ``cycle``: on to the next, or arrived."""
         transit.waits_for = None
         # Late by what it waited so far: this link's grant against the unloaded one.
-        late = cycle - transit.packet.injected - transit.hop * NOC.router_hop
+        late = cycle - self._ask(transit, transit.hop)
         if transit.hop + 1 < len(transit.path):
             self._hold(transit, cycle)
             transit.hop += 1
-            heapq.heappush(self.events, (cycle + NOC.router_hop, _ARRIVE, transit.order, transit))
+            heapq.heappush(
+                self.events, (self._ask(transit, transit.hop) + late, _ARRIVE, transit.order, transit)
+            )
             return
         self.on_the_way -= 1
         transit.done = True

@@ -62,6 +62,9 @@ class Case:
     # SOURCE, all released at once; the figure is ``figure_tile``'s.
     senders: tuple[tuple[int, int], ...] = ()
     figure_tile: tuple[int, int] | None = None
+    # With ``senders``: the figure is theirs together (every sender's bytes over the longest sender's
+    # timed region: they start together), as a many-core bench sums its cores' bytes over its window.
+    aggregate: bool = False
     # Assembly run once before the first timed region (a configuration the measured program set up
     # before its clock reads).
     prologue: str = ""

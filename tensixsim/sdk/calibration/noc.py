@@ -288,6 +288,39 @@ def dram_wait(counter: int) -> str:
 DRAM_DIRECT_READ = _dram_read(_DRAM_DIRECT_ADDRESS)
 DRAM_DIRECT_WRITE = _dram_write(_DRAM_DIRECT_ADDRESS)
 
+
+def dram_bank_case(
+    kind: str, tiles: int, silicon: float, *, direct: bool = False, calibrated: bool = True
+) -> Case:
+    """``tiles`` worker tiles (the chip's first, row by row) each streaming the DRAM loop's 512 pages
+    to or from bank 0 at once (the bench's single-bank mode): the bytes of all over the window."""
+    read = kind == "read"
+    if direct:
+        body = DRAM_DIRECT_READ if read else DRAM_DIRECT_WRITE
+    else:
+        body = _DRAM_READ if read else _DRAM_WRITE
+    counter = RD_RESP if read else WR_ACK
+    senders = get_arch(ARCH).noc.tensix_tiles[:tiles]
+    how = "addressed directly" if direct else "through the bank table"
+    return Case(
+        f"dram_bank_{kind}_{tiles}{'_direct' if direct else ''}",
+        f"DRAM {kind}, {tiles} tiles on one bank {how} (B/cycle, all together)",
+        body,
+        1,
+        (silicon, silicon),
+        iters=DRAM_PAGES,
+        mmio="niu",
+        setup=dram_setup(counter, direct=direct),
+        teardown=dram_wait(counter),
+        bytes_per_op=DRAM_PAGE,
+        subtract_empty=False,
+        calibrated=calibrated,
+        peer=senders[0],
+        senders=senders,
+        aggregate=True,
+    )
+
+
 DRAM_CASES = (
     Case(
         "dram_read",
@@ -315,4 +348,8 @@ DRAM_CASES = (
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
     ),
+    # The bank's controller (NocTiming.dram_read_page / dram_write_page): four tiles through the bank
+    # table, as the bench's single-bank runs (NoC #0; the firmware table's endpoint).
+    dram_bank_case("read", 4, 58.88),
+    dram_bank_case("write", 4, 54.01),
 )

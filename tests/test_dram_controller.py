@@ -1,0 +1,95 @@
+"""A DRAM bank's controller (NocTiming.dram_hold): the accesses reaching one bank are served one after
+another, first come first served, on a lone tile (its NIU keeps the controllers) and on a chip (the
+routers do, so the order never depends on the chip's windows)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from asm import assemble
+from test_noc import DRAM_TILE, DST, NIU, OWN, PROGRAM, SRC, TABLE, WAITS, C, hi
+
+from tensixsim import Tile
+from tensixsim.chip import Chip
+from tensixsim.sdk.calibration.case import RESULTS
+from tensixsim.sdk.calibration.harness import build_case, run_case
+from tensixsim.sdk.calibration.noc import DRAM_PAGE, DRAM_PAGES, dram_bank_case
+from tensixsim.timing import NOC, RISCV
+
+SIZE = 16384  # one packet
+DRAM_AT = 0x100000
+
+
+def _cycles(kind: str, groups: list[int]) -> int:
+    """BRISC issues a 16 KiB read (or acknowledged write) to each of ``groups`` in turn, alternating
+    the NoCs (so the NIUs' own links do not bind), and polls until all are done; the cycle it ends."""
+    records = []
+    for n, group in enumerate(groups):
+        noc = n % 2
+        f = [0] * 12
+        if kind == "read":
+            f[0], f[2], f[3], f[5], f[8] = (
+                0x1000,
+                hi(noc, DRAM_TILE[group]),
+                DST + SIZE * n,
+                hi(noc, OWN),
+                SIZE,
+            )
+        else:
+            f[0], f[2], f[3], f[5] = SRC, hi(noc, OWN), DRAM_AT + SIZE * n, hi(noc, DRAM_TILE[group])
+            f[7], f[8] = 2 | 0x10, SIZE
+        records.append(struct.pack("<13I", NIU[noc] + (n // 2 % 4) * 0x800, *f) + bytes(12))
+    counter = C["RD_RESP_RECEIVED" if kind == "read" else "WR_ACK_RECEIVED"]
+    waits = [(NIU[noc] + 0x200 + 4 * counter, len(groups[noc::2])) for noc in (0, 1)]
+    tile = Tile("blackhole")
+    tile.write(TABLE, struct.pack("<I", len(records)) + bytes(12) + b"".join(records))
+    tile.write(WAITS, struct.pack("<I", len(waits)) + b"".join(struct.pack("<II", *w) for w in waits))
+    tile.write(0, assemble(PROGRAM))
+    return tile.run(release=["brisc"], max_cycles=1_000_000).cycles
+
+
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_one_banks_accesses_are_served_one_after_another(kind):
+    hold = NOC.dram_hold(SIZE, kind == "write")
+    assert hold == -(-SIZE * (NOC.dram_write_page if kind == "write" else NOC.dram_read_page) // 2048)
+    # Four more accesses of one bank end four controller turns later (give or take the poll loop's
+    # iteration: an MMIO read and a branch), whichever NoC each comes on.
+    poll = RISCV.mmio_read + 1
+    one_bank = _cycles(kind, [0] * 6) - _cycles(kind, [0] * 2)
+    assert abs(one_bank - 4 * hold) < poll
+    # Spread over two banks (one per NoC), the same accesses end far sooner: the program's issue and
+    # the NIUs' links bind, not a controller.
+    two_banks = _cycles(kind, [0, 4] * 3) - _cycles(kind, [0, 4])
+    assert two_banks < 0.6 * 4 * hold
+
+
+def _bank_run(case, **chip) -> list[bytes]:
+    elf = build_case(case, "brisc")
+    sim = Chip("blackhole", **chip)
+    for xy in case.senders:
+        sim.tile(*xy).load_elf("brisc", elf)
+    sim.run(max_cycles=10_000_000, release={xy: ("brisc",) for xy in case.senders})
+    return [sim.tile(*xy).read(RESULTS, 8) for xy in case.senders]
+
+
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_tiles_sharing_a_bank_get_its_controllers_rate_at_every_quantum_and_window(kind):
+    case = dram_bank_case(kind, 3, 1.0, direct=True)
+    default = _bank_run(case)
+    assert _bank_run(case, quantum=100, window=5) == default
+    assert _bank_run(case, quantum=7) == default
+    # Together they move a page per controller turn (their loops ask more), give or take the start
+    # and the last responses: within 2%.
+    longest = max(int.from_bytes(raw[:4], "little") for raw in default)
+    page = NOC.dram_write_page if kind == "write" else NOC.dram_read_page
+    rate = 3 * DRAM_PAGES * DRAM_PAGE / longest
+    assert rate == pytest.approx(DRAM_PAGE / page, rel=0.02)
+
+
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_one_tile_of_a_chip_streams_as_a_lone_tile_does(kind):
+    # Alone, its traffic waits for nothing in the fabric: the same cycles as without one.
+    case = dram_bank_case(kind, 1, 1.0, direct=True)
+    alone = run_case(type(case)(**{**case.__dict__, "peer": None, "senders": (), "aggregate": False}))
+    assert run_case(case).per_core == alone.per_core
