@@ -455,7 +455,7 @@ class Noc:
         self.inbound += counted
 
         def arrived(niu: Noc, at: int) -> None:
-            niu.inbound -= counted
+            niu.inbound = max(0, niu.inbound - counted)  # (the NIU may have been reset meanwhile)
             action(at)
 
         self.fabric.send(self, self.position, cycle, arrived, packet, span)
