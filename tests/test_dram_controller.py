@@ -14,7 +14,7 @@ from tensixsim import Tile
 from tensixsim.chip import Chip
 from tensixsim.sdk.calibration.case import RESULTS
 from tensixsim.sdk.calibration.harness import build_case, run_case
-from tensixsim.sdk.calibration.noc import DRAM_PAGE, DRAM_PAGES, dram_bank_case
+from tensixsim.sdk.calibration.noc import DRAM_PAGE, DRAM_PAGES, dram_case
 from tensixsim.timing import NOC, RISCV
 
 SIZE = 16384  # one packet
@@ -75,7 +75,7 @@ def _bank_run(case, **chip) -> list[bytes]:
 
 @pytest.mark.parametrize("kind", ["read", "write"])
 def test_tiles_sharing_a_bank_get_its_controllers_rate_at_every_quantum_and_window(kind):
-    case = dram_bank_case(kind, 3, 1.0, direct=True)
+    case = dram_case(kind, 1.0, direct=True, tiles=3)
     default = _bank_run(case)
     assert _bank_run(case, quantum=100, window=5) == default
     assert _bank_run(case, quantum=7) == default
@@ -90,6 +90,5 @@ def test_tiles_sharing_a_bank_get_its_controllers_rate_at_every_quantum_and_wind
 @pytest.mark.parametrize("kind", ["read", "write"])
 def test_one_tile_of_a_chip_streams_as_a_lone_tile_does(kind):
     # Alone, its traffic waits for nothing in the fabric: the same cycles as without one.
-    case = dram_bank_case(kind, 1, 1.0, direct=True)
-    alone = run_case(type(case)(**{**case.__dict__, "peer": None, "senders": (), "aggregate": False}))
-    assert run_case(case).per_core == alone.per_core
+    alone = run_case(dram_case(kind, 1.0, direct=True))
+    assert run_case(dram_case(kind, 1.0, direct=True, tiles=1)).per_core == alone.per_core

@@ -28,16 +28,8 @@ from tensixsim.sdk.calibration.case import (
     word,
 )
 from tensixsim.sdk.calibration.noc import (
-    DRAM_DIRECT_READ,
-    DRAM_DIRECT_WRITE,
-    DRAM_PAGE,
-    DRAM_PAGES,
     NOC_XY,
-    RD_RESP,
-    WR_ACK,
-    dram_bank_case,
-    dram_setup,
-    dram_wait,
+    dram_case,
     noc_atomic,
     own_tile_case,
     peer_case,
@@ -347,25 +339,9 @@ LATENCY_CHECKS = (
 # The write is the bank's controller's rate (NocTiming.dram_write_page: the loop alone would move
 # 59.8). The read is not calibrated (docs/timing.md): the loop alone moves 56.4, under the
 # controller's 58.5, and what holds silicon's one core to 51.4 is not known.
-DRAM_CHECKS = tuple(
-    Case(
-        f"dram_direct_{kind}",
-        f"DRAM {kind}, one bank addressed directly, one core (B/cycle)",
-        body,
-        1,
-        (silicon, silicon),
-        iters=DRAM_PAGES,
-        mmio="niu",
-        setup=dram_setup(counter, direct=True),
-        teardown=dram_wait(counter),
-        bytes_per_op=DRAM_PAGE,
-        subtract_empty=False,
-        calibrated=kind == "write",
-    )
-    for kind, body, counter, silicon in (
-        ("read", DRAM_DIRECT_READ, RD_RESP, 51.361),
-        ("write", DRAM_DIRECT_WRITE, WR_ACK, 54.260),
-    )
+DRAM_CHECKS = (
+    dram_case("read", 51.361, direct=True, calibrated=False),
+    dram_case("write", 54.260, direct=True),
 )
 
 # Several tiles on one bank at once (the bench's single-bank mode, NoC #0): the bank's controller
@@ -376,12 +352,12 @@ DRAM_CHECKS = tuple(
 # modelled. With 16 tiles and more, silicon's runs spread from 45 to 59 bytes a cycle (on both NoCs,
 # every endpoint; about 45 from 32 tiles on), which a controller of one rate does not give.
 DRAM_BANK_CHECKS = (
-    dram_bank_case("read", 2, 58.483, direct=True),
-    dram_bank_case("read", 8, 58.56, direct=True),
-    dram_bank_case("write", 2, 51.11, direct=True),
-    dram_bank_case("write", 4, 55.068, direct=True),
-    dram_bank_case("write", 8, 55.081, direct=True),
-    dram_bank_case("read", 2, 48.771, calibrated=False),
+    dram_case("read", 58.483, direct=True, tiles=2),
+    dram_case("read", 58.56, direct=True, tiles=8),
+    dram_case("write", 51.11, direct=True, tiles=2),
+    dram_case("write", 55.068, direct=True, tiles=4),
+    dram_case("write", 55.081, direct=True, tiles=8),
+    dram_case("read", 48.771, tiles=2, calibrated=False),
 )
 
 # --------------------------------------------------------------------------- RISC-V rates (probe suite,

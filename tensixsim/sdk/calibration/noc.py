@@ -289,22 +289,35 @@ DRAM_DIRECT_READ = _dram_read(_DRAM_DIRECT_ADDRESS)
 DRAM_DIRECT_WRITE = _dram_write(_DRAM_DIRECT_ADDRESS)
 
 
-def dram_bank_case(
-    kind: str, tiles: int, silicon: float, *, direct: bool = False, calibrated: bool = True
+def dram_case(
+    kind: str, silicon: float, *, direct: bool = False, tiles: int = 0, calibrated: bool = True
 ) -> Case:
-    """``tiles`` worker tiles (the chip's first, row by row) each streaming the DRAM loop's 512 pages
-    to or from bank 0 at once (the bench's single-bank mode): the bytes of all over the window."""
+    """The DRAM loop's 512 pages to or from bank 0 (``direct``: addressed directly, the bench's direct
+    mode), on one core of a lone tile, or with ``tiles`` on that many worker tiles of a chip (the
+    chip's first, row by row) at once, the bench's single-bank mode: the bytes of all over the window."""
     read = kind == "read"
     if direct:
         body = DRAM_DIRECT_READ if read else DRAM_DIRECT_WRITE
     else:
         body = _DRAM_READ if read else _DRAM_WRITE
     counter = RD_RESP if read else WR_ACK
-    senders = get_arch(ARCH).noc.tensix_tiles[:tiles]
     how = "addressed directly" if direct else "through the bank table"
+    if tiles:
+        senders = get_arch(ARCH).noc.tensix_tiles[:tiles]
+        name = f"dram_bank_{kind}_{tiles}{'_direct' if direct else ''}"
+        what = f"DRAM {kind}, {tiles} tiles on one bank {how} (B/cycle, all together)"
+        chip = {"peer": senders[0], "senders": senders, "aggregate": True}
+    else:
+        name = f"dram_{'direct_' if direct else ''}{kind}"
+        what = (
+            f"DRAM {kind}, one bank addressed directly, one core (B/cycle)"
+            if direct
+            else f"DRAM interleaved {kind}, one core (B/cycle)"
+        )
+        chip = {}
     return Case(
-        f"dram_bank_{kind}_{tiles}{'_direct' if direct else ''}",
-        f"DRAM {kind}, {tiles} tiles on one bank {how} (B/cycle, all together)",
+        name,
+        what,
         body,
         1,
         (silicon, silicon),
@@ -315,41 +328,15 @@ def dram_bank_case(
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
         calibrated=calibrated,
-        peer=senders[0],
-        senders=senders,
-        aggregate=True,
+        **chip,
     )
 
 
 DRAM_CASES = (
-    Case(
-        "dram_read",
-        "DRAM interleaved read, one core (B/cycle)",
-        _DRAM_READ,
-        1,
-        (26.86, 26.86),
-        iters=DRAM_PAGES,
-        mmio="niu",
-        setup=dram_setup(RD_RESP),
-        teardown=dram_wait(RD_RESP),
-        bytes_per_op=DRAM_PAGE,
-        subtract_empty=False,
-    ),
-    Case(
-        "dram_write",
-        "DRAM interleaved write, one core (B/cycle)",
-        _DRAM_WRITE,
-        1,
-        (27.63, 27.63),
-        iters=DRAM_PAGES,
-        mmio="niu",
-        setup=dram_setup(WR_ACK),
-        teardown=dram_wait(WR_ACK),
-        bytes_per_op=DRAM_PAGE,
-        subtract_empty=False,
-    ),
+    dram_case("read", 26.86),
+    dram_case("write", 27.63),
     # The bank's controller (NocTiming.dram_read_page / dram_write_page): four tiles through the bank
     # table, as the bench's single-bank runs (NoC #0; the firmware table's endpoint).
-    dram_bank_case("read", 4, 58.88),
-    dram_bank_case("write", 4, 54.01),
+    dram_case("read", 58.88, tiles=4),
+    dram_case("write", 54.01, tiles=4),
 )
