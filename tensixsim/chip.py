@@ -43,7 +43,7 @@ from tensixsim.endpoints import MODELS, MappedEndpoint
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, Unimplemented
 from tensixsim.noc import REMOTE_ORDER, Noc, Packet, RemoteAction
 from tensixsim.noc.routers import Routers
-from tensixsim.results import RunResult
+from tensixsim.results import DramBankUse, RunResult, dram_lines
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.tensix.frontend import NEVER, Engine
 from tensixsim.tile import Tile
@@ -268,10 +268,12 @@ class ChipResult:
     windows: int  # tile windows run (scheduling work, not emulated time)
     # Tiles left waiting for the host (``Chip.run(quiet=True)``): what each waiting core waits for.
     waiting: dict[XY, str] = field(default_factory=dict)
+    # The DRAM banks the tiles' requests used, by group, since the chip was made.
+    dram: dict[int, DramBankUse] = field(default_factory=dict)
 
     def summary(self) -> str:
         lines = [f"tile {xy}: {r.cycles} cycles" for xy, r in sorted(self.tiles.items())]
-        return "\n".join([*lines, f"total: {self.cycles} cycles"])
+        return "\n".join([*lines, f"total: {self.cycles} cycles", *dram_lines(self.dram, self.cycles)])
 
 
 class Chip:
@@ -432,7 +434,8 @@ class Chip:
             raise Deadlock(f"tile {xy}: {error.message}", cycle=error.cycle, cores=error.cores)
         results = {xy: tile.result() for xy, tile in self.tiles.items()}
         cycles = max((r.cycles for r in results.values()), default=0)
-        return ChipResult(cycles, results, windows, {xy: e.message for xy, e in stuck.items()})
+        dram = {group: DramBankUse(*use) for group, use in self.fabric.routers.banks.items()}
+        return ChipResult(cycles, results, windows, {xy: e.message for xy, e in stuck.items()}, dram)
 
     def advance(self, until: int, touched: tuple[XY, ...] = ()) -> None:
         """Run every built tile up to cycle ``until``, as a host's clock does (tensixsim.endpoints.host).

@@ -40,6 +40,38 @@ class UnitStats:
 
 
 @dataclass(frozen=True)
+class DramBankUse:
+    """One DRAM bank's controller (NocTiming.dram_hold): the accesses it took, the cycles it spent on
+    them, and the cycles they waited for it behind each other."""
+
+    accesses: int
+    busy_cycles: int
+    waited_cycles: int
+
+
+def count_bank_use(table: dict[int, list[int]], group: int, hold: int, waited: int) -> None:
+    """Add one access of DRAM ``group`` (held ``hold`` cycles after waiting ``waited``) to ``table``
+    (group -> accesses, busy, waited: what DramBankUse is made from)."""
+    use = table.setdefault(group, [0, 0, 0])
+    use[0] += 1
+    use[1] += hold
+    use[2] += waited
+
+
+def dram_lines(dram: dict[int, DramBankUse], cycles: int) -> list[str]:
+    """The summary's table of the DRAM banks a run used (none: no lines)."""
+    if not dram:
+        return []
+    lines = ["", f"{'dram bank':9} {'accesses':>10} {'busy':>10} {'busy %':>7} {'waited':>10}"]
+    for group, use in sorted(dram.items()):
+        share = 100 * use.busy_cycles / cycles if cycles else 0.0
+        lines.append(
+            f"{group:<9} {use.accesses:>10} {use.busy_cycles:>10} {share:>6.1f}% {use.waited_cycles:>10}"
+        )
+    return lines
+
+
+@dataclass(frozen=True)
 class RunResult:
     cycles: int
     cores: dict[str, CoreStats]
@@ -50,6 +82,9 @@ class RunResult:
     # user had made unordered, since the tile was made or reset (Tile.l1_order_late): with none, the
     # results and cycles do not depend on the quantum.
     l1_order_late: int = 0
+    # The DRAM banks this tile's requests used, by group, since the tile was made or reset (a lone
+    # tile's; a chip's banks are in ChipResult.dram).
+    dram: dict[int, DramBankUse] = field(default_factory=dict)
 
     # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
     events: EventLog | None = field(default=None, compare=False, repr=False)
@@ -97,6 +132,7 @@ class RunResult:
             for unit in sorted(self.units.values(), key=lambda u: -u.busy_cycles):
                 share = 100 * unit.busy_cycles / self.cycles if self.cycles else 0.0
                 lines.append(f"{unit.name:8} {unit.instructions:>10} {unit.busy_cycles:>10} {share:>6.1f}%")
+        lines += dram_lines(self.dram, self.cycles)
         if self.events is not None:
             lines += ["", self.bottleneck().text()]
         return "\n".join(lines)

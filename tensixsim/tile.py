@@ -499,8 +499,9 @@ class Tile(Scheduler, Parking):
             for c in self.cores
         }
         engine = self.backend if isinstance(self.backend, Engine) else None
+        dram = self.noc.bank_use() if self.noc is not None else {}
         if engine is None:
-            return RunResult(self.cycle, cores, l1_order_late=int(self.l1_order_late[0]))
+            return RunResult(self.cycle, cores, l1_order_late=int(self.l1_order_late[0]), dram=dram)
         pipes = tuple(PipeStats(p.thread, p.issued, dict(p.stalled)) for p in engine.pipes)
         units = {name: UnitStats(name, n, busy) for name, (n, busy) in engine.unit_stats.items()}
         unpackers = self.coprocessor.unpackers  # their L1 fetches run behind the unpack issue slot
@@ -514,6 +515,7 @@ class Tile(Scheduler, Parking):
             pipes,
             units,
             l1_order_late=int(self.l1_order_late[0]),
+            dram=dram,
             events=self._last_events,
         )
 

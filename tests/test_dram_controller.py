@@ -12,6 +12,7 @@ from test_noc import DRAM_TILE, DST, NIU, OWN, PROGRAM, SRC, TABLE, WAITS, C, hi
 
 from tensixsim import Tile
 from tensixsim.chip import Chip
+from tensixsim.results import DramBankUse, RunResult
 from tensixsim.sdk.calibration.case import RESULTS
 from tensixsim.sdk.calibration.harness import build_case, run_case
 from tensixsim.sdk.calibration.noc import DRAM_PAGE, DRAM_PAGES, dram_case
@@ -21,7 +22,7 @@ SIZE = 16384  # one packet
 DRAM_AT = 0x100000
 
 
-def _cycles(kind: str, groups: list[int]) -> int:
+def _run(kind: str, groups: list[int]) -> RunResult:
     """BRISC issues a 16 KiB read (or acknowledged write) to each of ``groups`` in turn, alternating
     the NoCs (so the NIUs' own links do not bind), and polls until all are done; the cycle it ends."""
     records = []
@@ -46,7 +47,11 @@ def _cycles(kind: str, groups: list[int]) -> int:
     tile.write(TABLE, struct.pack("<I", len(records)) + bytes(12) + b"".join(records))
     tile.write(WAITS, struct.pack("<I", len(waits)) + b"".join(struct.pack("<II", *w) for w in waits))
     tile.write(0, assemble(PROGRAM))
-    return tile.run(release=["brisc"], max_cycles=1_000_000).cycles
+    return tile.run(release=["brisc"], max_cycles=1_000_000)
+
+
+def _cycles(kind: str, groups: list[int]) -> int:
+    return _run(kind, groups).cycles
 
 
 @pytest.mark.parametrize("kind", ["read", "write"])
@@ -58,6 +63,11 @@ def test_one_banks_accesses_are_served_one_after_another(kind):
     poll = RISCV.mmio_read + 1
     one_bank = _cycles(kind, [0] * 6) - _cycles(kind, [0] * 2)
     assert abs(one_bank - 4 * hold) < poll
+    # The run says so: the bank took six accesses, busy a turn each, and they waited behind each
+    # other (the program issues them faster than the controller takes them).
+    use = _run(kind, [0] * 6).dram
+    assert use.keys() == {0} and (use[0].accesses, use[0].busy_cycles) == (6, 6 * hold)
+    assert use[0].waited_cycles > 5 * 4 * hold // 10
     # Spread over two banks (one per NoC), the same accesses end far sooner: the program's issue and
     # the NIUs' links bind, not a controller.
     two_banks = _cycles(kind, [0, 4] * 3) - _cycles(kind, [0, 4])
@@ -69,8 +79,13 @@ def _bank_run(case, **chip) -> list[bytes]:
     sim = Chip("blackhole", **chip)
     for xy in case.senders:
         sim.tile(*xy).load_elf("brisc", elf)
-    sim.run(max_cycles=10_000_000, release={xy: ("brisc",) for xy in case.senders})
+    result = sim.run(max_cycles=10_000_000, release={xy: ("brisc",) for xy in case.senders})
+    _BANKS[:] = [result.dram[group] for group in sorted(result.dram)]
+    assert "dram bank" in result.summary()
     return [sim.tile(*xy).read(RESULTS, 8) for xy in case.senders]
+
+
+_BANKS: list[DramBankUse] = []  # the last chip run's banks
 
 
 @pytest.mark.parametrize("kind", ["read", "write"])
@@ -81,8 +96,12 @@ def test_tiles_sharing_a_bank_get_its_controllers_rate_at_every_quantum_and_wind
     assert _bank_run(case, quantum=7) == default
     # Together they move a page per controller turn (their loops ask more), give or take the start
     # and the last responses: within 2%.
-    longest = max(int.from_bytes(raw[:4], "little") for raw in default)
+    # The run's summary shows the bank busy for every page, and the pages waiting for it.
+    use = _BANKS[0]
     page = NOC.dram_write_page if kind == "write" else NOC.dram_read_page
+    assert (use.accesses, use.busy_cycles) == (3 * DRAM_PAGES, 3 * DRAM_PAGES * page)
+    assert use.waited_cycles > 3 * DRAM_PAGES * page  # each asks about as often as the bank serves
+    longest = max(int.from_bytes(raw[:4], "little") for raw in default)
     rate = 3 * DRAM_PAGES * DRAM_PAGE / longest
     assert rate == pytest.approx(DRAM_PAGE / page, rel=0.02)
 
@@ -92,3 +111,8 @@ def test_one_tile_of_a_chip_streams_as_a_lone_tile_does(kind):
     # Alone, its traffic waits for nothing in the fabric: the same cycles as without one.
     alone = run_case(dram_case(kind, 1.0, direct=True))
     assert run_case(dram_case(kind, 1.0, direct=True, tiles=1)).per_core == alone.per_core
+    # And its bank's controller took its pages at the same turns.
+    lone = Tile("blackhole")
+    run_case(dram_case(kind, 1.0, direct=True), tile_factory=lambda: lone)
+    _bank_run(dram_case(kind, 1.0, direct=True, tiles=1))
+    assert lone.result().dram == {0: _BANKS[0]}

@@ -181,6 +181,7 @@ from tensixsim.noc.registers import (
     TARG_MID,
     TRANSLATION_ENABLE,
 )
+from tensixsim.results import DramBankUse, count_bank_use
 from tensixsim.timing import NOC
 
 if TYPE_CHECKING:
@@ -214,6 +215,7 @@ class Noc:
     rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
     # A lone tile's DRAM bank controllers (a chip's are its routers'): group -> first cycle free.
     bank_free: dict[int, int] = field(default_factory=dict)
+    _bank_use: dict[int, list[int]] = field(default_factory=dict)  # group -> accesses, busy, waited
     inbound: int = 0  # responses to this tile's DRAM requests still in the chip's fabric
     # Per NoC and request initiator: the cycle its NOC_CMD_CTRL reads 0 again (NocTiming.command_busy).
     busy_until: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
@@ -255,6 +257,7 @@ class Noc:
         self.tx_free[:] = [0] * nocs
         self.rx_free[:] = [0] * nocs
         self.bank_free.clear()
+        self._bank_use.clear()
         self.inbound = 0
         self.busy_until[...] = 0
         self._sequence = itertools.count()
@@ -424,8 +427,14 @@ class Noc:
         if endpoint.kind != "dram" or self.fabric is not None:
             return reached
         start = max(reached, self.bank_free.get(endpoint.group, 0))
-        self.bank_free[endpoint.group] = start + NOC.dram_hold(length, write)
+        hold = NOC.dram_hold(length, write)
+        self.bank_free[endpoint.group] = start + hold
+        count_bank_use(self._bank_use, endpoint.group, hold, start - reached)
         return start
+
+    def bank_use(self) -> dict[int, DramBankUse]:
+        """A lone tile's DRAM banks, by group: what their controllers did for it (a chip's: Chip)."""
+        return {group: DramBankUse(*use) for group, use in self._bank_use.items()}
 
     def _bank_packet(
         self, noc: int, dram: Endpoint, reached: int, length: int, write: bool, ready: int, flits: int

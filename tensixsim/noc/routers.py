@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from tensixsim.arch.common import NocFacts
 from tensixsim.noc.fabric import Link, Packet, route
+from tensixsim.results import count_bank_use
 from tensixsim.tensix.frontend import NEVER
 from tensixsim.timing import NOC
 
@@ -93,6 +94,8 @@ class Routers:
         self.on_the_way = 0  # packets not through their last link yet
         self._dues: list[tuple[int, int, _Transit]] = []  # (due, order, transit); stale ones skipped
         self.bound = 0  # every grant before it is decided
+        # DRAM controllers (bank links) by group: accesses, cycles held, cycles waited (never cleared).
+        self.banks: dict[int, list[int]] = {}
 
     def __len__(self) -> int:
         """Packets still on their way (a grant of some link of theirs not decided yet)."""
@@ -211,7 +214,11 @@ class Routers:
         transit = queues[port].popleft()
         output.last = port
         packet = transit.packet
-        output.free = cycle + (packet.bank_hold if link == packet.bank else packet.flits)
+        if link == packet.bank:
+            output.free = cycle + packet.bank_hold
+            count_bank_use(self.banks, link[1], packet.bank_hold, cycle - self._ask(transit, transit.hop))
+        else:
+            output.free = cycle + packet.flits
         if any(queues):
             heapq.heappush(self.events, (output.free, _DECIDE, link, link))
         else:
