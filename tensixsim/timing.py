@@ -384,9 +384,10 @@ class NocTiming:
     # One DRAM bank's controller serves the accesses that reach it (from any of its tiles, on either
     # NoC) one after another, first come first served, each for its bytes at the bank's rate. No page
     # gives the rate. Measured on Blackhole p100a (the DRAM bench, 2 KiB pages of one bank streamed by
-    # 2 to 16 worker tiles at once): about 58.5 bytes a cycle in all for reads and 55 for writes,
-    # whichever of the bank's three tiles the requests go to, where one core alone issues at 26.9
-    # (bank table) or 51.4 (one tile addressed directly). So a 2 KiB page holds the controller 35
+    # 2 to 16 worker tiles at once): about 58.5 bytes a cycle in all for reads and 55 for writes in
+    # most runs (some give 42 to 48, and 32 tiles or more about 45), whichever of the bank's three
+    # tiles the requests go to, where one core alone issues at 26.9 (bank table) or 51.4 (one tile
+    # addressed directly). So a 2 KiB page holds the controller 35
     # cycles read and 37 written, calibrated on the four-tile rows (docs/timing.md).
     dram_page_bytes: int = 2048
     dram_read_page: int = 35
