@@ -347,10 +347,11 @@ DRAM_CHECKS = (
 # Several tiles on one bank at once (the bench's single-bank mode, NoC #0): the bank's controller
 # binds. Addressed directly (endpoint 0) with 2 to 8 tiles, and through the bank table with 2, where
 # silicon's two cores together move 48.8 bytes a cycle, less than the controller's 58.5 and than
-# twice what one moves alone (26.9): here each core alone moves 29.2 (the one-core row's 9%), so two
-# ask more than the controller serves and get its rate, 57.4. What holds silicon's pair back is not
-# modelled. With 16 tiles and more, silicon's runs spread from 45 to 59 bytes a cycle (on both NoCs,
-# every endpoint; about 45 from 32 tiles on), which a controller of one rate does not give.
+# twice what one moves alone (26.9): here each core alone moves 29.2 (9% above silicon's, as the
+# one-core row shows), so two ask more than the controller serves and get its rate, 57.4. What
+# holds silicon's pair back is not modelled. With 16 tiles and more, silicon's runs spread from 45
+# to 59 bytes a cycle (on both NoCs, every endpoint; about 45 from 32 tiles on), which a controller
+# of one rate does not give.
 DRAM_BANK_CHECKS = (
     dram_case("read", 58.483, direct=True, tiles=2),
     dram_case("read", 58.56, direct=True, tiles=8),
