@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -25,6 +26,12 @@ def _tool(name: str) -> str:
     return path
 
 
+def _part(path: Path) -> Path:
+    """Where this process builds ``path`` before renaming it into place: parallel test workers that
+    build the same cached file never see it half written, nor missing while another replaces it."""
+    return path.with_name(f"{path.name}.{os.getpid()}.part")
+
+
 def link(
     source: str, *, text: int = 0, march: str = MARCH, abi: str = "ilp32", extra: tuple[str, ...] = ()
 ) -> Path:
@@ -42,7 +49,9 @@ def link(
             [_tool("ld"), "-m", "elf32lriscv", f"-Ttext=0x{text:x}", "-e", "_start", *extra, "-o", out, obj],
             check=True,
         )
-        shutil.move(out, elf)
+        part = _part(elf)
+        shutil.move(out, part)
+        os.replace(part, elf)
     return elf
 
 
@@ -51,5 +60,7 @@ def assemble(source: str, *, base: int = 0, march: str = MARCH) -> bytes:
     elf = link(source, text=base, march=march)
     binary = elf.with_suffix(".bin")
     if not binary.exists():
-        subprocess.run([_tool("objcopy"), "-O", "binary", "-j", ".text", elf, binary], check=True)
+        part = _part(binary)
+        subprocess.run([_tool("objcopy"), "-O", "binary", "-j", ".text", elf, part], check=True)
+        os.replace(part, binary)
     return binary.read_bytes()
