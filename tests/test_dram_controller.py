@@ -8,10 +8,10 @@ import struct
 
 import pytest
 from asm import assemble
-from test_noc import DRAM_TILE, DST, NIU, OWN, PROGRAM, SRC, TABLE, WAITS, C, hi
+from test_noc import DRAM_TILE, DST, NIU, PROGRAM, SRC, TABLE, WAITS, C, hi
 
 from tensixsim import Tile
-from tensixsim.chip import Chip
+from tensixsim.chip import Chip, ChipResult
 from tensixsim.results import DramBankUse, RunResult
 from tensixsim.sdk.calibration.case import RESULTS
 from tensixsim.sdk.calibration.harness import build_case, run_case
@@ -22,31 +22,33 @@ SIZE = 16384  # one packet
 DRAM_AT = 0x100000
 
 
-def _run(kind: str, groups: list[int]) -> RunResult:
-    """BRISC issues a 16 KiB read (or acknowledged write) to each of ``groups`` in turn, alternating
-    the NoCs (so the NIUs' own links do not bind), and polls until all are done; the cycle it ends."""
+def _load(tile: Tile, kind: str, groups: list[int], nocs: tuple[int, ...] = (0, 1)) -> None:
+    """BRISC's program: a 16 KiB read (or acknowledged write) to each of ``groups`` in turn, on each of
+    ``nocs`` in turn (alternating, the NIUs' own links do not bind), then a poll until all are done."""
+    own = tile.noc.position
     records = []
+    issued = [0, 0]  # per NoC
     for n, group in enumerate(groups):
-        noc = n % 2
+        noc = nocs[n % len(nocs)]
+        issued[noc] += 1
+        far = hi(noc, DRAM_TILE[group])
         f = [0] * 12
         if kind == "read":
-            f[0], f[2], f[3], f[5], f[8] = (
-                0x1000,
-                hi(noc, DRAM_TILE[group]),
-                DST + SIZE * n,
-                hi(noc, OWN),
-                SIZE,
-            )
+            f[0], f[2], f[3], f[5], f[8] = 0x1000, far, DST + SIZE * n, hi(noc, own), SIZE
         else:
-            f[0], f[2], f[3], f[5] = SRC, hi(noc, OWN), DRAM_AT + SIZE * n, hi(noc, DRAM_TILE[group])
-            f[7], f[8] = 2 | 0x10, SIZE
+            f[0], f[2], f[3], f[5], f[7], f[8] = SRC, hi(noc, own), DRAM_AT + SIZE * n, far, 2 | 0x10, SIZE
         records.append(struct.pack("<13I", NIU[noc] + (n // 2 % 4) * 0x800, *f) + bytes(12))
     counter = C["RD_RESP_RECEIVED" if kind == "read" else "WR_ACK_RECEIVED"]
-    waits = [(NIU[noc] + 0x200 + 4 * counter, len(groups[noc::2])) for noc in (0, 1)]
-    tile = Tile("blackhole")
+    waits = [(NIU[noc] + 0x200 + 4 * counter, issued[noc]) for noc in (0, 1)]
     tile.write(TABLE, struct.pack("<I", len(records)) + bytes(12) + b"".join(records))
     tile.write(WAITS, struct.pack("<I", len(waits)) + b"".join(struct.pack("<II", *w) for w in waits))
     tile.write(0, assemble(PROGRAM))
+
+
+def _run(kind: str, groups: list[int]) -> RunResult:
+    """``_load``'s program on a lone tile: how it ran."""
+    tile = Tile("blackhole")
+    _load(tile, kind, groups)
     return tile.run(release=["brisc"], max_cycles=1_000_000)
 
 
@@ -116,3 +118,21 @@ def test_one_tile_of_a_chip_streams_as_a_lone_tile_does(kind):
     run_case(dram_case(kind, 1.0, direct=True), tile_factory=lambda: lone)
     _bank_run(dram_case(kind, 1.0, direct=True, tiles=1))
     assert lone.result().dram == {0: _BANKS[0]}
+
+
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_a_chips_bank_serves_both_nocs_and_every_tile_through_one_controller(kind):
+    # Two tiles, six accesses of bank 0 each, one tile on NoC #0 and the other on NoC #1: the bank
+    # takes all twelve one after another, so the pair ends about six turns after either alone.
+    hold = NOC.dram_hold(SIZE, kind == "write")
+
+    def run(tiles: dict) -> ChipResult:
+        sim = Chip("blackhole")
+        for xy, noc in tiles.items():
+            _load(sim.tile(*xy), kind, [0] * 6, (noc,))
+        return sim.run(max_cycles=1_000_000, release={xy: ("brisc",) for xy in tiles})
+
+    alone = [run({xy: noc}).cycles for xy, noc in (((1, 2), 0), ((2, 2), 1))]
+    both = run({(1, 2): 0, (2, 2): 1})
+    assert (both.dram[0].accesses, both.dram[0].busy_cycles) == (12, 12 * hold)
+    assert both.cycles >= max(alone) + 5 * hold
