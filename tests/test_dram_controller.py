@@ -76,33 +76,30 @@ def test_one_banks_accesses_are_served_one_after_another(kind):
     assert two_banks < 0.6 * 4 * hold
 
 
-def _bank_run(case, **chip) -> list[bytes]:
+def _bank_run(case, **chip) -> tuple[list[bytes], dict[int, DramBankUse]]:
+    """``case`` on its tiles of a chip: each tile's timed cycles (raw), and the chip's DRAM banks."""
     elf = build_case(case, "brisc")
     sim = Chip("blackhole", **chip)
     for xy in case.senders:
         sim.tile(*xy).load_elf("brisc", elf)
     result = sim.run(max_cycles=10_000_000, release={xy: ("brisc",) for xy in case.senders})
-    _BANKS[:] = [result.dram[group] for group in sorted(result.dram)]
     assert "dram bank" in result.summary()
-    return [sim.tile(*xy).read(RESULTS, 8) for xy in case.senders]
-
-
-_BANKS: list[DramBankUse] = []  # the last chip run's banks
+    return [sim.tile(*xy).read(RESULTS, 8) for xy in case.senders], result.dram
 
 
 @pytest.mark.parametrize("kind", ["read", "write"])
 def test_tiles_sharing_a_bank_get_its_controllers_rate_at_every_quantum_and_window(kind):
     case = dram_case(kind, 1.0, direct=True, tiles=3)
-    default = _bank_run(case)
-    assert _bank_run(case, quantum=100, window=5) == default
-    assert _bank_run(case, quantum=7) == default
-    # Together they move a page per controller turn (their loops ask more), give or take the start
-    # and the last responses: within 2%.
+    default, banks = _bank_run(case)
+    assert _bank_run(case, quantum=100, window=5)[0] == default
+    assert _bank_run(case, quantum=7)[0] == default
     # The run's summary shows the bank busy for every page, and the pages waiting for it.
-    use = _BANKS[0]
+    use = banks[0]
     page = NOC.dram_write_page if kind == "write" else NOC.dram_read_page
     assert (use.accesses, use.busy_cycles) == (3 * DRAM_PAGES, 3 * DRAM_PAGES * page)
     assert use.waited_cycles > 3 * DRAM_PAGES * page  # each asks about as often as the bank serves
+    # Together they move a page per controller turn (their loops ask more), give or take the start
+    # and the last responses: within 2%.
     longest = max(int.from_bytes(raw[:4], "little") for raw in default)
     rate = 3 * DRAM_PAGES * DRAM_PAGE / longest
     assert rate == pytest.approx(DRAM_PAGE / page, rel=0.02)
@@ -116,8 +113,8 @@ def test_one_tile_of_a_chip_streams_as_a_lone_tile_does(kind):
     # And its bank's controller took its pages at the same turns.
     lone = Tile("blackhole")
     run_case(dram_case(kind, 1.0, direct=True), tile_factory=lambda: lone)
-    _bank_run(dram_case(kind, 1.0, direct=True, tiles=1))
-    assert lone.result().dram == {0: _BANKS[0]}
+    _, banks = _bank_run(dram_case(kind, 1.0, direct=True, tiles=1))
+    assert lone.result().dram == banks
 
 
 @pytest.mark.parametrize("kind", ["read", "write"])

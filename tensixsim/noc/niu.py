@@ -424,7 +424,7 @@ class Noc:
         """The cycle ``endpoint`` starts an access of ``length`` bytes that reaches it at ``reached``:
         a lone tile's DRAM bank takes it at its controller's turn, first come first served
         (NocTiming.dram_hold); on a chip the routers give that turn (``_bank_packet``)."""
-        if endpoint.kind != "dram" or self.fabric is not None:
+        if endpoint.kind != "dram" or self._bank_in_fabric(endpoint):
             return reached
         start = max(reached, self.bank_free.get(endpoint.group, 0))
         hold = NOC.dram_hold(length, write)
@@ -435,6 +435,10 @@ class Noc:
     def bank_use(self) -> dict[int, DramBankUse]:
         """A lone tile's DRAM banks, by group: what their controllers did for it (a chip's: Chip)."""
         return {group: DramBankUse(*use) for group, use in self._bank_use.items()}
+
+    def _bank_in_fabric(self, endpoint: Endpoint) -> bool:
+        """Whether ``endpoint`` is a DRAM bank whose controller a chip's routers keep."""
+        return endpoint.kind == "dram" and self.fabric is not None
 
     def _bank_packet(
         self, noc: int, dram: Endpoint, reached: int, length: int, write: bool, ready: int, flits: int
@@ -733,7 +737,7 @@ class Noc:
                 sent = max(cycle, self.tx_free[noc]) + 1  # one header flit
                 self.tx_free[noc] = sent
                 reached = sent + self._latency(source.hops)  # the request at its target
-                chip = source.kind == "dram" and self.fabric is not None
+                chip = self._bank_in_fabric(source)
                 arrive = self._served(source, reached, length, False) + self._read_access(source)
                 first = arrive + self._latency(back)
                 done = max(first + flits, self.rx_free[noc] + flits + 1)
@@ -928,7 +932,7 @@ class Noc:
                     # an ARC / Ethernet tile's NIU, not modelled).
                     loop = target.kind not in ("dram", "device")
                     reached = left + self._latency(target.hops)  # the header at the target
-                    chip = target.kind == "dram" and self.fabric is not None
+                    chip = self._bank_in_fabric(target)
                     arrive = self._served(target, reached, length, True) + self._write_access(target)
                     remote_ack = back if marked and target.kind == "remote" else None
                     arrived = self._write_arrived(
