@@ -15,7 +15,7 @@ from tensixsim.chip import Chip, ChipResult
 from tensixsim.results import DramBankUse, RunResult
 from tensixsim.sdk.calibration.case import RESULTS
 from tensixsim.sdk.calibration.harness import build_case, run_case
-from tensixsim.sdk.calibration.noc import DRAM_PAGE, DRAM_PAGES, dram_case
+from tensixsim.sdk.calibration.noc import DRAM_PAGE, DRAM_PAGES, bench_group, dram_case
 from tensixsim.timing import NOC, RISCV
 
 SIZE = 16384  # one packet
@@ -94,7 +94,7 @@ def test_tiles_sharing_a_bank_get_its_controllers_rate_at_every_quantum_and_wind
     assert _bank_run(case, quantum=100, window=5)[0] == default
     assert _bank_run(case, quantum=7)[0] == default
     # The run's summary shows the bank busy for every page, and the pages waiting for it.
-    use = banks[0]
+    use = banks[bench_group(0)]
     page = NOC.dram_write_page if kind == "write" else NOC.dram_read_page
     assert (use.accesses, use.busy_cycles) == (3 * DRAM_PAGES, 3 * DRAM_PAGES * page)
     assert use.waited_cycles > 3 * DRAM_PAGES * page  # each asks about as often as the bank serves
@@ -133,3 +133,17 @@ def test_a_chips_bank_serves_both_nocs_and_every_tile_through_one_controller(kin
     both = run({(1, 2): 0, (2, 2): 1})
     assert (both.dram[0].accesses, both.dram[0].busy_cycles) == (12, 12 * hold)
     assert both.cycles >= max(alone) + 5 * hold
+
+
+@pytest.mark.parametrize("noc", [0, 1])
+def test_the_spread_modes_cores_each_stream_their_own_bank(noc):
+    # The bench's spread mode: its n-th core (column by column) works on bank n % 7, which the program
+    # works out from its own coordinates on the NoC it uses. Seven tiles: each of the seven banks left
+    # takes one tile's 512 pages, and none waits for another's (the card's fused-off bank takes none).
+    case = dram_case("read", 1.0, tiles=7, spread=True, noc=noc)
+    assert case.senders == tuple((1, y) for y in range(2, 9))
+    default, banks = _bank_run(case)
+    assert sorted(banks) == sorted(bench_group(bank) for bank in range(7))
+    assert all(use.accesses == DRAM_PAGES and use.waited_cycles == 0 for use in banks.values())
+    # Their responses share links, and the routers decide which goes first in cycle order.
+    assert _bank_run(case, quantum=100, window=5)[0] == default

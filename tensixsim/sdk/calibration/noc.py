@@ -4,7 +4,6 @@ DRAM streams through the interleaved bank table."""
 from __future__ import annotations
 
 from tensixsim.arch import get_arch
-from tensixsim.dram import Dram
 from tensixsim.sdk.calibration.case import ARCH, NOP, RING, Case, la, li
 
 # --------------------------------------------------------------------------- NoC
@@ -231,18 +230,77 @@ DRAM_PAGES = 512
 DRAM_BANKS = 7
 DRAM_BASE = 0x40
 
+# The bench's card and harness (blackhole-py's device and DRAM bench sources):
+# - its cores, in the order it hands them out: column by column (x over the card's Tensix columns,
+#   then y from 2 to 11), the first n of them for an n-core run;
+# - each bank's three endpoints, port by port (tt-umd's Blackhole DRAM cores, NoC #0 coordinates);
+#   its firmware's bank table takes port 2 on NoC #0 and port 1 on NoC #1, the direct mode a port
+#   the run names;
+# - a p100a has one of its eight banks fused off, and the bench's logical bank i is the i-th bank left.
+#   Which one the card lacks is not in the report. Only with bank 0 or 1 fused off do the seven-core
+#   spread runs agree with each other (NoC #0 and #1 reads, NoC #1 writes: their routes differ by which
+#   banks are left), and the fourteen-core read picks bank 0 (docs/timing.md).
+DRAM_PORTS = (
+    ((0, 0), (0, 1), (0, 11)),
+    ((0, 2), (0, 10), (0, 3)),
+    ((0, 9), (0, 4), (0, 8)),
+    ((0, 5), (0, 7), (0, 6)),
+    ((9, 0), (9, 1), (9, 11)),
+    ((9, 2), (9, 10), (9, 3)),
+    ((9, 9), (9, 4), (9, 8)),
+    ((9, 5), (9, 7), (9, 6)),
+)
+TABLE_PORT = (2, 1)  # the bank table's port, by NoC
+FUSED_BANK = 0
 
-def dram_setup(counter: int, *, direct: bool = False) -> str:
-    """The DRAM loops' registers; ``direct``: s3 holds bank 0's coordinates (the bench's direct mode)."""
-    dram = Dram.new(get_arch(ARCH))
-    assert dram is not None
-    x, y = dram.endpoint(0)
+
+def bench_cores(count: int) -> tuple[tuple[int, int], ...]:
+    """The bench's first ``count`` cores (NoC #0 coordinates)."""
+    return tuple((x, y) for x in P100A_COLUMNS for y in range(2, 12))[:count]
+
+
+def bench_group(bank: int) -> int:
+    """The DRAM group (the card's bank) of the bench's logical bank ``bank``."""
+    return bank + (bank >= FUSED_BANK)
+
+
+def bank_endpoint(bank: int, port: int, noc: int = 0) -> int:
+    """The coordinates (``x | y << 6``, NoC ``noc``'s) of port ``port`` of the bench's logical bank."""
+    x, y = DRAM_PORTS[bench_group(bank)][port]
+    facts = get_arch(ARCH).noc
+    if noc:
+        x, y = facts.width - 1 - x, facts.height - 1 - y
+    return x | y << 6
+
+
+def _own_bank(noc: int) -> str:
+    """s3 = this core's bank in the spread mode: its place in ``bench_cores`` modulo the banks. a5 holds
+    this tile's coordinates on NoC ``noc``; the place is the column's index (x less one, less one for
+    every column short of x that holds no Tensix tile of the card) times 10, plus y - 2."""
+    facts = get_arch(ARCH).noc
+    xy = "andi t0, a5, 63\nsrli t1, a5, 6\nandi t1, t1, 63\n"
+    if noc:  # back to NoC #0's coordinates
+        xy += f"li t2, {facts.width - 1}\nsub t0, t2, t0\nli t2, {facts.height - 1}\nsub t1, t2, t1\n"
+    gaps = [c for c in range(P100A_COLUMNS[0], P100A_COLUMNS[-1]) if c not in P100A_COLUMNS]
+    column = "".join(f"li t2, {c}\nsltu t2, t2, t0\nsub t0, t0, t2\n" for c in gaps)
+    return (
+        f"{xy}{column}addi t0, t0, -1\nli t2, 10\nmul t0, t0, t2\nadd t0, t0, t1\naddi t0, t0, -2\n"
+        f"li t2, {DRAM_BANKS}\nremu s3, t0, t2"
+    )
+
+
+def dram_setup(counter: int, *, direct: bool = False, noc: int = 0, spread: bool = False) -> str:
+    """The DRAM loops' registers, s3 set up by the harness as NoC ``noc``'s NIU: the bank table (each
+    bank's table port), and s3 the bank (0, or the core's own with ``spread``) or, ``direct``, bank 0's
+    port 0 (the bench's direct mode)."""
+    table = "".join(
+        f"li t0, {bank_endpoint(i, TABLE_PORT[noc], noc)}\nsh t0, {2 * i}(t2)\n" for i in range(DRAM_BANKS)
+    )
+    bank = f"li s3, {bank_endpoint(0, 0, noc)}" if direct else _own_bank(noc) if spread else "li s3, 0"
     return (
         f"lw a5, 0x44(s3)\nslli a5, a5, 20\nsrli a5, a5, 20\nsw zero, 0x04(s3)\nsw a5, 0x08(s3)\n"
-        f"lw a7, {0x200 + 4 * counter}(s3)\n{la('t2', 'bank_table')}\nli t0, {x | y << 6}\n"
-        + "\n".join(f"sh t0, {2 * i}(t2)" for i in range(DRAM_BANKS))
-        + f"\nli a3, {DRAM_BANKS}\nli a4, {DRAM_PAGE}\nli a6, 0\nli s1, {DRAM_BASE}\nli s2, 0\n"
-        + (f"li s3, {x | y << 6}\n" if direct else "li s3, 0\n")
+        f"lw a7, {0x200 + 4 * counter}(s3)\n{la('t2', 'bank_table')}\n{table}"
+        f"li a3, {DRAM_BANKS}\nli a4, {DRAM_PAGE}\nli a6, 0\nli s1, {DRAM_BASE}\nli s2, 0\n{bank}\n"
         + li("s0", RING)
     )
 
@@ -261,58 +319,60 @@ _DRAM_DIRECT_ADDRESS = (
 )
 
 
-def _dram_read(address: str) -> str:
+def _dram_read(address: str, niu: int = NIU) -> str:
     return (
-        f"{address}\n{_ready(1)}\n{li('t3', NIU + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
+        f"{address}\n{_ready(1, niu)}\n{li('t3', niu + 0x800 + 0x1C)}\n{li('t4', 0x2090)}\nsw t4, 0(t3)\n"
         "sw t5, -16(t3)\nsw zero, -12(t3)\nsw a5, -8(t3)\nsw a0, -28(t3)\nsw zero, -24(t3)\nsw a2, -20(t3)\n"
         "sw a4, 4(t3)\nsw zero, 8(t3)\naddi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
     )
 
 
-def _dram_write(address: str) -> str:
+def _dram_write(address: str, niu: int = NIU) -> str:
     return (
-        f"{address}\n{_ready(0)}\n{li('t3', NIU + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\n"
+        f"{address}\n{_ready(0, niu)}\n{li('t3', niu + 0x1C)}\n{li('t4', 0x2092)}\nsw t4, 0(t3)\n"
         "sw t5, -28(t3)\nsw a0, -16(t3)\nsw zero, -12(t3)\nsw a2, -8(t3)\nsw a4, 4(t3)\nsw zero, 8(t3)\n"
         "addi t4, zero, 1\nsw t4, 36(t3)\naddi a7, a7, 1\naddi a6, a6, 1"
     )
 
 
-_DRAM_READ = _dram_read(_DRAM_ADDRESS)
-_DRAM_WRITE = _dram_write(_DRAM_ADDRESS)
-
-
-def dram_wait(counter: int) -> str:
-    return f"{li('t3', NIU + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a7, 4b\nfence"
-
-
-DRAM_DIRECT_READ = _dram_read(_DRAM_DIRECT_ADDRESS)
-DRAM_DIRECT_WRITE = _dram_write(_DRAM_DIRECT_ADDRESS)
+def dram_wait(counter: int, niu: int = NIU) -> str:
+    return f"{li('t3', niu + 0x200 + 4 * counter)}\n4:\nlw t4, 0(t3)\nbltu t4, a7, 4b\nfence"
 
 
 def dram_case(
-    kind: str, silicon: float, *, direct: bool = False, tiles: int = 0, calibrated: bool = True
+    kind: str,
+    silicon: float,
+    *,
+    direct: bool = False,
+    tiles: int = 0,
+    spread: bool = False,
+    noc: int = 0,
+    calibrated: bool = True,
 ) -> Case:
-    """The DRAM loop's 512 pages to or from bank 0 (``direct``: addressed directly, the bench's direct
-    mode), on one core of a lone tile, or with ``tiles`` on that many worker tiles of a chip (the
-    chip's first, row by row) at once, the bench's single-bank mode: the bytes of all over the window."""
+    """The DRAM loop's 512 pages to or from the bench's bank 0 (``direct``: its port 0 addressed
+    directly, the bench's direct mode), on one core of a lone tile, or with ``tiles`` on the bench's
+    first cores of a chip at once: all on bank 0 (the bench's single-bank mode) or, ``spread``, each on
+    its own bank (its place among them modulo the banks, the spread mode); the bytes of all over the
+    window. Through NoC ``noc``."""
     read = kind == "read"
-    if direct:
-        body = DRAM_DIRECT_READ if read else DRAM_DIRECT_WRITE
-    else:
-        body = _DRAM_READ if read else _DRAM_WRITE
+    niu = get_arch(ARCH).noc.niu_bases[noc]
+    body = (_dram_read if read else _dram_write)(_DRAM_DIRECT_ADDRESS if direct else _DRAM_ADDRESS, niu)
     counter = RD_RESP if read else WR_ACK
     how = "addressed directly" if direct else "through the bank table"
+    on = f" (NoC #{noc})" if noc else ""
     if tiles:
-        senders = get_arch(ARCH).noc.tensix_tiles[:tiles]
-        name = f"dram_bank_{kind}_{tiles}{'_direct' if direct else ''}"
-        what = f"DRAM {kind}, {tiles} tiles on one bank {how} (B/cycle, all together)"
+        senders = bench_cores(tiles)
+        mode = "spread" if spread else "bank"
+        name = f"dram_{mode}_{kind}_{tiles}{'_direct' if direct else ''}{f'_noc{noc}' if noc else ''}"
+        where = "each on its own bank" if spread else "on one bank"
+        what = f"DRAM {kind}, {tiles} tiles {where} {how}{on} (B/cycle, all together)"
         chip = {"peer": senders[0], "senders": senders, "aggregate": True}
     else:
-        name = f"dram_{'direct_' if direct else ''}{kind}"
+        name = f"dram_{'direct_' if direct else ''}{kind}{f'_noc{noc}' if noc else ''}"
         what = (
-            f"DRAM {kind}, one bank addressed directly, one core (B/cycle)"
+            f"DRAM {kind}, one bank addressed directly, one core{on} (B/cycle)"
             if direct
-            else f"DRAM interleaved {kind}, one core (B/cycle)"
+            else f"DRAM interleaved {kind}, one core{on} (B/cycle)"
         )
         chip = {}
     return Case(
@@ -322,9 +382,9 @@ def dram_case(
         1,
         (silicon, silicon),
         iters=DRAM_PAGES,
-        mmio="niu",
-        setup=dram_setup(counter, direct=direct),
-        teardown=dram_wait(counter),
+        mmio="niu1" if noc else "niu",
+        setup=dram_setup(counter, direct=direct, noc=noc, spread=spread),
+        teardown=dram_wait(counter, niu),
         bytes_per_op=DRAM_PAGE,
         subtract_empty=False,
         calibrated=calibrated,
