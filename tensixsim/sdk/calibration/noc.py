@@ -4,6 +4,7 @@ DRAM streams through the interleaved bank table."""
 from __future__ import annotations
 
 from tensixsim.arch import get_arch
+from tensixsim.arch.blackhole_host import DRAM_BANKS as DRAM_PORTS
 from tensixsim.sdk.calibration.case import ARCH, NOP, RING, Case, la, li
 
 # --------------------------------------------------------------------------- NoC
@@ -233,23 +234,13 @@ DRAM_BASE = 0x40
 # The bench's card and harness (blackhole-py's device and DRAM bench sources):
 # - its cores, in the order it hands them out: column by column (x over the card's Tensix columns,
 #   then y from 2 to 11), the first n of them for an n-core run;
-# - each bank's three endpoints, port by port (tt-umd's Blackhole DRAM cores, NoC #0 coordinates);
-#   its firmware's bank table takes port 2 on NoC #0 and port 1 on NoC #1, the direct mode a port
+# - each bank's three endpoints, port by port (arch.blackhole_host.DRAM_BANKS, tt-umd's order); its
+#   firmware's bank table takes port 2 on NoC #0 and port 1 on NoC #1, the direct mode a port
 #   the run names;
 # - a p100a has one of its eight banks fused off, and the bench's logical bank i is the i-th bank left.
 #   Which one the card lacks is not in the report. Only with bank 0 or 1 fused off do the seven-core
 #   spread runs agree with each other (NoC #0 and #1 reads, NoC #1 writes: their routes differ by which
 #   banks are left), and the fourteen-core read picks bank 0 (docs/timing.md).
-DRAM_PORTS = (
-    ((0, 0), (0, 1), (0, 11)),
-    ((0, 2), (0, 10), (0, 3)),
-    ((0, 9), (0, 4), (0, 8)),
-    ((0, 5), (0, 7), (0, 6)),
-    ((9, 0), (9, 1), (9, 11)),
-    ((9, 2), (9, 10), (9, 3)),
-    ((9, 9), (9, 4), (9, 8)),
-    ((9, 5), (9, 7), (9, 6)),
-)
 TABLE_PORT = (2, 1)  # the bank table's port, by NoC
 FUSED_BANK = 0
 
