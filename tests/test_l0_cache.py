@@ -19,7 +19,7 @@ from asm import assemble
 
 from tensixsim import Tile
 from tensixsim.errors import Deadlock
-from tensixsim.riscv.native import L0_SEED
+from tensixsim.riscv.hook_state import L0_SEED
 from tensixsim.sdk import calibration
 from tensixsim.sdk.calibration.case import Case, pointer_cycle, rept
 from tensixsim.timing import RISCV

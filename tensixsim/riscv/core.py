@@ -44,8 +44,7 @@ from tensixsim.riscv.cpu import (
     configure_cpu,
 )
 from tensixsim.riscv.csrs import CsrFile
-from tensixsim.riscv.loop_probe import LoopProbe
-from tensixsim.riscv.native import (
+from tensixsim.riscv.hook_state import (
     MMIO_READ_CALLBACK,
     MMIO_WRITE_CALLBACK,
     PUSH_PORTS,
@@ -57,8 +56,9 @@ from tensixsim.riscv.native import (
     STOP_SYNC,
     STOP_WATCH,
     SYNC_NEVER,
-    Hooks,
 )
+from tensixsim.riscv.loop_probe import LoopProbe
+from tensixsim.riscv.native import Hooks
 from tensixsim.tensix.capture import (
     CORE_INDEX,
     QE_CORE,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ctypes
 from typing import TYPE_CHECKING
 
-from tensixsim.riscv.native import PROBE_READS, STOP_SPIN
+from tensixsim.riscv.hook_state import PROBE_READS, STOP_SPIN
 
 if TYPE_CHECKING:
     from unicorn import Uc
