@@ -268,7 +268,7 @@ class ChipResult:
     windows: int  # tile windows run (scheduling work, not emulated time)
     # Tiles left waiting for the host (``Chip.run(quiet=True)``): what each waiting core waits for.
     waiting: dict[XY, str] = field(default_factory=dict)
-    # The DRAM banks the tiles' requests used, by group, since the chip was made.
+    # The DRAM controllers the tiles' requests used, since the chip was made (RunResult.dram's numbers).
     dram: dict[int, DramBankUse] = field(default_factory=dict)
 
     def summary(self) -> str:

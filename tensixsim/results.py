@@ -51,7 +51,7 @@ class DramBankUse:
 
 def count_bank_use(table: dict[int, list[int]], group: int, hold: int, waited: int) -> None:
     """Add one access of DRAM ``group`` (held ``hold`` cycles after waiting ``waited``) to ``table``
-    (group -> accesses, busy, waited: what DramBankUse is made from)."""
+    (controller -> accesses, busy, waited: what DramBankUse is made from)."""
     use = table.setdefault(group, [0, 0, 0])
     use[0] += 1
     use[1] += hold
@@ -82,8 +82,9 @@ class RunResult:
     # user had made unordered, since the tile was made or reset (Tile.l1_order_late): with none, the
     # results and cycles do not depend on the quantum.
     l1_order_late: int = 0
-    # The DRAM banks this tile's requests used, by group, since the tile was made or reset (a lone
-    # tile's; a chip's banks are in ChipResult.dram).
+    # The DRAM controllers this tile's requests used, since the tile was made or reset (a lone tile's;
+    # a chip's are in ChipResult.dram): by group on Blackhole, by GDDR6 channel on Wormhole (two per
+    # group, numbered as tt-metal's banks).
     dram: dict[int, DramBankUse] = field(default_factory=dict)
 
     # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.

@@ -392,11 +392,19 @@ class NocTiming:
     dram_page_bytes: int = 2048
     dram_read_page: int = 35
     dram_write_page: int = 37
+    # Wormhole B0 (DRAMTile/README.md, "Performance"): a controller per GDDR6 channel (two per group
+    # of three DRAM tiles), measured reading 22.2 to 22.3 GB/s and writing 21.8 to 22.0 GB/s with 1,
+    # 12 or 48 tiles at once (static virtual channels): at 1 GHz, 22.3 and 21.9 bytes a cycle, a 2 KiB
+    # page 92 and 94 cycles.
+    wormhole_dram_page: tuple[int, int] = (92, 94)
 
-    def dram_hold(self, length: int, write: bool) -> int:
-        """Cycles an access of ``length`` bytes holds its DRAM bank's controller (at least one)."""
-        page = self.dram_write_page if write else self.dram_read_page
-        return max(1, -(-length * page // self.dram_page_bytes))
+    def dram_hold(self, length: int, write: bool, arch: str = "blackhole") -> int:
+        """Cycles an access of ``length`` bytes holds its DRAM controller on an ``arch`` chip (at least
+        one)."""
+        read_page, write_page = (
+            self.wormhole_dram_page if arch == "wormhole" else (self.dram_read_page, self.dram_write_page)
+        )
+        return max(1, -(-length * (write_page if write else read_page) // self.dram_page_bytes))
 
     @property
     def first_landing(self) -> int:

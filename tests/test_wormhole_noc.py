@@ -342,3 +342,43 @@ def test_a_multicast_write_reaches_every_tile_of_its_rectangle_and_each_acknowle
         assert np.array_equal(read(chip.tile(*xy), DST, 256), payload)
         assert chip.tile(*xy).noc.counters[0, SLV_NONPOSTED_WR_REQ_RECEIVED] == 1
     assert not read(sender, DST, 256).any()
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_each_gddr6_channel_of_a_group_has_a_controller_of_its_own(write: bool) -> None:
+    # DRAMTile/README.md: a group of three DRAM tiles holds two 1 GiB GDDR6 channels, each measured at
+    # 22.3 GB/s read and 21.9 GB/s written (at 1 GHz: bytes a cycle). Four 8 KiB accesses of group D0
+    # issued back to back: all in its first GiB, they queue for one controller; alternating between
+    # its two GiB, each channel takes two.
+    here = mid(OWN)
+
+    def accesses(addresses: list[int]) -> str:
+        program = ""
+        for n, address in enumerate(addresses):
+            if write:
+                fields = {TARG_LO: SRC, TARG_MID: here, RET_LO: address, RET_MID: mid((0, 0))}
+                fields |= {CTRL: WR | RESP_MARKED}
+            else:
+                fields = {TARG_LO: address, TARG_MID: mid((0, 0)), RET_LO: DST + 8192 * n, RET_MID: here}
+                fields |= {CTRL: RD}
+            program += request(0, {**fields, AT_LEN_BE: 8192}, initiator=n % 4)
+        done = WR_ACK_RECEIVED if write else RD_RESP_RECEIVED
+        return program + wait(counter(0, done), len(addresses))
+
+    one = run(accesses([0, 0x2000, 0x4000, 0x6000])).result()
+    two = run(accesses([0, 1 << 30, 0x2000, (1 << 30) + 0x2000])).result()
+    rate = 21.9 if write else 22.3
+    assert sorted(one.dram) == [0] and sorted(two.dram) == [0, 1]
+    assert one.dram[0].accesses == 4 and two.dram[0].accesses == two.dram[1].accesses == 2
+    # Each access holds its channel for its bytes at the measured rate (within 1%, a page's rounding).
+    for use in (*one.dram.values(), *two.dram.values()):
+        assert use.busy_cycles / use.accesses == pytest.approx(8192 / rate, rel=0.01)
+    # One channel: the k-th access waits k turns less how far behind the first it arrived. Writes
+    # leave one packet every 257 cycles (256 data flits of 32 bytes and a header, a flit a cycle);
+    # reads are a header each, issued within a few dozen cycles of each other.
+    hold = one.dram[0].busy_cycles // 4
+    if write:
+        assert one.dram[0].waited_cycles == (1 + 2 + 3) * (hold - 257)
+    else:
+        assert one.dram[0].waited_cycles > (1 + 2 + 3) * (hold - 100)
+    assert two.dram[0].waited_cycles + two.dram[1].waited_cycles < one.dram[0].waited_cycles / 2

@@ -122,6 +122,8 @@ class NocFacts:
     # reaches the same memory (BlackholeA0/NoC/README.md, the NoC #0 map in Coordinates.md).
     dram_tiles: dict[tuple[int, int], int] = field(default_factory=dict)
     dram_group_bytes: int = 0
+    # The bytes of a group one DRAM controller serves (a GDDR6 channel's); 0: the whole group.
+    dram_channel_bytes: int = 0
     # tt-metal's DRAM banks (its soc descriptor's DRAM views), in bank order: (group, the NoC #0
     # coordinates its kernels reach the bank at, the bank's byte offset in the group). Empty: bank i is
     # group i from offset 0, at the group's first tile (Dram.endpoint).

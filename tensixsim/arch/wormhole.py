@@ -101,6 +101,7 @@ WORMHOLE_NOC = NocFacts(
     default_position=(1, 1),  # the first Tensix tile of tt-umd's TENSIX_CORES_NOC0
     dram_tiles={xy: group for group, tiles in enumerate(_DRAM_GROUPS) for xy in tiles},
     dram_group_bytes=2 << 30,
+    dram_channel_bytes=1 << 30,  # DRAMTile/README.md: two 1 GiB GDDR6 channels in each group
     # tt-metal's wormhole_b0_80_arch.yaml: twelve banks (DRAM views), two per group, 1 GiB apart
     # (dram_address_offsets), each at its dram_preferred_worker_endpoint.
     dram_banks=tuple(

@@ -213,10 +213,11 @@ class Noc:
     l1_spans: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
     tx_free: list[int] = field(default_factory=list)  # per NoC: first cycle the outgoing link is free
     rx_free: list[int] = field(default_factory=list)  # per NoC: same for the incoming link
-    # A lone tile's DRAM bank controllers (a chip's are its routers'): group -> first cycle free.
+    # A lone tile's DRAM controllers (a chip's are its routers'): controller -> first cycle free.
     bank_free: dict[int, int] = field(default_factory=dict)
-    _bank_use: dict[int, list[int]] = field(default_factory=dict)  # group -> accesses, busy, waited
+    _bank_use: dict[int, list[int]] = field(default_factory=dict)  # controller -> accesses, busy, waited
     inbound: int = 0  # responses to this tile's DRAM requests still in the chip's fabric
+    arch: str = "blackhole"  # the architecture's name (its DRAM controllers' rate: NocTiming.dram_hold)
     # Per NoC and request initiator: the cycle its NOC_CMD_CTRL reads 0 again (NocTiming.command_busy).
     busy_until: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
     _sequence: itertools.count = field(default_factory=itertools.count, repr=False)
@@ -240,6 +241,7 @@ class Noc:
             tx_free=[0] * nocs,
             rx_free=[0] * nocs,
             busy_until=np.zeros((nocs, facts.initiators), np.int64),
+            arch=arch.name,
         )
         noc.place(*(position or facts.default_position))
         return noc
@@ -420,20 +422,31 @@ class Noc:
         """Cycles from a write reaching ``endpoint`` until it has completed (and is acknowledged)."""
         return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_write
 
-    def _served(self, endpoint: Endpoint, reached: int, length: int, write: bool) -> int:
-        """The cycle ``endpoint`` starts an access of ``length`` bytes that reaches it at ``reached``:
-        a lone tile's DRAM bank takes it at its controller's turn, first come first served
+    def _served(self, endpoint: Endpoint, address: int, reached: int, length: int, write: bool) -> int:
+        """The cycle ``endpoint`` starts an access of ``length`` bytes at ``address`` that reaches it at
+        ``reached``: a lone tile's DRAM controller takes it at its turn, first come first served
         (NocTiming.dram_hold); on a chip the routers give that turn (``_bank_packet``)."""
         if endpoint.kind != "dram" or self._bank_in_fabric(endpoint):
             return reached
-        start = max(reached, self.bank_free.get(endpoint.group, 0))
-        hold = NOC.dram_hold(length, write)
-        self.bank_free[endpoint.group] = start + hold
-        count_bank_use(self._bank_use, endpoint.group, hold, start - reached)
+        bank = self._controller(endpoint, address)
+        start = max(reached, self.bank_free.get(bank, 0))
+        hold = NOC.dram_hold(length, write, self.arch)
+        self.bank_free[bank] = start + hold
+        count_bank_use(self._bank_use, bank, hold, start - reached)
         return start
 
+    def _controller(self, dram: Endpoint, address: int) -> int:
+        """The DRAM controller an access at ``address`` of ``dram``'s group asks: the group's, or where a
+        group has several GDDR6 channels (NocFacts.dram_channel_bytes), its channel's, numbered across
+        the chip (group * channels + channel, tt-metal's bank order)."""
+        channel = self.facts.dram_channel_bytes
+        if not channel:
+            return dram.group
+        return dram.group * (self.facts.dram_group_bytes // channel) + address // channel
+
     def bank_use(self) -> dict[int, DramBankUse]:
-        """A lone tile's DRAM banks, by group: what their controllers did for it (a chip's: Chip)."""
+        """A lone tile's DRAM controllers (``_controller``'s numbers): what they did for it (a chip's:
+        Chip)."""
         return {group: DramBankUse(*use) for group, use in self._bank_use.items()}
 
     def _bank_in_fabric(self, endpoint: Endpoint) -> bool:
@@ -441,7 +454,15 @@ class Noc:
         return endpoint.kind == "dram" and self.fabric is not None
 
     def _bank_packet(
-        self, noc: int, dram: Endpoint, reached: int, length: int, write: bool, ready: int, flits: int
+        self,
+        noc: int,
+        dram: Endpoint,
+        address: int,
+        reached: int,
+        length: int,
+        write: bool,
+        ready: int,
+        flits: int,
     ) -> Packet:
         """The packet of a chip's DRAM access that moves its data: a read's response (its data ready to
         leave at ``ready`` unloaded) or a write's data (sent at ``ready``), crossing the controller of
@@ -453,8 +474,8 @@ class Noc:
             far if write else own,
             ready + NOC.niu_to_router,
             flits,
-            bank=bank_link(dram.group),
-            bank_hold=NOC.dram_hold(length, write),
+            bank=bank_link(self._controller(dram, address)),
+            bank_hold=NOC.dram_hold(length, write, self.arch),
             bank_at=reached,
             bank_first=not write,
         )
@@ -738,12 +759,15 @@ class Noc:
                 self.tx_free[noc] = sent
                 reached = sent + self._latency(source.hops)  # the request at its target
                 chip = self._bank_in_fabric(source)
-                arrive = self._served(source, reached, length, False) + self._read_access(source)
+                turn = self._served(source, src + offset, reached, length, False)
+                arrive = turn + self._read_access(source)
                 first = arrive + self._latency(back)
                 done = max(first + flits, self.rx_free[noc] + flits + 1)
                 self.rx_free[noc] = done
                 if chip:  # the response crosses its bank's controller and the links back (unloaded here)
-                    packet = self._bank_packet(noc, source, reached, length, False, arrive, flits + 1)
+                    packet = self._bank_packet(
+                        noc, source, src + offset, reached, length, False, arrive, flits + 1
+                    )
                     read = self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
                     self._inbound(done + NOC.l1_write, read, packet, (dst + offset, dst + offset + length))
                     continue
@@ -933,13 +957,16 @@ class Noc:
                     loop = target.kind not in ("dram", "device")
                     reached = left + self._latency(target.hops)  # the header at the target
                     chip = self._bank_in_fabric(target)
-                    arrive = self._served(target, reached, length, True) + self._write_access(target)
+                    turn = self._served(target, dst + offset, reached, length, True)
+                    arrive = turn + self._write_access(target)
                     remote_ack = back if marked and target.kind == "remote" else None
                     arrived = self._write_arrived(
                         noc, target, dst + offset, data, mask, marked, loop, remote_ack, txn
                     )
                     if chip:  # the data cross the links and their bank's controller (unloaded here)
-                        packet = self._bank_packet(noc, target, reached, length, True, left, flits + 1)
+                        packet = self._bank_packet(
+                            noc, target, dst + offset, reached, length, True, left, flits + 1
+                        )
                         self._inbound(arrive, self._dram_written(noc, txn, arrived, marked, back), packet)
                         continue
                     span = (dst + offset, dst + offset + length)
