@@ -447,7 +447,7 @@ class Noc:
     def bank_use(self) -> dict[int, DramBankUse]:
         """A lone tile's DRAM controllers (``_controller``'s numbers): what they did for it (a chip's:
         Chip)."""
-        return {group: DramBankUse(*use) for group, use in self._bank_use.items()}
+        return {bank: DramBankUse(*use) for bank, use in self._bank_use.items()}
 
     def _bank_in_fabric(self, endpoint: Endpoint) -> bool:
         """Whether ``endpoint`` is a DRAM bank whose controller a chip's routers keep."""
