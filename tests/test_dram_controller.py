@@ -147,3 +147,20 @@ def test_the_spread_modes_cores_each_stream_their_own_bank(noc):
     assert all(use.accesses == DRAM_PAGES and use.waited_cycles == 0 for use in banks.values())
     # Their responses share links, and the routers decide which goes first in cycle order.
     assert _bank_run(case, quantum=100, window=5)[0] == default
+
+
+@pytest.mark.parametrize("kind", ["read", "write"])
+def test_a_chip_tiles_packets_of_one_bank_end_when_a_lone_tiles_do(kind):
+    # Eight 16 KiB packets of one bank, back to back: the controller (280 cycles a read packet) and
+    # the tile's incoming port (257 flits a packet) are both busy. A response waits for the controller
+    # in the chip's fabric, then for the port at its real arrival, as on a lone tile; taking the port's
+    # turn at its unloaded arrival as well counted the wait twice (3,946 cycles where the lone tile
+    # takes 2,980).
+    lone = Tile("blackhole")
+    _load(lone, kind, [0] * 8, nocs=(0,))
+    alone = lone.run(release=["brisc"], max_cycles=1_000_000)
+    chip = Chip("blackhole")
+    _load(chip.tile(1, 2), kind, [0] * 8, nocs=(0,))
+    together = chip.run(release={(1, 2): ("brisc",)}, max_cycles=1_000_000)
+    assert together.cycles == alone.cycles
+    assert together.dram == alone.dram

@@ -494,6 +494,21 @@ class Noc:
 
         self.fabric.send(self, self.position, cycle, arrived, packet, span)
 
+    def _landing(
+        self, noc: int, flits: int, write: Callable[[int], None], span: bool | tuple[int, int]
+    ) -> Callable[[int], None]:
+        """What a read response that came through a chip's fabric does when its last flit could be in
+        at ``at`` (its unloaded cycle plus what it waited for there): it is taken in behind the
+        responses before it on this NIU's incoming port, a flit a cycle, at that port's turn, and
+        ``write`` puts its data into L1 ``l1_write`` later (``span``: the bytes, for Noc.schedule)."""
+
+        def landing(at: int) -> None:
+            done = max(at, self.rx_free[noc] + flits + 1)
+            self.rx_free[noc] = done
+            self.schedule(done + NOC.l1_write, write, l1=span)
+
+        return landing
+
     def flits(self, size: int) -> int:
         return max(1, -(-size // (self.facts.flit_bytes or NOC.flit_bytes)))
 
@@ -762,21 +777,24 @@ class Noc:
                 turn = self._served(source, src + offset, reached, length, False)
                 arrive = turn + self._read_access(source)
                 first = arrive + self._latency(back)
-                done = max(first + flits, self.rx_free[noc] + flits + 1)
-                self.rx_free[noc] = done
                 if chip:  # the response crosses its bank's controller and the links back (unloaded here)
                     packet = self._bank_packet(
                         noc, source, src + offset, reached, length, False, arrive, flits + 1
                     )
                     read = self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
-                    self._inbound(done + NOC.l1_write, read, packet, (dst + offset, dst + offset + length))
+                    span = (dst + offset, dst + offset + length)
+                    self._inbound(first + flits, self._landing(noc, flits, read, span), packet, span)
                     continue
                 if source.kind == "remote":
-                    # The response lands ``done - arrive`` after the request is served (later if it
-                    # waits for links).
-                    served = self._read_served(noc, txn, src + offset, dst + offset, length, done - arrive)
+                    # The response's last flit is in ``first + flits - arrive`` after the request is
+                    # served (later if it waits for links), then behind the responses before it.
+                    served = self._read_served(
+                        noc, txn, src + offset, dst + offset, length, first + flits - arrive
+                    )
                     self._at(source, arrive, served, noc, sent, 1)
                     continue
+                done = max(first + flits, self.rx_free[noc] + flits + 1)
+                self.rx_free[noc] = done
                 # The data are written into this tile's L1, and only then counted (Counters.md).
                 self.schedule(
                     done + NOC.l1_write,
@@ -815,7 +833,7 @@ class Noc:
             def landed(_: Noc, at: int) -> None:
                 # Counted once the data are written into this tile's L1 (Counters.md).
                 ordered = self.orders_remote_writes
-                self.schedule(at + NOC.l1_write, written, l1=(dst, dst + length) if ordered else False)
+                self._landing(noc, flits, written, (dst, dst + length) if ordered else False)(at)
 
             niu._send(noc, self.position, cycle + after, landed, cycle, flits + 1)
 
