@@ -497,10 +497,10 @@ class Noc:
     def _landing(
         self, noc: int, flits: int, write: Callable[[int], None], span: bool | tuple[int, int]
     ) -> Callable[[int], None]:
-        """What a read response that came through a chip's fabric does when its last flit could be in
-        at ``at`` (its unloaded cycle plus what it waited for there): it is taken in behind the
-        responses before it on this NIU's incoming port, a flit a cycle, at that port's turn, and
-        ``write`` puts its data into L1 ``l1_write`` later (``span``: the bytes, for Noc.schedule)."""
+        """What a read response does when its last flit could be in at ``at`` (on a chip, its unloaded
+        cycle plus what it waited for in the fabric): it is taken in behind the responses before it on
+        this NIU's incoming port, a flit a cycle, at that port's turn, and ``write`` puts its data into
+        L1 ``l1_write`` later (``span``: the bytes, for Noc.schedule)."""
 
         def landing(at: int) -> None:
             done = max(at, self.rx_free[noc] + flits + 1)
@@ -793,14 +793,9 @@ class Noc:
                     )
                     self._at(source, arrive, served, noc, sent, 1)
                     continue
-                done = max(first + flits, self.rx_free[noc] + flits + 1)
-                self.rx_free[noc] = done
                 # The data are written into this tile's L1, and only then counted (Counters.md).
-                self.schedule(
-                    done + NOC.l1_write,
-                    self._read_done(noc, txn, source, src + offset, dst + offset, length, loop),
-                    l1=(dst + offset, dst + offset + length),
-                )
+                read = self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
+                self._landing(noc, flits, read, (dst + offset, dst + offset + length))(first + flits)
 
         return run
 
