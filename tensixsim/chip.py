@@ -434,7 +434,7 @@ class Chip:
             raise Deadlock(f"tile {xy}: {error.message}", cycle=error.cycle, cores=error.cores)
         results = {xy: tile.result() for xy, tile in self.tiles.items()}
         cycles = max((r.cycles for r in results.values()), default=0)
-        dram = {group: DramBankUse(*use) for group, use in self.fabric.routers.banks.items()}
+        dram = {bank: DramBankUse(*use) for bank, use in self.fabric.routers.banks.items()}
         return ChipResult(cycles, results, windows, {xy: e.message for xy, e in stuck.items()}, dram)
 
     def advance(self, until: int, touched: tuple[XY, ...] = ()) -> None:

@@ -49,10 +49,10 @@ class DramBankUse:
     waited_cycles: int
 
 
-def count_bank_use(table: dict[int, list[int]], group: int, hold: int, waited: int) -> None:
-    """Add one access of DRAM ``group`` (held ``hold`` cycles after waiting ``waited``) to ``table``
-    (controller -> accesses, busy, waited: what DramBankUse is made from)."""
-    use = table.setdefault(group, [0, 0, 0])
+def count_bank_use(table: dict[int, list[int]], bank: int, hold: int, waited: int) -> None:
+    """Add one access of DRAM controller ``bank`` (held ``hold`` cycles after waiting ``waited``) to
+    ``table`` (controller -> accesses, busy, waited: what DramBankUse is made from)."""
+    use = table.setdefault(bank, [0, 0, 0])
     use[0] += 1
     use[1] += hold
     use[2] += waited

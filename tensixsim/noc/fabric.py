@@ -73,9 +73,10 @@ class Packet:
     bank_first: bool = False
 
 
-def bank_link(group: int) -> Link:
-    """The controller of DRAM ``group`` as a link of the routers' (NoC -1: both NoCs reach it)."""
-    return (-1, group, 0, "bank")
+def bank_link(bank: int) -> Link:
+    """DRAM controller ``bank`` (Noc._controller's number) as a link of the routers' (NoC -1: both
+    NoCs reach it)."""
+    return (-1, bank, 0, "bank")
 
 
 def route(facts: NocFacts, noc: int, source: tuple[int, int], target: tuple[int, int]) -> list[Link]:
