@@ -21,14 +21,17 @@ void sfpu_store_mask(uint8_t *bools, uint32_t values, uint32_t lanes)
 
 uint32_t sfpu_lane_enabled(const struct copro_view *v)
 {
-    uint32_t enabled = 0;
-    for (uint32_t lane = 0; lane < LANES; lane++) {
-        uint32_t config = v->lane_config[lane % ROWS_PER_COLUMN];
-        int row_masked = config >> (SFPU_ROW_MASK_SHIFT + lane / ROWS_PER_COLUMN) & 1;
-        int flagged_off = v->use_lane_flags[lane] && !v->lane_flags[lane];
-        enabled |= (uint32_t)(!row_masked && !flagged_off) << lane;
+    /* LaneConfig[c]'s four row-mask bits mask lanes c, c + 8, c + 16 and c + 24 */
+    uint32_t row_masked = 0;
+    for (uint32_t column = 0; column < ROWS_PER_COLUMN; column++) {
+        uint32_t rows = v->lane_config[column] >> SFPU_ROW_MASK_SHIFT;
+        for (uint32_t r = 0; r < LANES / ROWS_PER_COLUMN; r++)
+            row_masked |= (rows >> r & 1) << (r * ROWS_PER_COLUMN + column);
     }
-    return enabled;
+    uint32_t flagged_off = 0;
+    for (uint32_t lane = 0; lane < LANES; lane++)
+        flagged_off |= (uint32_t)((v->use_lane_flags[lane] != 0) & (v->lane_flags[lane] == 0)) << lane;
+    return ~(row_masked | flagged_off);
 }
 
 uint32_t sfpu_backdoor_lanes(const struct copro_view *v, uint32_t vd)

@@ -134,13 +134,23 @@ static void commit_addr_mod(struct copro_view *v, uint32_t thread, const uint32_
 
 /* ------------------------------------------------------------------------------ Dst cells */
 
-/* sfpu.unit.Cells: where each lane of an SFPLOAD / SFPSTORE at Addr goes in Dst. */
+/* sfpu.unit.Cells: where each lane of an SFPLOAD / SFPSTORE at Addr goes in Dst. A lane's Dst row depends
+ * only on lane / 8 and its column only on lane % 8, so both are kept per group of lanes: the row (and its
+ * DstBits storage rows) once for each of the 4 rows, the column once for each of the 8 columns. */
+enum { LANE_ROWS = LANES / ROWS_PER_LANE_COLUMN };
+_Static_assert(LANE_ROWS == 4, "a lane mask's byte r holds lane row r");
 struct cells {
-    uint32_t rows[LANES], cols[LANES];
-    uint32_t storage[2][LANES]; /* the DstBits rows: [0] only (Dst16b) or high, low halves (Dst32b) */
-    uint32_t halves;            /* 1 or 2 */
-    uint32_t reach, capture;    /* lane masks */
+    uint32_t rows[LANE_ROWS], cols[ROWS_PER_LANE_COLUMN];
+    uint32_t storage[2][LANE_ROWS]; /* the DstBits rows: [0] only (Dst16b) or high, low halves (Dst32b) */
+    uint32_t halves;                /* 1 or 2 */
+    uint32_t reach, capture;        /* lane masks */
 };
+
+/* The lanes of row r (lane r * 8 .. r * 8 + 7) in a lane mask, as bits 0..7. */
+static uint32_t row_lanes(uint32_t lanes, uint32_t r)
+{
+    return lanes >> (r * ROWS_PER_LANE_COLUMN) & 0xFFu;
+}
 
 /* sfpu.unit._cells */
 static void find_cells(const struct copro_view *v, const struct pipe_config *c, uint32_t addr, int wide,
@@ -150,43 +160,46 @@ static void find_cells(const struct copro_view *v, const struct pipe_config *c, 
     uint32_t block_bit = store ? SFPU_BLOCK_DEST_WR_FROM_SFPU : SFPU_BLOCK_SFPU_RD_FROM_DEST;
     uint32_t capture_bits = SFPU_ENABLE_DEST_INDEX | SFPU_CAPTURE_DEFAULT_DEST_INDEX;
     out->halves = wide ? 2 : 1;
-    out->reach = out->capture = 0;
-    for (uint32_t lane = 0; lane < LANES; lane++) {
-        uint32_t column = lane % ROWS_PER_LANE_COLUMN;
-        int exchange = (v->lane_config[column] & exchange_bit) != 0;
-        uint32_t row = ((addr & ~3u) + lane / ROWS_PER_LANE_COLUMN) & REGS_ROW_MASK;
-        out->rows[lane] = row;
-        out->cols[lane] = column * 2 + (((addr & 2) != 0) | exchange);
+    for (uint32_t r = 0; r < LANE_ROWS; r++) {
+        uint32_t row = ((addr & ~3u) + r) & REGS_ROW_MASK;
+        out->rows[r] = row;
         if (wide) {
             uint32_t high = regs_adj32(row, c->remap, c->swizzle);
-            out->storage[0][lane] = high;
-            out->storage[1][lane] = high + REGS_DST_BLOCK_ROWS;
+            out->storage[0][r] = high;
+            out->storage[1][r] = high + REGS_DST_BLOCK_ROWS;
         } else {
-            out->storage[0][lane] = regs_adj16(row, c->remap);
+            out->storage[0][r] = out->storage[1][r] = regs_adj16(row, c->remap); /* [1] unused */
         }
+    }
+    for (uint32_t column = 0; column < ROWS_PER_LANE_COLUMN; column++) {
+        int exchange = (v->lane_config[column] & exchange_bit) != 0;
+        out->cols[column] = column * 2 + (((addr & 2) != 0) | exchange);
+    }
+    out->reach = out->capture = 0;
+    for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t config = v->lane_config[lane];
         out->reach |= (uint32_t)((config & block_bit) == 0) << lane;
         out->capture |= (uint32_t)((config & capture_bits) == capture_bits) << lane;
     }
 }
 
-static uint32_t storage_row(const struct cells *cells, uint32_t half, uint32_t lane)
+static uint32_t storage_row(const struct cells *cells, uint32_t half, uint32_t r)
 {
-    return cells->storage[half & 1][lane] & REGS_ROW_MASK;
+    return cells->storage[half & 1][r] & REGS_ROW_MASK;
 }
 
-static uint16_t *dst_cell(const struct copro_view *v, const struct cells *cells, uint32_t half, uint32_t lane)
+/* The first Dst cell of lane row r's storage row `half` (column 0). */
+static uint16_t *dst_row(const struct copro_view *v, const struct cells *cells, uint32_t half, uint32_t r)
 {
-    uint64_t row = storage_row(cells, half, lane);
-    return v->dst + row * REGS_DST_COLS + cells->cols[lane] % REGS_DST_COLS;
+    return v->dst + (uint64_t)storage_row(cells, half, r) * REGS_DST_COLS;
 }
 
 /* sfpu.unit._check_defined: whether every datum of `lanes` lies in defined DstBits rows. */
 static int all_defined(const struct copro_view *v, const struct cells *cells, uint32_t lanes)
 {
-    for (uint32_t lane = 0; lane < LANES; lane++)
+    for (uint32_t r = 0; r < LANE_ROWS; r++)
         for (uint32_t half = 0; half < cells->halves; half++)
-            if ((lanes >> lane & 1) && !v->dst_row_valid[storage_row(cells, half, lane)])
+            if (row_lanes(lanes, r) && !v->dst_row_valid[storage_row(cells, half, r)])
                 return 0;
     return 1;
 }
@@ -196,11 +209,11 @@ static int all_defined(const struct copro_view *v, const struct cells *cells, ui
 static int64_t after_matrix_write(const struct copro_view *v, const struct cells *cells, uint32_t lanes)
 {
     int64_t ready = 0;
-    for (uint32_t lane = 0; lane < LANES; lane++)
+    for (uint32_t r = 0; r < LANE_ROWS; r++)
         for (uint32_t half = 0; half < cells->halves; half++) {
-            uint32_t block = storage_row(cells, half, lane) / REGS_DST_BLOCK_ROWS;
+            uint32_t block = storage_row(cells, half, r) / REGS_DST_BLOCK_ROWS;
             int64_t at = v->dst_ready[block];
-            if ((lanes >> lane & 1) && at != v->dst_sfpu_ready[block] && at > ready)
+            if (row_lanes(lanes, r) && at != v->dst_sfpu_ready[block] && at > ready)
                 ready = at;
         }
     return ready ? ready - TIMING_MATRIX_DST_WRITE_HIDDEN + TIMING_SFPU_MATRIX_WRITE_GAP : 0;
@@ -337,17 +350,21 @@ int64_t sfpu_load_plan(struct copro_view *v, uint32_t thread, uint32_t word, int
         if (mod0 != SFPU_FMT_ZERO) {
             if (after_matrix_write(v, &cells, p->lanes) > cycle || !all_defined(v, &cells, p->lanes))
                 return NATIVE_DEFER; /* Python waits, or raises UndefinedBehavior */
-            for (uint32_t lane = 0; lane < LANES; lane++) {
-                raw[lane] = *dst_cell(v, &cells, 0, lane);
-                if (cells.halves == 2) /* Dst32b: the high half, then the low half's row */
-                    raw[lane] = raw[lane] << 16 | *dst_cell(v, &cells, 1, lane);
+            for (uint32_t r = 0; r < LANE_ROWS; r++) {
+                const uint16_t *high = dst_row(v, &cells, 0, r), *low = dst_row(v, &cells, 1, r);
+                for (uint32_t column = 0; column < ROWS_PER_LANE_COLUMN; column++) {
+                    uint32_t lane = r * ROWS_PER_LANE_COLUMN + column, col = cells.cols[column] % REGS_DST_COLS;
+                    raw[lane] = high[col];
+                    if (cells.halves == 2) /* Dst32b: the high half, then the low half's row */
+                        raw[lane] = raw[lane] << 16 | low[col];
+                }
             }
         }
         const uint32_t *old = sfpu_lreg(v, vd);
         for (uint32_t lane = 0; lane < LANES; lane++) {
             int fp16_inf = mod0 == SFPU_FMT_FP16 && (v->lane_config[lane] & SFPU_ENABLE_FP16A_INF);
             p->datum[lane] = load_datum(mod0, raw[lane], old[lane], fp16_inf);
-            p->index[lane] = cells.rows[lane] << 4 | cells.cols[lane];
+            p->index[lane] = cells.rows[lane / ROWS_PER_LANE_COLUMN] << 4 | cells.cols[lane % ROWS_PER_LANE_COLUMN];
         }
         if (vd < 4)
             p->capture = p->lanes & cells.capture;
@@ -395,18 +412,26 @@ static int store_cells(struct copro_view *v, const struct pipe_config *c, uint32
         return 0; /* Python raises UndefinedBehavior */
     const uint32_t *x = sfpu_lreg(v, vd);
     int64_t readable = cycle + TIMING_SFPU_DST_WRITE_HIDDEN + 1; /* regs.RegFiles.written, sfpu=True */
-    for (uint32_t lane = 0; lane < LANES; lane++) {
-        if (!(lanes >> lane & 1))
+    for (uint32_t r = 0; r < LANE_ROWS; r++) {
+        uint32_t on = row_lanes(lanes, r);
+        if (!on)
             continue;
-        uint32_t datum = store_datum(mod0, x[lane]);
-        if (cells.halves == 2) {
-            *dst_cell(v, &cells, 0, lane) = (uint16_t)(datum >> 16);
-            *dst_cell(v, &cells, 1, lane) = (uint16_t)(datum & LOW16);
-        } else {
-            *dst_cell(v, &cells, 0, lane) = (uint16_t)(datum & LOW16);
+        /* lane order, as sfpu.unit writes them (two lanes' cells may coincide) */
+        uint16_t *high = dst_row(v, &cells, 0, r), *low = dst_row(v, &cells, 1, r);
+        for (uint32_t column = 0; column < ROWS_PER_LANE_COLUMN; column++) {
+            if (!(on >> column & 1))
+                continue;
+            uint32_t col = cells.cols[column] % REGS_DST_COLS;
+            uint32_t datum = store_datum(mod0, x[r * ROWS_PER_LANE_COLUMN + column]);
+            if (cells.halves == 2) {
+                high[col] = (uint16_t)(datum >> 16);
+                low[col] = (uint16_t)(datum & LOW16);
+            } else {
+                high[col] = (uint16_t)(datum & LOW16);
+            }
         }
         for (uint32_t half = 0; half < cells.halves; half++) {
-            uint32_t block = storage_row(&cells, half, lane) / REGS_DST_BLOCK_ROWS;
+            uint32_t block = storage_row(&cells, half, r) / REGS_DST_BLOCK_ROWS;
             v->dst_ready[block] = v->dst_sfpu_ready[block] = readable;
         }
     }
