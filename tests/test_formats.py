@@ -532,7 +532,7 @@ def test_bfp_a_from_fp16_truncates_to_e5m7_then_blocks(block, bits):
 def test_bfp8_round_trips_through_the_unpackers_conversion(exponent, signs_and_mantissas):
     """Both directions: BF16 values sharing one exponent with a six-bit mantissa pack to BFP8 exactly
     (nothing to round) and the unpackers' BFP8ToBF16 gives them back."""
-    from tensixsim.tensix.unpack import bfp8_to_bf16
+    from tensixsim.tensix.unpack.convert import bfp8_to_bf16
 
     values = [(sm & 0x80) << 8 | exponent << 7 | (sm & 0x7E) for sm in signs_and_mantissas]
     shared, datums = F.bfp_from_bf16(np.array(values, np.uint16))

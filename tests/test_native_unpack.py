@@ -1,4 +1,4 @@
-"""The native UNPACR (tensixsim/tensix/native/unpack.c) against the Python semantics (unpack.py).
+"""The native UNPACR (tensixsim/tensix/native/unpack.c) against the Python semantics (unpack/unit.py).
 
 As in test_native_ops.py, two tiles start every example from identical state; one runs the word
 natively, the other through the Python semantics. A deferred word must leave its tile exactly as it

@@ -72,7 +72,7 @@ DOC_BLOCKS = _documented_blocks()
 
 # STALLWAIT.md condition bits, and the unit whose busy state stands for each (C5..C8 are SrcA/SrcB
 # ownership; C10, a pending RISC-V MMIO access, never holds in the emulator). C1 / C2 watch one
-# unpacker each (its L1 fetch, unpack.py), not the unpackers' shared issue slot.
+# unpacker each (its L1 fetch, unpack/fetch.py), not the unpackers' shared issue slot.
 CONDITION_UNITS = {
     0: "thcon",
     1: "unpacker0",

@@ -525,7 +525,7 @@ def compare_with_reference(c: dict, unit: int, thread: int, adcs: dict, seed: in
                            set_ovrd_all: int | None = None) -> str:  # fmt: skip
     """One UNPACR with configuration ``c`` on the emulator and the reference; the outcome."""
     reset()
-    from tensixsim.tensix.unpack import unpack_state
+    from tensixsim.tensix.unpack.fetch import unpack_state
 
     unpack_state(COPRO)
     rng = np.random.default_rng(seed)
@@ -613,7 +613,7 @@ def test_tileize_matches_reference(formats_, to_dst, shifts, count, x0, out_base
 )
 def test_unpacr_nop_matches_reference(unit, thread, seed, pop, fields, set_dvalid_flavour, bases):
     reset()
-    from tensixsim.tensix.unpack import unpack_state
+    from tensixsim.tensix.unpack.fetch import unpack_state
 
     unpack_state(COPRO)
     rng = np.random.default_rng(seed)

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from test_e2e_raw import Trace
 
 from tensixsim import raw
-from tensixsim.tensix import unpack
 from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.regs import SrcClient
 from tensixsim.tensix.sync import B0
+from tensixsim.tensix.unpack import fetch
 from tensixsim.tile import Tile
 from tensixsim.timing import FRONTEND, UNPACK
 
@@ -129,9 +129,9 @@ def test_reference_table_is_the_pages():
     )
 )
 def test_start_fetch_matches_the_cycle_stepped_reference(steps):
-    """unpack.start_fetch / left_at (closed form, piecewise) against fetch_ends (cycle by cycle) over
+    """fetch.start_fetch / left_at (closed form, piecewise) against fetch_ends (cycle by cycle) over
     random byte counts, speeds and start offsets."""
-    state = unpack.UnpackState.new(ARCH)
+    state = fetch.UnpackState.new(ARCH)
     state.bytes_per_cycle[0] = PAGE_RATE
     transfers: list[tuple[int, int, int, str]] = []
     latest: dict[int, int] = {}  # unpacker -> index of its latest transfer
@@ -140,15 +140,15 @@ def test_start_fetch_matches_the_cycle_stepped_reference(steps):
     for unit, gap, nbytes, speed in steps:
         # The shared address slot: two cycles between starts; an unpacker's next fetch after its last.
         start = max(start + ADDRESS_CYCLES + gap, int(state.end[unit]) + ADDRESS_CYCLES)
-        before = {u: left for u in (0, 1) if (left := unpack.left_at(state, u, start)) >= 0}
-        unpack.start_fetch(state, unit, start, nbytes, speed)
+        before = {u: left for u in (0, 1) if (left := fetch.left_at(state, u, start)) >= 0}
+        fetch.start_fetch(state, unit, start, nbytes, speed)
         transfers.append((unit, start, nbytes, SPEED_NAMES[speed]))
         got.append(int(state.end[unit]))
         latest[unit] = len(transfers) - 1
         if 1 - unit in latest:  # the other's end may have moved
             got[latest[1 - unit]] = int(state.end[1 - unit])
-        assert unpack.left_at(state, unit, start) == nbytes
-        assert unpack.left_at(state, 1 - unit, start) == before[1 - unit]
+        assert fetch.left_at(state, unit, start) == nbytes
+        assert fetch.left_at(state, 1 - unit, start) == before[1 - unit]
     assert got == fetch_ends(transfers)
 
 

@@ -1,7 +1,7 @@
 """UNPACR (Regular, uncompressed) and UNPACR_NOP ZEROSRC / SETDVALID, from the pages' pseudocode.
 
 Written line by line from tt-isa-documentation WormholeB0 UNPACR_Regular.md, UNPACR_NOP_ZEROSRC.md and
-UNPACR_NOP_SETDVALID.md over plain Python ints and lists, with the readings tensixsim/tensix/unpack.py
+UNPACR_NOP_SETDVALID.md over plain Python ints and lists, with the readings tensixsim/tensix/unpack/
 documents: MemoryFault for reads outside L1, UndefinedBehaviour for an X end before the X start and
 for SrcA rows past the bank, undefined Dst rows becoming defined (zeros) when written, FP32ToFP16 as
 flush-to-zero / saturate / truncate. No emulator code is imported.
@@ -9,7 +9,7 @@ flush-to-zero / saturate / truncate. No emulator code is imported.
 ``chip`` selects where the page's model meets a chip: :data:`WORMHOLE` is the page as written (1464 KiB
 of L1, 16 datums an input row in DiscontiguousInputRows whatever the format, unpacker 1 contexts >= 2
 undefined, FP8 unpacked as the high byte of FP16); :data:`BLACKHOLE` has the Blackhole readings
-unpack.py documents (1536 KiB, 32 datums a row for formats wider than a byte and no sub-byte datums
+unpack/unit.py documents (1536 KiB, 32 datums a row for formats wider than a byte and no sub-byte datums
 there, contexts >= 2, FP8 and upsampling not modelled). Upsample_rate 1 (one zero, or one skipped
 position, after each datum) is modelled for Wormhole; rates 2 and 3 are not (the page's model and
 Unpackers/README.md's table disagree on how many zeroes they insert).

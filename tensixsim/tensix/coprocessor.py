@@ -4,9 +4,9 @@ Services offered to unit modules (their semantics functions reach them through `
 
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
-  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.UnpackState: context counters), ``packer``
-  (pack.PackState: output streams; pack.PackersState on a chip with several packers), ``sfpu``
-  (sfpu.unit.SfpuState: LRegs, lane flags);
+  ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.fetch.UnpackState: context
+  counters), ``packer`` (pack.PackState: output streams; pack.PackersState on a chip with several
+  packers), ``sfpu`` (sfpu.unit.SfpuState: LRegs, lane flags);
 - ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
@@ -14,7 +14,7 @@ Services offered to unit modules (their semantics functions reach them through `
   registers (config, GPRs, semaphores, streams...) as the coprocessor reaches them;
 - ``unit_busy(unit, cycle)``: whether a unit still has an instruction in flight at ``cycle``;
   ``busy_end(unit)``: the first cycle it has none. Besides the ISA table's units, ``"unpacker0"`` /
-  ``"unpacker1"`` name one unpacker (its UNPACR's data still moving, unpack.py) and ``"packer"`` the
+  ``"unpacker1"`` name one unpacker (its UNPACR's data still moving, unpack/fetch.py) and ``"packer"`` the
   packers with what they accepted still in their pipeline (pack.py);
 - ``extend_done(thread, cycle)``: a pipe has work in a unit's background until ``cycle`` (the done check);
 - ``next_timed_change()`` / ``apply_timed_changes(cycle)``: state changes due at a later cycle (a
@@ -47,8 +47,6 @@ from tensixsim.tensix import (
     regs,
     sync,
     thcon,
-    unpack,
-    unpack_wormhole,  # noqa: F401 - registers semantics
 )
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import ConfigState
@@ -73,6 +71,10 @@ from tensixsim.tensix.sfpu.unit import SfpuState
 from tensixsim.tensix.shared_state import restore
 from tensixsim.tensix.sync import SyncState
 from tensixsim.tensix.thcon import ThconState
+from tensixsim.tensix.unpack import fetch as unpack_fetch
+from tensixsim.tensix.unpack import src_banks  # noqa: F401 - registers semantics
+from tensixsim.tensix.unpack import unit as unpack_unit  # noqa: F401 - registers semantics
+from tensixsim.tensix.unpack import wormhole as unpack_wormhole  # noqa: F401 - registers semantics
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
@@ -155,7 +157,7 @@ class Coprocessor:
         self.adc = AdcState.new(self.arch)
         self.frontend = FrontendState.new(self.arch)
         self.regs = RegFiles.new(self.arch)
-        self.unpackers = unpack.UnpackState.new(self.arch)
+        self.unpackers = unpack_fetch.UnpackState.new(self.arch)
         self.packer = pack.new_state(self.arch.name)
         # [lo, hi, cycle]: L1 bytes a native handler wrote directly (lo < 0: none), which the native engine
         # hands to Tile.coprocessor_wrote_l1 (native.take_l1_written) before it goes on.
@@ -182,7 +184,7 @@ class Coprocessor:
             (self.adc, AdcState.new(arch)),
             (self.frontend, FrontendState.new(arch)),
             (self.regs, RegFiles.new(arch)),
-            (self.unpackers, unpack.UnpackState.new(arch)),
+            (self.unpackers, unpack_fetch.UnpackState.new(arch)),
             (self.packer, pack.new_state(arch.name)),
             (self.sfpu, SfpuState.new(arch)),
         )
@@ -227,8 +229,8 @@ class Coprocessor:
 
     def busy_end(self, unit: str) -> int:
         """The first cycle from which ``unit`` has nothing in flight (as far as is known now)."""
-        if unit in unpack.UNPACKER_UNITS:
-            return unpack.busy_end(self, unpack.UNPACKER_UNITS.index(unit))
+        if unit in unpack_fetch.UNPACKER_UNITS:
+            return unpack_fetch.busy_end(self, unpack_fetch.UNPACKER_UNITS.index(unit))
         if unit == pack.PACKER_UNIT:
             return max(self._busy_until.get("pack", 0), pack.drained(self.packer))
         return self._busy_until.get(unit, 0)

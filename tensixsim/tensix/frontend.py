@@ -38,7 +38,8 @@ from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
 from tensixsim.tensix.sfpu.lanes import nop_from
-from tensixsim.tensix.unpack import bank_not_handed, still_fetching
+from tensixsim.tensix.unpack.fetch import still_fetching
+from tensixsim.tensix.unpack.src_banks import bank_not_handed
 from tensixsim.timing import FRONTEND, MATRIX
 
 # NOP is the same on both chips.

@@ -69,7 +69,7 @@ REGS_ARRAYS = (
     ("srca_row_latch", "srca_row_latch", np.int64),
 )
 
-# (view field, unpack.UnpackState attribute, dtype): the unpackers' arrays, after regs.unpacker_src_row.
+# (view field, unpack.fetch.UnpackState attribute, dtype): the unpackers' arrays, after regs.unpacker_src_row.
 UNPACK_ARRAYS = (
     ("context_counter", "context_counter", np.uint8),
     ("unpack_end", "end", np.int64),

@@ -543,7 +543,7 @@
     {{23u, 0u, 0x3u}, {23u, 2u, 0xCu}, {23u, 4u, 0x30u}, {23u, 6u, 0xC0u}, {23u, 8u, 0x300u}, {23u, 10u, 0xC00u}, {23u, 12u, 0x3000u}, {23u, 14u, 0xC000u}, {23u, 16u, 0x30000u}, {23u, 18u, 0xC0000u}, {23u, 20u, 0x300000u}, {23u, 22u, 0xC00000u}, {23u, 24u, 0x3000000u}, {23u, 26u, 0xC000000u}, {23u, 28u, 0x30000000u}, {23u, 30u, 0xC0000000u}}}
 #define PACK_EDGE_MASK_SPECS {{24u, 0u, 0xFFFFu}, {25u, 0u, 0xFFFFu}, {26u, 0u, 0xFFFFu}, {27u, 0u, 0xFFFFu}}
 
-/* ---- unpack.c: unpack.py, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
+/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
 #define UNPACK_ADDRESS_CYCLES                                    2
 #define UNPACK_NOP_CYCLES                                        1
 #define UNPACK_SHARED_SPEEDS                                     {{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {0, 0}, {0, 1}}, {{2, 0}, {1, 0}, {1, 1}}}

@@ -75,7 +75,7 @@ struct copro_view {
     /* [3] (Coprocessor.l1_written): lo, hi, cycle of the L1 bytes a handler wrote directly (lo < 0: none),
      * for Python to notify the tile of (Tile.coprocessor_wrote_l1), then reset to {-1, 0, 0} */
     int64_t *l1_written;
-    /* The unpackers (regs.RegFiles.unpacker_src_row; unpack.UnpackState, per unpacker [2]) */
+    /* The unpackers (regs.RegFiles.unpacker_src_row; unpack.fetch.UnpackState, per unpacker [2]) */
     uint32_t *unpacker_src_row;   /* [2][threads]: SrcRow[thread] of each unpacker */
     uint8_t *context_counter;     /* [2][threads] */
     int64_t *unpack_end;          /* first cycle the unpacker has nothing in flight */

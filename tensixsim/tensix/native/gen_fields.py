@@ -644,7 +644,7 @@ def _pack_constants(out: _Defines) -> None:
 
 
 # ------------------------------------------------------------------------------ unpackers
-# unpack.c's constants (UNPACK_*, UF_*): unpack.py's timing, formats and layout facts, and the
+# unpack.c's constants (UNPACK_*, UF_*): the unpack package's timing, formats and layout facts, and the
 # configuration fields UNPACR reads, per unpacker. ``{u}`` is the unpacker; a field only unpacker 0
 # has is given to unpacker 1 as an empty spec (unpack.c never reads it there). THCON_SEC<u>_REG0's
 # 128-bit tile descriptor is its four words, DESC0..DESC3.
@@ -676,10 +676,11 @@ _COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC, _COND_PACKER = range(5)
 def _busy_row(unit: str) -> tuple[int, int]:
     """(kind, index) of what a condition on ``unit`` reads: an unpacker's fetch, the packers' drain
     (with the pack unit's clock), or a unit's clock."""
-    from tensixsim.tensix import frontend, pack, unpack
+    from tensixsim.tensix import frontend, pack
+    from tensixsim.tensix.unpack.fetch import UNPACKER_UNITS
 
-    if unit in unpack.UNPACKER_UNITS:
-        return _COND_UNPACKER, unpack.UNPACKER_UNITS.index(unit)
+    if unit in UNPACKER_UNITS:
+        return _COND_UNPACKER, UNPACKER_UNITS.index(unit)
     if unit == pack.PACKER_UNIT:
         return _COND_PACKER, frontend.UNIT_INDEX["pack"]
     return _COND_UNIT, frontend.UNIT_INDEX[unit]
@@ -776,9 +777,11 @@ def _thcon_constants(out: _Defines, layout: ModuleType) -> None:
 
 def _unpack_constants(out: _Defines) -> None:
     """unpack.c's section of ``constants.h``."""
-    from tensixsim.tensix import formats, unpack
+    from tensixsim.tensix import formats
+    from tensixsim.tensix.unpack import convert as unpack_convert
+    from tensixsim.tensix.unpack import unit as unpack_unit
 
-    out.text("/* ---- unpack.c: unpack.py, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */")
+    out.text("/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */")
     t = timing.UNPACK
     out.add("UNPACK_ADDRESS_CYCLES", str(t.address_cycles))
     out.add("UNPACK_NOP_CYCLES", str(t.nop))
@@ -788,11 +791,11 @@ def _unpack_constants(out: _Defines) -> None:
     for name in ("FP32", "FP16", "BFP8A", "BFP4A", "TF32", "BF16", "BFP8", "BFP4", "INT32", "INT16", "FP8",
                  "BFP2A", "INT8", "BFP2"):  # fmt: skip
         out.add(c_name("UNPACK_FMT", name), f"{getattr(formats, name)}u")
-    sixteenths = [unpack.DATUM_SIXTEENTHS.get(code, 0) for code in range(16)]
+    sixteenths = [unpack_convert.DATUM_SIXTEENTHS.get(code, 0) for code in range(16)]
     out.add("UNPACK_DATUM_SIXTEENTHS", "{" + ", ".join(map(str, sixteenths)) + "}")
-    out.add("UNPACK_TILEIZE_ROW_WIDE", str(unpack.TILEIZE_ROW_WIDE))
-    out.add("UNPACK_TILEIZE_ROW_NARROW", str(unpack.TILEIZE_ROW_NARROW))
-    out.add("UNPACK_CONTEXTS", str(unpack.CONTEXTS))
+    out.add("UNPACK_TILEIZE_ROW_WIDE", str(unpack_unit.TILEIZE_ROW_WIDE))
+    out.add("UNPACK_TILEIZE_ROW_NARROW", str(unpack_unit.TILEIZE_ROW_NARROW))
+    out.add("UNPACK_CONTEXTS", str(unpack_unit.CONTEXTS))
     out.add("UNPACK_SRC_MASK", f"0x{regs.SRC_MASK:X}u")
     out.add("UNPACK_SRC_ROWS", f"{regs.SRC_ROWS}u")
     out.add("UNPACK_CLIENT_UNPACKERS", f"{int(regs.SrcClient.UNPACKERS)}u")

@@ -113,7 +113,7 @@ int config_store_plain(struct copro_view *v, uint32_t thread, uint32_t first, co
 
 /* pack.c: tensixsim/tensix/pack.py */
 int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
-/* unpack.c: tensixsim/tensix/unpack.py (UNPACR) */
+/* unpack.c: tensixsim/tensix/unpack/unit.py (UNPACR) */
 int64_t unpack_unpacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
 /* adc.apply_addr_mod planned, for the units that advance RWCs through an ADDR_MOD slot (adc.c). */

@@ -1,4 +1,4 @@
-/* The unpackers: UNPACR as tensixsim/tensix/unpack.py executes it, for the configurations kernels use.
+/* The unpackers: UNPACR as tensixsim/tensix/unpack/unit.py executes it, for the configurations kernels use.
  *
  * Executed here: the regular mode with MultiContextMode clear (one configuration context, the
  * issuing pipe's ADCs) for uncompressed FP32 / TF32 / FP16 / BF16 / INT32 / INT16 / INT8 input into
@@ -7,14 +7,14 @@
  * sharing L1), the FlipSrc hand-over at the fetch's end and the statistics; and the
  * IncrementContextCounter and FlushCache modes.
  *
- * Deferred to Python, before anything is written: every case unpack.py waits on (the unpacker still
+ * Deferred to Python, before anything is written: every case unpack/unit.py waits on (the unpacker still
  * fetching, the bank not handed to the unpackers) or raises on (undocumented operand bits, srcb_bcast,
  * RowSearch, compressed input, upsampling, undefined conversions, misaligned output addresses, L1
  * reads outside L1, SrcA rows beyond the bank, Context_count_non_log2_en), MultiContextMode, BFP and
  * FP8 input, and a fetch that slows down the other unpacker's fetch issued by another pipe (Python
  * must tell the tile that pipe's done cycle moved: Tile.pipe_progress).
  *
- * Addresses are in sixteenths of a byte, as unpack.py keeps them.
+ * Addresses are in sixteenths of a byte, as unpack/unit.py keeps them.
  */
 #include "ops.h"
 #include "regs.h"
@@ -22,10 +22,10 @@
 enum { UNITS = 2, BANKS = 2, CFG_STATES = 2 };
 enum { SRC_COLS = 16, DST_COLS = 16, DST_LOW_HALF = 8 };
 enum { SIXTEENTHS = 16, SIXTEENTHS_PER_WORD = 256 }; /* a byte, a 16-byte word, in sixteenths */
-/* SrcA's first row is output row 4: the unpacker's rows 0..3 address nothing in SrcA (unpack.py). */
+/* SrcA's first row is output row 4: the unpacker's rows 0..3 address nothing in SrcA (unpack/unit.py). */
 enum { SRCA_ROW_OFFSET = 4, SRCA_WINDOW_ROWS = 16 };
 enum { SRC_ROW_MASK = UNPACK_SRC_ROWS - 1, DST_OVRD_ROW_MASK = 15 };
-/* More datums than any tile holds: such a count defers (unpack.py builds arrays that large). */
+/* More datums than any tile holds: such a count defers (unpack/unit.py builds arrays that large). */
 enum { COUNT_LIMIT = 4096 };
 /* An input address (sixteenths) beyond this is far outside L1: it defers before any arithmetic
  * on it could overflow. */
@@ -39,7 +39,7 @@ static const struct field_spec thread_specs[UNITS][UNPACK_THREAD_FIELD_COUNT] = 
 static const uint32_t datum_sixteenths[16] = UNPACK_DATUM_SIXTEENTHS;
 static const int8_t shared_speeds[UNPACK_SPEEDS][UNPACK_SPEEDS][2] = UNPACK_SHARED_SPEEDS;
 
-/* The issuing pipe's view of one unpacker's configuration (unpack.py _cfg / _unp / thread_field);
+/* The issuing pipe's view of one unpacker's configuration (unpack/unit.py _cfg / _unp / thread_field);
  * `ok` drops to 0 if a field lies beyond the arrays. */
 struct reader {
     const struct copro_view *v;
@@ -93,23 +93,23 @@ static int reader_init(struct reader *r, const struct copro_view *v, uint32_t th
 
 /* ------------------------------------------------------------------------------ formats */
 
-static int is_wide(uint32_t fmt) /* unpack.WIDE_FORMATS: 32-bit Dst, 4-byte output addresses */
+static int is_wide(uint32_t fmt) /* unpack.convert.WIDE_FORMATS: 32-bit Dst, 4-byte output addresses */
 {
     return fmt == UNPACK_FMT_FP32 || fmt == UNPACK_FMT_TF32 || fmt == UNPACK_FMT_INT32;
 }
 
-static int is_half(uint32_t fmt) /* unpack.HALF_FORMATS: 2-byte output addresses */
+static int is_half(uint32_t fmt) /* unpack.convert.HALF_FORMATS: 2-byte output addresses */
 {
     return fmt == UNPACK_FMT_FP16 || fmt == UNPACK_FMT_BF16 || fmt == UNPACK_FMT_INT16;
 }
 
-static int is_bfp(uint32_t fmt) /* unpack.BFP_FORMATS: shared exponents, handled in Python */
+static int is_bfp(uint32_t fmt) /* unpack.convert.BFP_FORMATS: shared exponents, handled in Python */
 {
     return fmt == UNPACK_FMT_BFP8 || fmt == UNPACK_FMT_BFP8A || fmt == UNPACK_FMT_BFP4 || fmt == UNPACK_FMT_BFP4A
            || fmt == UNPACK_FMT_BFP2 || fmt == UNPACK_FMT_BFP2A;
 }
 
-/* Whether unpack.convert defines the conversion for every datum (the formats handled here). */
+/* Whether unpack.convert.convert defines the conversion for every datum (the formats handled here). */
 static int conversion_defined(uint32_t in, uint32_t out, int to_dst)
 {
     if (in == UNPACK_FMT_FP32) {
@@ -189,7 +189,7 @@ static uint32_t int8_from_sm8(uint32_t bits, uint32_t is_unsigned)
     return (sign << 8) | (mag ? 16u << 10 : 0) | mag;
 }
 
-/* unpack.convert for one datum of a conversion conversion_defined accepts. */
+/* unpack.convert.convert for one datum of a conversion conversion_defined accepts. */
 static uint32_t convert(uint32_t in, uint32_t out, int to_dst, uint32_t is_unsigned, uint32_t bits)
 {
     uint32_t fmt = in;
@@ -220,7 +220,7 @@ static uint32_t convert(uint32_t in, uint32_t out, int to_dst, uint32_t is_unsig
 
 /* ------------------------------------------------------------------------------ fetch timing */
 
-/* unpack.py's UnpackState fetch schedule of both unpackers, copied so a plan can be dropped. */
+/* unpack/fetch.py's UnpackState fetch schedule of both unpackers, copied so a plan can be dropped. */
 struct fetch {
     int64_t end, anchor, left, shared_until;
     int8_t want, shared_speed;
@@ -237,7 +237,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static int speed_ok(int8_t s) { return s >= 0 && s < (int)UNPACK_SPEEDS; }
 
-/* unpack.left_at: the bytes still to fetch at the start of `cycle`; -1 when the schedule holds a
+/* unpack.fetch.left_at: the bytes still to fetch at the start of `cycle`; -1 when the schedule holds a
  * speed Python could not use (it would fail). */
 static int64_t left_at(const struct fetch *f, int64_t cycle, int *ok)
 {
@@ -252,7 +252,7 @@ static int64_t left_at(const struct fetch *f, int64_t cycle, int *ok)
     return f->left - shared * rate(f, f->shared_speed) - solo * rate(f, f->want);
 }
 
-/* unpack.start_fetch on the copies `f` (both unpackers): 1 when only `unit`'s schedule changed, 2
+/* unpack.fetch.start_fetch on the copies `f` (both unpackers): 1 when only `unit`'s schedule changed, 2
  * when both did (the other was still fetching at `start`), 0 when Python would fail. */
 static int start_fetch(struct fetch f[UNITS], uint32_t unit, int64_t start, int64_t nbytes, int8_t want)
 {
@@ -354,7 +354,7 @@ static void cursor_next(struct cursor *c, const struct plan *p)
 }
 
 /* Where datum `index` goes: *row / *col of the Src bank or of Dst16b / Dst32b; 0 when SrcA drops it
- * (output rows 0..3, columns before the shift), -1 when unpack.py raises for it. */
+ * (output rows 0..3, columns before the shift), -1 when unpack/unit.py raises for it. */
 static int place(const struct plan *p, int64_t index, int64_t *row, uint32_t *col)
 {
     int64_t out = p->out_addr + index;
@@ -416,7 +416,7 @@ static void dst_store(struct copro_view *v, uint32_t row, uint32_t col, uint32_t
 
 /* ------------------------------------------------------------------------------ UNPACR */
 
-/* unpack._advance_counter; -1 when Python raises (the non-log2 wrap is not modelled). */
+/* unpack.unit._advance_counter; -1 when Python raises (the non-log2 wrap is not modelled). */
 static int64_t advance_counter(struct reader *r, uint32_t current)
 {
     if (cfg(r, UF_CONTEXT_COUNT_NON_LOG2_EN))
@@ -438,7 +438,7 @@ static int64_t increment_context_counter(struct copro_view *v, uint32_t thread, 
     return UNPACK_NOP_CYCLES;
 }
 
-/* unpack._speed: 0 / 1 / 2 for x1 / x2 / x4 (no BFP input reaches here). */
+/* unpack.unit._speed: 0 / 1 / 2 for x1 / x2 / x4 (no BFP input reaches here). */
 static int8_t fetch_speed(struct reader *r, int tileize)
 {
     uint32_t throttle = cfg(r, UF_THROTTLE_MODE);

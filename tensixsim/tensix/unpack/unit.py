@@ -1,4 +1,6 @@
-"""The unpackers: UNPACR (L1 -> SrcA / SrcB / Dst) and UNPACR_NOP.
+"""The unpackers' UNPACR (L1 -> SrcA / SrcB / Dst) on Blackhole: its three modes and the regular
+unpack, whose model Wormhole's registrations share (wormhole.py). UNPACR_NOP and the bank hand-over
+are in src_banks.py, the format conversion in convert.py, the L1 fetch's timing in fetch.py.
 
 Functional model: tt-isa-documentation WormholeB0 UNPACR.md, UNPACR_Regular.md,
 UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md, UNPACR_NOP*.md, Unpackers/README.md and
@@ -6,7 +8,7 @@ Unpackers/FormatConversion.md; SrcASrcB.md and Dst.md for the register files (re
 page covers the unpackers, so the Wormhole models are applied with the Blackhole encoding and
 configuration names below; where Blackhole is known to differ and no page says how, the emulator
 raises Unimplemented rather than guess. Those Blackhole readings are the :data:`BLACKHOLE`
-:class:`UnpackerReadings`; unpack_wormhole.py registers the same model for Wormhole, with its
+:class:`UnpackerReadings`; wormhole.py registers the same model for Wormhole, with its
 encodings and the pages' own readings.
 
 Blackhole encoding
@@ -24,25 +26,6 @@ MultiContextMode may be set). Any other set bit in those two forms raises Undefi
   That has no architectural effect in the functional model, so either value is accepted.
 - ``srcb_bcast`` (bit 5; the yaml: broadcast the starting row into the adjacent 8 rows of SrcB) is
   passed as false by the pages and has no functional model: a set bit raises Unimplemented.
-
-UNPACR_NOP: the Blackhole table splits the 23-bit operand as the ISA yaml does (``unpack_pop`` [1:0],
-``src_clr_val_ctrl`` [3:2], ``bank_clr_ctrl`` [4], ``stall_clr_cntrl`` [5], ``clr_to1_fmt_ctrl``
-[7:6], ``set_dvalid`` [11:8], ``msg_clr_cnt`` [14:12], ``stream_id`` [21:16]), which does not match
-the Wormhole pages' bit layout (tt-llk's own Blackhole p_unpacr_nop carries a note that its bits do not
-match). The readings, from the yaml's field descriptions mapped onto the Wormhole models:
-
-- ``unpack_pop`` 2 with every other operand zero: Nop.
-- ``unpack_pop`` 2 with ``clr_to1_fmt_ctrl`` 3 (the yaml: "a flavor of UNPACR_NOP which sets dvalid
-  of Src Regs, but NOP in all other respects"): the SETDVALID model.
-- ``unpack_pop`` 1: the ZEROSRC model, with ``bank_clr_ctrl`` BothBanks, ``stall_clr_cntrl``
-  WaitLikeUnpacr (the yaml: 0 waits until data-valid is clear, 1 until write-ready), and
-  ``src_clr_val_ctrl`` 0 (zero) or 1 (negative infinity, SrcA only as the page says). Values 2 (clear
-  to one, in the ``clr_to1_fmt_ctrl`` format) and 3 (clear to UNP[0/1]_NOP_REG_CLR_VAL) have no
-  functional model and raise Unimplemented. ``set_dvalid`` bit 0 (word bit 8; the yaml: "set reg bank
-  dvalid once clearing is done", which tt-llk's Blackhole kernels use to hand over a bank) applies the
-  SETDVALID model after the clearing; its bits 1..3 raise UndefinedBehavior.
-- ``unpack_pop`` 0 / 3 (OverlayClear, and the yaml's enhanced SETREG-like flavour of 3): MMIO writes
-  to NoC overlay stream registers, which these semantics do not reach: Unimplemented.
 
 Configuration (Blackhole names)
 -------------------------------
@@ -70,7 +53,6 @@ Points the pages leave open, and the readings taken
   RowSearch, upsampling (Upsample_rate != 0; the README's "rate 3 inserts four zeroes" disagrees with
   the model's ``(1 << rate) - 1``), FP8 input (Blackhole's e4m3 ``Unp_LF8_4b_exp`` form and its
   all-ones case have no page). Format codes 12 and 13 name no format: UndefinedBehavior.
-- ``FP32ToFP16`` is undefined by the page: formats.fp32_to_fp16 with truncation (its docstring).
 - A SrcA row beyond the bank once SrcRow is added (the page indexes ``SrcA[Bank][Row]`` unchecked),
   and an X end before the X start (an unsigned count that wraps to ~2**32 datums): UndefinedBehavior.
   When several datums fail, the first in the page's order (its read, its exponent read, its
@@ -81,86 +63,34 @@ Points the pages leave open, and the readings taken
   through Blackhole's Adj16 / Adj32 mapping (DEST_ACCESS_CFG), like every Dst access. No page says the
   unpacker's Dst writes follow Dst.md's matrix-unit read-after-write rule, so blocks are not marked.
 - FlushCache: the row start cache is not modelled (the page gives no model); it changes nothing.
-- Unpackers' ``ContextCounter[thread]`` lives in :class:`UnpackState` on the coprocessor.
-
-Timing (timing.UNPACK; UNPACR_Regular.md "Performance")
--------------------------------------------------------
-An UNPACR spends two cycles computing its input address: it holds the unpackers' shared issue slot
-(the ISA table's one "unpack" unit, so no other UNPACR starts) and its own thread for them
-(``Retire(address_cycles)``; the frontend's THREAD_HELD_UNITS). Its unpacker then fetches the L1
-bytes on its own, at the speed the mode wants (x1 / x2 / x4: 16 / 32 / 64 bytes a cycle;
-``Throttle_mode``, except that Tileize_mode always wants x4, BFP2 x1 and BFP4 into Dst at most x2).
-While both unpackers fetch, each gets the speed the page's interference table grants
-(``UNPACK.shared_speeds``); whichever finishes first leaves the other its own speed again. A later
-start can so slow down the other unpacker's remaining fetch: :func:`start_fetch` recomputes its end
-(``UnpackState`` keeps each fetch as plain data, :func:`left_at` gives its bytes left at a cycle).
-The readings taken:
-
-- Only fetching counts as "active" for the table: an UNPACR's two address cycles do not slow the
-  other unpacker down. The bytes counted are the datums' (``count * DatumSizeBytes``), not BFP
-  exponent sections or row padding; a fetch ends on the cycle its last partial beat is read.
-- Any instruction for an unpacker still fetching (UNPACR in every mode, UNPACR_NOP) waits until
-  the fetch ends (``Wait(until=end)``), and only then starts its own address cycles: an unpacker
-  runs its instructions in order and the page gives no overlap between them. A wait leaves the
-  shared issue slot free, so the other unpacker's UNPACR may go meanwhile.
-- STALLWAIT C1 / C2 ("unpacker 0 / 1 busy") hold while that unpacker's UNPACR is in its address
-  cycles or fetching (``coprocessor.busy_end("unpacker0" / "unpacker1")``); UNPACR_NOP's one cycle
-  is not counted (its effects are immediate).
-- FlipSrc hands the bank to the matrix unit at the end of the fetch (regs.hand_over; the pipe
-  engine makes the hand-over in cycle order), so the matrix unit never reads a bank before the
-  unpacker has filled it; the unpacker itself goes on with the other bank at once. If a later
-  fetch slows this one down, the hand-over moves with its end. UNPACR_NOP's SETDVALID form waits for
-  the fetch like any unpacker instruction, then hands over at once. The matrix unit's own SETDVALID
-  hands over at once (no page ties it to the unpackers' progress).
-- The issuing pipe counts as busy until the fetch ends (CoprocessorDoneCheck, ``raw.run_words``);
-  a pipe whose fetch another start slows down is extended likewise.
-- Compressed input (more than two address cycles) and upsampling are not modelled (above).
+- Unpackers' ``ContextCounter[thread]`` lives in :class:`fetch.UnpackState` on the coprocessor.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import numpy as np
 
-from tensixsim.arch import Arch
-from tensixsim.errors import MemoryFault, SimError, UndefinedBehavior, Unimplemented
-from tensixsim.tensix import formats
+from tensixsim.errors import SimError, UndefinedBehavior, Unimplemented
 from tensixsim.tensix.adc import UNPACKER0, Y, Z
-from tensixsim.tensix.formats import (
-    BF16,
-    BFP2,
-    BFP2A,
-    BFP4,
-    BFP4A,
-    BFP8,
-    BFP8A,
-    FORMAT_NAMES,
-    FP8,
-    FP16,
-    FP32,
-    INT8,
-    INT16,
-    INT32,
-    TF32,
+from tensixsim.tensix.formats import BFP2, BFP2A, BFP4, BFP4A, BFP8, BFP8A, FORMAT_NAMES, FP8
+from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, dst_mapping
+from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.tensix.unpack.convert import (
+    BFP_FORMATS,
+    DATUM_SIXTEENTHS,
+    HALF_FORMATS,
+    WIDE_FORMATS,
+    convert,
+    datum_addresses,
+    exponent_addresses,
+    gather_bits,
+    read_fault,
 )
-from tensixsim.tensix.regs import SRC_MASK, SRC_ROWS, SrcClient, dst_mapping, hand_over
-from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
-from tensixsim.timing import UNPACK, UNPACK_WORMHOLE
-
-if TYPE_CHECKING:
-    from tensixsim.tensix.coprocessor import Coprocessor
-
-BFP_FORMATS = frozenset({BFP8, BFP8A, BFP4, BFP4A, BFP2, BFP2A})
-WIDE_FORMATS = frozenset({FP32, TF32, INT32})  # 32-bit Dst / 4-byte output addresses
-HALF_FORMATS = frozenset({FP16, BF16, INT16})
-# DatumSizeBytes in sixteenths of a byte (addresses are kept in sixteenths: BFP2 datums are 2 bits
-# and BFP exponents advance 1/16 byte per datum).
-DATUM_SIXTEENTHS = {
-    BFP2: 4, BFP2A: 4, BFP4: 8, BFP4A: 8, BFP8: 16, BFP8A: 16, FP8: 16, INT8: 16,
-    FP16: 32, BF16: 32, INT16: 32, FP32: 64, TF32: 64, INT32: 64,
-}  # fmt: skip
+from tensixsim.tensix.unpack.fetch import fetch_wait, start_fetch, unpack_state
+from tensixsim.tensix.unpack.src_banks import bank_wait, flip
+from tensixsim.timing import UNPACK
 
 CONTEXTS = 8
 
@@ -191,104 +121,6 @@ TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW = 32, 16  # Blackhole's (native/unpack.c re
 BLACKHOLE = UnpackerReadings(TILEIZE_ROW_WIDE, TILEIZE_ROW_NARROW, False, Unimplemented, False, True)
 
 
-# The per-unpacker names the coprocessor's ``busy_end`` / ``unit_busy`` take (STALLWAIT C1 / C2).
-UNPACKER_UNITS = ("unpacker0", "unpacker1")
-
-
-@dataclass
-class UnpackState:
-    """Unpacker state that is not a register file: ``Unpackers[u].ContextCounter[thread]``, and the
-    L1 fetch of each unpacker's latest UNPACR (the "Timing" paragraph above)."""
-
-    context_counter: np.ndarray  # (2, pipes) uint8, uint3_t counters
-    # Per unpacker: the first cycle it has nothing in flight (its data phase has ended).
-    end: np.ndarray  # (2,) int64
-    # Its fetch as a piecewise-constant rate: ``left`` bytes remained at cycle ``anchor``; it fetches
-    # at ``shared_speed`` until ``shared_until`` (the other unpacker fetching too), then at ``want``.
-    anchor: np.ndarray  # (2,) int64
-    left: np.ndarray  # (2,) int64
-    want: np.ndarray  # (2,) int8: 0 / 1 / 2 for x1 / x2 / x4
-    shared_until: np.ndarray  # (2,) int64
-    shared_speed: np.ndarray  # (2,) int8
-    thread: np.ndarray  # (2,) int8: the pipe that issued it (-1: none)
-    # Per unpacker, for run statistics: fetches started and cycles spent fetching.
-    fetches: np.ndarray  # (2,) int64
-    fetch_cycles: np.ndarray  # (2,) int64
-    # (1,) int64: bytes a cycle at x1, the architecture's (timing.py UNPACK / UNPACK_WORMHOLE).
-    bytes_per_cycle: np.ndarray = field(default_factory=lambda: np.array([UNPACK.l1_bytes_per_cycle]))
-
-    @classmethod
-    def new(cls, arch: Arch) -> UnpackState:
-        timing = UNPACK_WORMHOLE if arch.name == "wormhole" else UNPACK
-        return cls(
-            bytes_per_cycle=np.array([timing.l1_bytes_per_cycle], np.int64),
-            context_counter=np.zeros((2, arch.pipe_count), np.uint8),
-            end=np.zeros(2, np.int64),
-            anchor=np.zeros(2, np.int64),
-            left=np.zeros(2, np.int64),
-            want=np.zeros(2, np.int8),
-            shared_until=np.zeros(2, np.int64),
-            shared_speed=np.zeros(2, np.int8),
-            thread=np.full(2, -1, np.int8),
-            fetches=np.zeros(2, np.int64),
-            fetch_cycles=np.zeros(2, np.int64),
-        )
-
-
-def busy_end(copro: Coprocessor, unit: int) -> int:
-    """The first cycle from which unpacker ``unit`` has nothing in flight (STALLWAIT C1 / C2)."""
-    return int(copro.unpackers.end[unit])
-
-
-def _rate(state: UnpackState, speed: int) -> int:
-    return int(state.bytes_per_cycle[0]) << speed
-
-
-def left_at(state: UnpackState, unit: int, cycle: int) -> int:
-    """The bytes unpacker ``unit`` still has to fetch at the start of ``cycle`` (0 once done)."""
-    if int(state.end[unit]) <= cycle:
-        return 0
-    anchor, until = int(state.anchor[unit]), int(state.shared_until[unit])
-    shared = max(0, min(cycle, until) - anchor)
-    solo = max(0, cycle - max(until, anchor))
-    moved = shared * _rate(state, int(state.shared_speed[unit])) + solo * _rate(state, int(state.want[unit]))
-    return int(state.left[unit]) - moved
-
-
-def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: int) -> None:
-    """Unpacker ``unit`` starts fetching ``nbytes`` at speed ``want`` at cycle ``start``: set its
-    schedule, and the other unpacker's from ``start`` on if it is still fetching then (the page's
-    interference table while both fetch; whichever ends first frees the other to its own speed)."""
-    other = 1 - unit
-    rest = left_at(state, other, start)
-    other_end = int(state.end[other])
-    state.anchor[unit], state.left[unit], state.want[unit] = start, nbytes, want
-    state.fetches[unit] += 1
-    if rest <= 0:
-        state.shared_until[unit], state.shared_speed[unit] = start, want
-        state.end[unit] = start + -(-nbytes // _rate(state, want))
-        state.fetch_cycles[unit] += int(state.end[unit]) - start
-        return
-    other_want = int(state.want[other])
-    wants = (want, other_want) if unit == 0 else (other_want, want)
-    gets = UNPACK.shared_speeds[wants[0]][wants[1]]
-    speed, other_speed = (gets[0], gets[1]) if unit == 0 else (gets[1], gets[0])
-    ends = [start + -(-nbytes // _rate(state, speed)), start + -(-rest // _rate(state, other_speed))]
-    shared_end = min(ends)
-    for u, total, shared, alone in ((unit, nbytes, speed, want), (other, rest, other_speed, other_want)):
-        state.anchor[u], state.left[u] = start, total
-        state.shared_until[u], state.shared_speed[u] = shared_end, shared
-        remaining = total - (shared_end - start) * _rate(state, shared)
-        state.end[u] = shared_end + (-(-remaining // _rate(state, alone)) if remaining > 0 else 0)
-    state.fetch_cycles[unit] += int(state.end[unit]) - start
-    state.fetch_cycles[other] += int(state.end[other]) - other_end  # slowed by the newcomer
-
-
-def unpack_state(copro: Coprocessor) -> UnpackState:
-    """The coprocessor's unpacker state."""
-    return copro.unpackers
-
-
 # ------------------------------------------------------------------------------ helpers
 
 
@@ -311,148 +143,10 @@ def _offset_field(context3: int) -> str:
     return "REG7_Offset_address" if context3 == 0 else f"REG7_Offset_cntx{context3}_address"
 
 
-# The count of leading zeros of every byte (8 for zero): BFP normalisation's shift.
-_LEADING_ZEROS8 = np.array([8 - v.bit_length() for v in range(256)], np.int64)
-
-
-def _normalised(datums: np.ndarray, exps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """BFP8 datums (sign, 7-bit magnitude) and their shared exponents: the sign, the magnitude shifted
-    up to its leading one and the exponent lowered to match (the pages' shared first steps).
-    Zero magnitudes come back as magnitude 0 (callers give them their own result)."""
-    datums = datums & 0xFF
-    sign, mag = datums >> 7, (datums << 1) & 0xFF
-    lz = _LEADING_ZEROS8[mag]
-    return sign, (mag << lz) & 0xFF, (exps - lz) & 0xFF
-
-
-def bfp8_to_bf16(datums: np.ndarray, exps: np.ndarray) -> np.ndarray:
-    """UNPACR_Regular.md ``BFP8ToBF16`` on arrays of uint8 operands."""
-    sign, mag, exp = _normalised(datums, exps)
-    return np.where(mag == 0, sign * 0xFF80, (sign << 15) | (exp << 7) | (mag & 0x7E))
-
-
-def bfp8a_to_fp16(datums: np.ndarray, exps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """UNPACR_Regular.md ``BFP8aToFP16`` on arrays, with the mask of datums for which the page says
-    UndefinedBehaviour (a normalised exponent beyond FP16's five bits)."""
-    sign, mag, exp = _normalised(datums, exps)
-    zero = mag == 0
-    value = np.where(zero, sign * 0xFC00, (sign << 15) | ((exp & 0x1F) << 10) | ((mag & 0x7E) << 3))
-    return value, ~zero & (exp & 0xE0 != 0)
-
-
-def _i64(values: np.ndarray) -> np.ndarray:
-    return np.asarray(values).astype(np.int64)
-
-
-def convert(
-    ctx: Context, unit: int, in_fmt: int, out_fmt: int, bits: np.ndarray, exps: np.ndarray, to_dst: bool
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """UNPACR_Regular.md ``FormatConversion`` on arrays of datums: the raw values written to Dst or
-    SrcA / SrcB, and the mask of datums whose conversion is undefined (None if none can be). A
-    conversion that is undefined for every datum raises."""
-
-    def undefined(why: str) -> UndefinedBehavior:
-        return ctx.error(UndefinedBehavior, f"format conversion {why}", in_fmt << 4 | out_fmt)
-
-    fmt, bad = in_fmt, None
-    if in_fmt == FP32:
-        if out_fmt == FP32:
-            pass
-        elif out_fmt == TF32:
-            return _i64(formats.dst32_from_fp32(bits) if to_dst else formats.src_from_tf32(bits)), None
-        elif out_fmt == BF16:
-            bits, fmt = formats.unpack_fp32_to_bf16(bits), BF16
-        elif out_fmt == FP16:
-            bits, fmt = formats.fp32_to_fp16(bits), FP16
-        else:
-            raise undefined(f"FP32 -> {FORMAT_NAMES.get(out_fmt, out_fmt)} is not possible")
-    else:
-        if in_fmt != out_fmt:
-            raise undefined("with InDataFormat != OutDataFormat (only FP32 input converts)")
-        if in_fmt == FP8:  # e5m2: the high byte of an FP16 (Wormhole; Blackhole refuses FP8 earlier)
-            bits, fmt = bits << 8, FP16
-        elif in_fmt in (BFP8, BFP4, BFP2):
-            shift = {BFP8: 0, BFP4: 4, BFP2: 6}[in_fmt]
-            bits, fmt = bfp8_to_bf16(bits << shift, exps), BF16
-        elif in_fmt in (BFP8A, BFP4A, BFP2A):
-            shift = {BFP8A: 0, BFP4A: 4, BFP2A: 6}[in_fmt]
-            bits, bad = bfp8a_to_fp16(bits << shift, exps)
-            fmt = FP16
-        elif in_fmt == INT8:
-            config = ctx.copro.config
-            name = f"ALU_FORMAT_SPEC_REG0_Src{'B' if unit else 'A'}Unsigned"
-            unsigned = config.read_field(name, config.state_id(ctx.thread))
-            bits, fmt = formats.int8_from_sm8(bits, unsigned=bool(unsigned)), FP16
-        elif in_fmt == TF32:
-            if to_dst:
-                return _i64(formats.dst32_from_fp32(bits)), None
-            raise undefined("TF32 input is only valid when unpacking to Dst")
-    if fmt == INT16:
-        return _i64(bits if to_dst else formats.src_from_int16(bits)), bad
-    if fmt in (INT32, FP32):
-        if to_dst:
-            return _i64(formats.dst32_from_fp32(bits)), bad
-        raise undefined(f"{FORMAT_NAMES[fmt]} cannot be written to SrcA / SrcB")
-    if fmt == BF16:
-        return _i64(formats.dst16_from_bf16(bits) if to_dst else formats.src_from_bf16(bits)), bad
-    return _i64(formats.dst16_from_fp16(bits) if to_dst else formats.src_from_fp16(bits)), bad
-
-
-def _datum_addresses(start: int, count: int, size16: int, width: int, row_stride: int, wrap) -> np.ndarray:
-    """The input address (sixteenths) of each datum: ``width`` datums a row, the next row
-    ``row_stride`` on from the row's start, the FIFO wrap applied at each row start."""
-    rows = -(-count // width)
-    starts = np.empty(rows, np.int64)
-    addr = start
-    for r in range(rows):
-        starts[r] = addr
-        addr = wrap(addr + row_stride)
-    return (starts[:, None] + size16 * np.arange(width, dtype=np.int64)).ravel()[:count]
-
-
-def _exponent_addresses(start: int, count: int, wrap) -> np.ndarray:
-    """The exponent address (sixteenths) of each datum: one sixteenth on per datum, the FIFO wrap
-    applied each time the address reaches a 16-byte boundary."""
-    out = np.empty(count, np.int64)
-    i, addr = 0, start
-    while i < count:
-        n = min(count - i, 256 - addr % 256)
-        out[i : i + n] = addr + np.arange(n, dtype=np.int64)
-        i, addr = i + n, addr + n
-        if addr % 256 == 0:
-            addr = wrap(addr)
-    return out
-
-
-def _gather_bits(l1: np.ndarray, addr16: np.ndarray, size16: int) -> np.ndarray:
-    """``ReadL1Bytes`` of ``size16`` sixteenths at each address (sixteenths), bits from the lowest up.
-    Addresses outside L1 give garbage here; the caller checks them (``_first_fault``)."""
-    bit = addr16 // 2  # sixteenths of a byte are half-bits; datums start on whole bits
-    byte, shift = bit >> 3, bit & 7
-    nbits = size16 // 2
-    last = len(l1) - 1
-    raw = np.zeros(len(addr16), np.uint64)
-    for k in range((7 + nbits + 7) // 8):
-        raw |= l1[np.clip(byte + k, 0, last)].astype(np.uint64) << np.uint64(8 * k)
-    return ((raw >> shift.astype(np.uint64)) & np.uint64((1 << nbits) - 1)).astype(np.int64)
-
-
 def _first(mask: np.ndarray | None) -> int | None:
     if mask is None or not mask.any():
         return None
     return int(np.argmax(mask))
-
-
-def _read_fault(ctx: Context, addr16: int, size16: int) -> MemoryFault:
-    return MemoryFault(
-        f"pipe {ctx.thread} {ctx.instruction.name}: unpacker L1 read outside L1",
-        address=max(addr16 // 16, 0),
-        size=max(size16 // 16, 1),
-        write=False,
-        core=ctx.core,
-        pc=ctx.pc,
-        cycle=ctx.cycle,
-    )
 
 
 def _last_writes(flat: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -460,41 +154,6 @@ def _last_writes(flat: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.n
     _, first_from_end = np.unique(flat[::-1], return_index=True)
     keep = len(flat) - 1 - first_from_end
     return flat[keep], values[keep]
-
-
-def bank_not_handed(file: int, bank: int) -> str:
-    """Why an unpacker instruction waits for Src``file``'s ``bank``."""
-    return f"Src{'AB'[file]} bank {bank} is not handed to the unpackers"
-
-
-def still_fetching(unit: int, end: int) -> str:
-    """Why an instruction for unpacker ``unit`` waits until its fetch ends at ``end``."""
-    return f"unpacker {unit} is fetching from L1 until cycle {end}"
-
-
-def _bank_wait(ctx: Context, file: int, bank: int) -> Wait | None:
-    if int(ctx.copro.regs.src_client[file, bank]) != SrcClient.UNPACKERS:
-        return Wait(bank_not_handed(file, bank))
-    return None
-
-
-def _flip(ctx: Context, unit: int, at: int | None = None) -> None:
-    """Hand the unpacker's current bank to the matrix unit (FlipSrc / SETDVALID), from cycle ``at``
-    (default: now); the unpacker goes on with the other bank at once."""
-    regs, thread = ctx.copro.regs, ctx.thread
-    base = ctx.copro.config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
-    bank = int(regs.unpacker_bank[unit])
-    hand_over(ctx.copro, unit, bank, ctx.cycle if at is None else at, ctx.cycle)
-    regs.unpacker_bank[unit] ^= 1
-    regs.unpacker_src_row[unit, thread] = base
-
-
-def fetch_wait(ctx: Context, unit: int) -> Wait | None:
-    """An instruction for an unpacker whose UNPACR is still fetching waits until it is done."""
-    end = int(unpack_state(ctx.copro).end[unit])
-    if end > ctx.cycle:
-        return Wait(still_fetching(unit, end), until=end)
-    return None
 
 
 def _advance_counter(ctx: Context, readings: UnpackerReadings, unit: int, current: int) -> int:
@@ -738,7 +397,7 @@ def _regular(
     # ---- the datums (computed before anything changes)
     bank = int(regs.unpacker_bank[unit])
     if count:
-        waiting = _bank_wait(ctx, unit, bank)
+        waiting = bank_wait(ctx, unit, bank)
         if waiting is not None:
             return waiting
     set_ovrd = config.thread_field("SRCA_SET_SetOvrdWithAddr", thread)
@@ -750,20 +409,20 @@ def _regular(
     # Datum by datum, the page reads the datum, then its exponent, converts it and places it; the
     # first datum that fails decides the error, in that order: (datum, step, error).
     failures: list[tuple[int, int, Exception]] = []
-    addrs = _datum_addresses(datum_addr, count, size16, row_width, row_stride, wrap)
+    addrs = datum_addresses(datum_addr, count, size16, row_width, row_stride, wrap)
     bad = (addrs < 0) | ((addrs + size16 + 15) // 16 > l1_size)
     if (i := _first(bad)) is not None:
-        failures.append((i, 0, _read_fault(ctx, int(addrs[i]), size16)))
-    bits = _gather_bits(l1, addrs, size16)
+        failures.append((i, 0, read_fault(ctx, int(addrs[i]), size16)))
+    bits = gather_bits(l1, addrs, size16)
     exps = np.zeros(count, np.int64)
     if is_bfp:
         if force_shared_exp:
             exps[:] = shared_exp
         else:
-            exp_addrs = _exponent_addresses(exp_addr, count, wrap)
+            exp_addrs = exponent_addresses(exp_addr, count, wrap)
             bad = (exp_addrs < 0) | (exp_addrs // 16 + 1 > l1_size)
             if (i := _first(bad)) is not None:
-                failures.append((i, 1, _read_fault(ctx, int(exp_addrs[i]) // 16 * 16, 16)))
+                failures.append((i, 1, read_fault(ctx, int(exp_addrs[i]) // 16 * 16, 16)))
             exps = l1[np.clip(exp_addrs // 16, 0, len(l1) - 1)].astype(np.int64)
     datums = np.zeros(count, np.int64)
     if count:
@@ -861,7 +520,7 @@ def _regular(
         adc.increment(i, UNPACKER0 + unit, 1, Y, ch1_y_inc)
         adc.increment(i, UNPACKER0 + unit, 1, Z, ch1_z_inc)
     if flip_src:
-        _flip(ctx, unit, end)  # the matrix unit sees the bank once the data has landed
+        flip(ctx, unit, end)  # the matrix unit sees the bank once the data has landed
     elif _cfg(ctx, unit, "REG2_Unpack_Src_Reg_Set_Upd"):
         base = config.thread_field("SRCB_SET_Base" if unit else "SRCA_SET_Base", thread) << 4
         regs.unpacker_src_row[unit, thread] += 16 + base
@@ -880,76 +539,3 @@ def _speed(ctx: Context, unit: int, in_fmt: int, tileize: bool, to_dst: bool, up
     elif (to_dst and in_fmt in (BFP4, BFP4A)) or upsample == 1:
         speed = min(speed, 1)
     return speed
-
-
-# ------------------------------------------------------------------------------ UNPACR_NOP
-
-
-@semantics("UNPACR_NOP")
-def unpacr_nop(
-    ctx: Context,
-    unpacker_select: int,
-    stream_id: int,
-    msg_clr_cnt: int,
-    set_dvalid: int,
-    clr_to1_fmt_ctrl: int,
-    stall_clr_cntrl: int,
-    bank_clr_ctrl: int,
-    src_clr_val_ctrl: int,
-    unpack_pop: int,
-) -> Outcome:
-    unit = unpacker_select
-    if (waiting := fetch_wait(ctx, unit)) is not None:
-        return waiting
-    if unpack_pop in (0, 3):
-        raise ctx.error(Unimplemented, "OverlayClear / SETREG forms (NoC overlay writes)", unpack_pop)
-    if unpack_pop == 2:
-        for name, value in (
-            ("stream_id", stream_id),
-            ("msg_clr_cnt", msg_clr_cnt),
-            ("set_dvalid", set_dvalid),
-            ("stall_clr_cntrl", stall_clr_cntrl),
-            ("bank_clr_ctrl", bank_clr_ctrl),
-            ("src_clr_val_ctrl", src_clr_val_ctrl),
-        ):
-            ctx.documented(name, value, 0)
-        if clr_to1_fmt_ctrl == 3:  # SETDVALID
-            return nop_setdvalid(ctx, unit)
-        if clr_to1_fmt_ctrl:
-            raise ctx.error(UndefinedBehavior, "clr_to1_fmt_ctrl is reserved", clr_to1_fmt_ctrl)
-        return Retire(UNPACK.nop)
-    # ZEROSRC
-    ctx.documented("stream_id", stream_id, 0)
-    ctx.documented("msg_clr_cnt", msg_clr_cnt, 0)
-    ctx.documented("set_dvalid", set_dvalid, 1)
-    if src_clr_val_ctrl >= 2:
-        raise ctx.error(
-            Unimplemented, "src_clr_val_ctrl 2 / 3 (clear to one / to a register)", src_clr_val_ctrl
-        )
-    ctx.documented("clr_to1_fmt_ctrl", clr_to1_fmt_ctrl, 0)
-    return nop_zerosrc(ctx, unit, src_clr_val_ctrl, bank_clr_ctrl, stall_clr_cntrl, set_dvalid)
-
-
-def nop_zerosrc(
-    ctx: Context, unit: int, negative_inf_srca: int, both_banks: int, wait_like_unpacr: int, set_dvalid: int
-) -> Outcome:
-    """UNPACR_NOP_ZEROSRC.md's model (after the unpacker's earlier instructions: :func:`fetch_wait`),
-    then UNPACR_NOP_SETDVALID.md's if ``set_dvalid``."""
-    regs = ctx.copro.regs
-    unpack_bank = int(regs.unpacker_bank[unit])
-    wait_bank = unpack_bank if wait_like_unpacr else int(regs.matrix_bank[unit])
-    waiting = _bank_wait(ctx, unit, wait_bank)
-    if waiting is not None:
-        return waiting
-    value = SRC_MASK if unit == 0 and negative_inf_srca else 0
-    banks = [0, 1] if both_banks else [unpack_bank]
-    regs.src(unit)[banks] = value
-    if set_dvalid:
-        _flip(ctx, unit)
-    return Retire(UNPACK.nop)
-
-
-def nop_setdvalid(ctx: Context, unit: int) -> Outcome:
-    """UNPACR_NOP_SETDVALID.md (after the unpacker's earlier instructions: :func:`fetch_wait`)."""
-    _flip(ctx, unit)
-    return Retire(UNPACK.nop)

@@ -3,9 +3,9 @@
 Functional model: tt-isa-documentation WormholeB0 UNPACR.md, UNPACR_Regular.md,
 UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md, UNPACR_NOP*.md (the jasondavies fork, which
 has the UNPACR_NOP pages), Unpackers/README.md and Unpackers/FormatConversion.md. These are the pages
-unpack.py's model was written from, so the model is unpack.py's (:func:`unpack.unpacr_modes`,
-:func:`unpack.nop_zerosrc`, :func:`unpack.nop_setdvalid`), with the page's own readings in place of
-the Blackhole ones (:data:`WORMHOLE`):
+the Blackhole unpackers' model was written from, so the model is theirs (:func:`unit.unpacr_modes`,
+:func:`src_banks.nop_zerosrc`, :func:`src_banks.nop_setdvalid`), with the page's own readings in place
+of the Blackhole ones (:data:`WORMHOLE`):
 
 - Tileize_mode (the page's DiscontiguousInputRows) reads 16 datums of every format per input row,
   then moves RowStride on (Blackhole: 32 for formats wider than a byte), and allows sub-byte (BFP4 /
@@ -19,7 +19,7 @@ the Blackhole ones (:data:`WORMHOLE`):
   page's model (``(1 << rate) - 1`` zeroes: 3, 7) and Unpackers/README.md's table (2, 4) disagree:
   Unimplemented.
 
-The Wormhole configuration names match the ones unpack.py reads (``THCON_SEC<u>_REG*``, ``UNP<u>_*``,
+The Wormhole configuration names match the ones unit.py reads (``THCON_SEC<u>_REG*``, ``UNP<u>_*``,
 ``UNPACK_MISC_CFG_CfgContextOffset_<u>``; ``Shift_amount_cntx`` in THCON_SEC, the ZW strides in
 ``ADDR_CTRL_ZW_REG_1``, as the fork's page has them). Dst rows map as Dst.md's AdjRow (no Blackhole
 remapping). Timing is UNPACR_Regular.md's "Performance", as on Blackhole (timing.UNPACK).
@@ -51,15 +51,17 @@ with UNPACR"), as on Blackhole.
 from __future__ import annotations
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
-from tensixsim.tensix import unpack
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
+from tensixsim.tensix.unpack.fetch import fetch_wait
+from tensixsim.tensix.unpack.src_banks import nop_setdvalid, nop_zerosrc
+from tensixsim.tensix.unpack.unit import UnpackerReadings, unpacr_modes
 from tensixsim.timing import UNPACK
 
 WORMHOLE_ONLY = ("wormhole",)
 
 # UNPACR_Regular.md as it stands: 16 datums an input row for every format, sub-byte datums allowed,
 # unpacker 1 contexts >= 2 undefined, FP8 modelled, no non-log2 counter field, Upsample_rate 1.
-WORMHOLE = unpack.UnpackerReadings(16, 16, True, UndefinedBehavior, True, False, upsample_one=True)
+WORMHOLE = UnpackerReadings(16, 16, True, UndefinedBehavior, True, False, upsample_one=True)
 
 # UNPACR_NOP modes (the low three bits of the operand; ZEROSRC is any value with [1:0] == 1).
 NOP_OVERLAY_CLEAR, NOP_OVERLAY_CLEAR_STREAM, NOP_SETREG, NOP_RESERVED, NOP_SETDVALID = 0, 3, 4, 6, 7
@@ -83,7 +85,7 @@ def unpacr(
     search_cache_flush: int,
     last: int,
 ) -> Outcome:
-    return unpack.unpacr_modes(
+    return unpacr_modes(
         ctx, WORMHOLE, unpack_block_selection, addr_mode, cfg_context_cnt_inc, cfg_context_id,
         addr_cnt_context_id, ovrd_thread_id, set_dat_valid, zero_write2, auto_inc_context_id, row_search,
         search_cache_flush, last,
@@ -94,11 +96,11 @@ def unpacr(
 @semantics("UNPACR_NOP", arches=WORMHOLE_ONLY)
 def unpacr_nop(ctx: Context, unpack_block_selection: int, no_op: int) -> Outcome:
     unit = unpack_block_selection
-    if (waiting := unpack.fetch_wait(ctx, unit)) is not None:
+    if (waiting := fetch_wait(ctx, unit)) is not None:
         return waiting
     if no_op & 3 == 1:  # ZEROSRC
         ctx.documented("no_op", no_op, ZEROSRC_BITS)
-        return unpack.nop_zerosrc(ctx, unit, no_op >> 2 & 1, no_op >> 3 & 1, no_op >> 4 & 1, 0)
+        return nop_zerosrc(ctx, unit, no_op >> 2 & 1, no_op >> 3 & 1, no_op >> 4 & 1, 0)
     mode = no_op & 7
     if mode in (NOP_OVERLAY_CLEAR, NOP_OVERLAY_CLEAR_STREAM):
         why = "OverlayClear (the NoC overlay's STREAM_MSG_DATA_CLEAR register is not modelled)"
@@ -111,5 +113,5 @@ def unpacr_nop(ctx: Context, unpack_block_selection: int, no_op: int) -> Outcome
         raise ctx.error(UndefinedBehavior, "UNPACR_NOP mode 6 has no page (reserved)", no_op)
     ctx.documented("no_op", no_op, 3)
     if mode == NOP_SETDVALID:
-        return unpack.nop_setdvalid(ctx, unit)
+        return nop_setdvalid(ctx, unit)
     return Retire(UNPACK.nop)  # Nop: occupies the unpacker for one cycle
