@@ -2,7 +2,7 @@
 
 Written from tt-isa-documentation WormholeB0 Packers/InputAddressGenerator.md, OutputAddressGenerator.md,
 FormatConversion.md, EdgeMasking.md, ReLU.md and ExponentThresholding.md and the Dst.md pages, over
-plain Python ints, with the readings tensixsim/tensix/pack.py documents (read interface k reads 16*k
+plain Python ints, with the readings tensixsim/tensix/pack/ documents (read interface k reads 16*k
 datums on; output in 16-byte chunks with a pending buffer; flushed zeros keep their sign; the
 documented-as-mishandled inputs are RefUnimplemented). No emulator code is imported.
 
@@ -14,7 +14,7 @@ documented-as-mishandled inputs are RefUnimplemented). No emulator code is impor
 BFP output follows the value table of FloatBitPatterns.md (a BFP8 datum means Mag / 2**6 * 2**(Exp - bias))
 and FormatConversion.md's late conversion ("converted to BF16, then round to BFP8 with one shared 8b
 exponent per 16 datums"; BFP4 / BFP2 truncate the BFP8 result; BFP8a goes through E5M7), with the
-readings pack.py documents: the shared exponent is the block's largest, rounding is to nearest with
+readings pack/convert.py documents: the shared exponent is the block's largest, rounding is to nearest with
 ties away from zero over exact fractions, a magnitude past 127 saturates, exponent 0 is zero, and a
 zero magnitude is written with sign 0.
 """
@@ -238,7 +238,7 @@ ACC_FLOATS = {"fp32": (8, 23), "bf16": (8, 7), "fp16": (5, 10)}
 
 def Accumulate(a: int, b: int, fmt: str) -> int:
     """L1 accumulation of one lane ("fp32" / "bf16" / "fp16" bits): the exact sum (fractions) rounded
-    to nearest even, with the readings pack.py documents (denormals read as zero, underflow to signed
+    to nearest even, with the readings pack/stream.py documents (denormals read as zero, underflow to signed
     zero, NaN / inf rules with an 8-bit exponent, FP16 saturating)."""
     eb, mb = ACC_FLOATS[fmt]
     top, max_e, bias = eb + mb, (1 << eb) - 1, (1 << (eb - 1)) - 1

@@ -1,4 +1,4 @@
-"""The native PACR (tensixsim/tensix/native/pack.c) against the Python semantics (pack.py).
+"""The native PACR (tensixsim/tensix/native/pack.c) against the Python semantics (pack/unit.py).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 PACR word natively, the other through the Python semantics. A deferred word must leave its tile exactly
@@ -37,9 +37,10 @@ from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
 from tensixsim.tensix import config_fields_blackhole as cfg
-from tensixsim.tensix import formats, native, pack, semantics
+from tensixsim.tensix import formats, native, semantics
 from tensixsim.tensix.formats import BF16, BFP8, FP16, FP32, INT8, INT16, INT32, TF32
-from tensixsim.tensix.pack import STREAM_BUFFER_BYTES
+from tensixsim.tensix.pack import unit as pack_unit
+from tensixsim.tensix.pack.stream import STREAM_BUFFER_BYTES
 from tensixsim.tensix.semantics import Wait
 
 ISA = isa_for("blackhole")
@@ -79,7 +80,7 @@ _COMMON = [
 _FORMAT_CODES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 _ADDR_MOD_NAMES = ("YsrcIncr", "YsrcCR", "YsrcClear", "YdstIncr", "YdstCR", "YdstClear", "ZsrcIncr",
                    "ZsrcClear", "ZdstIncr", "ZdstClear")  # fmt: skip
-_ZERO_CHECKS = pack._ZERO_CHECKS  # the THCON_SEC0_REG1 fields that must be zero
+_ZERO_CHECKS = pack_unit._ZERO_CHECKS  # the THCON_SEC0_REG1 fields that must be zero
 # Dst16 patterns worth hitting: zeros, extremes, NaN / infinity patterns in both Dst16 layouts, FP16
 # denormals (exponent 0) and exponent 31, values near the FP16 late conversion's mishandled range.
 _DST_SPECIAL = np.array(

@@ -179,7 +179,7 @@ def test_stall_reasons_name_who_ends_them():
     from tensixsim.observe.events import stall_cause
     from tensixsim.tensix import sync
     from tensixsim.tensix.matrix.unit import SRC_NOT_HANDED
-    from tensixsim.tensix.pack import DST_NOT_READABLE
+    from tensixsim.tensix.pack.unit import DST_NOT_READABLE
     from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
     from tensixsim.tensix.unpack.fetch import still_fetching
     from tensixsim.tensix.unpack.src_banks import bank_not_handed

@@ -28,7 +28,7 @@ from pack_reference import (
 )
 
 from tensixsim.tensix import formats
-from tensixsim.tensix.pack import STREAM_DRAINED, pack_state
+from tensixsim.tensix.pack.stream import STREAM_DRAINED, pack_state
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
 from tensixsim.timing import PACK

@@ -20,7 +20,7 @@ from tensixsim import raw
 from tensixsim.tensix import native
 from tensixsim.tensix.adc import PACKERS
 from tensixsim.tensix.formats import BF16, FP32
-from tensixsim.tensix.pack import STREAM_DRAINED
+from tensixsim.tensix.pack.stream import STREAM_DRAINED
 from tensixsim.tensix.sync import B0
 from tensixsim.tile import Tile
 from tensixsim.timing import PACK

@@ -20,7 +20,7 @@ from tensixsim import Tile
 from tensixsim.errors import Deadlock, InvalidProgram, MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.isa import isa_for, to_stream_word
 from tensixsim.tensix import sync
-from tensixsim.tensix.pack import STREAM_DRAINED
+from tensixsim.tensix.pack.stream import STREAM_DRAINED
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 
 ISA = isa_for("blackhole")

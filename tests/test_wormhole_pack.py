@@ -19,8 +19,8 @@ from tensixsim.raw import run_words
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS
 from tensixsim.tensix.formats import BFP2A, BFP4
-from tensixsim.tensix.pack import STREAM_DRAINED
-from tensixsim.tensix.pack_wormhole import PACK_LIMITS, PACKER_CONFIG
+from tensixsim.tensix.pack.stream import STREAM_DRAINED
+from tensixsim.tensix.pack.wormhole import PACK_LIMITS, PACKER_CONFIG
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup
 from tensixsim.tile import Tile
 from tensixsim.timing import PACK_WORMHOLE
@@ -304,7 +304,7 @@ def test_four_packers_pack_four_faces_to_four_places():
         COPRO.regs.dst[16 * i : 16 * i + 16] = formats.dst16_from_bf16(face)
     COPRO.adc.value[0, PACKERS, 1, 0] = 255
     result = execute("PACR", pack_sel=0xF, last=1)
-    # 512 bytes a packer, 16 a cycle, in parallel; then the packers drain (pack.accept).
+    # 512 bytes a packer, 16 a cycle, in parallel; then the packers drain (pack.stream.accept).
     assert isinstance(result, Retire) and result.cycles == 512 // 16
     assert (COPRO.packer.stream[:, STREAM_DRAINED] == CYCLE + 512 // 16 + PACK_WORMHOLE.drain_cycles).all()
     for i, face in enumerate(faces):

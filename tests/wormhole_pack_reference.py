@@ -12,7 +12,7 @@ the same way whichever of the four it is. What is Wormhole's own is here: PACR.m
 the per-packer configuration and address generators (OvrdThreadId, Packer0InitialAddr, ``YZW_Addr &
 ~0xf``, the FIFO wrap per packer), downsampling, the pipeline order (ZeroWrite's datums join after
 exponent thresholding; ReLU before thresholding), ``ApplyRelu & 3``, LateToFormat FP8 (e5m2: the FP16
-rule, then two mantissa bits), and the readings pack_wormhole.py documents: modes the emulator does
+rule, then two mantissa bits), and the readings pack/wormhole.py documents: modes the emulator does
 not model are RefUnimplemented; ReLU modes 2 / 3 on integers are RefUB.
 
 ``cfg`` is a dict: the shared fields (``read32``, ``inter``, ``raw``, ``unsigned``, ``round10``,

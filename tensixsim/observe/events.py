@@ -405,7 +405,7 @@ _STALLWAIT_UNITS = _stallwait_units()
 def stall_cause(reason: str, thread: int) -> tuple:
     """Who ends a pipe's wait, from the reason the model gives for it (the texts of
     matrix.unit.SRC_NOT_HANDED, unpack.src_banks.bank_not_handed, unpack.fetch.still_fetching,
-    regs.dst_hidden, pack.DST_NOT_READABLE, sync's texts, sfpu.floats.MAD_HOLD_REASON)."""
+    regs.dst_hidden, pack.unit.DST_NOT_READABLE, sync's texts, sfpu.floats.MAD_HOLD_REASON)."""
     if "not handed to the matrix unit" in reason or "fetching from L1" in reason:
         return ("unit", "unpack")  # the unpacker fills the bank (its L1 fetch, then the hand-over)
     if "not handed to the unpackers" in reason or "Dst" in reason:

@@ -5,8 +5,8 @@ Services offered to unit modules (their semantics functions reach them through `
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
   ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.fetch.UnpackState: context
-  counters), ``packer`` (pack.PackState: output streams; pack.PackersState on a chip with several
-  packers), ``sfpu`` (sfpu.unit.SfpuState: LRegs, lane flags);
+  counters), ``packer`` (pack.stream.PackState: output streams; pack.stream.PackersState on a chip with
+  several packers), ``sfpu`` (sfpu.unit.SfpuState: LRegs, lane flags);
 - ``src_valid(bank)`` / ``clear_src_valid(bank, release)``: SrcA/SrcB bank hand-over (regs.py);
 - ``l1_read(address, size)`` / ``l1_write(address, data, cycle)``: L1 as the coprocessor sees it
   (writes wake cores polling those addresses and keep code coherent);
@@ -15,7 +15,7 @@ Services offered to unit modules (their semantics functions reach them through `
 - ``unit_busy(unit, cycle)``: whether a unit still has an instruction in flight at ``cycle``;
   ``busy_end(unit)``: the first cycle it has none. Besides the ISA table's units, ``"unpacker0"`` /
   ``"unpacker1"`` name one unpacker (its UNPACR's data still moving, unpack/fetch.py) and ``"packer"`` the
-  packers with what they accepted still in their pipeline (pack.py);
+  packers with what they accepted still in their pipeline (pack/stream.py);
 - ``extend_done(thread, cycle)``: a pipe has work in a unit's background until ``cycle`` (the done check);
 - ``next_timed_change()`` / ``apply_timed_changes(cycle)``: state changes due at a later cycle (a
   Src bank handed to the matrix unit once the unpacker's data has landed); the engine applies them
@@ -42,8 +42,6 @@ from tensixsim.tensix import (
     config,
     expanders,
     mover,  # noqa: F401 - registers semantics
-    pack,
-    pack_wormhole,  # noqa: F401 - registers semantics
     regs,
     sync,
     thcon,
@@ -57,6 +55,9 @@ from tensixsim.tensix.matrix import (
     src_shifts,  # noqa: F401 - registers semantics
 )
 from tensixsim.tensix.matrix import wormhole as matrix_wormhole  # noqa: F401 - registers semantics
+from tensixsim.tensix.pack import stream as pack_stream
+from tensixsim.tensix.pack import unit as pack_unit  # noqa: F401 - registers semantics
+from tensixsim.tensix.pack import wormhole as pack_wormhole  # noqa: F401 - registers semantics
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.sfpu import (
     convert,
@@ -158,7 +159,7 @@ class Coprocessor:
         self.frontend = FrontendState.new(self.arch)
         self.regs = RegFiles.new(self.arch)
         self.unpackers = unpack_fetch.UnpackState.new(self.arch)
-        self.packer = pack.new_state(self.arch.name)
+        self.packer = pack_stream.new_state(self.arch.name)
         # [lo, hi, cycle]: L1 bytes a native handler wrote directly (lo < 0: none), which the native engine
         # hands to Tile.coprocessor_wrote_l1 (native.take_l1_written) before it goes on.
         self.l1_written = np.array(NO_L1_WRITTEN, np.int64)
@@ -185,7 +186,7 @@ class Coprocessor:
             (self.frontend, FrontendState.new(arch)),
             (self.regs, RegFiles.new(arch)),
             (self.unpackers, unpack_fetch.UnpackState.new(arch)),
-            (self.packer, pack.new_state(arch.name)),
+            (self.packer, pack_stream.new_state(arch.name)),
             (self.sfpu, SfpuState.new(arch)),
         )
         for state, new in fresh:
@@ -231,8 +232,8 @@ class Coprocessor:
         """The first cycle from which ``unit`` has nothing in flight (as far as is known now)."""
         if unit in unpack_fetch.UNPACKER_UNITS:
             return unpack_fetch.busy_end(self, unpack_fetch.UNPACKER_UNITS.index(unit))
-        if unit == pack.PACKER_UNIT:
-            return max(self._busy_until.get("pack", 0), pack.drained(self.packer))
+        if unit == pack_stream.PACKER_UNIT:
+            return max(self._busy_until.get("pack", 0), pack_stream.drained(self.packer))
         return self._busy_until.get(unit, 0)
 
     def extend_done(self, thread: int, cycle: int, now: int | None = None) -> None:

@@ -32,7 +32,7 @@ from tensixsim.tensix.capture import (
 )
 from tensixsim.tensix.matrix.runs import mvmul_run
 from tensixsim.tensix.matrix.unit import SRC_NOT_HANDED
-from tensixsim.tensix.pack import DST_NOT_READABLE
+from tensixsim.tensix.pack.unit import DST_NOT_READABLE
 from tensixsim.tensix.regs import dst_hidden
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.tensix.sfpu import macro as sfpu_macro

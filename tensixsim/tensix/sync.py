@@ -219,7 +219,7 @@ STALLWAIT_CONDITIONS: tuple[Condition, ...] = (
     # One unpacker each: its UNPACR's address cycles and data phase (coprocessor.busy_end).
     Condition("C1", "unpacker 0 busy", unit="unpacker0"),  # UNPACK0
     Condition("C2", "unpacker 1 busy", unit="unpacker1"),  # UNPACK1
-    Condition("C3", "packer busy", unit="packer"),  # PACK0: until its pipeline drains (pack.accept)
+    Condition("C3", "packer busy", unit="packer"),  # PACK0: until its pipeline drains (pack.stream.accept)
     Condition("C4", "matrix unit busy", unit="matrix"),  # MATH
     # SrcA/SrcB ownership: SrcX[bank].AllowedClient != the client that waits.
     Condition("C5", "SrcA not released to the unpackers", src_bank="srca_unpacker", src_waits_while=True),

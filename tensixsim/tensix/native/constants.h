@@ -345,7 +345,7 @@
 #define MXF_CLR_DVALID_SRCB_DISABLE_SHIFT                        1u
 #define MXF_CLR_DVALID_SRCB_DISABLE_MASK                         0x00000002u
 
-/* ---- pack.c: pack.py, formats.py, timing.PACK (PACK_*, PKF_*) ---- */
+/* ---- pack.c: the pack package, formats.py, timing.PACK (PACK_*, PKF_*) ---- */
 #define PACK_TIMING_ISSUE_CYCLES                                 1
 #define PACK_TIMING_L1_BYTES_PER_CYCLE                           32
 #define PACK_TIMING_L1_ACCUMULATE_CYCLES                         5

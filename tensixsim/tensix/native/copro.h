@@ -69,7 +69,7 @@ struct copro_view {
     int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix.moves.HOLDS) */
     int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
     int64_t *wait;            /* [3]: (reason, until, detail) of the last NATIVE_WAIT */
-    /* The packer (pack.PackState) */
+    /* The packer (pack.stream.PackState) */
     int64_t *pack_stream;     /* [PACK_STREAM_WORDS]: stream addresses, NeedsNewAddress, pending counts */
     uint8_t *pack_buffer;     /* [2][16]: the data and exponent streams' pending bytes */
     /* [3] (Coprocessor.l1_written): lo, hi, cycle of the L1 bytes a handler wrote directly (lo < 0: none),

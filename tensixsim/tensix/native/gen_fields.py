@@ -557,9 +557,9 @@ _PACK_ZERO_CHECKS = (
     "Add_l1_dest_addr_offset", "Dis_shared_exp_assembler", "Enable_out_fifo", "Add_tile_header_size",
     "Auto_set_last_pacr_intf_sel", "pack_start_intf_pos", "pack_dis_y_pos_start_offset",
     "Source_interface_selection", "Downsample_rate", "All_pack_disable_zero_compress_ovrd",
-)  # pack._ZERO_CHECKS (checked equal in _pack_constants)  # fmt: skip
+)  # pack.unit._ZERO_CHECKS (checked equal in _pack_constants)  # fmt: skip
 # pack.c: the Config fields PACR reads (PKF_<NAME>_WORD / _SHIFT / _MASK; Config fields only, read in
-# the pipe's CFG_STATE_ID state, as pack._field does).
+# the pipe's CFG_STATE_ID state, as pack.convert._field does).
 PACK_FIELDS = (
     "PCK_DEST_RD_CTRL_Read_32b_data", "PCK_DEST_RD_CTRL_Read_int8", "PCK_DEST_RD_CTRL_Read_unsigned",
     "PCK_DEST_RD_CTRL_Round_10b_mant", "ALU_FORMAT_SPEC_REG_Dstacc_override",
@@ -587,33 +587,36 @@ def _spec(table: dict[str, tuple[int, int, int]], name: str) -> str:
 
 
 def _pack_constants(out: _Defines) -> None:
-    """pack.c's section of ``constants.h``: pack.py's tables, the formats it names, timing.PACK, the
-    Config fields it reads and the packer ADDR_MOD slots, edge-mask row sets and masks."""
-    from tensixsim.tensix import formats, pack
+    """pack.c's section of ``constants.h``: the pack package's tables, the formats it names, timing.PACK,
+    the Config fields it reads and the packer ADDR_MOD slots, edge-mask row sets and masks."""
+    from tensixsim.tensix import formats
+    from tensixsim.tensix.pack import convert as pack_convert
+    from tensixsim.tensix.pack import stream as pack_stream
+    from tensixsim.tensix.pack import unit as pack_unit
 
-    if _PACK_ZERO_CHECKS != pack._ZERO_CHECKS:
-        raise ValueError("pack._ZERO_CHECKS changed: update gen_fields._PACK_ZERO_CHECKS")
-    out.text("/* ---- pack.c: pack.py, formats.py, timing.PACK (PACK_*, PKF_*) ---- */")
+    if _PACK_ZERO_CHECKS != pack_unit._ZERO_CHECKS:
+        raise ValueError("pack.unit._ZERO_CHECKS changed: update gen_fields._PACK_ZERO_CHECKS")
+    out.text("/* ---- pack.c: the pack package, formats.py, timing.PACK (PACK_*, PKF_*) ---- */")
     for f in dataclasses.fields(timing.PACK):
         out.add(c_name("PACK_TIMING", f.name), str(int(getattr(timing.PACK, f.name))))
     for name in ("FP32", "TF32", "BF16", "FP16", "INT32", "INT16", "INT8", "BFP8", "BFP8A"):
         out.add(c_name("PACK_FMT", name), f"{getattr(formats, name)}u")
     out.add("PACK_FORMAT_NAMED", f"0x{sum(1 << code for code in formats.FORMAT_NAMES):04X}u")
-    out.add("PACK_FORMAT_LATE_ONLY", f"0x{sum(1 << code for code in pack.LATE_ONLY):04X}u")
-    out.add("PACK_L1_ADDRESS_MASK", f"0x{pack.L1_ADDRESS_MASK:X}u")
-    out.add("PACK_STRIDED_INTERFACE_DATUMS", f"{pack.STRIDED_INTERFACE_DATUMS}u")
-    out.add("PACK_STRIDED_MASKS", f"0x{sum(1 << m for m in pack.STRIDED_MASKS):04X}u")
+    out.add("PACK_FORMAT_LATE_ONLY", f"0x{sum(1 << code for code in pack_convert.LATE_ONLY):04X}u")
+    out.add("PACK_L1_ADDRESS_MASK", f"0x{pack_stream.L1_ADDRESS_MASK:X}u")
+    out.add("PACK_STRIDED_INTERFACE_DATUMS", f"{pack_unit.STRIDED_INTERFACE_DATUMS}u")
+    out.add("PACK_STRIDED_MASKS", f"0x{sum(1 << m for m in pack_unit.STRIDED_MASKS):04X}u")
     # read_intf_sel -> its interfaces as a bit set (0: not evidenced, Unimplemented)
-    interfaces = [sum(1 << k for k in pack.INTERFACE_MASKS.get(m, ())) for m in range(16)]
+    interfaces = [sum(1 << k for k in pack_unit.INTERFACE_MASKS.get(m, ())) for m in range(16)]
     out.text("#define PACK_INTERFACES {" + ", ".join(f"0x{i:X}u" for i in interfaces) + "}")
     out.names.add("PACK_INTERFACES")
     for index, name in enumerate(("DATA_ADDRESS", "EXPONENT_ADDRESS", "NEEDS_NEW_ADDRESS", "PENDING",
                                   "EXPONENT_PENDING", "DRAINED")):  # fmt: skip
-        if getattr(pack, f"STREAM_{name}") != index:
-            raise ValueError(f"pack.STREAM_{name} moved")
+        if getattr(pack_stream, f"STREAM_{name}") != index:
+            raise ValueError(f"pack.stream.STREAM_{name} moved")
         out.add(c_name("PACK_STREAM", name), f"{index}u")
-    out.add("PACK_STREAM_WORDS", f"{pack.STREAM_WORDS}u")
-    out.add("PACK_STREAM_BUFFER_BYTES", f"{pack.STREAM_BUFFER_BYTES}u")
+    out.add("PACK_STREAM_WORDS", f"{pack_stream.STREAM_WORDS}u")
+    out.add("PACK_STREAM_BUFFER_BYTES", f"{pack_stream.STREAM_BUFFER_BYTES}u")
     for name in PACK_FIELDS:
         _field(out, "PKF", "WORD", name, cfg.CONFIG_FIELDS[name])
     mods = [f.name for f in dataclasses.fields(adc.PackAddrMod)]
@@ -676,12 +679,13 @@ _COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC, _COND_PACKER = range(5)
 def _busy_row(unit: str) -> tuple[int, int]:
     """(kind, index) of what a condition on ``unit`` reads: an unpacker's fetch, the packers' drain
     (with the pack unit's clock), or a unit's clock."""
-    from tensixsim.tensix import frontend, pack
+    from tensixsim.tensix import frontend
+    from tensixsim.tensix.pack.stream import PACKER_UNIT
     from tensixsim.tensix.unpack.fetch import UNPACKER_UNITS
 
     if unit in UNPACKER_UNITS:
         return _COND_UNPACKER, UNPACKER_UNITS.index(unit)
-    if unit == pack.PACKER_UNIT:
+    if unit == PACKER_UNIT:
         return _COND_PACKER, frontend.UNIT_INDEX["pack"]
     return _COND_UNIT, frontend.UNIT_INDEX[unit]
 
@@ -691,7 +695,8 @@ def _sync_constants(out: _Defines, arch: str) -> None:
     ``arch``'s STALLWAIT conditions (each as what it tests: a unit's clock, an unpacker's fetch, a Src
     bank); STREAMWAIT's operands and fields where ``arch`` has it."""
     from tensixsim.mmio import streams
-    from tensixsim.tensix import pack, sync
+    from tensixsim.tensix import sync
+    from tensixsim.tensix.pack.stream import STREAM_DRAINED
 
     layout = LAYOUT_MODULES[arch]
     conditions = sync.STALLWAIT_CONDITIONS_BY_ARCH[arch]
@@ -717,9 +722,9 @@ def _sync_constants(out: _Defines, arch: str) -> None:
         ("PACKER", _COND_PACKER),
     ):
         out.add(f"SYNC_COND_{kind}", str(value))
-    # Where a PACKER condition finds the packers' drain: the first packer's stream words (pack.accept
-    # writes it into every packer's).
-    out.add("SYNC_PACKER_DRAINED_WORD", f"{pack.STREAM_DRAINED}u")
+    # Where a PACKER condition finds the packers' drain: the first packer's stream words
+    # (pack.stream.accept writes it into every packer's).
+    out.add("SYNC_PACKER_DRAINED_WORD", f"{STREAM_DRAINED}u")
     rows = []
     for condition in conditions:
         if condition.unit is not None:

@@ -111,7 +111,7 @@ int64_t config_cfgshiftmask(struct copro_view *v, uint32_t thread, uint32_t word
 int config_store_plain(struct copro_view *v, uint32_t thread, uint32_t first, const uint32_t *values,
                        uint32_t count);
 
-/* pack.c: tensixsim/tensix/pack.py */
+/* pack.c: tensixsim/tensix/pack/unit.py */
 int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 /* unpack.c: tensixsim/tensix/unpack/unit.py (UNPACR) */
 int64_t unpack_unpacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);

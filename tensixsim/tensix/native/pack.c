@@ -1,13 +1,13 @@
-/* The packer's PACR (Dst -> L1), bit for bit and cycle for cycle as tensixsim/tensix/pack.py's pacr
+/* The packer's PACR (Dst -> L1), bit for bit and cycle for cycle as tensixsim/tensix/pack/unit.py's pacr
  * executes it, for the configurations kernels use: Dst read as Dst16b or Dst32b (Read_32b_data), the
  * FP32 / TF32 / BF16 / FP16 / INT32 / INT16 / INT8 intermediates and outputs with their early and late
  * conversions, ZeroWrite, Flush and Last, edge masking with one mask for every row, the output address
- * generator with NeedsNewAddress, the pending (< 16 byte) stream buffers (pack.PackState.stream /
+ * generator with NeedsNewAddress, the pending (< 16 byte) stream buffers (pack.stream.PackState.stream /
  * buffer), the packer ADDR_MOD's ADC updates and the Retire cycles.
  *
  * Deferred to Python (each case decided before anything is written):
  * - whatever raises there: the operand fields without a Blackhole page, unmodelled configuration
- *   (compression, downsampling, the THCON_SEC0_REG1 zero checks), every conversion the pack.py
+ *   (compression, downsampling, the THCON_SEC0_REG1 zero checks), every conversion the pack/convert.py
  *   table calls Undefined or Unimplemented, a late conversion's mishandled datums, a non-zero
  *   YZW_Addr, a read interface mapping not evidenced, a write that leaves L1 (MemoryFault);
  * - a Wait: Dst rows the matrix unit wrote less than five cycles ago (readable_from);
@@ -25,7 +25,7 @@
 
 enum { CFG_STATES = 2 };             /* config.py ConfigState.config: Config[2] */
 enum { INTERFACES = 4, ROW_DATUMS = 16, MAX_DATUMS = INTERFACES * ROW_DATUMS };
-enum { DST_ADDRESS_MASK = 0x3FFF };  /* a 14-bit Dst datum address (pack.py: & 0x3FFF) */
+enum { DST_ADDRESS_MASK = 0x3FFF };  /* a 14-bit Dst datum address (pack/unit.py: & 0x3FFF) */
 enum { CHUNK = 16 };                 /* the packer writes L1 in aligned 16-byte chunks */
 
 #define SIGN32 0x80000000u
@@ -53,7 +53,7 @@ static int cfg_field(const struct copro_view *v, uint32_t state, uint32_t word, 
 
 #define PKF(v, s, NAME, out) cfg_field(v, s, PKF_##NAME##_WORD, PKF_##NAME##_SHIFT, PKF_##NAME##_MASK, out)
 
-/* What PACR reads of the pipe's Config state (pack._field / _cfg). */
+/* What PACR reads of the pipe's Config state (pack.convert._field / pack.unit._cfg). */
 struct pk_config {
     uint32_t read32, raw, unsigned_, round10, dstacc_override, dstacc_val, dstacc, srnd;
     uint32_t descale_enable, descale_mode, descale_value, relu, edge_mode, edge_face_enable, edge_row_select;
@@ -121,8 +121,8 @@ static int read_config(const struct copro_view *v, uint32_t s, struct pk_config 
     return ok;
 }
 
-/* The one EdgeMask every datum sees (pack._edge_mask), or 0 when Python raises Unimplemented (the
- * tile position generator, or masks that differ by row). */
+/* The one EdgeMask every datum sees (pack.convert.uniform_edge_mask), or 0 when Python raises
+ * Unimplemented (the tile position generator, or masks that differ by row). */
 static int edge_mask(const struct copro_view *v, uint32_t s, const struct pk_config *c, uint32_t *mask)
 {
     static const struct {
@@ -152,7 +152,7 @@ static int edge_mask(const struct copro_view *v, uint32_t s, const struct pk_con
     return found;
 }
 
-/* pack._conversion's checks for the conversions implemented here: 1 when Python would accept the
+/* pack.convert.conversion's checks for the conversions implemented here: 1 when Python would accept the
  * configuration and this file converts it, else 0. */
 static int conversion_ok(const struct pk_config *c, uint32_t inter, uint32_t out)
 {
@@ -234,7 +234,7 @@ static uint32_t packer_round(uint32_t b, uint32_t drop)
     return (b & SIGN32) | (kept << drop);
 }
 
-/* pack.early: EarlyFormatConversion of a raw Dst datum to the intermediate format. */
+/* pack.convert.early: EarlyFormatConversion of a raw Dst datum to the intermediate format. */
 static uint32_t early(const struct pk_config *c, uint32_t inter, uint32_t raw)
 {
     if (c->read32) {
@@ -289,7 +289,7 @@ static uint32_t fp32_to_fp16(uint32_t b)
     return sign16 | (mag < 0x7FFFu ? mag : 0x7FFFu);
 }
 
-/* pack.late: the late conversion of an intermediate datum to its L1 value; 0 when Python raises
+/* pack.convert.late: the late conversion of an intermediate datum to its L1 value; 0 when Python raises
  * Unimplemented for it (a datum the page calls mishandled). */
 static int late(uint32_t inter, uint32_t out, uint32_t bits, uint32_t *result)
 {
@@ -339,7 +339,7 @@ static uint32_t *packer_counters_cr(const struct copro_view *v, uint32_t thread,
     return v->adc_cr + (((uint64_t)thread * ADC_UNITS + 2) * ADC_CHANNELS + channel) * ADC_COORDS;
 }
 
-/* A stream's L1 write planned (pack._stream_writes): `whole` bytes of `buffered` go to `address`. */
+/* A stream's L1 write planned (pack.stream.stream_writes): `whole` bytes of `buffered` go to `address`. */
 struct stream {
     int64_t address;
     uint8_t buffered[CHUNK + MAX_DATUMS * 4];
@@ -565,7 +565,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         else
             value[2] = (value[2] + z_incr) & ADC_MASK_Z;
     }
-    /* pack.accept: the thread goes on once the packer has taken the work; it drains later. */
+    /* pack.stream.accept: the thread goes on once the packer has taken the work; it drains later. */
     int64_t written = (int64_t)n * width;
     int64_t writes = (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;
     int64_t taken = writes > PACK_TIMING_ISSUE_CYCLES ? writes : PACK_TIMING_ISSUE_CYCLES;

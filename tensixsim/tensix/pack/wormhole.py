@@ -4,12 +4,13 @@ Functional model: tt-isa-documentation WormholeB0 PACR.md, PACR_SETREG.md, Packe
 pipeline diagram, PackerPipeline.svg), Packers/InputAddressGenerator.md, OutputAddressGenerator.md,
 FormatConversion.md, EdgeMasking.md, ReLU.md, ExponentThresholding.md, Downsampling.md,
 ExponentHistogram.md and Compression.md; Dst.md for Dst addressing and the read-after-write stall;
-L1.md for the accumulate and the packers' bandwidth. pack.py's Blackhole packer was written from these
-pages, so its stages are used as they are: the early and late conversions (:func:`pack.conversion`,
-:func:`pack.early`, :func:`pack.late`), ReLU, exponent thresholding, the uniform edge mask, BFP
-blocks, the 16-byte output buffers and the L1 accumulate, with the readings pack.py documents for
-what the pages leave open (rounding, flushed zeros, the documented-as-mishandled ranges, BFP rounding,
-the accumulate's rounding). What Wormhole changes is below.
+L1.md for the accumulate and the packers' bandwidth. The Blackhole packer (unit.py) was written from
+these pages, so its stages are used as they are: the early and late conversions
+(:func:`convert.conversion`, :func:`convert.early`, :func:`convert.late`), ReLU, exponent thresholding,
+the uniform edge mask, BFP blocks, the 16-byte output buffers and the L1 accumulate (stream.py), with
+the readings those modules document for what the pages leave open (rounding, flushed zeros, the
+documented-as-mishandled ranges, BFP rounding, the accumulate's rounding). What Wormhole changes is
+below.
 
 Encoding (PACR.md's diagram): Last bit 0, Flush 1, Concat 4, OvrdThreadId 7, PackerMask 8..11,
 ZeroWrite 12, AddrMod 15..16, and bit 23 zero. The table's slots are wider (the yaml's ``addr_mode``
@@ -38,7 +39,7 @@ bits of the mask might be ignored": UndefinedBehavior. Each packer named:
   from ``/dev/null`` and join after exponent thresholding (the diagram's multiplexer): they skip the
   early conversion, edge masking, ReLU and thresholding. Since the diagram puts ReLU before
   thresholding, the two combine in any mode (Blackhole: Unimplemented with ReLU mode 3);
-- writes its own two output streams (data and BFP exponents), kept in :class:`pack.PackersState`;
+- writes its own two output streams (data and BFP exponents), kept in :class:`stream.PackersState`;
   ``L1_Dest_addr`` plus one unless ``Sub_l1_tile_header_size``, plus packer 0's such address when
   that has bit 31 set (packers 1..3), plus ``YZW_Addr & ~0xf`` (in 16-byte units, as the page has
   it), then the FIFO wrap, then ``Exp_section_size`` for the exponent stream of formats with bit 1
@@ -52,7 +53,7 @@ Readings and limits:
 
 - ``STACC_RELU_ApplyRelu`` is used ``& 3`` (ReLU.md); modes 2 / 3 on an integer intermediate break
   the page's "should be set to zero ... or one" and are UndefinedBehavior, as a negative threshold is.
-- IntermediateFormat must equal each packer's ``In_data_format`` (pack.py's rule); LateToFormat FP8
+- IntermediateFormat must equal each packer's ``In_data_format`` (convert.py's rule); LateToFormat FP8
   (e5m2) is the FP16 rule, then the two high mantissa bits. The E5M7 / E5M6 (BFP8a) and FP8
   intermediates are not modelled (Unimplemented), nor BFP output whose kept datums are not a whole
   number of 16-datum blocks per packer (a block split across instructions is undocumented).
@@ -74,7 +75,7 @@ emulator does not keep: the documented form raises Unimplemented.
 
 Timing (timing.PACK_WORMHOLE, L1.md): the packers in parallel, each writing 128 bits a cycle (or
 accumulating one 128-bit chunk every five cycles); the instruction is accepted once the slowest has
-written the previous one's bytes, and the packers drain as Blackhole's (pack.accept).
+written the previous one's bytes, and the packers drain as Blackhole's (stream.accept).
 """
 
 from __future__ import annotations
@@ -84,9 +85,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
-from tensixsim.tensix import formats, pack
+from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
 from tensixsim.tensix.formats import BF16, BFP8, FORMAT_NAMES, FP32, INT8, INT16, INT32, TF32
+from tensixsim.tensix.pack import convert, stream, unit
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Wait, semantics
 from tensixsim.timing import PACK_WORMHOLE as PACK  # Wormhole's packers
@@ -118,7 +120,7 @@ class _Work:
     adc: int  # the ADC it used
     out_fmt: int
     l1_acc: bool
-    data: tuple[int, bytes, int]  # (address, buffered bytes, whole bytes written now): pack.stream_writes
+    data: tuple[int, bytes, int]  # (address, buffered bytes, whole bytes written now): stream.stream_writes
     exps: tuple[int, bytes, int]
     cycles: int
 
@@ -180,7 +182,7 @@ def pacr(
             if whole:  # consecutive 16-byte chunks: one write
                 chunk = buffered[:whole]
                 if share.l1_acc:
-                    chunk = pack.accumulated(copro.tile.l1[address : address + whole], chunk, share.out_fmt)
+                    chunk = stream.accumulated(copro.tile.l1[address : address + whole], chunk, share.out_fmt)
                 copro.l1_write(address, chunk, ctx.cycle)
         state = states.packer(share.packer)
         state.data_address = share.data[0] + share.data[2]
@@ -190,8 +192,8 @@ def pacr(
         state.needs_new_address = bool(last or flush)
     mod = pack_addr_mod(copro, ctx.thread, mod_index)
     for which in sorted({share.adc for share in work}):
-        pack.advance_adc(copro, which, mod)
-    return pack.accept(ctx, states, max(share.cycles for share in work), PACK)
+        unit.advance_adc(copro, which, mod)
+    return stream.accept(ctx, states, max(share.cycles for share in work), PACK)
 
 
 def _packer_work(
@@ -217,9 +219,9 @@ def _packer_work(
     for name in UNDESCRIBED:
         if value := cfg(name):
             raise _unimplemented(ctx, f"packer {i}: {prefix}{name}={value} has no page", value)
-    conv = pack.conversion(ctx, prefix, fp8_out=True)
+    conv = convert.conversion(ctx, prefix, fp8_out=True)
     l1_acc = bool(cfg("Pack_L1_Acc"))
-    if l1_acc and conv.out not in pack.ACCUMULATE:
+    if l1_acc and conv.out not in stream.ACCUMULATE:
         why = f"L1 accumulation in {FORMAT_NAMES[conv.out]} (L1 accumulates FP32 / INT32 / FP16 / BF16)"
         raise _unimplemented(ctx, why, conv.out)
     relu_mode = _field(ctx, "STACC_RELU_ApplyRelu") & 3
@@ -231,11 +233,11 @@ def _packer_work(
             raise _undefined(ctx, f"ReLU threshold {relu_threshold:#06x} is negative", relu_threshold)
     exp_threshold = cfg("Exp_threshold") if cfg("Exp_threshold_en") else None
     from_dst = not (zero_write or flush)
-    edge = pack.uniform_edge_mask(ctx, i) if from_dst else 0xFFFF
+    edge = convert.uniform_edge_mask(ctx, i) if from_dst else 0xFFFF
     edge_mode = _field(ctx, "PCK_EDGE_MODE_mode")
     if edge != 0xFFFF and edge_mode and conv.inter not in NEG_INF_CAPABLE:
         raise _unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
-    masked = (pack.NEG_INF_BF16 if conv.inter in (BF16, BFP8) else pack.NEG_INF32) if edge_mode else 0
+    masked = (convert.NEG_INF_BF16 if conv.inter in (BF16, BFP8) else convert.NEG_INF32) if edge_mode else 0
 
     # ---- input address generator
     which = ctx.thread
@@ -245,7 +247,7 @@ def _packer_work(
     adc = copro.adc
     ch0 = [int(v) for v in adc.value[which, PACKERS, 0]]
     ch1 = [int(v) for v in adc.value[which, PACKERS, 1]]
-    addr = pack.input_address(ctx, ch0)
+    addr = unit.input_address(ctx, ch0)
     bytes_per_datum, x_mask = {0: (4, 3), 1: (2, 7)}.get(cfg("In_data_format") & 3, (1, 0xF))
     count = 0 if flush else ch1[X] - ch0[X] + 1
     if count < 0:
@@ -257,7 +259,7 @@ def _packer_work(
     mask = cfg("Downsample_mask") or 0xFFFF
     keep = (mask >> (index % 16)) & 1 == 1
     kept = int(keep.sum())
-    if conv.out in pack.BFP_BITS and kept % formats.BFP_BLOCK:
+    if conv.out in convert.BFP_BITS and kept % formats.BFP_BLOCK:
         why = f"packer {i}: BFP output of {kept} datums (a 16-datum block split across PACRs)"
         raise _unimplemented(ctx, why)
 
@@ -269,28 +271,28 @@ def _packer_work(
         rows, which_row = np.unique(addresses >> 4, return_inverse=True)
         until = regs.readable_from(regs.storage_rows(rows, wide=conv.read32, remap=remap, swizzle=swizzle))
         if until > ctx.cycle:
-            return Wait(pack.DST_NOT_READABLE, until=until)
+            return Wait(unit.DST_NOT_READABLE, until=until)
         if conv.read32:
             values = regs.read32(rows, remap=remap, swizzle=swizzle)
         else:
             values = regs.read16(rows, remap=remap)
         raw = values[which_row.ravel(), addresses & 15].astype(np.int64)[keep]
-        datums = pack.early(conv, raw)
+        datums = convert.early(conv, raw)
         if edge != 0xFFFF:
             datums = np.where((edge >> (addresses[keep] & 15)) & 1 == 1, datums, masked)
-        datums = pack.relu(conv, relu_mode, relu_threshold, datums)
+        datums = convert.relu(conv, relu_mode, relu_threshold, datums)
         if exp_threshold is not None:
-            datums = pack.threshold_exp(conv.inter, exp_threshold, datums)
+            datums = convert.threshold_exp(conv.inter, exp_threshold, datums)
     if kept:
-        datums = pack.late(ctx, conv, datums)
+        datums = convert.late(ctx, conv, datums)
     exponents = b""
-    if conv.out in pack.BFP_BITS:
-        to_blocks = formats.bfp_a_from_fp16 if conv.out in pack.BFP_A else formats.bfp_from_bf16
-        shared, bfp = to_blocks(datums, pack.BFP_BITS[conv.out])
-        out = formats.bfp_datum_bytes(bfp, pack.BFP_BITS[conv.out])
+    if conv.out in convert.BFP_BITS:
+        to_blocks = formats.bfp_a_from_fp16 if conv.out in convert.BFP_A else formats.bfp_from_bf16
+        shared, bfp = to_blocks(datums, convert.BFP_BITS[conv.out])
+        out = formats.bfp_datum_bytes(bfp, convert.BFP_BITS[conv.out])
         exponents = shared.astype(np.uint8).tobytes()
     else:
-        width = pack.OUT_BYTES[conv.out]
+        width = convert.OUT_BYTES[conv.out]
         out = datums.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :width].tobytes()
 
     # ---- output address generator
@@ -310,14 +312,14 @@ def _packer_work(
         if out_addr > _field(ctx, PACK_LIMITS[i] + "limit_address") * 2 + 1:
             out_addr = (out_addr - _field(ctx, PACK_LIMITS[i] + "fifo_size") * 2) & 0xFFFFFFFF
         if conv.out & 2:  # OutputFormatLessThan16Bits: the exponent stream takes its address first
-            exponent_address = (out_addr & pack.L1_ADDRESS_MASK) << 4
+            exponent_address = (out_addr & stream.L1_ADDRESS_MASK) << 4
             out_addr += cfg("Exp_section_size")
-        data_address = (out_addr & pack.L1_ADDRESS_MASK) << 4
+        data_address = (out_addr & stream.L1_ADDRESS_MASK) << 4
 
     # ---- the 16-byte writes of both streams (checked here, before anything is written)
     flushing = bool(last or flush)
-    data = pack.stream_writes(ctx, data_address, state.pending + out, flushing)
-    exps = pack.stream_writes(ctx, exponent_address, state.exponent_pending + exponents, flushing)
+    data = stream.stream_writes(ctx, data_address, state.pending + out, flushing)
+    exps = stream.stream_writes(ctx, exponent_address, state.exponent_pending + exponents, flushing)
     if l1_acc:  # one 128-bit read-modify-write per chunk written
         cycles = data[2] // 16 * PACK.l1_accumulate_cycles
     else:
