@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from outcomes import RefUB, RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import MemoryFault, Tile, Unimplemented
-from tensixsim.tensix import config_fields_blackhole as table
-from tensixsim.tensix.config import ConfigState
+from tensixsim.tensix.config import fields_blackhole as table
+from tensixsim.tensix.config.unit import ConfigState
 from tensixsim.tensix.semantics import Context, lookup
 
 M32 = 0xFFFFFFFF

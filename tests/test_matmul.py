@@ -499,7 +499,7 @@ def test_trisc1_program_drives_the_tile_matmul_like_raw_words(tmp_path):
     configuration registers and pushes the MOP: the same Dst, and the fast path is taken while the core
     runs (nothing else can push)."""
     from tensixsim.sdk.build import build
-    from tensixsim.tensix.config import ConfigState
+    from tensixsim.tensix.config.unit import ConfigState
 
     phases = 4
     rng = np.random.default_rng(21)

@@ -36,9 +36,9 @@ from test_native_ops import (
 from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.raw import MATH_THREAD, configure_matmul, load_src_tile, matmul_tile_words, run_words
-from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix import formats, native
 from tensixsim.tensix.adc import ADDR_MODS
+from tensixsim.tensix.config import fields_blackhole as cfg
 from tensixsim.tensix.matrix import moves
 from tensixsim.tensix.regs import SRCA, SRCB, SrcClient
 from tensixsim.tensix.semantics import Wait

@@ -36,8 +36,8 @@ from test_native_ops import (
 from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
-from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix import formats, native, semantics
+from tensixsim.tensix.config import fields_blackhole as cfg
 from tensixsim.tensix.formats import BF16, BFP8, FP16, FP32, INT8, INT16, INT32, TF32
 from tensixsim.tensix.pack import unit as pack_unit
 from tensixsim.tensix.pack.stream import STREAM_BUFFER_BYTES

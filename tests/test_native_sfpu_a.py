@@ -36,9 +36,9 @@ from test_native_ops import (
 from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
-from tensixsim.tensix import config_fields_blackhole as cfg
 from tensixsim.tensix import native
 from tensixsim.tensix.adc import ADDR_MODS
+from tensixsim.tensix.config import fields_blackhole as cfg
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu import unit as sfpu
 from tensixsim.timing import MATRIX, SFPU

@@ -110,7 +110,7 @@ def draw_state(seed: int, unit: int, thread: int, cycle: int) -> Drawn:
 
     s = {name: array.copy() for name, array in FRESH.items() if name != "l1"}
     thread_cfg = s["config.thread"]
-    from tensixsim.tensix import config_fields_blackhole as cfg
+    from tensixsim.tensix.config import fields_blackhole as cfg
 
     def thread_field(name: str, pipe: int, value: int) -> None:
         reg, shift, width = cfg.THREAD_FIELDS[name]

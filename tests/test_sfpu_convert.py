@@ -17,7 +17,7 @@ from test_sfpu import ANY_VD, SPECIAL, f32, fresh, mostly, profiles_with, run, r
 
 from tensixsim import Tile
 from tensixsim.errors import UndefinedBehavior
-from tensixsim.tensix.config import store_config
+from tensixsim.tensix.config.unit import store_config
 from tensixsim.tensix.semantics import Retire, implemented
 from tensixsim.tensix.sfpu.convert import seed_prng
 

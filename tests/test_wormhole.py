@@ -18,7 +18,7 @@ from asm import assemble, link
 from tensixsim import ArchitectureMismatch, InvalidInstruction, MemoryFault, Tile, Unimplemented
 from tensixsim.arch import get_arch
 from tensixsim.sdk.build import build
-from tensixsim.tensix import config_fields_blackhole, config_fields_wormhole
+from tensixsim.tensix.config import fields_blackhole, fields_wormhole
 
 ROOT = Path(__file__).resolve().parent.parent
 WH = get_arch("wormhole")
@@ -106,25 +106,25 @@ def test_the_field_table_generator_reproduces_blackholes_table_from_its_header()
     # Blackhole's table came from ttsim's JSON; rendered from tt-metal's header by the same
     # generator that rendered Wormhole's, it must come out the same.
     sizes, config, thread = _generator().parse(_wheel_header("blackhole/"))
-    assert config == config_fields_blackhole.CONFIG_FIELDS
-    assert thread == config_fields_blackhole.THREAD_FIELDS
-    assert sizes["CFG_STATE_SIZE"] == config_fields_blackhole.CFG_STATE_SIZE
+    assert config == fields_blackhole.CONFIG_FIELDS
+    assert thread == fields_blackhole.THREAD_FIELDS
+    assert sizes["CFG_STATE_SIZE"] == fields_blackhole.CFG_STATE_SIZE
 
 
 def test_wormholes_field_table_is_the_generators_output():
     text = _wheel_header("wormhole/wormhole_b0_defines/")
     generator = _generator()
     source = "tt_metal/hw/inc/internal/tt-1xx/wormhole/wormhole_b0_defines/cfg_defines.h (ttnn 0.81.1)"
-    assert generator.render("wormhole", source, text) == Path(config_fields_wormhole.__file__).read_text()
+    assert generator.render("wormhole", source, text) == Path(fields_wormhole.__file__).read_text()
 
 
 def test_wormholes_reset_pc_fields_are_where_the_backend_configuration_says():
     # SoftReset.md names them; they are global words (both Config states).
-    fields = config_fields_wormhole.CONFIG_FIELDS
+    fields = fields_wormhole.CONFIG_FIELDS
     words = [fields[f"TRISC_RESET_PC_SEC{i}_PC"][0] for i in range(3)]
     assert words == [158, 159, 160] and fields["TRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en"] == (161, 0, 3)
     assert fields["NCRISC_RESET_PC_PC"] == (162, 0, 32)
-    assert min(words) >= config_fields_wormhole.GLOBAL_CFGREG_BASE_ADDR32
+    assert min(words) >= fields_wormhole.GLOBAL_CFGREG_BASE_ADDR32
 
 
 # ---------------------------------------------------------------- bare-metal programs

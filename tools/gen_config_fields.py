@@ -1,4 +1,4 @@
-"""Render a configuration-register field table (``tensixsim/tensix/config_fields_<arch>.py``) from
+"""Render a configuration-register field table (``tensixsim/tensix/config/fields_<arch>.py``) from
 tt-metal's ``cfg_defines.h`` for that architecture.
 
     python tools/gen_config_fields.py wormhole path/to/wormhole_b0_defines/cfg_defines.h
@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", default=None, help="how the docstring names the header")
     args = parser.parse_args(argv)
     source = args.source or f"{args.arch} cfg_defines.h"
-    out = Path(__file__).resolve().parent.parent / "tensixsim" / "tensix" / f"config_fields_{args.arch}.py"
+    package = Path(__file__).resolve().parent.parent / "tensixsim" / "tensix" / "config"
+    out = package / f"fields_{args.arch}.py"
     out.write_text(render(args.arch, source, args.header.read_text()))
     print(out)
     return 0

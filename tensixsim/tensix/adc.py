@@ -43,7 +43,7 @@ from tensixsim.tensix.shared_state import SharedArrays
 BOTH = ("blackhole", "wormhole")
 
 if TYPE_CHECKING:
-    from tensixsim.tensix.config import ConfigLayout
+    from tensixsim.tensix.config.unit import ConfigLayout
     from tensixsim.tensix.coprocessor import Coprocessor
 
 # ADCs[thread]: Unpacker[0], Unpacker[1], Packers (one set shared by the four packers).

@@ -2,7 +2,7 @@
 
 Services offered to unit modules (their semantics functions reach them through ``ctx.copro``):
 
-- state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.ConfigState),
+- state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.unit.ConfigState),
   ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
   ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.fetch.UnpackState: context
   counters), ``packer`` (pack.stream.PackState: output streams; pack.stream.PackersState on a chip with
@@ -39,7 +39,6 @@ from tensixsim.isa import isa_for
 from tensixsim.isa.spec import UNITS, Instruction
 from tensixsim.mmio.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
-    config,
     expanders,
     mover,  # noqa: F401 - registers semantics
     regs,
@@ -47,7 +46,8 @@ from tensixsim.tensix import (
     thcon,
 )
 from tensixsim.tensix.adc import AdcState
-from tensixsim.tensix.config import ConfigState
+from tensixsim.tensix.config import unit as config
+from tensixsim.tensix.config.unit import ConfigState
 from tensixsim.tensix.expanders import FrontendState
 from tensixsim.tensix.matrix import (
     legacy,  # noqa: F401 - registers semantics

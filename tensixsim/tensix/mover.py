@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
-from tensixsim.tensix.config import store_config
+from tensixsim.tensix.config.unit import store_config
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.timing import MOVER
 

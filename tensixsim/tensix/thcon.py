@@ -35,7 +35,7 @@ from tensixsim.arch import Arch
 from tensixsim.errors import MemoryFault, UndefinedBehavior, Unimplemented
 from tensixsim.mmio.memory import Access, Register
 from tensixsim.tensix.adc import ADC_MASKS
-from tensixsim.tensix.config import store_config
+from tensixsim.tensix.config.unit import store_config
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import THCON

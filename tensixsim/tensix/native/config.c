@@ -1,5 +1,5 @@
 /* Configuration unit: SETC16, WRCFG, RDCFG, RMWCIB0..3 and CFGSHIFTMASK, exactly as
- * tensixsim/tensix/config.py executes them, for the stores that only store.
+ * tensixsim/tensix/config/unit.py executes them, for the stores that only store.
  *
  * Deferred to Python: an index beyond Config, ThreadConfig or the GPRs (UndefinedBehavior there),
  * and every store with an effect beyond the word itself: Config STATE_RESET_EN (clears the state,
@@ -10,11 +10,11 @@
  */
 #include "ops.h"
 
-enum { CFG_STATES = 2 }; /* config.py ConfigState.config: Config[2] */
+enum { CFG_STATES = 2 }; /* config/unit.py ConfigState.config: Config[2] */
 enum { WIDE_WORDS = 4 }; /* WRCFG's 128-bit form: four words, four GPRs */
 #define BYTE_MASK 0xFFu
 
-/* The bits of a SETC16 value to UNPACK_MISC_CFG that make config.py reset (or refuse to reset)
+/* The bits of a SETC16 value to UNPACK_MISC_CFG that make config/unit.py reset (or refuse to reset)
  * unpacker configuration-context counters. */
 #define CONTEXT_RESET_BITS                                                                       \
     (THD_UNPACK_MISC_CFG_CFGCONTEXTCNTRESET_0_MASK | THD_UNPACK_MISC_CFG_CFGCONTEXTCNTRESET_1_MASK \
@@ -43,7 +43,7 @@ static uint32_t *config_word(struct copro_view *v, uint32_t state, uint32_t inde
     return v->config + (uint64_t)state * v->config_words + index;
 }
 
-/* The Config state the pipe's CFG_STATE_ID_StateID selects (config.py ConfigState.state_id), or -1
+/* The Config state the pipe's CFG_STATE_ID_StateID selects (config/unit.py ConfigState.state_id), or -1
  * when it names none (Python would fail indexing Config with it). */
 static int64_t pipe_state(const struct copro_view *v, uint32_t thread)
 {
@@ -54,13 +54,13 @@ static int64_t pipe_state(const struct copro_view *v, uint32_t thread)
     return state < CFG_STATES ? (int64_t)state : -1;
 }
 
-/* Whether config.py store_config of Config word `index` does more than store the value. */
+/* Whether config/unit.py store_config of Config word `index` does more than store the value. */
 static int store_has_effects(uint32_t index, int via_rmwcib)
 {
     return (index == CFG_STATE_RESET_EN_WORD && !via_rmwcib) || index == CFG_PRNG_SEED_SEED_VAL_WORD;
 }
 
-/* config.py ConfigState._set_word: a word from GLOBAL_CFGREG_BASE_ADDR32 on exists once, so a store
+/* config/unit.py ConfigState._set_word: a word from GLOBAL_CFGREG_BASE_ADDR32 on exists once, so a store
  * lands in both states. The caller checked state and index, and store_has_effects. */
 static void store_word(struct copro_view *v, uint32_t state, uint32_t index, uint32_t value)
 {

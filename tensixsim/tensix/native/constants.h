@@ -164,7 +164,7 @@
     {{18u, 0u, 0x3Fu}, {18u, 6u, 0x40u}, {18u, 7u, 0x80u}, {18u, 8u, 0x3F00u}, {18u, 14u, 0x4000u}, {18u, 15u, 0x8000u}, {26u, 0u, 0x1u}, {26u, 1u, 0x2u}, {34u, 0u, 0x3FFu}, {34u, 10u, 0x400u}, {34u, 11u, 0x800u}, {34u, 12u, 0x1000u}, {34u, 13u, 0x6000u}, {34u, 15u, 0x8000u}, {53u, 0u, 0xFu}, {53u, 4u, 0x10u}}, \
     {{19u, 0u, 0x3Fu}, {19u, 6u, 0x40u}, {19u, 7u, 0x80u}, {19u, 8u, 0x3F00u}, {19u, 14u, 0x4000u}, {19u, 15u, 0x8000u}, {27u, 0u, 0x1u}, {27u, 1u, 0x2u}, {35u, 0u, 0x3FFu}, {35u, 10u, 0x400u}, {35u, 11u, 0x800u}, {35u, 12u, 0x1000u}, {35u, 13u, 0x6000u}, {35u, 15u, 0x8000u}, {54u, 0u, 0xFu}, {54u, 4u, 0x10u}}}
 
-/* ---- config_fields_blackhole.py ---- */
+/* ---- config/fields_blackhole.py ---- */
 #define CFG_STATE_WORDS                                          224u
 #define CFG_GLOBAL_BASE_WORD                                     180u
 #define THD_STATE_REGS                                           68u

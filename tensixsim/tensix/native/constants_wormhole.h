@@ -10,7 +10,7 @@
  * REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields
  * CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)
  * THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)
- * (the wormhole configuration layout, config_fields_wormhole.py)
+ * (the wormhole configuration layout, config/fields_wormhole.py)
  */
 #ifndef TENSIXSIM_NATIVE_CONSTANTS_WORMHOLE_H
 #define TENSIXSIM_NATIVE_CONSTANTS_WORMHOLE_H
@@ -132,7 +132,7 @@
 #define SFPU_CONFIG_DEFAULT_13                                   0xBF2CC4C7u
 #define SFPU_CONFIG_DEFAULT_14                                   0xBEB08FF9u
 
-/* ---- config_fields_wormhole.py ---- */
+/* ---- config/fields_wormhole.py ---- */
 #define CFG_STATE_WORDS                                          188u
 #define CFG_GLOBAL_BASE_WORD                                     152u
 #define THD_STATE_REGS                                           57u

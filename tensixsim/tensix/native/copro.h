@@ -32,8 +32,8 @@ struct copro_view {
     uint32_t *adc_value;      /* [threads][ADC_UNITS][ADC_CHANNELS][ADC_COORDS] (adc.AdcState.value) */
     uint32_t *adc_cr;         /* same shape (adc.AdcState.cr) */
     uint32_t *rwc[RWC_FIELDS];/* each [threads] */
-    uint32_t *config;         /* [2][config_words] (config.ConfigState.config) */
-    uint16_t *thread_config;  /* [threads][thread_config_words] (config.ConfigState.thread) */
+    uint32_t *config;         /* [2][config_words] (config.unit.ConfigState.config) */
+    uint16_t *thread_config;  /* [threads][thread_config_words] (config.unit.ConfigState.thread) */
     uint64_t config_words;
     uint64_t thread_config_words;
     uint8_t *sync_gate_kind;  /* [threads] (sync.SyncState.gate_kind): nonzero = a wait is latched */

@@ -17,7 +17,7 @@ vector-unit latencies (``tensixsim/timing.py``) and Retire's default, the counte
 slot fields of ``adc.py``, the GPR count of ``thcon.py``, the vector unit's state shapes, LaneConfig
 bits, SFPLOAD / SFPSTORE Mod0 codes and PRNG taps (``sfpu/unit.py``, ``sfpu/convert.py``), the
 SFPLOADMACRO scheduler words a handler tests (``sfpu/macro.py``), Dst's shape (``regs.py``), and the
-configuration layout and the few fields the handlers test (``config_fields_blackhole.py``).
+configuration layout and the few fields the handlers test (``config/fields_blackhole.py``).
 
 Each other architecture of ``native.ARCHES`` (Wormhole) gets ``fields_<arch>.h`` and
 ``constants_<arch>.h`` from its own instruction table, configuration layout and sync tables; its
@@ -41,8 +41,9 @@ from types import ModuleType
 from tensixsim import timing
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import OPCODE_SHIFT
-from tensixsim.tensix import adc, config_fields_wormhole, native, regs, thcon
-from tensixsim.tensix import config_fields_blackhole as cfg
+from tensixsim.tensix import adc, native, regs, thcon
+from tensixsim.tensix.config import fields_blackhole as cfg
+from tensixsim.tensix.config import fields_wormhole
 from tensixsim.tensix.semantics import Retire
 from tensixsim.tensix.sfpu import convert as sfpu_convert
 from tensixsim.tensix.sfpu import floats as sfpu_float
@@ -55,8 +56,8 @@ FIELDS_PATH = _HERE / "fields.h"
 CONSTANTS_PATH = _HERE / "constants.h"
 SFPU_TABLES_PATH = _HERE / "sfpu_tables.h"
 ARCH = native.ARCH
-# Each architecture's configuration layout (config.LAYOUTS' modules).
-LAYOUT_MODULES = {"blackhole": cfg, "wormhole": config_fields_wormhole}
+# Each architecture's configuration layout (config.unit.LAYOUTS' modules).
+LAYOUT_MODULES = {"blackhole": cfg, "wormhole": fields_wormhole}
 
 # The timing tables the native handlers charge, by the prefix their constants get.
 TIMING_TABLES = {
@@ -306,6 +307,7 @@ def render_constants(arch: str = ARCH) -> str:
     section (its library has none of those handlers), and a field its layout lacks is rendered with
     no bits (mask 0) in no word (an index no Config or ThreadConfig has)."""
     layout = LAYOUT_MODULES[arch]
+    layout_path = layout.__name__.removeprefix("tensixsim.tensix.").replace(".", "/")
     legend = [
         "TIMING_<UNIT>_<NAME>      tensixsim/timing.py (FRONTEND, THCON, CONFIG, MATRIX, SFPU .<name>)",
         "TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)",
@@ -316,7 +318,7 @@ def render_constants(arch: str = ARCH) -> str:
         "THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)",
     ]
     if arch != ARCH:
-        legend.append(f"(the {arch} configuration layout, {layout.__name__.rsplit('.', 1)[1]}.py)")
+        legend.append(f"(the {arch} configuration layout, {layout_path}.py)")
     out = _preamble(
         "constants.h",
         "latencies and state facts the native handlers share with the Python model.",
@@ -356,7 +358,7 @@ def render_constants(arch: str = ARCH) -> str:
     if arch == ARCH:
         out.text("", "/* ---- adc.py ADDR_MOD slots (ThreadConfig ADDR_MOD_<KIND>_SEC<n>_<NAME>) ---- */")
         _addr_mod_table(out)
-    out.text("", f"/* ---- {layout.__name__.rsplit('.', 1)[1]}.py ---- */")
+    out.text("", f"/* ---- {layout_path}.py ---- */")
     out.add("CFG_STATE_WORDS", f"{layout.CFG_STATE_SIZE * 4}u")
     out.add("CFG_GLOBAL_BASE_WORD", f"{layout.GLOBAL_CFGREG_BASE_ADDR32}u")
     out.add("THD_STATE_REGS", f"{layout.THD_STATE_SIZE}u")

@@ -33,7 +33,7 @@ _Static_assert(MATRIX_K == MATRIX_SRC_COLS && MATRIX_SRC_COLS == MATRIX_DST_COLS
                "matrix.c assumes K = Src columns = Dst columns (16)");
 _Static_assert(MATRIX_DST_BLOCK_ROWS == 8, "matrix.c writes at most one 8-row block of Dst");
 
-enum { CFG_STATES = 2 };          /* config.py ConfigState.config: Config[2] */
+enum { CFG_STATES = 2 };          /* config/unit.py ConfigState.config: Config[2] */
 enum { K = MATRIX_K, COLS = MATRIX_DST_COLS, BLOCK = MATRIX_DST_BLOCK_ROWS };
 /* Documented operand widths inside wider slots (the semantics' ctx.documented calls). */
 enum { DST_ROW_BITS = 10, ADDR_MODE_BITS = 3, MVMUL_MOD_BITS = 1 };

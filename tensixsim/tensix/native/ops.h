@@ -96,7 +96,7 @@ int64_t adc_addrcrzw(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t adc_setrwc(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t adc_incrwc(struct copro_view *v, uint32_t thread, uint32_t word);
 
-/* config.c: tensixsim/tensix/config.py */
+/* config.c: tensixsim/tensix/config/unit.py */
 int64_t config_setc16(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_wrcfg(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_rdcfg(struct copro_view *v, uint32_t thread, uint32_t word);
@@ -106,7 +106,7 @@ int64_t config_rmwcib2(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_rmwcib3(struct copro_view *v, uint32_t thread, uint32_t word);
 int64_t config_cfgshiftmask(struct copro_view *v, uint32_t thread, uint32_t word);
 
-/* config.py store_config of `count` words from Config word `first` in the pipe's Config state, for
+/* config/unit.py store_config of `count` words from Config word `first` in the pipe's Config state, for
  * stores that only store (REG2FLOP): 1 done, 0 nothing written (a bad state or index, or an effect). */
 int config_store_plain(struct copro_view *v, uint32_t thread, uint32_t first, const uint32_t *values,
                        uint32_t count);

@@ -23,7 +23,7 @@
 #include "ops.h"
 #include "regs.h"
 
-enum { CFG_STATES = 2 };             /* config.py ConfigState.config: Config[2] */
+enum { CFG_STATES = 2 };             /* config/unit.py ConfigState.config: Config[2] */
 enum { INTERFACES = 4, ROW_DATUMS = 16, MAX_DATUMS = INTERFACES * ROW_DATUMS };
 enum { DST_ADDRESS_MASK = 0x3FFF };  /* a 14-bit Dst datum address (pack/unit.py: & 0x3FFF) */
 enum { CHUNK = 16 };                 /* the packer writes L1 in aligned 16-byte chunks */

@@ -14,7 +14,7 @@
 #include "sfpu.h"
 
 enum { IMM10_BITS = 10 };   /* SFPLOAD / SFPSTORE: Imm10 in the 13-bit dest_reg_addr */
-enum { CFG_STATES = 2 };    /* config.py ConfigState.config: Config[2] */
+enum { CFG_STATES = 2 };    /* config/unit.py ConfigState.config: Config[2] */
 enum { TEMPLATES = 4 };     /* LoadMacroConfig.InstructionTemplate[4] / Sequence[4] (copro.h) */
 enum { ROWS_PER_LANE_COLUMN = 8 }; /* lane / 8: the Dst row of a lane, lane & 7 its column pair */
 enum { MISC_BITS = 12 };    /* LoadMacroConfig.Misc: uint12_t */

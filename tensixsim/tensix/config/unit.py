@@ -2,8 +2,8 @@
 
 Functional model: tt-isa-documentation BlackholeA0 BackendConfiguration, ConfigurationUnit, SETC16,
 WRCFG, RDCFG, RMWCIB, CFGSHIFTMASK and STREAMWRCFG. Field layouts are data, one module per
-architecture (``config_fields_blackhole.py``, ``config_fields_wormhole.py``); nothing here spells a
-field's word or bits.
+architecture (``fields_blackhole.py``, ``fields_wormhole.py``); nothing here spells a field's word or
+bits.
 
 - ``Config[state]`` (two states of ``CFG_STATE_SIZE * 4`` 32-bit words) is the thread-agnostic
   configuration. Tensix instructions pick the state with their pipe's ``CFG_STATE_ID_StateID``.
@@ -31,7 +31,7 @@ import numpy as np
 from tensixsim.arch import Arch
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.mmio.memory import Access, Register
-from tensixsim.tensix import config_fields_blackhole, config_fields_wormhole
+from tensixsim.tensix.config import fields_blackhole, fields_wormhole
 from tensixsim.tensix.semantics import Context, Outcome, Retire, semantics
 from tensixsim.tensix.shared_state import SharedArrays
 from tensixsim.timing import CONFIG
@@ -86,8 +86,8 @@ class ConfigLayout:
 
 LAYOUTS: Mapping[str, ConfigLayout] = MappingProxyType(
     {
-        "blackhole": ConfigLayout.from_module(config_fields_blackhole),
-        "wormhole": ConfigLayout.from_module(config_fields_wormhole),
+        "blackhole": ConfigLayout.from_module(fields_blackhole),
+        "wormhole": ConfigLayout.from_module(fields_wormhole),
     }
 )
 
