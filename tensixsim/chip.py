@@ -45,7 +45,7 @@ from tensixsim.noc import REMOTE_ORDER, Noc, Packet, RemoteAction
 from tensixsim.noc.routers import Routers
 from tensixsim.results import DramBankUse, RunResult, dram_lines
 from tensixsim.riscv.core import Core, CoreState
-from tensixsim.tensix.frontend import NEVER, Engine
+from tensixsim.tensix.frontend.pipes import NEVER, Engine
 from tensixsim.tile import Tile
 from tensixsim.timing import DEFAULT_QUANTUM, NOC
 

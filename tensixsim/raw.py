@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tensixsim.tensix import formats
-from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.formats import BF16
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.matrix.unit import read_src
 from tensixsim.tensix.regs import FACE_ROWS, SRCA, SRCB, SrcClient
 from tensixsim.tile import Tile

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from tensixsim.errors import CoreWhere, CycleLimitExceeded, Deadlock, RunInterrupted, SimError
 from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.hook_state import PUSH_PORTS
-from tensixsim.tensix.frontend import NEVER, Engine
+from tensixsim.tensix.frontend.pipes import NEVER, Engine
 from tensixsim.timing import NOC
 
 if TYPE_CHECKING:

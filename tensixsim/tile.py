@@ -40,9 +40,9 @@ from tensixsim.riscv.core import Core, CoreState
 from tensixsim.riscv.cpu import jal
 from tensixsim.riscv.native import PageSharing
 from tensixsim.scheduler import Scheduler
-from tensixsim.tensix.capture import InputQueue, PushedInstruction, Recorder
 from tensixsim.tensix.coprocessor import Coprocessor
-from tensixsim.tensix.frontend import Engine
+from tensixsim.tensix.frontend.capture import InputQueue, PushedInstruction, Recorder
+from tensixsim.tensix.frontend.pipes import Engine
 from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
 
@@ -664,7 +664,7 @@ class Tile(Scheduler, Parking):
 
     def push_batch(self, core: Core, pipe: int, rows: np.ndarray) -> None:
         """Enter instructions the core's native hooks took while the queue had room (queue rows,
-        capture.QE_* columns)."""
+        frontend.capture.QE_* columns)."""
         self.queues[pipe].entries.extend_rows(rows)
         core.tensix_pushed += len(rows)
         self.note_pushed(core, 1 << pipe)

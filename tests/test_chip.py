@@ -37,7 +37,7 @@ from tensixsim.noc.registers import (
 )
 from tensixsim.sdk import programs
 from tensixsim.sdk.programs import CHIP_ARGS, CHIP_DST, CHIP_FLAG, CHIP_OUT, CHIP_SRC, ring_expected
-from tensixsim.tensix.frontend import NEVER
+from tensixsim.tensix.frontend.pipes import NEVER
 from tensixsim.timing import NOC
 
 WIDTH, HEIGHT = 17, 12

@@ -17,7 +17,7 @@ import pytest
 from tensixsim import raw
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS, W, X, Y, Z
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.regs import SrcClient
 from tensixsim.tensix.sync import B2
 from tensixsim.tile import Tile

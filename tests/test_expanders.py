@@ -20,7 +20,7 @@ from tensixsim.arch import BLACKHOLE
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import OPERAND_MASK
-from tensixsim.tensix.expanders import (
+from tensixsim.tensix.frontend.expanders import (
     REPLAY_SLOTS,
     FrontendState,
     expand_mop,

@@ -269,7 +269,7 @@ def test_random_words_raise_only_errors_their_words_explain_and_the_tile_runs_on
 
 
 def test_mop_expansion_issues_what_the_expander_emits_one_per_cycle():
-    from tensixsim.tensix.expanders import expand_mop
+    from tensixsim.tensix.frontend.expanders import expand_mop
 
     nop = ISA.encode("NOP")
     cfg = [3, 4] + [nop] * 7  # template 1: outer 3, inner 4, every op a NOP
@@ -312,7 +312,7 @@ def test_register_access_without_a_register_names_the_pushing_core(name):
 
 @pytest.mark.parametrize("offset", [4, 8])  # CoprocessorDoneCheck, MOPExpanderDoneCheck
 def test_done_check_read_returns_once_the_pipe_has_drained(offset):
-    from tensixsim.tensix.expanders import expand_mop
+    from tensixsim.tensix.frontend.expanders import expand_mop
 
     nop = ISA.encode("NOP")
     cfg = [5, 6] + [nop] * 7

@@ -30,7 +30,7 @@ from tensixsim.raw import (
     set_addr_mod,
     src_tile_fp32,
 )
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.timing import FRONTEND
 
 F32, U32 = np.float32, np.uint32

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from outcomes import RefFault, RefUB, RefUnimplemented, emulator_outcome, reference_outcome
 
 from tensixsim import MemoryFault, Tile, UndefinedBehavior, Unimplemented, raw
-from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.config import fields_blackhole as fields
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.semantics import Context, Retire, lookup
 from tensixsim.timing import FRONTEND
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.tensix import formats, native
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.native.lockstep import NATIVE_CANDIDATES, first_difference
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu.unit import FMT_BF16, FMT_FP16, FMT_FP32, FMT_INT32, FMT_SRCB, LANES

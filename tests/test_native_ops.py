@@ -29,9 +29,9 @@ from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
 from tensixsim.tensix import native
-from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.config import fields_blackhole as cfg
-from tensixsim.tensix.frontend import NATIVE_WAITS
+from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.frontend.pipes import NATIVE_WAITS
 from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.native.lockstep import THCON_MEMORY
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, lookup

@@ -517,8 +517,8 @@ def test_the_eltwise_kernels_pacrs_run_natively():
 def test_the_engine_tells_the_tile_of_a_native_pacrs_l1_write():
     from test_native_engine import configure_packer
 
-    from tensixsim.tensix.capture import PushedInstruction
     from tensixsim.tensix.coprocessor import NO_L1_WRITTEN
+    from tensixsim.tensix.frontend.capture import PushedInstruction
     from tensixsim.tensix.native.lockstep import first_difference
     from tensixsim.timing import FRONTEND
 

@@ -32,7 +32,7 @@ from tensixsim.errors import SimError, UndefinedBehavior
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import Field
 from tensixsim.tensix import native
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.native.lockstep import first_difference
 from tensixsim.tensix.semantics import Context, Outcome, lookup
 from tensixsim.tensix.sfpu import convert as sfpu_convert

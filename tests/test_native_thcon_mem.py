@@ -24,8 +24,8 @@ from test_native_ops import TILES, Comparison, field_values, mismatches, native_
 from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.tensix import native
-from tensixsim.tensix.capture import PushedInstruction
-from tensixsim.tensix.frontend import UNIT_INDEX
+from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.frontend.pipes import UNIT_INDEX
 from tensixsim.tensix.native.lockstep import first_difference
 
 ISA = isa_for("blackhole")

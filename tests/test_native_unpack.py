@@ -177,7 +177,7 @@ def draw_state(seed: int, unit: int, thread: int, cycle: int) -> Drawn:
     s["unpackers.context_counter"] = rng.integers(0, 8, (2, 3)).astype(np.uint8)
     pipes = np.zeros_like(TILES[0].backend.state)
     pipes[:, :] = TILES[0].backend.state
-    from tensixsim.tensix.frontend import DONE_CYCLE
+    from tensixsim.tensix.frontend.pipes import DONE_CYCLE
 
     pipes[:, DONE_CYCLE] = cycle + rng.integers(-5, 200, len(pipes))
     return writes, s, pipes

@@ -580,7 +580,7 @@ def test_a_core_the_coprocessor_wakes_acts_before_the_access_that_brought_it_up(
     BRISC writes a stream register at about cycle 800, in its first slice, while TRISC0 waits:
     bringing the coprocessor up to that write wakes TRISC0 where its thread went idle, so TRISC0
     reads the register before the write (its old value), at an earlier cycle."""
-    from tensixsim.tensix.capture import PushedInstruction
+    from tensixsim.tensix.frontend.capture import PushedInstruction
 
     register = 0xFFB48028
     brisc = f"""

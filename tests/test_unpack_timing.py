@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_e2e_raw import Trace
 
 from tensixsim import raw
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.regs import SrcClient
 from tensixsim.tensix.sync import B0
 from tensixsim.tensix.unpack import fetch

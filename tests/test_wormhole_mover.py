@@ -25,8 +25,8 @@ from outcomes import RefFault, RefUB, RefUnimplemented, emulator_outcome, refere
 from test_mover import ref_cycles  # Mover.md's performance figures (a Wormhole page)
 
 from tensixsim import MemoryFault, Tile, UndefinedBehavior, Unimplemented, raw
-from tensixsim.tensix.capture import PushedInstruction
 from tensixsim.tensix.config import fields_wormhole as fields
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.semantics import Context, Retire, lookup
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

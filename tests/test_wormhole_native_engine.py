@@ -22,7 +22,7 @@ from tensixsim import Tile
 from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
 from tensixsim.tensix import native
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.native.lockstep import first_difference
 from tensixsim.tensix.semantics import lookup

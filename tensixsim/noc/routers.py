@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from tensixsim.arch.common import NocFacts
 from tensixsim.noc.fabric import Link, Packet, route
 from tensixsim.results import count_bank_use
-from tensixsim.tensix.frontend import NEVER
+from tensixsim.tensix.frontend.pipes import NEVER
 from tensixsim.timing import NOC
 
 LOCAL, FROM_X, FROM_Y = 0, 1, 2  # input ports

@@ -252,7 +252,7 @@ class EventLog:
 
     def native_rows(self, rows: np.ndarray) -> None:
         """Rows the native engine wrote (TR_* columns), in retire order."""
-        from tensixsim.tensix.frontend import native_block_text
+        from tensixsim.tensix.frontend.pipes import native_block_text
 
         names = self._names
         for row in rows.tolist():

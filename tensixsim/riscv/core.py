@@ -59,7 +59,7 @@ from tensixsim.riscv.hook_state import (
 )
 from tensixsim.riscv.loop_probe import LoopProbe
 from tensixsim.riscv.native import Hooks
-from tensixsim.tensix.capture import (
+from tensixsim.tensix.frontend.capture import (
     CORE_INDEX,
     QE_CORE,
     QE_CYCLE,

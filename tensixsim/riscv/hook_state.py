@@ -12,7 +12,7 @@ from unicorn import unicorn_const as ucc
 
 STOP_NONE, STOP_LIMIT, STOP_MISALIGNED, STOP_SPIN, STOP_PUSH, STOP_HOLE, STOP_SYNC = 0, 1, 2, 3, 4, 5, 6
 STOP_WATCH = 7  # a block holds a watched instruction without its code hook (Hooks.hook_watched)
-SYNC_NEVER = 1 << 62  # native.c: no other core running (tensix/frontend.py NEVER)
+SYNC_NEVER = 1 << 62  # native.c: no other core running (tensix/frontend/pipes.py NEVER)
 NOC = 0x80  # native.c NOC_SHARER: PageSharing.sharers' bit for the NoC (the cores have 1 << index)
 PUSH_RING, PUSH_PORTS = 256, 3
 NO_PIPE = (1 << 64) - 1

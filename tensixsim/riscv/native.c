@@ -45,7 +45,7 @@ enum { BHT = 256 };                /* branch counters of the frontend's predicto
 enum { L0_MAX = 4 };               /* L0 data cache entries at most (P_L0_LINES) */
 /* What the L0 data cache did for one access (core_hooks.l0_log): the walk times it accordingly. */
 enum { L0_PASSED = 0, L0_MISS = 1, L0_HIT = 2, L0_HIT_FLUSH = 3 };
-#define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
+#define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend/pipes.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 #define NOC_SHARER 0x80u /* riscv/native.py NOC: the NoC writes the page */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {

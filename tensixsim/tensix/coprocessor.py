@@ -3,7 +3,7 @@
 Services offered to unit modules (their semantics functions reach them through ``ctx.copro``):
 
 - state: ``sync`` (sync.SyncState), ``thcon`` (thcon.ThconState), ``config`` (config.unit.ConfigState),
-  ``adc`` (adc.AdcState), ``frontend`` (expanders.FrontendState: MOP configs, replay buffers),
+  ``adc`` (adc.AdcState), ``frontend`` (frontend.expanders.FrontendState: MOP configs, replay buffers),
   ``regs`` (regs.RegFiles: SrcA, SrcB, Dst), ``unpackers`` (unpack.fetch.UnpackState: context
   counters), ``packer`` (pack.stream.PackState: output streams; pack.stream.PackersState on a chip with
   several packers), ``sfpu`` (sfpu.unit.SfpuState: LRegs, lane flags);
@@ -39,7 +39,6 @@ from tensixsim.isa import isa_for
 from tensixsim.isa.spec import UNITS, Instruction
 from tensixsim.mmio.memory import PAGE, MmioRegion
 from tensixsim.tensix import (
-    expanders,
     mover,  # noqa: F401 - registers semantics
     regs,
     sync,
@@ -48,7 +47,8 @@ from tensixsim.tensix import (
 from tensixsim.tensix.adc import AdcState
 from tensixsim.tensix.config import unit as config
 from tensixsim.tensix.config.unit import ConfigState
-from tensixsim.tensix.expanders import FrontendState
+from tensixsim.tensix.frontend import expanders
+from tensixsim.tensix.frontend.expanders import FrontendState
 from tensixsim.tensix.matrix import (
     legacy,  # noqa: F401 - registers semantics
     moves,
@@ -79,7 +79,7 @@ from tensixsim.tensix.unpack import wormhole as unpack_wormhole  # noqa: F401 - 
 
 if TYPE_CHECKING:
     from tensixsim.riscv.core import Core
-    from tensixsim.tensix.capture import PushedInstruction
+    from tensixsim.tensix.frontend.capture import PushedInstruction
     from tensixsim.tile import Tile
 
 # Units with an MMIO view (each module defines mmio_registers(copro, core)).
@@ -138,7 +138,7 @@ SHARED_STATES = frozenset(
 
 
 class Coprocessor:
-    """State and services of the coprocessor (the pipe engine lives in frontend.py)."""
+    """State and services of the coprocessor (the pipe engine lives in frontend/pipes.py)."""
 
     state_epoch = 0  # bumped whenever a shared state object is replaced (tests replace some)
 

@@ -6,7 +6,7 @@ rows, fidelity phases, issue cycles (with Dst.md's read-after-write stalls) and 
 out first (:func:`_plan`, memoised on everything it depends on), every product is computed in one
 stacked step, and each Dst block is accumulated visit by visit. The result, the Dst scheduling state,
 the SrcA row latch, bank flips and RWCs equal issuing the instructions one at a time; the engine
-(frontend.py) takes this path only when nothing else can act on the coprocessor before the run ends.
+(frontend/pipes.py) takes this path only when nothing else can act on the coprocessor before the run ends.
 """
 
 from __future__ import annotations

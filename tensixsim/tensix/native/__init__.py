@@ -15,12 +15,12 @@ import numpy as np
 
 from tensixsim.native_build import build_library, pure_python_requested
 from tensixsim.observe.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
-from tensixsim.tensix.capture import HISTORY_RECORD, QUEUE_CTL
+from tensixsim.tensix.frontend.capture import HISTORY_RECORD, QUEUE_CTL
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
-    from tensixsim.tensix.frontend import Engine
+    from tensixsim.tensix.frontend.pipes import Engine
 
 NEVER = 1 << 62
 
@@ -135,10 +135,10 @@ class CoproView(ctypes.Structure):
     ]
 
 
-# engine.c tsim_engine_layout: the pipes' bookkeeping words (frontend.PIPE_FIELDS), a queue's control
-# words and a history's (capture.py); checked when the library loads.
+# engine.c tsim_engine_layout: the pipes' bookkeeping words (frontend.pipes.PIPE_FIELDS), a queue's control
+# words and a history's (frontend/capture.py); checked when the library loads.
 def _engine_layout() -> int:
-    from tensixsim.tensix.frontend import PIPE_FIELDS
+    from tensixsim.tensix.frontend.pipes import PIPE_FIELDS
 
     return PIPE_FIELDS * 10000 + QUEUE_CTL * 100 + HISTORY_RECORD + 1
 
@@ -248,8 +248,8 @@ def take_l1_written(copro: Coprocessor) -> None:
 
 
 def set_pipe_state(view: CoproView, state: np.ndarray | None) -> None:
-    """Point ``view`` at the pipe engine's bookkeeping (frontend.Engine.state), or at none."""
-    from tensixsim.tensix.frontend import DONE_CYCLE
+    """Point ``view`` at the pipe engine's bookkeeping (frontend.pipes.Engine.state), or at none."""
+    from tensixsim.tensix.frontend.pipes import DONE_CYCLE
 
     if state is None:
         view.pipe_state, view.pipe_count, view.pipe_fields = None, 0, 0
@@ -342,14 +342,14 @@ def available(arch: str = ARCH) -> bool:
 
 
 class NativeEngine:
-    """The C loop in front of a :class:`~tensixsim.tensix.frontend.Engine`: it runs every step it
+    """The C loop in front of a :class:`~tensixsim.tensix.frontend.pipes.Engine`: it runs every step it
     can natively and hands each other step to the engine's reference code (``Engine._issue``,
     ``Coprocessor.apply_timed_changes``), so both always agree on state and cycles."""
 
     def __init__(self, engine: Engine) -> None:
         from tensixsim.isa.spec import UNITS
         from tensixsim.riscv.core import CoreState
-        from tensixsim.tensix.frontend import NO_UNIT, THREAD_HELD_UNITS
+        from tensixsim.tensix.frontend.pipes import NO_UNIT, THREAD_HELD_UNITS
         from tensixsim.timing import FRONTEND
 
         self._waiting = CoreState.WAITING

@@ -13,7 +13,7 @@ enum { NATIVE_DEFER = 0 };
 /* A handler whose instruction must wait (the Python semantics would return Wait) sets view->wait to
  * (reason, until) and returns NATIVE_WAIT having changed nothing else; the engine blocks the pipe as
  * Engine._issue does and retries it natively. The reasons are those of matrix/unit.py and sync.py
- * (frontend.NATIVE_WAITS rebuilds their text from until and detail); the wait gate's reasons share the
+ * (frontend.pipes.NATIVE_WAITS rebuilds their text from until and detail); the wait gate's reasons share the
  * numbering. until -1: only a state change lifts it. */
 enum { NATIVE_WAIT = -1 };
 enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_PACK_DST_HIDDEN, WAIT_UNPACKER_FETCHING,
@@ -88,7 +88,7 @@ struct copro_view {
     int64_t *unpack_fetches;      /* run statistics */
     int64_t *unpack_fetch_cycles;
     int64_t *unpack_rate;         /* (1,): bytes a cycle at x1 */
-    /* The pipes' bookkeeping (frontend.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
+    /* The pipes' bookkeeping (frontend.pipes.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
      * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends, a PACR until the packer
      * drains (done cycle). */
     int64_t *pipe_state;

@@ -1,4 +1,4 @@
-/* The native pipe engine: the loop of tensixsim/tensix/frontend.py (Engine.advance_to) in C.
+/* The native pipe engine: the loop of tensixsim/tensix/frontend/pipes.py (Engine.advance_to) in C.
  *
  * It picks the next pipe exactly as the Python engine does (earliest ready cycle, lowest thread on a
  * tie), takes queue entries through the MOP and replay expanders, and issues the instructions
@@ -109,7 +109,7 @@ static void replay_feed(struct expansion *x, uint32_t word)
 
 static int is_nop(const struct engine *e, uint32_t word) { return word >> 24 == e->op_nop; }
 
-/* expanders.expand_mop with the thread's configuration: every word through the replay expander. */
+/* frontend.expanders.expand_mop with the thread's configuration: every word through the replay expander. */
 static void mop_expand(struct expansion *x, uint32_t word)
 {
     struct engine *e = x->e;
@@ -164,7 +164,7 @@ static void mop_expand(struct expansion *x, uint32_t word)
             end_ops[n_end++] = end_op1;
     }
     if (outer == 1 && !with_start && steps == 0 && n_end)
-        outer += 128; /* the documented hardware bug (expanders.py) */
+        outer += 128; /* the documented hardware bug (frontend/expanders.py) */
     for (uint32_t j = 0; j < outer && x->ok; j++) {
         if (with_start)
             replay_feed(x, start_op);
@@ -572,7 +572,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
  * cycles ahead). *accepted: the cycle the push was taken at. 0: Python must take this push (the engine
  * needs it for a step, or no room in time). */
 enum { PUSH_LOOKAHEAD = 256 };
-/* capture.InputQueue.takes: a push from `core` at `cycle` enters queue `q` now. */
+/* frontend.capture.InputQueue.takes: a push from `core` at `cycle` enters queue `q` now. */
 static int queue_takes(const struct engine *e, const int64_t *q, uint32_t core, int64_t cycle)
 {
     if (q[QUEUE_COUNT] <= e->queue_accept)

@@ -12,10 +12,10 @@ enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
  * wait reason + 256 * its detail (copro.h NATIVE_WAIT; PIPE_RETRY_AT holds its until). */
 enum { BLOCK_NONE, BLOCK_PYTHON, BLOCK_MAD_HOLD, BLOCK_WAIT = 16 };
 
-/* One queue entry (capture.PushedInstruction), a row of QE_FIELDS int64. */
+/* One queue entry (frontend.capture.PushedInstruction), a row of QE_FIELDS int64. */
 enum { QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE, QE_FIELDS };
 
-/* Per pipe (frontend.Pipe); PIPE_SRC.. holds its source entry (QE_CORE -1: none). */
+/* Per pipe (frontend.pipes.Pipe); PIPE_SRC.. holds its source entry (QE_CORE -1: none). */
 enum {
     PIPE_NEXT_ISSUE, PIPE_BLOCKED, PIPE_BLOCKED_AT, PIPE_BLOCKED_VERSION, PIPE_RETRY_AT,
     PIPE_LAST_WAS_MOP, PIPE_ISSUED, PIPE_LAST_CYCLE, PIPE_DONE_CYCLE, PIPE_BLOCKED_SINCE,
@@ -24,7 +24,8 @@ enum {
 };
 
 /* Per input queue: a ring of QE rows; capacity is a power of two, head only grows. The core index and
- * cycle of the latest push (-1: none) tell a fused group's later words (capture.InputQueue.takes). */
+ * cycle of the latest push (-1: none) tell a fused group's later words
+ * (frontend.capture.InputQueue.takes). */
 enum { QUEUE_HEAD, QUEUE_COUNT, QUEUE_CAPACITY, QUEUE_LAST_CORE, QUEUE_LAST_CYCLE, QUEUE_FIELDS };
 /* Per history: rows of (cycle taken, QE fields). */
 enum { HISTORY_COUNT, HISTORY_CAPACITY, HISTORY_RECORD, HISTORY_FIELDS };
@@ -74,7 +75,7 @@ struct engine {
     int64_t *stalls[MAX_THREADS];     /* [OPCODES]: cycles each pipe's head instruction stalled */
     uint8_t *unit_of;                 /* [256]: opcode -> unit, NO_UNIT if undefined */
     uint8_t *thread_held;             /* [units] */
-    uint32_t *mop_cfg;                /* expanders.FrontendState arrays, [threads][...] */
+    uint32_t *mop_cfg;                /* frontend.expanders.FrontendState arrays, [threads][...] */
     uint8_t *mop_cfg_written;
     uint32_t *zmask_hi16;
     uint8_t *mop_busy;

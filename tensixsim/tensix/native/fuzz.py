@@ -18,7 +18,7 @@ import numpy as np
 
 from tensixsim.errors import SimError
 from tensixsim.isa import isa_for
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.native.lockstep import NATIVE_CANDIDATES
 from tensixsim.tile import Tile
 

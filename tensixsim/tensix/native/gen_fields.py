@@ -681,15 +681,15 @@ _COND_NONE, _COND_UNIT, _COND_UNPACKER, _COND_SRC, _COND_PACKER = range(5)
 def _busy_row(unit: str) -> tuple[int, int]:
     """(kind, index) of what a condition on ``unit`` reads: an unpacker's fetch, the packers' drain
     (with the pack unit's clock), or a unit's clock."""
-    from tensixsim.tensix import frontend
+    from tensixsim.tensix.frontend.pipes import UNIT_INDEX
     from tensixsim.tensix.pack.stream import PACKER_UNIT
     from tensixsim.tensix.unpack.fetch import UNPACKER_UNITS
 
     if unit in UNPACKER_UNITS:
         return _COND_UNPACKER, UNPACKER_UNITS.index(unit)
     if unit == PACKER_UNIT:
-        return _COND_PACKER, frontend.UNIT_INDEX["pack"]
-    return _COND_UNIT, frontend.UNIT_INDEX[unit]
+        return _COND_PACKER, UNIT_INDEX["pack"]
+    return _COND_UNIT, UNIT_INDEX[unit]
 
 
 def _sync_constants(out: _Defines, arch: str) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from tensixsim.errors import SimError
-from tensixsim.tensix.capture import PushedInstruction
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tile import Tile
 
 # Instructions the native engine executes (in the modes it implements), for random streams; the

@@ -68,7 +68,7 @@ static const uint32_t native_opcodes[8] = NATIVE_OPCODE_BITS_INIT;
 static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     switch (OPCODE_OF(word)) {
-    case OP_NOP: /* frontend.py nop: Retire(1), the default */
+    case OP_NOP: /* frontend/pipes.py nop: Retire(1), the default */
         return TIMING_RETIRE_DEFAULT;
 
     case OP_DMANOP: return thcon_dmanop(v, thread, word);

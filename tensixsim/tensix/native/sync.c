@@ -35,7 +35,7 @@ static const uint32_t streams_stored[STREAMS_STORED_COUNT] = STREAMS_STORED_INIT
 #endif
 
 /* STREAMWAIT's gate detail: condition in bit 0, stream in bits 1..8, value and target DETAIL_BITS each
- * above (frontend.NATIVE_WAITS unpacks it): 1 + 8 + 2 * 23 bits fit the detail's 55. */
+ * above (frontend.pipes.NATIVE_WAITS unpacks it): 1 + 8 + 2 * 23 bits fit the detail's 55. */
 enum { STREAM_DETAIL_BITS = 23 };
 
 enum { SRC_BANKS = 2 };

@@ -2,7 +2,7 @@
 
 Each entry carries its source core, PC and cycle. A queue is bounded; a push into a full queue stalls
 the pushing core until the backend takes an entry, and is then retried (nothing lost, nothing
-doubled). The backend is the coprocessor's pipe engine (tensix/frontend.py), or :class:`Recorder`
+doubled). The backend is the coprocessor's pipe engine (tensix/frontend/pipes.py), or :class:`Recorder`
 for capture-only runs (``Tile(backend="recorder")``).
 """
 

@@ -21,7 +21,7 @@ from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.observe.events import state_word
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sync
-from tensixsim.tensix.capture import (
+from tensixsim.tensix.frontend.capture import (
     CORE_INDEX,
     QE_CORE,
     QE_FIELDS,
