@@ -40,12 +40,12 @@ enum { SLOTS = 8, STORE_QUEUE = 8, TIMED_REGIONS = 32 };
 enum { ROB_MAX = 16 };            /* retire-order queue entries the walk can model */
 enum { DIV_LOG = 64 };            /* divides of one block whose operands the code hook saw */
 enum { BLOCK_CACHE = 2048 };      /* blocks remembered as simple or not (direct-mapped) */
-enum { HISTORY = 16 };
+enum { HISTORY = 16 };            /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
 enum { BHT = 256 };                /* branch counters of the frontend's predictor (direct-mapped) */
 enum { L0_MAX = 4 };               /* L0 data cache entries at most (P_L0_LINES) */
 /* What the L0 data cache did for one access (core_hooks.l0_log): the walk times it accordingly. */
 enum { L0_PASSED = 0, L0_MISS = 1, L0_HIT = 2, L0_HIT_FLUSH = 3 };
-#define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend/pipes.py NEVER: no other core running */             /* blocks remembered with their cycles; at least LOOP_BLOCKS + 1 */
+#define SYNC_NEVER ((int64_t)1 << 62) /* tensix/frontend/pipes.py NEVER: no other core running */
 #define NOC_SHARER 0x80u /* riscv/native.py NOC: the NoC writes the page */
 /* The timing figures, in the order of native.py's TIMING_PARAMS (filled from tensixsim/timing.py). */
 enum {

@@ -156,7 +156,7 @@ def exponent_addresses(start: int, count: int, wrap) -> np.ndarray:
 
 def gather_bits(l1: np.ndarray, addr16: np.ndarray, size16: int) -> np.ndarray:
     """``ReadL1Bytes`` of ``size16`` sixteenths at each address (sixteenths), bits from the lowest up.
-    Addresses outside L1 give garbage here; the caller checks them (``_first_fault``)."""
+    Addresses outside L1 give garbage here; the caller checks them first (``unit._regular``)."""
     bit = addr16 // 2  # sixteenths of a byte are half-bits; datums start on whole bits
     byte, shift = bit >> 3, bit & 7
     nbits = size16 // 2
