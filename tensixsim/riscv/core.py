@@ -15,7 +15,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import ctypes
-import enum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,7 +27,9 @@ from tensixsim.arch.common import CoreFacts
 from tensixsim.errors import InvalidInstruction, InvalidProgram, MemoryFault, SimError
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, Stall
 from tensixsim.riscv import bitmanip
+from tensixsim.riscv.core_state import CoreState
 from tensixsim.riscv.cpu import (
+    _OPCODE_AMO,
     EXC_BREAKPOINT,
     EXC_ECALL_U,
     EXC_FETCH_FAULT,
@@ -57,7 +58,12 @@ from tensixsim.riscv.hook_state import (
     STOP_WATCH,
     SYNC_NEVER,
 )
-from tensixsim.riscv.loop_probe import LoopProbe
+from tensixsim.riscv.loop_probe import (
+    MMIO_SPIN_THRESHOLD,
+    PRIVATE_POLL_SPIN_THRESHOLD,
+    SPIN_THRESHOLD,
+    LoopProbe,
+)
 from tensixsim.riscv.native import Hooks
 from tensixsim.tensix.frontend.capture import (
     CORE_INDEX,
@@ -98,34 +104,12 @@ if TYPE_CHECKING:
 
 _UNREACHABLE = 0xFFFFFFFE  # an `until` no 4-aligned pc can hit (reaching `until` costs retranslation)
 MMIO_FLOOR = 0xFFB10000  # accesses at or above this go through the PC-recording native hook
-# A loop head entered this many times (within a few blocks each time) is checked for being a poll
-# loop (see Tile._try_park; the probe is riscv/loop_probe.py). An L1 poll loop takes about ten cycles
-# an iteration (the load's result is ready 8 cycles after it issues): this many iterations must fit
-# in one slice of a small quantum for it to be parked.
-SPIN_THRESHOLD = 8
-# A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
-# wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
-MMIO_SPIN_THRESHOLD = 3
-# So is a loop that loads an L1 page only its core uses and never stored to (by page ordering): what
-# it reads is most likely a flag another core or the NoC will write first. Parked early, the loop is
-# woken exactly by that first write; still running, it could have run past it (docs/timing.md, "L1
-# between cores").
-PRIVATE_POLL_SPIN_THRESHOLD = MMIO_SPIN_THRESHOLD
 _CARRIED = (1 << 64) - 1  # repeat_start of a loop whose first entry was in an earlier slice
 
 _BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
 _uclib = _ucmod.uclib
 
 _EBREAK = 0x00100073
-_OPCODE_AMO = 0x2F
-
-
-class CoreState(enum.Enum):
-    RESET = "reset"  # held in soft reset
-    RUNNING = "running"
-    WAITING = "waiting"  # parked until a model event wakes it
-    FINISHED = "finished"  # executed ecall
-    HALTED = "halted"  # stopped by the debug unit (tensixsim.mmio.risc_debug) until it continues
 
 
 class Core(LoopProbe):

@@ -27,6 +27,7 @@ X_REGS = [rv.UC_RISCV_REG_X0 + i for i in range(32)]
 EXC_FETCH_MISALIGNED, EXC_FETCH_FAULT, EXC_ILLEGAL, EXC_BREAKPOINT = 0, 1, 2, 3
 EXC_LOAD_MISALIGNED, EXC_LOAD_FAULT, EXC_STORE_MISALIGNED, EXC_STORE_FAULT = 4, 5, 6, 7
 EXC_ECALL_U = 8
+_OPCODE_AMO = 0x2F  # RV32A's major opcode (AMO*.W, LR.W, SC.W)
 
 
 def amo(funct5: int, old: int, operand: int) -> int:

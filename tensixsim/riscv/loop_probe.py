@@ -18,6 +18,20 @@ if TYPE_CHECKING:
 
 PROBE_BUDGET = 4096  # instructions: a probe iteration longer than this is not a poll loop
 
+# A loop head entered this many times (within a few blocks each time) is checked for being a poll
+# loop (see Tile._try_park; the probe is LoopProbe.probe_iteration). An L1 poll loop takes about ten
+# cycles an iteration (the load's result is ready 8 cycles after it issues): this many iterations must
+# fit in one slice of a small quantum for it to be parked.
+SPIN_THRESHOLD = 8
+# A loop that reads a synchronised register (a stream counter, a semaphore) is checked sooner: its
+# wake-up is exact (Tile._wake), and every poll costs a round trip through the scheduler.
+MMIO_SPIN_THRESHOLD = 3
+# So is a loop that loads an L1 page only its core uses and never stored to (by page ordering): what
+# it reads is most likely a flag another core or the NoC will write first. Parked early, the loop is
+# woken exactly by that first write; still running, it could have run past it (docs/timing.md, "L1
+# between cores").
+PRIVATE_POLL_SPIN_THRESHOLD = MMIO_SPIN_THRESHOLD
+
 
 class LoopProbe:
     """The loop-probing half of :class:`~tensixsim.riscv.core.Core` (which provides the state named
