@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from tensixsim.mmio.memory import PAGE, Register
-from tensixsim.riscv.core import SPIN_THRESHOLD, Core, CoreState
+from tensixsim.riscv.core import Core, CoreState
+from tensixsim.riscv.loop_probe import SPIN_THRESHOLD
 
 
 class Parking:

@@ -1507,7 +1507,7 @@ struct storage_core {          /* one per core (Core.storage_reads) */
     const int64_t *reached;    /* the engine's clock (NativeEngine.out[OUT_REACHED]) */
     const int64_t *idle;       /* its SFPLOADMACRO idle hint (copro_view.sched[SCHED_IDLE]) */
     int64_t sync_limit;        /* the latest cycle this core may synchronise at (slice start) */
-    uint64_t spin_cap;         /* Core.MMIO_SPIN_THRESHOLD: a loop that reads shared state is checked sooner */
+    uint64_t spin_cap;         /* loop_probe.MMIO_SPIN_THRESHOLD: a loop that reads shared state is checked sooner */
     uint64_t served;           /* reads answered here */
 };
 
