@@ -2,6 +2,8 @@
  * step, as tensixsim/tensix/sfpu/unit.py and sfpu/convert.py define them. */
 #include "sfpu.h"
 
+#include <string.h>
+
 enum { ROWS_PER_COLUMN = 8 }; /* LaneConfig[lane & 7] row-mask bit ROW_MASK_SHIFT + lane / 8 */
 
 uint32_t sfpu_mask_of(const uint8_t *bools)
@@ -19,18 +21,31 @@ void sfpu_store_mask(uint8_t *bools, uint32_t values, uint32_t lanes)
             bools[lane] = (uint8_t)(values >> lane & 1);
 }
 
+/* Bit i set where byte i of the 8 bytes at p is nonzero (bits 0..7). */
+static uint32_t nonzero_bytes(const uint8_t *p)
+{
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+    uint64_t high = (((x & low7) + low7) | x) & ~low7; /* each byte's top bit: the byte is nonzero */
+    return (uint32_t)(((high >> 7) * 0x0102040810204080ull) >> 56);
+}
+
 uint32_t sfpu_lane_enabled(const struct copro_view *v)
 {
-    /* LaneConfig[c]'s four row-mask bits mask lanes c, c + 8, c + 16 and c + 24 */
+    /* LaneConfig[c]'s four row-mask bits mask lanes c, c + 8, c + 16 and c + 24: the multiply puts
+     * bit r at bit 8r (partial products 7 bits apart never overlap a 4-bit value) */
+    _Static_assert(LANES == 4 * ROWS_PER_COLUMN, "four rows of eight lanes");
     uint32_t row_masked = 0;
     for (uint32_t column = 0; column < ROWS_PER_COLUMN; column++) {
-        uint32_t rows = v->lane_config[column] >> SFPU_ROW_MASK_SHIFT;
-        for (uint32_t r = 0; r < LANES / ROWS_PER_COLUMN; r++)
-            row_masked |= (rows >> r & 1) << (r * ROWS_PER_COLUMN + column);
+        uint32_t rows = v->lane_config[column] >> SFPU_ROW_MASK_SHIFT & 0xFu;
+        row_masked |= (rows * 0x00204081u & 0x01010101u) << column;
     }
-    uint32_t flagged_off = 0;
-    for (uint32_t lane = 0; lane < LANES; lane++)
-        flagged_off |= (uint32_t)((v->use_lane_flags[lane] != 0) & (v->lane_flags[lane] == 0)) << lane;
+    uint32_t flagged_off = 0; /* UseLaneFlagsForLaneEnable and not LaneFlags */
+    for (uint32_t chunk = 0; chunk < LANES / 8; chunk++) {
+        uint32_t use = nonzero_bytes(v->use_lane_flags + 8 * chunk), on = nonzero_bytes(v->lane_flags + 8 * chunk);
+        flagged_off |= (use & ~on) << (8 * chunk);
+    }
     return ~(row_masked | flagged_off);
 }
 
