@@ -61,6 +61,7 @@ from tensixsim.tensix.pack import wormhole as pack_wormhole  # noqa: F401 - regi
 from tensixsim.tensix.regs import RegFiles
 from tensixsim.tensix.sfpu import (
     convert,
+    dst,  # noqa: F401 - registers semantics
     flags,  # noqa: F401 - registers semantics
     floats,
     integers,  # noqa: F401 - registers semantics

@@ -128,14 +128,14 @@ typedef int64_t (*sfpu_handler)(struct copro_view *v, uint32_t thread, uint32_t 
 int64_t sfpu_macro_issue(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle, sfpu_handler handler);
 int64_t sfpu_sfploadmacro(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
-/* sfpu_move.c: tensixsim/tensix/sfpu/unit.py */
+/* sfpu_move.c: tensixsim/tensix/sfpu/dst.py, sfpu/unit.py */
 int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfpstore(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfploadi(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfpmov(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfpnop(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfpconfig(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
-/* sfpu.unit.load_plan (SFPLOAD's functional model, SFPLOADMACRO's load too): sfpu_load_plan returns 1 with
+/* sfpu.dst.load_plan (SFPLOAD's functional model, SFPLOADMACRO's load too): sfpu_load_plan returns 1 with
  * the plan (Addr in `addr`) or NATIVE_DEFER having changed nothing; sfpu_load_commit makes the changes. */
 struct load_plan {
     uint32_t vd, word, backdoor, addr, sp, lanes, capture;

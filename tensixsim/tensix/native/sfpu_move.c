@@ -1,13 +1,13 @@
 /* The vector unit's data movement: SFPLOAD, SFPSTORE, SFPLOADI, SFPMOV, SFPNOP and SFPCONFIG, exactly
- * as tensixsim/tensix/sfpu/unit.py executes them (its docstring gives the readings: the backdoor load,
- * the Dst address from Imm10, the RWCs, Sp and the DEST_* configuration, LaneConfig's column exchange,
- * blocking and Dst-index capture, the Adj16 / Adj32 row mapping). Each occupies the vector unit
- * SFPU.issue cycles.
+ * as tensixsim/tensix/sfpu/dst.py (SFPLOAD, SFPSTORE) and sfpu/unit.py (the others) execute them (their
+ * docstrings give the readings: the backdoor load, the Dst address from Imm10, the RWCs, Sp and the
+ * DEST_* configuration, LaneConfig's column exchange, blocking and Dst-index capture, the Adj16 / Adj32
+ * row mapping). Each occupies the vector unit SFPU.issue cycles.
  *
  * Deferred to Python: whatever raises there (a set bit beyond Imm10 or SFPMOV's Imm12, a lane reading
  * or writing a Dst row ZEROACC left undefined, an SFPLOADI mode no page documents on an enabled lane,
  * an ADDR_MOD slot or RWC state whose Blackhole meaning is undocumented), SFPLOAD's wait after a
- * matrix-unit write of the rows it reads (sfpu.unit._after_matrix_write). SFPLOADMACRO (sfpu_macro.c)
+ * matrix-unit write of the rows it reads (sfpu.dst._after_matrix_write). SFPLOADMACRO (sfpu_macro.c)
  * shares SFPLOAD's plan and SFPSTORE's lane work.
  */
 #include "regs.h"
@@ -18,7 +18,7 @@ enum { CFG_STATES = 2 };    /* config/unit.py ConfigState.config: Config[2] */
 enum { TEMPLATES = 4 };     /* LoadMacroConfig.InstructionTemplate[4] / Sequence[4] (copro.h) */
 enum { ROWS_PER_LANE_COLUMN = 8 }; /* lane / 8: the Dst row of a lane, lane & 7 its column pair */
 enum { MISC_BITS = 12 };    /* LoadMacroConfig.Misc: uint12_t */
-#define ADDR_ROW_MASK 0x3FFu /* Addr, Sp and the Dst offsets are 10 bits (sfpu.unit._dst_addr) */
+#define ADDR_ROW_MASK 0x3FFu /* Addr, Sp and the Dst offsets are 10 bits (sfpu.dst._dst_addr) */
 #define LOW16 0xFFFFu
 #define HIGH16 0xFFFF0000u
 #define SIGN32 0x80000000u
@@ -54,7 +54,7 @@ static int64_t config_field(const struct copro_view *v, uint32_t state, uint32_t
 #define THREAD_FIELD(v, t, NAME) thread_field(v, t, THD_##NAME##_REG, THD_##NAME##_SHIFT, THD_##NAME##_MASK)
 #define CONFIG_FIELD(v, s, NAME) config_field(v, s, CFG_##NAME##_WORD, CFG_##NAME##_SHIFT, CFG_##NAME##_MASK)
 
-/* What SFPLOAD / SFPSTORE read of the pipe's configuration (sfpu.unit.resolve_srcb, _dst_addr, _cells). */
+/* What SFPLOAD / SFPSTORE read of the pipe's configuration (sfpu.dst.resolve_srcb, _dst_addr, _cells). */
 struct pipe_config {
     uint32_t state;         /* CFG_STATE_ID_StateID */
     uint32_t remap, swizzle;/* DEST_ACCESS_CFG_remap_addrs / swizzle_32b (regs.dst_mapping) */
@@ -84,7 +84,7 @@ static int read_pipe_config(const struct copro_view *v, uint32_t thread, struct 
     return 1;
 }
 
-/* sfpu.unit.resolve_srcb: MOD0_FMT_SRCB as the SrcB format configuration makes it; -1 if unreadable. */
+/* sfpu.dst.resolve_srcb: MOD0_FMT_SRCB as the SrcB format configuration makes it; -1 if unreadable. */
 static int64_t resolve_srcb(const struct copro_view *v, uint32_t state, uint32_t mod0)
 {
     if (mod0 != SFPU_FMT_SRCB)
@@ -101,7 +101,7 @@ static int64_t resolve_srcb(const struct copro_view *v, uint32_t state, uint32_t
     return (SFPU_SRCB_AS_BF16_MASK >> fmt & 1) ? SFPU_FMT_BF16 : SFPU_FMT_FP16;
 }
 
-/* sfpu.unit._dst_addr: Addr, and the pipe's new Sp. */
+/* sfpu.dst._dst_addr: Addr, and the pipe's new Sp. */
 static uint32_t dst_addr(const struct copro_view *v, uint32_t thread, const struct pipe_config *c,
                          uint32_t imm10, uint32_t mod0, int store, uint32_t *new_sp)
 {
@@ -134,7 +134,7 @@ static void commit_addr_mod(struct copro_view *v, uint32_t thread, const uint32_
 
 /* ------------------------------------------------------------------------------ Dst cells */
 
-/* sfpu.unit.Cells: where each lane of an SFPLOAD / SFPSTORE at Addr goes in Dst. A lane's Dst row depends
+/* sfpu.dst.Cells: where each lane of an SFPLOAD / SFPSTORE at Addr goes in Dst. A lane's Dst row depends
  * only on lane / 8 and its column only on lane % 8, so both are kept per group of lanes: the row (and its
  * DstBits storage rows) once for each of the 4 rows, the column once for each of the 8 columns. */
 enum { LANE_ROWS = LANES / ROWS_PER_LANE_COLUMN };
@@ -152,7 +152,7 @@ static uint32_t row_lanes(uint32_t lanes, uint32_t r)
     return lanes >> (r * ROWS_PER_LANE_COLUMN) & 0xFFu;
 }
 
-/* sfpu.unit._cells */
+/* sfpu.dst._cells */
 static void find_cells(const struct copro_view *v, const struct pipe_config *c, uint32_t addr, int wide,
                        int store, struct cells *out)
 {
@@ -194,7 +194,7 @@ static uint16_t *dst_row(const struct copro_view *v, const struct cells *cells, 
     return v->dst + (uint64_t)storage_row(cells, half, r) * REGS_DST_COLS;
 }
 
-/* sfpu.unit._check_defined: whether every datum of `lanes` lies in defined DstBits rows. */
+/* sfpu.dst._check_defined: whether every datum of `lanes` lies in defined DstBits rows. */
 static int all_defined(const struct copro_view *v, const struct cells *cells, uint32_t lanes)
 {
     for (uint32_t r = 0; r < LANE_ROWS; r++)
@@ -204,7 +204,7 @@ static int all_defined(const struct copro_view *v, const struct cells *cells, ui
     return 1;
 }
 
-/* sfpu.unit._after_matrix_write: the first cycle the lanes may read their rows after the matrix unit's last
+/* sfpu.dst._after_matrix_write: the first cycle the lanes may read their rows after the matrix unit's last
  * write of their blocks (regs.RegFiles.matrix_ready), 0 if the matrix unit wrote none of them last. */
 static int64_t after_matrix_write(const struct copro_view *v, const struct cells *cells, uint32_t lanes)
 {
@@ -248,7 +248,7 @@ static uint32_t dst32_from_fp32(uint32_t x)
     return dst16_from_bf16(x >> 16) << 16 | (x & LOW16);
 }
 
-/* sfpu.unit._read_fp16: SFPLOAD.md ReadFP16 of Dst16b bits (`inf`: LaneConfig.ENABLE_FP16A_INF) */
+/* sfpu.dst._read_fp16: SFPLOAD.md ReadFP16 of Dst16b bits (`inf`: LaneConfig.ENABLE_FP16A_INF) */
 static uint32_t read_fp16(uint32_t x, int inf)
 {
     uint32_t sign = x >> 15, man = (x >> 5) & 0x3FFu, exp = x & 0x1Fu;
@@ -257,7 +257,7 @@ static uint32_t read_fp16(uint32_t x, int inf)
     return sign << 31 | (exp ? exp + 112 : 0) << 23 | man << 13;
 }
 
-/* sfpu.unit._load_datum */
+/* sfpu.dst._load_datum */
 static uint32_t load_datum(uint32_t mod0, uint32_t r, uint32_t old, int fp16_inf)
 {
     switch (mod0) {
@@ -282,7 +282,7 @@ _Static_assert(SFPU_LOAD_WIDE_MASK == (1u << SFPU_FMT_FP32 | 1u << SFPU_FMT_INT3
                                        | 1u << SFPU_FMT_INT32_SM),
                "load_datum's 32-bit cases are not sfpu.unit.LOAD_WIDE");
 
-/* sfpu.unit._to_fp16: SFPSTORE.md ToFP16 (plain FP16 bits) */
+/* sfpu.dst._to_fp16: SFPSTORE.md ToFP16 (plain FP16 bits) */
 static uint32_t to_fp16(uint32_t x)
 {
     uint32_t sign = x >> 31, man = x & 0x7FFFFFu;
@@ -294,13 +294,13 @@ static uint32_t to_fp16(uint32_t x)
     return sign << 15 | (uint32_t)exp << 10 | man >> 13;
 }
 
-/* sfpu.unit._flush: the mantissa of a zero-exponent FP32 zeroed */
+/* sfpu.dst._flush: the mantissa of a zero-exponent FP32 zeroed */
 static uint32_t flush(uint32_t x)
 {
     return (x & 0x7F800000u) == 0 ? x & SIGN32 : x;
 }
 
-/* sfpu.unit._store_datum: the raw Dst16b / Dst32b bits of LReg lane value x */
+/* sfpu.dst._store_datum: the raw Dst16b / Dst32b bits of LReg lane value x */
 static uint32_t store_datum(uint32_t mod0, uint32_t x)
 {
     switch (mod0) {
@@ -326,7 +326,7 @@ _Static_assert(SFPU_STORE_WIDE_MASK == (SFPU_LOAD_WIDE_MASK | 1u << SFPU_FMT_LO1
 
 /* ------------------------------------------------------------------------------ SFPLOAD / SFPSTORE */
 
-/* sfpu.unit.load_plan: SFPLOAD's functional model for `vd` up to its changes (SFPLOADMACRO's load too). */
+/* sfpu.dst.load_plan: SFPLOAD's functional model for `vd` up to its changes (SFPLOADMACRO's load too). */
 int64_t sfpu_load_plan(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle, uint32_t vd,
                        uint32_t mod0_field, uint32_t am, uint32_t imm10, struct load_plan *p)
 {
@@ -398,7 +398,7 @@ int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64
     return TIMING_SFPU_ISSUE;
 }
 
-/* sfpu.unit.store_plan and its write: LReg[vd] to the Dst cells at `addr` on `allowed` lanes (Mod0 resolved);
+/* sfpu.dst.store_plan and its write: LReg[vd] to the Dst cells at `addr` on `allowed` lanes (Mod0 resolved);
  * 0 having changed nothing when Python raises. */
 static int store_cells(struct copro_view *v, const struct pipe_config *c, uint32_t vd, uint32_t mod0,
                        uint32_t addr, uint32_t allowed, int64_t cycle)
@@ -416,7 +416,7 @@ static int store_cells(struct copro_view *v, const struct pipe_config *c, uint32
         uint32_t on = row_lanes(lanes, r);
         if (!on)
             continue;
-        /* lane order, as sfpu.unit writes them (two lanes' cells may coincide) */
+        /* lane order, as sfpu.dst writes them (two lanes' cells may coincide) */
         uint16_t *high = dst_row(v, &cells, 0, r), *low = dst_row(v, &cells, 1, r);
         for (uint32_t column = 0; column < ROWS_PER_LANE_COLUMN; column++) {
             if (!(on >> column & 1))

@@ -1,6 +1,8 @@
 """The vector unit (SFPU): 32 lanes of 32-bit LRegs, fed from and stored to Dst.
 
-- unit: the unit's state, its loads, stores and moves, and what the other modules share
+- unit: the unit's state, its immediate loads, moves and configuration, and what the other modules share
+- dst: the vector unit's way to and from Dst: SFPLOAD, SFPSTORE, the Dst address, cells and datum
+  conversions
 - flags: lane predication (SFPSETCC, SFPENCC, SFPPUSHC, SFPPOPC, SFPCOMPC)
 - integers: integer and bit instructions (SFPIADD, SFPSHFT, SFPAND, ...)
 - floats: the MAD sub-unit (SFPMAD and its family, LUTs) and SFPARECIP, SFPDIVP2, SFPGT, SFPLE

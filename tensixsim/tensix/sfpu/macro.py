@@ -68,7 +68,7 @@ Readings where the pages are open
 Timing
 ------
 SFPLOADMACRO issues at one per cycle (VectorUnit.md: IPC 1) and occupies the vector unit one cycle; its
-load stalls like SFPLOAD's (sfpu/unit.py). Scheduled work occupies only its sub-unit, so it does not hold
+load stalls like SFPLOAD's (sfpu/dst.py). Scheduled work occupies only its sub-unit, so it does not hold
 the vector unit's issue; it extends the pipe's ``done_cycle`` (CoprocessorDoneCheck, run_words' end)
 to the cycle after it runs, known when it is scheduled if it counts cycles. STALLWAIT's "SFPU busy"
 condition (``busy_until``) does not see scheduled work.
@@ -85,18 +85,20 @@ from tensixsim.arch import CORE_NAMES
 from tensixsim.errors import InvalidInstruction, UndefinedBehavior, Unimplemented
 from tensixsim.isa.spec import Instruction
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Semantics, Wait, lookup, semantics
-from tensixsim.tensix.sfpu.unit import (
+from tensixsim.tensix.sfpu.dst import (
     BLACKHOLE_DST,
     DST_ACCESS,
+    DstAccess,
+    load_plan,
+    resolve_srcb,
+    store_plan,
+)
+from tensixsim.tensix.sfpu.unit import (
     LANES,
     MACRO_CLOCK,
     MACRO_CLOCK_RESET,
     MACRO_COLUMNS,
-    DstAccess,
     SfpuState,
-    load_plan,
-    resolve_srcb,
-    store_plan,
 )
 from tensixsim.timing import SFPU
 
@@ -338,7 +340,7 @@ def _execute(copro: Coprocessor, op: np.ndarray, cycle: int) -> None:
     instruction = ctx.instruction
     if op[UNIT] == STORE:
         mod0 = resolve_srcb(ctx, int(op[MOD0]))
-        access = DST_ACCESS[copro.arch.name]  # the chip's Dst conversions (sfpu/unit.py)
+        access = DST_ACCESS[copro.arch.name]  # the chip's Dst conversions (sfpu/dst.py)
         store_plan(ctx, int(op[VD]), mod0, int(op[ADDR]), np.ones(LANES, bool), access)()
         return
     fn = lookup(copro.arch.name, instruction.name)

@@ -5,9 +5,9 @@ pages, which corrects SFPENCC, SFPABS, SFPSWAP's default, SFPLUTFP32's mode test
 rounding there), WormholeB0 SFP*.md, VectorUnit.md, LReg.md, Dst.md, RWCs.md and
 Miscellaneous/FMA/fma.c. Every other vector-unit instruction has the same page on both chips and is
 registered for both where Blackhole's is (sfpu/unit.py, flags.py, integers.py, floats.py, lanes.py,
-convert.py); state, lane enables, the backdoor load and the readings of sfpu/unit.py's docstring hold
-here too. Wormhole's state is Blackhole's: LReg[0..16] with the same constants, the eight-deep flag
-stack, the same LaneConfig bits, LoadMacroConfig and PRNG.
+convert.py); state, lane enables, the backdoor load and the readings of sfpu/unit.py's and
+sfpu/dst.py's docstrings hold here too. Wormhole's state is Blackhole's: LReg[0..16] with the same
+constants, the eight-deep flag stack, the same LaneConfig bits, LoadMacroConfig and PRNG.
 
 What differs, instruction by instruction
 ----------------------------------------
@@ -59,19 +59,15 @@ from tensixsim.tensix import formats
 from tensixsim.tensix.adc import apply_addr_mod_wormhole
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.tensix.sfpu import convert, flags, floats, hazards, integers, lanes, macro
+from tensixsim.tensix.sfpu.dst import BLACKHOLE_DST, DST_ACCESS, DstAccess, load_plan, store
 from tensixsim.tensix.sfpu.fma import fma_wormhole
 from tensixsim.tensix.sfpu.unit import (
-    BLACKHOLE_DST,
-    DST_ACCESS,
     FMT_FP32,
     FMT_INT8,
     FMT_INT8_COMP,
     FMT_INT32_ALL,
     FMT_INT32_SM,
-    DstAccess,
     SfpuState,
-    load_plan,
-    store,
     unit_state,
 )
 from tensixsim.timing import SFPU
