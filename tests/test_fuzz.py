@@ -17,6 +17,7 @@ sys.modules[_spec.name] = fuzz  # dataclasses look their module up by name
 _spec.loader.exec_module(fuzz)
 
 PER_FAMILY = 40
+WORMHOLE_PER_FAMILY = 20
 SEED = 1
 # One worker runs this module: its corpus fixture (about 10 s, in children of its own) would
 # otherwise run again in every worker (`make test` distributes with --dist loadgroup).
@@ -26,6 +27,12 @@ pytestmark = pytest.mark.xdist_group("fuzz_corpus")
 @pytest.fixture(scope="module")
 def corpus() -> list:
     cases = fuzz.make_cases(PER_FAMILY * len(fuzz.FAMILIES), SEED, list(fuzz.FAMILIES))
+    return fuzz.fuzz(cases, jobs=2, timeout=60, as_mb=fuzz.DEFAULT_AS_MB, rss_mb=fuzz.DEFAULT_RSS_MB)
+
+
+@pytest.fixture(scope="module")
+def wormhole_corpus() -> list:
+    cases = fuzz.make_cases(WORMHOLE_PER_FAMILY * len(fuzz.FAMILIES), SEED, list(fuzz.FAMILIES), "wormhole")
     return fuzz.fuzz(cases, jobs=2, timeout=60, as_mb=fuzz.DEFAULT_AS_MB, rss_mb=fuzz.DEFAULT_RSS_MB)
 
 
@@ -41,6 +48,40 @@ def test_every_family_reaches_both_a_finished_run_and_a_named_error(corpus, fami
     outcomes = collections.Counter(r.outcome for r in corpus if r.case.family == family)
     assert outcomes["ok"] > 0, outcomes
     assert sum(n for o, n in outcomes.items() if o != "ok" and not o.startswith("FAILURE")) > 0, outcomes
+
+
+def test_the_wormhole_corpus_has_no_failures_and_runs_on_wormhole_tiles(wormhole_corpus):
+    failures = [f"{r.case.key} {r.outcome}\n{r.detail}" for r in wormhole_corpus if r.failed]
+    assert not failures, "\n".join(failures)
+    assert all(r.case.key.endswith(":wormhole") for r in wormhole_corpus)
+    outcomes = collections.Counter(r.outcome for r in wormhole_corpus)
+    assert outcomes["ok"] > 0 and sum(outcomes.values()) - outcomes["ok"] > 0, outcomes
+    # The ELFs are built for Wormhole's ISA: a Blackhole one would be refused before it ran.
+    elf = collections.Counter(r.outcome for r in wormhole_corpus if r.case.family == "elf")
+    assert elf["ok"] > 0 and not elf["ArchitectureMismatch"], elf
+
+
+def test_a_wormhole_case_is_its_own_input_drawn_from_wormholes_table():
+    from tensixsim.isa import isa_for
+
+    case = fuzz.Case("tensix", 5, 2, "wormhole")
+    assert fuzz.Case.parse(case.key) == case and case.key == "tensix:5:2:wormhole"
+    assert fuzz.Case.parse("tensix:5:2") == fuzz.Case("tensix", 5, 2, "blackhole")
+    spec = fuzz.make_input(case)
+    assert spec["arch"] == "wormhole" and spec != fuzz.make_input(fuzz.Case("tensix", 5, 2))
+    # Draws come from Wormhole's instruction table: over many cases, only its opcodes (or the few
+    # words of any value) appear, and Blackhole-only opcodes do not.
+    wormhole, blackhole = isa_for("wormhole"), isa_for("blackhole")
+    only_blackhole = {s.opcode for s in blackhole} - {s.opcode for s in wormhole}
+    assert only_blackhole
+    fuzz.set_arch("wormhole")  # what make_input does before drawing a Wormhole case
+    try:
+        words = [
+            w for i in range(60) for w in fuzz.tensix_words(fuzz.case_rng(fuzz.Case("tensix", i, 2)), 20)
+        ]
+    finally:
+        fuzz.set_arch("blackhole")
+    assert sum((w >> 24) in only_blackhole for w in words) <= 0.002 * len(words)
 
 
 def test_inputs_depend_on_family_index_and_seed_only():

@@ -1,6 +1,7 @@
 """Fuzz the emulator end to end: mutated ELFs, random RISC-V code, MMIO accesses, Tensix words, MOPs.
 
     python tools/fuzz.py --cases 2000 --seed 1 [--families elf,rv32,mmio,tensix,mop] [--jobs 2]
+    python tools/fuzz.py --arch wormhole --cases 500   # the same families on a Wormhole tile
     python tools/fuzz.py --replay rv32:17:1      # run one case in-process and print its outcome
 
 The contract under test: whatever the input, a run ends normally ("ok") or raises a
@@ -9,7 +10,9 @@ a memory bound. Anything else is a FAILURE: another exception (with its tracebac
 exit without a report), a timeout, or a peak RSS over the cap.
 
 Case ``i`` of family ``F`` with seed ``S`` is always the same input: its random generator is seeded
-from the string ``"F:i:S"`` alone, so a failure is reproduced with ``--replay F:i:S``.
+from the string ``"F:i:S"`` alone, so a failure is reproduced with ``--replay F:i:S``. On Wormhole the
+key is ``"F:i:S:wormhole"``: its own inputs, drawn with Wormhole's instruction table, L1 size and reset
+PCs, run on a Wormhole tile.
 
 Cases run in child processes (``--child``), a batch per child so Python and the emulator are imported
 once per batch, not once per case. A child prints one JSON line per case. If it crashes or times out,
@@ -49,8 +52,12 @@ FAMILIES = ("elf", "rv32", "mmio", "tensix", "mop")
 # Hidden families used by tests/test_fuzz.py to prove that failures are caught and classified.
 SELFTEST_FAMILIES = ("_raise", "_exit", "_hang", "_hog")
 
+ARCHES = ("blackhole", "wormhole")
 CORES = ("brisc", "ncrisc", "trisc0", "trisc1", "trisc2")
 TRISCS = ("trisc0", "trisc1", "trisc2")
+# The chip the generators draw for (set_arch; each case sets its own before drawing). The address map
+# below is the same on both chips; the L1 size and the reset PCs come from tensixsim.arch.
+ARCH = "blackhole"
 RESET_PC = {"brisc": 0x0, "trisc0": 0x6000, "trisc1": 0xA000, "trisc2": 0xE000, "ncrisc": 0x12000}
 L1_SIZE = 1536 * 1024
 PUSH_BASE, PUSH_STRIDE = 0xFFE40000, 0x10000
@@ -85,15 +92,31 @@ class Case:
     family: str
     index: int
     seed: int
+    arch: str = "blackhole"
 
     @property
     def key(self) -> str:
-        return f"{self.family}:{self.index}:{self.seed}"
+        key = f"{self.family}:{self.index}:{self.seed}"
+        return key if self.arch == "blackhole" else f"{key}:{self.arch}"
 
     @staticmethod
     def parse(text: str) -> Case:
-        family, index, seed = text.split(":")
-        return Case(family, int(index), int(seed))
+        family, index, seed, *arch = text.split(":")
+        return Case(family, int(index), int(seed), *arch)
+
+
+def set_arch(name: str) -> None:
+    """Draw the next inputs for chip ``name``: its L1 size and reset PCs (the MMIO map, the push and
+    MOP-configuration addresses are the same on both chips: checked here)."""
+    global ARCH, L1_SIZE
+    from tensixsim.arch import get_arch
+
+    facts = get_arch(name)
+    assert (facts.tensix_push_base, facts.tensix_push_stride, facts.mop_config_base) == (
+        PUSH_BASE, PUSH_STRIDE, MOP_CFG_BASE,
+    ), f"{name}'s push or MOP_CFG addresses moved: the generators need them per chip"  # fmt: skip
+    ARCH, L1_SIZE = name, facts.l1_size
+    RESET_PC.update({core.name: core.default_reset_pc for core in facts.cores})
 
 
 def case_rng(case: Case) -> random.Random:
@@ -209,7 +232,7 @@ def gen_mmio(rng: random.Random) -> dict:
 def _isa():
     from tensixsim.isa import isa_for
 
-    return isa_for("blackhole")
+    return isa_for(ARCH)
 
 
 def rotate_for_inline(word: int) -> int:
@@ -223,7 +246,7 @@ def tensix_words(rng: random.Random, count: int) -> list[int]:
 
     from tensixsim.tensix.native.fuzz import random_words
 
-    return random_words(np.random.default_rng(rng.getrandbits(64)), count)
+    return random_words(np.random.default_rng(rng.getrandbits(64)), count, ARCH)
 
 
 def push_address(rng: random.Random) -> int:
@@ -272,14 +295,14 @@ def gen_mop(rng: random.Random) -> dict:
     for _ in range(rng.randrange(1, 10)):
         pick = rng.random()
         if pick < 0.4:
-            words.append(
-                isa.encode(
-                    "MOP",
-                    mop_type=rng.randrange(2),
-                    loop_count=rng.choice((0, 1, 2, 3, rng.randrange(128))),
-                    zmask_lo16_or_loop_count=rng.choice((0, 1, 0xFFFF, rng.getrandbits(16))),
-                )
-            )
+            # The third field's name differs between the chips' tables (zmask_lo16 on Wormhole).
+            mop_type, loop_count, low16 = (f.name for f in isa.by_name["MOP"].fields)
+            fields = {
+                mop_type: rng.randrange(2),
+                loop_count: rng.choice((0, 1, 2, 3, rng.randrange(128))),
+                low16: rng.choice((0, 1, 0xFFFF, rng.getrandbits(16))),
+            }
+            words.append(isa.encode("MOP", **fields))
         elif pick < 0.75:
             words.append(
                 isa.encode(
@@ -322,13 +345,19 @@ BASE_PROGRAMS = (
 )  # fmt: skip
 
 
-def base_elves() -> list[tuple[str, bytes]]:
-    """The base ELFs: linked once by the GNU toolchain (tests/asm.py caches them by content). The
-    parent builds them before starting children, so children only read the cache."""
+# The ISA each chip's ELFs name (the loader refuses an ELF built for extensions its chip lacks).
+MARCH = {"blackhole": None, "wormhole": "rv32im"}  # None: tests/asm.py's default, Blackhole's
+
+
+def base_elves(arch: str = "blackhole") -> list[tuple[str, bytes]]:
+    """The base ELFs for ``arch``: linked once by the GNU toolchain (tests/asm.py caches them by
+    content). The parent builds them before starting children, so children only read the cache."""
     from asm import link
 
+    march = {} if MARCH[arch] is None else {"march": MARCH[arch]}
     return [
-        (core, link(src, text=text, extra=extra).read_bytes()) for core, text, src, extra in BASE_PROGRAMS
+        (core, link(src, text=text, extra=extra, **march).read_bytes())
+        for core, text, src, extra in BASE_PROGRAMS
     ]
 
 
@@ -408,7 +437,7 @@ def mutate_elf(rng: random.Random, data: bytes) -> tuple[bytearray, list[str]]:
 
 
 def gen_elf(rng: random.Random) -> dict:
-    bases = base_elves()
+    bases = base_elves(ARCH)
     which = rng.randrange(len(bases))
     core, data = bases[which]
     elf, notes = mutate_elf(rng, data)
@@ -430,7 +459,8 @@ GENERATORS: dict[str, Callable[[random.Random], dict]] = {
 def make_input(case: Case) -> dict:
     if case.family in SELFTEST_FAMILIES:
         return {"kind": case.family}
-    return GENERATORS[case.family](case_rng(case))
+    set_arch(case.arch)
+    return {**GENERATORS[case.family](case_rng(case)), "arch": case.arch}
 
 
 # ------------------------------------------------------------------------------------------- running
@@ -451,7 +481,7 @@ def execute(spec: dict, scratch: Path) -> None:
         hog = bytearray(384 << 20)  # touched, so it counts in the RSS
         hog[::4096] = b"\1" * len(hog[::4096])
         return
-    tile = Tile("blackhole")
+    tile = Tile(spec["arch"])
     if kind == "program":
         tile.write(RESET_PC[spec["core"]], rvenc.to_bytes(spec["words"]))
         tile.run(max_cycles=spec["max_cycles"], release=[spec["core"]])
@@ -611,8 +641,8 @@ def fuzz(
     cases: list[Case], *, jobs: int, timeout: float, as_mb: int, rss_mb: int, batch: int = BATCH,
     progress: bool = False,
 ) -> list[Result]:  # fmt: skip
-    if any(c.family == "elf" for c in cases):
-        base_elves()  # link once, in the parent, before children read the cache
+    for arch in {c.arch for c in cases if c.family == "elf"}:
+        base_elves(arch)  # link once, in the parent, before children read the cache
     # Interleave families across batches so every batch (and every job) gets a mix.
     batches = [cases[i : i + batch] for i in range(0, len(cases), batch)]
     results: list[Result] = []
@@ -648,9 +678,9 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def make_cases(count: int, seed: int, families: list[str]) -> list[Case]:
+def make_cases(count: int, seed: int, families: list[str], arch: str = "blackhole") -> list[Case]:
     # Case n goes to family n % len(families): every family gets its share, in a fixed order.
-    return [Case(families[n % len(families)], n // len(families), seed) for n in range(count)]
+    return [Case(families[n % len(families)], n // len(families), seed, arch) for n in range(count)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -658,6 +688,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=500, help="total cases, shared among the families")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--arch", choices=ARCHES, default="blackhole", help="the chip of every case")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per case")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--batch", type=int, default=BATCH, help="cases per child process")
@@ -685,11 +716,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown families {', '.join(sorted(unknown))}; families: {', '.join(FAMILIES)}")
     start = time.monotonic()
     results = fuzz(
-        make_cases(args.cases, args.seed, families), jobs=args.jobs, timeout=args.timeout,
+        make_cases(args.cases, args.seed, families, args.arch), jobs=args.jobs, timeout=args.timeout,
         as_mb=args.as_mb, rss_mb=args.rss_mb, batch=args.batch, progress=sys.stderr.isatty(),
     )  # fmt: skip
     print(table(results))
-    print(f"wall time: {time.monotonic() - start:.1f} s, {len(results)} cases, seed {args.seed}")
+    print(f"wall time: {time.monotonic() - start:.1f} s, {len(results)} cases, seed {args.seed}, {args.arch}")
     failures = [r for r in results if r.failed]
     for r in failures:
         print(f"\nFAILURE {r.outcome} in {r.case.key}: python tools/fuzz.py --replay {r.case.key}")
