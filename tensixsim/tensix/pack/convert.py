@@ -85,7 +85,8 @@ NEG_INF32, NEG_INF_BF16 = 0xFF800000, 0xFF80
 # ------------------------------------------------------------------------------ helpers
 
 
-def _field(ctx: Context, name: str) -> int:
+def config_field(ctx: Context, name: str) -> int:
+    """Configuration field ``name`` in the issuing thread's Config state (the packers' modules)."""
     config = ctx.copro.config
     return config.read_field(name, config.state_id(ctx.thread))
 
@@ -109,11 +110,13 @@ def _key(bits: np.ndarray | int, fmt: int) -> np.ndarray:
     return np.where(bits >> top & 1, -mag, mag)
 
 
-def _undefined(ctx: Context, message: str, value: int | None = None) -> UndefinedBehavior:
+def undefined(ctx: Context, message: str, value: int | None = None) -> UndefinedBehavior:
+    """The UndefinedBehavior a packer instruction raises (core, pc and cycle from ``ctx``)."""
     return ctx.error(UndefinedBehavior, message, value)  # type: ignore[return-value]
 
 
-def _unimplemented(ctx: Context, message: str, value: int | None = None) -> Unimplemented:
+def unimplemented(ctx: Context, message: str, value: int | None = None) -> Unimplemented:
+    """The Unimplemented a packer instruction raises (core, pc and cycle from ``ctx``)."""
     return ctx.error(Unimplemented, message, value)  # type: ignore[return-value]
 
 
@@ -138,74 +141,75 @@ PACKER0 = "THCON_SEC0_REG1_"  # Packers[0].Config's fields
 def conversion(ctx: Context, packer: str = PACKER0, *, fp8_out: bool = False) -> Conversion:
     """The configured conversions of the packer whose Config fields start ``packer``; ``fp8_out``:
     LateToFormat FP8 (e5m2) is modelled (Wormhole's FormatConversion.md)."""
-    read32 = bool(_field(ctx, "PCK_DEST_RD_CTRL_Read_32b_data"))
-    raw = bool(_field(ctx, "PCK_DEST_RD_CTRL_Read_int8"))
-    unsigned = bool(_field(ctx, "PCK_DEST_RD_CTRL_Read_unsigned"))
-    round10 = bool(_field(ctx, "PCK_DEST_RD_CTRL_Round_10b_mant"))
-    if _field(ctx, "ALU_FORMAT_SPEC_REG_Dstacc_override"):
-        inter = _field(ctx, "ALU_FORMAT_SPEC_REG_Dstacc_val")
+    read32 = bool(config_field(ctx, "PCK_DEST_RD_CTRL_Read_32b_data"))
+    raw = bool(config_field(ctx, "PCK_DEST_RD_CTRL_Read_int8"))
+    unsigned = bool(config_field(ctx, "PCK_DEST_RD_CTRL_Read_unsigned"))
+    round10 = bool(config_field(ctx, "PCK_DEST_RD_CTRL_Round_10b_mant"))
+    if config_field(ctx, "ALU_FORMAT_SPEC_REG_Dstacc_override"):
+        inter = config_field(ctx, "ALU_FORMAT_SPEC_REG_Dstacc_val")
     else:
-        inter = _field(ctx, "ALU_FORMAT_SPEC_REG2_Dstacc")
-    late_from, out = _field(ctx, packer + "In_data_format"), _field(ctx, packer + "Out_data_format")
+        inter = config_field(ctx, "ALU_FORMAT_SPEC_REG2_Dstacc")
+    late_from = config_field(ctx, packer + "In_data_format")
+    out = config_field(ctx, packer + "Out_data_format")
     for what, code in (
         ("IntermediateFormat", inter),
         ("In_data_format", late_from),
         ("Out_data_format", out),
     ):
         if code not in FORMAT_NAMES:
-            raise _undefined(ctx, f"{what} {code} names no format", code)
+            raise undefined(ctx, f"{what} {code} names no format", code)
     for what, code in (("IntermediateFormat", inter), ("In_data_format", late_from)):
         if code in LATE_ONLY:
-            raise _undefined(ctx, f"{what} {FORMAT_NAMES[code]} is valid only as Out_data_format", code)
+            raise undefined(ctx, f"{what} {FORMAT_NAMES[code]} is valid only as Out_data_format", code)
     if (out not in OUT_BYTES and out not in BFP_BITS) or (out == FP8 and not fp8_out):
-        raise _unimplemented(ctx, f"output format {FORMAT_NAMES[out]} is not modelled", out)
+        raise unimplemented(ctx, f"output format {FORMAT_NAMES[out]} is not modelled", out)
     if inter == BFP8A:
-        raise _unimplemented(ctx, "the E5M7 / E5M6 intermediates (IntermediateFormat BFP8a)", inter)
+        raise unimplemented(ctx, "the E5M7 / E5M6 intermediates (IntermediateFormat BFP8a)", inter)
     if inter != late_from:
-        raise _unimplemented(
+        raise unimplemented(
             ctx,
             f"IntermediateFormat {FORMAT_NAMES[inter]} differs from In_data_format {FORMAT_NAMES[late_from]}",
             inter,
         )
-    if _field(ctx, "ALU_ROUNDING_MODE_Packer_srnd_en"):
-        raise _unimplemented(ctx, "stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en)")
+    if config_field(ctx, "ALU_ROUNDING_MODE_Packer_srnd_en"):
+        raise unimplemented(ctx, "stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en)")
     name = FORMAT_NAMES[inter]
     no = f"early conversion from Dst{'32' if read32 else '16'}b to {name} does not exist"
     if read32:
         if inter in (FP16, INT16):
-            raise _undefined(ctx, no, inter)
+            raise undefined(ctx, no, inter)
         if inter == BF16 and round10:
-            raise _unimplemented(ctx, "BF16 intermediate with Round_10b_mant (TF32 for a late TF32 -> FP16)")
+            raise unimplemented(ctx, "BF16 intermediate with Round_10b_mant (TF32 for a late TF32 -> FP16)")
         if inter == BFP8 and round10:
-            raise _unimplemented(ctx, "BFP8 intermediate with Round_10b_mant")
+            raise unimplemented(ctx, "BFP8 intermediate with Round_10b_mant")
         if inter == TF32 and raw and out != FP32:
-            raise _unimplemented(ctx, "TF32 intermediate with Read_raw converted to anything but FP32")
+            raise unimplemented(ctx, "TF32 intermediate with Read_raw converted to anything but FP32")
         if inter == INT8 and not raw:
             shift = 0
-            if _field(ctx, "INT_DESCALE_Enable"):
-                if _field(ctx, "INT_DESCALE_Mode"):
-                    raise _unimplemented(ctx, "INT_DESCALE_Mode 1 (per-z shift amounts)")
-                shift = _field(ctx, "INT_DESCALE_VALUES_SEC0_Value") & 31
+            if config_field(ctx, "INT_DESCALE_Enable"):
+                if config_field(ctx, "INT_DESCALE_Mode"):
+                    raise unimplemented(ctx, "INT_DESCALE_Mode 1 (per-z shift amounts)")
+                shift = config_field(ctx, "INT_DESCALE_VALUES_SEC0_Value") & 31
             if shift:
-                raise _unimplemented(ctx, "INT8 with a non-zero ShiftAmount (rounding rule not given)", shift)
+                raise unimplemented(ctx, "INT8 with a non-zero ShiftAmount (rounding rule not given)", shift)
         if inter not in (FP32, TF32, BF16, BFP8, INT32, INT8):
-            raise _unimplemented(ctx, f"{name} intermediate from Dst32b is not modelled", inter)
+            raise unimplemented(ctx, f"{name} intermediate from Dst32b is not modelled", inter)
     else:
         if inter == INT32 or (inter == FP32 and not (round10 and not raw)):
-            raise _undefined(ctx, no, inter)
+            raise undefined(ctx, no, inter)
         if inter in (BF16, BFP8, FP16) and round10:
-            raise _unimplemented(ctx, f"{name} intermediate from Dst16b with Round_10b_mant")
+            raise unimplemented(ctx, f"{name} intermediate from Dst16b with Round_10b_mant")
         if inter == TF32 and raw:
-            raise _unimplemented(ctx, "TF32 intermediate from Dst16b with Read_raw")
+            raise unimplemented(ctx, "TF32 intermediate from Dst16b with Read_raw")
         if inter not in (FP32, TF32, BF16, BFP8, FP16, INT16):
-            raise _unimplemented(ctx, f"{name} intermediate from Dst16b is not modelled", inter)
+            raise unimplemented(ctx, f"{name} intermediate from Dst16b is not modelled", inter)
     ints = {INT32: INT32, INT16: INT16, INT8: INT8}
     if (
         (inter in ints) != (out in ints)
         or (inter in ints and inter != out)
         or (inter == FP32 and out == TF32)
     ):
-        raise _undefined(ctx, f"late conversion {name} -> {FORMAT_NAMES[out]} does not exist", out)
+        raise undefined(ctx, f"late conversion {name} -> {FORMAT_NAMES[out]} does not exist", out)
     return Conversion(read32, inter, out, raw, unsigned, round10)
 
 
@@ -309,7 +313,7 @@ def late(ctx: Context, conv: Conversion, bits: np.ndarray) -> np.ndarray:
                 why = f"FP16 datum {value:#06x} with exponent 31 widened to an 8-bit exponent"
             else:
                 why = f"FP16 denormal {value:#06x} widened (documented as mishandled)"
-            raise _unimplemented(ctx, why)
+            raise unimplemented(ctx, why)
         wide = _i64(formats.fp16_to_fp32(bits))
         if out == BF16:
             return np.where((exp == 0) & (man != 0), bits & 0x8000, wide >> 16)
@@ -324,7 +328,7 @@ def late(ctx: Context, conv: Conversion, bits: np.ndarray) -> np.ndarray:
     problem = (mag > 0x38000000) & (mag < 0x38800000)  # 2**-15 < |x| < 2**-14
     if problem.any():
         first = int(value[np.argmax(problem)])
-        raise _unimplemented(
+        raise unimplemented(
             ctx, f"FP32 {first:#010x} in 2**-15 < |x| < 2**-14 to FP16 (documented as mishandled)"
         )
     return _i64(formats.fp32_to_fp16(value))
@@ -333,13 +337,13 @@ def late(ctx: Context, conv: Conversion, bits: np.ndarray) -> np.ndarray:
 def uniform_edge_mask(ctx: Context, packer: int = 0) -> int:
     """The one EdgeMask every datum of packer ``packer`` sees (its two bits of the row-set select),
     or Unimplemented if it would depend on the position."""
-    if _field(ctx, "PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
-        raise _unimplemented(ctx, "PCK_EDGE_TILE_FACE_SET_SELECT_enable (tile position generator)")
-    b = _field(ctx, "PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * packer) & 3
-    cs = {_field(ctx, f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{y}") for y in range(16)}
-    masks = {_field(ctx, f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in cs}
+    if config_field(ctx, "PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
+        raise unimplemented(ctx, "PCK_EDGE_TILE_FACE_SET_SELECT_enable (tile position generator)")
+    b = config_field(ctx, "PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * packer) & 3
+    cs = {config_field(ctx, f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{y}") for y in range(16)}
+    masks = {config_field(ctx, f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in cs}
     if len(masks) != 1:
-        raise _unimplemented(
+        raise unimplemented(
             ctx, "edge masks that differ by row (tile position generator start not documented)"
         )
     return masks.pop()

@@ -93,15 +93,15 @@ from tensixsim.tensix.pack.convert import (
     NEG_INF32,
     NEG_INF_BF16,
     OUT_BYTES,
-    _field,
-    _undefined,
-    _unimplemented,
+    config_field,
     conversion,
     early,
     late,
     relu,
     threshold_exp,
+    undefined,
     uniform_edge_mask,
+    unimplemented,
 )
 from tensixsim.tensix.pack.stream import (
     ACCUMULATE,
@@ -130,17 +130,17 @@ def input_address(ctx: Context, ch0: list[int]) -> int:
     the PCK0 base and strides (only the low four bits of the X stride count), as both chips' pages
     give it."""
     return (
-        _field(ctx, "PCK0_ADDR_BASE_REG_0_Base")
-        + ch0[X] * (_field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
-        + ch0[Y] * _field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Ystride")
-        + ch0[Z] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
-        + ch0[W] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Wstride")
+        config_field(ctx, "PCK0_ADDR_BASE_REG_0_Base")
+        + ch0[X] * (config_field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
+        + ch0[Y] * config_field(ctx, "PCK0_ADDR_CTRL_XY_REG_0_Ystride")
+        + ch0[Z] * config_field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
+        + ch0[W] * config_field(ctx, "PCK0_ADDR_CTRL_ZW_REG_0_Wstride")
     ) & 0xFFFFFFFF
 
 
 def _cfg(ctx: Context, name: str) -> int:
     """``Packers[0].Config[StateID].name``: THCON_SEC0_REG1_<name>."""
-    return _field(ctx, f"THCON_SEC0_REG1_{name}")
+    return config_field(ctx, f"THCON_SEC0_REG1_{name}")
 
 
 # ------------------------------------------------------------------------------ PACR
@@ -177,21 +177,21 @@ def pacr(
         ("ctxt_ctrl", ctxt_ctrl),
     ):
         if value:
-            raise _unimplemented(ctx, f"{name}={value} (no Blackhole page)", value)
+            raise unimplemented(ctx, f"{name}={value} (no Blackhole page)", value)
     if concat > 1:
-        raise _unimplemented(ctx, f"concat={concat} (Blackhole's wider Concat field)", concat)
+        raise unimplemented(ctx, f"concat={concat} (Blackhole's wider Concat field)", concat)
     if read_intf_sel not in INTERFACE_MASKS:
-        raise _unimplemented(ctx, f"read_intf_sel={read_intf_sel:#06b} (interface mapping not evidenced)")
+        raise unimplemented(ctx, f"read_intf_sel={read_intf_sel:#06b} (interface mapping not evidenced)")
     if dst_access_mode and read_intf_sel not in STRIDED_MASKS:
-        raise _unimplemented(ctx, f"strided Dst access with read_intf_sel={read_intf_sel:#06b}")
+        raise unimplemented(ctx, f"strided Dst access with read_intf_sel={read_intf_sel:#06b}")
     for name in _ZERO_CHECKS:
         value = _cfg(ctx, name)
         if value:
-            raise _unimplemented(ctx, f"THCON_SEC0_REG1_{name}={value} is not modelled", value)
+            raise unimplemented(ctx, f"THCON_SEC0_REG1_{name}={value} is not modelled", value)
     if not _cfg(ctx, "Disable_zero_compress"):
-        raise _unimplemented(ctx, "compression (Disable_zero_compress clear) is not modelled")
+        raise unimplemented(ctx, "compression (Disable_zero_compress clear) is not modelled")
     if _cfg(ctx, "Downsample_mask") not in (0, 0xFFFF):
-        raise _unimplemented(ctx, "downsampling (Downsample_mask) is not modelled")
+        raise unimplemented(ctx, "downsampling (Downsample_mask) is not modelled")
 
     copro, thread = ctx.copro, ctx.thread
     adc, regs = copro.adc, copro.regs
@@ -200,23 +200,23 @@ def pacr(
     l1_acc = bool(_cfg(ctx, "Pack_L1_Acc"))
     if l1_acc and conv.out not in ACCUMULATE:
         why = f"L1 accumulation in {FORMAT_NAMES[conv.out]} (L1 accumulates FP32 / INT32 / FP16 / BF16)"
-        raise _unimplemented(ctx, why, conv.out)
-    relu_mode = _field(ctx, "STACC_RELU_ApplyRelu")
+        raise unimplemented(ctx, why, conv.out)
+    relu_mode = config_field(ctx, "STACC_RELU_ApplyRelu")
     if relu_mode > 3:
-        raise _unimplemented(ctx, f"STACC_RELU_ApplyRelu={relu_mode} (bits 2..3)", relu_mode)
-    relu_threshold = _field(ctx, "STACC_RELU_ReluThreshold")
+        raise unimplemented(ctx, f"STACC_RELU_ApplyRelu={relu_mode} (bits 2..3)", relu_mode)
+    relu_threshold = config_field(ctx, "STACC_RELU_ReluThreshold")
     if relu_mode in (2, 3):
         if conv.inter in (INT32, INT16, INT8):
-            raise _unimplemented(ctx, f"threshold ReLU {relu_mode} on an integer intermediate")
+            raise unimplemented(ctx, f"threshold ReLU {relu_mode} on an integer intermediate")
         if relu_threshold & 0x8000:
-            raise _undefined(ctx, f"ReLU threshold {relu_threshold:#06x} is negative", relu_threshold)
+            raise undefined(ctx, f"ReLU threshold {relu_threshold:#06x} is negative", relu_threshold)
     exp_threshold = _cfg(ctx, "Exp_threshold") if _cfg(ctx, "Exp_threshold_en") else None
     if exp_threshold is not None and relu_mode == 3:
-        raise _unimplemented(ctx, "exponent thresholding with ReLU mode 3 (stage order not documented)")
-    edge_mode = _field(ctx, "PCK_EDGE_MODE_mode")
+        raise unimplemented(ctx, "exponent thresholding with ReLU mode 3 (stage order not documented)")
+    edge_mode = config_field(ctx, "PCK_EDGE_MODE_mode")
     edge_mask = 0xFFFF if zero_write or flush else uniform_edge_mask(ctx)
     if edge_mask != 0xFFFF and edge_mode and conv.inter not in (FP32, TF32, BF16, BFP8):
-        raise _unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
+        raise unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
     masked = (NEG_INF_BF16 if conv.inter in (BF16, BFP8) else NEG_INF32) if edge_mode else 0
 
     # ---- input address generator
@@ -229,20 +229,20 @@ def pacr(
     else:
         count = ch1[X] - ch0[X] + 1
         if count < 0:
-            raise _undefined(ctx, f"X end {ch1[X]} before X start {ch0[X]} (count wraps)", ch0[X])
+            raise undefined(ctx, f"X end {ch1[X]} before X start {ch0[X]} (count wraps)", ch0[X])
     addr = ((addr // bytes_per_datum) & ~x_mask) + (ch0[X] & x_mask)
-    addr += _field(ctx, "DEST_TARGET_REG_CFG_PACK_SEC0_Offset") << 4
+    addr += config_field(ctx, "DEST_TARGET_REG_CFG_PACK_SEC0_Offset") << 4
     source = addr & 0x3FFF
     interfaces = INTERFACE_MASKS[read_intf_sel]
     if count:
         if len(interfaces) > 1 and (source & 15 or count != 16):
-            raise _unimplemented(
+            raise unimplemented(
                 ctx, f"{len(interfaces)} read interfaces with {count} datums from column {source & 15}"
             )
         if len(interfaces) == 1 and (source & 15) + count > 16:
-            raise _unimplemented(ctx, f"one read interface reading {count} datums from column {source & 15}")
+            raise unimplemented(ctx, f"one read interface reading {count} datums from column {source & 15}")
     if conv.out in BFP_BITS and (count * len(interfaces)) % formats.BFP_BLOCK:
-        raise _unimplemented(
+        raise unimplemented(
             ctx, f"BFP output of {count * len(interfaces)} datums (a 16-datum block split across PACRs)"
         )
     # interface k starts one Dst row (16 datums) on, or in the strided mode one face (16 rows) on
@@ -292,15 +292,15 @@ def pacr(
             _cfg(ctx, "L1_Dest_addr") + (0 if _cfg(ctx, "Sub_l1_tile_header_size") else 1)
         ) & 0xFFFFFFFF
         yzw = (
-            _field(ctx, "PCK0_ADDR_BASE_REG_1_Base")
-            + ch1[Y] * _field(ctx, "PCK0_ADDR_CTRL_XY_REG_1_Ystride")
-            + ch1[Z] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Zstride")
-            + ch1[W] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Wstride")
+            config_field(ctx, "PCK0_ADDR_BASE_REG_1_Base")
+            + ch1[Y] * config_field(ctx, "PCK0_ADDR_CTRL_XY_REG_1_Ystride")
+            + ch1[Z] * config_field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Zstride")
+            + ch1[W] * config_field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Wstride")
         )
         if yzw:
-            raise _unimplemented(ctx, f"YZW_Addr {yzw:#x} (Blackhole's unit for it is not documented)", yzw)
-        if out_addr > _field(ctx, "THCON_SEC0_REG9_Pack_0_2_limit_address") * 2 + 1:
-            out_addr -= _field(ctx, "THCON_SEC0_REG9_Pack_0_2_fifo_size") * 2
+            raise unimplemented(ctx, f"YZW_Addr {yzw:#x} (Blackhole's unit for it is not documented)", yzw)
+        if out_addr > config_field(ctx, "THCON_SEC0_REG9_Pack_0_2_limit_address") * 2 + 1:
+            out_addr -= config_field(ctx, "THCON_SEC0_REG9_Pack_0_2_fifo_size") * 2
         out_addr &= 0xFFFFFFFF
         if conv.out & 2:  # OutputFormatLessThan16Bits: the exponent stream takes its address first
             exponent_address = (out_addr & L1_ADDRESS_MASK) << 4
@@ -373,8 +373,8 @@ def pacr_setreg(
         ("last", last, 0),
     ):
         if value != expected:
-            raise _undefined(ctx, f"{name}={value}: the documented form has {expected}", value)
-    raise _unimplemented(
+            raise undefined(ctx, f"{name}={value}: the documented form has {expected}", value)
+    raise unimplemented(
         ctx,
         f"PACR_SETREG AddrSel {mode_sel} AddrMid {stream_id:#x} Value10 {unused:#x}: SetRegBase / "
         "SetRegHiScaler (TDMA-RISC) and the NoC overlay registers it writes are not modelled",

@@ -84,11 +84,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.tensix import formats
 from tensixsim.tensix.adc import PACKERS, W, X, Y, Z, pack_addr_mod
 from tensixsim.tensix.formats import BF16, BFP8, FORMAT_NAMES, FP32, INT8, INT16, INT32, TF32
 from tensixsim.tensix.pack import convert, stream, unit
+from tensixsim.tensix.pack.convert import config_field, undefined, unimplemented
 from tensixsim.tensix.regs import dst_mapping
 from tensixsim.tensix.semantics import Context, Outcome, Wait, semantics
 from tensixsim.timing import PACK_WORMHOLE as PACK  # Wormhole's packers
@@ -125,24 +125,11 @@ class _Work:
     cycles: int
 
 
-def _field(ctx: Context, name: str) -> int:
-    config = ctx.copro.config
-    return config.read_field(name, config.state_id(ctx.thread))
-
-
-def _undefined(ctx: Context, message: str, value: int | None = None) -> UndefinedBehavior:
-    return ctx.error(UndefinedBehavior, message, value)  # type: ignore[return-value]
-
-
-def _unimplemented(ctx: Context, message: str, value: int | None = None) -> Unimplemented:
-    return ctx.error(Unimplemented, message, value)  # type: ignore[return-value]
-
-
 def _first_address(ctx: Context, packer: int) -> int:
     """``L1_Dest_addr + !Sub_l1_tile_header_size`` of packer ``packer`` (uint32)."""
     prefix = PACKER_CONFIG[packer]
-    header = 0 if _field(ctx, prefix + "Sub_l1_tile_header_size") else 1
-    return (_field(ctx, prefix + "L1_Dest_addr") + header) & 0xFFFFFFFF
+    header = 0 if config_field(ctx, prefix + "Sub_l1_tile_header_size") else 1
+    return (config_field(ctx, prefix + "L1_Dest_addr") + header) & 0xFFFFFFFF
 
 
 # ------------------------------------------------------------------------------ PACR
@@ -165,7 +152,7 @@ def pacr(
     flush = ctx.documented("flush", flush, 1)
     packers = PACKER_MASKS.get(pack_sel)
     if packers is None:
-        raise _undefined(ctx, f"PackerMask {pack_sel:#06b} is undefined (PACR.md's table)", pack_sel)
+        raise undefined(ctx, f"PackerMask {pack_sel:#06b} is undefined (PACR.md's table)", pack_sel)
     packer0_address = _first_address(ctx, 0)
     work = []
     for i in packers:
@@ -203,40 +190,40 @@ def _packer_work(
     copro, prefix = ctx.copro, PACKER_CONFIG[i]
 
     def cfg(name: str) -> int:
-        return _field(ctx, prefix + name)
+        return config_field(ctx, prefix + name)
 
     # ---- configuration the model does not cover, then the conversions and stages
-    if _field(ctx, "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
-        uncompressed = _field(ctx, "THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i & 1
+    if config_field(ctx, "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
+        uncompressed = config_field(ctx, "THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i & 1
     else:
         uncompressed = cfg("Disable_zero_compress")
     if not uncompressed:
-        raise _unimplemented(ctx, f"packer {i}: compression is not modelled")
+        raise unimplemented(ctx, f"packer {i}: compression is not modelled")
     if i == 0 and cfg("Source_interface_selection"):
-        raise _unimplemented(ctx, "packer 0 reading L1 (Source_interface_selection) is not modelled")
+        raise unimplemented(ctx, "packer 0 reading L1 (Source_interface_selection) is not modelled")
     if cfg("Add_l1_dest_addr_offset"):
-        raise _unimplemented(ctx, f"packer {i}: Add_l1_dest_addr_offset (a TDMA-RISC offset) is not modelled")
+        raise unimplemented(ctx, f"packer {i}: Add_l1_dest_addr_offset (a TDMA-RISC offset) is not modelled")
     for name in UNDESCRIBED:
         if value := cfg(name):
-            raise _unimplemented(ctx, f"packer {i}: {prefix}{name}={value} has no page", value)
+            raise unimplemented(ctx, f"packer {i}: {prefix}{name}={value} has no page", value)
     conv = convert.conversion(ctx, prefix, fp8_out=True)
     l1_acc = bool(cfg("Pack_L1_Acc"))
     if l1_acc and conv.out not in stream.ACCUMULATE:
         why = f"L1 accumulation in {FORMAT_NAMES[conv.out]} (L1 accumulates FP32 / INT32 / FP16 / BF16)"
-        raise _unimplemented(ctx, why, conv.out)
-    relu_mode = _field(ctx, "STACC_RELU_ApplyRelu") & 3
-    relu_threshold = _field(ctx, "STACC_RELU_ReluThreshold")
+        raise unimplemented(ctx, why, conv.out)
+    relu_mode = config_field(ctx, "STACC_RELU_ApplyRelu") & 3
+    relu_threshold = config_field(ctx, "STACC_RELU_ReluThreshold")
     if relu_mode in (2, 3):
         if conv.inter in INTEGERS:
-            raise _undefined(ctx, f"ReLU mode {relu_mode} on an integer intermediate (ReLU.md: 0 or 1)")
+            raise undefined(ctx, f"ReLU mode {relu_mode} on an integer intermediate (ReLU.md: 0 or 1)")
         if relu_threshold & 0x8000:
-            raise _undefined(ctx, f"ReLU threshold {relu_threshold:#06x} is negative", relu_threshold)
+            raise undefined(ctx, f"ReLU threshold {relu_threshold:#06x} is negative", relu_threshold)
     exp_threshold = cfg("Exp_threshold") if cfg("Exp_threshold_en") else None
     from_dst = not (zero_write or flush)
     edge = convert.uniform_edge_mask(ctx, i) if from_dst else 0xFFFF
-    edge_mode = _field(ctx, "PCK_EDGE_MODE_mode")
+    edge_mode = config_field(ctx, "PCK_EDGE_MODE_mode")
     if edge != 0xFFFF and edge_mode and conv.inter not in NEG_INF_CAPABLE:
-        raise _unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
+        raise unimplemented(ctx, f"edge mode -infinity in {FORMAT_NAMES[conv.inter]}")
     masked = (convert.NEG_INF_BF16 if conv.inter in (BF16, BFP8) else convert.NEG_INF32) if edge_mode else 0
 
     # ---- input address generator
@@ -251,9 +238,9 @@ def _packer_work(
     bytes_per_datum, x_mask = {0: (4, 3), 1: (2, 7)}.get(cfg("In_data_format") & 3, (1, 0xF))
     count = 0 if flush else ch1[X] - ch0[X] + 1
     if count < 0:
-        raise _undefined(ctx, f"X end {ch1[X]} before X start {ch0[X]} (count wraps)", ch0[X])
+        raise undefined(ctx, f"X end {ch1[X]} before X start {ch0[X]} (count wraps)", ch0[X])
     addr = ((addr // bytes_per_datum) & ~x_mask) + (ch0[X] & x_mask)
-    addr += _field(ctx, f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
+    addr += config_field(ctx, f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
     index = np.arange(count, dtype=np.int64)
     addresses = (addr + index) & 0x3FFF  # Dst datum indices: row (10 bits) and column
     mask = cfg("Downsample_mask") or 0xFFFF
@@ -261,7 +248,7 @@ def _packer_work(
     kept = int(keep.sum())
     if conv.out in convert.BFP_BITS and kept % formats.BFP_BLOCK:
         why = f"packer {i}: BFP output of {kept} datums (a 16-datum block split across PACRs)"
-        raise _unimplemented(ctx, why)
+        raise unimplemented(ctx, why)
 
     # ---- fetch from Dst (every datum the address generator names, kept or not)
     datums = np.zeros(kept, np.int64)
@@ -303,14 +290,14 @@ def _packer_work(
         if i and packer0_address >> 31:
             out_addr += packer0_address
         yzw = (
-            _field(ctx, "PCK0_ADDR_BASE_REG_1_Base")
-            + ch1[Y] * _field(ctx, "PCK0_ADDR_CTRL_XY_REG_1_Ystride")
-            + ch1[Z] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Zstride")
-            + ch1[W] * _field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Wstride")
+            config_field(ctx, "PCK0_ADDR_BASE_REG_1_Base")
+            + ch1[Y] * config_field(ctx, "PCK0_ADDR_CTRL_XY_REG_1_Ystride")
+            + ch1[Z] * config_field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Zstride")
+            + ch1[W] * config_field(ctx, "PCK0_ADDR_CTRL_ZW_REG_1_Wstride")
         ) & 0xFFFFFFFF
         out_addr = (out_addr + (yzw & ~0xF)) & 0xFFFFFFFF
-        if out_addr > _field(ctx, PACK_LIMITS[i] + "limit_address") * 2 + 1:
-            out_addr = (out_addr - _field(ctx, PACK_LIMITS[i] + "fifo_size") * 2) & 0xFFFFFFFF
+        if out_addr > config_field(ctx, PACK_LIMITS[i] + "limit_address") * 2 + 1:
+            out_addr = (out_addr - config_field(ctx, PACK_LIMITS[i] + "fifo_size") * 2) & 0xFFFFFFFF
         if conv.out & 2:  # OutputFormatLessThan16Bits: the exponent stream takes its address first
             exponent_address = (out_addr & stream.L1_ADDRESS_MASK) << 4
             out_addr += cfg("Exp_section_size")
@@ -337,8 +324,8 @@ def pacr_setreg(
     for name, value, expected in (("push", push, 1), ("pack_sel", pack_sel, 0xF), ("flush", flush, 1),
                                   ("last", last, 0)):  # fmt: skip
         if value != expected:
-            raise _undefined(ctx, f"{name}={value}: the documented form has {expected}", value)
-    raise _unimplemented(
+            raise undefined(ctx, f"{name}={value}: the documented form has {expected}", value)
+    raise unimplemented(
         ctx,
         f"PACR_SETREG AddrSel {addr_sel} AddrMid {stream_id:#x} Value10 {wr_data:#x}: SetRegBase / "
         "SetRegHiScaler (TDMA-RISC) are not modelled",
