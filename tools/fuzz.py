@@ -1,4 +1,5 @@
-"""Fuzz the emulator end to end: mutated ELFs, random RISC-V code, MMIO accesses, Tensix words, MOPs.
+"""Fuzz the emulator end to end: mutated ELFs, random RISC-V code, MMIO accesses, Tensix words, MOPs,
+and NoC requests between the tiles of a chip.
 
     python tools/fuzz.py --cases 2000 --seed 1 [--families elf,rv32,mmio,tensix,mop] [--jobs 2]
     python tools/fuzz.py --arch wormhole --cases 500   # the same families on a Wormhole tile
@@ -48,7 +49,7 @@ if str(ROOT) not in sys.path:
 
 import rvenc  # noqa: E402
 
-FAMILIES = ("elf", "rv32", "mmio", "tensix", "mop")
+FAMILIES = ("elf", "rv32", "mmio", "tensix", "mop", "noc")
 # Hidden families used by tests/test_fuzz.py to prove that failures are caught and classified.
 SELFTEST_FAMILIES = ("_raise", "_exit", "_hang", "_hog")
 
@@ -83,6 +84,9 @@ STARTUP = 10.0  # seconds more for a child's first case (its imports)
 # address space: an RLIMIT_AS of 2 GiB cannot even build a Tile. The address-space limit is therefore
 # a backstop against runaway allocation; the real memory bound is the peak RSS (peak_rss_mb).
 DEFAULT_AS_MB = 8192
+# A NoC case builds every tile its requests reach (a multicast: each tile of its rectangle), each with
+# its cores' translation buffers: a child running one gets this much address space at least.
+CHIP_AS_MB = 128 << 10
 DEFAULT_RSS_MB = 1024
 BATCH = 40
 
@@ -328,6 +332,137 @@ def gen_mop(rng: random.Random) -> dict:
     return {"kind": "program", "core": core, "words": code, "max_cycles": 100_000}
 
 
+# ------------------------------------------------------------------------------------------- NoC
+
+# NOC_CTRL commands (tensixsim/sdk/examples/chip/noc.h): read, write, atomic, inline write, an
+# acknowledged write, a multicast write (BRCST_PACKET, bit 5; BRCST_SRC_INCLUDE, bit 17).
+NOC_RD, NOC_AT, NOC_WR, NOC_INLINE, NOC_MARKED, NOC_BRCST, NOC_SRC_INCLUDE = 0, 1, 2, 8, 16, 32, 1 << 17
+NOC_COMMANDS = (
+    NOC_RD, NOC_WR, NOC_WR | NOC_MARKED, NOC_WR | NOC_INLINE, NOC_AT, NOC_AT | NOC_MARKED,
+    NOC_WR | NOC_MARKED | NOC_BRCST, NOC_WR | NOC_BRCST | NOC_SRC_INCLUDE, NOC_AT | NOC_BRCST,
+)  # fmt: skip
+NOC_COUNTERS = 0x200  # the NIU's counters, a word each from here
+
+
+def gen_noc(rng: random.Random) -> dict:
+    """BRISC of one Tensix tile of a chip issues a few NoC requests (on either NoC, from any request
+    initiator) to its own tile, nearby Tensix tiles, DRAM, the other endpoints or coordinates off the
+    grid, and reads the NIU's counters; the requests' fields are drawn as real programs fill them
+    (noc.h), now and then with a bit flipped."""
+    from tensixsim.arch import get_arch
+
+    facts = get_arch(ARCH).noc
+    regs = facts.registers
+    tiles = list(facts.tensix_tiles)
+    own = rng.choice(tiles[:8])
+    # A few peers near the requester (so that requests meet on links) and every other endpoint kind.
+    peers = [rng.choice(tiles[:24]) for _ in range(3)]
+    # One multicast rectangle a case (at most 3x3 tiles), so that a case builds a bounded set of tiles.
+    corner, size = rng.choice(tiles[:24]), (rng.randrange(3), rng.randrange(3))
+    others = sorted(facts.dram_tiles) + sorted(facts.other_tiles)
+
+    noc = 0
+
+    def xy(p: tuple[int, int]) -> int:
+        # NoC #1 numbers the grid from the opposite corner (Coordinates.md).
+        x, y = p if noc == 0 else (facts.width - 1 - p[0], facts.height - 1 - p[1])
+        return x | y << 6
+
+    def remote() -> int:
+        pick = rng.random()
+        if pick < 0.7:
+            return xy(rng.choice([*peers, own]))
+        if pick < 0.95:
+            return xy(rng.choice(others))
+        return xy((rng.randrange(64), rng.randrange(64)))
+
+    def own_l1(length: int) -> int:  # an address of the requester's L1 with room for `length`
+        return (
+            rng.randrange(0x20000, max(L1_SIZE - length, 0x20010), 16)
+            if rng.random() < 0.95
+            else rand_value(rng)
+        )
+
+    def address() -> int:
+        pick = rng.random()
+        if pick < 0.8:
+            return rng.randrange(0x20000, L1_SIZE, 16)
+        if pick < 0.95:
+            return rng.randrange(facts.dram_group_bytes or 1 << 30) & ~15
+        return rand_value(rng)
+
+    words: list[int] = []
+    for _ in range(rng.randrange(1, 8)):
+        noc = rng.randrange(2)
+        base = (
+            facts.niu_bases[noc]
+            + rng.choice((0, 0, rng.randrange(facts.initiators))) * facts.initiator_stride
+        )
+        ctrl = rng.choice(NOC_COMMANDS)
+        if rng.random() < 0.03:
+            ctrl ^= 1 << rng.randrange(32)
+        length = (
+            rng.choice((4, 16, 64, 2048, 8192, 16384))
+            if rng.random() < 0.95
+            else rng.choice((0, rng.randrange(1 << 17)))
+        )
+        targ, ret = address(), address()
+        if ctrl & NOC_BRCST:  # the rectangle, end in bits 0..11 and start in 12..23, in the RET coordinates
+            # The case's small rectangle: a multicast builds every tile it reaches (one that wraps round
+            # the torus, nearly the whole grid: a few GB, more than a child may hold). NoC #1's
+            # numbering runs the other way, so its start is the corner NoC #0 calls the end.
+            x0, y0 = corner
+            x1, y1 = x0 + size[0], y0 + size[1]
+            start, end = ((x0, y0), (x1, y1)) if noc == 0 else ((x1, y1), (x0, y0))
+            rectangle = xy(end) | xy(start) << 12
+            if ctrl & 3 == NOC_AT:  # the rectangle in the target's coordinates, posted
+                targ_xy, ret_xy = rectangle, 0
+            else:  # a write from the own L1 to the rectangle
+                targ, targ_xy, ret_xy = own_l1(length), xy(own), rectangle
+        elif ctrl & 3 == NOC_WR and not ctrl & NOC_INLINE:  # from the own L1 to a remote address
+            targ, targ_xy, ret_xy = own_l1(length), xy(own), remote()
+        elif ctrl & 3 == NOC_RD:  # from a remote address into the own L1
+            targ_xy, ret, ret_xy = remote(), own_l1(length), xy(own)
+        elif ctrl & NOC_INLINE:  # a remote register (a stream's scratch register, as noc.h's signal)
+            targ_xy, ret_xy = remote(), 0
+            if rng.random() < 0.8:
+                targ = get_arch(ARCH).stream_base + 4 * 31
+        else:  # an atomic on a remote line, its response (marked) back into the own L1
+            targ_xy, ret, ret_xy = remote(), own_l1(16), xy(own) if ctrl & NOC_MARKED else 0
+        mid = regs.coordinates == "mid"
+        fields = {
+            "NOC_TARG_ADDR_LO": targ,
+            "NOC_TARG_ADDR_MID": targ_xy << 4 if mid else 0,
+            "NOC_TARG_ADDR_HI": 0 if mid else targ_xy,
+            "NOC_RET_ADDR_LO": ret,
+            "NOC_RET_ADDR_MID": ret_xy << 4 if mid else 0,
+            "NOC_RET_ADDR_HI": 0 if mid else ret_xy,
+            "NOC_CTRL": ctrl,
+            "NOC_AT_LEN_BE": length
+            if ctrl & 3 != NOC_AT
+            else (1 << 12 | 31 << 2 if rng.random() < 0.9 else rand_value(rng)),
+            "NOC_AT_DATA": rand_value(rng),
+        }
+        for index, name in enumerate(regs.request_fields):
+            # A multicast's coordinates stay its small rectangle (see above).
+            drawn = rng.random() < 0.01 and not (
+                ctrl & NOC_BRCST and ("ADDR_HI" in name or "ADDR_MID" in name)
+            )
+            value = rand_value(rng) if drawn else fields.get(name, 0)
+            words += li("t0", base + 4 * index)
+            words += li("t1", value)
+            words.append(rvenc.encode("sw", "t1", 0, "t0"))
+        if rng.random() < 0.9:  # issue it
+            words += li("t0", base + regs.cmd_ctrl)
+            words += li("t1", 1)
+            words.append(rvenc.encode("sw", "t1", 0, "t0"))
+        if rng.random() < 0.4:  # read a counter (the flush and barrier loops poll them)
+            words += li("t0", facts.niu_bases[noc] + NOC_COUNTERS + 4 * rng.randrange(8))
+            words.append(rvenc.encode("lw", "t2", 0, "t0"))
+    words.append(ECALL)
+    return {"kind": "chip", "tile": own, "words": words, "max_cycles": rng.choice((2_000, 20_000))}
+
+
 # ------------------------------------------------------------------------------------------- ELFs
 
 ELF_CACHE = ROOT / "build" / "fuzz"  # build/ is git-ignored
@@ -453,6 +588,7 @@ GENERATORS: dict[str, Callable[[random.Random], dict]] = {
     "mmio": gen_mmio,
     "tensix": gen_tensix,
     "mop": gen_mop,
+    "noc": gen_noc,
 }
 
 
@@ -480,6 +616,14 @@ def execute(spec: dict, scratch: Path) -> None:
     if kind == "_hog":
         hog = bytearray(384 << 20)  # touched, so it counts in the RSS
         hog[::4096] = b"\1" * len(hog[::4096])
+        return
+    if kind == "chip":
+        from tensixsim.chip import Chip
+
+        chip = Chip(spec["arch"])
+        x, y = spec["tile"]
+        chip.tile(x, y).write(RESET_PC["brisc"], rvenc.to_bytes(spec["words"]))
+        chip.run(max_cycles=spec["max_cycles"], release={(x, y): ("brisc",)})
         return
     tile = Tile(spec["arch"])
     if kind == "program":
@@ -534,6 +678,8 @@ def peak_rss_mb() -> float:
 
 
 def child_main(keys: list[str], as_mb: int) -> int:
+    if any(Case.parse(key).family == "noc" for key in keys):
+        as_mb = max(as_mb, CHIP_AS_MB)
     limit = as_mb << 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import tensixsim.tile  # noqa: F401  (import before the first case so its cost is not the case's)
