@@ -611,3 +611,29 @@ def test_a_core_the_coprocessor_wakes_acts_before_the_access_that_brought_it_up(
         t0, b = tile.core("trisc0"), tile.core("brisc")
         assert t0.reg("a1") == 0, quantum
         assert 400 <= t0.reg("a2") < b.reg("a1"), quantum
+
+
+def test_a_chip_of_tiles_runs_under_a_small_address_space_limit():
+    """Each core's translation buffer is no longer Unicorn's default 1 GiB (riscv.core.TCG_BUFFER_BYTES):
+    with it a tile mapped 5.3 GiB of address space, and a process under a `ulimit -v` of a few GiB (a
+    container's) could not build one. Four tiles of a chip run a loop under 3 GiB here."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = assemble("li t0, 100\n1: addi t0, t0, -1\n bnez t0, 1b\n ecall")
+    script = textwrap.dedent(
+        f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        from tensixsim.chip import Chip
+        chip = Chip("blackhole")
+        for x in (1, 2, 3, 4):
+            chip.tile(x, 2).write(0, bytes.fromhex("{code.hex()}"))
+        chip.run(max_cycles=100_000, release={{(x, 2): ("brisc",) for x in (1, 2, 3, 4)}})
+        print("ran", len(chip.tiles), "tiles")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ran 4 tiles" in done.stdout

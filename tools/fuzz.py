@@ -80,13 +80,11 @@ ECALL = rvenc.encode("ecall")
 
 DEFAULT_TIMEOUT = 20.0  # seconds per case; a case runs at most a few hundred thousand cycles
 STARTUP = 10.0  # seconds more for a child's first case (its imports)
-# Unicorn reserves a 1 GiB translation buffer per core, so one tile maps ~5.3 GiB of (untouched)
-# address space: an RLIMIT_AS of 2 GiB cannot even build a Tile. The address-space limit is therefore
-# a backstop against runaway allocation; the real memory bound is the peak RSS (peak_rss_mb).
+# A tile maps about a third of a GiB of (mostly untouched) address space, its cores' translation
+# buffers (riscv.core.TCG_BUFFER_BYTES); a NoC case builds the tiles its requests reach, up to about
+# fifteen. The address-space limit is a backstop against runaway allocation; the real memory bound is
+# the peak RSS (peak_rss_mb).
 DEFAULT_AS_MB = 8192
-# A NoC case builds every tile its requests reach (a multicast: each tile of its rectangle), each with
-# its cores' translation buffers: a child running one gets this much address space at least.
-CHIP_AS_MB = 128 << 10
 DEFAULT_RSS_MB = 1024
 BATCH = 40
 
@@ -678,8 +676,6 @@ def peak_rss_mb() -> float:
 
 
 def child_main(keys: list[str], as_mb: int) -> int:
-    if any(Case.parse(key).family == "noc" for key in keys):
-        as_mb = max(as_mb, CHIP_AS_MB)
     limit = as_mb << 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import tensixsim.tile  # noqa: F401  (import before the first case so its cost is not the case's)

@@ -85,6 +85,11 @@ _CARRIED = (1 << 64) - 1  # repeat_start of a loop whose first entry was in an e
 
 _BATCH_IDS = (ctypes.c_int * 31)(*X_REGS[1:])
 _uclib = _ucmod.uclib
+# Unicorn's translation buffer per core. Its default (1 GiB) made a tile map 5.3 GiB of address
+# space and a chip of 140 tiles 740 GiB, which an address-space limit (ulimit -v, a container's) cannot
+# hold. A core's translated code is tens of times its RISC-V code, which is kilobytes; should the
+# buffer fill, Unicorn flushes it and translates again, as after a code change.
+TCG_BUFFER_BYTES = 64 << 20
 
 
 class Core(MmioAccess, Traps, LoopProbe):
@@ -158,6 +163,7 @@ class Core(MmioAccess, Traps, LoopProbe):
     def _init_cpu(self, tile: Tile) -> None:
         arch = tile.arch
         self.uc = uc = Uc(ucc.UC_ARCH_RISCV, ucc.UC_MODE_RISCV32)
+        uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)
         configure_cpu(uc, atomics=arch.has_zaamo)
         rw = ucc.UC_PROT_READ | ucc.UC_PROT_WRITE
         uc.mem_map_ptr(0, arch.l1_size, ucc.UC_PROT_ALL, tile.l1.ctypes.data)
