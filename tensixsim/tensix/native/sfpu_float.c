@@ -53,7 +53,9 @@ static uint64_t semi_sticky_shift(uint64_t v, int64_t amount)
 
 static int bit_length(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 
-uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z)
+/* The lanes' multiply-add, inlined into the handlers' lane loops (an exported function is called
+ * through the library's PLT); tsim_sfpu_fma below is it for callers outside this file. */
+static inline uint32_t fma_bits(uint32_t x, uint32_t y, uint32_t z)
 {
     int64_t xe = exponent(x), ye = exponent(y), ze = exponent(z);
     uint64_t xm = xe ? (x & FLOAT_MAN) | HIDDEN : 0; /* denormals flush to a zero mantissa */
@@ -102,6 +104,8 @@ uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z)
         r = 0; /* a denormal result flushes to zero */
     return r_sign | (uint32_t)r;
 }
+
+uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z) { return fma_bits(x, y, z); }
 
 /* ------------------------------------------------------------------------------ the MAD sub-unit */
 
@@ -174,7 +178,7 @@ static int64_t mad(struct copro_view *v, uint32_t word, int64_t cycle)
     uint32_t b_flip = mod1 & FLOAT_MAD_NEGATE_VB ? FLOAT_SIGN : 0;
     uint32_t c_flip = mod1 & FLOAT_MAD_NEGATE_VC ? FLOAT_SIGN : 0;
     for (uint32_t lane = 0; lane < LANES; lane++)
-        d[lane] = tsim_sfpu_fma(a[lane], b[lane] ^ b_flip, c[lane] ^ c_flip);
+        d[lane] = fma_bits(a[lane], b[lane] ^ b_flip, c[lane] ^ c_flip);
     int indirect = (mod1 & FLOAT_MAD_INDIRECT_VD) != 0;
     return mad_result(v, word, cycle, vd, indirect, d, m, indirect);
 }
@@ -212,7 +216,7 @@ static int64_t immediate(struct copro_view *v, uint32_t word, int64_t cycle, int
     uint32_t d[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t c = src[lane] ^ flip;
-        d[lane] = multiply ? tsim_sfpu_fma(imm, c, 0) : tsim_sfpu_fma(imm, FLOAT_ONE, c);
+        d[lane] = multiply ? fma_bits(imm, c, 0) : fma_bits(imm, FLOAT_ONE, c);
     }
     int indirect = (mod1 & FLOAT_MAD_INDIRECT_VD) != 0;
     return mad_result(v, word, cycle, vd, indirect, d, m, indirect);
@@ -302,7 +306,7 @@ int64_t sfpu_sfplut(struct copro_view *v, uint32_t thread, uint32_t word, int64_
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t b = l3[lane] & ~FLOAT_SIGN;
         uint32_t coeffs = sfpu_lreg(v, below(b, 1.0f) ? 0 : below(b, 2.0f) ? 1 : 2)[lane];
-        d[lane] = tsim_sfpu_fma(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs));
+        d[lane] = fma_bits(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs));
         d[lane] = sign_retain(d[lane], l3[lane], mod0 & FLOAT_LUT_SGN_RETAIN);
     }
     int indirect = (mod0 & FLOAT_LUT_INDIRECT_VD) != 0;
@@ -345,7 +349,7 @@ int64_t sfpu_sfplutfp32(struct copro_view *v, uint32_t thread, uint32_t word, in
             a = lut16_to_fp32(low >> j);
             c = lut16_to_fp32(high >> j);
         }
-        d[lane] = sign_retain(tsim_sfpu_fma(a, b, c), l3[lane], mod1 & FLOAT_LUTFP32_SGN_RETAIN);
+        d[lane] = sign_retain(fma_bits(a, b, c), l3[lane], mod1 & FLOAT_LUTFP32_SGN_RETAIN);
     }
     /* The stalling logic reads Mod1Mirror's INDIRECT_VD, not Mod1's (SFPLUTFP32.md). */
     return mad_result(v, word, cycle, vd, (mod1 & FLOAT_LUTFP32_INDIRECT_VD) != 0, d, m,
