@@ -359,7 +359,7 @@ def gen_noc(rng: random.Random) -> dict:
     corner, size = rng.choice(tiles[:24]), (rng.randrange(3), rng.randrange(3))
     others = sorted(facts.dram_tiles) + sorted(facts.other_tiles)
 
-    noc = 0
+    noc = 0  # the NoC of the request being drawn (xy numbers coordinates for it)
 
     def xy(p: tuple[int, int]) -> int:
         # NoC #1 numbers the grid from the opposite corner (Coordinates.md).
@@ -405,7 +405,7 @@ def gen_noc(rng: random.Random) -> dict:
             else rng.choice((0, rng.randrange(1 << 17)))
         )
         targ, ret = address(), address()
-        if ctrl & NOC_BRCST:  # the rectangle, end in bits 0..11 and start in 12..23, in the RET coordinates
+        if ctrl & NOC_BRCST:  # a rectangle: its end in coordinate bits 0..11, its start in 12..23
             # The case's small rectangle: a multicast builds every tile it reaches (one that wraps round
             # the torus, nearly the whole grid: a few GB, more than a child may hold). NoC #1's
             # numbering runs the other way, so its start is the corner NoC #0 calls the end.
