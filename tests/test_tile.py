@@ -637,3 +637,40 @@ def test_a_chip_of_tiles_runs_under_a_small_address_space_limit():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "ran 4 tiles" in done.stdout
+
+
+def test_a_fetch_from_nowhere_is_a_memory_fault_at_the_same_cycle_on_both_hook_paths():
+    """A core released at an unmapped pc faults on its first fetch, before any hook has run; the
+    fault's cycle is timed by fetching the faulting word, which the pure-Python walk (no compiler)
+    must read as 0, as native.c does, instead of letting Unicorn's error escape."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import json
+        from tensixsim import MemoryFault, Tile
+        from tensixsim.riscv.native import native_library
+        tile = Tile("blackhole")
+        tile.start_at("trisc1", 0x08006000)
+        try:
+            tile.run(max_cycles=1000, release=["trisc1"])
+        except MemoryFault as fault:
+            print(json.dumps([native_library() is not None, fault.pc, fault.cycle]))
+        """
+    )
+    runs = []
+    for pure in (False, True):
+        env = {k: v for k, v in os.environ.items() if k != "TENSIXSIM_PURE_PYTHON"}
+        if pure:
+            env["TENSIXSIM_PURE_PYTHON"] = "1"
+        command = [sys.executable, "-c", script]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout))
+    (native_built, *native_fault), (python_built, *python_fault) = runs
+    assert native_built and not python_built
+    assert native_fault == python_fault and native_fault[0] == 0x08006000

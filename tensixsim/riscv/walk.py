@@ -71,7 +71,10 @@ class PythonWalk:
     def _fetch(self, uc: unicorn.Uc, pc: int) -> int:
         if pc + 4 <= self.state.l1_size:
             return int(self._code[pc >> 2])
-        return int.from_bytes(uc.mem_read(pc, 4), "little")
+        try:
+            return int.from_bytes(uc.mem_read(pc, 4), "little")
+        except unicorn.UcError:
+            return 0  # nothing mapped there (a fetch fault being timed): fetch_word reads 0 too
 
     def _walk(self, uc: unicorn.Uc, target: int) -> None:
         s = self.state
