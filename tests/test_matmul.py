@@ -30,6 +30,7 @@ from tensixsim.raw import (
     set_addr_mod,
     src_tile_fp32,
 )
+from tensixsim.tensix import native
 from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.timing import FRONTEND
 
@@ -113,7 +114,18 @@ def matmul_tile(
     return tile
 
 
-@pytest.mark.parametrize("engine", ["native", "python"])
+@pytest.mark.parametrize(
+    "engine",
+    [
+        pytest.param(
+            "native",
+            marks=pytest.mark.skipif(
+                native.library() is None, reason="the native engine cannot be built here"
+            ),
+        ),
+        "python",
+    ],
+)
 @pytest.mark.parametrize("fp32_dest", [True, False])
 @pytest.mark.parametrize("phases", [1, 2, 3, 4])
 def test_tile_matmul_matches_the_multiplier_model_bit_for_bit(phases, fp32_dest, engine):
