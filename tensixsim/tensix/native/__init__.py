@@ -53,6 +53,8 @@ SFPU_ARRAYS = (
     ("macro_misc", "macro_misc", np.uint32),
     ("macro_pending", "macro_pending", np.int64),
     ("macro_clock", "macro_clock", np.int64),
+    ("hazard", "hazard", np.int64),
+    ("shfl_vc", "shfl_vc", np.int64),
 )
 REGS_ARRAYS = (
     ("srca", "srca", np.uint32),
@@ -581,18 +583,18 @@ class NativeEngine:
         return tile.wakes != woke
 
 
-# The sources another architecture's library leaves out, units whose every instruction runs in Python
-# there: the vector unit (gen_fields.PYTHON_UNITS; sfpu_deferred.c stands in for its scheduler), and
+# The sources another architecture's library leaves out: the vector unit's SFPLOADMACRO scheduler
+# (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in), and
 # the matrix unit's arithmetic, the packer and the unpackers, whose instructions no other architecture
 # shares with Blackhole (matrix_hold.c, the hold after a data move, stays).
-_BLACKHOLE_ONLY = ("matrix.c", "pack.c", "unpack.c", "sfpu_")
+_BLACKHOLE_ONLY = ("matrix.c", "pack.c", "unpack.c", "sfpu_macro.c")
 
 
 def _sources(arch: str = ARCH) -> list[Path]:
     sources = sorted(_HERE.glob("*.c"))
     if arch == ARCH:
         return sources
-    return [s for s in sources if not s.name.startswith(_BLACKHOLE_ONLY) or s.name == "sfpu_deferred.c"]
+    return [s for s in sources if s.name not in _BLACKHOLE_ONLY]
 
 
 _libs: dict[tuple[str, tuple[str, ...]], ctypes.CDLL | None] = {}

@@ -7,6 +7,7 @@
  * TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)
  * ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK
  * SFPU_<NAME>               sfpu.unit.<NAME>; SFPU_MACRO_<NAME> sfpu.macro.<NAME>
+ * SFPU_HAZARD_<NAME>        sfpu.hazards.<NAME> (Wormhole's rules for the next cycle)
  * REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields
  * CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)
  * THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)
@@ -134,6 +135,14 @@
 #define SFPU_CONFIG_DEFAULT_12                                   0x37800000u
 #define SFPU_CONFIG_DEFAULT_13                                   0xBF2CC4C7u
 #define SFPU_CONFIG_DEFAULT_14                                   0xBEB08FF9u
+#define SFPU_HAZARD_AT                                           0u
+#define SFPU_HAZARD_NO_READ                                      1u
+#define SFPU_HAZARD_NO_WRITE                                     2u
+#define SFPU_HAZARD_KIND                                         3u
+#define SFPU_HAZARD_MAD_RESULT                                   1u
+#define SFPU_HAZARD_LANE_SHUFFLE                                 2u
+#define SFPU_HAZARD_AFTER_SHUFFLE_INIT                           {0x00000000u, 0x00000000u, 0x00000000u, 0xF7C00000u, 0x0001620Fu, 0x00000000u, 0x00000000u, 0x00000000u}
+#define SFPU_HAZARD_AFTER_SHUFFLE_SHFT2_MODES                    0x63u
 
 /* ---- adc.py ADDR_MOD slots (ThreadConfig ADDR_MOD_<KIND>_SEC<n>_<NAME>) ---- */
 #define ADDR_MOD_SLOTS                                           8u
@@ -228,6 +237,9 @@
 #define THD_SFPU_STACK_INCR_REG                                  36u
 #define THD_SFPU_STACK_INCR_SHIFT                                0u
 #define THD_SFPU_STACK_INCR_MASK                                 0x000003FFu
+#define THD_ADDR_MOD_SET_BASE_REG                                0xFFFFFFFFu
+#define THD_ADDR_MOD_SET_BASE_SHIFT                              0u
+#define THD_ADDR_MOD_SET_BASE_MASK                               0x00000000u
 
 /* ---- matrix.c: regs.py, matrix/unit.py, matrix/moves.py (MATRIX_*, MXF_*) ---- */
 #define MATRIX_SRC_BANKS                                         2u

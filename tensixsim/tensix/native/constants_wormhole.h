@@ -7,6 +7,7 @@
  * TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)
  * ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK
  * SFPU_<NAME>               sfpu.unit.<NAME>; SFPU_MACRO_<NAME> sfpu.macro.<NAME>
+ * SFPU_HAZARD_<NAME>        sfpu.hazards.<NAME> (Wormhole's rules for the next cycle)
  * REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields
  * CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)
  * THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)
@@ -131,6 +132,43 @@
 #define SFPU_CONFIG_DEFAULT_12                                   0x37800000u
 #define SFPU_CONFIG_DEFAULT_13                                   0xBF2CC4C7u
 #define SFPU_CONFIG_DEFAULT_14                                   0xBEB08FF9u
+#define SFPU_HAZARD_AT                                           0u
+#define SFPU_HAZARD_NO_READ                                      1u
+#define SFPU_HAZARD_NO_WRITE                                     2u
+#define SFPU_HAZARD_KIND                                         3u
+#define SFPU_HAZARD_MAD_RESULT                                   1u
+#define SFPU_HAZARD_LANE_SHUFFLE                                 2u
+#define SFPU_HAZARD_AFTER_SHUFFLE_INIT                           {0x00000000u, 0x00000000u, 0x00000000u, 0xF7C00000u, 0x0001620Fu, 0x00000000u, 0x00000000u, 0x00000000u}
+#define SFPU_HAZARD_AFTER_SHUFFLE_SHFT2_MODES                    0x63u
+
+/* ---- adc.py ADDR_MOD slots (ThreadConfig ADDR_MOD_<KIND>_SEC<n>_<NAME>) ---- */
+#define ADDR_MOD_SLOTS                                           8u
+#define AM_AB_SRCAINCR                                           0u
+#define AM_AB_SRCACR                                             1u
+#define AM_AB_SRCACLEAR                                          2u
+#define AM_AB_SRCBINCR                                           3u
+#define AM_AB_SRCBCR                                             4u
+#define AM_AB_SRCBCLEAR                                          5u
+#define AM_AB2_SRCAINCR                                          6u
+#define AM_AB2_SRCBINCR                                          7u
+#define AM_DST_DESTINCR                                          8u
+#define AM_DST_DESTCR                                            9u
+#define AM_DST_DESTCLEAR                                         10u
+#define AM_DST_DESTCTOCR                                         11u
+#define AM_DST_FIDELITYINCR                                      12u
+#define AM_DST_FIDELITYCLEAR                                     13u
+#define AM_BIAS_BIASINCR                                         14u
+#define AM_BIAS_BIASCLEAR                                        15u
+#define ADDR_MOD_FIELD_COUNT                                     16u
+#define ADDR_MOD_FIELD_SPECS { \
+    {{7u, 0u, 0x3Fu}, {7u, 6u, 0x40u}, {7u, 7u, 0x80u}, {7u, 8u, 0x3F00u}, {7u, 14u, 0x4000u}, {7u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {23u, 0u, 0x3FFu}, {23u, 10u, 0x400u}, {23u, 11u, 0x800u}, {23u, 12u, 0x1000u}, {23u, 13u, 0x6000u}, {23u, 15u, 0x8000u}, {48u, 0u, 0xFu}, {48u, 4u, 0x10u}}, \
+    {{9u, 0u, 0x3Fu}, {9u, 6u, 0x40u}, {9u, 7u, 0x80u}, {9u, 8u, 0x3F00u}, {9u, 14u, 0x4000u}, {9u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {24u, 0u, 0x3FFu}, {24u, 10u, 0x400u}, {24u, 11u, 0x800u}, {24u, 12u, 0x1000u}, {24u, 13u, 0x6000u}, {24u, 15u, 0x8000u}, {49u, 0u, 0xFu}, {49u, 4u, 0x10u}}, \
+    {{11u, 0u, 0x3Fu}, {11u, 6u, 0x40u}, {11u, 7u, 0x80u}, {11u, 8u, 0x3F00u}, {11u, 14u, 0x4000u}, {11u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {25u, 0u, 0x3FFu}, {25u, 10u, 0x400u}, {25u, 11u, 0x800u}, {25u, 12u, 0x1000u}, {25u, 13u, 0x6000u}, {25u, 15u, 0x8000u}, {50u, 0u, 0xFu}, {50u, 4u, 0x10u}}, \
+    {{13u, 0u, 0x3Fu}, {13u, 6u, 0x40u}, {13u, 7u, 0x80u}, {13u, 8u, 0x3F00u}, {13u, 14u, 0x4000u}, {13u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {26u, 0u, 0x3FFu}, {26u, 10u, 0x400u}, {26u, 11u, 0x800u}, {26u, 12u, 0x1000u}, {26u, 13u, 0x6000u}, {26u, 15u, 0x8000u}, {51u, 0u, 0xFu}, {51u, 4u, 0x10u}}, \
+    {{15u, 0u, 0x3Fu}, {15u, 6u, 0x40u}, {15u, 7u, 0x80u}, {15u, 8u, 0x3F00u}, {15u, 14u, 0x4000u}, {15u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {27u, 0u, 0x3FFu}, {27u, 10u, 0x400u}, {27u, 11u, 0x800u}, {27u, 12u, 0x1000u}, {27u, 13u, 0x6000u}, {27u, 15u, 0x8000u}, {52u, 0u, 0xFu}, {52u, 4u, 0x10u}}, \
+    {{17u, 0u, 0x3Fu}, {17u, 6u, 0x40u}, {17u, 7u, 0x80u}, {17u, 8u, 0x3F00u}, {17u, 14u, 0x4000u}, {17u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {28u, 0u, 0x3FFu}, {28u, 10u, 0x400u}, {28u, 11u, 0x800u}, {28u, 12u, 0x1000u}, {28u, 13u, 0x6000u}, {28u, 15u, 0x8000u}, {53u, 0u, 0xFu}, {53u, 4u, 0x10u}}, \
+    {{19u, 0u, 0x3Fu}, {19u, 6u, 0x40u}, {19u, 7u, 0x80u}, {19u, 8u, 0x3F00u}, {19u, 14u, 0x4000u}, {19u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {29u, 0u, 0x3FFu}, {29u, 10u, 0x400u}, {29u, 11u, 0x800u}, {29u, 12u, 0x1000u}, {29u, 13u, 0x6000u}, {29u, 15u, 0x8000u}, {54u, 0u, 0xFu}, {54u, 4u, 0x10u}}, \
+    {{21u, 0u, 0x3Fu}, {21u, 6u, 0x40u}, {21u, 7u, 0x80u}, {21u, 8u, 0x3F00u}, {21u, 14u, 0x4000u}, {21u, 15u, 0x8000u}, {0u, 0u, 0x0u}, {0u, 0u, 0x0u}, {30u, 0u, 0x3FFu}, {30u, 10u, 0x400u}, {30u, 11u, 0x800u}, {30u, 12u, 0x1000u}, {30u, 13u, 0x6000u}, {30u, 15u, 0x8000u}, {55u, 0u, 0xFu}, {55u, 4u, 0x10u}}}
 
 /* ---- config/fields_wormhole.py ---- */
 #define CFG_STATE_WORDS                                          188u
@@ -196,6 +234,9 @@
 #define THD_SFPU_STACK_INCR_REG                                  0xFFFFFFFFu
 #define THD_SFPU_STACK_INCR_SHIFT                                0u
 #define THD_SFPU_STACK_INCR_MASK                                 0x00000000u
+#define THD_ADDR_MOD_SET_BASE_REG                                2u
+#define THD_ADDR_MOD_SET_BASE_SHIFT                              0u
+#define THD_ADDR_MOD_SET_BASE_MASK                               0x00000001u
 
 /* ---- regs.py, adc.py, matrix/moves.py (the matrix-unit section's names) ---- */
 #define MATRIX_CLIENT_MATRIX_UNIT                                0u

@@ -55,6 +55,8 @@ struct copro_view {
     uint32_t *macro_misc;     /* [32] */
     int64_t *macro_pending;   /* [slots][columns] (sfpu/macro.py) */
     int64_t *macro_clock;     /* [columns] (sfpu/macro.py) */
+    int64_t *hazard;          /* [4] (Wormhole's sfpu/hazards.py: AT, NO_READ, NO_WRITE, KIND) */
+    int64_t *shfl_vc;         /* [32] (Wormhole's SFPSHFT2: the LReg[VC] lanes SHFLROR1 last read) */
     /* The register files (regs.RegFiles) */
     uint32_t *srca;           /* [2][64][16] */
     uint32_t *srcb;           /* [2][64][16] */

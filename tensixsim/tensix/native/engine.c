@@ -396,9 +396,12 @@ __attribute__((weak)) int64_t tsim_matrix_hold(struct copro_view *v, uint32_t wo
 }
 
 /* The wait gate's vector-unit part for an instruction that passed the sync part: 0 it goes, 1 it is
- * held for an SFPMAD-family result, -1 Python decides (mad_hold would raise). */
+ * held for an SFPMAD-family result, -1 Python decides (mad_hold would raise: also for a rule an
+ * unstalled Wormhole instruction left for this cycle that this one breaks, sfpu_hazard.c). */
 static int sfpu_gate(struct engine *e, uint32_t word, int64_t cycle)
 {
+    if (!tsim_sfpu_hazard_ok(e->view, word, cycle))
+        return -1;
     if (cycle >= e->view->mad_ready[0])
         return 0;
     return tsim_sfpu_mad_hold(e->view, word, cycle);

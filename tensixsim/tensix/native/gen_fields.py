@@ -47,6 +47,7 @@ from tensixsim.tensix.config import fields_wormhole
 from tensixsim.tensix.semantics import Retire
 from tensixsim.tensix.sfpu import convert as sfpu_convert
 from tensixsim.tensix.sfpu import floats as sfpu_float
+from tensixsim.tensix.sfpu import hazards as sfpu_hazards
 from tensixsim.tensix.sfpu import lanes as sfpu_lanes
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu import unit as sfpu
@@ -84,6 +85,7 @@ THREAD_FIELDS = (
     "UNPACK_MISC_CFG_CfgContextCntReset_metadata_zstart",
     "DEST_TARGET_REG_CFG_MATH_Offset",
     "SFPU_STACK_Incr",
+    "ADDR_MOD_SET_Base",
 )
 # sfpu/unit.py's integer constants the vector-unit handlers use, by their Python name (SFPU_<NAME> in C):
 # state shapes, LaneConfig bits, SFPLOAD / SFPSTORE Mod0 codes.
@@ -103,6 +105,8 @@ MACRO_NAMES = (
     "EXECUTED", "TICKED", "SWAP_NEXT", "NEXT_SEQ", "UNITS_AT", "UNITS_MASK",
     "SIMPLE", "MAD", "ROUND", "STORE", "LOAD", "CYCLES", "INSTRUCTIONS",
 )  # fmt: skip
+# sfpu/hazards.py's SfpuState.hazard words and rule kinds (SFPU_HAZARD_<NAME>).
+HAZARD_NAMES = ("AT", "NO_READ", "NO_WRITE", "KIND", "MAD_RESULT", "LANE_SHUFFLE")
 # regs.py's Dst shape (REGS_<NAME>).
 REGS_NAMES = ("DST_ROWS", "DST_COLS", "DST_BLOCK_ROWS", "ROW_MASK")
 _ADC_DIMS = "XYZW"  # adc.X, Y, Z, W
@@ -224,17 +228,19 @@ def render_fields(arch: str = ARCH) -> str:
 # The architectures whose library builds from other headers than Blackhole's, and the headers that
 # are per architecture (sfpu_tables.h serves the vector-unit sources, in Blackhole's library only).
 PER_ARCH_HEADERS = ("fields.h", "constants.h")
-# Units whose handlers another architecture's library leaves out, so every instruction of theirs goes
-# to Python there: the vector unit (its SFPLOADMACRO scheduler and Dst addressing are Blackhole's in
-# the C sources). (The matrix unit's arithmetic, the packer and the unpackers have no instruction
-# whose Wormhole semantics are Blackhole's; their sources are left out too, native._BLACKHOLE_ONLY.)
-PYTHON_UNITS = ("sfpu",)
+# Instructions whose semantics on another architecture differ from Blackhole's and whose native
+# handlers implement that architecture's as well (the TSIM_<ARCH> branches of sfpu_*.c, checked against
+# its Python semantics by tests/test_wormhole_native_sfpu.py): they run natively there too.
+OWN_HANDLERS: dict[str, tuple[str, ...]] = {
+    "wormhole": (),
+}
 
 
 def native_instructions(arch: str) -> tuple[str, ...]:
     """The instructions the native handlers run on ``arch``: those with a case in ops.c's dispatch,
     and, on another architecture than Blackhole, only where ``arch`` registers the very semantics
-    function Blackhole does with the same opcode, fields and unit, outside :data:`PYTHON_UNITS`."""
+    function Blackhole does with the same opcode, fields and unit, or its handler implements that
+    architecture's own semantics (:data:`OWN_HANDLERS`)."""
     from tensixsim.tensix.semantics import lookup
 
     cases = set(re.findall(r"case OP_(\w+):", (_HERE / "ops.c").read_text()))
@@ -243,14 +249,12 @@ def native_instructions(arch: str) -> tuple[str, ...]:
     for spec in own:
         if spec.name not in cases:
             continue
-        if arch != ARCH:
+        if arch != ARCH and spec.name not in OWN_HANDLERS.get(arch, ()):
             other = full.by_name.get(spec.name)
             fn = lookup(arch, spec.name)
             if other is None or fn is None or fn is not lookup(ARCH, spec.name):
                 continue
             if (spec.opcode, spec.fields, spec.unit) != (other.opcode, other.fields, other.unit):
-                continue
-            if spec.unit in PYTHON_UNITS:
                 continue
         names.append(spec.name)
     return tuple(sorted(names))
@@ -265,10 +269,12 @@ def _field(out: _Defines, prefix: str, index_suffix: str, name: str, spec: tuple
     out.add(c_name(prefix, name, "MASK"), f"0x{((1 << width) - 1) << shift:08X}u")
 
 
-def _addr_mod_table(out: _Defines) -> None:
+def _addr_mod_table(out: _Defines, layout: ModuleType = cfg) -> None:
     """``ADDR_MOD_SLOTS``, an index ``AM_<KIND>_<NAME>`` per slot field (adc._ADDR_MOD_NAMES order),
     ``ADDR_MOD_FIELD_COUNT`` and ``ADDR_MOD_FIELD_SPECS``: an initializer of
-    ``[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT]`` {ThreadConfig register, shift, mask in place}."""
+    ``[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT]`` {ThreadConfig register, shift, mask in place} over
+    ``layout``. A field the layout lacks (Wormhole has no AB2) reads as 0, as adc.addr_mod reads it:
+    register 0 with an empty mask."""
     names = [(kind, name) for kind, ns in adc._ADDR_MOD_NAMES.items() for name in ns]
     out.add("ADDR_MOD_SLOTS", f"{adc.ADDR_MODS}u")
     for i, (kind, name) in enumerate(names):
@@ -278,7 +284,7 @@ def _addr_mod_table(out: _Defines) -> None:
     for slot in range(adc.ADDR_MODS):
         specs = []
         for kind, name in names:
-            reg, shift, width = cfg.THREAD_FIELDS[f"ADDR_MOD_{kind}_SEC{slot}_{name}"]
+            reg, shift, width = layout.THREAD_FIELDS.get(f"ADDR_MOD_{kind}_SEC{slot}_{name}", (0, 0, 0))
             specs.append(f"{{{reg}u, {shift}u, 0x{((1 << width) - 1) << shift:X}u}}")
         rows.append("    {" + ", ".join(specs) + "}")
     out.names.add("ADDR_MOD_FIELD_SPECS")
@@ -313,6 +319,7 @@ def render_constants(arch: str = ARCH) -> str:
         "TIMING_RETIRE_DEFAULT     semantics.Retire().cycles (the ADC and RWC instructions)",
         "ADC_MASK_<X|Y|Z|W>        adc.ADC_MASKS; RWC_<SRC|DST>_MASK adc.SRC_MASK / DST_MASK",
         "SFPU_<NAME>               sfpu.unit.<NAME>; SFPU_MACRO_<NAME> sfpu.macro.<NAME>",
+        "SFPU_HAZARD_<NAME>        sfpu.hazards.<NAME> (Wormhole's rules for the next cycle)",
         "REGS_<NAME>               regs.<NAME>; AM_*, ADDR_MOD_* adc.py's ADDR_MOD slot fields",
         "CFG_<FIELD>_WORD / _SHIFT / _MASK   a Config field (mask in place)",
         "THD_<FIELD>_REG / _SHIFT / _MASK    a ThreadConfig field (mask in place)",
@@ -355,9 +362,16 @@ def render_constants(arch: str = ARCH) -> str:
     # SFPCONFIG's MOD1_IMM16_IS_VALUE values of LReg[11..14].
     for reg, bits in sorted(sfpu.CONFIG_DEFAULTS.items()):
         out.add(f"SFPU_CONFIG_DEFAULT_{reg}", f"0x{bits:08X}u")
-    if arch == ARCH:
-        out.text("", "/* ---- adc.py ADDR_MOD slots (ThreadConfig ADDR_MOD_<KIND>_SEC<n>_<NAME>) ---- */")
-        _addr_mod_table(out)
+    for name in HAZARD_NAMES:
+        out.add(c_name("SFPU_HAZARD", name), f"{int(getattr(sfpu_hazards, name))}u")
+    # sfpu.hazards.AFTER_SHUFFLE as 8 words of opcode bits, AFTER_SHUFFLE_SHFT2_MODES as Mod1 bits.
+    after = {spec.opcode for spec in isa_for(arch) if spec.name in sfpu_hazards.AFTER_SHUFFLE}
+    words = ", ".join(f"0x{sum(1 << (op & 31) for op in after if op >> 5 == w):08X}u" for w in range(8))
+    out.add("SFPU_HAZARD_AFTER_SHUFFLE_INIT", "{" + words + "}")
+    modes = sum(1 << m for m in sfpu_hazards.AFTER_SHUFFLE_SHFT2_MODES)
+    out.add("SFPU_HAZARD_AFTER_SHUFFLE_SHFT2_MODES", f"0x{modes:X}u")
+    out.text("", "/* ---- adc.py ADDR_MOD slots (ThreadConfig ADDR_MOD_<KIND>_SEC<n>_<NAME>) ---- */")
+    _addr_mod_table(out, layout)
     out.text("", f"/* ---- {layout_path}.py ---- */")
     out.add("CFG_STATE_WORDS", f"{layout.CFG_STATE_SIZE * 4}u")
     out.add("CFG_GLOBAL_BASE_WORD", f"{layout.GLOBAL_CFGREG_BASE_ADDR32}u")

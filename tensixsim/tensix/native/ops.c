@@ -6,23 +6,26 @@
 #include "sfpu.h"
 #include "sfpu_float.h"
 
-#ifndef TSIM_WORMHOLE /* (Wormhole's library leaves the vector, matrix, pack and unpack units to Python) */
-/* The vector unit's handlers by opcode (NULL: not a vector-unit instruction this engine runs). */
+/* The vector unit's handlers by opcode (NULL: not a vector-unit instruction this engine runs). Wormhole's
+ * library has no SFPMUL24, SFPARECIP, SFPGT, SFPLE (Blackhole's only) nor SFPLOADMACRO (Python's). */
 sfpu_handler tsim_sfpu_handler(uint32_t opcode)
 {
     switch (opcode) {
+#ifndef TSIM_WORMHOLE
+    case OP_SFPMUL24: return sfpu_sfpmul24;
+    case OP_SFPARECIP: return sfpu_sfparecip;
+    case OP_SFPGT: return sfpu_sfpgt;
+    case OP_SFPLE: return sfpu_sfple;
+    case OP_SFPLOADMACRO: return sfpu_sfploadmacro;
+#endif
     case OP_SFPMAD: return sfpu_sfpmad;
     case OP_SFPADD: return sfpu_sfpadd;
     case OP_SFPMUL: return sfpu_sfpmul;
     case OP_SFPADDI: return sfpu_sfpaddi;
     case OP_SFPMULI: return sfpu_sfpmuli;
-    case OP_SFPMUL24: return sfpu_sfpmul24;
     case OP_SFPLUT: return sfpu_sfplut;
     case OP_SFPLUTFP32: return sfpu_sfplutfp32;
     case OP_SFPDIVP2: return sfpu_sfpdivp2;
-    case OP_SFPARECIP: return sfpu_sfparecip;
-    case OP_SFPGT: return sfpu_sfpgt;
-    case OP_SFPLE: return sfpu_sfple;
     case OP_SFPSWAP: return sfpu_sfpswap;
     case OP_SFPTRANSP: return sfpu_sfptransp;
     case OP_SFPSHFT2: return sfpu_sfpshft2;
@@ -52,11 +55,9 @@ sfpu_handler tsim_sfpu_handler(uint32_t opcode)
     case OP_SFPSETEXP: return sfpu_sfpsetexp;
     case OP_SFPSETMAN: return sfpu_sfpsetman;
     case OP_SFPSETSGN: return sfpu_sfpsetsgn;
-    case OP_SFPLOADMACRO: return sfpu_sfploadmacro;
     default: return NULL;
     }
 }
-#endif
 
 #ifdef NATIVE_OPCODE_BITS_INIT
 /* The instructions this architecture shares exactly with Blackhole (gen_fields.native_instructions);
@@ -132,7 +133,7 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_CFGSHIFTMASK: return config_cfgshiftmask(v, thread, word);
 #endif
 
-#ifndef TSIM_WORMHOLE
+#ifndef TSIM_WORMHOLE /* (Wormhole's library leaves the matrix, pack and unpack units to Python) */
     case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
 
     case OP_MVMUL: return matrix_mvmul(v, thread, word, cycle);
@@ -161,10 +162,8 @@ int64_t tsim_native_op(struct copro_view *v, uint32_t thread, uint32_t word, int
     /* Engine._issue: the work SFPLOADMACRO scheduled up to now runs first. */
     if (sfpu_macro_pending(v) && !sfpu_macro_settle(v, cycle))
         return NATIVE_DEFER;
-#ifndef TSIM_WORMHOLE
     sfpu_handler handler = tsim_sfpu_handler(OPCODE_OF(word));
     if (handler)
         return sfpu_macro_issue(v, thread, word, cycle, handler);
-#endif
     return dispatch(v, thread, word, cycle);
 }

@@ -128,6 +128,12 @@ typedef int64_t (*sfpu_handler)(struct copro_view *v, uint32_t thread, uint32_t 
 int64_t sfpu_macro_issue(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle, sfpu_handler handler);
 int64_t sfpu_sfploadmacro(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
+/* sfpu_hazard.c: tensixsim/tensix/sfpu/hazards.py (Wormhole's rules for the next cycle). ok: 1 when
+ * the instruction `word` issued at `cycle` breaks no rule (0: Python raises UndefinedBehavior); record:
+ * leave a rule of `kind` (SFPU_HAZARD_*) for the instruction issued at cycle + 1. */
+int tsim_sfpu_hazard_ok(const struct copro_view *v, uint32_t word, int64_t cycle);
+void sfpu_hazard_record(struct copro_view *v, int64_t cycle, uint32_t kind, uint32_t no_read, uint32_t no_write);
+
 /* sfpu_move.c: tensixsim/tensix/sfpu/dst.py, sfpu/unit.py */
 int64_t sfpu_sfpload(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfpstore(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);

@@ -1,7 +1,8 @@
-/* The vector unit's scheduler in a library that runs none of its instructions (Wormhole's: its
- * SFPLOADMACRO is its own, tensixsim/tensix/sfpu): work SFPLOADMACRO scheduled is always settled by
- * Python (sfpu.macro.settle), so the engine hands over whenever any is outstanding. Blackhole's
- * library has sfpu_macro.c instead; this file is empty there. */
+/* The vector unit's scheduler in a library without sfpu_macro.c (Wormhole's: its SFPLOADMACRO is its
+ * own, tensixsim/tensix/sfpu/wormhole.py): work SFPLOADMACRO scheduled is always settled by Python
+ * (sfpu.macro.settle), so the engine hands over whenever any is outstanding, and the issued
+ * instructions' handlers run only when none is. Blackhole's library has sfpu_macro.c instead; this
+ * file is empty there. */
 #include "sfpu.h"
 
 #ifdef TSIM_WORMHOLE
@@ -23,6 +24,18 @@ int sfpu_macro_settle(struct copro_view *v, int64_t cycle)
     (void)v;
     (void)cycle;
     return 0; /* Python settles */
+}
+
+/* sfpu.macro.issue for an issued instruction when no scheduled work is outstanding (else the caller
+ * deferred): the handler runs, unless scheduled work that has finished still bears on this cycle (a
+ * scheduled SFPSWAP's neighbours, a sub-unit it took this cycle): that is Python's. */
+int64_t sfpu_macro_issue(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle, sfpu_handler handler)
+{
+    const int64_t *clock = v->macro_clock;
+    int64_t swap_next = clock[SFPU_MACRO_SWAP_NEXT];
+    if (swap_next == cycle || swap_next == cycle + 1 || clock[SFPU_MACRO_UNITS_AT] == cycle)
+        return NATIVE_DEFER;
+    return handler(v, thread, word, cycle);
 }
 #else
 typedef int sfpu_deferred_unused; /* (ISO C wants something in a translation unit) */

@@ -234,6 +234,7 @@ int64_t sfpu_sfpmuli(struct copro_view *v, uint32_t thread, uint32_t word, int64
     return immediate(v, word, cycle, 1);
 }
 
+#ifndef TSIM_WORMHOLE /* SFPMUL24 is Blackhole's only */
 /* SFPMUL24.md Mul24ShiftAdd (sfpu.floats._mul24_shift_add): the adder's alignment step. */
 static uint32_t mul24_shift_add(uint64_t p, uint32_t z)
 {
@@ -268,6 +269,7 @@ int64_t sfpu_sfpmul24(struct copro_view *v, uint32_t thread, uint32_t word, int6
     int indirect = (mod1 & FLOAT_MUL24_INDIRECT_VD) != 0;
     return mad_result(v, word, cycle, vd, indirect, d, m, indirect);
 }
+#endif
 
 /* SFPLUT.md Lut8ToFp32: sign, 3-bit negated exponent, 4-bit mantissa (0xFF: zero). */
 static uint32_t lut8_to_fp32(uint32_t x)
@@ -378,6 +380,7 @@ int64_t sfpu_sfpdivp2(struct copro_view *v, uint32_t thread, uint32_t word, int6
     return TIMING_SFPU_ISSUE;
 }
 
+#ifndef TSIM_WORMHOLE /* SFPARECIP, SFPGT, SFPLE and the automatic stall are Blackhole's only */
 /* SFPARECIP.md ApproxRecip of non-negative FP32 bits: a 7-bit table on the mantissa's top bits. */
 static const uint8_t RECIP_LUT[FLOAT_RECIP_LUT_SIZE] = FLOAT_RECIP_LUT;
 _Static_assert(FLOAT_RECIP_LUT_SIZE == 0x80, "ApproxRecip indexes its table with 7 mantissa bits");
@@ -645,3 +648,4 @@ int tsim_sfpu_mad_hold(struct copro_view *v, uint32_t word, int64_t cycle)
         return 1;
     return r.really & wrote ? -1 : 0; /* a read the logic misses: UndefinedBehavior in Python */
 }
+#endif /* TSIM_WORMHOLE */

@@ -1,0 +1,214 @@
+"""Wormhole's vector unit in the native engine, in lockstep with the Python reference engine.
+
+Wormhole's library runs the vector-unit instructions whose Wormhole semantics are Blackhole's, and
+those whose Wormhole semantics it implements itself (gen_fields.OWN_HANDLERS: SFPLOAD / SFPSTORE's
+addressing and conversions, the multiply-add, the instructions with fewer modes); SFPLOADMACRO and its
+scheduled work stay in Python. Wormhole has no automatic stall after the SFPMAD family or SFPSHFT2's
+shuffles: the next instruction must not touch what they wrote (sfpu/hazards.py), which the native
+wait gate checks (sfpu_hazard.c) and hands to Python to raise.
+
+Random vector-unit programs on one to three pipes, from random state (LRegs heavy in special floats,
+lane flags and stacks, LaneConfig, Dst with undefined rows, RWCs, ADDR_MOD slots, the Dst bases and
+SrcB format), run on both engines and are compared after every cycle (native/lockstep.py): state,
+pipe bookkeeping, statistics, and any error's type, text and place. Back-to-back issues make the
+hazard rules bite. Most instructions must really run in C, so the comparison cannot pass by deferring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_native_sfpu_a import DOCUMENTED, SPECIAL
+
+from tensixsim import Tile
+from tensixsim.isa import isa_for
+from tensixsim.tensix import native
+from tensixsim.tensix.adc import ADDR_MODS
+from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.native import gen_fields
+from tensixsim.tensix.native.lockstep import first_difference
+from tensixsim.tensix.sfpu import unit as sfpu
+from tensixsim.tensix.sfpu.hazards import MAD_RESULT
+
+WH = isa_for("wormhole")
+pytestmark = pytest.mark.skipif(
+    not native.available("wormhole"), reason="no C compiler: the native engine is absent"
+)
+NATIVE = set(gen_fields.native_instructions("wormhole"))
+SFPU = [spec.name for spec in WH if spec.unit == "sfpu"]
+# The multiply-add family, drawn more often: its results are what the next cycle's rule guards.
+MAD = ("SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32")
+LOCKSTEP = settings(
+    max_examples=max(10, settings.default.max_examples * 6 // 10),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+# ------------------------------------------------------------------------------- random words
+
+
+# Clean values of the slots whose other values Wormhole's semantics reject (UndefinedBehavior): its
+# missing modes (negation, SFPSHFT's ARITHMETIC / ARG_IMM_USE_VC, SFPPUSHC's stack-top modes, SFPCAST's
+# integer modes, SFP_STOCH_RND's wider rounding field), on top of the documented operand widths the
+# Blackhole tests keep to (test_native_sfpu_a.DOCUMENTED).
+_NO_NEGATION = [0, 4, 8, 12]
+_SMALL = list(range(16))
+CLEAN = {
+    "SFPMAD": {"instr_mod1": _NO_NEGATION, "lreg_src_a": _SMALL},
+    "SFPADD": {"instr_mod1": _NO_NEGATION, "lreg_src_a": _SMALL},
+    "SFPMUL": {"instr_mod1": _NO_NEGATION, "lreg_src_a": _SMALL},
+    "SFPADDI": {"instr_mod1": [0, 1, 4, 5, 8, 9]},
+    "SFPMULI": {"instr_mod1": [0, 1, 4, 5, 8, 9]},
+    "SFPLUT": {"dest_reg_addr": [0]},
+    "SFPLUTFP32": {"lreg_dest": _SMALL},
+    "SFPLOADI": {"instr_mod0": [0, 1, 2, 4, 8, 10]},
+    "SFPDIVP2": {"imm12_math": list(range(256))},
+    "SFPSHFT": {"instr_mod1": [0, 1, 8, 9]},
+    "SFPSHFT2": {"instr_mod1": [0, 1, 2, 3, 4, 5, 6], "imm12_math": _SMALL, "lreg_src_c": [0, 1, 2, 3]},
+    "SFPSWAP": {"imm12_math": [0]},
+    "SFPTRANSP": {"imm12_math": [0], "lreg_c": [0], "instr_mod1": [0]},
+    "SFPPUSHC": {"instr_mod1": [0]},
+    "SFPCAST": {"instr_mod1": [0, 1, 4, 5, 8, 13], "lreg_src_c": _SMALL},
+    "SFP_STOCH_RND": {"rnd_mode": [0, 1], "imm8_math": [0], "instr_mod1": [0, 1, 2, 3, 4, 5, 6, 7, 12, 13]},
+    "SFPAND": {"imm12_math": [0], "instr_mod1": [0]},
+    "SFPOR": {"imm12_math": [0], "instr_mod1": [0]},
+}
+
+
+@st.composite
+def sfpu_words(draw: st.DrawFn, wild: bool, clean: bool | None = None) -> int:
+    """A vector-unit word: LRegs mostly 0..7, any mode, immediates within their documented widths
+    (and the slots of CLEAN clean) if ``clean``, else (None) three times in four; Imm10 within Dst.
+    ``wild``: any value of every slot."""
+    name = draw(st.sampled_from([*SFPU, *MAD, *MAD, "SFPLOAD", "SFPSTORE"]))
+    spec = WH.by_name[name]
+    if clean is None:
+        clean = draw(st.integers(0, 3)) > 0
+    documented = DOCUMENTED.get(name, {}) if clean else {}
+    fields = {}
+    for f in spec.fields:
+        top = (1 << f.width) - 1
+        if wild:
+            value = draw(st.one_of(st.integers(0, min(top, 3)), st.integers(0, top)))
+        elif clean and f.name in CLEAN.get(name, {}):
+            value = draw(st.sampled_from(CLEAN[name][f.name]))
+        elif f.name in documented:
+            value = draw(st.integers(0, (1 << documented[f.name]) - 1))
+        elif f.name.startswith("lreg") or f.name == "config_dest":
+            value = draw(st.one_of(st.integers(0, min(top, 7)), st.integers(0, min(top, 15))))
+        elif f.name.startswith("instr_mod") or f.name == "sfpu_addr_mode":
+            value = draw(st.integers(0, min(top, 15)))
+        elif f.name == "dest_reg_addr":
+            value = draw(st.one_of(st.integers(0, 63), st.integers(0, 1023)))
+        elif f.name == "rnd_mode":
+            value = draw(st.integers(0, 1))
+        else:  # immediates: zero or small often
+            value = draw(st.one_of(st.just(0), st.integers(0, min(top, 15)), st.integers(0, top)))
+        fields[f.name] = value
+    return WH.encode(name, **fields)
+
+
+@st.composite
+def programs(draw: st.DrawFn):
+    """(pipe, entry) pairs on one to three pipes, issued back to back often, and a state seed. In a
+    clean program (most) every word is clean and an SFPMAD-family word is mostly followed by an SFPNOP
+    (as kernels leave the cycle its rule asks for), so that programs run long."""
+    kind = draw(st.sampled_from(["clean", "clean", "clean", "mixed", "wild"]))
+    nop = WH.encode("SFPNOP")
+    entries = []
+    for pipe in draw(st.sampled_from([(1,), (1,), (0, 1), (0, 1, 2)])):
+        cycle = draw(st.integers(0, 3))
+        for _ in range(draw(st.integers(1, 24))):
+            cycle += draw(st.sampled_from([0, 0, 0, 1, 2]))
+            word = draw(sfpu_words(kind == "wild", clean=True if kind == "clean" else None))
+            entries.append((pipe, PushedInstruction(word, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+            if kind == "clean" and WH.decode(word).name in MAD and draw(st.integers(0, 4)):
+                entries.append((pipe, PushedInstruction(nop, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+    return entries, draw(st.integers(0, 2**32 - 1))
+
+
+# ------------------------------------------------------------------------------- random state
+
+
+def _lanes(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    special = SPECIAL[rng.integers(0, len(SPECIAL), shape)]
+    random = rng.integers(0, 1 << 32, shape, dtype=np.uint32)
+    random = np.where(rng.random(shape) < 0.2, random & 0x3F, random)
+    return np.where(rng.random(shape) < 0.5, special, random).astype(np.uint32)
+
+
+def prepare(seed: int):
+    def setup(tile: Tile) -> None:
+        rng = np.random.default_rng(seed)
+        copro = tile.coprocessor
+        s, regs, config, adc = copro.sfpu, copro.regs, copro.config, copro.adc
+
+        def chance(p: float) -> bool:
+            return bool(rng.random() < p)
+
+        s.lreg[:] = _lanes(rng, s.lreg.shape)
+        if chance(0.8):  # the constant LRegs keep their values mostly
+            s.lreg[[8, 9, 10, 15]] = FRESH_CONSTANTS
+        if chance(0.3):  # small LReg[7] values: INDIRECT_VA / VD name real LRegs
+            s.lreg[7] = rng.integers(0, 16, sfpu.LANES, dtype=np.uint32)
+        s.use_lane_flags[:] = rng.random(sfpu.LANES) < rng.choice([0.0, 0.5, 1.0])
+        s.lane_flags[:] = rng.random(sfpu.LANES) < rng.choice([0.2, 0.5, 0.8])
+        depth = rng.integers(0, sfpu.STACK_DEPTH + 1, sfpu.LANES).astype(np.uint8)
+        if chance(0.5):
+            depth[:] = depth[0]
+        s.stack_depth[:] = depth
+        s.flag_stack[:] = rng.random(s.flag_stack.shape) < 0.5
+        p = float(rng.choice([0.0, 0.0, 0.05, 0.2]))
+        bits = rng.random((sfpu.LANES, 18)) < p
+        s.lane_config[:] = (bits * (1 << np.arange(18))).sum(axis=1).astype(np.uint32)
+        s.prng[:] = rng.integers(0, 1 << 32, sfpu.LANES, dtype=np.uint32)
+        if chance(0.3):
+            s.shfl_vc[:] = _lanes(rng, (sfpu.LANES,)).astype(np.int64)
+        if chance(0.1):  # a rule left for the first cycles
+            s.hazard[:] = (int(rng.integers(0, 4)), int(rng.integers(0, 1 << 17)), 0, MAD_RESULT)
+
+        regs.dst[:] = _lanes(rng, regs.dst.shape).astype(np.uint16)
+        regs.dst_row_valid[:] = rng.random(regs.dst_row_valid.shape) > (0.02 if chance(0.2) else 0.0)
+
+        for name in ("srca", "srcb", "dst", "dst_cr"):
+            width = 6 if "src" in name else 10
+            getattr(adc, name)[:] = rng.integers(0, 1 << width, 3, dtype=np.uint32)
+        adc.extra_addr_mod_bit[:] = rng.random(3) < 0.2
+        for thread in range(3):
+            for slot in range(ADDR_MODS):
+                for field in ("AB_SEC{}_SrcAIncr", "AB_SEC{}_SrcBIncr", "DST_SEC{}_DestIncr",
+                              "DST_SEC{}_DestCR", "DST_SEC{}_DestClear", "DST_SEC{}_DestCToCR",
+                              "BIAS_SEC{}_BiasIncr", "BIAS_SEC{}_BiasClear"):  # fmt: skip
+                    name = "ADDR_MOD_" + field.format(slot)
+                    width = config.layout.thread_fields[name][2]
+                    if chance(0.4):
+                        config.write_thread_field(name, thread, int(rng.integers(0, 1 << width)))
+            config.write_thread_field("ADDR_MOD_SET_Base", thread, int(chance(0.2)))
+            offset = int(rng.integers(0, 1 << 12)) if chance(0.4) else 0
+            config.write_thread_field("DEST_TARGET_REG_CFG_MATH_Offset", thread, offset)
+            config.write_thread_field("CFG_STATE_ID_StateID", thread, int(chance(0.3)))
+        for state in range(2):
+            base = int(rng.integers(0, 1 << 10)) if chance(0.5) else 0
+            config.write_field("DEST_REGW_BASE_Base", state, base)
+            for name in ("ALU_ACC_CTRL_SFPU_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcB_override"):
+                config.write_field(name, state, int(chance(0.4)))
+            for name in ("ALU_FORMAT_SPEC_REG_SrcB_val", "ALU_FORMAT_SPEC_REG1_SrcB"):
+                config.write_field(name, state, int(rng.integers(0, 16)))
+
+    return setup
+
+
+FRESH_CONSTANTS = Tile("wormhole").coprocessor.sfpu.lreg[[8, 9, 10, 15]].copy()
+
+
+# ------------------------------------------------------------------------------- tests
+
+
+@LOCKSTEP
+@given(programs())
+def test_the_vector_unit_runs_natively_as_in_python_on_wormhole(program):
+    entries, seed = program
+    assert first_difference(prepare(seed), entries, 200, arch="wormhole") is None
