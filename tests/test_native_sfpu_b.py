@@ -12,7 +12,10 @@ integers), lane enables, flags and stacks, the PRNG, the MAD result in flight, a
 outstanding SFPLOADMACRO work (which must defer).
 
 The multiply-add itself (``tsim_sfpu_fma``) is also compared lane by lane with ``sfpu_float.fma`` and
-with the independent reference ``sfpu_float_reference.fma_bh``.
+with the independent reference ``sfpu_float_reference.fma_bh``; Wormhole's (``tsim_sfpu_fma_wormhole``)
+with ``sfpu.fma.fma_wormhole`` and ``sfpu_wormhole_reference.fma_wh``, on triples biased to the exponents
+it treats apart, near cancellations and the denormal edge, a large random batch and the hand-worked
+vectors of test_wormhole_sfpu.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sfpu_float_reference import fma_bh
+from sfpu_wormhole_reference import fma_wh
 from test_native_ops import TILES, Comparison, mismatches, native_settings, reset, run_on_both
+from test_wormhole_sfpu import CHIP_VECTORS
 
 from tensixsim.errors import SimError, UndefinedBehavior
 from tensixsim.isa import isa_for
@@ -40,6 +45,7 @@ from tensixsim.tensix.sfpu import floats as sfpu_float
 from tensixsim.tensix.sfpu import lanes as sfpu_lanes
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu import unit as sfpu
+from tensixsim.tensix.sfpu.fma import ONE, fma_wormhole
 
 ISA = isa_for("blackhole")
 NATIVE_DEFER = native.NATIVE_DEFER
@@ -66,11 +72,20 @@ def _function(name: str, restype: type, *argtypes: type, lib: ctypes.CDLL | None
 
 
 FMA = _function("tsim_sfpu_fma", ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32)
+FMA_WORMHOLE = _function(
+    "tsim_sfpu_fma_wormhole", ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32
+)
 MAD_HOLD = _function("tsim_sfpu_mad_hold", ctypes.c_int, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int64)
 
 
-def native_fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    return np.array([FMA(int(a), int(b), int(c)) for a, b, c in zip(x, y, z, strict=True)], np.uint32)
+def native_fma(x: np.ndarray, y: np.ndarray, z: np.ndarray, function=None) -> np.ndarray:
+    """``function`` (tsim_sfpu_fma by default) on each lane of the FP32 bit patterns."""
+    function = function or FMA
+    return np.array([function(int(a), int(b), int(c)) for a, b, c in zip(x, y, z, strict=True)], np.uint32)
+
+
+def native_fma_wormhole(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    return native_fma(x, y, z, FMA_WORMHOLE)
 
 
 def native_mad_hold(copro, word: int, cycle: int) -> int:
@@ -478,6 +493,134 @@ def test_fma_matches_the_documented_reference():
 )
 def test_fma_well_known_results(x, y, z, expected):
     assert FMA(x, y, z) == expected == int(sfpu_float.fma(*(np.array([v], np.uint32) for v in (x, y, z)))[0])
+
+
+# ------------------------------------------------------------------------------- Wormhole's multiply-add
+
+# The exponents fma_wormhole treats apart: zeros and denormals (0), products that underflow (1..8),
+# sums that cancel and round (100..154), products that overflow, infinities and NaNs (247..255).
+WH_EXPONENTS = st.one_of(
+    st.just(0), st.integers(1, 8), st.integers(100, 154), st.integers(247, 255), st.integers(0, 255)
+)
+# Zeros and infinities (no mantissa bits), the lowest NaN and denormal, exact products and ties, and
+# mantissas whose low bits are clear (products with few sticky bits: the normalising shift's sticky step).
+WH_MANTISSAS = st.one_of(
+    st.sampled_from([0, 1, 0x400000, 0x7FFFFF]),
+    st.integers(0, 0x7F).map(lambda m: m << 16),
+    st.tuples(st.integers(0, 0x7FFFFF), st.integers(0, 22)).map(lambda t: t[0] >> t[1] << t[1]),
+    st.integers(0, 0x7FFFFF),
+)
+
+
+@st.composite
+def wormhole_fp32s(draw: st.DrawFn) -> int:
+    """FP32 bit patterns biased to WH_EXPONENTS and WH_MANTISSAS, or one of SPECIAL."""
+    if draw(st.integers(0, 3)) == 0:
+        return int(draw(st.sampled_from(SPECIAL.tolist())))
+    return draw(st.integers(0, 1)) << 31 | draw(WH_EXPONENTS) << 23 | draw(WH_MANTISSAS)
+
+
+def assert_fma_wormhole_matches(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> None:
+    got, want = native_fma_wormhole(x, y, z), fma_wormhole(x, y, z)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [(hex(x[i]), hex(y[i]), hex(z[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+
+
+@settings(SETTINGS, max_examples=2 * SETTINGS.max_examples)
+@given(
+    triples=st.lists(st.tuples(wormhole_fp32s(), wormhole_fp32s(), wormhole_fp32s()), min_size=1, max_size=64)
+)
+def test_fma_wormhole_matches_the_python_model_on_special_exponents(triples):
+    assert_fma_wormhole_matches(*(np.array(column, np.uint32) for column in zip(*triples, strict=True)))
+
+
+@SETTINGS
+@given(
+    x=wormhole_fp32s(),
+    y_exp=st.integers(-3, 3),
+    y=st.integers(0, 0xFFFFFF),
+    cancel=st.booleans(),
+    nudge=st.integers(-3, 3),
+)
+def test_fma_wormhole_near_cancellation_and_the_denormal_edge(x, y_exp, y, cancel, nudge):
+    """test_wormhole_sfpu's construction: products whose exponent lands near 0, and addends that
+    (nearly) cancel x * 1; and x * y plus the product itself (its Python result, a few ulps off), of
+    the opposite sign (a cancellation) and of the same (a carry)."""
+    x_exp = (x >> 23) & 0xFF
+    ye = min(max(127 - x_exp + y_exp, 0), 255)
+    y = (y & 0x807FFFFF) | ye << 23
+    z = x ^ (SIGN if cancel else 0)
+    product = int(fma_wormhole(*(np.array([v], np.uint32) for v in (x, y, 0)))[0])
+    near = (product + nudge) & 0xFFFFFFFF
+    columns = ([x, x, x, x], [y, ONE, y, y], [0, z, near ^ SIGN, near])
+    assert_fma_wormhole_matches(*(np.array(column, np.uint32) for column in columns))
+
+
+EXPONENT_LSB = 1 << 23  # FP32 bits minus this: a normal value halved
+
+
+def fma_wormhole_operands(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each operand half from fp32_values' special patterns, half any bits. A fifth of the products
+    exact or nearly (x's lowest k bits cleared, y's about 21 - k: the sticky bit of a sum normalised
+    right by two places is then its bit 1 alone); a third of the addends near -(x * y) as fma_wormhole
+    computes it (cancellations, ties, the denormal edge), a tenth near x * y and a tenth near half of it
+    (carries, normalised right by one and two places)."""
+    rng = np.random.default_rng(seed)
+
+    def operand() -> np.ndarray:
+        any_bits = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+        return np.where(rng.random(n) < 0.5, fp32_values(rng, (n,)), any_bits).astype(np.int64)
+
+    x, y, z = operand(), operand(), operand()
+    exact = rng.random(n) < 0.2
+    low_x = rng.integers(0, 22, n)
+    low_y = np.clip(21 - low_x + rng.integers(-1, 2, n), 0, 22)
+    x = np.where(exact, x >> low_x << low_x, x).astype(np.uint32)
+    y = np.where(exact, y >> low_y << low_y, y).astype(np.uint32)
+    product = fma_wormhole(x, y, np.zeros(n, np.uint32)).astype(np.int64)
+    nudged = product + rng.integers(-3, 4, n)
+    near = rng.random(n)
+    z = np.where(
+        near < 0.35,
+        nudged ^ SIGN,
+        np.where(near < 0.45, nudged, np.where(near < 0.55, nudged - EXPONENT_LSB, z)),
+    )
+    return x, y, (z & 0xFFFFFFFF).astype(np.uint32)
+
+
+def test_fma_wormhole_matches_the_python_model_on_a_large_batch():
+    assert_fma_wormhole_matches(*fma_wormhole_operands(5, 200_000))
+
+
+def test_fma_wormhole_matches_the_documented_reference():
+    x, y, z = fma_wormhole_operands(6, 4000)
+    got = native_fma_wormhole(x, y, z)
+    want = [fma_wh(int(a), int(b), int(c)) for a, b, c in zip(x, y, z, strict=True)]
+    assert [hex(v) for v in got] == [hex(v) for v in want]
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "z", "expected"),
+    [
+        # 1.6884 * 1.7039 + 1.3889 (an exact product): the sum carries two places and the second bit it
+        # drops is no sticky bit, so 1/16 ulp above a tie rounds to even (Blackhole, IEEE: 0x40888019)
+        (0x3FD81C00, 0x3FDA1800, 0x3FB1C82D, 0x40888018),
+        # x * y just under 1.5 * 2**-126, minus 2**-126: the sum's exponent after normalising is -1,
+        # zero before rounding (rounded at the normal position it would carry to 2**-126)
+        (0x20001002, 0x203FE800, 0x80800000, 0x00000000),
+    ],
+)
+def test_fma_wormhole_well_known_results(x, y, z, expected):
+    args = [np.array([v], np.uint32) for v in (x, y, z)]
+    assert FMA_WORMHOLE(x, y, z) == expected == int(fma_wormhole(*args)[0]) == fma_wh(x, y, z)
+
+
+@pytest.mark.parametrize(("x", "y", "z", "wormhole", "blackhole"), CHIP_VECTORS)
+def test_fma_wormhole_and_fma_differ_as_the_chips_do(x, y, z, wormhole, blackhole):
+    """test_wormhole_sfpu's hand-worked differences between the chips, each function its chip's."""
+    args = [np.array([v], np.uint32) for v in (x, y, z)]
+    assert FMA_WORMHOLE(x, y, z) == wormhole == int(fma_wormhole(*args)[0])
+    assert FMA(x, y, z) == blackhole
 
 
 # ------------------------------------------------------------------------------- the MAD-result hold

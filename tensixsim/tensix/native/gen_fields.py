@@ -47,6 +47,7 @@ from tensixsim.tensix.config import fields_wormhole
 from tensixsim.tensix.semantics import Retire
 from tensixsim.tensix.sfpu import convert as sfpu_convert
 from tensixsim.tensix.sfpu import floats as sfpu_float
+from tensixsim.tensix.sfpu import fma as sfpu_fma
 from tensixsim.tensix.sfpu import hazards as sfpu_hazards
 from tensixsim.tensix.sfpu import lanes as sfpu_lanes
 from tensixsim.tensix.sfpu import macro as sfpu_macro
@@ -863,6 +864,7 @@ SFPU_MODULE_NAMES = {
         "LUTFP32_SGN_RETAIN", "LUTFP32_INDIRECT_VD", "DIVP2_ADD", "ARECIP_RECIP", "ARECIP_COND_RECIP",
         "ARECIP_EXP", "CMP_SET_CC", "CMP_MUTATE_STACK", "CMP_MUTATE_OR", "CMP_SET_VD",
     )),
+    "FMA": (sfpu_fma, ("WORMHOLE_NAN",)),
     "LANES": (sfpu_lanes, (
         "EXCHANGE_SRCB_SRCC", "SWAP_SWAP", "SHFT2_COPY4", "SHFT2_SUBVEC_CHAINED_COPY4",
         "SHFT2_SUBVEC_SHFLROR1_AND_COPY4", "SHFT2_SUBVEC_SHFLROR1", "SHFT2_SUBVEC_SHFLSHR1",
@@ -962,8 +964,8 @@ def render_sfpu_tables() -> str:
         "sfpu_tables.h",
         "the vector unit's mode bits, FP32 constants and tables, and its opcodes.",
         [
-            "FLOAT_<NAME>              sfpu.floats.<NAME>; LANES_<NAME> sfpu.lanes.<NAME>;",
-            "                          CONVERT_<NAME> sfpu.convert.<NAME>",
+            "FLOAT_<NAME>              sfpu.floats.<NAME>; FMA_<NAME> sfpu.fma.<NAME>;",
+            "                          LANES_<NAME> sfpu.lanes.<NAME>; CONVERT_<NAME> sfpu.convert.<NAME>",
             "FLOAT_RECIP_LUT, FLOAT_EXP_LUT    sfpu.floats._RECIP / _EXP (SFPARECIP's tables)",
             "LANES_SWAP_VD_GETS_MIN    sfpu.lanes.SWAP_VD_GETS_MIN by Mod1 (0: no lane)",
             "CONVERT_FLOAT_INT_KEEP_SIGN / _TOP   sfpu.convert._FLOAT_INT by Mod1 & 7 (0: not a mode)",

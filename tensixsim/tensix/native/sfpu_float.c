@@ -7,6 +7,8 @@
  * The multiply-add (tsim_sfpu_fma) is sfpu.floats.fma lane by lane: the outcomes that fma computes
  * with numpy masks (a NaN or infinite operand, no product, an exact zero, an overflow) are tested
  * here in the reverse order, as each later mask there overrides the earlier ones.
+ * Wormhole's (tsim_sfpu_fma_wormhole) is sfpu.fma.fma_wormhole lane by lane, its masks and np.select's
+ * outcomes tested the same way.
  *
  * Deferred to Python: every operand sfpu/floats.py rejects with UndefinedBehavior (SFPMAD's VA beyond
  * 4 bits, SFPLUT's nonzero dest_reg_addr, SFPLUTFP32's bits of no operand, SFPDIVP2's Imm12 beyond
@@ -106,6 +108,71 @@ static inline uint32_t fma_bits(uint32_t x, uint32_t y, uint32_t z)
 }
 
 uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z) { return fma_bits(x, y, z); }
+
+/* Wormhole's multiply-add, sfpu.fma.fma_wormhole lane by lane (no handler runs it: Wormhole's vector
+ * unit is Python's; tsim_sfpu_fma_wormhole below is it for callers outside this file). fma_wormhole
+ * computes every lane through the sum of its terms, picks the first of np.select's outcomes that holds
+ * (an exact zero, an overflow, an exponent below 0, a denormal result), then overrides it with two
+ * masks, the later one winning: no product in a lane with no NaN, then a special operand (infinite,
+ * NaN, or a product overflowing) in one. Here the overrides are tested first, the last one first, then
+ * np.select's outcomes in its order. A NaN lane (an invalid operation: the product's sign; else a NaN
+ * addend: its sign) starts as FMA_WORMHOLE_NAN and goes on through the sum with its product's exponent
+ * capped at 255, or with no product at all, ORing in the bits of the result it would have given; a
+ * right normalising shift keeps only bit 0 of rm as sticky (fma_bits ORs in every bit it drops). */
+static inline uint32_t fma_wormhole_bits(uint32_t x, uint32_t y, uint32_t z)
+{
+    int64_t xe = exponent(x), ye = exponent(y), ze = exponent(z);
+    uint64_t xm = xe ? (x & FLOAT_MAN) | HIDDEN : 0; /* denormals flush to a zero mantissa */
+    uint64_t ym = ye ? (y & FLOAT_MAN) | HIDDEN : 0;
+    uint64_t zm = (ze ? (z & FLOAT_MAN) | HIDDEN : 0) << 3;
+    uint32_t p_sign = (x ^ y) & FLOAT_SIGN, z_sign = z & FLOAT_SIGN;
+    uint64_t q = xm * ym; /* below 2**48: cut by 20 bits, the dropped ones sticky */
+    uint64_t pm = (q >> 20) | ((q & 0xFFFFFu) != 0);
+    int64_t pe = xe + ye - 127;
+
+    int x_special = xe == EXP_BITS, y_special = ye == EXP_BITS, z_special = ze == EXP_BITS;
+    int product_special = x_special || y_special || pe >= (int64_t)EXP_BITS;
+    int z_one = zm == (uint64_t)HIDDEN << 3; /* z's mantissa the hidden bit alone (z_special: infinite) */
+    int invalid = (x_special && (xm != HIDDEN || ym == 0)) || (y_special && (ym != HIDDEN || xm == 0))
+                  || (z_special && z_one && product_special && z_sign != p_sign);
+    int z_nan = z_special && !z_one && !invalid;
+    int has_nan = invalid || z_nan;
+    uint32_t nan = invalid ? p_sign | FMA_WORMHOLE_NAN : z_nan ? z_sign | FMA_WORMHOLE_NAN : 0;
+    if (has_nan && pe > (int64_t)EXP_BITS)
+        pe = EXP_BITS;
+    int no_product = pm == 0 || pe < 0;
+
+    if ((product_special || z_special) && !has_nan)
+        return z_special ? z : p_sign | FLOAT_INF;
+    if (no_product) {
+        if (!has_nan)
+            return zm ? z : 0;
+        pm = 0; /* a NaN goes on with no product */
+        pe = 0;
+    }
+
+    int64_t re = pe > ze ? pe : ze;
+    uint64_t pa = semi_sticky_shift(pm, re - pe), za = semi_sticky_shift(zm, re - ze);
+    uint32_t r_sign = pa >= za ? p_sign : z_sign;
+    uint64_t rm = p_sign == z_sign ? pa + za : pa >= za ? pa - za : za - pa; /* below 2**29 */
+    if (rm == 0)
+        return nan; /* an exact zero: +0, or the NaN as it started */
+    int64_t n = bit_length(rm) - 27; /* normalise to 26 fraction bits: -26 <= n <= 2 */
+    re += n;
+    if (n <= 0)
+        rm <<= -n;
+    else
+        rm = (rm >> n) | (rm & 1); /* the hardware's sticky step keeps only bit 0 */
+    uint64_t r = ((uint64_t)(re > 0 ? re : 0) << 23) + ((rm >> 3) & FLOAT_MAN);
+    r += ((rm & 7) + (r & 1)) > 4; /* to nearest, ties to even */
+    if (re >= (int64_t)EXP_BITS)
+        return has_nan ? nan : r_sign | FLOAT_INF;
+    if (re < 0 || (r >> 23) == 0)
+        return nan; /* below the normal range, or denormal after rounding: +0 or the NaN */
+    return (has_nan ? nan : r_sign) | (uint32_t)r;
+}
+
+uint32_t tsim_sfpu_fma_wormhole(uint32_t x, uint32_t y, uint32_t z) { return fma_wormhole_bits(x, y, z); }
 
 /* ------------------------------------------------------------------------------ the MAD sub-unit */
 

@@ -14,6 +14,9 @@ int tsim_sfpu_mad_hold(struct copro_view *v, uint32_t word, int64_t cycle);
 /* sfpu.floats.fma on one lane: x * y + z of FP32 bit patterns as the MAD sub-unit computes it. */
 uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z);
 
+/* sfpu.fma.fma_wormhole on one lane: x * y + z as Wormhole's MAD sub-unit computes it. */
+uint32_t tsim_sfpu_fma_wormhole(uint32_t x, uint32_t y, uint32_t z);
+
 /* The handlers (ops.c dispatch): the cycles of the Python semantics' Retire, or NATIVE_DEFER. */
 int64_t sfpu_sfpmad(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t sfpu_sfpadd(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
