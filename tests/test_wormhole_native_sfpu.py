@@ -16,6 +16,8 @@ hazard rules bite. Most instructions must really run in C, so the comparison can
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 from test_native_sfpu_a import DOCUMENTED, SPECIAL
 
 from tensixsim import Tile
+from tensixsim.errors import UndefinedBehavior
 from tensixsim.isa import isa_for
 from tensixsim.tensix import native
 from tensixsim.tensix.adc import ADDR_MODS
@@ -212,3 +215,92 @@ FRESH_CONSTANTS = Tile("wormhole").coprocessor.sfpu.lreg[[8, 9, 10, 15]].copy()
 def test_the_vector_unit_runs_natively_as_in_python_on_wormhole(program):
     entries, seed = program
     assert first_difference(prepare(seed), entries, 200, arch="wormhole") is None
+
+
+# One clean word per instruction the library runs (benign operands and modes), in an order where each
+# finds what it needs (SFPPOPC a pushed entry).
+EXECUTES = {
+    "SFPLOADI": dict(lreg_ind=2, instr_mod0=1, imm16=0xBC00),
+    "SFPLOAD": dict(lreg_ind=3, instr_mod0=sfpu.FMT_FP32, sfpu_addr_mode=2, dest_reg_addr=0x155),
+    "SFPSTORE": dict(lreg_ind=1, instr_mod0=sfpu.FMT_FP16, sfpu_addr_mode=1, dest_reg_addr=0x3FF),
+    "SFPMAD": dict(lreg_src_a=1, lreg_src_b=2, lreg_src_c=3, lreg_dest=4, instr_mod1=0),
+    "SFPADD": dict(lreg_src_a=1, lreg_src_b=10, lreg_src_c=3, lreg_dest=5, instr_mod1=0),
+    "SFPMUL": dict(lreg_src_a=1, lreg_src_b=2, lreg_src_c=9, lreg_dest=6, instr_mod1=4),
+    "SFPADDI": dict(imm16_math=0x3F80, lreg_dest=5, instr_mod1=0),
+    "SFPMULI": dict(imm16_math=0x4000, lreg_dest=5, instr_mod1=0),
+    "SFPLUT": dict(lreg_ind=4, instr_mod0=4, dest_reg_addr=0),
+    "SFPLUTFP32": dict(lreg_dest=6, instr_mod1=0),
+    "SFPAND": dict(imm12_math=0, lreg_c=1, lreg_dest=2, instr_mod1=0),
+    "SFPOR": dict(imm12_math=0, lreg_c=1, lreg_dest=2, instr_mod1=0),
+    "SFPXOR": dict(imm12_math=0, lreg_c=7, lreg_dest=7, instr_mod1=0),
+    "SFPNOT": dict(imm12_math=0, lreg_c=3, lreg_dest=5, instr_mod1=0),
+    "SFPSHFT": dict(imm12_math=3, lreg_c=0, lreg_dest=3, instr_mod1=1),
+    "SFPIADD": dict(imm12_math=0x801, lreg_c=1, lreg_dest=0, instr_mod1=1),
+    "SFPLZ": dict(imm12_math=0, lreg_c=1, lreg_dest=3, instr_mod1=2),
+    "SFPABS": dict(imm12_math=0, lreg_c=4, lreg_dest=3, instr_mod1=1),
+    "SFPEXEXP": dict(imm12_math=0, lreg_c=4, lreg_dest=3, instr_mod1=0),
+    "SFPEXMAN": dict(imm12_math=0, lreg_c=4, lreg_dest=3, instr_mod1=0),
+    "SFPSETEXP": dict(imm12_math=0x7F, lreg_c=4, lreg_dest=3, instr_mod1=1),
+    "SFPSETMAN": dict(imm12_math=0xABC, lreg_c=4, lreg_dest=3, instr_mod1=1),
+    "SFPSETSGN": dict(imm12_math=1, lreg_c=4, lreg_dest=3, instr_mod1=1),
+    "SFPDIVP2": dict(imm12_math=3, lreg_c=1, lreg_dest=2, instr_mod1=1),
+    "SFPCAST": dict(lreg_src_c=1, lreg_dest=2, instr_mod1=0),
+    "SFP_STOCH_RND": dict(rnd_mode=1, imm8_math=0, lreg_src_b=0, lreg_src_c=1, lreg_dest=2, instr_mod1=1),
+    "SFPMOV": dict(imm12_math=0, lreg_c=9, lreg_dest=4, instr_mod1=1),
+    "SFPSWAP": dict(imm12_math=0, lreg_src_c=1, lreg_dest=2, instr_mod1=1),
+    "SFPTRANSP": dict(imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0),
+    "SFPSHFT2": dict(imm12_math=0, lreg_src_c=1, lreg_dest=2, instr_mod1=3),
+    "SFPSETCC": dict(imm12_math=0, lreg_c=2, lreg_dest=0, instr_mod1=4),
+    "SFPPUSHC": dict(imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0),
+    "SFPCOMPC": dict(imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0),
+    "SFPPOPC": dict(imm12_math=0, lreg_c=0, lreg_dest=0, instr_mod1=0),
+    "SFPENCC": dict(imm12_math=3, lreg_c=0, lreg_dest=0, instr_mod1=10),
+    "SFPCONFIG": dict(imm16_math=0x1234, config_dest=15, instr_mod1=3),
+    "SFPNOP": {},
+}
+
+
+def _entries(words: list[int], gap: int = 1) -> list[tuple[int, PushedInstruction]]:
+    """``words`` pushed by TRISC1 to its pipe, each ``gap`` cycles after the one before."""
+    return [(1, PushedInstruction(w, "trisc1", 4 * i, gap * i, True)) for i, w in enumerate(words)]
+
+
+def test_every_vector_unit_instruction_of_the_library_runs_in_c_on_wormhole():
+    """Each runs natively (none handed to Python) with the state and cycles the Python engine gives,
+    an SFPNOP after each leaving the cycle the rules ask for."""
+    assert set(EXECUTES) == {name for name in NATIVE if WH.by_name[name].unit == "sfpu"}
+    nop = WH.encode("SFPNOP")
+    words = [w for name, fields in EXECUTES.items() for w in (WH.encode(name, **fields), nop)]
+    entries = _entries(words)
+    assert first_difference(prepare(7), entries, 200, arch="wormhole") is None
+    tile = Tile("wormhole", engine="native")
+    prepare(7)(tile)
+    tile.coprocessor.sfpu.lane_config[:] = 0  # every lane enabled, no blocked Dst access
+    tile.coprocessor.sfpu.use_lane_flags[:] = False
+    for pipe, entry in entries:
+        tile.queues[pipe].entries.append(entry)
+    tile.backend.advance_to(200)
+    assert sum(p.issued for p in tile.backend.pipes) == len(words)
+    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
+
+
+def test_reading_an_sfpmad_result_on_the_next_cycle_is_undefined_on_both_engines():
+    """SFPMAD writes LReg[4]; an SFPMOV reading it on the next cycle breaks the rule (the native gate
+    hands it to Python, which raises the same error); one that waits a cycle, or reads another LReg,
+    runs in C."""
+    mad = WH.encode("SFPMAD", **EXECUTES["SFPMAD"])
+    reads = WH.encode("SFPMOV", imm12_math=0, lreg_c=4, lreg_dest=5, instr_mod1=0)
+    other = WH.encode("SFPMOV", imm12_math=0, lreg_c=3, lreg_dest=5, instr_mod1=0)
+    for words, gap, error in (([mad, reads], 1, True), ([mad, other], 1, False), ([mad, reads], 2, False)):
+        entries = _entries(words, gap)
+        assert first_difference(prepare(3), entries, 20, arch="wormhole") is None
+        tile = Tile("wormhole", engine="native")
+        prepare(3)(tile)
+        for pipe, entry in entries:
+            tile.queues[pipe].entries.append(entry)
+        if error:
+            with pytest.raises(UndefinedBehavior, match=re.escape("SFPMOV reads LReg[4] on the cycle after")):
+                tile.backend.advance_to(20)
+        else:
+            tile.backend.advance_to(20)
+            assert int(tile.backend.native.out[native.OUT_NATIVE]) == 2

@@ -333,7 +333,8 @@ class EngineStruct(ctypes.Structure):
 ARCH = "blackhole"
 # Every architecture with a library: another one's is built from the same sources with -DTSIM_<ARCH>
 # over its own headers (fields_<arch>.h, constants_<arch>.h), and runs the instructions it shares
-# with Blackhole exactly (gen_fields.native_instructions); every other step goes to Python.
+# with Blackhole exactly and those whose handlers implement its own semantics too
+# (gen_fields.native_instructions); every other step goes to Python.
 ARCHES = (ARCH, "wormhole")
 
 

@@ -214,11 +214,14 @@ int64_t adc_incrwc(struct copro_view *v, uint32_t thread, uint32_t word)
     return TIMING_RETIRE_DEFAULT;
 }
 
-#ifdef ADDR_MOD_FIELD_SPECS /* (an architecture whose library has no unit advancing RWCs this way) */
 /* adc.apply_addr_mod planned: the pipe's RWCs after ADDR_MOD slot `slot` (with the fidelity phase
  * when `update_fidelity`), written to `rwcs` without changing the state; 0 when adc.py raises
  * Unimplemented (addr_mod_problem) or a field lies beyond ThreadConfig. The matrix unit applies it
- * whole, the vector unit's ApplyPartialAddrMod without the fidelity phase. */
+ * whole, the vector unit's ApplyPartialAddrMod without the fidelity phase.
+ *
+ * On Wormhole (adc.apply_addr_mod_wormhole) the instruction's two-bit AddrMod names slot AddrMod, or
+ * AddrMod + 4 while the RWC's ExtraAddrModBit or ThreadConfig's ADDR_MOD_SET_Base is set
+ * (adc.wormhole_addr_mod_index), and nothing is Unimplemented: `slot` is the AddrMod. */
 int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot, int update_fidelity,
                       uint32_t rwcs[RWC_FIELDS])
 {
@@ -226,6 +229,14 @@ int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot
         uint32_t reg, shift, mask;
     } specs[ADDR_MOD_SLOTS][ADDR_MOD_FIELD_COUNT] = ADDR_MOD_FIELD_SPECS;
     uint32_t m[ADDR_MOD_FIELD_COUNT];
+#ifdef TSIM_WORMHOLE
+    if (THD_ADDR_MOD_SET_BASE_REG >= v->thread_config_words)
+        return 0;
+    uint32_t set_base = (v->thread_config[(uint64_t)thread * v->thread_config_words + THD_ADDR_MOD_SET_BASE_REG]
+                         & THD_ADDR_MOD_SET_BASE_MASK) != 0;
+    if (v->rwc[RWC_EXTRA_BIT][thread] || set_base)
+        slot += 4;
+#endif
     slot %= ADDR_MOD_SLOTS;
     for (uint32_t i = 0; i < ADDR_MOD_FIELD_COUNT; i++) {
         if (specs[slot][i].reg >= v->thread_config_words)
@@ -235,8 +246,10 @@ int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot
     }
     for (uint32_t i = 0; i < RWC_FIELDS; i++)
         rwcs[i] = v->rwc[i][thread];
+#ifndef TSIM_WORMHOLE
     if (rwcs[RWC_EXTRA_BIT] || m[AM_AB2_SRCAINCR] || m[AM_AB2_SRCBINCR])
         return 0;
+#endif
     if (m[AM_AB_SRCACLEAR])
         rwcs[RWC_SRCA] = rwcs[RWC_SRCA_CR] = 0;
     else if (m[AM_AB_SRCACR])
@@ -263,11 +276,10 @@ int adc_plan_addr_mod(const struct copro_view *v, uint32_t thread, uint32_t slot
         else
             rwcs[RWC_FIDELITY] = (rwcs[RWC_FIDELITY] + m[AM_DST_FIDELITYINCR]) & MATRIX_RWC_FIDELITY_MASK;
     }
-    /* ExtraAddrModBit is 0 here (else Unimplemented above). */
+    /* (Blackhole: ExtraAddrModBit is 0 here, else Unimplemented above.) */
     if (m[AM_BIAS_BIASCLEAR])
         rwcs[RWC_EXTRA_BIT] = 0;
     else if (m[AM_BIAS_BIASINCR] & 3)
         rwcs[RWC_EXTRA_BIT] = (rwcs[RWC_EXTRA_BIT] + 1) & 1;
     return 1;
 }
-#endif

@@ -23,7 +23,8 @@ Each other architecture of ``native.ARCHES`` (Wormhole) gets ``fields_<arch>.h``
 ``constants_<arch>.h`` from its own instruction table, configuration layout and sync tables; its
 library is built with ``-DTSIM_<ARCH>``, which makes ``fields.h`` and ``constants.h`` include them.
 ``fields_<arch>.h`` also lists the instructions that library runs (:func:`native_instructions`:
-exactly Blackhole's semantics and encoding, outside the units it leaves to Python).
+exactly Blackhole's semantics and encoding, or the architecture's own semantics where the handlers
+implement them, :data:`OWN_HANDLERS`).
 """
 
 from __future__ import annotations
@@ -227,14 +228,20 @@ def render_fields(arch: str = ARCH) -> str:
 
 
 # The architectures whose library builds from other headers than Blackhole's, and the headers that
-# are per architecture (sfpu_tables.h serves the vector-unit sources, in Blackhole's library only).
+# are per architecture (sfpu_tables.h holds chip-neutral vector-unit facts; its opcode tables serve the
+# SFPLOADMACRO scheduler and the automatic stall, Blackhole's only).
 PER_ARCH_HEADERS = ("fields.h", "constants.h")
 # Instructions whose semantics on another architecture differ from Blackhole's and whose native
 # handlers implement that architecture's as well (the TSIM_<ARCH> branches of sfpu_*.c, checked against
 # its Python semantics by tests/test_wormhole_native_sfpu.py): they run natively there too.
+# fmt: off
 OWN_HANDLERS: dict[str, tuple[str, ...]] = {
-    "wormhole": (),
+    "wormhole": (
+        "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+        "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
+    ),
 }
+# fmt: on
 
 
 def native_instructions(arch: str) -> tuple[str, ...]:

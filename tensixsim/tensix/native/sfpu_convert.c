@@ -4,6 +4,9 @@
  *
  * Deferred to Python: every operand sfpu/convert.py rejects with UndefinedBehavior (SFPCAST's VC slot
  * beyond 4 bits; SFP_STOCH_RND's RoundingMode bit 2, and a floating-point mode with Imm5 or UseImm5).
+ *
+ * Wormhole (TSIM_WORMHOLE): SFPCAST has no integer modes, SFP_STOCH_RND's rounding field is one bit
+ * (the others defer: UndefinedBehavior in sfpu/wormhole.py).
  */
 #include "sfpu.h"
 #include "sfpu_float.h"
@@ -31,6 +34,10 @@ int64_t sfpu_sfpcast(struct copro_view *v, uint32_t thread, uint32_t word, int64
     uint32_t mode = F_SFPCAST_INSTR_MOD1(word) & 3;
     if (vc >> 4)
         return NATIVE_DEFER; /* ctx.documented("lreg_src_c", 4) */
+#ifdef TSIM_WORMHOLE
+    if (mode & 2)
+        return NATIVE_DEFER; /* Wormhole's SFPCAST has no integer modes (UndefinedBehavior) */
+#endif
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     uint32_t lanes = sfpu_lane_enabled(v) & ~backdoor;
     const uint32_t *c = sfpu_lreg(v, vc);
@@ -121,8 +128,13 @@ int64_t sfpu_sfp_stoch_rnd(struct copro_view *v, uint32_t thread, uint32_t word,
     uint32_t vd = sfpu_vd(v, F_SFP_STOCH_RND_LREG_DEST(word)), mod1 = F_SFP_STOCH_RND_INSTR_MOD1(word);
     uint32_t mode = mod1 & 7, use_imm5 = mod1 & CONVERT_STOCH_USE_IMM5;
     int int_to_int = mode == CONVERT_STOCH_INT32_TO_UINT8 || mode == CONVERT_STOCH_INT32_TO_INT8;
+#ifdef TSIM_WORMHOLE
+    if (rounding >> 1)
+        return NATIVE_DEFER; /* one bit: the PRNG or round to nearest (sfpu.wormhole.sfp_stoch_rnd) */
+#else
     if (rounding >> 2)
         return NATIVE_DEFER; /* ctx.documented("rnd_mode", 2) */
+#endif
     if (!int_to_int && (imm5 || use_imm5))
         return NATIVE_DEFER; /* the floating-point modes fix Imm5 and UseImm5 at 0 */
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);

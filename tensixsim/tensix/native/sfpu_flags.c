@@ -8,6 +8,9 @@
  * Deferred to Python: a set bit beyond a documented operand (Imm12, VC, SFPCOMPC's Mod1), a stack
  * operation undefined on some lane (pushing onto a full stack, mutating or popping an empty one),
  * and a flag-stack depth beyond STACK_DEPTH (not a state the model reaches).
+ *
+ * Wormhole (TSIM_WORMHOLE): SFPPUSHC is a plain push (other Mod1 defer), and SFPPOPC with Mod1 != 0
+ * copies a full stack's top to its bottom entry (SFPPOPC.md's hardware bug, sfpu.flags.popc).
  */
 #include "sfpu.h"
 
@@ -130,6 +133,10 @@ int64_t sfpu_sfppushc(struct copro_view *v, uint32_t thread, uint32_t word, int6
 {
     (void)thread;
     uint32_t vd = sfpu_vd(v, F_SFPPUSHC_LREG_DEST(word)), mod1 = F_SFPPUSHC_INSTR_MOD1(word), backdoor;
+#ifdef TSIM_WORMHOLE
+    if (mod1 != STACK_PLAIN)
+        return NATIVE_DEFER; /* a plain push only: ctx.documented("instr_mod1", 0) */
+#endif
     if (!stack_operands(v, F_SFPPUSHC_IMM12_MATH(word), sfpu_vc(v, F_SFPPUSHC_LREG_C(word)), vd, cycle, &backdoor))
         return NATIVE_DEFER;
     uint32_t lanes = ~backdoor; /* the lanes whose flag state changes */
@@ -188,6 +195,15 @@ int64_t sfpu_sfppopc(struct copro_view *v, uint32_t thread, uint32_t word, int64
     uint32_t flags = sfpu_mask_of(v->lane_flags), top_flags, top_use;
     top(v, 0, &top_flags, &top_use);
     uint32_t new_flags, new_use = sfpu_mask_of(v->use_lane_flags);
+#ifdef TSIM_WORMHOLE
+    /* SFPPOPC.md's hardware bug: with Mod1 != 0, a full stack's top is also copied to its bottom entry. */
+    if (mod1 != STACK_PLAIN)
+        for (uint32_t lane = 0; lane < LANES; lane++)
+            if ((lanes >> lane & 1) && v->stack_depth[lane] == STACK_DEPTH) {
+                *entry(v, lane, 0, ENTRY_FLAGS) = (uint8_t)(top_flags >> lane & 1);
+                *entry(v, lane, 0, ENTRY_USE) = (uint8_t)(top_use >> lane & 1);
+            }
+#endif
     if (mod1 == STACK_PLAIN) {
         for (uint32_t lane = 0; lane < LANES; lane++)
             if (lanes >> lane & 1) {

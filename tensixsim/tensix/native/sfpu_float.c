@@ -14,6 +14,11 @@
  * 4 bits, SFPLUT's nonzero dest_reg_addr, SFPLUTFP32's bits of no operand, SFPDIVP2's Imm12 beyond
  * 8 bits, SFPARECIP's beyond 4, SFPGT / SFPLE's nonzero Imm12); SFPGT / SFPLE mutating a flag stack
  * deeper than it holds (the Python indexing would fail).
+ *
+ * Wormhole's library (TSIM_WORMHOLE) runs the MAD family as sfpu/wormhole.py does: its multiply-add
+ * (fma_wormhole_bits), no negation (Mod1's NEGATE bits defer: UndefinedBehavior), SFPLUTFP32 without
+ * Mod1Mirror, and no automatic stall: the rule for the next cycle is recorded instead (sfpu_hazard.c).
+ * SFPMUL24, SFPARECIP, SFPGT, SFPLE and the stall are Blackhole's only.
  */
 #include <string.h>
 
@@ -174,6 +179,16 @@ static inline uint32_t fma_wormhole_bits(uint32_t x, uint32_t y, uint32_t z)
 
 uint32_t tsim_sfpu_fma_wormhole(uint32_t x, uint32_t y, uint32_t z) { return fma_wormhole_bits(x, y, z); }
 
+/* The chip's multiply-add, and the Mod1 bits it has no meaning for: Wormhole has no negation
+ * (sfpu.wormhole._no_negation: UndefinedBehavior, so the handlers defer). */
+#ifdef TSIM_WORMHOLE
+#define CHIP_FMA fma_wormhole_bits
+#define NO_NEGATION(bits) (bits)
+#else
+#define CHIP_FMA fma_bits
+#define NO_NEGATION(bits) 0u
+#endif
+
 /* ------------------------------------------------------------------------------ the MAD sub-unit */
 
 /* The lanes a MAD-sub-unit instruction with VD `vd` computes on (sfpu.floats._mad_operands). */
@@ -219,11 +234,17 @@ static int64_t mad_result(struct copro_view *v, uint32_t word, int64_t cycle, ui
     }
     if (sfpu_scheduled(v))
         return TIMING_SFPU_ISSUE; /* SFPLOADMACRO's scheduled instructions get no automatic stall (SFPMAD.md) */
+#ifdef TSIM_WORMHOLE
+    /* No stall: the next cycle's instruction must not read what was written (sfpu.wormhole._mad_done). */
+    (void)seen_all;
+    sfpu_hazard_record(v, cycle, SFPU_HAZARD_MAD_RESULT, wrote, 0);
+#else
     for (uint32_t r = 0; r < LREGS; r++) {
         v->mad_seen[r] = seen_all || r == vd;
         v->mad_wrote[r] = wrote >> r & 1;
     }
     v->mad_ready[0] = cycle + TIMING_SFPU_MAD_LATENCY;
+#endif
     return TIMING_SFPU_ISSUE;
 }
 
@@ -236,8 +257,8 @@ static int64_t mad(struct copro_view *v, uint32_t word, int64_t cycle)
 {
     uint32_t va = F_SFPMAD_LREG_SRC_A(word), vb = sfpu_vb(v, F_SFPMAD_LREG_SRC_B(word)), vc = sfpu_vc(v, F_SFPMAD_LREG_SRC_C(word));
     uint32_t vd = sfpu_vd(v, F_SFPMAD_LREG_DEST(word)), mod1 = F_SFPMAD_INSTR_MOD1(word);
-    if (va >> 4)
-        return NATIVE_DEFER; /* ctx.documented("lreg_src_a", 4) */
+    if (va >> 4 || mod1 & NO_NEGATION(FLOAT_MAD_NEGATE_VB | FLOAT_MAD_NEGATE_VC))
+        return NATIVE_DEFER; /* ctx.documented("lreg_src_a", 4); Wormhole's negation */
     struct mad_lanes m = mad_operands(v, vd);
     uint32_t a[LANES], d[LANES];
     indirect_va(v, va, mod1 & FLOAT_MAD_INDIRECT_VA, a);
@@ -245,7 +266,7 @@ static int64_t mad(struct copro_view *v, uint32_t word, int64_t cycle)
     uint32_t b_flip = mod1 & FLOAT_MAD_NEGATE_VB ? FLOAT_SIGN : 0;
     uint32_t c_flip = mod1 & FLOAT_MAD_NEGATE_VC ? FLOAT_SIGN : 0;
     for (uint32_t lane = 0; lane < LANES; lane++)
-        d[lane] = fma_bits(a[lane], b[lane] ^ b_flip, c[lane] ^ c_flip);
+        d[lane] = CHIP_FMA(a[lane], b[lane] ^ b_flip, c[lane] ^ c_flip);
     int indirect = (mod1 & FLOAT_MAD_INDIRECT_VD) != 0;
     return mad_result(v, word, cycle, vd, indirect, d, m, indirect);
 }
@@ -276,6 +297,8 @@ _Static_assert(F_SFPADDI_IMM16_MATH(0xFFFFFFFFu) == F_SFPMULI_IMM16_MATH(0xFFFFF
 static int64_t immediate(struct copro_view *v, uint32_t word, int64_t cycle, int multiply)
 {
     uint32_t vd = sfpu_vd(v, F_SFPADDI_LREG_DEST(word)), mod1 = F_SFPADDI_INSTR_MOD1(word);
+    if (mod1 & NO_NEGATION(FLOAT_MAD_NEGATE_VC))
+        return NATIVE_DEFER;
     struct mad_lanes m = mad_operands(v, vd);
     uint32_t imm = F_SFPADDI_IMM16_MATH(word) << 16; /* a BF16 */
     uint32_t flip = mod1 & FLOAT_MAD_NEGATE_VC ? FLOAT_SIGN : 0;
@@ -283,7 +306,7 @@ static int64_t immediate(struct copro_view *v, uint32_t word, int64_t cycle, int
     uint32_t d[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t c = src[lane] ^ flip;
-        d[lane] = multiply ? fma_bits(imm, c, 0) : fma_bits(imm, FLOAT_ONE, c);
+        d[lane] = multiply ? CHIP_FMA(imm, c, 0) : CHIP_FMA(imm, FLOAT_ONE, c);
     }
     int indirect = (mod1 & FLOAT_MAD_INDIRECT_VD) != 0;
     return mad_result(v, word, cycle, vd, indirect, d, m, indirect);
@@ -321,8 +344,8 @@ int64_t sfpu_sfpmul24(struct copro_view *v, uint32_t thread, uint32_t word, int6
     (void)thread;
     uint32_t va = F_SFPMUL24_LREG_SRC_A(word), vd = sfpu_vd(v, F_SFPMUL24_LREG_DEST(word));
     uint32_t mod1 = F_SFPMUL24_INSTR_MOD1(word);
-    if (va >> 4)
-        return NATIVE_DEFER; /* ctx.documented("lreg_src_a", 4) */
+    if (va >> 4 || mod1 & NO_NEGATION(FLOAT_MAD_NEGATE_VB | FLOAT_MAD_NEGATE_VC))
+        return NATIVE_DEFER; /* ctx.documented("lreg_src_a", 4); Wormhole's negation */
     struct mad_lanes m = mad_operands(v, vd);
     uint32_t a[LANES], d[LANES];
     indirect_va(v, va, mod1 & FLOAT_MUL24_INDIRECT_VA, a);
@@ -375,7 +398,7 @@ int64_t sfpu_sfplut(struct copro_view *v, uint32_t thread, uint32_t word, int64_
     for (uint32_t lane = 0; lane < LANES; lane++) {
         uint32_t b = l3[lane] & ~FLOAT_SIGN;
         uint32_t coeffs = sfpu_lreg(v, below(b, 1.0f) ? 0 : below(b, 2.0f) ? 1 : 2)[lane];
-        d[lane] = fma_bits(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs));
+        d[lane] = CHIP_FMA(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs));
         d[lane] = sign_retain(d[lane], l3[lane], mod0 & FLOAT_LUT_SGN_RETAIN);
     }
     int indirect = (mod0 & FLOAT_LUT_INDIRECT_VD) != 0;
@@ -390,8 +413,13 @@ int64_t sfpu_sfplutfp32(struct copro_view *v, uint32_t thread, uint32_t word, in
 {
     (void)thread;
     uint32_t slot = sfpu_vd(v, F_SFPLUTFP32_LREG_DEST(word)), mod1 = F_SFPLUTFP32_INSTR_MOD1(word);
+#ifdef TSIM_WORMHOLE
+    if (slot >> 4)
+        return NATIVE_DEFER; /* VD is four bits: no Mod1Mirror (Blackhole's) */
+#else
     if ((slot & LUTFP32_NO_OPERAND))
         return NATIVE_DEFER;
+#endif
     uint32_t vd = slot & 0xF, mirror = (slot >> LUTFP32_MIRROR_SHIFT) & 0xF;
     struct mad_lanes m = mad_operands(v, vd);
     const uint32_t *l3 = sfpu_lreg(v, 3);
@@ -418,7 +446,7 @@ int64_t sfpu_sfplutfp32(struct copro_view *v, uint32_t thread, uint32_t word, in
             a = lut16_to_fp32(low >> j);
             c = lut16_to_fp32(high >> j);
         }
-        d[lane] = sign_retain(fma_bits(a, b, c), l3[lane], mod1 & FLOAT_LUTFP32_SGN_RETAIN);
+        d[lane] = sign_retain(CHIP_FMA(a, b, c), l3[lane], mod1 & FLOAT_LUTFP32_SGN_RETAIN);
     }
     /* The stalling logic reads Mod1Mirror's INDIRECT_VD, not Mod1's (SFPLUTFP32.md). */
     return mad_result(v, word, cycle, vd, (mod1 & FLOAT_LUTFP32_INDIRECT_VD) != 0, d, m,

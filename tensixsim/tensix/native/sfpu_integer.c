@@ -4,6 +4,9 @@
  * Each occupies the vector unit SFPU.issue cycles.
  *
  * Deferred to Python: a set bit beyond a documented operand (ctx.documented).
+ *
+ * Wormhole (TSIM_WORMHOLE): SFPAND / SFPOR are VD = VD op VC only, SFPSHFT shifts logically only (the
+ * other modes defer: UndefinedBehavior in sfpu/wormhole.py).
  */
 #include "sfpu.h"
 
@@ -42,6 +45,14 @@ static int head(struct copro_view *v, uint32_t word, uint32_t vd, int64_t cycle,
 
 enum bitop { AND, OR, XOR };
 
+/* Wormhole's SFPAND / SFPOR are VD = VD op VC only: Imm12 and Mod1 are 0 (sfpu.wormhole.sfpand), which
+ * is Blackhole's Mod1 0 (VB = VD). */
+#ifdef TSIM_WORMHOLE
+#define WORMHOLE_BITWISE(imm12, mod1) (!(imm12) && !(mod1))
+#else
+#define WORMHOLE_BITWISE(imm12, mod1) 1
+#endif
+
 static int64_t bitwise(struct copro_view *v, uint32_t vb, uint32_t vc, uint32_t vd, enum bitop op)
 {
     const uint32_t *b = sfpu_lreg(v, vb), *c = sfpu_lreg(v, vc);
@@ -56,7 +67,7 @@ int64_t sfpu_sfpand(struct copro_view *v, uint32_t thread, uint32_t word, int64_
 {
     (void)thread;
     uint32_t imm = sfpu_vb(v, F_SFPAND_IMM12_MATH(word)), vd = sfpu_vd(v, F_SFPAND_LREG_DEST(word));
-    HEAD(v, word, vd, cycle, !(imm >> VB_BITS));
+    HEAD(v, word, vd, cycle, WORMHOLE_BITWISE(imm, F_SFPAND_INSTR_MOD1(word)) && !(imm >> VB_BITS));
     return bitwise(v, (F_SFPAND_INSTR_MOD1(word) & 1) ? imm : vd, sfpu_vc(v, F_SFPAND_LREG_C(word)), vd, AND);
 }
 
@@ -64,7 +75,7 @@ int64_t sfpu_sfpor(struct copro_view *v, uint32_t thread, uint32_t word, int64_t
 {
     (void)thread;
     uint32_t imm = sfpu_vb(v, F_SFPOR_IMM12_MATH(word)), vd = sfpu_vd(v, F_SFPOR_LREG_DEST(word));
-    HEAD(v, word, vd, cycle, !(imm >> VB_BITS));
+    HEAD(v, word, vd, cycle, WORMHOLE_BITWISE(imm, F_SFPOR_INSTR_MOD1(word)) && !(imm >> VB_BITS));
     return bitwise(v, (F_SFPOR_INSTR_MOD1(word) & 1) ? imm : vd, sfpu_vc(v, F_SFPOR_LREG_C(word)), vd, OR);
 }
 
@@ -115,7 +126,11 @@ int64_t sfpu_sfpshft(struct copro_view *v, uint32_t thread, uint32_t word, int64
 {
     (void)thread;
     uint32_t vd = sfpu_vd(v, F_SFPSHFT_LREG_DEST(word)), vc = sfpu_vc(v, F_SFPSHFT_LREG_C(word)), mod1 = F_SFPSHFT_INSTR_MOD1(word);
+#ifdef TSIM_WORMHOLE
+    HEAD(v, word, vd, cycle, !(mod1 & (SHFT_ARITHMETIC | SHFT_ARG_IMM_USE_VC))); /* logical shifts only */
+#else
     HEAD(v, word, vd, cycle, 1);
+#endif
     const uint32_t *x = sfpu_lreg(v, sfpu_implicit_vb(v, vd)), *c = sfpu_lreg(v, vc);
     uint32_t out[LANES];
     for (uint32_t lane = 0; lane < LANES; lane++) {

@@ -5,6 +5,10 @@
  * Imm12; SFPTRANSP's nonzero Imm12, VC or Mod1; SFPSHFT2's Mod1 beyond 6, its VB slot beyond 4 bits
  * or SHFT_IMM's nonzero VC); and the backdoor test SFPTRANSP and two SFPSHFT2 modes make once, when
  * the lanes disagree on it (Unimplemented in Python).
+ *
+ * Wormhole (TSIM_WORMHOLE): the shuffles occupy the unit one cycle and leave a rule for the next
+ * (sfpu_hazard.c), and SUBVEC_SHFLSHR1 fills each row's first lane from the LReg[VC] the last
+ * SUBVEC_SHFLROR1 read (SfpuState.shfl_vc, the hardware bug of sfpu/wormhole.py).
  */
 #include <string.h>
 
@@ -115,9 +119,8 @@ static inline uint32_t shift(uint32_t b, int64_t amount)
     return amount >= 0 ? b << (amount & 31) : b >> ((-amount) & 31);
 }
 
-int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+static int64_t shft2(struct copro_view *v, uint32_t word)
 {
-    (void)thread, (void)cycle;
     uint32_t imm12 = F_SFPSHFT2_IMM12_MATH(word), vc = sfpu_vc(v, F_SFPSHFT2_LREG_SRC_C(word));
     uint32_t vd = sfpu_vd(v, F_SFPSHFT2_LREG_DEST(word)), mod1 = F_SFPSHFT2_INSTR_MOD1(word);
     if (mod1 > LANES_SHFT2_SHFT_IMM)
@@ -127,7 +130,12 @@ int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int6
     uint32_t vb = imm12 & 15;
     int slow = mod1 == LANES_SHFT2_SUBVEC_SHFLROR1_AND_COPY4 || mod1 == LANES_SHFT2_SUBVEC_SHFLROR1
                || mod1 == LANES_SHFT2_SUBVEC_SHFLSHR1;
+#ifdef TSIM_WORMHOLE /* sfpu.wormhole.WORMHOLE_SHFT2: no stall (a rule for the next cycle instead) */
+    (void)slow;
+    int64_t cycles = TIMING_SFPU_ISSUE;
+#else
     int64_t cycles = slow ? TIMING_SFPU_LANE_SHUFFLE : TIMING_SFPU_ISSUE;
+#endif
     uint32_t backdoor = sfpu_backdoor_lanes(v, vd);
     if (mod1 == LANES_SHFT2_SUBVEC_SHFLROR1_AND_COPY4 || mod1 == LANES_SHFT2_SUBVEC_SHFLROR1) {
         int once = whole_vector_backdoor(v, vd); /* tested once, outside the lane loop */
@@ -139,8 +147,23 @@ int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int6
         }
     }
     uint32_t lanes = sfpu_lane_enabled(v) & ~backdoor;
-    uint32_t vc_value[LANES];
+    uint32_t vc_value[LANES], row_start[LANES] = {0};
     memcpy(vc_value, sfpu_lreg(v, vc), sizeof vc_value);
+#ifdef TSIM_WORMHOLE
+    /* Wormhole's hardware bug (sfpu.lanes.Shft2Model.stale_row_start): SUBVEC_SHFLSHR1 fills each row's
+     * first lane from the LReg[VC] the last SUBVEC_SHFLROR1(_AND_COPY4) read; unknown before any
+     * (UndefinedBehavior in Python). */
+    if (mod1 == LANES_SHFT2_SUBVEC_SHFLSHR1 && sfpu_writes_vd(vd))
+        for (uint32_t lane = 0; lane < LANES; lane++) {
+            int64_t stale = v->shfl_vc[previous_in_row(lane)];
+            if (lane % ROW_LANES == 0 && (lanes >> lane & 1) && stale < 0)
+                return NATIVE_DEFER;
+            row_start[lane] = (uint32_t)stale;
+        }
+    if (mod1 == LANES_SHFT2_SUBVEC_SHFLROR1_AND_COPY4 || mod1 == LANES_SHFT2_SUBVEC_SHFLROR1)
+        for (uint32_t lane = 0; lane < LANES; lane++)
+            v->shfl_vc[lane] = vc_value[lane];
+#endif
     if (mod1 <= LANES_SHFT2_SUBVEC_SHFLROR1_AND_COPY4) {
         uint32_t l3[LANES];
         const uint32_t *l0 = sfpu_lreg(v, 0);
@@ -166,7 +189,7 @@ int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int6
             if (mod1 == LANES_SHFT2_SUBVEC_SHFLROR1)
                 result[lane] = vc_value[previous_in_row(lane)];
             else if (mod1 == LANES_SHFT2_SUBVEC_SHFLSHR1)
-                result[lane] = lane % ROW_LANES ? vc_value[previous_in_row(lane)] : 0;
+                result[lane] = lane % ROW_LANES ? vc_value[previous_in_row(lane)] : row_start[lane];
             else if (mod1 == LANES_SHFT2_SHFT_IMM) /* by the signed Imm12 */
                 result[lane] = shift(b[lane], imm);
             else /* SHFT_LREG: by LReg[VC] as a signed integer */
@@ -175,5 +198,24 @@ int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int6
         sfpu_write_lanes(v, vd, result, lanes);
     }
     sfpu_load_template(v, vd, backdoor, word);
+    return cycles;
+}
+
+int64_t sfpu_sfpshft2(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    (void)thread;
+    int64_t cycles = shft2(v, word);
+#ifdef TSIM_WORMHOLE
+    /* The rules the lane shuffles leave for the next cycle (sfpu.wormhole.sfpshft2). */
+    uint32_t mod1 = F_SFPSHFT2_INSTR_MOD1(word), vd = sfpu_vd(v, F_SFPSHFT2_LREG_DEST(word));
+    if (cycles != NATIVE_DEFER && !sfpu_scheduled(v)) {
+        if (mod1 == LANES_SHFT2_SUBVEC_SHFLROR1_AND_COPY4)
+            sfpu_hazard_record(v, cycle, SFPU_HAZARD_LANE_SHUFFLE, 0xFu, 0xEu); /* reads of 0..3, writes of 1..3 */
+        else if (mod1 == LANES_SHFT2_SUBVEC_SHFLROR1 || mod1 == LANES_SHFT2_SUBVEC_SHFLSHR1)
+            sfpu_hazard_record(v, cycle, SFPU_HAZARD_LANE_SHUFFLE, vd < 8 ? 1u << vd : 0, 0);
+    }
+#else
+    (void)cycle;
+#endif
     return cycles;
 }

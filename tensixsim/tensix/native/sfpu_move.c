@@ -9,6 +9,10 @@
  * an ADDR_MOD slot or RWC state whose Blackhole meaning is undocumented), SFPLOAD's wait after a
  * matrix-unit write of the rows it reads (sfpu.dst._after_matrix_write). SFPLOADMACRO (sfpu_macro.c)
  * shares SFPLOAD's plan and SFPSTORE's lane work.
+ *
+ * Wormhole's library (TSIM_WORMHOLE) runs SFPLOAD / SFPSTORE as sfpu/wormhole.py does: Addr without Sp,
+ * Dst without remap or swizzle, its integer conversions and unflushed FP32 store, and its ApplyAddrMod
+ * (adc.c).
  */
 #include "regs.h"
 #include "sfpu.h"
@@ -69,14 +73,22 @@ static int read_pipe_config(const struct copro_view *v, uint32_t thread, struct 
 {
     int64_t state = THREAD_FIELD(v, thread, CFG_STATE_ID_STATEID);
     int64_t offset = THREAD_FIELD(v, thread, DEST_TARGET_REG_CFG_MATH_OFFSET);
+#ifdef TSIM_WORMHOLE
+    int64_t incr = 0; /* no Sp (nor its ThreadConfig field) */
+#else
     int64_t incr = THREAD_FIELD(v, thread, SFPU_STACK_INCR);
+#endif
     if (state < 0 || offset < 0 || incr < 0)
         return 0;
     uint32_t s = (uint32_t)state;
+    int64_t regw = CONFIG_FIELD(v, s, DEST_REGW_BASE_BASE);
+#ifdef TSIM_WORMHOLE /* no remap or swizzle (regs.dst_mapping), and no Sp in the address */
+    int64_t remap = 0, swizzle = 0, sp_base = 0;
+#else
     int64_t remap = CONFIG_FIELD(v, s, DEST_ACCESS_CFG_REMAP_ADDRS);
     int64_t swizzle = CONFIG_FIELD(v, s, DEST_ACCESS_CFG_SWIZZLE_32B);
-    int64_t regw = CONFIG_FIELD(v, s, DEST_REGW_BASE_BASE);
     int64_t sp_base = CONFIG_FIELD(v, s, DEST_SP_BASE_BASE);
+#endif
     if (remap < 0 || swizzle < 0 || regw < 0 || sp_base < 0)
         return 0;
     *c = (struct pipe_config){s, (uint32_t)remap, (uint32_t)swizzle, (uint32_t)offset, (uint32_t)regw,
@@ -101,10 +113,18 @@ static int64_t resolve_srcb(const struct copro_view *v, uint32_t state, uint32_t
     return (SFPU_SRCB_AS_BF16_MASK >> fmt & 1) ? SFPU_FMT_BF16 : SFPU_FMT_FP16;
 }
 
-/* sfpu.dst._dst_addr: Addr, and the pipe's new Sp. */
+/* sfpu.dst._dst_addr: Addr, and the pipe's new Sp. Wormhole's (sfpu.wormhole._dst_addr) has no Sp:
+ * Imm10 + the math offset + RWCs.Dst + DEST_REGW_BASE (only the low two bits of the last two with
+ * MOD0_FMT_INT32_ALL), Sp unchanged. */
 static uint32_t dst_addr(const struct copro_view *v, uint32_t thread, const struct pipe_config *c,
                          uint32_t imm10, uint32_t mod0, int store, uint32_t *new_sp)
 {
+#ifdef TSIM_WORMHOLE
+    (void)store;
+    uint32_t dst_offset = v->rwc[RWC_DST][thread] + c->regw_base;
+    *new_sp = v->sfpu_sp[thread];
+    return (imm10 + c->math_offset + (mod0 == SFPU_FMT_INT32_ALL ? dst_offset & 3 : dst_offset)) & ADDR_ROW_MASK;
+#else
     uint32_t addr = imm10 + c->math_offset;
     uint32_t dst_offset = (v->rwc[RWC_DST][thread] + c->regw_base) & ADDR_ROW_MASK;
     uint32_t sp = v->sfpu_sp[thread];
@@ -121,6 +141,7 @@ static uint32_t dst_addr(const struct copro_view *v, uint32_t thread, const stru
     }
     *new_sp = sp;
     return addr & ADDR_ROW_MASK;
+#endif
 }
 
 /* ------------------------------------------------------------------------------ ApplyPartialAddrMod */
@@ -257,9 +278,30 @@ static uint32_t read_fp16(uint32_t x, int inf)
     return sign << 31 | (exp ? exp + 112 : 0) << 23 | man << 13;
 }
 
-/* sfpu.dst._load_datum */
+/* SFPLOAD.md SignMagToTwosComp and SFPSTORE.md ToSignMag (Wormhole's integer conversions). */
+static inline uint32_t sign_mag_to_twos(uint32_t x)
+{
+    uint32_t mag = x & ~SIGN32;
+    return x & SIGN32 ? 0u - mag : mag;
+}
+
+static inline uint32_t to_sign_mag(uint32_t x)
+{
+    uint32_t sign = x & SIGN32;
+    return sign | ((sign ? 0u - x : x) & ~SIGN32);
+}
+
+/* sfpu.dst._load_datum; Wormhole's (sfpu.wormhole._load_datum) differs in three modes. */
 static uint32_t load_datum(uint32_t mod0, uint32_t r, uint32_t old, int fp16_inf)
 {
+#ifdef TSIM_WORMHOLE
+    switch (mod0) {
+    case SFPU_FMT_INT32_SM: return sign_mag_to_twos(dst32_to_fp32(r));
+    case SFPU_FMT_INT8: return (r >> 15) << 31 | ((r >> 5) & 0x7Fu); /* a 7-bit magnitude */
+    case SFPU_FMT_INT8_COMP: return sign_mag_to_twos((r >> 15) << 31 | ((r >> 5) & 0x3FFu));
+    default: break;
+    }
+#endif
     switch (mod0) {
     case SFPU_FMT_FP16: return read_fp16(r, fp16_inf);
     case SFPU_FMT_BF16: return dst16_to_bf16(r & LOW16) << 16;
@@ -300,9 +342,18 @@ static uint32_t flush(uint32_t x)
     return (x & 0x7F800000u) == 0 ? x & SIGN32 : x;
 }
 
-/* sfpu.dst._store_datum: the raw Dst16b / Dst32b bits of LReg lane value x */
+/* sfpu.dst._store_datum: the raw Dst16b / Dst32b bits of LReg lane value x; Wormhole's
+ * (sfpu.wormhole._store_datum) differs in three modes. */
 static uint32_t store_datum(uint32_t mod0, uint32_t x)
 {
+#ifdef TSIM_WORMHOLE
+    switch (mod0) {
+    case SFPU_FMT_FP32: return dst32_from_fp32(x); /* no flush of denormals */
+    case SFPU_FMT_INT32_SM: return dst32_from_fp32(to_sign_mag(x));
+    case SFPU_FMT_INT8_COMP: mod0 = SFPU_FMT_INT8, x = to_sign_mag(x); break;
+    default: break;
+    }
+#endif
     switch (mod0) {
     case SFPU_FMT_FP16: return dst16_from_fp16(to_fp16(x) & LOW16);
     case SFPU_FMT_BF16: return dst16_from_bf16(flush(x) >> 16);
