@@ -238,10 +238,49 @@
 #define THD_ADDR_MOD_SET_BASE_SHIFT                              0u
 #define THD_ADDR_MOD_SET_BASE_MASK                               0x00000001u
 
-/* ---- regs.py, adc.py, matrix/moves.py (the matrix-unit section's names) ---- */
+/* ---- matrix.c: regs.py, matrix/unit.py, matrix/moves.py (MATRIX_*, MXF_*) ---- */
+#define MATRIX_SRC_BANKS                                         2u
+#define MATRIX_SRC_ROWS                                          64u
+#define MATRIX_SRC_COLS                                          16u
+#define MATRIX_DST_ROWS                                          1024u
+#define MATRIX_DST_COLS                                          16u
+#define MATRIX_DST32_ROWS                                        512u
+#define MATRIX_DST_BLOCK_ROWS                                    8u
+#define MATRIX_FACE_ROWS                                         16u
+#define MATRIX_ROW_MASK                                          1023u
+#define MATRIX_SRCA                                              0u
+#define MATRIX_SRCB                                              1u
+#define MATRIX_SRC_ROW_MASK                                      0x3Fu
+#define MATRIX_SRC_BLOCK_MASK                                    0x38u
 #define MATRIX_CLIENT_MATRIX_UNIT                                0u
 #define MATRIX_CLIENT_UNPACKERS                                  1u
+#define MATRIX_ZEROACC_ONE_ROW                                   0u
+#define MATRIX_ZEROACC_16_ROWS                                   1u
+#define MATRIX_ZEROACC_HALF_OF_DST                               2u
+#define MATRIX_ZEROACC_ALL_OF_DST                                3u
+#define MATRIX_K                                                 16u
+#define MATRIX_FP16_REBIAS                                       112u
 #define MATRIX_RWC_FIDELITY_MASK                                 0x3u
+#define MATRIX_SAFE_PRODUCT_EXP                                  -103
+#define MATRIX_EXP32                                             0x7F800000u
+#define MATRIX_CANONICAL_NAN                                     0x7FC00000u
+#define MATRIX_FIDELITY_A_BIT                                    1u
+#define MATRIX_FIDELITY_A_HIGH                                   0xFFF80000u
+#define MATRIX_FIDELITY_A_LOW                                    0xFFF83FFFu
+#define MATRIX_FIDELITY_B_BIT                                    2u
+#define MATRIX_FIDELITY_B_HIGH                                   0xFFFE0000u
+#define MATRIX_FIDELITY_B_LOW                                    0xFFFE1FFFu
+#define MATRIX_ELW_DIVISOR_A                                     32.0f
+#define MATRIX_ELW_DIVISOR_B                                     128.0f
+#define MATRIX_STYLE_BF16                                        5u
+#define MATRIX_STYLE_FP16                                        1u
+#define MATRIX_STYLE_TF32                                        4u
+#define MATRIX_STYLE_INT8                                        14u
+#define MATRIX_NO_STYLE                                          0xFFu
+#define MATRIX_SRC_STYLES {5u, 1u, 1u, 1u, 4u, 5u, 5u, 5u, 5u, 5u, 1u, 1u, 0xFFu, 0xFFu, 1u, 5u}
+#define MATRIX_ISSUE_CYCLES                                      1
+#define MATRIX_DST_WRITE_HIDDEN                                  4
+#define MATRIX_RETIRE_DEFAULT                                    1
 #define MATRIX_HOLD_KINDS                                        6u
 #define MATRIX_HOLD_EVERY                                        0x38u
 #define MATRIX_HOLD_HELD { \
@@ -258,6 +297,62 @@
     {0x00000900u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
     {0x00000900u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
     {0x00000400u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}}
+#define MXF_CFG_STATE_ID_STATEID_THREAD                          1
+#define MXF_CFG_STATE_ID_STATEID_INDEX                           0u
+#define MXF_CFG_STATE_ID_STATEID_SHIFT                           0u
+#define MXF_CFG_STATE_ID_STATEID_MASK                            0x00000001u
+#define MXF_FP16A_FORCE_ENABLE_THREAD                            1
+#define MXF_FP16A_FORCE_ENABLE_INDEX                             56u
+#define MXF_FP16A_FORCE_ENABLE_SHIFT                             0u
+#define MXF_FP16A_FORCE_ENABLE_MASK                              0x00000001u
+#define MXF_ALU_ACC_CTRL_INT8_MATH_ENABLED_THREAD                0
+#define MXF_ALU_ACC_CTRL_INT8_MATH_ENABLED_INDEX                 1u
+#define MXF_ALU_ACC_CTRL_INT8_MATH_ENABLED_SHIFT                 31u
+#define MXF_ALU_ACC_CTRL_INT8_MATH_ENABLED_MASK                  0x80000000u
+#define MXF_ALU_ACC_CTRL_FP32_ENABLED_THREAD                     0
+#define MXF_ALU_ACC_CTRL_FP32_ENABLED_INDEX                      1u
+#define MXF_ALU_ACC_CTRL_FP32_ENABLED_SHIFT                      29u
+#define MXF_ALU_ACC_CTRL_FP32_ENABLED_MASK                       0x20000000u
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_OVERRIDE_THREAD             0
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_OVERRIDE_INDEX              0u
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_OVERRIDE_SHIFT              4u
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_OVERRIDE_MASK               0x00000010u
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_VAL_THREAD                  0
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_VAL_INDEX                   0u
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_VAL_SHIFT                   0u
+#define MXF_ALU_FORMAT_SPEC_REG_SRCA_VAL_MASK                    0x0000000Fu
+#define MXF_ALU_FORMAT_SPEC_REG0_SRCA_THREAD                     0
+#define MXF_ALU_FORMAT_SPEC_REG0_SRCA_INDEX                      1u
+#define MXF_ALU_FORMAT_SPEC_REG0_SRCA_SHIFT                      17u
+#define MXF_ALU_FORMAT_SPEC_REG0_SRCA_MASK                       0x001E0000u
+#define MXF_FIDELITY_BASE_PHASE_THREAD                           1
+#define MXF_FIDELITY_BASE_PHASE_INDEX                            6u
+#define MXF_FIDELITY_BASE_PHASE_SHIFT                            0u
+#define MXF_FIDELITY_BASE_PHASE_MASK                             0x00000003u
+#define MXF_DEST_TARGET_REG_CFG_MATH_OFFSET_THREAD               1
+#define MXF_DEST_TARGET_REG_CFG_MATH_OFFSET_INDEX                1u
+#define MXF_DEST_TARGET_REG_CFG_MATH_OFFSET_SHIFT                0u
+#define MXF_DEST_TARGET_REG_CFG_MATH_OFFSET_MASK                 0x00000FFFu
+#define MXF_DEST_REGW_BASE_BASE_THREAD                           0
+#define MXF_DEST_REGW_BASE_BASE_INDEX                            6u
+#define MXF_DEST_REGW_BASE_BASE_SHIFT                            0u
+#define MXF_DEST_REGW_BASE_BASE_MASK                             0x0000FFFFu
+#define MXF_DEST_ACCESS_CFG_REMAP_ADDRS_THREAD                   1
+#define MXF_DEST_ACCESS_CFG_REMAP_ADDRS_INDEX                    0u
+#define MXF_DEST_ACCESS_CFG_REMAP_ADDRS_SHIFT                    0u
+#define MXF_DEST_ACCESS_CFG_REMAP_ADDRS_MASK                     0x00000000u
+#define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_THREAD                   1
+#define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_INDEX                    0u
+#define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_SHIFT                    0u
+#define MXF_DEST_ACCESS_CFG_SWIZZLE_32B_MASK                     0x00000000u
+#define MXF_CLR_DVALID_SRCA_DISABLE_THREAD                       1
+#define MXF_CLR_DVALID_SRCA_DISABLE_INDEX                        5u
+#define MXF_CLR_DVALID_SRCA_DISABLE_SHIFT                        0u
+#define MXF_CLR_DVALID_SRCA_DISABLE_MASK                         0x00000001u
+#define MXF_CLR_DVALID_SRCB_DISABLE_THREAD                       1
+#define MXF_CLR_DVALID_SRCB_DISABLE_INDEX                        5u
+#define MXF_CLR_DVALID_SRCB_DISABLE_SHIFT                        1u
+#define MXF_CLR_DVALID_SRCB_DISABLE_MASK                         0x00000002u
 
 
 /* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */

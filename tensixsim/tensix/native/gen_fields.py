@@ -239,6 +239,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
+        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL",
     ),
 }
 # fmt: on
@@ -389,12 +390,10 @@ def render_constants(arch: str = ARCH) -> str:
     for name in THREAD_FIELDS:
         _field(out, "THD", "REG", name, layout.THREAD_FIELDS.get(name, _ABSENT))
     out.text("")
+    _matrix_constants(out, arch)
     if arch == ARCH:
-        _matrix_constants(out)
         _pack_constants(out)
         _unpack_constants(out)
-    else:
-        _register_file_constants(out, arch)
     _sync_constants(out, arch)
     _thcon_constants(out, layout)
     return _close(out)
@@ -402,17 +401,6 @@ def render_constants(arch: str = ARCH) -> str:
 
 # A field the layout lacks: no bits, in a word no configuration has (a comparison never matches it).
 _ABSENT = (0xFFFF_FFFF, 0, 0)
-
-
-def _register_file_constants(out: _Defines, arch: str) -> None:
-    """The register-file facts sync.c, adc.c and matrix_hold.c read, for a header without the matrix
-    section."""
-    out.text("/* ---- regs.py, adc.py, matrix/moves.py (the matrix-unit section's names) ---- */")
-    out.add("MATRIX_CLIENT_MATRIX_UNIT", f"{int(regs.SrcClient.MATRIX_UNIT)}u")
-    out.add("MATRIX_CLIENT_UNPACKERS", f"{int(regs.SrcClient.UNPACKERS)}u")
-    out.add("MATRIX_RWC_FIDELITY_MASK", f"0x{adc.FIDELITY_MASK:X}u")
-    _hold_constants(out, arch)
-    out.text("")
 
 
 # ------------------------------------------------------------------------------ matrix unit
@@ -519,8 +507,14 @@ def _hold_constants(out: _Defines, arch: str) -> None:
     _opcode_set(out, "MATRIX_HOLD_ALLOWED", [set(allowed) for _, _, allowed in holds.values()], arch)
 
 
-def _matrix_constants(out: _Defines) -> None:
-    """matrix.c's section of ``constants.h``."""
+# The matrix unit's fields a layout may lack, read as 0 there (regs.dst_mapping: Wormhole's Dst has
+# neither remap nor swizzle); any other missing field is an error.
+_MATRIX_ZERO_WHEN_ABSENT = ("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b")
+
+
+def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
+    """matrix.c's (and matrix_hold.c's) section of ``constants.h``, over ``arch``'s configuration layout
+    and instruction table."""
     from tensixsim.tensix import formats
     from tensixsim.tensix.matrix import moves, unit
 
@@ -564,10 +558,16 @@ def _matrix_constants(out: _Defines) -> None:
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))
-    _hold_constants(out, ARCH)
+    _hold_constants(out, arch)
+    layout = LAYOUT_MODULES[arch]
     for name in MATRIX_FIELDS:
-        thread = name in cfg.THREAD_FIELDS
-        index, shift, width = cfg.THREAD_FIELDS[name] if thread else cfg.CONFIG_FIELDS[name]
+        thread = name in layout.THREAD_FIELDS
+        if not thread and name not in layout.CONFIG_FIELDS:
+            if name not in _MATRIX_ZERO_WHEN_ABSENT:
+                raise ValueError(f"{name} is not in the {arch} configuration layout")
+            thread, (index, shift, width) = True, (0, 0, 0)  # ThreadConfig word 0, an empty mask: 0
+        else:
+            index, shift, width = layout.THREAD_FIELDS[name] if thread else layout.CONFIG_FIELDS[name]
         if width > 32:
             raise ValueError(f"{name} spans {width} bits; matrix.c reads fields of one word only")
         out.add(c_name("MXF", name, "THREAD"), f"{int(thread)}")

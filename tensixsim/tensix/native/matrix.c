@@ -15,6 +15,10 @@
  * - a Wait: a Src bank not handed to the matrix unit, Dst rows still hidden after a matrix-unit write;
  * - clear_dvalid (bank flips go through the Src hand-over logic) and integer math
  *   (ALU_ACC_CTRL_INT8_math_enabled).
+ *
+ * Wormhole's library (TSIM_WORMHOLE) runs MVMUL and ELW* in Wormhole's encoding (matrix/wormhole.py:
+ * the same bodies, a two-bit AddrMod with Wormhole's ApplyAddrMod, adc.c; Dst without remap or
+ * swizzle); its ZEROACC is Python's.
  */
 #include <string.h>
 
@@ -36,7 +40,11 @@ _Static_assert(MATRIX_DST_BLOCK_ROWS == 8, "matrix.c writes at most one 8-row bl
 enum { CFG_STATES = 2 };          /* config/unit.py ConfigState.config: Config[2] */
 enum { K = MATRIX_K, COLS = MATRIX_DST_COLS, BLOCK = MATRIX_DST_BLOCK_ROWS };
 /* Documented operand widths inside wider slots (the semantics' ctx.documented calls). */
+#ifdef TSIM_WORMHOLE /* Wormhole's AddrMod is two bits (matrix/addressing.py WORMHOLE) */
+enum { DST_ROW_BITS = 10, ADDR_MODE_BITS = 2, MVMUL_MOD_BITS = 1 };
+#else
 enum { DST_ROW_BITS = 10, ADDR_MODE_BITS = 3, MVMUL_MOD_BITS = 1 };
+#endif
 enum { ZEROACC_MODE_BITS = 2, ZEROACC_WHERE_BITS = 10 };
 enum { ELW_BROADCAST_COL0 = 1, ELW_BROADCAST_ROW = 2 }; /* ELWADD / ELWSUB / ELWMUL instr_mod19 */
 enum dst_mode { DST_FP32, DST_BF16, DST_FP16 };          /* matrix.unit.DstMode (INT32 defers) */
@@ -624,6 +632,7 @@ static int64_t elw(struct copro_view *v, uint32_t t, struct elw_fields f, int64_
 }
 
 /* ------------------------------------------------------------------------------ ZEROACC */
+#ifndef TSIM_WORMHOLE /* (Wormhole's ZEROACC has its own encoding and model: Python's) */
 
 /* regs.mark_undefined16 / mark_undefined32 of `count` rows from `first`. */
 static void mark_undefined(struct copro_view *v, uint32_t first, uint32_t count, int wide,
@@ -671,6 +680,7 @@ static int64_t zeroacc(struct copro_view *v, uint32_t t, uint32_t word)
             v->rwc[i][t] = rwcs[i];
     return MATRIX_RETIRE_DEFAULT;
 }
+#endif
 
 /* ------------------------------------------------------------------------------ dispatch */
 
@@ -694,8 +704,10 @@ int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int6
     return elw(v, thread, ELW_FIELDS(ELWMUL, word), cycle, ELW_MUL);
 }
 
+#ifndef TSIM_WORMHOLE
 int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)cycle;
     return zeroacc(v, thread, word);
 }
+#endif

@@ -133,14 +133,14 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_CFGSHIFTMASK: return config_cfgshiftmask(v, thread, word);
 #endif
 
-#ifndef TSIM_WORMHOLE /* (Wormhole's library leaves the matrix, pack and unpack units to Python) */
-    case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
-
     case OP_MVMUL: return matrix_mvmul(v, thread, word, cycle);
     case OP_ELWADD: return matrix_elwadd(v, thread, word, cycle);
     case OP_ELWSUB: return matrix_elwsub(v, thread, word, cycle);
     case OP_ELWMUL: return matrix_elwmul(v, thread, word, cycle);
+
+#ifndef TSIM_WORMHOLE /* (Wormhole's library leaves ZEROACC, the packers and the unpackers to Python) */
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
+    case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
 
     case OP_PACR: return pack_pacr(v, thread, word, cycle);
 #endif
