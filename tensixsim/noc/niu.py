@@ -38,18 +38,6 @@ atomics are increment, compare and swap and the swaps (no Zaamo operations). Tra
 and Y tables alone (32 4-bit entries each) and writes the translated coordinates back into
 ``*_ADDR_MID``.
 
-Coordinate translation (Coordinates.md, "Translation Algorithm"). While bit 14 of the issuing NIU's
-``NIU_CFG_0`` is set, the X/Y coordinates in ``NOC_TARG_ADDR_HI`` and ``NOC_RET_ADDR_HI`` go through
-:meth:`Noc.translate`, with that NIU's tables and masks, when ``NOC_CMD_CTRL`` is written; the result
-is raw coordinates of the request's NoC and the request is routed as below. As on Blackhole (not
-Wormhole) the registers keep what software wrote. Readings where the pages are silent:
-
-- Both ``HI`` fields are translated for every request type, used or not (the page names both).
-- A broadcast rectangle (``NOC_TARG_ADDR_HI`` of an atomic or inline write, ``NOC_RET_ADDR_HI`` of a
-  write from L1) has its corners translated as the pairs (StartX, StartY) and (EndX, EndY), since the
-  algorithm maps an ``X, Y`` pair; the span is then taken from the translated corners (MemoryMap.md).
-- Bits 12..31 of a unicast ``HI`` field (reserved) and bits 24..31 of a rectangle pass unchanged.
-
 Requests. Coordinates (after any translation) are raw NoC coordinates of the NoC the request uses. The
 endpoints that exist are this tile (L1, and for inline writes its MMIO registers) and the DRAM tiles
 (:mod:`tensixsim.dram`); in a :class:`~tensixsim.chip.Chip` also every other Tensix tile, reached
@@ -59,32 +47,16 @@ memories and registers, which check every access; reached as DRAM is, at the L1 
 own NIUs count nothing). Any other tile of the grid is Unimplemented, and a router with no endpoint
 behind it (in a chip) or coordinates outside the grid are :class:`NoEndpoint`, a Tensix tile fused
 off on the chip :class:`HarvestedTile`.
-Supported: reads (split into 16 KiB packets), writes from L1 with a length or a byte-enable mask,
-inline writes to MMIO, the atomics (increment, compare and swap, the swaps by mask and by index, the
-Zaamo operations; parallel addition raises Unimplemented); broadcasts of writes from L1, inline
-writes and posted atomics to a rectangle of Tensix tiles, wrapping round the torus where its start
-lies past its end (in a chip; on a lone tile the tile itself). Everything is checked before anything
-changes. Readings where the pages are silent:
 
-- A request leaves the NIU on the cycle ``NOC_CMD_CTRL`` is written; the "started" / "sent" / "accepted"
-  counters and ``REQS_OUTSTANDING`` count it then. Packets of one NIU share its outgoing link (one
-  flit per cycle) and read responses its incoming link.
-- Write data are read from L1 when the request is taken (``WRITE_REQS_OUTGOING`` drops once the packet
-  has left, ``1 + flits`` cycles later); read data are read at the target when the response is
-  built; atomics act at the target on arrival.
-- A broadcast inline write is acknowledged by each receiver (as a broadcast write from L1 is); a
-  broadcast atomic with a response is Unimplemented (each receiver would answer to the same
-  ``NOC_RET_ADDR``). A rectangle with a corner outside the grid is :class:`NoEndpoint`.
-- Inline writes to L1 (unsafe on Blackhole, MemoryMap.md) and zero-length reads / writes are
-  :class:`~tensixsim.errors.UndefinedBehavior`; ``NOC_CMD_L1_ACC_AT_EN`` (unusable, a hardware bug) too.
-- A DRAM bank's controller serves the accesses reaching it one after another (NocTiming.dram_hold):
-  a lone tile's NIU keeps the controllers (``bank_free``); on a chip the routers do, and the data of
-  a DRAM access cross the links of their route (Fabric.send), so the action lands here once they
-  have come through.
-- Completions are events at a cycle (latency and bandwidth from :data:`tensixsim.timing.NOC`). The
-  tile delivers them in cycle order before the earliest core's cycle, and a counter read delivers
-  every event up to the reading cycle first; a core polling L1 sees a transfer's data at its next
-  slice boundary, as with a store from another core.
+Completions are events at a cycle (latency and bandwidth from :data:`tensixsim.timing.NOC`). The tile
+delivers them in cycle order before the earliest core's cycle, and a counter read delivers every event
+up to the reading cycle first; a core polling L1 sees a transfer's data at its next slice boundary, as
+with a store from another core.
+
+This module holds the NIUs' state, registers, command issue, endpoints, the memory at them and the
+completion events; coordinates and their translation are noc/translation.py, the request kinds
+noc/requests.py (reads, writes from L1, inline writes, broadcasts) and noc/atomics.py, a request's DRAM
+path noc/dram_path.py (mixins of Noc).
 """
 
 from __future__ import annotations
@@ -100,8 +72,10 @@ import numpy as np
 from tensixsim.arch import Arch
 from tensixsim.arch.common import NocFacts
 from tensixsim.dram import Dram
-from tensixsim.errors import InvalidProgram, MemoryFault, SimError, UndefinedBehavior, Unimplemented
+from tensixsim.errors import MemoryFault, SimError, UndefinedBehavior, Unimplemented
 from tensixsim.mmio.memory import Access, MmioRegion, Register
+from tensixsim.noc.atomics import Atomics
+from tensixsim.noc.dram_path import DramPath
 from tensixsim.noc.fabric import (
     Endpoint,
     Fabric,
@@ -109,90 +83,39 @@ from tensixsim.noc.fabric import (
     NoEndpoint,
     Packet,
     RemoteAction,
-    bank_link,
 )
 from tensixsim.noc.registers import (
-    AT_CAS,
-    AT_DATA,
-    AT_INCREMENT,
-    AT_LEN_BE,
-    AT_LEN_BE_1,
-    AT_SWAP_INDEX,
-    AT_SWAP_INDEX_HIGH,
-    AT_SWAP_MASK,
-    AT_ZAAMO,
-    ATOMIC_NAMES,
     BRCST_EXCLUDE,
     CMD_AT,
     CMD_BRCST_PACKET,
-    CMD_BRCST_SRC_INCLUDE,
     CMD_L1_ACC_AT_EN,
     CMD_RD,
-    CMD_RESP_MARKED,
     CMD_WR,
-    CMD_WR_BE,
-    CMD_WR_INLINE,
     CONFIG_BASE,
     CONFIG_PULSES,
     COUNTER_BASE,
     COUNTER_WORDS,
     CTRL,
     EIGHT_BIT_COUNTERS,
-    MST_ATOMIC_RESP_RECEIVED,
-    MST_CMD_ACCEPTED,
-    MST_NONPOSTED_ATOMIC_SENT,
-    MST_NONPOSTED_ATOMIC_STARTED,
-    MST_NONPOSTED_WR_DATA_WORD_SENT,
-    MST_NONPOSTED_WR_REQ_SENT,
-    MST_NONPOSTED_WR_REQ_STARTED,
-    MST_POSTED_ATOMIC_SENT,
-    MST_POSTED_WR_DATA_WORD_SENT,
-    MST_POSTED_WR_REQ_SENT,
-    MST_POSTED_WR_REQ_STARTED,
-    MST_RD_DATA_WORD_RECEIVED,
-    MST_RD_REQ_SENT,
-    MST_RD_REQ_STARTED,
-    MST_RD_RESP_RECEIVED,
     MST_REQS_OUTSTANDING_ID,
-    MST_WR_ACK_RECEIVED,
-    MST_WRITE_REQS_OUTGOING_ID,
-    PACKET_TAG,
     REQUEST_FIELDS,
     REQUEST_TYPES,
     RET_HI,
-    RET_LO,
     RET_MID,
-    SLV_ATOMIC_RESP_SENT,
-    SLV_NONPOSTED_ATOMIC_RECEIVED,
-    SLV_NONPOSTED_WR_DATA_WORD_RECEIVED,
-    SLV_NONPOSTED_WR_REQ_RECEIVED,
-    SLV_NONPOSTED_WR_REQ_STARTED,
-    SLV_POSTED_ATOMIC_RECEIVED,
-    SLV_POSTED_WR_DATA_WORD_RECEIVED,
-    SLV_POSTED_WR_REQ_RECEIVED,
-    SLV_POSTED_WR_REQ_STARTED,
-    SLV_RD_DATA_WORD_SENT,
-    SLV_RD_REQ_RECEIVED,
-    SLV_RD_RESP_SENT,
-    SLV_REQ_ACCEPTED,
-    SLV_WR_ACK_SENT,
     TARG_HI,
-    TARG_LO,
     TARG_MID,
-    TRANSLATION_ENABLE,
 )
-from tensixsim.results import DramBankUse, count_bank_use
+from tensixsim.noc.requests import Requests
+from tensixsim.noc.translation import Translation
 from tensixsim.timing import NOC
 
 if TYPE_CHECKING:
     from tensixsim.endpoints.device import MappedEndpoint
     from tensixsim.tile import Tile
 
-THIS_TILE = Endpoint("tile")  # the issuing (or receiving) NIU's own tile
-
 
 @dataclass
-class Noc:
+class Noc(Translation, DramPath, Requests, Atomics):
     """Both NIUs of the tile: register state, counters, requests in flight."""
 
     facts: NocFacts
@@ -286,74 +209,6 @@ class Noc:
     def _config(self, noc: int, name: str) -> int:
         return int(self.config[noc, self._config_index(name)])
 
-    def _table(self, noc: int, name: str, index: int) -> int:
-        """Entry ``index`` (0..31) of the lookup table ``name``: entries of ``table_entry_bits`` packed
-        from bit 0 of each 32-bit word (Blackhole: six 5-bit entries, bits 30 and 31 unused; Wormhole:
-        eight 4-bit entries)."""
-        bits = self.facts.registers.table_entry_bits
-        word, slot = divmod(index, 32 // bits)
-        return self._config(noc, f"{name}_{word}") >> bits * slot & (1 << bits) - 1
-
-    # ------------------------------------------------------------------ coordinate translation
-    def translating(self, noc: int) -> bool:
-        return bool(self._config(noc, "NIU_CFG_0") & TRANSLATION_ENABLE)
-
-    def translate(self, noc: int, x: int, y: int) -> tuple[int, int]:
-        """Raw coordinates for the translated pair (x, y) (6 bits each) at NIU ``noc``
-        (Coordinates.md, "Translation Algorithm"; Wormhole's: the X and Y tables alone)."""
-        x5, y5 = x & 0x1F, y & 0x1F
-        if self.facts.registers.translation == "tables":
-            # Wormhole's tables have 32 entries per axis; a coordinate of 32 or more (6 bits) is not
-            # covered by the page: its low 5 bits index the table.
-            x_table, y_table = "NOC_X_ID_TRANSLATE_TABLE", "NOC_Y_ID_TRANSLATE_TABLE"
-            return self._table(noc, x_table, x5), self._table(noc, y_table, y5)
-        # Two bits above the last DDR table entry mark columns 9 and 0 as DRAM columns.
-        flags = self._config(noc, "DDR_COORD_TRANSLATE_TABLE_5")
-        dram_columns = {c for c, bit in ((9, 10), (0, 11)) if flags >> bit & 1}
-        if self._config(noc, "DDR_COORD_TRANSLATE_COL_SWAP") >> y5 & 1 and (x5 ^ 9) in dram_columns:
-            raw_x = x5 ^ 9
-        elif self._config(noc, "NOC_ID_TRANSLATE_ROW_MASK") >> y5 & 1:
-            raw_x = x
-        else:
-            raw_x = self._table(noc, "NOC_X_ID_TRANSLATE_TABLE", x5)
-        # Y depends on the X given, not on the X produced.
-        if x5 in dram_columns:
-            raw_y = self._table(noc, "DDR_COORD_TRANSLATE_TABLE", y5)
-        elif self._config(noc, "NOC_ID_TRANSLATE_COL_MASK") >> x5 & 1:
-            raw_y = y
-        else:
-            raw_y = self._table(noc, "NOC_Y_ID_TRANSLATE_TABLE", y5)
-        return raw_x, raw_y
-
-    def translate_hi(self, noc: int, hi: int, rectangle: bool) -> int:
-        """A ``*_ADDR_HI`` value with its coordinates translated: (x, y) in bits 0..11, and for a
-        broadcast rectangle also (StartX, StartY) in bits 12..23; other bits unchanged."""
-        corners = 2 if rectangle else 1
-        for k in range(corners):
-            shift = 12 * k
-            x, y = self.translate(noc, hi >> shift & 0x3F, hi >> shift + 6 & 0x3F)
-            hi = hi & ~(0xFFF << shift) | (x | y << 6) << shift
-        return hi
-
-    def _translated_fields(self, noc: int, f: list[int]) -> tuple[int, int]:
-        """``NOC_TARG_ADDR_HI`` and ``NOC_RET_ADDR_HI`` of request fields ``f`` as the NIU uses them."""
-        ctrl = f[CTRL]
-        broadcast = bool(ctrl & CMD_BRCST_PACKET)
-        # The field holding a broadcast rectangle: the target of an atomic or an inline write, the
-        # return address (destination) of a write from L1.
-        targ_rect = (ctrl & 3) == CMD_AT or ((ctrl & 3) == CMD_WR and bool(ctrl & CMD_WR_INLINE))
-        return (
-            self.translate_hi(noc, f[TARG_HI], broadcast and targ_rect),
-            self.translate_hi(noc, f[RET_HI], broadcast and not targ_rect),
-        )
-
-    def coordinates(self, noc: int, position: tuple[int, int] | None = None) -> tuple[int, int]:
-        """``position`` (default: this tile) on ``noc``: NoC #1 counts from the opposite corner."""
-        x, y = position if position is not None else self.position
-        if noc == 0:
-            return x, y
-        return self.facts.width - 1 - x, self.facts.height - 1 - y
-
     def node_id(self, noc: int) -> int:
         x, y = self.coordinates(noc)
         x_first = self.facts.x_first_routing[noc]
@@ -421,78 +276,6 @@ class Noc:
     def _write_access(self, endpoint: Endpoint) -> int:
         """Cycles from a write reaching ``endpoint`` until it has completed (and is acknowledged)."""
         return NOC.dram_access if endpoint.kind == "dram" else NOC.l1_write
-
-    def _served(self, endpoint: Endpoint, address: int, reached: int, length: int, write: bool) -> int:
-        """The cycle ``endpoint`` starts an access of ``length`` bytes at ``address`` that reaches it at
-        ``reached``: a lone tile's DRAM controller takes it at its turn, first come first served
-        (NocTiming.dram_hold); on a chip the routers give that turn (``_bank_packet``)."""
-        if endpoint.kind != "dram" or self._bank_in_fabric(endpoint):
-            return reached
-        bank = self._controller(endpoint, address)
-        start = max(reached, self.bank_free.get(bank, 0))
-        hold = NOC.dram_hold(length, write, self.arch)
-        self.bank_free[bank] = start + hold
-        count_bank_use(self._bank_use, bank, hold, start - reached)
-        return start
-
-    def _controller(self, dram: Endpoint, address: int) -> int:
-        """The DRAM controller an access at ``address`` of ``dram``'s group asks: the group's, or where a
-        group has several GDDR6 channels (NocFacts.dram_channel_bytes), its channel's, numbered across
-        the chip (group * channels + channel, tt-metal's bank order)."""
-        channel = self.facts.dram_channel_bytes
-        if not channel:
-            return dram.group
-        return dram.group * (self.facts.dram_group_bytes // channel) + address // channel
-
-    def bank_use(self) -> dict[int, DramBankUse]:
-        """A lone tile's DRAM controllers (``_controller``'s numbers): what they did for it (a chip's:
-        Chip)."""
-        return {bank: DramBankUse(*use) for bank, use in self._bank_use.items()}
-
-    def _bank_in_fabric(self, endpoint: Endpoint) -> bool:
-        """Whether ``endpoint`` is a DRAM bank whose controller a chip's routers keep."""
-        return endpoint.kind == "dram" and self.fabric is not None
-
-    def _bank_packet(
-        self,
-        noc: int,
-        dram: Endpoint,
-        address: int,
-        reached: int,
-        length: int,
-        write: bool,
-        ready: int,
-        flits: int,
-    ) -> Packet:
-        """The packet of a chip's DRAM access that moves its data: a read's response (its data ready to
-        leave at ``ready`` unloaded) or a write's data (sent at ``ready``), crossing the controller of
-        ``dram``'s group (asked at ``reached``, the request's arrival) and the links of its route."""
-        far, own = self.coordinates(noc, dram.xy), self.coordinates(noc)
-        return Packet(
-            noc,
-            own if write else far,
-            far if write else own,
-            ready + NOC.niu_to_router,
-            flits,
-            bank=bank_link(self._controller(dram, address)),
-            bank_hold=NOC.dram_hold(length, write, self.arch),
-            bank_at=reached,
-            bank_first=not write,
-        )
-
-    def _inbound(
-        self, cycle: int, action: Callable[[int], None], packet: Packet, span: tuple[int, int] | None = None
-    ) -> None:
-        """Run ``action`` here at ``cycle`` unloaded, later by what ``packet`` waits for in the chip's
-        fabric (its bank's controller, links other packets hold); ``span``: the L1 bytes it writes."""
-        counted = span is not None
-        self.inbound += counted
-
-        def arrived(niu: Noc, at: int) -> None:
-            niu.inbound = max(0, niu.inbound - counted)  # (the NIU may have been reset meanwhile)
-            action(at)
-
-        self.fabric.send(self, self.position, cycle, arrived, packet, span)
 
     def _landing(
         self, noc: int, flits: int, write: Callable[[int], None], span: bool | tuple[int, int]
@@ -717,593 +500,6 @@ class Noc:
                 f[mid], f[hi] = word & 0xF, word >> 4 & 0xFFFFFF
         return f
 
-    def _write_back(self, noc: int, initiator: int, targ: int, ret: int) -> None:
-        """Put translated coordinates back into the ``*_ADDR_MID`` registers (Wormhole)."""
-        fields = self.facts.registers.request_fields
-        for name, hi in (("NOC_TARG_ADDR_MID", targ), ("NOC_RET_ADDR_MID", ret)):
-            index = fields.index(name)
-            word = int(self.requests[noc, initiator, index])
-            self.requests[noc, initiator, index] = word & 0xF000000F | (hi & 0xFFFFFF) << 4
-
-    def _txn(self, f: list[int]) -> int:
-        return f[PACKET_TAG] >> 10 & 0xF
-
-    def _own(self, noc: int, hi: int, what: str) -> None:
-        if self.endpoint(noc, hi, what).kind != "tile":
-            raise Unimplemented(f"NoC #{noc}: {what} elsewhere than this tile", value=hi)
-
-    def _length(self, f: list[int], what: str) -> int:
-        if f[AT_LEN_BE_1]:
-            raise Unimplemented(f"{what} of 4 GiB or more", value=f[AT_LEN_BE_1])
-        if f[AT_LEN_BE] == 0:
-            raise UndefinedBehavior(f"zero-length {what}")
-        return f[AT_LEN_BE]
-
-    def _plan_read(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
-        size = self._length(f, "read")
-        if f[CTRL] & CMD_BRCST_PACKET:
-            raise UndefinedBehavior("broadcast read (NOC_CMD_BRCST_PACKET must be false for reads)")
-        source = self.endpoint(noc, f[TARG_HI], "read source (NOC_TARG_ADDR_HI)")
-        self._own(noc, f[RET_HI], "read destination (NOC_RET_ADDR_HI)")
-        src = f[TARG_LO] | f[TARG_MID] << 32
-        dst = f[RET_LO]
-        if f[RET_MID]:
-            raise Unimplemented("read destination above 4 GiB in a Tensix tile", value=f[RET_MID])
-        self._check(source, src, size, "read source")
-        self._l1_span(dst, size, "read destination")
-        packets = -(-size // self.max_packet_bytes)
-        txn = self._txn(f)
-        loop = source.kind == "tile"
-        back = 0 if loop else self._return_hops(noc, f[TARG_HI])
-
-        def run() -> None:
-            self._will_write(THIS_TILE, dst, size)
-            self._count(
-                noc,
-                cycle,
-                (MST_REQS_OUTSTANDING_ID + txn, packets),
-                (MST_CMD_ACCEPTED, packets),
-                (MST_RD_REQ_STARTED, packets),
-                (MST_RD_REQ_SENT, packets),
-            )
-            for k in range(packets):
-                offset = k * self.max_packet_bytes
-                length = min(self.max_packet_bytes, size - offset)
-                flits = self.flits(length)
-                sent = max(cycle, self.tx_free[noc]) + 1  # one header flit
-                self.tx_free[noc] = sent
-                reached = sent + self._latency(source.hops)  # the request at its target
-                chip = self._bank_in_fabric(source)
-                turn = self._served(source, src + offset, reached, length, False)
-                arrive = turn + self._read_access(source)
-                first = arrive + self._latency(back)
-                if chip:  # the response crosses its bank's controller and the links back (unloaded here)
-                    packet = self._bank_packet(
-                        noc, source, src + offset, reached, length, False, arrive, flits + 1
-                    )
-                    read = self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
-                    span = (dst + offset, dst + offset + length)
-                    self._inbound(first + flits, self._landing(noc, flits, read, span), packet, span)
-                    continue
-                if source.kind == "remote":
-                    # The response's last flit is in ``first + flits - arrive`` after the request is
-                    # served (later if it waits for links), then behind the responses before it.
-                    served = self._read_served(
-                        noc, txn, src + offset, dst + offset, length, first + flits - arrive
-                    )
-                    self._at(source, arrive, served, noc, sent, 1)
-                    continue
-                # The data are written into this tile's L1, and only then counted (Counters.md).
-                read = self._read_done(noc, txn, source, src + offset, dst + offset, length, loop)
-                self._landing(noc, flits, read, (dst + offset, dst + offset + length))(first + flits)
-
-        return run
-
-    def _read_served(self, noc: int, txn: int, src: int, dst: int, length: int, after: int) -> RemoteAction:
-        """A read packet reaching another tile: its NIU reads the data as it builds the response, which
-        lands here ``after`` cycles later (unloaded)."""
-
-        def served(niu: Noc, cycle: int) -> None:
-            data = niu._read(Endpoint("tile"), src, length)
-            flits = self.flits(length)
-            niu._count(
-                noc,
-                cycle,
-                (SLV_REQ_ACCEPTED, 1),
-                (SLV_RD_REQ_RECEIVED, 1),
-                (SLV_RD_RESP_SENT, 1),
-                (SLV_RD_DATA_WORD_SENT, flits),
-            )
-
-            def written(at: int) -> None:
-                self.tile.l1_store(dst, data, at, by=("noc",))
-                self._count(
-                    noc,
-                    at,
-                    (MST_RD_RESP_RECEIVED, 1),
-                    (MST_RD_DATA_WORD_RECEIVED, flits),
-                    (MST_REQS_OUTSTANDING_ID + txn, -1),
-                )
-
-            def landed(_: Noc, at: int) -> None:
-                # Counted once the data are written into this tile's L1 (Counters.md).
-                ordered = self.orders_remote_writes
-                self._landing(noc, flits, written, (dst, dst + length) if ordered else False)(at)
-
-            niu._send(noc, self.position, cycle + after, landed, cycle, flits + 1)
-
-        return served
-
-    def _return_hops(self, noc: int, hi: int) -> int:
-        return self.hops(noc, (hi & 0x3F, hi >> 6 & 0x3F), self.coordinates(noc))
-
-    def _read_done(
-        self, noc: int, txn: int, source: Endpoint, src: int, dst: int, length: int, loop: bool
-    ) -> Callable[[int], None]:
-        def done(cycle: int) -> None:
-            data = self._read(source, src, length, cycle)
-            self.tile.l1_store(dst, data, cycle, by=("noc",))
-            flits = self.flits(length)
-            changes = [
-                (MST_RD_RESP_RECEIVED, 1),
-                (MST_RD_DATA_WORD_RECEIVED, flits),
-                (MST_REQS_OUTSTANDING_ID + txn, -1),
-            ]
-            if loop:
-                changes += [
-                    (SLV_REQ_ACCEPTED, 1),
-                    (SLV_RD_REQ_RECEIVED, 1),
-                    (SLV_RD_RESP_SENT, 1),
-                    (SLV_RD_DATA_WORD_SENT, flits),
-                ]
-            self._count(noc, cycle, *changes)
-
-        return done
-
-    def _broadcast_targets(self, noc: int, hi: int, ctrl: int, what: str) -> list[Endpoint]:
-        """The receivers of a broadcast to the rectangle in ``hi`` (RoutingPaths.md, MemoryMap.md):
-        every Tensix tile in it, this one only with NOC_CMD_BRCST_SRC_INCLUDE; other tiles (and fused-off
-        ones) opt out. A span whose start lies past its end wraps round the torus (``x <= EndX or
-        StartX <= x``). In a chip any rectangle of the grid; on a lone tile, the tile itself."""
-        if self.fabric is None:
-            self._broadcast_target(noc, hi, ctrl, what)
-            return [Endpoint("tile")]
-        end, start = (hi & 0x3F, hi >> 6 & 0x3F), (hi >> 12 & 0x3F, hi >> 18 & 0x3F)
-        if not all(x < self.facts.width and y < self.facts.height for x, y in (start, end)):
-            raise NoEndpoint(
-                f"NoC #{noc} broadcast {what} to {start}..{end}: a corner outside the "
-                f"{self.facts.width}x{self.facts.height} grid",
-                value=hi,
-            )
-        own = self.coordinates(noc)
-        targets = []
-        for y in _span(start[1], end[1], self.facts.height):
-            for x in _span(start[0], end[0], self.facts.width):
-                if (x, y) == own:
-                    if ctrl & CMD_BRCST_SRC_INCLUDE:
-                        targets.append(Endpoint("tile"))
-                    continue
-                noc0 = self.coordinates(noc, (x, y))
-                if self.fabric.endpoint_kind(noc0) == "tensix":
-                    targets.append(Endpoint("remote", hops=self.hops(noc, own, (x, y)), xy=noc0))
-        return targets
-
-    def _broadcast_target(self, noc: int, hi: int, ctrl: int, what: str) -> None:
-        """A broadcast rectangle must be this tile alone, with the initiator included."""
-        end, start = (hi & 0x3F, hi >> 6 & 0x3F), (hi >> 12 & 0x3F, hi >> 18 & 0x3F)
-        own = self.coordinates(noc)
-        if start != own or end != own:
-            raise Unimplemented(
-                f"NoC #{noc} broadcast {what} to {start}..{end}: only this tile {own} is modelled", value=hi
-            )
-        if not ctrl & CMD_BRCST_SRC_INCLUDE:
-            raise Unimplemented(
-                f"NoC #{noc} broadcast {what} excluding the initiator from a rectangle of itself alone",
-                value=ctrl,
-            )
-
-    def _plan_write(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
-        ctrl = f[CTRL]
-        marked = bool(ctrl & CMD_RESP_MARKED)
-        txn = self._txn(f)
-        if ctrl & CMD_WR_INLINE:
-            return self._plan_inline(noc, f, cycle, marked, txn)
-        self._own(noc, f[TARG_HI], "write source (NOC_TARG_ADDR_HI)")
-        if ctrl & CMD_BRCST_PACKET:
-            targets = self._broadcast_targets(noc, f[RET_HI], ctrl, "write")
-        else:
-            targets = [self.endpoint(noc, f[RET_HI], "write destination (NOC_RET_ADDR_HI)")]
-        # (Every receiver of a broadcast is a Tensix tile: one check covers them all.)
-        target = targets[0] if targets else Endpoint("tile")
-        src = f[TARG_LO]
-        dst = f[RET_LO] | f[RET_MID] << 32
-        if f[TARG_MID]:
-            raise Unimplemented("write source above 4 GiB in a Tensix tile", value=f[TARG_MID])
-        if ctrl & CMD_WR_BE:
-            mask = f[AT_LEN_BE] | f[AT_LEN_BE_1] << 32
-            src, dst = src & ~0xF, dst & ~0xF
-            span = self.facts.write_be_bytes  # one mask bit per byte
-            self._l1_span(src, span, "write source")
-            self._check(target, dst, span, "write destination", True, self._device_data(target, src, span))
-            pieces = [(0, span)]
-        else:
-            mask = None
-            size = self._length(f, "write")
-            self._l1_span(src, size, "write source")
-            self._check(target, dst, size, "write destination", True, self._device_data(target, src, size))
-            most = self.max_packet_bytes
-            pieces = [(k, min(most, size - k)) for k in range(0, size, most)]
-        packets = len(pieces)
-        own = self.coordinates(noc)
-        # Hops of each receiver's acknowledgement back to this tile.
-        backs = [
-            0 if t.kind == "tile" else self._return_hops(noc, f[RET_HI]) if t.kind in ("dram", "device")
-            else self.hops(noc, self.coordinates(noc, t.xy), own)
-            for t in targets
-        ]  # fmt: skip
-        # Each receiver acknowledges each packet (tt-metal's multicast barrier counts one per receiver).
-        acks = packets * len(targets)
-        extent = pieces[-1][0] + pieces[-1][1]
-
-        def run() -> None:
-            for target in targets:
-                self._will_write(target, dst, extent)
-            changes = [
-                (MST_WRITE_REQS_OUTGOING_ID + txn, packets),
-                (MST_CMD_ACCEPTED, packets),
-                (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, packets),
-            ]
-            if marked:
-                changes.append((MST_REQS_OUTSTANDING_ID + txn, acks))
-            self._count(noc, cycle, *changes)
-            for offset, length in pieces:
-                data = self.tile.l1[src + offset : src + offset + length].tobytes()
-                flits = self.flits(length)
-                left = max(cycle, self.tx_free[noc]) + 1 + flits
-                self.tx_free[noc] = left
-                self.schedule(left, self._write_left(noc, txn, marked, flits))
-                # A multicast's packets share the links their routes have in common.
-                group = (self.position, noc, left) if len(targets) > 1 else None
-                for target, back in zip(targets, backs, strict=True):
-                    # The far NIU's counters count it (this tile's, or a remote tile's), not DRAM's (nor
-                    # an ARC / Ethernet tile's NIU, not modelled).
-                    loop = target.kind not in ("dram", "device")
-                    reached = left + self._latency(target.hops)  # the header at the target
-                    chip = self._bank_in_fabric(target)
-                    turn = self._served(target, dst + offset, reached, length, True)
-                    arrive = turn + self._write_access(target)
-                    remote_ack = back if marked and target.kind == "remote" else None
-                    arrived = self._write_arrived(
-                        noc, target, dst + offset, data, mask, marked, loop, remote_ack, txn
-                    )
-                    if chip:  # the data cross the links and their bank's controller (unloaded here)
-                        packet = self._bank_packet(
-                            noc, target, dst + offset, reached, length, True, left, flits + 1
-                        )
-                        self._inbound(arrive, self._dram_written(noc, txn, arrived, marked, back), packet)
-                        continue
-                    span = (dst + offset, dst + offset + length)
-                    self._at(target, arrive, arrived, noc, left, flits + 1, group, span)
-                    if marked and remote_ack is None:
-                        self.schedule(arrive + self._latency(back), self._acked(noc, txn))
-
-        return run
-
-    def _write_left(self, noc: int, txn: int, marked: bool, flits: int) -> Callable[[int], None]:
-        def left(cycle: int) -> None:
-            self._count(
-                noc,
-                cycle,
-                (MST_NONPOSTED_WR_REQ_SENT if marked else MST_POSTED_WR_REQ_SENT, 1),
-                (MST_NONPOSTED_WR_DATA_WORD_SENT if marked else MST_POSTED_WR_DATA_WORD_SENT, flits),
-                (MST_WRITE_REQS_OUTGOING_ID + txn, -1),
-            )
-
-        return left
-
-    def _write_arrived(
-        self,
-        noc: int,
-        target: Endpoint,
-        dst: int,
-        data: bytes,
-        mask: int | None,
-        marked: bool,
-        loop: bool,
-        remote_ack: int | None = None,
-        txn: int = 0,
-    ) -> RemoteAction:
-        """The write landing at ``target``; with ``remote_ack`` (the hops back), another tile sends its
-        acknowledgement back over the links."""
-
-        def arrived(niu: Noc, cycle: int) -> None:
-            if remote_ack is not None:
-                niu._send_ack(noc, self, cycle, remote_ack, txn)
-            if mask is None:
-                niu._write(target, dst, data, cycle)
-            else:
-                old = bytearray(niu._read(target, dst, len(data), cycle))
-                for i in range(len(data)):
-                    if mask >> i & 1:
-                        old[i] = data[i]
-                niu._write(target, dst, bytes(old), cycle)
-            if loop:
-                flits = self.flits(len(data))
-                niu._count(
-                    noc,
-                    cycle,
-                    (SLV_NONPOSTED_WR_REQ_STARTED if marked else SLV_POSTED_WR_REQ_STARTED, 1),
-                    (
-                        SLV_NONPOSTED_WR_DATA_WORD_RECEIVED if marked else SLV_POSTED_WR_DATA_WORD_RECEIVED,
-                        flits,
-                    ),
-                    (SLV_NONPOSTED_WR_REQ_RECEIVED if marked else SLV_POSTED_WR_REQ_RECEIVED, 1),
-                    *([(SLV_WR_ACK_SENT, 1)] if marked else []),
-                )
-
-        return arrived
-
-    def _dram_written(
-        self, noc: int, txn: int, arrived: RemoteAction, marked: bool, back: int
-    ) -> Callable[[int], None]:
-        """A chip's write reaching DRAM (once its bank's controller has taken it): the bytes land, and
-        the acknowledgement comes back ``back`` hops later."""
-
-        def written(cycle: int) -> None:
-            arrived(self, cycle)
-            if marked:
-                self.schedule(cycle + self._latency(back), self._acked(noc, txn))
-
-        return written
-
-    def _send_ack(self, noc: int, requester: Noc, cycle: int, hops: int, txn: int) -> None:
-        """This (far) NIU acknowledges ``requester``'s write at ``cycle``: a one-flit packet back."""
-        acked = requester._acked(noc, txn)
-        self._send(noc, requester.position, cycle + self._latency(hops), lambda _, at: acked(at), cycle, 1)
-
-    def _acked(self, noc: int, txn: int) -> Callable[[int], None]:
-        def acked(cycle: int) -> None:
-            self._count(noc, cycle, (MST_WR_ACK_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
-
-        return acked
-
-    def _plan_inline(self, noc: int, f: list[int], cycle: int, marked: bool, txn: int) -> Callable[[], None]:
-        ctrl = f[CTRL]
-        if ctrl & CMD_BRCST_PACKET:
-            targets = self._broadcast_targets(noc, f[TARG_HI], ctrl, "inline write")
-        else:
-            targets = [self.endpoint(noc, f[TARG_HI], "inline write destination (NOC_TARG_ADDR_HI)")]
-        address = f[TARG_LO] | f[TARG_MID] << 32
-        if any(t.kind == "dram" for t in targets):
-            raise InvalidProgram(
-                "inline write to a DRAM tile (NOC_CMD_WR_INLINE needs a Tensix or Ethernet tile)",
-                value=address,
-            )
-        device = next((t for t in targets if t.kind == "device"), None)  # (a broadcast reaches Tensix tiles)
-        to_l1 = self._device(device).in_l1(address, 4) if device else address < self.tile.arch.l1_size
-        if to_l1 and not self.facts.inline_l1_writes:
-            raise UndefinedBehavior(
-                "inline write to L1 (unsafe on Blackhole: a hardware bug; tt-metal writes from L1 instead)",
-                value=address,
-            )
-        if not to_l1 and (address & 3 or f[TARG_MID]):
-            raise UndefinedBehavior("inline write to an unaligned or 64-bit MMIO address", value=address)
-        value = f[AT_DATA]
-        enables = f[AT_LEN_BE]
-        own = self.coordinates(noc)
-        line = (address & ~0xF, (address & ~0xF) + 16)  # (the L1 line an inline write changes)
-        if device is not None and not to_l1:
-            self._check(device, address, 4, "inline write destination", True, value.to_bytes(4, "little"))
-
-        def arrived_at(back: int | None, target: Endpoint) -> RemoteAction:
-            def arrived(niu: Noc, at: int) -> None:
-                if target.kind == "device":  # its NIU (and counters) are not modelled
-                    if to_l1:
-                        niu._inline_l1(address, value, enables, at, target)
-                    else:
-                        niu._write(target, address, value.to_bytes(4, "little"), at)
-                    return
-                if to_l1:
-                    niu._inline_l1(address, value, enables, at)
-                else:
-                    niu.tile.register_access(address, at, value)
-                if niu is not self:  # wake the remote tile's cores polling that register
-                    if not to_l1:
-                        niu.tile.register_written(address & ~3, at)
-                    if back is not None:
-                        niu._send_ack(noc, self, at, back, txn)
-                niu._count(
-                    noc,
-                    at,
-                    (SLV_NONPOSTED_WR_REQ_STARTED if marked else SLV_POSTED_WR_REQ_STARTED, 1),
-                    (SLV_NONPOSTED_WR_REQ_RECEIVED if marked else SLV_POSTED_WR_REQ_RECEIVED, 1),
-                    (SLV_NONPOSTED_WR_DATA_WORD_RECEIVED if marked else SLV_POSTED_WR_DATA_WORD_RECEIVED, 1),
-                    *([(SLV_WR_ACK_SENT, 1)] if marked else []),
-                )
-
-            return arrived
-
-        def run() -> None:
-            for target in targets if to_l1 else ():
-                self._will_write(target, address & ~0xF, 16)
-            changes = [
-                (MST_CMD_ACCEPTED, 1),
-                (MST_NONPOSTED_WR_REQ_STARTED if marked else MST_POSTED_WR_REQ_STARTED, 1),
-                (MST_NONPOSTED_WR_REQ_SENT if marked else MST_POSTED_WR_REQ_SENT, 1),
-            ]
-            if marked:  # each receiver acknowledges (as for a multicast write from L1)
-                changes.append((MST_REQS_OUTSTANDING_ID + txn, len(targets)))
-            self._count(noc, cycle, *changes)
-            sent = max(cycle, self.tx_free[noc]) + 1
-            self.tx_free[noc] = sent
-            group = (self.position, noc, sent) if len(targets) > 1 else None
-            for target in targets:
-                arrive = sent + self._latency(target.hops)
-                remote = target.kind == "remote"
-                far = target.kind in ("remote", "device")
-                back = self.hops(noc, self.coordinates(noc, target.xy), own) if far else 0
-                action = arrived_at(back if marked and remote else None, target)
-                self._at(target, arrive, action, noc, sent, 1, group, line if to_l1 else None)
-                if marked and not remote:
-                    self.schedule(arrive + self._latency(back), self._acked(noc, txn))
-
-        return run
-
-    def _inline_l1(
-        self, address: int, value: int, enables: int, cycle: int, target: Endpoint = THIS_TILE
-    ) -> None:
-        """An inline write reaching this tile's L1, or ``target``'s (WormholeB0 MemoryMap.md,
-        NOC_AT_LEN_BE): byte ``i`` of the 16-byte line takes byte ``i & 3`` of ``value`` where bit ``i`` or
-        bit ``16 + i`` of ``enables`` is set."""
-        line = address & ~0xF
-        data = bytearray(self._read(target, line, 16, cycle))
-        for i in range(16):
-            if (enables >> i | enables >> 16 + i) & 1:
-                data[i] = value >> 8 * (i & 3) & 0xFF
-        self._write(target, line, bytes(data), cycle)
-
-    def _plan_atomic(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
-        ctrl = f[CTRL]
-        marked = bool(ctrl & CMD_RESP_MARKED)
-        txn = self._txn(f)
-        if ctrl & CMD_BRCST_PACKET:
-            if marked and self.fabric is not None:
-                raise Unimplemented(
-                    "broadcast atomic with NOC_CMD_RESP_MARKED (the pages do not say which receiver's "
-                    "response lands at NOC_RET_ADDR): posted broadcast atomics are modelled",
-                    value=ctrl,
-                )
-            targets = self._broadcast_targets(noc, f[TARG_HI], ctrl, "atomic")
-            target = targets[0] if targets else Endpoint("tile")
-        else:
-            target = self.endpoint(noc, f[TARG_HI], "atomic target (NOC_TARG_ADDR_HI)")
-            targets = [target]
-        if target.kind == "dram":
-            raise InvalidProgram("atomic on a DRAM tile (atomics act on Tensix or Ethernet L1 only)")
-        device = self._device(target) if target.kind == "device" else None
-        if device is not None and device.l1 is None:
-            raise InvalidProgram(f"atomic on {device.where} (atomics act on Tensix or Ethernet L1 only)")
-        address = f[TARG_LO]
-        if f[TARG_MID]:
-            raise InvalidProgram("atomic target above 4 GiB", value=f[TARG_MID])
-        if device is None:
-            self._l1_span(address & ~0xF, 16, "atomic target")
-        elif not device.in_l1(address & ~0xF, 16):
-            raise Unimplemented(
-                f"atomic target 0x{address:x} outside the L1 of {device.where}", value=address
-            )
-        at = f[AT_LEN_BE]
-        opcode = at >> 12 & 0xF
-        if opcode not in self.facts.atomic_opcodes:
-            names = dict.fromkeys(ATOMIC_NAMES[o] for o in self.facts.atomic_opcodes)
-            what = ATOMIC_NAMES.get(opcode, "no documented atomic")
-            raise Unimplemented(
-                f"NoC atomic opcode 0x{opcode:x} ({what}; {', '.join(names)} modelled)", value=at
-            )
-        _check_atomic_operand(at)
-        if marked:
-            self._own(noc, f[RET_HI], "atomic response (NOC_RET_ADDR_HI)")
-            self._l1_span(f[RET_LO], 4, "atomic response")
-        ret = f[RET_LO]
-        data = f[AT_DATA]
-        line = (address & ~0xF, (address & ~0xF) + 16)  # (what the read-modify-write changes)
-        back = self._return_hops(noc, f[TARG_HI]) if target.kind in ("remote", "device") else 0
-        # What the receiving NIU acts on: its own tile's L1, or the ARC / Ethernet endpoint's.
-        acted_on = target if device is not None else THIS_TILE
-
-        def run() -> None:
-            for receiver in targets:
-                self._will_write(receiver, address & ~0xF, 16)
-            if marked:
-                self._will_write(THIS_TILE, ret, 4)
-            changes = [
-                (MST_CMD_ACCEPTED, 1),
-                (MST_NONPOSTED_ATOMIC_SENT if marked else MST_POSTED_ATOMIC_SENT, 1),
-            ]
-            if marked:
-                changes += [(MST_REQS_OUTSTANDING_ID + txn, 1), (MST_NONPOSTED_ATOMIC_STARTED, 1)]
-            self._count(noc, cycle, *changes)
-            sent = max(cycle, self.tx_free[noc]) + 1
-            self.tx_free[noc] = sent
-            # A read-modify-write of the target's L1 (L1.md: the operation of a narrow write).
-            arrive = sent + self._latency(target.hops) + NOC.l1_write
-            result: list[int] = []
-
-            def arrived(niu: Noc, when: int) -> None:
-                result.append(niu._atomic(address, at, data, when, acted_on))
-                value = result[-1]
-                if device is not None:
-                    return  # (the endpoint's NIU counters are not modelled)
-                niu._count(
-                    noc,
-                    when,
-                    (SLV_REQ_ACCEPTED, 1),
-                    (SLV_NONPOSTED_ATOMIC_RECEIVED if marked else SLV_POSTED_ATOMIC_RECEIVED, 1),
-                    *([(SLV_ATOMIC_RESP_SENT, 1)] if marked else []),
-                )
-                if marked and niu is not self:  # the response carries the value back
-                    niu._send(
-                        noc,
-                        self.position,
-                        when + self._latency(back),
-                        lambda _, c: self.schedule(
-                            c + NOC.l1_write,
-                            lambda w: responded(w, value),
-                            l1=(ret, ret + 4) if self.orders_remote_writes else False,
-                        ),
-                        when,
-                        1,
-                    )
-
-            def responded(when: int, value: int) -> None:
-                self.tile.l1_store(ret, value.to_bytes(4, "little"), when, by=("noc",))
-                self._count(noc, when, (MST_ATOMIC_RESP_RECEIVED, 1), (MST_REQS_OUTSTANDING_ID + txn, -1))
-
-            if len(targets) > 1 or not marked:  # posted (a broadcast is): each receiver acts on its own
-                group = (self.position, noc, sent) if len(targets) > 1 else None
-                for receiver in targets:
-                    reach = sent + self._latency(receiver.hops) + NOC.l1_write
-                    self._at(receiver, reach, arrived, noc, sent, 1, group, line)
-                return
-            self._at(target, arrive, arrived, noc, sent, 1, span=line)
-            if target.kind != "remote":
-                # The response is written into this L1 before it is counted (Counters.md).
-                self.schedule(
-                    arrive + self._latency(back) + NOC.l1_write,
-                    lambda when: responded(when, result[0]),
-                    l1=(ret, ret + 4),
-                )
-
-        return run
-
-    def _atomic(self, address: int, at: int, data: int, cycle: int, target: Endpoint = THIS_TILE) -> int:
-        """Atomics.md's functional models (increment, the swaps, compare and swap, the Zaamo
-        operations) on this tile's L1 (or ``target``'s); returns ``Result``."""
-        result = int.from_bytes(self._read(target, address, 4, cycle), "little")
-        line = address & ~0xF
-        opcode = at >> 12 & 0xF
-        if opcode == AT_SWAP_MASK:  # halfword i of the line takes NOC_AT_DATA's half i & 1
-            halves = list(np.frombuffer(self._read(target, line, 16, cycle), np.uint16))
-            for i in range(8):
-                if at >> 2 + i & 1:
-                    halves[i] = data >> 16 * (i & 1) & 0xFFFF
-            self._write(target, line, np.array(halves, np.uint16).tobytes(), cycle)
-            return result
-        ofs = at >> 2 & 3 if opcode == AT_SWAP_INDEX_HIGH else at & 3
-        where = line + ofs * 4
-        old = int.from_bytes(self._read(target, where, 4, cycle), "little")
-        if opcode == AT_INCREMENT:
-            mask = (2 << (at >> 2 & 0x1F)) - 1
-            new = ((old + data) & mask) | (old & ~mask)
-        elif opcode == AT_CAS:  # 4-bit CmpVal (bits 2..5) and SetVal (bits 6..9)
-            new = at >> 6 & 0xF if old == at >> 2 & 0xF else old
-        elif opcode == AT_ZAAMO and at >> 11 & 1:
-            new = _zaamo(at >> 8 & 7, old, data)
-        else:  # the swaps by index
-            new = data
-        self._write(target, where, (new & 0xFFFFFFFF).to_bytes(4, "little"), cycle)
-        return result
-
     # ------------------------------------------------------------------ registers
     def _command(self, noc: int, initiator: int):
         def write(access: Access, value: int) -> None:
@@ -1413,39 +609,3 @@ class Noc:
                 )
             regions.append(MmioRegion(f"noc{noc}", base, self.facts.niu_size, registers))
         return regions
-
-
-def _span(start: int, end: int, size: int) -> list[int]:
-    """A broadcast span's coordinates, wrapping round when ``start`` lies past ``end`` (MemoryMap.md)."""
-    if start <= end:
-        return list(range(start, end + 1))
-    return [*range(end + 1), *range(start, size)]
-
-
-def _check_atomic_operand(at: int) -> None:
-    """NOC_AT_LEN_BE as Atomics.md draws it for its opcode: fixed bits must hold their value (0xA:
-    bit 11, a Zaamo operation, or bits 8..11 = 3, a swap by index; 0x6: bit 2); any other form is
-    undefined."""
-    opcode = at >> 12 & 0xF
-    if opcode == AT_SWAP_INDEX and not at >> 2 & 1:
-        raise UndefinedBehavior("atomic opcode 0x6 (swap by index) without bit 2 set", value=at)
-    if opcode == AT_ZAAMO and not at >> 11 & 1 and at >> 8 & 0xF != 3:
-        raise UndefinedBehavior(
-            "atomic opcode 0xA with neither bit 11 (Zaamo) nor bits 8..11 = 3 (swap by index)", value=at
-        )
-
-
-def _zaamo(op: int, old: int, data: int) -> int:
-    def signed(v: int) -> int:
-        return v - (1 << 32) if v >> 31 else v
-
-    return [
-        old + data,
-        old ^ data,
-        old | data,
-        old & data,
-        old if signed(old) < signed(data) else data,
-        old if signed(old) > signed(data) else data,
-        old if old < data else data,
-        old if old > data else data,
-    ][op] & 0xFFFFFFFF
