@@ -585,9 +585,9 @@ class NativeEngine:
 
 
 # The sources another architecture's library leaves out: the vector unit's SFPLOADMACRO scheduler
-# (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in), the
-# packer and the unpackers, whose instructions no other architecture shares with Blackhole.
-_BLACKHOLE_ONLY = ("pack.c", "unpack.c", "sfpu_macro.c")
+# (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in) and
+# the packers (Wormhole's PACR is its own, pack/wormhole.py).
+_BLACKHOLE_ONLY = ("pack.c", "sfpu_macro.c")
 
 
 def _sources(arch: str = ARCH) -> list[Path]:

@@ -354,6 +354,69 @@
 #define MXF_CLR_DVALID_SRCB_DISABLE_SHIFT                        1u
 #define MXF_CLR_DVALID_SRCB_DISABLE_MASK                         0x00000002u
 
+/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
+#define UNPACK_ADDRESS_CYCLES                                    2
+#define UNPACK_NOP_CYCLES                                        1
+#define UNPACK_SHARED_SPEEDS                                     {{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {0, 0}, {0, 1}}, {{2, 0}, {1, 0}, {1, 1}}}
+#define UNPACK_SPEEDS                                            3u
+#define UNPACK_FMT_FP32                                          0u
+#define UNPACK_FMT_FP16                                          1u
+#define UNPACK_FMT_BFP8A                                         2u
+#define UNPACK_FMT_BFP4A                                         3u
+#define UNPACK_FMT_TF32                                          4u
+#define UNPACK_FMT_BF16                                          5u
+#define UNPACK_FMT_BFP8                                          6u
+#define UNPACK_FMT_BFP4                                          7u
+#define UNPACK_FMT_INT32                                         8u
+#define UNPACK_FMT_INT16                                         9u
+#define UNPACK_FMT_FP8                                           10u
+#define UNPACK_FMT_BFP2A                                         11u
+#define UNPACK_FMT_INT8                                          14u
+#define UNPACK_FMT_BFP2                                          15u
+#define UNPACK_DATUM_SIXTEENTHS                                  {64, 32, 16, 8, 64, 32, 16, 8, 64, 32, 16, 4, 0, 0, 16, 4}
+#define UNPACK_TILEIZE_ROW_WIDE                                  16
+#define UNPACK_TILEIZE_ROW_NARROW                                16
+#define UNPACK_CONTEXTS                                          8
+#define UNPACK_SRC_MASK                                          0x7FFFFu
+#define UNPACK_SRC_ROWS                                          64u
+#define UNPACK_CLIENT_UNPACKERS                                  1u
+#define UNPACK_CLIENT_MATRIX_UNIT                                0u
+#define UF_OUT_DATA_FORMAT                                       0u
+#define UF_THROTTLE_MODE                                         1u
+#define UF_CONTEXT_COUNT                                         2u
+#define UF_HALOIZE_MODE                                          3u
+#define UF_TILEIZE_MODE                                          4u
+#define UF_UNPACK_SRC_REG_SET_UPD                                5u
+#define UF_UNPACK_IF_SEL                                         6u
+#define UF_UPSAMPLE_RATE                                         7u
+#define UF_SHIFT_AMOUNT_CNTX0                                    8u
+#define UF_SHIFT_AMOUNT_CNTX1                                    9u
+#define UF_SHIFT_AMOUNT_CNTX2                                    10u
+#define UF_CONTEXT_COUNT_NON_LOG2_EN                             11u
+#define UF_UNPACK_LIMIT_ADDRESS                                  12u
+#define UF_UNPACK_FIFO_SIZE                                      13u
+#define UF_BASE_ADDRESS                                          14u
+#define UF_OFFSET_ADDRESS                                        15u
+#define UF_UNP_ADDR_BASE_REG_1_BASE                              16u
+#define UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE                        17u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_ZSTRIDE                        18u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_WSTRIDE                        19u
+#define UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED                     20u
+#define UF_DESC0                                                 21u
+#define UF_DESC1                                                 22u
+#define UF_DESC2                                                 23u
+#define UF_DESC3                                                 24u
+#define UNPACK_FIELD_COUNT                                       25u
+#define UTF_SRCX_SET_BASE                                        0u
+#define UTF_SRCA_SET_SETOVRDWITHADDR                             1u
+#define UNPACK_THREAD_FIELD_COUNT                                2u
+#define UNPACK_FIELD_SPECS { \
+    {{60u, 0u, 0xFu}, {60u, 4u, 0x30u}, {60u, 6u, 0xC0u}, {60u, 8u, 0x100u}, {60u, 9u, 0x200u}, {60u, 10u, 0x400u}, {60u, 11u, 0x800u}, {60u, 12u, 0x3000u}, {60u, 16u, 0xF0000u}, {60u, 20u, 0xF00000u}, {60u, 24u, 0xF000000u}, {0u, 0u, 0x0u}, {62u, 0u, 0x1FFFFu}, {63u, 0u, 0x1FFFFu}, {64u, 0u, 0xFFFFFFFFu}, {80u, 0u, 0xFFFFu}, {40u, 16u, 0xFFFF0000u}, {44u, 12u, 0xFFF000u}, {45u, 0u, 0xFFFu}, {45u, 12u, 0xFFFF000u}, {1u, 15u, 0x8000u}, {52u, 0u, 0xFFFFFFFFu}, {53u, 0u, 0xFFFFFFFFu}, {54u, 0u, 0xFFFFFFFFu}, {55u, 0u, 0xFFFFFFFFu}}, \
+    {{100u, 0u, 0xFu}, {100u, 4u, 0x30u}, {100u, 6u, 0xC0u}, {100u, 8u, 0x100u}, {100u, 9u, 0x200u}, {100u, 10u, 0x400u}, {100u, 11u, 0x800u}, {100u, 12u, 0x3000u}, {100u, 16u, 0xF0000u}, {100u, 20u, 0xF00000u}, {100u, 24u, 0xF000000u}, {0u, 0u, 0x0u}, {102u, 0u, 0x1FFFFu}, {103u, 0u, 0x1FFFFu}, {104u, 0u, 0xFFFFFFFFu}, {120u, 0u, 0xFFFFu}, {48u, 16u, 0xFFFF0000u}, {46u, 12u, 0xFFF000u}, {47u, 0u, 0xFFFu}, {47u, 12u, 0xFFFF000u}, {1u, 16u, 0x10000u}, {92u, 0u, 0xFFFFFFFFu}, {93u, 0u, 0xFFFFFFFFu}, {94u, 0u, 0xFFFFFFFFu}, {95u, 0u, 0xFFFFFFFFu}}}
+#define UNPACK_THREAD_FIELD_SPECS { \
+    {{3u, 0u, 0x3u}, {3u, 2u, 0x4u}}, \
+    {{4u, 0u, 0x3u}, {3u, 2u, 0x4u}}}
+
 
 /* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */
 #define SYNC_SEMAPHORES                                          8u

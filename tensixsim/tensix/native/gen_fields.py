@@ -239,7 +239,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
-        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL",
+        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "UNPACR",
     ),
 }
 # fmt: on
@@ -393,7 +393,7 @@ def render_constants(arch: str = ARCH) -> str:
     _matrix_constants(out, arch)
     if arch == ARCH:
         _pack_constants(out)
-        _unpack_constants(out)
+    _unpack_constants(out, arch)
     _sync_constants(out, arch)
     _thcon_constants(out, layout)
     return _close(out)
@@ -804,11 +804,16 @@ def _thcon_constants(out: _Defines, layout: ModuleType) -> None:
     out.add("THCON_FLUSH_UNITS_INIT", "{" + ", ".join(rows) + "}")
 
 
-def _unpack_constants(out: _Defines) -> None:
-    """unpack.c's section of ``constants.h``."""
+def _unpack_constants(out: _Defines, arch: str = ARCH) -> None:
+    """unpack.c's section of ``constants.h``, over ``arch``'s configuration layout and unpacker
+    readings (unpack.unit.UnpackerReadings: Blackhole's, or unpack/wormhole.py's)."""
     from tensixsim.tensix import formats
     from tensixsim.tensix.unpack import convert as unpack_convert
     from tensixsim.tensix.unpack import unit as unpack_unit
+    from tensixsim.tensix.unpack import wormhole as unpack_wormhole
+
+    layout = LAYOUT_MODULES[arch]
+    readings = {"blackhole": unpack_unit.BLACKHOLE, "wormhole": unpack_wormhole.WORMHOLE}[arch]
 
     out.text("/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */")
     t = timing.UNPACK
@@ -822,8 +827,8 @@ def _unpack_constants(out: _Defines) -> None:
         out.add(c_name("UNPACK_FMT", name), f"{getattr(formats, name)}u")
     sixteenths = [unpack_convert.DATUM_SIXTEENTHS.get(code, 0) for code in range(16)]
     out.add("UNPACK_DATUM_SIXTEENTHS", "{" + ", ".join(map(str, sixteenths)) + "}")
-    out.add("UNPACK_TILEIZE_ROW_WIDE", str(unpack_unit.TILEIZE_ROW_WIDE))
-    out.add("UNPACK_TILEIZE_ROW_NARROW", str(unpack_unit.TILEIZE_ROW_NARROW))
+    out.add("UNPACK_TILEIZE_ROW_WIDE", str(readings.tileize_row_wide))
+    out.add("UNPACK_TILEIZE_ROW_NARROW", str(readings.tileize_row_narrow))
     out.add("UNPACK_CONTEXTS", str(unpack_unit.CONTEXTS))
     out.add("UNPACK_SRC_MASK", f"0x{regs.SRC_MASK:X}u")
     out.add("UNPACK_SRC_ROWS", f"{regs.SRC_ROWS}u")
@@ -849,11 +854,11 @@ def _unpack_constants(out: _Defines) -> None:
     config_rows, thread_rows = [], []
     for u in range(2):
         ab = "AB"[u]
-        specs = [spec(cfg.CONFIG_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_FIELDS]
-        desc_word = cfg.CONFIG_FIELDS[f"THCON_SEC{u}_REG0_TileDescriptor"][0]
+        specs = [spec(layout.CONFIG_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_FIELDS]
+        desc_word = layout.CONFIG_FIELDS[f"THCON_SEC{u}_REG0_TileDescriptor"][0]
         specs += [f"{{{desc_word + i}u, 0u, 0xFFFFFFFFu}}" for i in range(4)]
         config_rows.append("    {" + ", ".join(specs) + "}")
-        specs = [spec(cfg.THREAD_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_THREAD_FIELDS]
+        specs = [spec(layout.THREAD_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_THREAD_FIELDS]
         thread_rows.append("    {" + ", ".join(specs) + "}")
     for macro, rows in (("UNPACK_FIELD_SPECS", config_rows), ("UNPACK_THREAD_FIELD_SPECS", thread_rows)):
         out.names.add(macro)

@@ -15,6 +15,10 @@
  * must tell the tile that pipe's done cycle moved: Tile.pipe_progress).
  *
  * Addresses are in sixteenths of a byte, as unpack/unit.py keeps them.
+ *
+ * Wormhole's library (TSIM_WORMHOLE) runs UNPACR with Wormhole's readings (unpack/wormhole.py: 16
+ * datums an input row in Tileize_mode for every format, no Context_count_non_log2_en, Dst without
+ * remap or swizzle) over its configuration layout; bit 5 is its rareb_en, deferred as srcb_bcast is.
  */
 #include "ops.h"
 #include "regs.h"
@@ -30,6 +34,13 @@ enum { COUNT_LIMIT = 4096 };
 /* An input address (sixteenths) beyond this is far outside L1: it defers before any arithmetic
  * on it could overflow. */
 #define ADDR_LIMIT ((int64_t)1 << 48)
+
+/* Word bit 5: Blackhole's srcb_bcast, Wormhole's rareb_en; neither has a model here (Python raises). */
+#ifdef TSIM_WORMHOLE
+#define BIT5(w) F_UNPACR_RAREB_EN(w)
+#else
+#define BIT5(w) F_UNPACR_SRCB_BCAST(w)
+#endif
 
 struct field_spec {
     uint32_t word, shift, mask;
@@ -536,10 +547,14 @@ static int64_t regular(struct copro_view *v, uint32_t thread, uint32_t unit, uin
     p.src_row = v->unpacker_src_row[unit * v->threads + thread];
     p.is_unsigned = cfg(&r, UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED);
     p.wide_out = is_wide(p.out_fmt);
+#ifdef TSIM_WORMHOLE /* Dst rows map as Dst.md's AdjRow: no remap or swizzle (regs.dst_mapping) */
+    p.remap = p.swizzle = 0;
+#else
     p.remap = (int)cfg_word_field(&r, CFG_DEST_ACCESS_CFG_REMAP_ADDRS_WORD, CFG_DEST_ACCESS_CFG_REMAP_ADDRS_SHIFT,
                                   CFG_DEST_ACCESS_CFG_REMAP_ADDRS_MASK);
     p.swizzle = (int)cfg_word_field(&r, CFG_DEST_ACCESS_CFG_SWIZZLE_32B_WORD, CFG_DEST_ACCESS_CFG_SWIZZLE_32B_SHIFT,
                                     CFG_DEST_ACCESS_CFG_SWIZZLE_32B_MASK);
+#endif
     uint32_t set_base = thread_cfg(&r, UTF_SRCX_SET_BASE) << 4;
     uint32_t set_upd = cfg(&r, UF_UNPACK_SRC_REG_SET_UPD);
     int8_t want = fetch_speed(&r, tileize);
@@ -635,7 +650,7 @@ int64_t unpack_unpacr(struct copro_view *v, uint32_t thread, uint32_t word, int6
         return native_wait(v, WAIT_UNPACKER_FETCHING, v->unpack_end[unit], unit);
     /* The operands the IncrementContextCounter and FlushCache modes require to be zero. */
     uint32_t others = F_UNPACR_ADDR_MODE(word) | F_UNPACR_CFG_CONTEXT_ID(word) | F_UNPACR_ADDR_CNT_CONTEXT_ID(word)
-                      | F_UNPACR_SET_DAT_VALID(word) | F_UNPACR_SRCB_BCAST(word) | F_UNPACR_ZERO_WRITE2(word)
+                      | F_UNPACR_SET_DAT_VALID(word) | BIT5(word) | F_UNPACR_ZERO_WRITE2(word)
                       | F_UNPACR_AUTO_INC_CONTEXT_ID(word) | F_UNPACR_ROW_SEARCH(word) | F_UNPACR_LAST(word);
     uint32_t increment = F_UNPACR_CFG_CONTEXT_CNT_INC(word), flush = F_UNPACR_SEARCH_CACHE_FLUSH(word);
     if (increment) {
@@ -645,7 +660,7 @@ int64_t unpack_unpacr(struct copro_view *v, uint32_t thread, uint32_t word, int6
     }
     if (flush)
         return others ? NATIVE_DEFER : UNPACK_NOP_CYCLES; /* the row start cache is not modelled */
-    if (F_UNPACR_SRCB_BCAST(word))
+    if (BIT5(word))
         return NATIVE_DEFER;
     return regular(v, thread, unit, word, cycle);
 }
