@@ -60,18 +60,37 @@ static uint64_t semi_sticky_shift(uint64_t v, int64_t amount)
 
 static int bit_length(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
 
+/* The operands of x * y + z as both chips' MAD sub-units take them apart (sfpu.fma._Operands):
+ * exponents, mantissas with the hidden bit (denormals flushed to zero), z's mantissa with three guard
+ * bits, and the product's sign, exponent and mantissa cut to 28 bits (the dropped ones sticky). */
+struct fma_operands {
+    int64_t xe, ye, ze, pe;
+    uint64_t xm, ym, zm, pm;
+    uint32_t p_sign, z_sign;
+};
+
+static inline struct fma_operands fma_operands(uint32_t x, uint32_t y, uint32_t z)
+{
+    struct fma_operands o;
+    o.xe = exponent(x), o.ye = exponent(y), o.ze = exponent(z);
+    o.xm = o.xe ? (x & FLOAT_MAN) | HIDDEN : 0;
+    o.ym = o.ye ? (y & FLOAT_MAN) | HIDDEN : 0;
+    o.zm = (o.ze ? (z & FLOAT_MAN) | HIDDEN : 0) << 3;
+    o.p_sign = (x ^ y) & FLOAT_SIGN, o.z_sign = z & FLOAT_SIGN;
+    uint64_t q = o.xm * o.ym; /* below 2**48: cut by 20 bits, the dropped ones sticky */
+    o.pm = (q >> 20) | ((q & 0xFFFFFu) != 0);
+    o.pe = o.xe + o.ye - 127;
+    return o;
+}
+
 /* The lanes' multiply-add, inlined into the handlers' lane loops (an exported function is called
  * through the library's PLT); tsim_sfpu_fma below is it for callers outside this file. */
 static inline uint32_t fma_bits(uint32_t x, uint32_t y, uint32_t z)
 {
-    int64_t xe = exponent(x), ye = exponent(y), ze = exponent(z);
-    uint64_t xm = xe ? (x & FLOAT_MAN) | HIDDEN : 0; /* denormals flush to a zero mantissa */
-    uint64_t ym = ye ? (y & FLOAT_MAN) | HIDDEN : 0;
-    uint64_t zm = (ze ? (z & FLOAT_MAN) | HIDDEN : 0) << 3;
-    uint32_t p_sign = (x ^ y) & FLOAT_SIGN, z_sign = z & FLOAT_SIGN;
-    uint64_t q = xm * ym; /* below 2**48: cut by 20 bits, the dropped ones sticky */
-    uint64_t pm = (q >> 20) | ((q & 0xFFFFFu) != 0);
-    int64_t pe = xe + ye - 127;
+    struct fma_operands o = fma_operands(x, y, z);
+    int64_t xe = o.xe, ye = o.ye, ze = o.ze, pe = o.pe;
+    uint64_t xm = o.xm, ym = o.ym, zm = o.zm, pm = o.pm;
+    uint32_t p_sign = o.p_sign, z_sign = o.z_sign;
 
     int x_special = xe == EXP_BITS, y_special = ye == EXP_BITS, z_special = ze == EXP_BITS;
     if (x_special || y_special || z_special || pe >= (int64_t)EXP_BITS) {
@@ -114,8 +133,8 @@ static inline uint32_t fma_bits(uint32_t x, uint32_t y, uint32_t z)
 
 uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z) { return fma_bits(x, y, z); }
 
-/* Wormhole's multiply-add, sfpu.fma.fma_wormhole lane by lane (no handler runs it: Wormhole's vector
- * unit is Python's; tsim_sfpu_fma_wormhole below is it for callers outside this file). fma_wormhole
+/* Wormhole's multiply-add, sfpu.fma.fma_wormhole lane by lane (the MAD family's handlers in
+ * Wormhole's library; tsim_sfpu_fma_wormhole below is it for callers outside this file). fma_wormhole
  * computes every lane through the sum of its terms, picks the first of np.select's outcomes that holds
  * (an exact zero, an overflow, an exponent below 0, a denormal result), then overrides it with two
  * masks, the later one winning: no product in a lane with no NaN, then a special operand (infinite,
@@ -126,14 +145,10 @@ uint32_t tsim_sfpu_fma(uint32_t x, uint32_t y, uint32_t z) { return fma_bits(x, 
  * right normalising shift keeps only bit 0 of rm as sticky (fma_bits ORs in every bit it drops). */
 static inline uint32_t fma_wormhole_bits(uint32_t x, uint32_t y, uint32_t z)
 {
-    int64_t xe = exponent(x), ye = exponent(y), ze = exponent(z);
-    uint64_t xm = xe ? (x & FLOAT_MAN) | HIDDEN : 0; /* denormals flush to a zero mantissa */
-    uint64_t ym = ye ? (y & FLOAT_MAN) | HIDDEN : 0;
-    uint64_t zm = (ze ? (z & FLOAT_MAN) | HIDDEN : 0) << 3;
-    uint32_t p_sign = (x ^ y) & FLOAT_SIGN, z_sign = z & FLOAT_SIGN;
-    uint64_t q = xm * ym; /* below 2**48: cut by 20 bits, the dropped ones sticky */
-    uint64_t pm = (q >> 20) | ((q & 0xFFFFFu) != 0);
-    int64_t pe = xe + ye - 127;
+    struct fma_operands o = fma_operands(x, y, z);
+    int64_t xe = o.xe, ye = o.ye, ze = o.ze, pe = o.pe;
+    uint64_t xm = o.xm, ym = o.ym, zm = o.zm, pm = o.pm;
+    uint32_t p_sign = o.p_sign, z_sign = o.z_sign;
 
     int x_special = xe == EXP_BITS, y_special = ye == EXP_BITS, z_special = ze == EXP_BITS;
     int product_special = x_special || y_special || pe >= (int64_t)EXP_BITS;
