@@ -1,5 +1,6 @@
 """The native matrix unit (tensixsim/tensix/native/matrix.c) against the Python semantics
-(matrix/unit.py's MVMUL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's held_until).
+(matrix/unit.py's MVMUL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's MOVA2D, MOVB2D
+and held_until).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
@@ -49,7 +50,7 @@ NATIVE_DEFER = native.NATIVE_DEFER
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
 
-NATIVE = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC")
+NATIVE = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D")
 # The share of random examples that must run natively (the rest defer: bank flips, banks not handed
 # over, hidden Dst rows, integer math, undocumented operand bits or ADDR_MOD state...).
 MIN_NATIVE_SHARE = 0.25
@@ -182,6 +183,7 @@ def draw_state(seed: int, cycle: int) -> dict[str, np.ndarray]:
     for state in range(2):
         _config_field(words, "ALU_ACC_CTRL_Fp32_enabled", state, int(chance(0.5)))
         _config_field(words, "ALU_ACC_CTRL_INT8_math_enabled", state, int(chance(0.05)))
+        _config_field(words, "ALU_ACC_CTRL_Zero_Flag_disabled_src", state, int(chance(0.3)))
         _config_field(words, "ALU_FORMAT_SPEC_REG_SrcA_override", state, int(chance(0.3)))
         for name in ("ALU_FORMAT_SPEC_REG_SrcA_val", "ALU_FORMAT_SPEC_REG0_SrcA"):
             code = int(rng.choice(_FORMAT_CODES)) if chance(0.95) else int(rng.integers(12, 14))
@@ -241,6 +243,10 @@ _WITHIN = {
     "use_32_bit_mode": st.integers(0, 1),
     "clear_zero_flags": st.just(0),
     "where": st.one_of(st.integers(0, 80), st.integers(0, 1023)),
+    "dest_32b_lo": st.integers(0, 1),
+    "src": st.integers(0, 63),
+    "instr_mod": st.sampled_from([0, 2]),  # MOVA2D's Move8Rows
+    "movb2d_instr_mod": st.integers(0, 7),
 }
 
 
@@ -313,6 +319,8 @@ def _tiny_values(state: dict[str, np.ndarray]) -> None:
 _MVMUL = dict(clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=0)
 _ELW = dict(clear_dvalid=0, dest_accum_en=0, instr_mod19=0, addr_mode=0, dst=0)
 _ZEROACC = dict(clear_mode=0, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=0, where=0)
+_MOVE = dict(dest_32b_lo=0, src=0, addr_mode=0, instr_mod=0, dst=0)
+_MOVB2D = dict(dest_32b_lo=0, src=0, addr_mode=0, movb2d_instr_mod=0, dst=0)
 EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]], None]]] = {
     "MVMUL FP32": ("MVMUL", {**_MVMUL, "dst": 16}, _ordinary_values),
     "MVMUL underflowing": ("MVMUL", {**_MVMUL, "dst": 16}, _tiny_values),
@@ -327,6 +335,12 @@ EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]],
     "ZEROACC face": ("ZEROACC", {**_ZEROACC, "clear_mode": 1, "use_32_bit_mode": 1, "where": 3}, _ordinary),
     "ZEROACC half": ("ZEROACC", {**_ZEROACC, "clear_mode": 2, "where": 1}, _ordinary),
     "ZEROACC all": ("ZEROACC", {**_ZEROACC, "clear_mode": 3}, _ordinary),
+    "MOVA2D eight rows": ("MOVA2D", {**_MOVE, "instr_mod": 2, "src": 9, "dst": 21}, _ordinary_values),
+    "MOVA2D Dst32b low half": ("MOVA2D", {**_MOVE, "dest_32b_lo": 1, "dst": 5}, _ordinary_values),
+    "MOVA2D TF32": ("MOVA2D", {**_MOVE, "dst": 30}, lambda s: _ordinary(s, src_format=formats.TF32)),
+    "MOVA2D FP16": ("MOVA2D", {**_MOVE, "dst": 30}, lambda s: _ordinary(s, src_format=formats.FP16)),
+    "MOVB2D broadcast": ("MOVB2D", {**_MOVB2D, "movb2d_instr_mod": 3, "src": 7, "dst": 16}, _ordinary_values),
+    "MOVB2D four rows": ("MOVB2D", {**_MOVB2D, "movb2d_instr_mod": 4, "src": 6, "dst": 13}, _ordinary_values),
 }  # fmt: skip
 
 

@@ -40,7 +40,6 @@ NATIVE = list(gen_fields.native_instructions("wormhole"))
 # Wormhole's own registrations without a Wormhole handler (the data moves start the matrix unit's hold,
 # which the engine applies to SETRWC / INCRWC natively; SFPLOADMACRO's work is settled by Python).
 DEFERRED = [
-    "MOVA2D",
     "MOVB2A",
     "MOVD2B",
     "LOADREG",
@@ -81,12 +80,12 @@ LOCKSTEP = settings(
 def test_the_wormhole_library_runs_exactly_the_instructions_shared_with_blackhole():
     assert Tile("wormhole").backend.engine == "native"
     # The frontend, ThCon, ADC (RWCs included), configuration, sync and vector-unit instructions, the
-    # matrix unit's arithmetic and UNPACR; nothing of the packers', nor the data moves, ZEROACC,
-    # UNPACR_NOP or SFPLOADMACRO (Python's on Wormhole).
+    # matrix unit's arithmetic, MOVA2D, MOVB2D and UNPACR; nothing of the packers', nor the other data
+    # moves, ZEROACC, UNPACR_NOP or SFPLOADMACRO (Python's on Wormhole).
     shown = {"NOP", "SETDMAREG", "STOREIND", "SETADCXY", "SETRWC", "WRCFG", "SEMWAIT", "STALLWAIT"}
     shown |= {"SFPLOADI", "SFPMOV", "SFPIADD", "SFPSWAP", "SFPTRANSP", "SFPLOAD", "SFPMAD", "MVMUL", "ELWADD"}
     assert shown <= set(NATIVE)
-    assert not {"MOVA2D", "ZEROACC", "UNPACR_NOP", "PACR", "SFPLOADMACRO"} & set(NATIVE)
+    assert not {"MOVD2A", "ZEROACC", "UNPACR_NOP", "PACR", "SFPLOADMACRO"} & set(NATIVE)
     own = set(gen_fields.OWN_HANDLERS["wormhole"])
     for name in NATIVE:
         wh, bh = WH.by_name[name], BH.by_name[name]

@@ -1,9 +1,10 @@
 """Wormhole's matrix unit in the native engine, in lockstep with the Python reference engine.
 
-Wormhole's MVMUL, ELWADD, ELWSUB and ELWMUL are Blackhole's bodies in Wormhole's encoding
-(matrix/wormhole.py): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while ExtraAddrModBit or
-ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. Wormhole's library runs them in C
-(matrix.c over Wormhole's headers, adc.c's ApplyAddrMod); its ZEROACC and the data moves stay Python's.
+Wormhole's MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D and MOVB2D are Blackhole's bodies in Wormhole's
+encoding (matrix/wormhole.py): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while
+ExtraAddrModBit or ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. Wormhole's library runs
+them in C (matrix.c over Wormhole's headers, adc.c's ApplyAddrMod); its ZEROACC and the other data
+moves stay Python's.
 
 Random programs of those instructions with RWC and address-counter changes between them run from
 random state on both engines and are compared after every cycle (native/lockstep.py): the Src banks
@@ -33,7 +34,7 @@ WH = isa_for("wormhole")
 pytestmark = pytest.mark.skipif(
     not native.available("wormhole"), reason="no C compiler: the native engine is absent"
 )
-MATRIX = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL")
+MATRIX = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D")
 LOCKSTEP = settings(
     max_examples=max(10, settings.default.max_examples * 6 // 10),
     deadline=None,
@@ -67,6 +68,10 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
             value = draw(st.one_of(st.integers(0, 63), st.integers(0, 1023)))
         elif clean and f.name == "instr_mod19":
             value = draw(st.integers(0, 1 if name == "MVMUL" else 3))
+        elif clean and f.name == "instr_mod":  # MOVA2D's Move8Rows (bit 1); MOVB2D's three modes
+            value = draw(st.sampled_from([0, 2] if name == "MOVA2D" else list(range(8))))
+        elif clean and f.name == "src":
+            value = draw(st.integers(0, 63))
         else:
             value = draw(st.one_of(st.integers(0, min(top, 3)), st.integers(0, top)))
         fields[f.name] = value

@@ -77,6 +77,11 @@ def dst_hidden(ready: int) -> str:
     return f"Dst rows written by the matrix unit are readable from cycle {ready}"
 
 
+def bank_not_handed_to_matrix(file: int) -> str:
+    """Why a move or shift waits for the matrix unit's bank of SrcA (``file`` 0) or SrcB (1)."""
+    return f"Src{'AB'[file]} bank not handed to the matrix unit"
+
+
 class SrcClient(IntEnum):
     """Who may use a SrcA / SrcB bank (``AllowedClient``; the page's enum order)."""
 

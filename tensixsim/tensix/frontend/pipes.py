@@ -33,7 +33,7 @@ from tensixsim.tensix.frontend.capture import (
 from tensixsim.tensix.matrix.runs import mvmul_run
 from tensixsim.tensix.matrix.unit import SRC_NOT_HANDED
 from tensixsim.tensix.pack.unit import DST_NOT_READABLE
-from tensixsim.tensix.regs import dst_hidden
+from tensixsim.tensix.regs import bank_not_handed_to_matrix, dst_hidden
 from tensixsim.tensix.semantics import Context, Retire, Wait, lookup, semantics
 from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu.floats import MAD_HOLD_REASON
@@ -104,6 +104,7 @@ NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
     # sync.c sync_atgetm: the mutex, then its owner as a byte (a signed int8 in SyncState)
     lambda until, detail: sync.mutex_held_text(detail & 0xFF, ((detail >> 8 & 0xFF) ^ 0x80) - 0x80),
     lambda until, detail: _streamwait_text(detail),
+    lambda until, detail: bank_not_handed_to_matrix(detail),
 )
 
 

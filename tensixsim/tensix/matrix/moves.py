@@ -79,7 +79,16 @@ from tensixsim.tensix.formats import (
     TF32,
 )
 from tensixsim.tensix.matrix.addressing import BLACKHOLE, AddrModRule
-from tensixsim.tensix.regs import DST_COLS, ROW_MASK, SRCA, SRCB, SrcClient, dst_hidden, dst_mapping
+from tensixsim.tensix.regs import (
+    DST_COLS,
+    ROW_MASK,
+    SRCA,
+    SRCB,
+    SrcClient,
+    bank_not_handed_to_matrix,
+    dst_hidden,
+    dst_mapping,
+)
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
 
@@ -385,7 +394,7 @@ def _mova2d(
     move8 = _row_flag(ctx, "instr_mod", instr_mod)
     dst_row = ctx.documented("dst", dst, 10)
     if wait_gate and not _owned(ctx, SRCA):
-        return Wait("MOVA2D: SrcA bank not handed to the matrix unit")
+        return Wait(bank_not_handed_to_matrix(SRCA))
     count = 8 if move8 else 1
     src_start = _src_rows(ctx, SRCA, src, count)
     regs = ctx.copro.regs
@@ -414,7 +423,7 @@ def _movb2d(
     move4 = instr_mod >> 2 & 1
     dst_row = ctx.documented("dst", dst, 10)
     if not _owned(ctx, SRCB):
-        return Wait("MOVB2D: SrcB bank not handed to the matrix unit")
+        return Wait(bank_not_handed_to_matrix(SRCB))
     regs = ctx.copro.regs
     if broadcast_1_row_to_8:
         count, src_rows = 8, np.full(8, _src_rows(ctx, SRCB, src, 1))
@@ -478,7 +487,7 @@ def _movb2a(ctx: Context, rule: AddrModRule, srca: int, addr_mode: int, instr_mo
     move4 = _row_flag(ctx, "instr_mod", instr_mod)
     srcb_row = ctx.documented("srcb", srcb, 6)
     if not _owned(ctx, SRCB):
-        return Wait("MOVB2A: SrcB bank not handed to the matrix unit")
+        return Wait(bank_not_handed_to_matrix(SRCB))
     count = 4 if move4 else 1
     regs = ctx.copro.regs
     b_rows = _src_rows(ctx, SRCB, srcb_row, count) + np.arange(count)

@@ -70,7 +70,7 @@ import numpy as np
 
 from tensixsim.errors import UndefinedBehavior, Unimplemented
 from tensixsim.tensix.matrix.addressing import BLACKHOLE, AddrModRule
-from tensixsim.tensix.regs import SRCA, SRCB, SrcClient
+from tensixsim.tensix.regs import SRCA, SRCB, SrcClient, bank_not_handed_to_matrix
 from tensixsim.tensix.semantics import Context, Outcome, Retire, Wait, semantics
 from tensixsim.timing import MATRIX
 
@@ -114,7 +114,7 @@ def shiftxa(ctx: Context, log2_amount2: int, shift_mode: int) -> Outcome:
     if shift_mode not in (DIRECTION_RIGHT, DIRECTION_LEFT):
         raise ctx.error(UndefinedBehavior, f"shift_mode={shift_mode} is reserved", shift_mode)
     if not _owned(ctx, SRCA):
-        return Wait("SHIFTXA: SrcA bank not handed to the matrix unit")
+        return Wait(bank_not_handed_to_matrix(SRCA))
     regs = ctx.copro.regs
     bank = regs.srca[int(regs.matrix_bank[SRCA])]
     latch = srca_row_latch(ctx.copro)
@@ -144,7 +144,7 @@ def _shiftxb(ctx: Context, rule: AddrModRule, addr_mode: int, rot_shift: int, sh
     shift_in_zero = ctx.documented("rot_shift", rot_shift, 1)
     src_row = ctx.documented("shift_row", shift_row, 6)
     if not _owned(ctx, SRCB):
-        return Wait("SHIFTXB: SrcB bank not handed to the matrix unit")
+        return Wait(bank_not_handed_to_matrix(SRCB))
     regs = ctx.copro.regs
     row = (src_row + int(ctx.copro.adc.srcb[ctx.thread])) & _SRC_ROW_MASK
     old = regs.srcb[int(regs.matrix_bank[SRCB]), row]
@@ -159,7 +159,7 @@ def _shiftxb(ctx: Context, rule: AddrModRule, addr_mode: int, rot_shift: int, sh
 @semantics("TRNSPSRCB", arches=BOTH)
 def trnspsrcb(ctx: Context) -> Outcome:
     if not _owned(ctx, SRCB):
-        return Wait("TRNSPSRCB: SrcB bank not handed to the matrix unit")
+        return Wait(bank_not_handed_to_matrix(SRCB))
     regs = ctx.copro.regs
     bank = regs.srcb[int(regs.matrix_bank[SRCB])]
     rows = slice(_TRANSPOSE_BASE, _TRANSPOSE_BASE + _BLOCK)

@@ -279,12 +279,25 @@
 #define MATRIX_STYLE_FP16                                        1u
 #define MATRIX_STYLE_TF32                                        4u
 #define MATRIX_STYLE_INT8                                        14u
+#define MATRIX_EIGHT_BIT_EXPONENT_MASK                           0x83F1u
 #define MATRIX_NO_STYLE                                          0xFFu
 #define MATRIX_SRC_STYLES {5u, 1u, 1u, 1u, 4u, 5u, 5u, 5u, 5u, 5u, 1u, 1u, 0xFFu, 0xFFu, 1u, 5u}
 #define MATRIX_ISSUE_CYCLES                                      1
 #define MATRIX_DST_WRITE_HIDDEN                                  4
 #define MATRIX_RETIRE_DEFAULT                                    1
 #define MATRIX_HOLD_KINDS                                        6u
+#define MATRIX_HOLD_MOVA2D_KIND                                  1
+#define MATRIX_HOLD_MOVA2D_CYCLES                                3
+#define MATRIX_HOLD_MOVDBGA2D_KIND                               2
+#define MATRIX_HOLD_MOVDBGA2D_CYCLES                             3
+#define MATRIX_HOLD_MOVB2D_KIND                                  3
+#define MATRIX_HOLD_MOVB2D_CYCLES                                3
+#define MATRIX_HOLD_MOVD2A_KIND                                  4
+#define MATRIX_HOLD_MOVD2A_CYCLES                                1
+#define MATRIX_HOLD_MOVB2A_KIND                                  5
+#define MATRIX_HOLD_MOVB2A_CYCLES                                1
+#define MATRIX_HOLD_MOVD2B_KIND                                  6
+#define MATRIX_HOLD_MOVD2B_CYCLES                                3
 #define MATRIX_HOLD_EVERY                                        0x38u
 #define MATRIX_HOLD_HELD { \
     {0x00000500u, 0x041E02FCu, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u}, \
@@ -356,6 +369,10 @@
 #define MXF_CLR_DVALID_SRCB_DISABLE_INDEX                        7u
 #define MXF_CLR_DVALID_SRCB_DISABLE_SHIFT                        1u
 #define MXF_CLR_DVALID_SRCB_DISABLE_MASK                         0x00000002u
+#define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_THREAD           0
+#define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_INDEX            2u
+#define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_SHIFT            0u
+#define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_MASK             0x00000001u
 
 /* ---- pack.c: the pack package, formats.py, timing.PACK (PACK_*, PKF_*) ---- */
 #define PACK_TIMING_ISSUE_CYCLES                                 1

@@ -239,7 +239,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
-        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "UNPACR",
+        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "UNPACR",
     ),
 }
 # fmt: on
@@ -413,7 +413,7 @@ MATRIX_FIELDS = (
     "ALU_ACC_CTRL_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
     "ALU_FORMAT_SPEC_REG0_SrcA", "FIDELITY_BASE_Phase", "DEST_TARGET_REG_CFG_MATH_Offset",
     "DEST_REGW_BASE_Base", "DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b",
-    "CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable",
+    "CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable", "ALU_ACC_CTRL_Zero_Flag_disabled_src",
 )  # fmt: skip
 _FORMAT_CODES = 16  # a 4-bit SrcAFmt
 
@@ -501,6 +501,9 @@ def _hold_constants(out: _Defines, arch: str) -> None:
 
     holds = moves.HOLDS
     out.add("MATRIX_HOLD_KINDS", f"{len(holds)}u")
+    for kind, (name, (cycles, _, _)) in enumerate(holds.items(), start=1):  # move_hold's kind, cycles
+        out.add(c_name("MATRIX_HOLD", name, "KIND"), f"{kind}")
+        out.add(c_name("MATRIX_HOLD", name, "CYCLES"), f"{cycles}")
     every = sum(1 << i for i, (_, held, _) in enumerate(holds.values()) if held is None)
     out.add("MATRIX_HOLD_EVERY", f"0x{every:X}u")  # bit kind - 1: every instruction but the allowed
     _opcode_set(out, "MATRIX_HOLD_HELD", [set(held or ()) for _, held, _ in holds.values()], arch)
@@ -550,6 +553,8 @@ def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
     out.add("MATRIX_ELW_DIVISOR_B", f"{odd_b}.0f")
     for name in ("BF16", "FP16", "TF32", "INT8"):
         out.add(c_name("MATRIX_STYLE", name), f"{getattr(formats, name)}u")
+    # matrix.moves.EIGHT_BIT_EXPONENT as a mask over format codes (MOVA2D / MOVB2D's conversion).
+    out.add("MATRIX_EIGHT_BIT_EXPONENT_MASK", f"0x{sum(1 << f for f in moves.EIGHT_BIT_EXPONENT):04X}u")
     styles = [moves.src_style(code) for code in range(_FORMAT_CODES)]
     out.add("MATRIX_NO_STYLE", "0xFFu")
     out.text(

@@ -78,6 +78,8 @@ NATIVE_CANDIDATES = [
     "ELWADD",
     "ELWSUB",
     "ELWMUL",
+    "MOVA2D",
+    "MOVB2D",
     "ZEROACC",
     "PACR",
     "SEMINIT",

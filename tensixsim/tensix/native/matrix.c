@@ -1,5 +1,5 @@
-/* The matrix unit: MVMUL, ELWADD, ELWSUB, ELWMUL
- * (tensixsim/tensix/matrix/unit.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
+/* The matrix unit: MVMUL, ELWADD, ELWSUB, ELWMUL (tensixsim/tensix/matrix/unit.py), MOVA2D and MOVB2D
+ * (matrix/moves.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
  * Python semantics execute them. matrix/unit.py's docstring gives the arithmetic model: Src reads in
  * the BF16 / TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
  * by FTZ, MVMUL's sum over k = 0..15 in order from +0, Dst read and written through Dst32b (FP32) or
@@ -59,7 +59,7 @@ enum elw_op { ELW_ADD, ELW_SUB, ELW_MUL };
 /* What the matrix unit reads of a pipe's configuration (Config.field_for_thread). */
 struct mx_config {
     uint32_t fp16a_force, int8, fp32, srca_override, srca_val, reg0_srca;
-    uint32_t fidelity_base, math_offset, regw_base, remap, swizzle;
+    uint32_t fidelity_base, math_offset, regw_base, remap, swizzle, zero_flag_disabled;
     uint32_t keep_valid[2]; /* CLR_DVALID_SrcA/SrcB_Disable: a flip keeps the bank the matrix unit's */
 };
 
@@ -100,7 +100,8 @@ static int read_config(const struct copro_view *v, uint32_t t, struct mx_config 
         && FIELD(v, t, s, DEST_ACCESS_CFG_REMAP_ADDRS, &c->remap)
         && FIELD(v, t, s, DEST_ACCESS_CFG_SWIZZLE_32B, &c->swizzle)
         && FIELD(v, t, s, CLR_DVALID_SRCA_DISABLE, &c->keep_valid[MATRIX_SRCA])
-        && FIELD(v, t, s, CLR_DVALID_SRCB_DISABLE, &c->keep_valid[MATRIX_SRCB]);
+        && FIELD(v, t, s, CLR_DVALID_SRCB_DISABLE, &c->keep_valid[MATRIX_SRCB])
+        && FIELD(v, t, s, ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC, &c->zero_flag_disabled);
 }
 
 /* matrix.unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
@@ -631,6 +632,145 @@ static int64_t elw(struct copro_view *v, uint32_t t, struct elw_fields f, int64_
     return finish(v, t, &p, &d, cycle);
 }
 
+/* ------------------------------------------------------------------------------ MOVA2D, MOVB2D */
+
+/* MOVB2D's mode slot: Blackhole's table names it movb2d_instr_mod (bits 11..13), Wormhole's instr_mod
+ * (12..14); both hold Move4Rows << 2 | Broadcast1RowTo8 << 1 | BroadcastCol0 (matrix/moves.py). */
+#ifdef TSIM_WORMHOLE
+#define MOVB2D_MODE(w) F_MOVB2D_INSTR_MOD(w)
+#else
+#define MOVB2D_MODE(w) F_MOVB2D_MOVB2D_INSTR_MOD(w)
+#endif
+enum { MOVE_ROW_FLAG = 2 };                 /* instr_mod: bit 1 is Move8Rows / Move4Rows, the rest no operand */
+enum { MOVB2D_COL0 = 1, MOVB2D_ONE_TO_8 = 2, MOVB2D_MOVE4 = 4 };
+#define SRC_SIGN 0x40000u                   /* a Src datum: Sign 18, Man 8..17, Exp 0..7 */
+
+/* moves.remove_low_mantissa / remove_high_exponent: a Src datum as Dst16 BF16 / FP16 bits. */
+static inline uint32_t remove_low_mantissa(uint32_t x)
+{
+    return (x & SRC_SIGN) >> 3 | (x & 0x7Fu << 11) >> 3 | (x & 0xFFu);
+}
+
+static inline uint32_t remove_high_exponent(uint32_t x)
+{
+    return (x & SRC_SIGN) >> 3 | (x & 0x3FFu << 8) >> 3 | (x & 0x1Fu);
+}
+
+/* matrix.moves._to_dst and _write_dst for MOVA2D / MOVB2D: `count` rows of Src datums (`rows[i]`, each
+ * 16; with `col0` every column takes column 0's datum) into Dst rows first.., Dst16b or Dst32b (TF32,
+ * or UseDst32bLo keeping the high half); they become defined and hidden for the matrix unit's cycles.
+ * No column is blocked (moves.blocked_columns). */
+static void move_to_dst(struct copro_view *v, const struct mx_config *c, const uint32_t *const rows[],
+                        uint32_t count, int col0, uint32_t first, uint32_t dst32b_lo, int64_t cycle)
+{
+    uint32_t fmt = (c->srca_override ? c->srca_val : c->reg0_srca) & 15;
+    int eight_bit = !c->fp16a_force && (MATRIX_EIGHT_BIT_EXPONENT_MASK >> fmt & 1);
+    int tf32 = fmt == MATRIX_STYLE_TF32, wide = tf32 || dst32b_lo;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t r = first + i;
+        uint32_t hi_row = wide ? regs_adj32(r, c->remap, c->swizzle) : regs_adj16(r, c->remap);
+        uint16_t *hi = v->dst + (uint64_t)hi_row * COLS, *lo = hi + BLOCK * COLS;
+        uint32_t valid = wide && v->dst_row_valid[hi_row] && v->dst_row_valid[hi_row + BLOCK] ? 0xFFFFFFFFu : 0;
+        for (uint32_t j = 0; j < COLS; j++) {
+            uint32_t x = rows[i][col0 ? 0 : j];
+            if (!c->zero_flag_disabled && !(x & 0xFFu))
+                x = 0; /* a zero exponent flushes the datum (ALU_ACC_CTRL_Zero_Flag_disabled_src clear) */
+            uint32_t val16 = eight_bit ? remove_low_mantissa(x) : remove_high_exponent(x);
+            if (!wide) {
+                hi[j] = (uint16_t)val16;
+                continue;
+            }
+            uint32_t old = ((uint32_t)hi[j] << 16 | lo[j]) & valid, value;
+            if (tf32)
+                value = val16 << 16 | ((x >> 8) & 7u) << 13 | (dst32b_lo ? val16 : 0);
+            else
+                value = (old & 0xFFFF0000u) | val16;
+            hi[j] = (uint16_t)(value >> 16);
+            lo[j] = (uint16_t)value;
+        }
+        v->dst_row_valid[hi_row] = 1;
+        v->dst_ready[hi_row / BLOCK] = cycle + MATRIX_DST_WRITE_HIDDEN + 1;
+        if (wide) {
+            v->dst_row_valid[hi_row + BLOCK] = 1;
+            v->dst_ready[hi_row / BLOCK + 1] = cycle + MATRIX_DST_WRITE_HIDDEN + 1;
+        }
+    }
+}
+
+/* moves._dst_rows' first row: DstRow plus the offsets and the Dst RWC, aligned to `count`. */
+static uint32_t move_dst_first(const struct copro_view *v, uint32_t t, const struct mx_config *c, uint32_t dst,
+                               uint32_t count)
+{
+    return (dst + c->math_offset + v->rwc[RWC_DST][t] + c->regw_base) & MATRIX_ROW_MASK & ~(count - 1);
+}
+
+/* moves._src_rows' first row: the row plus the Src RWC, aligned to `count`. */
+static uint32_t move_src_first(const struct copro_view *v, uint32_t t, uint32_t file, uint32_t row, uint32_t count)
+{
+    uint32_t rwc = v->rwc[file == MATRIX_SRCA ? RWC_SRCA : RWC_SRCB][t];
+    return (row + rwc) & MATRIX_SRC_ROW_MASK & ~(count - 1);
+}
+
+/* The matrix unit owns its bank of `file` (moves._owned). */
+static int bank_owned(const struct copro_view *v, uint32_t file)
+{
+    uint32_t bank = v->matrix_bank[file];
+    return bank < MATRIX_SRC_BANKS && v->src_client[file * MATRIX_SRC_BANKS + bank] == MATRIX_CLIENT_MATRIX_UNIT;
+}
+
+/* moves._hold: the scheduling hold a move starts, and the SrcA row it latched (-1: none). */
+static int64_t move_done(struct copro_view *v, uint32_t t, const uint32_t rwcs[RWC_FIELDS], int64_t kind,
+                         int64_t cycles, int64_t srca_row, int64_t cycle)
+{
+    for (uint32_t i = 0; i < RWC_FIELDS; i++)
+        v->rwc[i][t] = rwcs[i];
+    v->move_hold[0] = kind;
+    v->move_hold[1] = cycle + cycles + 1;
+    v->srca_row_latch[0] = srca_row;
+    return MATRIX_RETIRE_DEFAULT;
+}
+
+static int64_t mova2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    uint32_t mod = F_MOVA2D_INSTR_MOD(word), dst = F_MOVA2D_DST(word), addr_mode = F_MOVA2D_ADDR_MODE(word);
+    struct mx_config c;
+    uint32_t rwcs[RWC_FIELDS];
+    if (addr_mode >> ADDR_MODE_BITS || mod & ~(uint32_t)MOVE_ROW_FLAG || dst >> DST_ROW_BITS)
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    if (!bank_owned(v, MATRIX_SRCA))
+        return native_wait(v, WAIT_MATRIX_BANK, -1, MATRIX_SRCA);
+    if (!read_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
+        return NATIVE_DEFER;
+    uint32_t count = mod ? BLOCK : 1, first = move_src_first(v, t, MATRIX_SRCA, F_MOVA2D_SRC(word), count);
+    const uint32_t *rows[BLOCK];
+    for (uint32_t i = 0; i < count; i++)
+        rows[i] = src_row(v, MATRIX_SRCA, first + i);
+    move_to_dst(v, &c, rows, count, 0, move_dst_first(v, t, &c, dst, count), F_MOVA2D_DEST_32B_LO(word), cycle);
+    return move_done(v, t, rwcs, MATRIX_HOLD_MOVA2D_KIND, MATRIX_HOLD_MOVA2D_CYCLES, first, cycle);
+}
+
+static int64_t movb2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    uint32_t mod = MOVB2D_MODE(word), dst = F_MOVB2D_DST(word), addr_mode = F_MOVB2D_ADDR_MODE(word);
+    struct mx_config c;
+    uint32_t rwcs[RWC_FIELDS];
+    if (addr_mode >> ADDR_MODE_BITS || dst >> DST_ROW_BITS)
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    if (!bank_owned(v, MATRIX_SRCB))
+        return native_wait(v, WAIT_MATRIX_BANK, -1, MATRIX_SRCB);
+    if (!read_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
+        return NATIVE_DEFER;
+    int broadcast = (mod & MOVB2D_ONE_TO_8) != 0;
+    uint32_t count = broadcast ? BLOCK : mod & MOVB2D_MOVE4 ? 4 : 1;
+    uint32_t first = move_src_first(v, t, MATRIX_SRCB, F_MOVB2D_SRC(word), broadcast ? 1 : count);
+    const uint32_t *rows[BLOCK];
+    for (uint32_t i = 0; i < count; i++)
+        rows[i] = src_row(v, MATRIX_SRCB, broadcast ? first : first + i);
+    move_to_dst(v, &c, rows, count, mod & MOVB2D_COL0, move_dst_first(v, t, &c, dst, count),
+                F_MOVB2D_DEST_32B_LO(word), cycle);
+    return move_done(v, t, rwcs, MATRIX_HOLD_MOVB2D_KIND, MATRIX_HOLD_MOVB2D_CYCLES, -1, cycle);
+}
+
 /* ------------------------------------------------------------------------------ ZEROACC */
 #ifndef TSIM_WORMHOLE /* (Wormhole's ZEROACC has its own encoding and model: Python's) */
 
@@ -702,6 +842,16 @@ int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     return elw(v, thread, ELW_FIELDS(ELWMUL, word), cycle, ELW_MUL);
+}
+
+int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return mova2d(v, thread, word, cycle);
+}
+
+int64_t matrix_movb2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return movb2d(v, thread, word, cycle);
 }
 
 #ifndef TSIM_WORMHOLE
