@@ -16,6 +16,7 @@ import numpy as np
 from tensixsim.native_build import build_library, pure_python_requested
 from tensixsim.observe.events import TR_FIELDS  # engine.h TR_FIELDS: one row per retired instruction
 from tensixsim.tensix.frontend.capture import HISTORY_RECORD, QUEUE_CTL
+from tensixsim.tensix.pack import stream as pack_stream
 from tensixsim.tensix.sync import MUTEX_SLOTS
 
 if TYPE_CHECKING:
@@ -192,6 +193,12 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
             setattr(view, name, _pointer(getattr(state, attribute), dtype))
     view.wait = _pointer(wait, np.int64)
     view.sched = _pointer(sched, np.int64)
+    # The packers' streams: Blackhole's PackState, or one row per packer (Wormhole's PackersState).
+    packers, count = copro.packer, pack_stream.PACKER_COUNT[copro.arch.name]
+    rows = () if count == 1 else (count,)
+    words, buffer = (pack_stream.STREAM_WORDS,), (2, pack_stream.STREAM_BUFFER_BYTES)
+    if packers.stream.shape != rows + words or packers.buffer.shape != rows + buffer:
+        raise TypeError(f"native engine needs {count} packer stream(s), got {packers.stream.shape}")
     view.pack_stream = _pointer(copro.packer.stream, np.int64)
     view.pack_buffer = _pointer(copro.packer.buffer, np.uint8)
     view.l1_written = _pointer(copro.l1_written, np.int64)
@@ -585,9 +592,9 @@ class NativeEngine:
 
 
 # The sources another architecture's library leaves out: the vector unit's SFPLOADMACRO scheduler
-# (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in) and
-# the packers (Wormhole's PACR is its own, pack/wormhole.py).
-_BLACKHOLE_ONLY = ("pack.c", "sfpu_macro.c")
+# (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in).
+# pack.c serves both chips (its TSIM_WORMHOLE section is Wormhole's PACR, pack/wormhole.py).
+_BLACKHOLE_ONLY = ("sfpu_macro.c",)
 
 
 def _sources(arch: str = ARCH) -> list[Path]:

@@ -371,6 +371,160 @@
 #define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_SHIFT            0u
 #define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_MASK             0x00000001u
 
+/* ---- pack.c: the pack package, formats.py, timing.PACK_WORMHOLE (PACK_*, PKF_*) ---- */
+#define PACK_TIMING_ISSUE_CYCLES                                 1
+#define PACK_TIMING_L1_BYTES_PER_CYCLE                           16
+#define PACK_TIMING_L1_ACCUMULATE_CYCLES                         5
+#define PACK_TIMING_L1_ACCUMULATE_NONATOMIC_CYCLES               2
+#define PACK_TIMING_SETREG                                       1
+#define PACK_TIMING_DRAIN_CYCLES                                 20
+#define PACK_FMT_FP32                                            0u
+#define PACK_FMT_TF32                                            4u
+#define PACK_FMT_BF16                                            5u
+#define PACK_FMT_FP16                                            1u
+#define PACK_FMT_INT32                                           8u
+#define PACK_FMT_INT16                                           9u
+#define PACK_FMT_INT8                                            14u
+#define PACK_FMT_BFP8                                            6u
+#define PACK_FMT_BFP8A                                           2u
+#define PACK_FORMAT_NAMED                                        0xCFFFu
+#define PACK_FORMAT_LATE_ONLY                                    0x8888u
+#define PACK_L1_ADDRESS_MASK                                     0x1FFFFu
+#define PACK_STREAM_DATA_ADDRESS                                 0u
+#define PACK_STREAM_EXPONENT_ADDRESS                             1u
+#define PACK_STREAM_NEEDS_NEW_ADDRESS                            2u
+#define PACK_STREAM_PENDING                                      3u
+#define PACK_STREAM_EXPONENT_PENDING                             4u
+#define PACK_STREAM_DRAINED                                      5u
+#define PACK_STREAM_WORDS                                        6u
+#define PACK_STREAM_BUFFER_BYTES                                 16u
+#define PACK_PACKERS                                             4u
+#define PACK_PACKER_MASKS {0x1u, 0x1u, 0x2u, 0x3u, 0x4u, 0x0u, 0x0u, 0x0u, 0x8u, 0x0u, 0x0u, 0x0u, 0xCu, 0x0u, 0x0u, 0xFu}
+#define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_WORD                  14u
+#define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_SHIFT                 0u
+#define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_MASK                  0x00000001u
+#define PKF_PCK_DEST_RD_CTRL_READ_INT8_WORD                      14u
+#define PKF_PCK_DEST_RD_CTRL_READ_INT8_SHIFT                     2u
+#define PKF_PCK_DEST_RD_CTRL_READ_INT8_MASK                      0x00000004u
+#define PKF_PCK_DEST_RD_CTRL_READ_UNSIGNED_WORD                  14u
+#define PKF_PCK_DEST_RD_CTRL_READ_UNSIGNED_SHIFT                 1u
+#define PKF_PCK_DEST_RD_CTRL_READ_UNSIGNED_MASK                  0x00000002u
+#define PKF_PCK_DEST_RD_CTRL_ROUND_10B_MANT_WORD                 14u
+#define PKF_PCK_DEST_RD_CTRL_ROUND_10B_MANT_SHIFT                3u
+#define PKF_PCK_DEST_RD_CTRL_ROUND_10B_MANT_MASK                 0x00000008u
+#define PKF_ALU_FORMAT_SPEC_REG_DSTACC_OVERRIDE_WORD             0u
+#define PKF_ALU_FORMAT_SPEC_REG_DSTACC_OVERRIDE_SHIFT            14u
+#define PKF_ALU_FORMAT_SPEC_REG_DSTACC_OVERRIDE_MASK             0x00004000u
+#define PKF_ALU_FORMAT_SPEC_REG_DSTACC_VAL_WORD                  0u
+#define PKF_ALU_FORMAT_SPEC_REG_DSTACC_VAL_SHIFT                 10u
+#define PKF_ALU_FORMAT_SPEC_REG_DSTACC_VAL_MASK                  0x00003C00u
+#define PKF_ALU_FORMAT_SPEC_REG2_DSTACC_WORD                     1u
+#define PKF_ALU_FORMAT_SPEC_REG2_DSTACC_SHIFT                    25u
+#define PKF_ALU_FORMAT_SPEC_REG2_DSTACC_MASK                     0x1E000000u
+#define PKF_ALU_ROUNDING_MODE_PACKER_SRND_EN_WORD                1u
+#define PKF_ALU_ROUNDING_MODE_PACKER_SRND_EN_SHIFT               2u
+#define PKF_ALU_ROUNDING_MODE_PACKER_SRND_EN_MASK                0x00000004u
+#define PKF_INT_DESCALE_ENABLE_WORD                              7u
+#define PKF_INT_DESCALE_ENABLE_SHIFT                             0u
+#define PKF_INT_DESCALE_ENABLE_MASK                              0x00000001u
+#define PKF_INT_DESCALE_MODE_WORD                                7u
+#define PKF_INT_DESCALE_MODE_SHIFT                               1u
+#define PKF_INT_DESCALE_MODE_MASK                                0x00000002u
+#define PKF_INT_DESCALE_VALUES_SEC0_VALUE_WORD                   165u
+#define PKF_INT_DESCALE_VALUES_SEC0_VALUE_SHIFT                  0u
+#define PKF_INT_DESCALE_VALUES_SEC0_VALUE_MASK                   0xFFFFFFFFu
+#define PKF_STACC_RELU_APPLYRELU_WORD                            2u
+#define PKF_STACC_RELU_APPLYRELU_SHIFT                           2u
+#define PKF_STACC_RELU_APPLYRELU_MASK                            0x0000003Cu
+#define PKF_PCK_EDGE_MODE_MODE_WORD                              20u
+#define PKF_PCK_EDGE_MODE_MODE_SHIFT                             16u
+#define PKF_PCK_EDGE_MODE_MODE_MASK                              0x00010000u
+#define PKF_PCK_EDGE_TILE_FACE_SET_SELECT_ENABLE_WORD            15u
+#define PKF_PCK_EDGE_TILE_FACE_SET_SELECT_ENABLE_SHIFT           8u
+#define PKF_PCK_EDGE_TILE_FACE_SET_SELECT_ENABLE_MASK            0x00000100u
+#define PKF_PCK_EDGE_TILE_ROW_SET_SELECT_SELECT_WORD             20u
+#define PKF_PCK_EDGE_TILE_ROW_SET_SELECT_SELECT_SHIFT            17u
+#define PKF_PCK_EDGE_TILE_ROW_SET_SELECT_SELECT_MASK             0x01FE0000u
+#define PKF_PCK0_ADDR_BASE_REG_0_BASE_WORD                       12u
+#define PKF_PCK0_ADDR_BASE_REG_0_BASE_SHIFT                      0u
+#define PKF_PCK0_ADDR_BASE_REG_0_BASE_MASK                       0x0000FFFFu
+#define PKF_PCK0_ADDR_CTRL_XY_REG_0_XSTRIDE_WORD                 8u
+#define PKF_PCK0_ADDR_CTRL_XY_REG_0_XSTRIDE_SHIFT                0u
+#define PKF_PCK0_ADDR_CTRL_XY_REG_0_XSTRIDE_MASK                 0x00000FFFu
+#define PKF_PCK0_ADDR_CTRL_XY_REG_0_YSTRIDE_WORD                 8u
+#define PKF_PCK0_ADDR_CTRL_XY_REG_0_YSTRIDE_SHIFT                12u
+#define PKF_PCK0_ADDR_CTRL_XY_REG_0_YSTRIDE_MASK                 0x00FFF000u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_0_ZSTRIDE_WORD                 9u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_0_ZSTRIDE_SHIFT                0u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_0_ZSTRIDE_MASK                 0x00000FFFu
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_0_WSTRIDE_WORD                 9u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_0_WSTRIDE_SHIFT                12u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_0_WSTRIDE_MASK                 0x0FFFF000u
+#define PKF_PCK0_ADDR_BASE_REG_1_BASE_WORD                       13u
+#define PKF_PCK0_ADDR_BASE_REG_1_BASE_SHIFT                      0u
+#define PKF_PCK0_ADDR_BASE_REG_1_BASE_MASK                       0x0000FFFFu
+#define PKF_PCK0_ADDR_CTRL_XY_REG_1_YSTRIDE_WORD                 10u
+#define PKF_PCK0_ADDR_CTRL_XY_REG_1_YSTRIDE_SHIFT                12u
+#define PKF_PCK0_ADDR_CTRL_XY_REG_1_YSTRIDE_MASK                 0x00FFF000u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_1_ZSTRIDE_WORD                 11u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_1_ZSTRIDE_SHIFT                0u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_1_ZSTRIDE_MASK                 0x00000FFFu
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE_WORD                 11u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE_SHIFT                12u
+#define PKF_PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE_MASK                 0x0FFFF000u
+#define PKF_THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_WORD  58u
+#define PKF_THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_SHIFT 17u
+#define PKF_THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_MASK  0x001E0000u
+#define PKF_THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_OVRD_WORD 58u
+#define PKF_THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_OVRD_SHIFT 21u
+#define PKF_THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_OVRD_MASK 0x00200000u
+#define PPF_DISABLE_ZERO_COMPRESS                                0u
+#define PPF_SOURCE_INTERFACE_SELECTION                           1u
+#define PPF_ADD_L1_DEST_ADDR_OFFSET                              2u
+#define PPF_IN_DATA_FORMAT                                       3u
+#define PPF_OUT_DATA_FORMAT                                      4u
+#define PPF_PACK_L1_ACC                                          5u
+#define PPF_EXP_THRESHOLD_EN                                     6u
+#define PPF_ADDR_CNT_CONTEXT                                     7u
+#define PPF_DOWNSAMPLE_MASK                                      8u
+#define PPF_L1_DEST_ADDR                                         9u
+#define PPF_SUB_L1_TILE_HEADER_SIZE                              10u
+#define PPF_EXP_SECTION_SIZE                                     11u
+#define PPF_UNDESCRIBED                                          12u
+#define PPF_UNDESCRIBED_COUNT                                    6u
+#define PPF_LIMIT_ADDRESS                                        18u
+#define PPF_FIFO_SIZE                                            19u
+#define PPF_DST_OFFSET                                           20u
+#define PPF_COUNT                                                21u
+#define PACK_PACKER_FIELD_SPECS { \
+    {{58u, 0u, 0x1u}, {58u, 16u, 0x10000u}, {58u, 1u, 0x2u}, {58u, 8u, 0xF00u}, {58u, 4u, 0xF0u}, {59u, 21u, 0x200000u}, {59u, 20u, 0x100000u}, {58u, 2u, 0xCu}, {59u, 0u, 0xFFFFu}, {57u, 0u, 0xFFFFFFFFu}, {58u, 15u, 0x8000u}, {56u, 16u, 0xFFFF0000u}, {58u, 12u, 0x1000u}, {58u, 14u, 0x4000u}, {58u, 22u, 0x400000u}, {58u, 13u, 0x2000u}, {59u, 19u, 0x80000u}, {59u, 16u, 0x70000u}, {88u, 0u, 0x1FFFFu}, {89u, 0u, 0x1FFFFu}, {152u, 0u, 0xFFFu}}, \
+    {{86u, 0u, 0x1u}, {86u, 16u, 0x10000u}, {86u, 1u, 0x2u}, {86u, 8u, 0xF00u}, {86u, 4u, 0xF0u}, {87u, 21u, 0x200000u}, {87u, 20u, 0x100000u}, {86u, 2u, 0xCu}, {87u, 0u, 0xFFFFu}, {85u, 0u, 0xFFFFFFFFu}, {86u, 15u, 0x8000u}, {84u, 16u, 0xFFFF0000u}, {86u, 12u, 0x1000u}, {86u, 14u, 0x4000u}, {86u, 17u, 0x20000u}, {86u, 13u, 0x2000u}, {87u, 19u, 0x80000u}, {87u, 16u, 0x70000u}, {90u, 0u, 0x1FFFFu}, {91u, 0u, 0x1FFFFu}, {153u, 0u, 0xFFFu}}, \
+    {{98u, 0u, 0x1u}, {98u, 16u, 0x10000u}, {98u, 1u, 0x2u}, {98u, 8u, 0xF00u}, {98u, 4u, 0xF0u}, {99u, 21u, 0x200000u}, {99u, 20u, 0x100000u}, {98u, 2u, 0xCu}, {99u, 0u, 0xFFFFu}, {97u, 0u, 0xFFFFFFFFu}, {98u, 15u, 0x8000u}, {96u, 16u, 0xFFFF0000u}, {98u, 12u, 0x1000u}, {98u, 14u, 0x4000u}, {98u, 22u, 0x400000u}, {98u, 13u, 0x2000u}, {99u, 19u, 0x80000u}, {99u, 16u, 0x70000u}, {128u, 0u, 0x1FFFFu}, {129u, 0u, 0x1FFFFu}, {154u, 0u, 0xFFFu}}, \
+    {{126u, 0u, 0x1u}, {126u, 16u, 0x10000u}, {126u, 1u, 0x2u}, {126u, 8u, 0xF00u}, {126u, 4u, 0xF0u}, {127u, 21u, 0x200000u}, {127u, 20u, 0x100000u}, {126u, 2u, 0xCu}, {127u, 0u, 0xFFFFu}, {125u, 0u, 0xFFFFFFFFu}, {126u, 15u, 0x8000u}, {124u, 16u, 0xFFFF0000u}, {126u, 12u, 0x1000u}, {126u, 14u, 0x4000u}, {126u, 17u, 0x20000u}, {126u, 13u, 0x2000u}, {127u, 19u, 0x80000u}, {127u, 16u, 0x70000u}, {130u, 0u, 0x1FFFFu}, {131u, 0u, 0x1FFFFu}, {155u, 0u, 0xFFFu}}}
+#define PAM_YSRC_INCR                                            0u
+#define PAM_YSRC_CR                                              1u
+#define PAM_YSRC_CLEAR                                           2u
+#define PAM_YDST_INCR                                            3u
+#define PAM_YDST_CR                                              4u
+#define PAM_YDST_CLEAR                                           5u
+#define PAM_ZSRC_INCR                                            6u
+#define PAM_ZSRC_CLEAR                                           7u
+#define PAM_ZDST_INCR                                            8u
+#define PAM_ZDST_CLEAR                                           9u
+#define PACK_ADDR_MOD_SLOTS                                      4u
+#define PACK_ADDR_MOD_FIELD_COUNT                                10u
+#define PACK_ADDR_MOD_SPECS { \
+    {{31u, 0u, 0xFu}, {31u, 4u, 0x10u}, {31u, 5u, 0x20u}, {31u, 6u, 0x3C0u}, {31u, 10u, 0x400u}, {31u, 11u, 0x800u}, {31u, 12u, 0x1000u}, {31u, 13u, 0x2000u}, {31u, 14u, 0x4000u}, {31u, 15u, 0x8000u}}, \
+    {{32u, 0u, 0xFu}, {32u, 4u, 0x10u}, {32u, 5u, 0x20u}, {32u, 6u, 0x3C0u}, {32u, 10u, 0x400u}, {32u, 11u, 0x800u}, {32u, 12u, 0x1000u}, {32u, 13u, 0x2000u}, {32u, 14u, 0x4000u}, {32u, 15u, 0x8000u}}, \
+    {{33u, 0u, 0xFu}, {33u, 4u, 0x10u}, {33u, 5u, 0x20u}, {33u, 6u, 0x3C0u}, {33u, 10u, 0x400u}, {33u, 11u, 0x800u}, {33u, 12u, 0x1000u}, {33u, 13u, 0x2000u}, {33u, 14u, 0x4000u}, {33u, 15u, 0x8000u}}, \
+    {{34u, 0u, 0xFu}, {34u, 4u, 0x10u}, {34u, 5u, 0x20u}, {34u, 6u, 0x3C0u}, {34u, 10u, 0x400u}, {34u, 11u, 0x800u}, {34u, 12u, 0x1000u}, {34u, 13u, 0x2000u}, {34u, 14u, 0x4000u}, {34u, 15u, 0x8000u}}}
+#define PACK_ROW_SET_MAPPING_SPECS { \
+    {{16u, 0u, 0x3u}, {16u, 2u, 0xCu}, {16u, 4u, 0x30u}, {16u, 6u, 0xC0u}, {16u, 8u, 0x300u}, {16u, 10u, 0xC00u}, {16u, 12u, 0x3000u}, {16u, 14u, 0xC000u}, {16u, 16u, 0x30000u}, {16u, 18u, 0xC0000u}, {16u, 20u, 0x300000u}, {16u, 22u, 0xC00000u}, {16u, 24u, 0x3000000u}, {16u, 26u, 0xC000000u}, {16u, 28u, 0x30000000u}, {16u, 30u, 0xC0000000u}}, \
+    {{17u, 0u, 0x3u}, {17u, 2u, 0xCu}, {17u, 4u, 0x30u}, {17u, 6u, 0xC0u}, {17u, 8u, 0x300u}, {17u, 10u, 0xC00u}, {17u, 12u, 0x3000u}, {17u, 14u, 0xC000u}, {17u, 16u, 0x30000u}, {17u, 18u, 0xC0000u}, {17u, 20u, 0x300000u}, {17u, 22u, 0xC00000u}, {17u, 24u, 0x3000000u}, {17u, 26u, 0xC000000u}, {17u, 28u, 0x30000000u}, {17u, 30u, 0xC0000000u}}, \
+    {{18u, 0u, 0x3u}, {18u, 2u, 0xCu}, {18u, 4u, 0x30u}, {18u, 6u, 0xC0u}, {18u, 8u, 0x300u}, {18u, 10u, 0xC00u}, {18u, 12u, 0x3000u}, {18u, 14u, 0xC000u}, {18u, 16u, 0x30000u}, {18u, 18u, 0xC0000u}, {18u, 20u, 0x300000u}, {18u, 22u, 0xC00000u}, {18u, 24u, 0x3000000u}, {18u, 26u, 0xC000000u}, {18u, 28u, 0x30000000u}, {18u, 30u, 0xC0000000u}}, \
+    {{19u, 0u, 0x3u}, {19u, 2u, 0xCu}, {19u, 4u, 0x30u}, {19u, 6u, 0xC0u}, {19u, 8u, 0x300u}, {19u, 10u, 0xC00u}, {19u, 12u, 0x3000u}, {19u, 14u, 0xC000u}, {19u, 16u, 0x30000u}, {19u, 18u, 0xC0000u}, {19u, 20u, 0x300000u}, {19u, 22u, 0xC00000u}, {19u, 24u, 0x3000000u}, {19u, 26u, 0xC000000u}, {19u, 28u, 0x30000000u}, {19u, 30u, 0xC0000000u}}}
+#define PACK_EDGE_MASK_SPECS {{20u, 0u, 0xFFFFu}, {21u, 0u, 0xFFFFu}, {22u, 0u, 0xFFFFu}, {23u, 0u, 0xFFFFu}}
+
 /* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
 #define UNPACK_ADDRESS_CYCLES                                    2
 #define UNPACK_NOP_CYCLES                                        1

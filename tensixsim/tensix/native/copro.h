@@ -71,9 +71,9 @@ struct copro_view {
     int64_t *move_hold;       /* [2]: the matrix unit's hold after a data move (matrix.moves.HOLDS) */
     int64_t *srca_row_latch;  /* [1]: the SrcA row address last computed (SHIFTXA), -1 unknown */
     int64_t *wait;            /* [3]: (reason, until, detail) of the last NATIVE_WAIT */
-    /* The packer (pack.stream.PackState) */
-    int64_t *pack_stream;     /* [PACK_STREAM_WORDS]: stream addresses, NeedsNewAddress, pending counts */
-    uint8_t *pack_buffer;     /* [2][16]: the data and exponent streams' pending bytes */
+    /* The packer (pack.stream.PackState; Wormhole's PackersState: one row per packer) */
+    int64_t *pack_stream;     /* [packers][PACK_STREAM_WORDS]: stream addresses, NeedsNewAddress, pending counts */
+    uint8_t *pack_buffer;     /* [packers][2][16]: the data and exponent streams' pending bytes */
     /* [3] (Coprocessor.l1_written): lo, hi, cycle of the L1 bytes a handler wrote directly (lo < 0: none),
      * for Python to notify the tile of (Tile.coprocessor_wrote_l1), then reset to {-1, 0, 0} */
     int64_t *l1_written;

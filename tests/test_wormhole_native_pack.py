@@ -1,0 +1,341 @@
+"""Wormhole's PACR in the native engine, in lockstep with the Python reference engine.
+
+Wormhole's PACR is its own (pack/wormhole.py: PackerMask names up to four packers, each with its own
+Config, Dst offset, FIFO limits and streams; contiguous Dst datums from the ADC X range, Downsample_mask,
+OvrdThreadId's ADC, the AddrMod step once per ADC used). Its library runs it in C (pack.c's
+TSIM_WORMHOLE section) for the configurations kernels use; ReLU, exponent thresholding, L1
+accumulation, block-float and FP8 outputs, compression and a PACR writing L1 more than once are
+Python's.
+
+Random PACR programs on the packer pipe (now and then from another pipe too) run from random packer
+state on both engines and are compared after every cycle (native/lockstep.py): the configuration
+(formats, Dst read mode, strides, Dst offsets, output addresses, FIFO wrap, edge masks, downsampling,
+the modes kept in Python), the packer ADCs and ADDR_MOD slots, Dst (contents, undefined rows, blocks
+still hidden), the packers' streams (addresses, NeedsNewAddress, pending bytes) and L1. An ordinary
+pack sequence must really run in C.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tensixsim import Tile
+from tensixsim.isa import isa_for
+from tensixsim.tensix import native
+from tensixsim.tensix.formats import BF16, BFP8, FP8, FP16, FP32, INT8, INT16, INT32, TF32
+from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.native import gen_fields
+from tensixsim.tensix.native.lockstep import first_difference
+from tensixsim.tensix.pack.wormhole import PACK_LIMITS, PACKER_CONFIG, PACKER_MASKS, UNDESCRIBED
+
+WH = isa_for("wormhole")
+pytestmark = pytest.mark.skipif(
+    not native.available("wormhole"), reason="no C compiler: the native engine is absent"
+)
+LOCKSTEP = settings(
+    max_examples=max(10, settings.default.max_examples * 6 // 10),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+PACKER_ADC = 2  # adc.PACKERS
+L1_UNITS = Tile("wormhole").arch.l1_size // 16
+
+# (intermediate, output, Read_32b_data) the Python model accepts, the usual ones first.
+COMMON = [
+    (FP32, FP32, 1), (BF16, BF16, 0), (FP32, BF16, 1), (BF16, BF16, 1), (FP16, FP16, 0), (TF32, TF32, 1),
+    (INT32, INT32, 1), (INT8, INT8, 1), (INT16, INT16, 0), (FP16, FP32, 0), (FP16, BF16, 0), (BF16, FP16, 0),
+    (FP32, FP16, 1), (TF32, BF16, 0), (BF16, FP32, 1), (TF32, FP32, 0),
+]  # fmt: skip
+ADDR_MOD_NAMES = ("YsrcIncr", "YsrcCR", "YsrcClear", "YdstIncr", "YdstCR", "YdstClear", "ZsrcIncr",
+                  "ZsrcClear", "ZdstIncr", "ZdstClear")  # fmt: skip
+
+
+def test_the_library_runs_wormholes_pacr():
+    assert "PACR" in gen_fields.native_instructions("wormhole")
+
+
+@st.composite
+def pacr_words(draw: st.DrawFn, wild: bool) -> int:
+    """A PACR: packer 0 mostly, now and then several packers (or an undefined mask), Last, Flush and
+    ZeroWrite sometimes; ``wild``: any operand."""
+    spec = WH.by_name["PACR"]
+    if wild:
+        fields = {f.name: draw(st.integers(0, (1 << f.width) - 1)) for f in spec.fields}
+    else:
+        fields = {f.name: 0 for f in spec.fields}
+        masks = [0, 1, 1, 1, 2, 4, 8, 3, 12, 15, 5]
+        fields["pack_sel"] = draw(st.sampled_from(masks))
+        fields["addr_mode"] = draw(st.integers(0, 3))
+        fields["last"] = draw(st.sampled_from([0, 0, 1]))
+        fields["flush"] = draw(st.sampled_from([0] * 9 + [1]))
+        fields["zero_write"] = draw(st.sampled_from([0] * 9 + [1]))
+        fields["ovrd_thread_id"] = draw(st.sampled_from([0] * 9 + [1]))
+        fields["concat"] = draw(st.sampled_from([0] * 9 + [1]))
+    return WH.encode("PACR", **fields)
+
+
+@st.composite
+def programs(draw: st.DrawFn):
+    wild = draw(st.integers(0, 9)) == 0
+    entries = []
+    for pipe in draw(st.sampled_from([(2,), (2,), (2,), (0, 2)])):
+        cycle = draw(st.integers(0, 3))
+        for _ in range(draw(st.integers(1, 8))):
+            cycle += draw(st.sampled_from([0, 1, 4, 40]))
+            word = draw(pacr_words(wild))
+            entries.append((pipe, PushedInstruction(word, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+    return entries, draw(st.integers(0, 2**32 - 1))
+
+
+def prepare(seed: int):
+    def setup(tile: Tile) -> None:
+        rng = np.random.default_rng(seed)
+        copro = tile.coprocessor
+        config, regs, adc, packers = copro.config, copro.regs, copro.adc, copro.packer
+
+        def chance(p: float) -> bool:
+            return bool(rng.random() < p)
+
+        def rare(value_if, p: float = 0.03, otherwise: int = 0) -> int:
+            return value_if() if chance(p) else otherwise
+
+        def setf(name: str, value: int) -> None:
+            config.write_field(name, 0, value)
+
+        # The packers' shared configuration (state 0: CFG_STATE_ID stays 0).
+        inter, out0, read32 = COMMON[min(int(rng.geometric(0.3)) - 1, len(COMMON) - 1)]
+        read32 = int(rng.integers(0, 2)) if chance(0.05) else read32
+        override = chance(0.3)
+        setf("ALU_FORMAT_SPEC_REG_Dstacc_override", int(override))
+        setf("ALU_FORMAT_SPEC_REG_Dstacc_val", inter if override else int(rng.integers(0, 16)))
+        setf("ALU_FORMAT_SPEC_REG2_Dstacc", int(rng.integers(0, 16)) if override else inter)
+        setf("PCK_DEST_RD_CTRL_Read_32b_data", read32)
+        setf("PCK_DEST_RD_CTRL_Read_int8", int(chance(0.1)))
+        setf("PCK_DEST_RD_CTRL_Read_unsigned", int(chance(0.3)))
+        setf("PCK_DEST_RD_CTRL_Round_10b_mant", int(chance(0.1)))
+        setf("ALU_ROUNDING_MODE_Packer_srnd_en", int(chance(0.02)))
+        setf("INT_DESCALE_Enable", int(chance(0.2)))
+        setf("INT_DESCALE_Mode", int(chance(0.1)))
+        setf("INT_DESCALE_VALUES_SEC0_Value", rare(lambda: int(rng.integers(0, 1 << 32)), 0.3))
+        setf("STACC_RELU_ApplyRelu", rare(lambda: int(rng.integers(1, 16)), 0.05))
+        setf("STACC_RELU_ReluThreshold", rare(lambda: int(rng.integers(0, 1 << 15)), 0.5))
+        setf("PCK_EDGE_TILE_FACE_SET_SELECT_enable", int(chance(0.02)))
+        setf("PCK_EDGE_MODE_mode", int(chance(0.2)))
+        setf("PCK_EDGE_TILE_ROW_SET_SELECT_select", int(rng.integers(0, 256)) if chance(0.3) else 0)
+        for c in range(4):
+            setf(f"PCK_EDGE_OFFSET_SEC{c}_mask", 0xFFFF if chance(0.85) else int(rng.integers(0, 1 << 16)))
+        sets = int(rng.integers(0, 4)) if chance(0.2) else 0
+        for b in range(4):
+            for y in range(16):
+                value = int(rng.integers(0, 4)) if chance(0.02) else sets
+                setf(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{y}", value)
+        # The input address generator (strides in bytes) and the output one (YZW_Addr, 16-byte units).
+        setf("PCK0_ADDR_BASE_REG_0_Base", rare(lambda: int(rng.integers(0, 1 << 16)), 0.05))
+        setf("PCK0_ADDR_CTRL_XY_REG_0_Xstride", int(rng.choice([0, 0, 0, 1, 2, 4, 0x12, 0xFFF])))
+        setf("PCK0_ADDR_CTRL_XY_REG_0_Ystride", int(rng.choice([0, 64, 64, 128, 0xFFF])))
+        setf("PCK0_ADDR_CTRL_ZW_REG_0_Zstride", int(rng.choice([0, 512, 1024, 0xFFF])))
+        setf("PCK0_ADDR_CTRL_ZW_REG_0_Wstride", int(rng.choice([0, 0, 4096])))
+        setf("PCK0_ADDR_BASE_REG_1_Base", rare(lambda: int(rng.integers(0, 256)), 0.1))
+        setf("PCK0_ADDR_CTRL_XY_REG_1_Ystride", rare(lambda: int(rng.integers(0, 256)), 0.1))
+        setf("PCK0_ADDR_CTRL_ZW_REG_1_Zstride", rare(lambda: int(rng.integers(0, 256)), 0.1))
+        setf("PCK0_ADDR_CTRL_ZW_REG_1_Wstride", rare(lambda: int(rng.integers(0, 256)), 0.05))
+        ovrd = chance(0.03)
+        setf("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd", int(ovrd))
+        setf("THCON_SEC0_REG1_All_pack_disable_zero_compress", int(rng.integers(0, 16)) if ovrd else 0)
+        # Each packer's own configuration.
+        for i, prefix in enumerate(PACKER_CONFIG):
+            out = out0
+            if chance(0.05):
+                out = int(rng.choice([BFP8, FP8, FP16, BF16, FP32]))
+            setf(prefix + "In_data_format", inter if chance(0.98) else int(rng.integers(0, 16)))
+            setf(prefix + "Out_data_format", out)
+            setf(prefix + "Disable_zero_compress", int(chance(0.97)))
+            setf(prefix + "Source_interface_selection", int(chance(0.01)))
+            setf(prefix + "Add_l1_dest_addr_offset", int(chance(0.01)))
+            for name in UNDESCRIBED:
+                setf(prefix + name, int(chance(0.005)))
+            setf(prefix + "Pack_L1_Acc", int(chance(0.03)))
+            setf(prefix + "Exp_threshold_en", int(chance(0.03)))
+            setf(prefix + "Exp_threshold", int(rng.integers(0, 256)))
+            setf(prefix + "Addr_cnt_context", int(rng.integers(0, 4)))
+            setf(prefix + "Downsample_mask", int(rng.choice([0, 0, 0, 0xFFFF, 0x5555, 0x00FF, 0x8001])))
+            dest = 0x1000 + 0x100 * i if chance(0.8) else int(rng.integers(0, L1_UNITS))
+            if chance(0.03):
+                dest = int(rng.integers(0, 1 << 32))
+            if chance(0.05):
+                dest = L1_UNITS - int(rng.integers(1, 6))  # at L1's end: some writes fit, some fault
+            setf(prefix + "L1_Dest_addr", dest)
+            setf(prefix + "Sub_l1_tile_header_size", int(chance(0.5)))
+            setf(prefix + "Exp_section_size", int(rng.integers(0, 8)))
+            wrap = chance(0.1)
+            setf(
+                PACK_LIMITS[i] + "limit_address",
+                int(rng.integers(0, L1_UNITS // 2)) if wrap else (1 << 17) - 1,
+            )
+            setf(PACK_LIMITS[i] + "fifo_size", int(rng.integers(0, L1_UNITS // 2)) if wrap else 0)
+            setf(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset", rare(lambda: int(rng.integers(0, 1 << 12)), 0.4))
+        # ThreadConfig: the packer ADDR_MOD slots.
+        for pipe in range(3):
+            for slot in range(4):
+                for name in ADDR_MOD_NAMES:
+                    field = f"ADDR_MOD_PACK_SEC{slot}_{name}"
+                    width = config.layout.thread_fields[field][2]
+                    value = int(rng.integers(0, 1 << width)) if chance(0.3) else 0
+                    config.write_thread_field(field, pipe, value)
+
+        # The packer ADCs: X ranges of a row, a face or a tile mostly.
+        adc.value[...] = rng.integers(0, 4, adc.value.shape)
+        adc.cr[...] = rng.integers(0, 4, adc.cr.shape)
+        for thread in range(3):
+            x0 = int(rng.choice([0, 0, 0, 16, 5])) if chance(0.9) else int(rng.integers(0, 300))
+            count = (
+                int(rng.choice([256, 256, 16, 64, 1024, 1, 3])) if chance(0.9) else int(rng.integers(0, 2000))
+            )
+            adc.value[thread, PACKER_ADC, 0, 0] = x0
+            adc.value[thread, PACKER_ADC, 1, 0] = max(x0 + count - 1, 0)
+            adc.value[thread, PACKER_ADC, :, 1:] = rng.integers(0, 3, (2, 3)) if chance(0.5) else 0
+
+        # Dst: contents, undefined rows, blocks the matrix unit wrote just before.
+        regs.dst[:] = rng.integers(0, 1 << 16, regs.dst.shape, dtype=np.uint32).astype(np.uint16)
+        regs.dst_row_valid[:] = rng.random(regs.dst_row_valid.shape) < (0.7 if chance(0.3) else 1.0)
+        if chance(0.3):
+            regs.dst_ready[:] = rng.integers(0, 12, regs.dst_ready.shape) * (
+                rng.random(regs.dst_ready.shape) < 0.2
+            )
+
+        # The packers' streams: new addresses mostly, else continuing with pending bytes.
+        for i in range(4):
+            state = packers.packer(i)
+            if chance(0.3):
+                state.needs_new_address = False
+                state.data_address = 16 * int(rng.integers(0x1000, 0x1400))
+                state.exponent_address = 16 * int(rng.integers(0x1000, 0x1400))
+                state.pending = bytes(rng.integers(0, 256, int(rng.integers(0, 16)), dtype=np.uint8))
+                if chance(0.1):
+                    state.exponent_pending = bytes(
+                        rng.integers(0, 256, int(rng.integers(1, 16)), dtype=np.uint8)
+                    )
+        data = np.random.default_rng(seed ^ 0x5EED)
+        tile.l1[0x10000:0x18000] = data.integers(0, 256, 0x8000, dtype=np.uint8)
+
+    return setup
+
+
+@LOCKSTEP
+@given(programs())
+def test_pacr_runs_natively_as_in_python_on_wormhole(program):
+    entries, seed = program
+    assert first_difference(prepare(seed), entries, 400, arch="wormhole") is None
+
+
+ELTWISE_ZERO = (
+    "ALU_FORMAT_SPEC_REG_Dstacc_override", "ALU_ROUNDING_MODE_Packer_srnd_en", "STACC_RELU_ApplyRelu",
+    "PCK_EDGE_TILE_FACE_SET_SELECT_enable", "PCK_EDGE_TILE_ROW_SET_SELECT_select",
+    "PCK_DEST_RD_CTRL_Read_int8", "PCK_DEST_RD_CTRL_Round_10b_mant", "PCK0_ADDR_BASE_REG_0_Base",
+    "PCK0_ADDR_CTRL_XY_REG_0_Xstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride", "PCK0_ADDR_BASE_REG_1_Base",
+    "PCK0_ADDR_CTRL_XY_REG_1_Ystride", "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
+    "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd",
+)  # fmt: skip
+
+
+def eltwise_setup(tile: Tile) -> None:
+    """The SDK's Wormhole pack kernel's configuration (tk_pack_configure, tk_pack_set_target, packer 0,
+    FP32 Dst to BF16, a face a PACR), over random Dst."""
+    prepare(7)(tile)
+    copro = tile.coprocessor
+    config = copro.config
+
+    def setf(name: str, value: int) -> None:
+        config.write_field(name, 0, value)
+
+    for name in ELTWISE_ZERO:
+        setf(name, 0)
+    setf("ALU_FORMAT_SPEC_REG2_Dstacc", FP32)
+    setf("PCK_DEST_RD_CTRL_Read_32b_data", 1)
+    setf("PCK0_ADDR_CTRL_XY_REG_0_Ystride", 16 * 4)
+    setf("PCK0_ADDR_CTRL_ZW_REG_0_Zstride", 256 * 4)
+    for c in range(4):
+        setf(f"PCK_EDGE_OFFSET_SEC{c}_mask", 0xFFFF)
+    prefix = PACKER_CONFIG[0]
+    for name in ("Source_interface_selection", "Add_l1_dest_addr_offset", "Pack_L1_Acc", "Exp_threshold_en",
+                 "Downsample_mask", "Sub_l1_tile_header_size", *UNDESCRIBED):  # fmt: skip
+        setf(prefix + name, 0)
+    setf(prefix + "Disable_zero_compress", 1)
+    setf(prefix + "In_data_format", FP32)
+    setf(prefix + "Out_data_format", BF16)
+    setf(prefix + "L1_Dest_addr", 0x1000 - 1)
+    setf(PACK_LIMITS[0] + "limit_address", 0x1FFFF)
+    setf(PACK_LIMITS[0] + "fifo_size", 0)
+    setf("DEST_TARGET_REG_CFG_PACK_SEC0_Offset", 0)
+    for slot, (zsrc_incr, ysrc_clear, zsrc_clear) in enumerate([(1, 0, 0), (0, 1, 1), (0, 0, 0), (0, 0, 0)]):
+        for name in ADDR_MOD_NAMES:
+            config.write_thread_field(f"ADDR_MOD_PACK_SEC{slot}_{name}", 2, 0)
+        config.write_thread_field(f"ADDR_MOD_PACK_SEC{slot}_ZsrcIncr", 2, zsrc_incr)
+        config.write_thread_field(f"ADDR_MOD_PACK_SEC{slot}_YsrcClear", 2, ysrc_clear)
+        config.write_thread_field(f"ADDR_MOD_PACK_SEC{slot}_ZsrcClear", 2, zsrc_clear)
+    adc = copro.adc
+    adc.value[2, PACKER_ADC] = 0
+    adc.value[2, PACKER_ADC, 1, 0] = 255
+    copro.regs.dst_row_valid[:] = True
+    copro.regs.dst_ready[:] = 0
+    copro.packer.stream[:, 2] = 1  # NeedsNewAddress
+    copro.packer.stream[:, 3:5] = 0
+    copro.packer.buffer[:] = 0
+
+
+def test_an_eltwise_pack_runs_in_c_on_wormhole():
+    """Two tiles of the SDK kernel's sequence (three PACRs of a face, then one with Last and the rewind
+    slot), and the same through packers 0 and 1 with ZeroWrite and Flush: every one executed by the C
+    handler, with the Python engine's state and cycles."""
+    zero = {f.name: 0 for f in WH.by_name["PACR"].fields}
+    face = WH.encode("PACR", **(zero | {"pack_sel": 1}))
+    last = WH.encode("PACR", **(zero | {"pack_sel": 1, "addr_mode": 1, "last": 1}))
+    zeros = WH.encode("PACR", **(zero | {"pack_sel": 1, "zero_write": 1}))
+    flush = WH.encode("PACR", **(zero | {"pack_sel": 1, "flush": 1}))
+    words = [face, face, face, last] * 2 + [zeros, flush]
+    entries = [(2, PushedInstruction(w, "trisc2", 4 * i, 20 * i, True)) for i, w in enumerate(words)]
+    assert first_difference(eltwise_setup, entries, 400, arch="wormhole") is None
+    tile = Tile("wormhole", engine="native")
+    eltwise_setup(tile)
+    for pipe, entry in entries:
+        tile.queues[pipe].entries.append(entry)
+    tile.backend.advance_to(400)
+    assert tile.backend.pipes[2].issued == len(words)
+    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
+
+
+def test_several_packers_run_in_c_on_wormhole():
+    """PackerMask 3 and 15 with a few datums each (no whole 16-byte chunk, so no L1 write), then packer
+    2 alone flushing its bytes: executed in C, as Python does."""
+    zero = {f.name: 0 for f in WH.by_name["PACR"].fields}
+    assert PACKER_MASKS[3] == (0, 1) and PACKER_MASKS[15] == (0, 1, 2, 3)
+    words = [WH.encode("PACR", **(zero | {"pack_sel": m})) for m in (3, 15)]
+    words.append(WH.encode("PACR", **(zero | {"pack_sel": 4, "last": 1})))
+
+    def setup(tile: Tile) -> None:
+        eltwise_setup(tile)
+        config = tile.coprocessor.config
+        for i, prefix in enumerate(PACKER_CONFIG):
+            for name in ("Source_interface_selection", "Add_l1_dest_addr_offset", "Pack_L1_Acc",
+                         "Exp_threshold_en", "Downsample_mask", *UNDESCRIBED):  # fmt: skip
+                config.write_field(prefix + name, 0, 0)
+            config.write_field(prefix + "Disable_zero_compress", 0, 1)
+            config.write_field(prefix + "In_data_format", 0, FP32)
+            config.write_field(prefix + "Out_data_format", 0, BF16)
+            config.write_field(prefix + "L1_Dest_addr", 0, 0x1000 + 0x40 * i)
+            config.write_field(PACK_LIMITS[i] + "limit_address", 0, 0x1FFFF)
+        tile.coprocessor.adc.value[2, PACKER_ADC, 1, 0] = 2  # three datums a packer
+
+    entries = [(2, PushedInstruction(w, "trisc2", 4 * i, 20 * i, True)) for i, w in enumerate(words)]
+    assert first_difference(setup, entries, 200, arch="wormhole") is None
+    tile = Tile("wormhole", engine="native")
+    setup(tile)
+    for pipe, entry in entries:
+        tile.queues[pipe].entries.append(entry)
+    tile.backend.advance_to(200)
+    assert tile.backend.pipes[2].issued == len(words)
+    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
