@@ -27,9 +27,12 @@ from tensixsim.isa import isa_for
 from tensixsim.tensix import native
 from tensixsim.tensix.formats import BF16, BFP8, FP8, FP16, FP32, INT8, INT16, INT32, TF32
 from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.frontend.pipes import NATIVE_WAITS
 from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.native.lockstep import first_difference
+from tensixsim.tensix.pack.unit import DST_NOT_READABLE
 from tensixsim.tensix.pack.wormhole import PACK_LIMITS, PACKER_CONFIG, PACKER_MASKS, UNDESCRIBED
+from tensixsim.tensix.semantics import Context, Wait, lookup
 
 WH = isa_for("wormhole")
 pytestmark = pytest.mark.skipif(
@@ -339,3 +342,26 @@ def test_several_packers_run_in_c_on_wormhole():
     tile.backend.advance_to(200)
     assert tile.backend.pipes[2].issued == len(words)
     assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
+
+
+def test_a_pacr_reading_hidden_dst_rows_waits_in_c_as_in_python():
+    """Dst rows the matrix unit wrote less than five cycles ago: the C handler returns NATIVE_WAIT with
+    the reason and until of the Wait Python returns, changing nothing."""
+    zero = {f.name: 0 for f in WH.by_name["PACR"].fields}
+    word = WH.encode("PACR", **(zero | {"pack_sel": 1}))
+    tiles = [Tile("wormhole", engine="python") for _ in range(2)]
+    for tile in tiles:
+        eltwise_setup(tile)
+        tile.coprocessor.regs.dst_ready[3] = 57  # a block of the face packer 0 reads
+    copro = tiles[0].coprocessor
+    before = (copro.packer.stream.copy(), copro.adc.value.copy(), tiles[0].l1.copy())
+    wait: list[int | None] = []
+    assert native.exec_one(copro, 2, word, 50, wait) == native.NATIVE_WAIT
+    reason, until, _detail = wait
+    assert (NATIVE_WAITS[reason](until, 0), until) == (DST_NOT_READABLE, 57)
+    assert np.array_equal(before[0], copro.packer.stream) and np.array_equal(before[1], copro.adc.value)
+    assert np.array_equal(before[2], tiles[0].l1)
+    other = tiles[1].coprocessor
+    ctx = Context(other, 2, 50, WH.decode(word), "trisc2", 0)
+    outcome = lookup("wormhole", "PACR")(ctx, **ctx.instruction.fields)
+    assert outcome == Wait(DST_NOT_READABLE, until=57)
