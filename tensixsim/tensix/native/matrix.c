@@ -59,7 +59,8 @@ enum elw_op { ELW_ADD, ELW_SUB, ELW_MUL };
 /* What the matrix unit reads of a pipe's configuration (Config.field_for_thread). */
 struct mx_config {
     uint32_t fp16a_force, int8, fp32, srca_override, srca_val, reg0_srca;
-    uint32_t fidelity_base, math_offset, regw_base, remap, swizzle, zero_flag_disabled;
+    uint32_t fidelity_base, math_offset, regw_base, remap, swizzle;
+    uint32_t zero_flag_disabled; /* ALU_ACC_CTRL_Zero_Flag_disabled_src (read_move_config only) */
     uint32_t keep_valid[2]; /* CLR_DVALID_SrcA/SrcB_Disable: a flip keeps the bank the matrix unit's */
 };
 
@@ -100,8 +101,15 @@ static int read_config(const struct copro_view *v, uint32_t t, struct mx_config 
         && FIELD(v, t, s, DEST_ACCESS_CFG_REMAP_ADDRS, &c->remap)
         && FIELD(v, t, s, DEST_ACCESS_CFG_SWIZZLE_32B, &c->swizzle)
         && FIELD(v, t, s, CLR_DVALID_SRCA_DISABLE, &c->keep_valid[MATRIX_SRCA])
-        && FIELD(v, t, s, CLR_DVALID_SRCB_DISABLE, &c->keep_valid[MATRIX_SRCB])
-        && FIELD(v, t, s, ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC, &c->zero_flag_disabled);
+        && FIELD(v, t, s, CLR_DVALID_SRCB_DISABLE, &c->keep_valid[MATRIX_SRCB]);
+}
+
+/* read_config, and what only the moves read (moves._flush_denormals). */
+static int read_move_config(const struct copro_view *v, uint32_t t, struct mx_config *c)
+{
+    uint32_t s;
+    return read_config(v, t, c) && FIELD(v, t, 0, CFG_STATE_ID_STATEID, &s)
+           && FIELD(v, t, s, ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC, &c->zero_flag_disabled);
 }
 
 /* matrix.unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
@@ -739,7 +747,7 @@ static int64_t mova2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
         return NATIVE_DEFER; /* UndefinedBehavior */
     if (!bank_owned(v, MATRIX_SRCA))
         return native_wait(v, WAIT_MATRIX_BANK, -1, MATRIX_SRCA);
-    if (!read_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
+    if (!read_move_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
         return NATIVE_DEFER;
     uint32_t count = mod ? BLOCK : 1, first = move_src_first(v, t, MATRIX_SRCA, F_MOVA2D_SRC(word), count);
     const uint32_t *rows[BLOCK];
@@ -758,7 +766,7 @@ static int64_t movb2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
         return NATIVE_DEFER; /* UndefinedBehavior */
     if (!bank_owned(v, MATRIX_SRCB))
         return native_wait(v, WAIT_MATRIX_BANK, -1, MATRIX_SRCB);
-    if (!read_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
+    if (!read_move_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
         return NATIVE_DEFER;
     int broadcast = (mod & MOVB2D_ONE_TO_8) != 0;
     uint32_t count = broadcast ? BLOCK : mod & MOVB2D_MOVE4 ? 4 : 1;
