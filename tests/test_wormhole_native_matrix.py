@@ -1,10 +1,10 @@
 """Wormhole's matrix unit in the native engine, in lockstep with the Python reference engine.
 
-Wormhole's MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D and MOVB2D are Blackhole's bodies in Wormhole's
-encoding (matrix/wormhole.py): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while
-ExtraAddrModBit or ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. Wormhole's library runs
-them in C (matrix.c over Wormhole's headers, adc.c's ApplyAddrMod); its ZEROACC and the other data
-moves stay Python's.
+Wormhole's MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D and ZEROACC are Blackhole's bodies in
+Wormhole's encodings (matrix/wormhole.py, regs.zeroacc_wormhole): a two-bit AddrMod naming slot
+AddrMod, or AddrMod + 4 while ExtraAddrModBit or ADDR_MOD_SET_Base is set, and Dst without remap or
+swizzle. Wormhole's library runs them in C (matrix.c over Wormhole's headers, adc.c's ApplyAddrMod);
+the other data moves stay Python's.
 
 Random programs of those instructions with RWC and address-counter changes between them run from
 random state on both engines and are compared after every cycle (native/lockstep.py): the Src banks
@@ -34,7 +34,7 @@ WH = isa_for("wormhole")
 pytestmark = pytest.mark.skipif(
     not native.available("wormhole"), reason="no C compiler: the native engine is absent"
 )
-MATRIX = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D")
+MATRIX = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "ZEROACC")
 LOCKSTEP = settings(
     max_examples=max(10, settings.default.max_examples * 6 // 10),
     deadline=None,
@@ -45,7 +45,7 @@ LOCKSTEP = settings(
 
 def test_the_library_runs_wormholes_matrix_arithmetic():
     assert set(MATRIX) <= set(gen_fields.native_instructions("wormhole"))
-    assert "ZEROACC" not in gen_fields.native_instructions("wormhole")
+    assert "MOVD2A" not in gen_fields.native_instructions("wormhole")
 
 
 @st.composite
@@ -62,8 +62,8 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
             value = draw(st.sampled_from([0] * 8 + [1, 2, 3]))
         elif f.name == "clear_ab_vld":
             value = 0
-        elif clean and f.name == "addr_mode":
-            value = draw(st.integers(0, 3))
+        elif clean and f.name == "addr_mode":  # (ZEROACC's: bit 3 is Revert)
+            value = draw(st.sampled_from([0, 1, 2, 3, 8]) if name == "ZEROACC" else st.integers(0, 3))
         elif clean and f.name == "dst":
             value = draw(st.one_of(st.integers(0, 63), st.integers(0, 1023)))
         elif clean and f.name == "instr_mod19":

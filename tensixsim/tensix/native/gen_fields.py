@@ -239,7 +239,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
-        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "UNPACR", "PACR",
+        "MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "ZEROACC", "UNPACR", "PACR",
     ),
 }
 # fmt: on

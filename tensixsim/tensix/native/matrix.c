@@ -16,9 +16,9 @@
  * - clear_dvalid (bank flips go through the Src hand-over logic) and integer math
  *   (ALU_ACC_CTRL_INT8_math_enabled).
  *
- * Wormhole's library (TSIM_WORMHOLE) runs MVMUL and ELW* in Wormhole's encoding (matrix/wormhole.py:
- * the same bodies, a two-bit AddrMod with Wormhole's ApplyAddrMod, adc.c; Dst without remap or
- * swizzle); its ZEROACC is Python's.
+ * Wormhole's library (TSIM_WORMHOLE) runs MVMUL, ELW*, MOVA2D, MOVB2D and ZEROACC in Wormhole's
+ * encodings (matrix/wormhole.py, regs.zeroacc_wormhole: the same bodies, a two-bit AddrMod with
+ * Wormhole's ApplyAddrMod, adc.c; Dst without remap or swizzle).
  */
 #include <string.h>
 
@@ -780,7 +780,6 @@ static int64_t movb2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
 }
 
 /* ------------------------------------------------------------------------------ ZEROACC */
-#ifndef TSIM_WORMHOLE /* (Wormhole's ZEROACC has its own encoding and model: Python's) */
 
 /* regs.mark_undefined16 / mark_undefined32 of `count` rows from `first`. */
 static void mark_undefined(struct copro_view *v, uint32_t first, uint32_t count, int wide,
@@ -794,24 +793,23 @@ static void mark_undefined(struct copro_view *v, uint32_t first, uint32_t count,
     }
 }
 
-static int64_t zeroacc(struct copro_view *v, uint32_t t, uint32_t word)
+/* regs._zeroacc (ZEROACC.md's model, both chips): Mode, UseDst32b, Imm10 and the AddrMod decoded. */
+static int64_t zeroacc(struct copro_view *v, uint32_t t, uint32_t mode, uint32_t use32, uint32_t imm10,
+                       uint32_t addr_mode)
 {
-    uint32_t mode = F_ZEROACC_CLEAR_MODE(word), imm10 = F_ZEROACC_WHERE(word);
     struct mx_config c;
     uint32_t rwcs[RWC_FIELDS];
-    if (mode >> ZEROACC_MODE_BITS || imm10 >> ZEROACC_WHERE_BITS || F_ZEROACC_CLEAR_ZERO_FLAGS(word))
-        return NATIVE_DEFER;
     if (!read_config(v, t, &c))
         return NATIVE_DEFER;
     int one_row = mode == MATRIX_ZEROACC_ONE_ROW, sixteen = mode == MATRIX_ZEROACC_16_ROWS;
-    if ((one_row || sixteen) && !adc_plan_addr_mod(v, t, F_ZEROACC_ADDR_MODE(word), 1, rwcs))
+    if ((one_row || sixteen) && !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
         return NATIVE_DEFER;
     if (one_row) { /* one Dst32b row if the math is wide, else one Dst16b row */
         uint32_t row = (imm10 + c.math_offset + v->rwc[RWC_DST][t] + c.regw_base) & MATRIX_ROW_MASK;
         mark_undefined(v, row, 1, c.fp32 || c.int8, &c);
     } else if (sixteen) { /* out of range: nothing (the address modifier still applies) */
         uint32_t block = imm10 & 0xFF;
-        if (F_ZEROACC_USE_32_BIT_MODE(word)) {
+        if (use32) {
             if (block < MATRIX_DST32_ROWS / MATRIX_FACE_ROWS)
                 mark_undefined(v, block * MATRIX_FACE_ROWS, MATRIX_FACE_ROWS, 1, &c);
         } else if (block < MATRIX_DST_ROWS / MATRIX_FACE_ROWS) {
@@ -827,6 +825,29 @@ static int64_t zeroacc(struct copro_view *v, uint32_t t, uint32_t word)
         for (uint32_t i = 0; i < RWC_FIELDS; i++)
             v->rwc[i][t] = rwcs[i];
     return MATRIX_RETIRE_DEFAULT;
+}
+
+#ifdef TSIM_WORMHOLE
+/* regs.zeroacc_wormhole: Mode bits 19..20 and UseDst32b 21 in clear_mode, AddrMod 15..16 and Revert 18
+ * in addr_mode (bit 17 in no field), Imm10 in dst; Revert outside the one-row mode is undefined. */
+enum { WH_ZEROACC_MODE_BITS = 3, WH_ZEROACC_NO_FIELD = 4, WH_ZEROACC_REVERT = 8 };
+
+static int64_t zeroacc_word(struct copro_view *v, uint32_t t, uint32_t word)
+{
+    uint32_t mode = F_ZEROACC_CLEAR_MODE(word), addr_mode = F_ZEROACC_ADDR_MODE(word), imm10 = F_ZEROACC_DST(word);
+    if (mode >> WH_ZEROACC_MODE_BITS || addr_mode & WH_ZEROACC_NO_FIELD || imm10 >> ZEROACC_WHERE_BITS)
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    if (addr_mode & WH_ZEROACC_REVERT && (mode & 3) != MATRIX_ZEROACC_ONE_ROW)
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    return zeroacc(v, t, mode & 3, mode >> 2 & 1, imm10, addr_mode & 3);
+}
+#else
+static int64_t zeroacc_word(struct copro_view *v, uint32_t t, uint32_t word)
+{
+    uint32_t mode = F_ZEROACC_CLEAR_MODE(word), imm10 = F_ZEROACC_WHERE(word);
+    if (mode >> ZEROACC_MODE_BITS || imm10 >> ZEROACC_WHERE_BITS || F_ZEROACC_CLEAR_ZERO_FLAGS(word))
+        return NATIVE_DEFER; /* UndefinedBehavior, Unimplemented (clear_zero_flags) */
+    return zeroacc(v, t, mode, F_ZEROACC_USE_32_BIT_MODE(word), imm10, F_ZEROACC_ADDR_MODE(word));
 }
 #endif
 
@@ -862,10 +883,8 @@ int64_t matrix_movb2d(struct copro_view *v, uint32_t thread, uint32_t word, int6
     return movb2d(v, thread, word, cycle);
 }
 
-#ifndef TSIM_WORMHOLE
 int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)cycle;
-    return zeroacc(v, thread, word);
+    return zeroacc_word(v, thread, word);
 }
-#endif

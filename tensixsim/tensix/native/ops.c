@@ -139,13 +139,10 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_ELWMUL: return matrix_elwmul(v, thread, word, cycle);
     case OP_MOVA2D: return matrix_mova2d(v, thread, word, cycle);
     case OP_MOVB2D: return matrix_movb2d(v, thread, word, cycle);
+    case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
 
     case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
     case OP_PACR: return pack_pacr(v, thread, word, cycle);
-
-#ifndef TSIM_WORMHOLE /* (Wormhole's library leaves ZEROACC to Python) */
-    case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
-#endif
 
     default:
         return NATIVE_DEFER;
