@@ -1,6 +1,6 @@
 """The native matrix unit (tensixsim/tensix/native/matrix.c) against the Python semantics
-(matrix/unit.py's MVMUL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's MOVA2D, MOVB2D
-and held_until).
+(matrix/unit.py's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's
+MOVA2D, MOVB2D and held_until).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
@@ -50,7 +50,7 @@ NATIVE_DEFER = native.NATIVE_DEFER
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
 
-NATIVE = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D")
+NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D")
 # The share of random examples that must run natively (the rest defer: bank flips, banks not handed
 # over, hidden Dst rows, integer math, undocumented operand bits or ADDR_MOD state...).
 MIN_NATIVE_SHARE = 0.25
@@ -247,13 +247,18 @@ _WITHIN = {
     "src": st.integers(0, 63),
     "instr_mod": st.sampled_from([0, 2]),  # MOVA2D's Move8Rows
     "movb2d_instr_mod": st.integers(0, 7),
+    "pool_addr_mode": st.integers(0, 7),
+    "max_pool_index_en": st.sampled_from([0, 0, 0, 1]),
 }
+# instr_mod19's documented values: MVMUL's BroadcastSrcBRow, DOTPV's 0, GAPOOL's 0 or 1 (ignored),
+# the element-wise instructions' two broadcast bits.
+_MOD19 = {"MVMUL": 1, "DOTPV": 0, "GAPOOL": 1}
 
 
 def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
     """Random words: five in six within the documented operands, the rest anything."""
     names = [f.name for f in ISA.by_name[name].fields]
-    within = dict(_WITHIN, instr_mod19=st.integers(0, 1 if name == "MVMUL" else 3))
+    within = dict(_WITHIN, instr_mod19=st.integers(0, _MOD19.get(name, 3)))
     valid = st.fixed_dictionaries({n: within[n] for n in names})
     anything = st.fixed_dictionaries({n: _slot(name, n) for n in names})
     return st.one_of(valid, valid, valid, valid, valid, anything)
@@ -335,6 +340,9 @@ EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]],
     "ZEROACC face": ("ZEROACC", {**_ZEROACC, "clear_mode": 1, "use_32_bit_mode": 1, "where": 3}, _ordinary),
     "ZEROACC half": ("ZEROACC", {**_ZEROACC, "clear_mode": 2, "where": 1}, _ordinary),
     "ZEROACC all": ("ZEROACC", {**_ZEROACC, "clear_mode": 3}, _ordinary),
+    "DOTPV": ("DOTPV", {**_ELW, "dst": 16}, _ordinary_values),
+    "GAPOOL": ("GAPOOL", dict(clear_dvalid=0, instr_mod19=1, pool_addr_mode=0, max_pool_index_en=0, dst=12),
+               _ordinary_values),
     "MOVA2D eight rows": ("MOVA2D", {**_MOVE, "instr_mod": 2, "src": 9, "dst": 21}, _ordinary_values),
     "MOVA2D Dst32b low half": ("MOVA2D", {**_MOVE, "dest_32b_lo": 1, "dst": 5}, _ordinary_values),
     "MOVA2D TF32": ("MOVA2D", {**_MOVE, "dst": 30}, lambda s: _ordinary(s, src_format=formats.TF32)),

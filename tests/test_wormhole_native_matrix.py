@@ -1,7 +1,7 @@
 """Wormhole's matrix unit in the native engine, in lockstep with the Python reference engine.
 
-Wormhole's MVMUL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D and ZEROACC are Blackhole's bodies in
-Wormhole's encodings (matrix/wormhole.py, regs.zeroacc_wormhole): a two-bit AddrMod naming slot
+Wormhole's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL, MOVA2D, MOVB2D and ZEROACC are Blackhole's
+bodies in Wormhole's encodings (matrix/wormhole.py, regs.zeroacc_wormhole): a two-bit AddrMod naming slot
 AddrMod, or AddrMod + 4 while ExtraAddrModBit or ADDR_MOD_SET_Base is set, and Dst without remap or
 swizzle. Wormhole's library runs them in C (matrix.c over Wormhole's headers, adc.c's ApplyAddrMod);
 the other data moves stay Python's.
@@ -34,7 +34,7 @@ WH = isa_for("wormhole")
 pytestmark = pytest.mark.skipif(
     not native.available("wormhole"), reason="no C compiler: the native engine is absent"
 )
-MATRIX = ("MVMUL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "ZEROACC")
+MATRIX = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "ZEROACC")
 LOCKSTEP = settings(
     max_examples=max(10, settings.default.max_examples * 6 // 10),
     deadline=None,
@@ -67,7 +67,9 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
         elif clean and f.name == "dst":
             value = draw(st.one_of(st.integers(0, 63), st.integers(0, 1023)))
         elif clean and f.name == "instr_mod19":
-            value = draw(st.integers(0, 1 if name == "MVMUL" else 3))
+            value = draw(st.integers(0, {"MVMUL": 1, "DOTPV": 0, "GAPOOL": 1}.get(name, 3)))
+        elif clean and f.name == "max_pool_index_en":
+            value = 0
         elif clean and f.name == "instr_mod":  # MOVA2D's Move8Rows (bit 1); MOVB2D's three modes
             value = draw(st.sampled_from([0, 2] if name == "MOVA2D" else list(range(8))))
         elif clean and f.name == "src":

@@ -1,5 +1,5 @@
-/* The matrix unit: MVMUL, ELWADD, ELWSUB, ELWMUL (tensixsim/tensix/matrix/unit.py), MOVA2D and MOVB2D
- * (matrix/moves.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
+/* The matrix unit: MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL (tensixsim/tensix/matrix/unit.py),
+ * MOVA2D and MOVB2D (matrix/moves.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
  * Python semantics execute them. matrix/unit.py's docstring gives the arithmetic model: Src reads in
  * the BF16 / TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
  * by FTZ, MVMUL's sum over k = 0..15 in order from +0, Dst read and written through Dst32b (FP32) or
@@ -529,16 +529,15 @@ static void dot16(const vf4 a[K][VECTORS], const float b[][K], uint32_t rows, in
     }
 }
 
-static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+/* matrix.unit._multiply: MVMUL.md's model for `num_rows` Dst rows (8; GAPOOL's 4), BroadcastSrcBRow
+ * `broadcast`. */
+static int64_t multiply(struct copro_view *v, uint32_t t, int64_t cycle, uint32_t flips, uint32_t broadcast,
+                        uint32_t num_rows, uint32_t addr_mode, uint32_t dst)
 {
-    uint32_t dst = F_MVMUL_DST(word), broadcast = F_MVMUL_INSTR_MOD19(word);
     struct mx_plan p;
-    if (broadcast >> MVMUL_MOD_BITS)
-        return NATIVE_DEFER;
     /* BroadcastSrcBRow: SrcB row RWC & 63 for rows 0, 2, 4, 6 of 7 (the mask 0x400 - 7 keeps bit 0). */
-    uint32_t rows = broadcast ? BLOCK - 1 : BLOCK, step = broadcast ? 2 : 1;
-    int64_t go = plan(v, t, dst, F_MVMUL_ADDR_MODE(word), F_MVMUL_CLEAR_DVALID(word),
-                      broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p);
+    uint32_t rows = broadcast ? BLOCK - 1 : num_rows, step = broadcast ? 2 : 1;
+    int64_t go = plan(v, t, dst, addr_mode, flips, broadcast ? MATRIX_SRC_ROW_MASK : MATRIX_SRC_BLOCK_MASK, &p);
     if (go != PLAN_GO)
         return go;
     if (p.a_first + K > MATRIX_SRC_ROWS) /* SrcA rows past row 63: UndefinedBehavior */
@@ -577,6 +576,40 @@ static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cy
         write_dst_row(v, &d, i, old);
     }
     return finish(v, t, &p, &d, cycle);
+}
+
+static int64_t mvmul(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    uint32_t broadcast = F_MVMUL_INSTR_MOD19(word);
+    if (broadcast >> MVMUL_MOD_BITS)
+        return NATIVE_DEFER; /* ctx.documented("instr_mod19", 1) */
+    return multiply(v, t, cycle, F_MVMUL_CLEAR_DVALID(word), broadcast, BLOCK, F_MVMUL_ADDR_MODE(word),
+                    F_MVMUL_DST(word));
+}
+
+/* DOTPV: MVMUL without the broadcast (instr_mod19 0; dest_accum_en is in no documented field). */
+static int64_t dotpv(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    if (F_DOTPV_INSTR_MOD19(word))
+        return NATIVE_DEFER;
+    return multiply(v, t, cycle, F_DOTPV_CLEAR_DVALID(word), 0, BLOCK, F_DOTPV_ADDR_MODE(word), F_DOTPV_DST(word));
+}
+
+/* GAPOOL: MVMUL.md's model over four rows (instr_mod19 0 or 1, accepted and ignored; no ArgMax).
+ * Its AddrMod slot is Blackhole's pool_addr_mode, Wormhole's addr_mode. */
+#ifdef TSIM_WORMHOLE
+#define GAPOOL_ADDR_MODE(w) F_GAPOOL_ADDR_MODE(w)
+#else
+#define GAPOOL_ADDR_MODE(w) F_GAPOOL_POOL_ADDR_MODE(w)
+#endif
+enum { GAPOOL_ROWS = 4 };
+
+static int64_t gapool(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    if (F_GAPOOL_INSTR_MOD19(word) >> 1 || F_GAPOOL_MAX_POOL_INDEX_EN(word))
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    return multiply(v, t, cycle, F_GAPOOL_CLEAR_DVALID(word), 0, GAPOOL_ROWS, GAPOOL_ADDR_MODE(word),
+                    F_GAPOOL_DST(word));
 }
 
 /* ------------------------------------------------------------------------------ ELWADD, ELWSUB, ELWMUL */
@@ -871,6 +904,16 @@ int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     return elw(v, thread, ELW_FIELDS(ELWMUL, word), cycle, ELW_MUL);
+}
+
+int64_t matrix_dotpv(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return dotpv(v, thread, word, cycle);
+}
+
+int64_t matrix_gapool(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return gapool(v, thread, word, cycle);
 }
 
 int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)

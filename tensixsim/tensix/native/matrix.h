@@ -15,6 +15,8 @@ int64_t matrix_mvmul(struct copro_view *v, uint32_t thread, uint32_t word, int64
 int64_t matrix_elwadd(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_dotpv(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_gapool(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_movb2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);

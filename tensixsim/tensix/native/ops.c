@@ -137,6 +137,8 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_ELWADD: return matrix_elwadd(v, thread, word, cycle);
     case OP_ELWSUB: return matrix_elwsub(v, thread, word, cycle);
     case OP_ELWMUL: return matrix_elwmul(v, thread, word, cycle);
+    case OP_DOTPV: return matrix_dotpv(v, thread, word, cycle);
+    case OP_GAPOOL: return matrix_gapool(v, thread, word, cycle);
     case OP_MOVA2D: return matrix_mova2d(v, thread, word, cycle);
     case OP_MOVB2D: return matrix_movb2d(v, thread, word, cycle);
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
