@@ -1,6 +1,6 @@
 """The native matrix unit (tensixsim/tensix/native/matrix.c) against the Python semantics
 (matrix/unit.py's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's
-MOVA2D, MOVB2D and held_until).
+MOVA2D, MOVB2D, MOVD2A, MOVD2B, MOVB2A and held_until).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
@@ -50,7 +50,8 @@ NATIVE_DEFER = native.NATIVE_DEFER
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
 
-NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D")
+NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D", "MOVD2A",
+          "MOVD2B", "MOVB2A")  # fmt: skip
 # The share of random examples that must run natively (the rest defer: bank flips, banks not handed
 # over, hidden Dst rows, integer math, undocumented operand bits or ADDR_MOD state...).
 MIN_NATIVE_SHARE = 0.25
@@ -248,6 +249,8 @@ _WITHIN = {
     "instr_mod": st.sampled_from([0, 2]),  # MOVA2D's Move8Rows
     "movb2d_instr_mod": st.integers(0, 7),
     "pool_addr_mode": st.integers(0, 7),
+    "srca": st.integers(0, 63),
+    "srcb": st.integers(0, 63),
     "max_pool_index_en": st.sampled_from([0, 0, 0, 1]),
 }
 # instr_mod19's documented values: MVMUL's BroadcastSrcBRow, DOTPV's 0, GAPOOL's 0 or 1 (ignored),
@@ -343,6 +346,11 @@ EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]],
     "DOTPV": ("DOTPV", {**_ELW, "dst": 16}, _ordinary_values),
     "GAPOOL": ("GAPOOL", dict(clear_dvalid=0, instr_mod19=1, pool_addr_mode=0, max_pool_index_en=0, dst=12),
                _ordinary_values),
+    "MOVD2A four rows": ("MOVD2A", {**_MOVE, "instr_mod": 2, "src": 5, "dst": 9}, _ordinary_values),
+    "MOVD2B Dst16b": ("MOVD2B", {**_MOVE, "dst": 3}, lambda s: _ordinary(s, fp32=0)),
+    "MOVD2A TF32 low half": ("MOVD2A", {**_MOVE, "dest_32b_lo": 1, "dst": 7},
+                             lambda s: _ordinary(s, src_format=formats.TF32)),
+    "MOVB2A four rows": ("MOVB2A", dict(srca=4, addr_mode=0, instr_mod=2, srcb=9), _ordinary_values),
     "MOVA2D eight rows": ("MOVA2D", {**_MOVE, "instr_mod": 2, "src": 9, "dst": 21}, _ordinary_values),
     "MOVA2D Dst32b low half": ("MOVA2D", {**_MOVE, "dest_32b_lo": 1, "dst": 5}, _ordinary_values),
     "MOVA2D TF32": ("MOVA2D", {**_MOVE, "dst": 30}, lambda s: _ordinary(s, src_format=formats.TF32)),

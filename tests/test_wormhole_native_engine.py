@@ -40,8 +40,8 @@ NATIVE = list(gen_fields.native_instructions("wormhole"))
 # Wormhole's own registrations without a Wormhole handler (the data moves start the matrix unit's hold,
 # which the engine applies to SETRWC / INCRWC natively; SFPLOADMACRO's work is settled by Python).
 DEFERRED = [
-    "MOVB2A",
-    "MOVD2B",
+    "MOVDBGA2D",
+    "SHIFTXB",
     "LOADREG",
     "STOREREG",
     "SETDVALID",
@@ -79,13 +79,13 @@ LOCKSTEP = settings(
 def test_the_wormhole_library_runs_exactly_the_instructions_shared_with_blackhole():
     assert Tile("wormhole").backend.engine == "native"
     # The frontend, ThCon, ADC (RWCs included), configuration, sync and vector-unit instructions, the
-    # matrix unit's arithmetic, MOVA2D, MOVB2D, ZEROACC, UNPACR and PACR; not PACR_SETREG, the other data
-    # moves, UNPACR_NOP or SFPLOADMACRO (Python's on Wormhole).
+    # matrix unit's arithmetic, its data moves but MOVDBGA2D, ZEROACC, UNPACR and PACR; not
+    # PACR_SETREG, UNPACR_NOP or SFPLOADMACRO (Python's on Wormhole).
     shown = {"NOP", "SETDMAREG", "STOREIND", "SETADCXY", "SETRWC", "WRCFG", "SEMWAIT", "STALLWAIT"}
     shown |= {"SFPLOADI", "SFPMOV", "SFPIADD", "SFPSWAP", "SFPTRANSP", "SFPLOAD", "SFPMAD", "MVMUL", "ELWADD"}
     shown |= {"UNPACR", "PACR"}
     assert shown <= set(NATIVE)
-    assert not {"MOVD2A", "UNPACR_NOP", "PACR_SETREG", "SFPLOADMACRO"} & set(NATIVE)
+    assert not {"MOVDBGA2D", "UNPACR_NOP", "PACR_SETREG", "SFPLOADMACRO"} & set(NATIVE)
     own = set(gen_fields.OWN_HANDLERS["wormhole"])
     for name in NATIVE:
         wh, bh = WH.by_name[name], BH.by_name[name]

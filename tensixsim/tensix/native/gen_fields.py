@@ -239,8 +239,8 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
-        "MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "ZEROACC", "UNPACR",
-        "PACR",
+        "MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
+        "MOVB2A", "ZEROACC", "UNPACR", "PACR",
     ),
 }
 # fmt: on

@@ -1,5 +1,5 @@
 /* The matrix unit: MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL (tensixsim/tensix/matrix/unit.py),
- * MOVA2D and MOVB2D (matrix/moves.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
+ * MOVA2D, MOVB2D, MOVD2A, MOVD2B and MOVB2A (matrix/moves.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
  * Python semantics execute them. matrix/unit.py's docstring gives the arithmetic model: Src reads in
  * the BF16 / TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
  * by FTZ, MVMUL's sum over k = 0..15 in order from +0, Dst read and written through Dst32b (FP32) or
@@ -812,6 +812,127 @@ static int64_t movb2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
     return move_done(v, t, rwcs, MATRIX_HOLD_MOVB2D_KIND, MATRIX_HOLD_MOVB2D_CYCLES, -1, cycle);
 }
 
+/* ------------------------------------------------------------------------------ MOVD2A, MOVD2B, MOVB2A */
+
+enum { SRC_OPERAND_BITS = 6 }; /* MOVB2A's SrcARow / SrcBRow */
+
+/* moves.shuffle_bf16 / shuffle_fp16 / shuffle_tf32: Dst layouts back to Src datums. */
+static inline uint32_t shuffle_bf16(uint32_t x)
+{
+    x &= 0xFFFFu;
+    return (x & 0xFF00u) << 3 | (x & 0xFFu);
+}
+
+static inline uint32_t shuffle_fp16(uint32_t x)
+{
+    x &= 0xFFFFu;
+    return (x & 0xFFE0u) << 3 | (x & 0x1Fu);
+}
+
+static inline uint32_t shuffle_tf32(uint32_t x)
+{
+    return (x & 0x7F800u) | (x & 7u) << 8 | (x & 0x7F8u) >> 3;
+}
+
+/* The matrix unit's current bank of SrcA (file 0) or SrcB, row `row`, writable. */
+static uint32_t *src_row_w(struct copro_view *v, uint32_t file, uint32_t row)
+{
+    return (uint32_t *)src_row(v, file, row);
+}
+
+/* matrix.moves._movd2src: `count` Dst rows from DstRow to the matrix unit's bank of `file` (whoever
+ * owns it), through the SrcA format's style; Dst32b (Fp32 or INT8 math) or Dst16b, UseDst32bLo. */
+static int64_t movd2src(struct copro_view *v, uint32_t t, uint32_t file, uint32_t word, int64_t cycle)
+{
+    uint32_t mod = F_MOVD2A_INSTR_MOD(word), dst = F_MOVD2A_DST(word), addr_mode = F_MOVD2A_ADDR_MODE(word);
+    uint32_t lo = F_MOVD2A_DEST_32B_LO(word);
+    struct mx_config c;
+    uint32_t rwcs[RWC_FIELDS];
+    if (addr_mode >> ADDR_MODE_BITS || mod & ~(uint32_t)MOVE_ROW_FLAG || dst >> DST_ROW_BITS)
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    if (!read_config(v, t, &c))
+        return NATIVE_DEFER;
+    uint32_t count = mod ? 4 : 1, src_first = move_src_first(v, t, file, F_MOVD2A_SRC(word), count);
+    uint32_t first = move_dst_first(v, t, &c, dst, count);
+    static const uint8_t styles[16] = MATRIX_SRC_STYLES;
+    uint32_t wide = !c.fp16a_force && (c.fp32 || c.int8);
+    uint32_t style = c.fp16a_force ? MATRIX_STYLE_FP16 : styles[(c.srca_override ? c.srca_val : c.reg0_srca) & 15];
+    if (style == MATRIX_NO_STYLE || (!wide && (lo || style == MATRIX_STYLE_TF32)))
+        return NATIVE_DEFER; /* UndefinedBehavior: no format; UseDst32bLo or TF32 from Dst16b */
+    uint32_t rows[4];
+    for (uint32_t i = 0; i < count; i++)
+        rows[i] = first + i;
+    struct dst_access d;
+    dst_access(&d, wide ? DST_FP32 : DST_BF16, rows, count, &c);
+    int64_t go = dst_stall(v, &d, cycle);
+    if (go != PLAN_GO)
+        return go;
+    if (!adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
+        return NATIVE_DEFER;
+    uint32_t values[4][COLS];
+    for (uint32_t i = 0; i < count; i++) {
+        const uint16_t *hi = v->dst + (uint64_t)d.row[i] * COLS, *lo16 = hi + BLOCK * COLS;
+        for (uint32_t j = 0; j < COLS; j++) {
+            uint32_t x;
+            if (wide) { /* regs.read32: an undefined half reads 0 */
+                int valid = v->dst_row_valid[d.row[i]] && v->dst_row_valid[d.row[i] + BLOCK];
+                x = valid ? (uint32_t)hi[j] << 16 | lo16[j] : 0;
+                if (lo)
+                    x = x << 16 | (x & 0xFFFFu);
+                x = style == MATRIX_STYLE_BF16   ? shuffle_bf16(x >> 16)
+                    : style == MATRIX_STYLE_FP16 ? shuffle_fp16(x >> 16)
+                    : lo                         ? x & 0x1FFFu
+                                                 : shuffle_tf32(x >> 13);
+            } else {
+                x = v->dst_row_valid[d.row[i]] ? hi[j] : 0;
+                x = style == MATRIX_STYLE_BF16 ? shuffle_bf16(x) : shuffle_fp16(x);
+            }
+            values[i][j] = x;
+        }
+    }
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(src_row_w(v, file, src_first + i), values[i], sizeof values[i]);
+    if (file == MATRIX_SRCA)
+        return move_done(v, t, rwcs, MATRIX_HOLD_MOVD2A_KIND, MATRIX_HOLD_MOVD2A_CYCLES, src_first, cycle);
+    return move_done(v, t, rwcs, MATRIX_HOLD_MOVD2B_KIND, MATRIX_HOLD_MOVD2B_CYCLES, -1, cycle);
+}
+_Static_assert(F_MOVD2B_DST(0xFFFFFFFFu) == F_MOVD2A_DST(0xFFFFFFFFu)
+                   && F_MOVD2B_SRC(0xFFFFFFFFu) == F_MOVD2A_SRC(0xFFFFFFFFu)
+                   && F_MOVD2B_ADDR_MODE(0xFFFFFFFFu) == F_MOVD2A_ADDR_MODE(0xFFFFFFFFu)
+                   && F_MOVD2B_INSTR_MOD(0xFFFFFFFFu) == F_MOVD2A_INSTR_MOD(0xFFFFFFFFu)
+                   && F_MOVD2B_DEST_32B_LO(0xFFFFFFFFu) == F_MOVD2A_DEST_32B_LO(0xFFFFFFFFu),
+               "MOVD2A and MOVD2B share one layout");
+
+/* matrix.moves._movb2a: `count` SrcB rows to SrcA rows (zero exponents flushed unless
+ * Zero_Flag_disabled_src), waiting for SrcB's bank. */
+static int64_t movb2a(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+{
+    uint32_t mod = F_MOVB2A_INSTR_MOD(word), addr_mode = F_MOVB2A_ADDR_MODE(word);
+    uint32_t a_row = F_MOVB2A_SRCA(word), b_row = F_MOVB2A_SRCB(word);
+    struct mx_config c;
+    uint32_t rwcs[RWC_FIELDS];
+    if (addr_mode >> ADDR_MODE_BITS || a_row >> SRC_OPERAND_BITS || mod & ~(uint32_t)MOVE_ROW_FLAG
+        || b_row >> SRC_OPERAND_BITS)
+        return NATIVE_DEFER; /* UndefinedBehavior */
+    if (!bank_owned(v, MATRIX_SRCB))
+        return native_wait(v, WAIT_MATRIX_BANK, -1, MATRIX_SRCB);
+    if (!read_move_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
+        return NATIVE_DEFER;
+    uint32_t count = mod ? 4 : 1;
+    uint32_t b_first = move_src_first(v, t, MATRIX_SRCB, b_row, count);
+    uint32_t a_first = move_src_first(v, t, MATRIX_SRCA, a_row, count);
+    uint32_t values[4][COLS];
+    for (uint32_t i = 0; i < count; i++) {
+        const uint32_t *b = src_row(v, MATRIX_SRCB, b_first + i);
+        for (uint32_t j = 0; j < COLS; j++)
+            values[i][j] = !c.zero_flag_disabled && !(b[j] & 0xFFu) ? 0 : b[j];
+    }
+    for (uint32_t i = 0; i < count; i++)
+        memcpy(src_row_w(v, MATRIX_SRCA, a_first + i), values[i], sizeof values[i]);
+    (void)cycle;
+    return move_done(v, t, rwcs, MATRIX_HOLD_MOVB2A_KIND, MATRIX_HOLD_MOVB2A_CYCLES, a_first, cycle);
+}
+
 /* ------------------------------------------------------------------------------ ZEROACC */
 
 /* regs.mark_undefined16 / mark_undefined32 of `count` rows from `first`. */
@@ -914,6 +1035,21 @@ int64_t matrix_dotpv(struct copro_view *v, uint32_t thread, uint32_t word, int64
 int64_t matrix_gapool(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     return gapool(v, thread, word, cycle);
+}
+
+int64_t matrix_movd2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return movd2src(v, thread, MATRIX_SRCA, word, cycle);
+}
+
+int64_t matrix_movd2b(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return movd2src(v, thread, MATRIX_SRCB, word, cycle);
+}
+
+int64_t matrix_movb2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return movb2a(v, thread, word, cycle);
 }
 
 int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)

@@ -17,6 +17,9 @@ int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_dotpv(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_gapool(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_movd2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_movd2b(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_movb2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_movb2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);

@@ -141,6 +141,9 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_GAPOOL: return matrix_gapool(v, thread, word, cycle);
     case OP_MOVA2D: return matrix_mova2d(v, thread, word, cycle);
     case OP_MOVB2D: return matrix_movb2d(v, thread, word, cycle);
+    case OP_MOVD2A: return matrix_movd2a(v, thread, word, cycle);
+    case OP_MOVD2B: return matrix_movd2b(v, thread, word, cycle);
+    case OP_MOVB2A: return matrix_movb2a(v, thread, word, cycle);
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
 
     case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
