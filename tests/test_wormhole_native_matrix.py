@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_native_matrix import _DST_SPECIAL, _FORMAT_CODES, _datums
+from wormhole_lockstep import pushed
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -85,13 +86,7 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
 def programs(draw: st.DrawFn):
     """(pipe, entry) pairs on the math pipe (now and then another), and a state seed."""
     wild = draw(st.integers(0, 9)) == 0
-    entries = []
-    for pipe in draw(st.sampled_from([(1,), (1,), (1,), (0, 1)])):
-        cycle = draw(st.integers(0, 3))
-        for _ in range(draw(st.integers(1, 16))):
-            cycle += draw(st.sampled_from([0, 0, 1, 2, 6]))
-            word = draw(matrix_words(wild))
-            entries.append((pipe, PushedInstruction(word, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+    entries = pushed(draw, matrix_words(wild), [(1,), (1,), (1,), (0, 1)], 16, [0, 0, 1, 2, 6])
     return entries, draw(st.integers(0, 2**32 - 1))
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from wormhole_lockstep import pushed
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -84,13 +85,7 @@ def pacr_words(draw: st.DrawFn, wild: bool) -> int:
 @st.composite
 def programs(draw: st.DrawFn):
     wild = draw(st.integers(0, 9)) == 0
-    entries = []
-    for pipe in draw(st.sampled_from([(2,), (2,), (2,), (0, 2)])):
-        cycle = draw(st.integers(0, 3))
-        for _ in range(draw(st.integers(1, 8))):
-            cycle += draw(st.sampled_from([0, 1, 4, 40]))
-            word = draw(pacr_words(wild))
-            entries.append((pipe, PushedInstruction(word, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+    entries = pushed(draw, pacr_words(wild), [(2,), (2,), (2,), (0, 2)], 8, [0, 1, 4, 40])
     return entries, draw(st.integers(0, 2**32 - 1))
 
 

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_native_unpack import FORMAT_PAIRS, L1_BASE, WINDOW
+from wormhole_lockstep import pushed
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -73,13 +74,7 @@ def unpacr_words(draw: st.DrawFn, wild: bool) -> int:
 @st.composite
 def programs(draw: st.DrawFn):
     wild = draw(st.integers(0, 9)) == 0
-    entries = []
-    for pipe in draw(st.sampled_from([(0,), (0,), (0, 1)])):
-        cycle = draw(st.integers(0, 3))
-        for _ in range(draw(st.integers(1, 8))):
-            cycle += draw(st.sampled_from([0, 1, 4, 40]))
-            word = draw(unpacr_words(wild))
-            entries.append((pipe, PushedInstruction(word, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+    entries = pushed(draw, unpacr_words(wild), [(0,), (0,), (0, 1)], 8, [0, 1, 4, 40])
     return entries, draw(st.integers(0, 2**32 - 1))
 
 

@@ -73,12 +73,11 @@ struct pk_config {
     uint32_t l1_dest, sub_header, in_format, out_format, exp_section, remap, swizzle;
 };
 
-#ifndef TSIM_WORMHOLE
-
-static int read_config(const struct copro_view *v, uint32_t s, struct pk_config *c)
+/* The Config fields both chips' PACR read alike: the conversions', ReLU's, the edge masks' and the
+ * PCK0 address generators'. */
+static int read_common_config(const struct copro_view *v, uint32_t s, struct pk_config *c)
 {
-    uint32_t z[10];
-    int ok = PKF(v, s, PCK_DEST_RD_CTRL_READ_32B_DATA, &c->read32)
+    return PKF(v, s, PCK_DEST_RD_CTRL_READ_32B_DATA, &c->read32)
         && PKF(v, s, PCK_DEST_RD_CTRL_READ_INT8, &c->raw)
         && PKF(v, s, PCK_DEST_RD_CTRL_READ_UNSIGNED, &c->unsigned_)
         && PKF(v, s, PCK_DEST_RD_CTRL_ROUND_10B_MANT, &c->round10)
@@ -98,11 +97,19 @@ static int read_config(const struct copro_view *v, uint32_t s, struct pk_config 
         && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_0_YSTRIDE, &c->ystride0)
         && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_0_ZSTRIDE, &c->zstride0)
         && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_0_WSTRIDE, &c->wstride0)
-        && PKF(v, s, DEST_TARGET_REG_CFG_PACK_SEC0_OFFSET, &c->dst_offset)
         && PKF(v, s, PCK0_ADDR_BASE_REG_1_BASE, &c->base1)
         && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_1_YSTRIDE, &c->ystride1)
         && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_ZSTRIDE, &c->zstride1)
-        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE, &c->wstride1)
+        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE, &c->wstride1);
+}
+
+#ifndef TSIM_WORMHOLE
+
+static int read_config(const struct copro_view *v, uint32_t s, struct pk_config *c)
+{
+    uint32_t z[10];
+    int ok = read_common_config(v, s, c)
+        && PKF(v, s, DEST_TARGET_REG_CFG_PACK_SEC0_OFFSET, &c->dst_offset)
         && PKF(v, s, THCON_SEC0_REG9_PACK_0_2_LIMIT_ADDRESS, &c->limit)
         && PKF(v, s, THCON_SEC0_REG9_PACK_0_2_FIFO_SIZE, &c->fifo)
         && PKF(v, s, THCON_SEC0_REG1_ADD_L1_DEST_ADDR_OFFSET, &z[0])
@@ -637,30 +644,7 @@ static int packer_field(const struct copro_view *v, uint32_t s, uint32_t packer,
 static int read_shared_config(const struct copro_view *v, uint32_t s, struct pk_config *c, uint32_t *all_ovrd,
                               uint32_t *all_disable)
 {
-    return PKF(v, s, PCK_DEST_RD_CTRL_READ_32B_DATA, &c->read32)
-        && PKF(v, s, PCK_DEST_RD_CTRL_READ_INT8, &c->raw)
-        && PKF(v, s, PCK_DEST_RD_CTRL_READ_UNSIGNED, &c->unsigned_)
-        && PKF(v, s, PCK_DEST_RD_CTRL_ROUND_10B_MANT, &c->round10)
-        && PKF(v, s, ALU_FORMAT_SPEC_REG_DSTACC_OVERRIDE, &c->dstacc_override)
-        && PKF(v, s, ALU_FORMAT_SPEC_REG_DSTACC_VAL, &c->dstacc_val)
-        && PKF(v, s, ALU_FORMAT_SPEC_REG2_DSTACC, &c->dstacc)
-        && PKF(v, s, ALU_ROUNDING_MODE_PACKER_SRND_EN, &c->srnd)
-        && PKF(v, s, INT_DESCALE_ENABLE, &c->descale_enable)
-        && PKF(v, s, INT_DESCALE_MODE, &c->descale_mode)
-        && PKF(v, s, INT_DESCALE_VALUES_SEC0_VALUE, &c->descale_value)
-        && PKF(v, s, STACC_RELU_APPLYRELU, &c->relu)
-        && PKF(v, s, PCK_EDGE_MODE_MODE, &c->edge_mode)
-        && PKF(v, s, PCK_EDGE_TILE_FACE_SET_SELECT_ENABLE, &c->edge_face_enable)
-        && PKF(v, s, PCK_EDGE_TILE_ROW_SET_SELECT_SELECT, &c->edge_row_select)
-        && PKF(v, s, PCK0_ADDR_BASE_REG_0_BASE, &c->base0)
-        && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_0_XSTRIDE, &c->xstride0)
-        && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_0_YSTRIDE, &c->ystride0)
-        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_0_ZSTRIDE, &c->zstride0)
-        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_0_WSTRIDE, &c->wstride0)
-        && PKF(v, s, PCK0_ADDR_BASE_REG_1_BASE, &c->base1)
-        && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_1_YSTRIDE, &c->ystride1)
-        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_ZSTRIDE, &c->zstride1)
-        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE, &c->wstride1)
+    return read_common_config(v, s, c)
         && PKF(v, s, THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS_OVRD, all_ovrd)
         && PKF(v, s, THCON_SEC0_REG1_ALL_PACK_DISABLE_ZERO_COMPRESS, all_disable);
 }
