@@ -1,4 +1,4 @@
-/* The matrix unit (matrix.c). */
+/* The matrix unit (matrix.c, matrix_moves.c). */
 #ifndef TENSIXSIM_MATRIX_H
 #define TENSIXSIM_MATRIX_H
 #include <stdint.h>
