@@ -593,7 +593,7 @@ class NativeEngine:
 
 # The sources another architecture's library leaves out: the vector unit's SFPLOADMACRO scheduler
 # (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in).
-# pack.c serves both chips (its TSIM_WORMHOLE section is Wormhole's PACR, pack/wormhole.py).
+# (pack.c, Blackhole's PACR, and pack_wormhole.c, Wormhole's, are each empty in the other's library.)
 _BLACKHOLE_ONLY = ("sfpu_macro.c",)
 
 

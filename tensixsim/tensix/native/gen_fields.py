@@ -616,11 +616,11 @@ def _spec(table: dict[str, tuple[int, int, int]], name: str) -> str:
 
 
 def _pack_constants(out: _Defines, arch: str = ARCH) -> None:
-    """pack.c's section of ``constants.h``: the pack package's tables, the formats it names, the chip's
-    packer timing (timing.PACK, timing.PACK_WORMHOLE), the Config fields it reads and the packer
-    ADDR_MOD slots, edge-mask row sets and masks, over ``arch``'s configuration layout. Wormhole's
-    adds its packers' own fields (pack/wormhole.py's PACKER_CONFIG, PACK_LIMITS and Dst offsets) and
-    PackerMask table."""
+    """The section of ``constants.h`` pack.c and pack_wormhole.c read: the pack package's tables, the
+    formats it names, the chip's packer timing (timing.PACK, timing.PACK_WORMHOLE), the Config fields
+    it reads and the packer ADDR_MOD slots, edge-mask row sets and masks, over ``arch``'s configuration
+    layout. Wormhole's adds its packers' own fields (pack/wormhole.py's PACKER_CONFIG, PACK_LIMITS and
+    Dst offsets) and PackerMask table."""
     from tensixsim.tensix.pack import stream as pack_stream
     from tensixsim.tensix.pack import unit as pack_unit
 
@@ -668,7 +668,7 @@ def _pack_formats(out: _Defines) -> None:
     out.add("PACK_L1_ADDRESS_MASK", f"0x{pack_stream.L1_ADDRESS_MASK:X}u")
 
 
-# pack.c on Wormhole: the Config fields all packers share (PKF_<NAME>_WORD / _SHIFT / _MASK), and each
+# pack_wormhole.c: the Config fields all packers share (PKF_<NAME>_WORD / _SHIFT / _MASK), and each
 # packer's own (pack/wormhole.py: ``Packers[i].Config``'s prefix, its FIFO limits, its Dst offset),
 # PPF_<NAME> indexing a row of PACK_PACKER_FIELD_SPECS.
 WORMHOLE_PACK_FIELDS = (

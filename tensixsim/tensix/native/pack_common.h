@@ -1,0 +1,339 @@
+/* What both chips' PACR share (pack.c, Blackhole's; pack_wormhole.c, Wormhole's): the Config fields
+ * read alike, the edge mask, the conversions pack/convert.py defines (early, late, which are modelled),
+ * the packer ADCs and the stream buffers of pack/stream.py. */
+#ifndef TENSIXSIM_NATIVE_PACK_COMMON_H
+#define TENSIXSIM_NATIVE_PACK_COMMON_H
+#include <string.h>
+
+#include "ops.h"
+#include "regs.h"
+
+enum { CFG_STATES = 2 };             /* config/unit.py ConfigState.config: Config[2] */
+enum { INTERFACES = 4, ROW_DATUMS = 16, MAX_DATUMS = INTERFACES * ROW_DATUMS };
+enum { DST_ADDRESS_MASK = 0x3FFF };  /* a 14-bit Dst datum address (pack/unit.py: & 0x3FFF) */
+enum { CHUNK = 16 };                 /* the packer writes L1 in aligned 16-byte chunks */
+#ifdef TSIM_WORMHOLE
+/* The datums one of Wormhole's packers reads natively in one PACR (InputNumDatums): up to a 32 x 32
+ * tile; more defers (Python takes any count). */
+enum { STREAM_DATUMS = 1024 };
+#else
+enum { STREAM_DATUMS = MAX_DATUMS };
+#endif
+
+#define SIGN32 0x80000000u
+#define MAG32 0x7FFFFFFFu
+#define EXP32 0x7F800000u
+#define MAN32 0x007FFFFFu
+#define NEG_INF32 0xFF800000u
+#define NEG_INF_BF16 0xFF80u
+
+_Static_assert(PACK_STREAM_BUFFER_BYTES == CHUNK, "a stream buffer holds less than one L1 chunk");
+
+static inline uint32_t bit(uint32_t set, uint32_t code) { return code < 32 && (set >> code & 1); }
+
+/* ------------------------------------------------------------------------------ configuration */
+
+/* Config[state] word `word` masked and shifted; 0 when it lies beyond the array (the caller defers). */
+static inline int cfg_field(const struct copro_view *v, uint32_t state, uint32_t word, uint32_t shift, uint32_t mask,
+                     uint32_t *out)
+{
+    if (state >= CFG_STATES || word >= v->config_words)
+        return 0;
+    *out = (v->config[(uint64_t)state * v->config_words + word] & mask) >> shift;
+    return 1;
+}
+
+#define PKF(v, s, NAME, out) cfg_field(v, s, PKF_##NAME##_WORD, PKF_##NAME##_SHIFT, PKF_##NAME##_MASK, out)
+
+/* What PACR reads of the pipe's Config state (pack.convert._field / pack.unit._cfg); Wormhole's frame
+ * fills what the shared helpers below read (the conversion and edge-mask fields, In_data_format). */
+struct pk_config {
+    uint32_t read32, raw, unsigned_, round10, dstacc_override, dstacc_val, dstacc, srnd;
+    uint32_t descale_enable, descale_mode, descale_value, relu, edge_mode, edge_face_enable, edge_row_select;
+    uint32_t base0, xstride0, ystride0, zstride0, wstride0, dst_offset, base1, ystride1, zstride1, wstride1;
+    uint32_t limit, fifo, zero_checks, disable_zero_compress, downsample_mask, l1_acc, exp_threshold_en;
+    uint32_t l1_dest, sub_header, in_format, out_format, exp_section, remap, swizzle;
+};
+
+/* The Config fields both chips' PACR read alike: the conversions', ReLU's, the edge masks' and the
+ * PCK0 address generators'. */
+static inline int read_common_config(const struct copro_view *v, uint32_t s, struct pk_config *c)
+{
+    return PKF(v, s, PCK_DEST_RD_CTRL_READ_32B_DATA, &c->read32)
+        && PKF(v, s, PCK_DEST_RD_CTRL_READ_INT8, &c->raw)
+        && PKF(v, s, PCK_DEST_RD_CTRL_READ_UNSIGNED, &c->unsigned_)
+        && PKF(v, s, PCK_DEST_RD_CTRL_ROUND_10B_MANT, &c->round10)
+        && PKF(v, s, ALU_FORMAT_SPEC_REG_DSTACC_OVERRIDE, &c->dstacc_override)
+        && PKF(v, s, ALU_FORMAT_SPEC_REG_DSTACC_VAL, &c->dstacc_val)
+        && PKF(v, s, ALU_FORMAT_SPEC_REG2_DSTACC, &c->dstacc)
+        && PKF(v, s, ALU_ROUNDING_MODE_PACKER_SRND_EN, &c->srnd)
+        && PKF(v, s, INT_DESCALE_ENABLE, &c->descale_enable)
+        && PKF(v, s, INT_DESCALE_MODE, &c->descale_mode)
+        && PKF(v, s, INT_DESCALE_VALUES_SEC0_VALUE, &c->descale_value)
+        && PKF(v, s, STACC_RELU_APPLYRELU, &c->relu)
+        && PKF(v, s, PCK_EDGE_MODE_MODE, &c->edge_mode)
+        && PKF(v, s, PCK_EDGE_TILE_FACE_SET_SELECT_ENABLE, &c->edge_face_enable)
+        && PKF(v, s, PCK_EDGE_TILE_ROW_SET_SELECT_SELECT, &c->edge_row_select)
+        && PKF(v, s, PCK0_ADDR_BASE_REG_0_BASE, &c->base0)
+        && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_0_XSTRIDE, &c->xstride0)
+        && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_0_YSTRIDE, &c->ystride0)
+        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_0_ZSTRIDE, &c->zstride0)
+        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_0_WSTRIDE, &c->wstride0)
+        && PKF(v, s, PCK0_ADDR_BASE_REG_1_BASE, &c->base1)
+        && PKF(v, s, PCK0_ADDR_CTRL_XY_REG_1_YSTRIDE, &c->ystride1)
+        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_ZSTRIDE, &c->zstride1)
+        && PKF(v, s, PCK0_ADDR_CTRL_ZW_REG_1_WSTRIDE, &c->wstride1);
+}
+
+
+/* The one EdgeMask every datum of packer `packer` sees (pack.convert.uniform_edge_mask: its two bits of
+ * the row-set select), or 0 when Python raises Unimplemented (the tile position generator, or masks
+ * that differ by row). */
+static inline int edge_mask(const struct copro_view *v, uint32_t s, const struct pk_config *c, uint32_t packer,
+                     uint32_t *mask)
+{
+    static const struct {
+        uint32_t word, shift, mask;
+    } rows[4][ROW_DATUMS] = PACK_ROW_SET_MAPPING_SPECS, masks[4] = PACK_EDGE_MASK_SPECS;
+    if (c->edge_face_enable)
+        return 0;
+    uint32_t b = c->edge_row_select >> (2 * packer) & 3, seen = 0;
+    for (uint32_t y = 0; y < ROW_DATUMS; y++) {
+        uint32_t set;
+        if (!cfg_field(v, s, rows[b][y].word, rows[b][y].shift, rows[b][y].mask, &set))
+            return 0;
+        seen |= 1u << (set & 3);
+    }
+    int found = 0;
+    for (uint32_t set = 0; set < 4; set++) {
+        uint32_t m;
+        if (!(seen >> set & 1))
+            continue;
+        if (!cfg_field(v, s, masks[set].word, masks[set].shift, masks[set].mask, &m))
+            return 0;
+        if (found && m != *mask)
+            return 0;
+        *mask = m;
+        found = 1;
+    }
+    return found;
+}
+
+/* pack.convert.conversion's checks for the conversions implemented here: 1 when Python would accept the
+ * configuration and this file converts it, else 0. */
+static inline int conversion_ok(const struct pk_config *c, uint32_t inter, uint32_t out)
+{
+    const uint32_t ints = 1u << PACK_FMT_INT32 | 1u << PACK_FMT_INT16 | 1u << PACK_FMT_INT8;
+    if (!bit(PACK_FORMAT_NAMED, inter) || !bit(PACK_FORMAT_NAMED, c->in_format) || !bit(PACK_FORMAT_NAMED, out))
+        return 0;
+    if (bit(PACK_FORMAT_LATE_ONLY, inter) || inter != c->in_format || c->srnd)
+        return 0;
+    if (inter == PACK_FMT_BFP8 || inter == PACK_FMT_BFP8A)
+        return 0; /* E8M6 / E5M7 intermediates stay in Python */
+    if (!(out == PACK_FMT_FP32 || out == PACK_FMT_TF32 || out == PACK_FMT_BF16 || out == PACK_FMT_FP16
+          || bit(ints, out)))
+        return 0; /* block floats and FP8 */
+    if (c->read32) {
+        switch (inter) {
+        case PACK_FMT_FP32: case PACK_FMT_INT32: break;
+        case PACK_FMT_TF32:
+            if (c->raw && out != PACK_FMT_FP32)
+                return 0;
+            break;
+        case PACK_FMT_BF16:
+            if (c->round10)
+                return 0;
+            break;
+        case PACK_FMT_INT8:
+            if (!c->raw && c->descale_enable && (c->descale_mode || (c->descale_value & 31)))
+                return 0; /* INT_DESCALE mode 1, or a non-zero ShiftAmount */
+            break;
+        default: return 0;
+        }
+    } else {
+        switch (inter) {
+        case PACK_FMT_FP32:
+            if (!c->round10 || c->raw)
+                return 0;
+            break;
+        case PACK_FMT_TF32:
+            if (c->raw)
+                return 0;
+            break;
+        case PACK_FMT_BF16: case PACK_FMT_FP16:
+            if (c->round10)
+                return 0;
+            break;
+        case PACK_FMT_INT16: break;
+        default: return 0;
+        }
+    }
+    if (bit(ints, inter) != bit(ints, out) || (bit(ints, inter) && inter != out))
+        return 0;
+    return !(inter == PACK_FMT_FP32 && out == PACK_FMT_TF32);
+}
+
+/* ------------------------------------------------------------------------------ datum conversions */
+
+/* formats.dst16_to_bf16: Dst16 (sign, mantissa 8.., exponent 0..7) -> plain BF16. */
+static inline uint32_t dst16_to_bf16(uint32_t x)
+{
+    return (x & 0x8000u) | ((x & 0x00FFu) << 7) | ((x & 0x7F00u) >> 8);
+}
+
+/* formats.dst16_to_fp16: Dst16 (sign, mantissa 5.., exponent 0..4) -> plain FP16. */
+static inline uint32_t dst16_to_fp16(uint32_t x)
+{
+    return (x & 0x8000u) | ((x & 0x001Fu) << 10) | ((x & 0x7FE0u) >> 5);
+}
+
+/* formats._packer_round_8bit_exp: drop `drop` bits rounding to nearest, ties away (the carry may step
+ * the exponent); exponent 0 (zero, denormals) gives +0 and NaN the infinity of its sign. */
+static inline uint32_t packer_round(uint32_t b, uint32_t drop)
+{
+    uint32_t mag = b & MAG32, kept = mag >> drop;
+    if ((mag & ((1u << drop) - 1)) >= 1u << (drop - 1))
+        kept++;
+    if ((b & EXP32) == EXP32 && (b & MAN32))
+        return (b & SIGN32) | EXP32;
+    if (!(b & EXP32))
+        return 0;
+    return (b & SIGN32) | (kept << drop);
+}
+
+/* pack.convert.early: EarlyFormatConversion of a raw Dst datum to the intermediate format. */
+static inline uint32_t early(const struct pk_config *c, uint32_t inter, uint32_t raw)
+{
+    if (c->read32) {
+        uint32_t value = dst16_to_bf16(raw >> 16) << 16 | (raw & 0xFFFFu); /* formats.dst32_to_fp32 */
+        switch (inter) {
+        case PACK_FMT_FP32: return c->round10 && !c->raw ? packer_round(value, 13) : value;
+        case PACK_FMT_TF32: return c->raw ? value : packer_round(value, 13);
+        case PACK_FMT_BF16: return c->raw ? value >> 16 : packer_round(value, 16) >> 16;
+        case PACK_FMT_INT32: return value;
+        default: { /* INT8, ShiftAmount zero */
+            uint32_t sign = value >> 31, mag = value & MAG32;
+            if (c->raw)
+                return c->unsigned_ ? mag & 0xFFu : sign << 7 | (mag & 0x7Fu);
+            if (c->unsigned_)
+                return sign ? 0 : (mag < 255 ? mag : 255);
+            return sign << 7 | (mag < 127 ? mag : 127);
+        }
+        }
+    }
+    switch (inter) {
+    case PACK_FMT_INT16: return raw;
+    case PACK_FMT_FP16: {
+        uint32_t x = dst16_to_fp16(raw);
+        return c->raw || (x & 0x7C00u) ? x : 0; /* formats.packer_round_fp16 */
+    }
+    case PACK_FMT_BF16: {
+        uint32_t x = dst16_to_bf16(raw);
+        return c->raw ? x : packer_round(x << 16, 16) >> 16; /* formats.packer_round_bf16 */
+    }
+    default: /* TF32, or FP32 with Round_10b_mant: no bits dropped, only the flushes */
+        return packer_round(dst16_to_bf16(raw) << 16, 13);
+    }
+}
+
+/* formats.fp16_to_fp32 (exponents 1..31 ordinary binades, exponent 0 kept as an FP32 denormal). */
+static inline uint32_t fp16_to_fp32(uint32_t x)
+{
+    uint32_t exp = x >> 10 & 0x1Fu, man = x & 0x3FFu;
+    return (x >> 15) << 31 | (exp ? exp + 112 : 0) << 23 | man << 13;
+}
+
+/* formats.fp32_to_fp16 with truncation: flush |x| < 2**-14 to signed zero, saturate to 0x7FFF. */
+static inline uint32_t fp32_to_fp16(uint32_t b)
+{
+    uint32_t sign16 = (b >> 16) & 0x8000u;
+    int32_t exp = (int32_t)((b & EXP32) >> 23) - 112;
+    if (exp <= 0)
+        return sign16;
+    if (exp > 31)
+        return sign16 | 0x7FFFu;
+    uint32_t mag = ((uint32_t)exp << 23 | (b & MAN32)) >> 13;
+    return sign16 | (mag < 0x7FFFu ? mag : 0x7FFFu);
+}
+
+/* pack.convert.late: the late conversion of an intermediate datum to its L1 value; 0 when Python raises
+ * Unimplemented for it (a datum the page calls mishandled). */
+static inline int late(uint32_t inter, uint32_t out, uint32_t bits, uint32_t *result)
+{
+    if (inter == PACK_FMT_INT32 || inter == PACK_FMT_INT16 || inter == PACK_FMT_INT8) {
+        *result = bits;
+        return 1;
+    }
+    if (inter == PACK_FMT_FP16) {
+        if (out == PACK_FMT_FP16) {
+            *result = bits;
+            return 1;
+        }
+        uint32_t exp = bits >> 10 & 0x1Fu, man = bits & 0x3FFu;
+        if (exp == 31 || (exp == 0 && man && out != PACK_FMT_BF16))
+            return 0;
+        uint32_t wide = fp16_to_fp32(bits);
+        if (out == PACK_FMT_BF16)
+            *result = exp == 0 && man ? bits & 0x8000u : wide >> 16;
+        else
+            *result = wide;
+        return 1;
+    }
+    uint32_t value = inter == PACK_FMT_BF16 ? bits << 16 : bits;
+    if (out == PACK_FMT_FP32 || out == PACK_FMT_TF32) {
+        *result = value;
+    } else if (out == PACK_FMT_BF16) {
+        *result = value >> 16;
+    } else {
+        uint32_t mag = value & MAG32;
+        if (mag > 0x38000000u && mag < 0x38800000u) /* 2**-15 < |x| < 2**-14 */
+            return 0;
+        *result = fp32_to_fp16(value);
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------------------ state */
+
+static inline uint32_t *packer_counters(const struct copro_view *v, uint32_t thread, uint32_t channel)
+{
+    /* adc.AdcState.value[thread][PACKERS][channel][X..W]; the packers are the ADC unit 2 */
+    return v->adc_value + (((uint64_t)thread * ADC_UNITS + 2) * ADC_CHANNELS + channel) * ADC_COORDS;
+}
+
+static inline uint32_t *packer_counters_cr(const struct copro_view *v, uint32_t thread, uint32_t channel)
+{
+    return v->adc_cr + (((uint64_t)thread * ADC_UNITS + 2) * ADC_CHANNELS + channel) * ADC_COORDS;
+}
+
+/* A stream's L1 write planned (pack.stream.stream_writes): `whole` bytes of `buffered` go to `address`. */
+struct stream {
+    int64_t address;
+    uint8_t buffered[CHUNK + STREAM_DATUMS * 4];
+    int64_t length, whole;
+};
+
+/* Buffer `pending` + `more`, pad when flushing, and check the chunks land inside L1 (0: Python raises
+ * MemoryFault, or the stream state is not one Coprocessor.l1_write accepts). */
+static inline int plan_stream(const struct copro_view *v, struct stream *s, int64_t address, const uint8_t *pending,
+                       int64_t pending_length, const uint8_t *more, int64_t more_length, int flushing)
+{
+    if (pending_length < 0 || pending_length >= CHUNK)
+        return 0;
+    s->address = address;
+    memcpy(s->buffered, pending, (size_t)pending_length);
+    if (more_length)
+        memcpy(s->buffered + pending_length, more, (size_t)more_length);
+    s->length = pending_length + more_length;
+    if (flushing && s->length % CHUNK) {
+        int64_t pad = CHUNK - s->length % CHUNK;
+        memset(s->buffered + s->length, 0, (size_t)pad);
+        s->length += pad;
+    }
+    s->whole = s->length - s->length % CHUNK;
+    if (s->whole && (address < 0 || address % CHUNK || address > (int64_t)v->l1_size - s->whole))
+        return 0;
+    return 1;
+}
+
+#endif
