@@ -225,20 +225,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
     }
 
     /* ---- commit */
-    for (int k = 0; k < 2; k++) {
-        struct stream *st = k ? &exps : &data;
-        if (st->whole) {
-            memcpy(v->l1 + st->address, st->buffered, (size_t)st->whole);
-            note_l1_written(v, st->address, st->address + st->whole, cycle);
-        }
-        uint8_t *buffer = buffers + k * CHUNK;
-        int64_t left = st->length - st->whole;
-        memset(buffer, 0, CHUNK); /* PackState keeps the bytes past the pending ones zero */
-        memcpy(buffer, st->buffered + st->whole, (size_t)left);
-        stream[k ? PACK_STREAM_EXPONENT_PENDING : PACK_STREAM_PENDING] = left;
-        stream[k ? PACK_STREAM_EXPONENT_ADDRESS : PACK_STREAM_DATA_ADDRESS] = st->address + st->whole;
-    }
-    stream[PACK_STREAM_NEEDS_NEW_ADDRESS] = flushing;
+    commit_streams(v, stream, buffers, &data, &exps, flushing, cycle);
     for (uint32_t channel = 0; channel < 2; channel++) {
         uint32_t *value = packer_counters(v, thread, channel), *cr = packer_counters_cr(v, thread, channel);
         uint32_t y_clear = m[channel ? PAM_YDST_CLEAR : PAM_YSRC_CLEAR];

@@ -336,4 +336,27 @@ static inline int plan_stream(const struct copro_view *v, struct stream *s, int6
     return 1;
 }
 
+/* The planned writes of a packer's data and exponent streams made (pack.stream's commit): the whole
+ * 16-byte chunks to L1 (the range noted for the tile), the rest kept pending in the stream's buffer
+ * (`buffers`: data then exponents, CHUNK bytes each; past the pending bytes zero, as PackState keeps
+ * them), the stream addresses moved on and NeedsNewAddress set after Last or Flush. */
+static inline void commit_streams(struct copro_view *v, int64_t *stream, uint8_t *buffers, const struct stream *data,
+                                  const struct stream *exps, int flushing, int64_t cycle)
+{
+    for (int k = 0; k < 2; k++) {
+        const struct stream *st = k ? exps : data;
+        if (st->whole) {
+            memcpy(v->l1 + st->address, st->buffered, (size_t)st->whole);
+            note_l1_written(v, st->address, st->address + st->whole, cycle);
+        }
+        uint8_t *buffer = buffers + k * CHUNK;
+        int64_t left = st->length - st->whole;
+        memset(buffer, 0, CHUNK);
+        memcpy(buffer, st->buffered + st->whole, (size_t)left);
+        stream[k ? PACK_STREAM_EXPONENT_PENDING : PACK_STREAM_PENDING] = left;
+        stream[k ? PACK_STREAM_EXPONENT_ADDRESS : PACK_STREAM_DATA_ADDRESS] = st->address + st->whole;
+    }
+    stream[PACK_STREAM_NEEDS_NEW_ADDRESS] = flushing;
+}
+
 #endif

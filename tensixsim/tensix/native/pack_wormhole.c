@@ -263,20 +263,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         struct pk_work *w = &work[k];
         int64_t *stream = v->pack_stream + (uint64_t)w->packer * PACK_STREAM_WORDS;
         uint8_t *buffers = v->pack_buffer + (uint64_t)w->packer * 2 * CHUNK;
-        for (int e = 0; e < 2; e++) {
-            struct stream *st = e ? &w->exps : &w->data;
-            if (st->whole) {
-                memcpy(v->l1 + st->address, st->buffered, (size_t)st->whole);
-                note_l1_written(v, st->address, st->address + st->whole, cycle);
-            }
-            uint8_t *buffer = buffers + e * CHUNK;
-            int64_t left = st->length - st->whole;
-            memset(buffer, 0, CHUNK); /* PackState keeps the bytes past the pending ones zero */
-            memcpy(buffer, st->buffered + st->whole, (size_t)left);
-            stream[e ? PACK_STREAM_EXPONENT_PENDING : PACK_STREAM_PENDING] = left;
-            stream[e ? PACK_STREAM_EXPONENT_ADDRESS : PACK_STREAM_DATA_ADDRESS] = st->address + st->whole;
-        }
-        stream[PACK_STREAM_NEEDS_NEW_ADDRESS] = flushing;
+        commit_streams(v, stream, buffers, &w->data, &w->exps, flushing, cycle);
         adcs |= 1u << w->adc;
         taken = w->cycles > taken ? w->cycles : taken;
     }
