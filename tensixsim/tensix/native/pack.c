@@ -226,23 +226,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
 
     /* ---- commit */
     commit_streams(v, stream, buffers, &data, &exps, flushing, cycle);
-    for (uint32_t channel = 0; channel < 2; channel++) {
-        uint32_t *value = packer_counters(v, thread, channel), *cr = packer_counters_cr(v, thread, channel);
-        uint32_t y_clear = m[channel ? PAM_YDST_CLEAR : PAM_YSRC_CLEAR];
-        uint32_t y_cr = m[channel ? PAM_YDST_CR : PAM_YSRC_CR], y_incr = m[channel ? PAM_YDST_INCR : PAM_YSRC_INCR];
-        uint32_t z_clear = m[channel ? PAM_ZDST_CLEAR : PAM_ZSRC_CLEAR];
-        uint32_t z_incr = m[channel ? PAM_ZDST_INCR : PAM_ZSRC_INCR];
-        if (y_clear)
-            value[1] = cr[1] = 0;
-        else if (y_cr)
-            value[1] = cr[1] = (cr[1] + y_incr) & ADC_MASK_Y;
-        else
-            value[1] = (value[1] + y_incr) & ADC_MASK_Y;
-        if (z_clear)
-            value[2] = cr[2] = 0;
-        else
-            value[2] = (value[2] + z_incr) & ADC_MASK_Z;
-    }
+    advance_packer_adc(v, thread, m);
     /* pack.stream.accept: the thread goes on once the packer has taken the work; it drains later. */
     int64_t written = (int64_t)n * width;
     int64_t writes = (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;

@@ -359,4 +359,29 @@ static inline void commit_streams(struct copro_view *v, int64_t *stream, uint8_t
     stream[PACK_STREAM_NEEDS_NEW_ADDRESS] = flushing;
 }
 
+/* unit.advance_adc: the packer ADDR_MOD's step `m` (PAM_* fields) of ADC `which`'s Y and Z counters,
+ * both channels (Y from its _Cr copy with YCR, cleared with YClear; Z cleared or advanced). */
+static inline void advance_packer_adc(struct copro_view *v, uint32_t which,
+                                      const uint32_t m[PACK_ADDR_MOD_FIELD_COUNT])
+{
+    for (uint32_t channel = 0; channel < 2; channel++) {
+        uint32_t *value = packer_counters(v, which, channel), *cr = packer_counters_cr(v, which, channel);
+        uint32_t y_clear = m[channel ? PAM_YDST_CLEAR : PAM_YSRC_CLEAR];
+        uint32_t y_cr = m[channel ? PAM_YDST_CR : PAM_YSRC_CR];
+        uint32_t y_incr = m[channel ? PAM_YDST_INCR : PAM_YSRC_INCR];
+        uint32_t z_clear = m[channel ? PAM_ZDST_CLEAR : PAM_ZSRC_CLEAR];
+        uint32_t z_incr = m[channel ? PAM_ZDST_INCR : PAM_ZSRC_INCR];
+        if (y_clear)
+            value[1] = cr[1] = 0;
+        else if (y_cr)
+            value[1] = cr[1] = (cr[1] + y_incr) & ADC_MASK_Y;
+        else
+            value[1] = (value[1] + y_incr) & ADC_MASK_Y;
+        if (z_clear)
+            value[2] = cr[2] = 0;
+        else
+            value[2] = (value[2] + z_incr) & ADC_MASK_Z;
+    }
+}
+
 #endif

@@ -269,26 +269,8 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
     }
     /* unit.advance_adc: once for every ADC a packer used */
     for (uint32_t which = 0; which < v->threads; which++) {
-        if (!(adcs >> which & 1))
-            continue;
-        for (uint32_t channel = 0; channel < 2; channel++) {
-            uint32_t *value = packer_counters(v, which, channel), *cr = packer_counters_cr(v, which, channel);
-            uint32_t y_clear = m[channel ? PAM_YDST_CLEAR : PAM_YSRC_CLEAR];
-            uint32_t y_cr = m[channel ? PAM_YDST_CR : PAM_YSRC_CR];
-            uint32_t y_incr = m[channel ? PAM_YDST_INCR : PAM_YSRC_INCR];
-            uint32_t z_clear = m[channel ? PAM_ZDST_CLEAR : PAM_ZSRC_CLEAR];
-            uint32_t z_incr = m[channel ? PAM_ZDST_INCR : PAM_ZSRC_INCR];
-            if (y_clear)
-                value[1] = cr[1] = 0;
-            else if (y_cr)
-                value[1] = cr[1] = (cr[1] + y_incr) & ADC_MASK_Y;
-            else
-                value[1] = (value[1] + y_incr) & ADC_MASK_Y;
-            if (z_clear)
-                value[2] = cr[2] = 0;
-            else
-                value[2] = (value[2] + z_incr) & ADC_MASK_Z;
-        }
+        if (adcs >> which & 1)
+            advance_packer_adc(v, which, m);
     }
     /* pack.stream.accept over every packer's row: the thread goes on once the slowest packer has taken
      * the work; every row keeps the latest drain. */
