@@ -48,58 +48,16 @@ from tensixsim.timing import NOC
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from tensixsim.arch.common import NocFacts
-    from tensixsim.endpoints.device import MappedEndpoint
-    from tensixsim.noc.fabric import Fabric, RemoteAction
+    from tensixsim.noc.host import NocHost as _Host
     from tensixsim.noc.niu import Noc
-    from tensixsim.tile import Tile
+else:
+    _Host = object
 
 
-class Atomics:
+class Atomics(_Host):
     """The atomic part of :class:`~tensixsim.noc.niu.Noc`, which provides the state named below, its
     endpoints and latencies, the memory at the endpoints, its events and counters; the request
     fields' helpers and the broadcast receivers come from :class:`~tensixsim.noc.requests.Requests`."""
-
-    facts: NocFacts
-    position: tuple[int, int]
-    tile: Tile | None
-    fabric: Fabric | None
-    tx_free: list[int]
-
-    if TYPE_CHECKING:
-
-        @property
-        def orders_remote_writes(self) -> bool: ...
-        def endpoint(self, noc: int, hi: int, what: str) -> Endpoint: ...
-        def _latency(self, hops: int) -> int: ...
-        def _l1_span(self, address: int, size: int, what: str) -> None: ...
-        def _device(self, endpoint: Endpoint) -> MappedEndpoint: ...
-        def _read(self, endpoint: Endpoint, address: int, size: int, cycle: int = 0) -> bytes: ...
-        def _write(self, endpoint: Endpoint, address: int, data: bytes, cycle: int) -> None: ...
-        def _will_write(self, target: Endpoint, address: int, size: int) -> None: ...
-        def schedule(
-            self,
-            cycle: int,
-            action: Callable[[int], None],
-            order: int | None = None,
-            l1: bool | tuple[int, int] = False,
-        ) -> None: ...
-        def _at(
-            self,
-            target: Endpoint,
-            cycle: int,
-            action: RemoteAction,
-            noc: int = 0,
-            left: int = 0,
-            flits: int = 1,
-            group: tuple | None = None,
-            span: tuple[int, int] | None = None,
-        ) -> None: ...
-        def _count(self, noc: int, cycle: int | None, *changes: tuple[int, int]) -> None: ...
-        def _txn(self, f: list[int]) -> int: ...
-        def _own(self, noc: int, hi: int, what: str) -> None: ...
-        def _return_hops(self, noc: int, hi: int) -> int: ...
-        def _broadcast_targets(self, noc: int, hi: int, ctrl: int, what: str) -> list[Endpoint]: ...
 
     def _plan_atomic(self, noc: int, f: list[int], cycle: int) -> Callable[[], None]:
         ctrl = f[CTRL]

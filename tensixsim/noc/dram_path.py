@@ -20,36 +20,17 @@ from tensixsim.timing import NOC
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from tensixsim.arch.common import NocFacts
-    from tensixsim.noc.fabric import Endpoint, Fabric, RemoteAction
+    from tensixsim.noc.fabric import Endpoint, RemoteAction
+    from tensixsim.noc.host import NocHost as _Host
     from tensixsim.noc.niu import Noc
+else:
+    _Host = object
 
 
-class DramPath:
+class DramPath(_Host):
     """The DRAM part of :class:`~tensixsim.noc.niu.Noc`, which provides the state named below, its
     coordinates (``coordinates``), latencies (``_latency``) and events (``schedule``); ``_acked``
     comes from :class:`~tensixsim.noc.requests.Requests`."""
-
-    facts: NocFacts
-    position: tuple[int, int]
-    fabric: Fabric | None
-    bank_free: dict[int, int]
-    _bank_use: dict[int, list[int]]
-    inbound: int
-    arch: str
-
-    if TYPE_CHECKING:
-
-        def coordinates(self, noc: int, position: tuple[int, int] | None = None) -> tuple[int, int]: ...
-        def _latency(self, hops: int) -> int: ...
-        def schedule(
-            self,
-            cycle: int,
-            action: Callable[[int], None],
-            order: int | None = None,
-            l1: bool | tuple[int, int] = False,
-        ) -> None: ...
-        def _acked(self, noc: int, txn: int) -> Callable[[int], None]: ...
 
     def _served(self, endpoint: Endpoint, address: int, reached: int, length: int, write: bool) -> int:
         """The cycle ``endpoint`` starts an access of ``length`` bytes at ``address`` that reaches it at

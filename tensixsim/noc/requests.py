@@ -76,111 +76,20 @@ from tensixsim.noc.registers import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from tensixsim.arch.common import NocFacts
-    from tensixsim.endpoints.device import MappedEndpoint
-    from tensixsim.noc.fabric import Fabric, Packet, RemoteAction
+    from tensixsim.noc.fabric import RemoteAction
+    from tensixsim.noc.host import NocHost as _Host
     from tensixsim.noc.niu import Noc
-    from tensixsim.tile import Tile
+else:
+    _Host = object
+
 
 THIS_TILE = Endpoint("tile")  # the issuing (or receiving) NIU's own tile
 
 
-class Requests:
+class Requests(_Host):
     """The request part of :class:`~tensixsim.noc.niu.Noc`, which provides the state named below, its
     coordinates and endpoints, latencies, the memory at the endpoints, its events and counters; the
     DRAM path comes from :class:`~tensixsim.noc.dram_path.DramPath`."""
-
-    facts: NocFacts
-    position: tuple[int, int]
-    tile: Tile | None
-    fabric: Fabric | None
-    tx_free: list[int]
-
-    if TYPE_CHECKING:
-
-        @property
-        def max_packet_bytes(self) -> int: ...
-        @property
-        def orders_remote_writes(self) -> bool: ...
-        def coordinates(self, noc: int, position: tuple[int, int] | None = None) -> tuple[int, int]: ...
-        def hops(self, noc: int, source: tuple[int, int], target: tuple[int, int]) -> int: ...
-        def endpoint(self, noc: int, hi: int, what: str) -> Endpoint: ...
-        def _latency(self, hops: int) -> int: ...
-        def _read_access(self, endpoint: Endpoint) -> int: ...
-        def _write_access(self, endpoint: Endpoint) -> int: ...
-        def _served(
-            self, endpoint: Endpoint, address: int, reached: int, length: int, write: bool
-        ) -> int: ...
-        def _bank_in_fabric(self, endpoint: Endpoint) -> bool: ...
-        def _bank_packet(
-            self,
-            noc: int,
-            dram: Endpoint,
-            address: int,
-            reached: int,
-            length: int,
-            write: bool,
-            ready: int,
-            flits: int,
-        ) -> Packet: ...
-        def _inbound(
-            self,
-            cycle: int,
-            action: Callable[[int], None],
-            packet: Packet,
-            span: tuple[int, int] | None = None,
-        ) -> None: ...
-        def _landing(
-            self, noc: int, flits: int, write: Callable[[int], None], span: bool | tuple[int, int]
-        ) -> Callable[[int], None]: ...
-        def flits(self, size: int) -> int: ...
-        def _l1_span(self, address: int, size: int, what: str) -> None: ...
-        def _device(self, endpoint: Endpoint) -> MappedEndpoint: ...
-        def _device_data(self, target: Endpoint, src: int, size: int) -> bytes | None: ...
-        def _check(
-            self,
-            endpoint: Endpoint,
-            address: int,
-            size: int,
-            what: str,
-            write: bool = False,
-            data: bytes | None = None,
-        ) -> None: ...
-        def _read(self, endpoint: Endpoint, address: int, size: int, cycle: int = 0) -> bytes: ...
-        def _write(self, endpoint: Endpoint, address: int, data: bytes, cycle: int) -> None: ...
-        def _will_write(self, target: Endpoint, address: int, size: int) -> None: ...
-        def schedule(
-            self,
-            cycle: int,
-            action: Callable[[int], None],
-            order: int | None = None,
-            l1: bool | tuple[int, int] = False,
-        ) -> None: ...
-        def _at(
-            self,
-            target: Endpoint,
-            cycle: int,
-            action: RemoteAction,
-            noc: int = 0,
-            left: int = 0,
-            flits: int = 1,
-            group: tuple | None = None,
-            span: tuple[int, int] | None = None,
-        ) -> None: ...
-        def _send(
-            self,
-            noc: int,
-            xy: tuple[int, int],
-            cycle: int,
-            action: RemoteAction,
-            left: int,
-            flits: int,
-            group: tuple | None = None,
-        ) -> None: ...
-        def _count(self, noc: int, cycle: int | None, *changes: tuple[int, int]) -> None: ...
-        def _dram_written(
-            self, noc: int, txn: int, arrived: RemoteAction, marked: bool, back: int
-        ) -> Callable[[int], None]: ...
 
     def _txn(self, f: list[int]) -> int:
         return f[PACKET_TAG] >> 10 & 0xF

@@ -32,22 +32,14 @@ from tensixsim.noc.registers import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
+    from tensixsim.noc.host import NocHost as _Host
+else:
+    _Host = object
 
-    from tensixsim.arch.common import NocFacts
 
-
-class Translation:
+class Translation(_Host):
     """The coordinate part of :class:`~tensixsim.noc.niu.Noc`, which provides the state named below
     and ``_config`` (a configuration register by name)."""
-
-    facts: NocFacts
-    position: tuple[int, int]
-    requests: np.ndarray
-
-    if TYPE_CHECKING:
-
-        def _config(self, noc: int, name: str) -> int: ...
 
     def _table(self, noc: int, name: str, index: int) -> int:
         """Entry ``index`` (0..31) of the lookup table ``name``: entries of ``table_entry_bits`` packed
