@@ -37,6 +37,7 @@ enum elw_op { ELW_ADD, ELW_SUB, ELW_MUL };
 struct mx_config {
     uint32_t fp16a_force, int8, fp32, srca_override, srca_val, reg0_srca;
     uint32_t fidelity_base, math_offset, regw_base, remap, swizzle;
+    uint32_t state;              /* the Config state the pipe's CFG_STATE_ID selects */
     uint32_t zero_flag_disabled; /* ALU_ACC_CTRL_Zero_Flag_disabled_src (read_move_config only) */
     uint32_t keep_valid[2]; /* CLR_DVALID_SrcA/SrcB_Disable: a flip keeps the bank the matrix unit's */
 };
@@ -66,6 +67,7 @@ static inline int read_config(const struct copro_view *v, uint32_t t, struct mx_
     uint32_t s;
     if (!FIELD(v, t, 0, CFG_STATE_ID_STATEID, &s) || s >= CFG_STATES)
         return 0;
+    c->state = s;
     return FIELD(v, t, s, FP16A_FORCE_ENABLE, &c->fp16a_force)
         && FIELD(v, t, s, ALU_ACC_CTRL_INT8_MATH_ENABLED, &c->int8)
         && FIELD(v, t, s, ALU_ACC_CTRL_FP32_ENABLED, &c->fp32)
@@ -84,9 +86,7 @@ static inline int read_config(const struct copro_view *v, uint32_t t, struct mx_
 /* read_config, and what only the moves read (moves._flush_denormals). */
 static inline int read_move_config(const struct copro_view *v, uint32_t t, struct mx_config *c)
 {
-    uint32_t s;
-    return read_config(v, t, c) && FIELD(v, t, 0, CFG_STATE_ID_STATEID, &s)
-           && FIELD(v, t, s, ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC, &c->zero_flag_disabled);
+    return read_config(v, t, c) && FIELD(v, t, c->state, ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC, &c->zero_flag_disabled);
 }
 
 /* Row `row` (< SRC_ROWS) of the matrix unit's current bank of SrcA (file 0) or SrcB (1). */
