@@ -300,14 +300,35 @@ def fp16_from_fp32_packer(value: np.float32) -> int:
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_copy_unpacks_bfp8_and_packs_fp16(arch: str) -> None:
+def test_eltwise_in_tt_llk_unpack_form_gives_the_same_tiles_and_cycles(arch: str) -> None:
+    # tt-llk's UNPACRs set OvrdThreadId (MultiContextMode, context 0): the context's own fields are
+    # read, the output address is Dest_cntx0_address; the same datums land in the same rows.
+    tiles = 4
+    a, b = eltwise_inputs(7, tiles)
+    inputs = {programs.KERNEL_SRC0: programs.tiles_to_l1(a), programs.KERNEL_SRC1: programs.tiles_to_l1(b)}
+    runs = []
+    for multi in (False, True):
+        elfs = programs.build_eltwise("add", tiles=tiles, multi_context=multi, arch=arch)
+        tile, _ = run_kernel(elfs, inputs, arch=arch)
+        runs.append((output_tiles(tile, tiles), tile.cycle))
+        check_finished_cleanly(tile, tiles, tiles)
+    (plain, plain_cycles), (multi, multi_cycles) = runs
+    for t in range(tiles):
+        np.testing.assert_array_equal(multi[t], eltwise_expected("add", a[t], b[t], 1), err_msg=f"tile {t}")
+        np.testing.assert_array_equal(multi[t], plain[t])
+    assert multi_cycles == plain_cycles
+
+
+@pytest.mark.parametrize("multi_context", [False, True])
+@pytest.mark.parametrize("arch", ARCHES)
+def test_copy_unpacks_bfp8_and_packs_fp16(arch: str, multi_context: bool) -> None:
     tiles = 3
     rng = np.random.default_rng(77)
     exponents = [rng.integers(122, 133, 64).astype(np.uint8) for _ in range(tiles)]
     datums = [rng.integers(0, 256, (32, 32)).astype(np.uint8) for _ in range(tiles)]
     datums[0][0, :4] = [0x00, 0x80, 0x7F, 0xFF]  # +0, "-0" (decodes to -infinity), largest magnitudes
     data = b"".join(programs.bfp8_tile_bytes(e, d) for e, d in zip(exponents, datums, strict=True))
-    elfs = programs.build_copy_bfp8_to_fp16(tiles=tiles, arch=arch)
+    elfs = programs.build_copy_bfp8_to_fp16(tiles=tiles, multi_context=multi_context, arch=arch)
     tile, _ = run_kernel(elfs, {programs.KERNEL_SRC0: data}, arch=arch)
     out = output_tiles(tile, tiles)
     for t in range(tiles):

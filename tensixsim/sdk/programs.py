@@ -339,12 +339,14 @@ def build_eltwise(
     tiles: int = 8,
     phases: int = 4,
     cb_in0_base: int | None = None,
+    multi_context: bool = False,
     build_dir: Path | None = None,
     arch: str = "blackhole",
 ) -> dict[str, Path]:
     """BF16 ``a op b`` (``op`` add, sub or mul) over ``tiles`` tile pairs at KERNEL_SRC0 / KERNEL_SRC1,
     BF16 tiles to KERNEL_DST. ``phases`` is ELWMUL's fidelity phases (ignored for add / sub);
-    ``cb_in0_base`` moves input 0's circular buffer (for tests of bad configuration)."""
+    ``cb_in0_base`` moves input 0's circular buffer (for tests of bad configuration);
+    ``multi_context`` unpacks in tt-llk's form (TK_UNPACK_MULTI_CONTEXT in tensix_kernel.h)."""
     if op not in ELTWISE_OPS:
         raise ValueError(f"op must be one of {sorted(ELTWISE_OPS)}, not {op!r}")
     phases = phases if op == "mul" else 1
@@ -357,6 +359,9 @@ def build_eltwise(
     if cb_in0_base is not None:
         defines["KERNEL_CB_IN0_BASE"] = f"0x{cb_in0_base:X}u"
         tag += f"_cb{cb_in0_base:x}"
+    if multi_context:
+        defines["TK_UNPACK_MULTI_CONTEXT"] = None
+        tag += "_multi"
     return _build_kernel(tag, "eltwise_math.c", defines, build_dir, arch)
 
 
@@ -384,10 +389,10 @@ def build_matmul(
 
 
 def build_copy_bfp8_to_fp16(
-    *, tiles: int = 4, build_dir: Path | None = None, arch: str = "blackhole"
+    *, tiles: int = 4, multi_context: bool = False, build_dir: Path | None = None, arch: str = "blackhole"
 ) -> dict[str, Path]:
     """Copy ``tiles`` bfp8_b tiles at KERNEL_SRC0 to FP16 tiles at KERNEL_DST: unpacked to SrcA, SrcB
-    zeroed, ELWADD into FP32 Dst, packed as FP16."""
+    zeroed, ELWADD into FP32 Dst, packed as FP16; ``multi_context`` as for :func:`build_eltwise`."""
     defines: dict[str, object] = {
         "KERNEL_OP": "ELWADD",
         "KERNEL_TILES": f"{tiles}u",
@@ -398,7 +403,11 @@ def build_copy_bfp8_to_fp16(
         "KERNEL_OUT_FMT": f"{_FORMAT_CODES['fp16']}u",
         "KERNEL_PACK_INTER": f"{_FORMAT_CODES['fp32']}u",
     }
-    return _build_kernel(f"copy_bfp8_fp16_t{tiles}", "eltwise_math.c", defines, build_dir, arch)
+    tag = f"copy_bfp8_fp16_t{tiles}"
+    if multi_context:
+        defines["TK_UNPACK_MULTI_CONTEXT"] = None
+        tag += "_multi"
+    return _build_kernel(tag, "eltwise_math.c", defines, build_dir, arch)
 
 
 BLOCK_FP32_BYTES = 32 * 32 * 4  # one 32x32 fp32 block, row-major or tiled

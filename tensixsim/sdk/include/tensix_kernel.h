@@ -200,6 +200,19 @@ static inline void tk_unpack_configure(uint32_t unit, uint32_t in_fmt, uint32_t 
         /* SrcA's output addresses start four rows in: the first 64 datums are discarded. */
         CFG_WRITE(TK_CFG_STATE, UNP0_ADDR_BASE_REG_1_Base, 64u * tk_out_datum_units(out_fmt));
     }
+#ifdef TK_UNPACK_MULTI_CONTEXT
+    /* tt-llk's form: every UNPACR sets OvrdThreadId (MultiContextMode) with context 0, which reads
+       the context's own fields: its compression flag, unpacker 0's X dimension and Dst / Src choice,
+       and unpacker 0's output address (datums, in place of the ADC's; the same four rows in). */
+    if (unit) {
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC1_REG2_Disable_zero_compress_cntx0, 1u);
+    } else {
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Disable_zero_compress_cntx0, 1u);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG5_Tile_x_dim_cntx0, TK_FACE_DATUMS);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG2_Unpack_if_sel_cntx0, 0u);
+        CFG_WRITE(TK_CFG_STATE, THCON_SEC0_REG5_Dest_cntx0_address, 64u);
+    }
+#endif
 }
 
 /* Where unpacker `unit` reads its next tile (the register holds address / 16 - 1). Only while no
@@ -221,21 +234,28 @@ static inline void tk_unpack_init_adcs(void)
     TTI_SETADCXX(TK_ADC_UNP0 | TK_ADC_UNP1, TK_FACE_DATUMS - 1u, 0);
 }
 
+/* OvrdThreadId (MultiContextMode) as the UNPACRs below set it: 1 in tt-llk's form. */
+#ifdef TK_UNPACK_MULTI_CONTEXT
+#define TK_UNPACR_MULTI 1
+#else
+#define TK_UNPACR_MULTI 0
+#endif
+
 /* One tile by unpacker 0 (face per UNPACR, channel 0 Z += 1); the last hands SrcA over. */
-#define TK_UNPACK_TILE_A()                             \
-    do {                                               \
-        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
-        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
-        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
-        TTI_UNPACR(0, 0x01, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1); \
+#define TK_UNPACK_TILE_A()                                                  \
+    do {                                                                    \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(0, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 1, 0, 0, 0, 0, 0, 1); \
     } while (0)
 
-#define TK_UNPACK_TILE_B()                             \
-    do {                                               \
-        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
-        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
-        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1); \
-        TTI_UNPACR(1, 0x01, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1); \
+#define TK_UNPACK_TILE_B()                                                  \
+    do {                                                                    \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 0, 0, 0, 0, 0, 0, 1); \
+        TTI_UNPACR(1, 0x01, 0, 0, 0, TK_UNPACR_MULTI, 1, 0, 0, 0, 0, 0, 1); \
     } while (0)
 
 /* SrcB: zero the bank unpacker 1 writes (once it may write it) and hand it over (ZEROSRC form).
