@@ -86,6 +86,9 @@ class RunResult:
     # a chip's are in ChipResult.dram): by group on Blackhole, by GDDR6 channel on Wormhole (two per
     # group, numbered as tt-metal's banks).
     dram: dict[int, DramBankUse] = field(default_factory=dict)
+    # With the native engine: the coprocessor instructions it handed to the Python semantics, by
+    # mnemonic, since the tile was made or reset (each costs about a hundred times a native one).
+    python_executed: dict[str, int] = field(default_factory=dict)
 
     # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
     events: EventLog | None = field(default=None, compare=False, repr=False)
@@ -133,6 +136,11 @@ class RunResult:
             for unit in sorted(self.units.values(), key=lambda u: -u.busy_cycles):
                 share = 100 * unit.busy_cycles / self.cycles if self.cycles else 0.0
                 lines.append(f"{unit.name:8} {unit.instructions:>10} {unit.busy_cycles:>10} {share:>6.1f}%")
+        if self.python_executed:
+            top = sorted(self.python_executed.items(), key=lambda kv: (-kv[1], kv[0]))
+            listed = ", ".join(f"{name} {count}" for name, count in top[:6])
+            more = f" and {len(top) - 6} more" if len(top) > 6 else ""
+            lines += ["", f"run by the Python semantics (slower than the native engine): {listed}{more}"]
         lines += dram_lines(self.dram, self.cycles)
         if self.events is not None:
             lines += ["", self.bottleneck().text()]

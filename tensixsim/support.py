@@ -130,6 +130,13 @@ def tensix_status(arch: str, name: str) -> str:
     return "executed+tested" if name in executed(arch) else "unimplemented (raises Unimplemented)"
 
 
+def native(arch: str) -> frozenset[str]:
+    """Instructions the native engine runs in C on ``arch`` (in the modes it handles)."""
+    from tensixsim.tensix.native.gen_fields import native_instructions
+
+    return frozenset(native_instructions(arch))
+
+
 def register_rows(arch: str = "blackhole") -> list[str]:
     """The tile-control / debug register map: every register, how it is modelled, its source."""
     from tensixsim.arch import ARCHES
@@ -175,6 +182,7 @@ def render() -> str:
         for g, what, status, where in RISCV_SUPPORT
     ]
     counts = {"blackhole": 0, "wormhole": 0}
+    in_c = {arch: native(arch) for arch in counts}
     rows = []
     for name in names:
         cells = []
@@ -184,10 +192,13 @@ def render() -> str:
                 cells.append("—")
                 continue
             status = tensix_status(arch, name)
-            counts[arch] += status == "executed+tested"
+            runs = status == "executed+tested"
+            counts[arch] += runs
+            if name in in_c[arch]:
+                status += " (native)"
             notes = PARTIAL_WORMHOLE if arch == "wormhole" else {}
             note = notes.get(name, PARTIAL.get(name))
-            if status == "executed+tested" and note:
+            if runs and note:
                 status += f"; unimplemented: {note}"
             cells.append(f"0x{spec.opcode:02X} {spec.unit}: {status}")
         rows.append(f"| {name} | {cells[0]} | {cells[1]} |")
@@ -195,14 +206,18 @@ def render() -> str:
         "",
         "## Tensix coprocessor instructions",
         "",
-        f"Blackhole: {len(bh)} instructions, {counts['blackhole']} executed. "
-        f"Wormhole B0: {len(wh)} instructions, {counts['wormhole']} executed.",
+        f"Blackhole: {len(bh)} instructions, {counts['blackhole']} executed, "
+        f"{len(in_c['blackhole'])} of them by the native engine. "
+        f"Wormhole B0: {len(wh)} instructions, {counts['wormhole']} executed, "
+        f"{len(in_c['wormhole'])} of them by the native engine.",
         "",
         "`executed+tested`: its semantics run when it reaches its unit and are tested against an "
         "independent reference (tests/test_<unit>.py; on Wormhole tests/test_wormhole_coprocessor.py, "
         "which runs the same references on a Wormhole tile). `unimplemented`: it is captured, queued and "
         "disassembled, and raises `Unimplemented` (naming it, the pushing core and pc) when it would "
-        'execute. The capture-only backend (`Tile(backend="recorder")`) records any stream.',
+        'execute. The capture-only backend (`Tile(backend="recorder")`) records any stream. '
+        "`(native)`: the native engine runs it in C; the modes it leaves to the Python semantics (slower, "
+        "same results and cycles) are named by a run's summary (docs/observability.md).",
         "",
         "| instruction | Blackhole | Wormhole B0 |",
         "|---|---|---|",

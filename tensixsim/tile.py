@@ -516,6 +516,7 @@ class Tile(Scheduler, Parking):
             units,
             l1_order_late=int(self.l1_order_late[0]),
             dram=dram,
+            python_executed=engine.python_executed if engine.native is not None else {},
             events=self._last_events,
         )
 

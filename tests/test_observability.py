@@ -342,3 +342,41 @@ def test_metal_launch_trace_and_its_bad_path(tmp_path, capsys):
     assert main([*argv, "--trace", str(tmp_path / "missing" / "metal.pftrace")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("tensixsim metal: --trace: cannot write the trace file")
+
+
+@pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
+@pytest.mark.parametrize("arch", ["blackhole", "wormhole"])
+def test_the_summary_names_what_the_native_engine_handed_to_python(arch):
+    # The bfp8_b copy: each instruction retires exactly once, in C or through the Python semantics.
+    counts = {}
+    for engine in ("native", "python"):
+        tile = Tile(arch, engine=engine)
+        for core, elf in programs.build_copy_bfp8_to_fp16(tiles=2, arch=arch).items():
+            tile.load_elf(core, elf)
+        result = tile.run(max_cycles=10**7)
+        backend = tile.backend
+        issued = sum(p.issued for p in backend.pipes)
+        counts[engine] = backend.python_executed
+        if engine == "python":
+            assert result.python_executed == {}  # everything is Python's: nothing to point out
+            assert sum(counts[engine].values()) == issued
+            assert "Python semantics" not in result.summary()
+        else:
+            assert sum(result.python_executed.values()) + backend.native.instructions == issued
+            line = next(s for s in result.summary().splitlines() if "Python semantics" in s)
+            for name, count in result.python_executed.items():
+                assert f"{name} {count}" in line
+    assert set(counts["native"]) <= set(counts["python"])
+    for name, count in counts["native"].items():
+        assert count <= counts["python"][name]
+
+
+@pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
+@pytest.mark.parametrize("arch", ["blackhole", "wormhole"])
+def test_the_sdk_add_runs_entirely_in_the_native_engine(arch):
+    tile = Tile(arch)
+    for core, elf in programs.build_eltwise("add", tiles=2, arch=arch).items():
+        tile.load_elf(core, elf)
+    result = tile.run(max_cycles=10**7)
+    assert result.python_executed == {}
+    assert tile.backend.native.instructions == sum(p.issued for p in tile.backend.pipes) > 0

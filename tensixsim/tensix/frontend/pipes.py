@@ -305,6 +305,9 @@ class Engine:
         self.events: EventLog | None = None
         # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits).
         self.unit_counts = np.zeros((len(UNITS), 2), np.int64)
+        # Per opcode: instructions the Python semantics executed (with the native engine, the ones it
+        # handed over: modes or instructions it does not run, waits and errors it leaves to Python).
+        self.python_counts = np.zeros(256, np.int64)
         self.unit_of = [NO_UNIT] * 256  # opcode -> unit index
         for spec in copro.isa.by_name.values():
             self.unit_of[spec.opcode] = UNIT_INDEX[spec.unit]
@@ -329,6 +332,7 @@ class Engine:
         if self.retired is not None:
             self.retired.clear()
         self.unit_counts[:] = 0
+        self.python_counts[:] = 0
         if self.native is not None:
             self.native.reset()
 
@@ -345,6 +349,12 @@ class Engine:
     def unit_stats(self) -> dict[str, list[int]]:
         """Per unit that retired anything: [instructions, busy cycles]."""
         return {UNITS[i]: [int(n), int(b)] for i, (n, b) in enumerate(self.unit_counts.tolist()) if n}
+
+    @property
+    def python_executed(self) -> dict[str, int]:
+        """Per mnemonic: instructions the Python semantics executed (MVMUL's fast path counts too)."""
+        names = {spec.opcode: name for name, spec in self.copro.isa.by_name.items()}
+        return {names[op]: int(self.python_counts[op]) for op in np.flatnonzero(self.python_counts)}
 
     # ------------------------------------------------------------------ queue consumer interface
     def take_time(self, pipe: int) -> int | None:
@@ -553,6 +563,7 @@ class Engine:
         pipe.blocked_since = None
         if self.retired is not None and count == 1:
             self.retired.append((pipe.thread, pipe.words[0], cycle))
+        self.python_counts[pipe.words[0] >> OPCODE_SHIFT] += count
         stats = self.unit_counts[UNIT_INDEX[unit]]
         stats[0] += count
         stats[1] += cycles * count
