@@ -14,7 +14,8 @@
  * FP8 input, and a fetch that slows down the other unpacker's fetch issued by another pipe (Python
  * must tell the tile that pipe's done cycle moved: Tile.pipe_progress).
  *
- * Addresses are in sixteenths of a byte, as unpack/unit.py keeps them.
+ * Addresses are in sixteenths of a byte, as unpack/unit.py keeps them. The datums' format conversion
+ * is in unpack_convert.h, the L1 fetch's timing in unpack_fetch.h.
  *
  * Wormhole's library (TSIM_WORMHOLE) runs UNPACR with Wormhole's readings (unpack/wormhole.py: 16
  * datums an input row in Tileize_mode for every format, no Context_count_non_log2_en, Dst without
@@ -22,8 +23,10 @@
  */
 #include "ops.h"
 #include "regs.h"
+#include "unpack_convert.h"
+#include "unpack_fetch.h"
 
-enum { UNITS = 2, BANKS = 2, CFG_STATES = 2 };
+enum { UNITS = FETCH_UNITS, BANKS = 2, CFG_STATES = 2 };
 enum { SRC_COLS = 16, DST_COLS = 16, DST_LOW_HALF = 8 };
 enum { SIXTEENTHS = 16, SIXTEENTHS_PER_WORD = 256 }; /* a byte, a 16-byte word, in sixteenths */
 /* SrcA's first row is output row 4: the unpacker's rows 0..3 address nothing in SrcA (unpack/unit.py). */
@@ -48,7 +51,6 @@ struct field_spec {
 static const struct field_spec config_specs[UNITS][UNPACK_FIELD_COUNT] = UNPACK_FIELD_SPECS;
 static const struct field_spec thread_specs[UNITS][UNPACK_THREAD_FIELD_COUNT] = UNPACK_THREAD_FIELD_SPECS;
 static const uint32_t datum_sixteenths[16] = UNPACK_DATUM_SIXTEENTHS;
-static const int8_t shared_speeds[UNPACK_SPEEDS][UNPACK_SPEEDS][2] = UNPACK_SHARED_SPEEDS;
 
 /* The issuing pipe's view of one unpacker's configuration (unpack/unit.py _cfg / _unp / thread_field);
  * `ok` drops to 0 if a field lies beyond the arrays. */
@@ -100,228 +102,6 @@ static int reader_init(struct reader *r, const struct copro_view *v, uint32_t th
     uint32_t reg = v->thread_config[(uint64_t)thread * v->thread_config_words + THD_CFG_STATE_ID_STATEID_REG];
     r->state = (reg & THD_CFG_STATE_ID_STATEID_MASK) >> THD_CFG_STATE_ID_STATEID_SHIFT;
     return r->state < CFG_STATES;
-}
-
-/* ------------------------------------------------------------------------------ formats */
-
-static int is_wide(uint32_t fmt) /* unpack.convert.WIDE_FORMATS: 32-bit Dst, 4-byte output addresses */
-{
-    return fmt == UNPACK_FMT_FP32 || fmt == UNPACK_FMT_TF32 || fmt == UNPACK_FMT_INT32;
-}
-
-static int is_half(uint32_t fmt) /* unpack.convert.HALF_FORMATS: 2-byte output addresses */
-{
-    return fmt == UNPACK_FMT_FP16 || fmt == UNPACK_FMT_BF16 || fmt == UNPACK_FMT_INT16;
-}
-
-static int is_bfp(uint32_t fmt) /* unpack.convert.BFP_FORMATS: shared exponents, handled in Python */
-{
-    return fmt == UNPACK_FMT_BFP8 || fmt == UNPACK_FMT_BFP8A || fmt == UNPACK_FMT_BFP4 || fmt == UNPACK_FMT_BFP4A
-           || fmt == UNPACK_FMT_BFP2 || fmt == UNPACK_FMT_BFP2A;
-}
-
-/* Whether unpack.convert.convert defines the conversion for every datum (the formats handled here). */
-static int conversion_defined(uint32_t in, uint32_t out, int to_dst)
-{
-    if (in == UNPACK_FMT_FP32) {
-        if (out == UNPACK_FMT_FP32)
-            return to_dst; /* FP32 cannot be written to SrcA / SrcB */
-        return out == UNPACK_FMT_TF32 || out == UNPACK_FMT_BF16 || out == UNPACK_FMT_FP16;
-    }
-    if (in != out)
-        return 0;
-    switch (in) {
-    case UNPACK_FMT_TF32:
-    case UNPACK_FMT_INT32:
-        return to_dst; /* only Dst holds 32-bit datums */
-    case UNPACK_FMT_FP16:
-    case UNPACK_FMT_BF16:
-    case UNPACK_FMT_INT16:
-    case UNPACK_FMT_INT8:
-        return 1;
-    default:
-        return 0; /* BFP (shared exponents) and FP8 stay in Python */
-    }
-}
-
-static uint32_t src_from_tf32(uint32_t b)
-{
-    uint32_t x = b >> 13;
-    return (x & 0x40000u) | ((x & 0x3FFu) << 8) | ((x & 0x3FC00u) >> 10);
-}
-
-static uint32_t src_from_fp16(uint32_t x)
-{
-    return ((x & 0x8000u) << 3) | ((x & 0x03FFu) << 8) | ((x & 0x7C00u) >> 10);
-}
-
-static uint32_t src_from_int16(uint32_t x) { return ((x & 0xFF00u) << 3) | (x & 0xFFu); }
-
-static uint32_t dst16_from_bf16(uint32_t x)
-{
-    return (x & 0x8000u) | ((x & 0x007Fu) << 8) | ((x & 0x7F80u) >> 7);
-}
-
-static uint32_t dst16_from_fp16(uint32_t x)
-{
-    return (x & 0x8000u) | ((x & 0x03FFu) << 5) | ((x & 0x7C00u) >> 10);
-}
-
-static uint32_t dst32_from_fp32(uint32_t b) { return (dst16_from_bf16(b >> 16) << 16) | (b & 0xFFFFu); }
-
-/* formats.unpack_fp32_to_bf16: FP32 denormals flush to signed zero, then truncation. */
-static uint32_t fp32_to_bf16(uint32_t b)
-{
-    if (!(b & 0x7F800000u))
-        b &= 0x80000000u;
-    return b >> 16;
-}
-
-/* formats.fp32_to_fp16 with truncation: underflow flushes to signed zero, overflow (infinity and NaN
- * included) saturates to the largest pattern. */
-static uint32_t fp32_to_fp16(uint32_t b)
-{
-    uint32_t sign = (b >> 16) & 0x8000u;
-    int32_t exp = (int32_t)((b >> 23) & 0xFFu) - 112;
-    if (exp <= 0)
-        return sign;
-    if (exp > 31)
-        return sign | 0x7FFFu;
-    uint32_t mag = (((uint32_t)exp << 23) | (b & 0x7FFFFFu)) >> 13;
-    return sign | (mag > 0x7FFFu ? 0x7FFFu : mag);
-}
-
-/* formats.int8_from_sm8: a sign-magnitude (or unsigned) byte as Integer "8" in FP16 order. */
-static uint32_t int8_from_sm8(uint32_t bits, uint32_t is_unsigned)
-{
-    uint32_t x = bits & 0xFFu;
-    uint32_t sign = is_unsigned ? 0 : x & 0x80u;
-    uint32_t mag = x - sign;
-    return (sign << 8) | (mag ? 16u << 10 : 0) | mag;
-}
-
-/* unpack.convert.convert for one datum of a conversion conversion_defined accepts. */
-static uint32_t convert(uint32_t in, uint32_t out, int to_dst, uint32_t is_unsigned, uint32_t bits)
-{
-    uint32_t fmt = in;
-    if (in == UNPACK_FMT_FP32) {
-        if (out == UNPACK_FMT_FP32)
-            return dst32_from_fp32(bits);
-        if (out == UNPACK_FMT_TF32)
-            return to_dst ? dst32_from_fp32(bits) : src_from_tf32(bits);
-        if (out == UNPACK_FMT_BF16) {
-            bits = fp32_to_bf16(bits);
-            fmt = UNPACK_FMT_BF16;
-        } else {
-            bits = fp32_to_fp16(bits);
-            fmt = UNPACK_FMT_FP16;
-        }
-    } else if (in == UNPACK_FMT_INT8) {
-        bits = int8_from_sm8(bits, is_unsigned);
-        fmt = UNPACK_FMT_FP16;
-    } else if (in == UNPACK_FMT_TF32 || in == UNPACK_FMT_INT32) {
-        return dst32_from_fp32(bits);
-    }
-    if (fmt == UNPACK_FMT_INT16)
-        return to_dst ? bits : src_from_int16(bits);
-    if (fmt == UNPACK_FMT_BF16)
-        return to_dst ? dst16_from_bf16(bits) : src_from_tf32(bits << 16);
-    return to_dst ? dst16_from_fp16(bits) : src_from_fp16(bits);
-}
-
-/* ------------------------------------------------------------------------------ fetch timing */
-
-/* unpack/fetch.py's UnpackState fetch schedule of both unpackers, copied so a plan can be dropped. */
-struct fetch {
-    int64_t end, anchor, left, shared_until;
-    int8_t want, shared_speed;
-    int64_t rate; /* bytes a cycle at x1 (UnpackState.bytes_per_cycle) */
-};
-
-static int64_t rate(const struct fetch *f, int speed) { return f->rate << speed; }
-
-/* Python's -(-a // b) for the a >= 0, b > 0 it is used with. */
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-static int speed_ok(int8_t s) { return s >= 0 && s < (int)UNPACK_SPEEDS; }
-
-/* unpack.fetch.left_at: the bytes still to fetch at the start of `cycle`; -1 when the schedule holds a
- * speed Python could not use (it would fail). */
-static int64_t left_at(const struct fetch *f, int64_t cycle, int *ok)
-{
-    if (f->end <= cycle)
-        return 0;
-    if (!speed_ok(f->shared_speed) || !speed_ok(f->want)) {
-        *ok = 0;
-        return 0;
-    }
-    int64_t shared = max64(0, min64(cycle, f->shared_until) - f->anchor);
-    int64_t solo = max64(0, cycle - max64(f->shared_until, f->anchor));
-    return f->left - shared * rate(f, f->shared_speed) - solo * rate(f, f->want);
-}
-
-/* unpack.fetch.start_fetch on the copies `f` (both unpackers): 1 when only `unit`'s schedule changed, 2
- * when both did (the other was still fetching at `start`), 0 when Python would fail. */
-static int start_fetch(struct fetch f[UNITS], uint32_t unit, int64_t start, int64_t nbytes, int8_t want)
-{
-    uint32_t other = 1 - unit;
-    int ok = 1;
-    int64_t rest = left_at(&f[other], start, &ok);
-    if (!ok)
-        return 0;
-    f[unit].anchor = start;
-    f[unit].left = nbytes;
-    f[unit].want = want;
-    if (rest <= 0) {
-        f[unit].shared_until = start;
-        f[unit].shared_speed = want;
-        f[unit].end = start + ceil_div(nbytes, rate(f, want));
-        return 1;
-    }
-    int8_t other_want = f[other].want; /* checked by left_at */
-    const int8_t *gets = unit == 0 ? shared_speeds[want][other_want] : shared_speeds[other_want][want];
-    int8_t speed = gets[unit], other_speed = gets[other];
-    int64_t shared_end =
-        min64(start + ceil_div(nbytes, rate(f, speed)), start + ceil_div(rest, rate(f, other_speed)));
-    const struct {
-        uint32_t u;
-        int64_t total;
-        int8_t shared, alone;
-    } legs[2] = {{unit, nbytes, speed, want}, {other, rest, other_speed, other_want}};
-    for (int i = 0; i < 2; i++) {
-        struct fetch *g = &f[legs[i].u];
-        g->anchor = start;
-        g->left = legs[i].total;
-        g->shared_until = shared_end;
-        g->shared_speed = legs[i].shared;
-        int64_t remaining = legs[i].total - (shared_end - start) * rate(f, legs[i].shared);
-        g->end = shared_end + (remaining > 0 ? ceil_div(remaining, rate(f, legs[i].alone)) : 0);
-    }
-    return 2;
-}
-
-static void load_fetch(const struct copro_view *v, uint32_t u, struct fetch *f)
-{
-    f->end = v->unpack_end[u];
-    f->anchor = v->unpack_anchor[u];
-    f->left = v->unpack_left[u];
-    f->shared_until = v->unpack_shared_until[u];
-    f->want = v->unpack_want[u];
-    f->shared_speed = v->unpack_shared_speed[u];
-    f->rate = v->unpack_rate[0];
-}
-
-static void store_fetch(struct copro_view *v, uint32_t u, const struct fetch *f)
-{
-    v->unpack_end[u] = f->end;
-    v->unpack_anchor[u] = f->anchor;
-    v->unpack_left[u] = f->left;
-    v->unpack_shared_until[u] = f->shared_until;
-    v->unpack_want[u] = f->want;
-    v->unpack_shared_speed[u] = f->shared_speed;
 }
 
 /* ------------------------------------------------------------------------------ datum placement */
