@@ -572,7 +572,7 @@
     {{23u, 0u, 0x3u}, {23u, 2u, 0xCu}, {23u, 4u, 0x30u}, {23u, 6u, 0xC0u}, {23u, 8u, 0x300u}, {23u, 10u, 0xC00u}, {23u, 12u, 0x3000u}, {23u, 14u, 0xC000u}, {23u, 16u, 0x30000u}, {23u, 18u, 0xC0000u}, {23u, 20u, 0x300000u}, {23u, 22u, 0xC00000u}, {23u, 24u, 0x3000000u}, {23u, 26u, 0xC000000u}, {23u, 28u, 0x30000000u}, {23u, 30u, 0xC0000000u}}}
 #define PACK_EDGE_MASK_SPECS {{24u, 0u, 0xFFFFu}, {25u, 0u, 0xFFFFu}, {26u, 0u, 0xFFFFu}, {27u, 0u, 0xFFFFu}}
 
-/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
+/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, U*F_*) ---- */
 #define UNPACK_ADDRESS_CYCLES                                    2
 #define UNPACK_NOP_CYCLES                                        1
 #define UNPACK_SHARED_SPEEDS                                     {{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {0, 0}, {0, 1}}, {{2, 0}, {1, 0}, {1, 1}}}
@@ -594,6 +594,9 @@
 #define UNPACK_DATUM_SIXTEENTHS                                  {64, 32, 16, 8, 64, 32, 16, 8, 64, 32, 16, 4, 0, 0, 16, 4}
 #define UNPACK_TILEIZE_ROW_WIDE                                  32
 #define UNPACK_TILEIZE_ROW_NARROW                                16
+#define UNPACK_TILEIZE_SUB_BYTE                                  0
+#define UNPACK_FP8_INPUT                                         0
+#define UNPACK_UPSAMPLE_ONE                                      0
 #define UNPACK_CONTEXTS                                          8
 #define UNPACK_SRC_MASK                                          0x7FFFFu
 #define UNPACK_SRC_ROWS                                          64u
@@ -613,27 +616,44 @@
 #define UF_CONTEXT_COUNT_NON_LOG2_EN                             11u
 #define UF_UNPACK_LIMIT_ADDRESS                                  12u
 #define UF_UNPACK_FIFO_SIZE                                      13u
-#define UF_BASE_ADDRESS                                          14u
-#define UF_OFFSET_ADDRESS                                        15u
-#define UF_UNP_ADDR_BASE_REG_1_BASE                              16u
-#define UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE                        17u
-#define UF_UNP_ADDR_CTRL_ZW_REG_1_ZSTRIDE                        18u
-#define UF_UNP_ADDR_CTRL_ZW_REG_1_WSTRIDE                        19u
-#define UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED                     20u
-#define UF_DESC0                                                 21u
-#define UF_DESC1                                                 22u
-#define UF_DESC2                                                 23u
-#define UF_DESC3                                                 24u
-#define UNPACK_FIELD_COUNT                                       25u
+#define UF_UNP_ADDR_BASE_REG_1_BASE                              14u
+#define UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE                        15u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_ZSTRIDE                        16u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_WSTRIDE                        17u
+#define UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED                     18u
+#define UF_OVRD_DATA_FORMAT                                      19u
+#define UF_UPSAMPLE_AND_INTERLEAVE                               20u
+#define UF_FORCE_SHARED_EXP                                      21u
+#define UF_UNP_FORCED_SHARED_EXP_SHARED_EXP                      22u
+#define UF_UNP_ADD_DEST_ADDR_CNTR_ADD_DEST_ADDR_CNTR             23u
+#define UF_DESC0                                                 24u
+#define UF_DESC1                                                 25u
+#define UF_DESC2                                                 26u
+#define UF_DESC3                                                 27u
+#define UNPACK_FIELD_COUNT                                       28u
 #define UTF_SRCX_SET_BASE                                        0u
 #define UTF_SRCA_SET_SETOVRDWITHADDR                             1u
-#define UNPACK_THREAD_FIELD_COUNT                                2u
+#define UTF_UNPACK_MISC_CFG_CFGCONTEXTOFFSET                     2u
+#define UNPACK_THREAD_FIELD_COUNT                                3u
+#define UCF_DISABLE_ZERO_COMPRESS                                0u
+#define UCF_UNPACK_IF_SEL                                        1u
+#define UCF_IN_DATA_FORMAT                                       2u
+#define UCF_OUT_DATA_FORMAT                                      3u
+#define UCF_BASE_ADDRESS                                         4u
+#define UCF_OFFSET_ADDRESS                                       5u
+#define UCF_TILE_X_DIM                                           6u
+#define UCF_DEST_ADDRESS                                         7u
+#define UCF_SHIFT_AMOUNT                                         8u
+#define UNPACK_CONTEXT_FIELD_COUNT                               9u
 #define UNPACK_FIELD_SPECS { \
-    {{72u, 0u, 0xFu}, {72u, 4u, 0x30u}, {72u, 6u, 0xC0u}, {72u, 8u, 0x100u}, {72u, 9u, 0x200u}, {72u, 10u, 0x400u}, {72u, 11u, 0x800u}, {72u, 12u, 0x3000u}, {72u, 16u, 0xF0000u}, {72u, 20u, 0xF00000u}, {72u, 24u, 0xF000000u}, {73u, 12u, 0x1000u}, {74u, 0u, 0x1FFFFu}, {75u, 0u, 0x1FFFFu}, {76u, 0u, 0xFFFFFFFFu}, {92u, 0u, 0xFFFFu}, {49u, 0u, 0x3FFFFu}, {56u, 16u, 0xFFFF0000u}, {57u, 0u, 0xFFFFu}, {57u, 16u, 0xFFFF0000u}, {1u, 15u, 0x8000u}, {64u, 0u, 0xFFFFFFFFu}, {65u, 0u, 0xFFFFFFFFu}, {66u, 0u, 0xFFFFFFFFu}, {67u, 0u, 0xFFFFFFFFu}}, \
-    {{120u, 0u, 0xFu}, {120u, 4u, 0x30u}, {120u, 6u, 0xC0u}, {120u, 8u, 0x100u}, {120u, 9u, 0x200u}, {120u, 10u, 0x400u}, {120u, 11u, 0x800u}, {120u, 12u, 0x3000u}, {120u, 16u, 0xF0000u}, {120u, 20u, 0xF00000u}, {120u, 24u, 0xF000000u}, {121u, 12u, 0x1000u}, {122u, 0u, 0x1FFFFu}, {123u, 0u, 0x1FFFFu}, {124u, 0u, 0xFFFFFFFFu}, {140u, 0u, 0xFFFFu}, {61u, 0u, 0x3FFFFu}, {58u, 16u, 0xFFFF0000u}, {59u, 0u, 0xFFFFu}, {59u, 16u, 0xFFFF0000u}, {1u, 16u, 0x10000u}, {112u, 0u, 0xFFFFFFFFu}, {113u, 0u, 0xFFFFFFFFu}, {114u, 0u, 0xFFFFFFFFu}, {115u, 0u, 0xFFFFFFFFu}}}
+    {{72u, 0u, 0xFu}, {72u, 4u, 0x30u}, {72u, 6u, 0xC0u}, {72u, 8u, 0x100u}, {72u, 9u, 0x200u}, {72u, 10u, 0x400u}, {72u, 11u, 0x800u}, {72u, 12u, 0x3000u}, {72u, 16u, 0xF0000u}, {72u, 20u, 0xF00000u}, {72u, 24u, 0xF000000u}, {73u, 12u, 0x1000u}, {74u, 0u, 0x1FFFFu}, {75u, 0u, 0x1FFFFu}, {49u, 0u, 0x3FFFFu}, {56u, 16u, 0xFFFF0000u}, {57u, 0u, 0xFFFFu}, {57u, 16u, 0xFFFF0000u}, {1u, 15u, 0x8000u}, {72u, 14u, 0x4000u}, {72u, 15u, 0x8000u}, {73u, 8u, 0x100u}, {50u, 0u, 0xFFu}, {50u, 8u, 0x100u}, {64u, 0u, 0xFFFFFFFFu}, {65u, 0u, 0xFFFFFFFFu}, {66u, 0u, 0xFFFFFFFFu}, {67u, 0u, 0xFFFFFFFFu}}, \
+    {{120u, 0u, 0xFu}, {120u, 4u, 0x30u}, {120u, 6u, 0xC0u}, {120u, 8u, 0x100u}, {120u, 9u, 0x200u}, {120u, 10u, 0x400u}, {120u, 11u, 0x800u}, {120u, 12u, 0x3000u}, {120u, 16u, 0xF0000u}, {120u, 20u, 0xF00000u}, {120u, 24u, 0xF000000u}, {121u, 12u, 0x1000u}, {122u, 0u, 0x1FFFFu}, {123u, 0u, 0x1FFFFu}, {61u, 0u, 0x3FFFFu}, {58u, 16u, 0xFFFF0000u}, {59u, 0u, 0xFFFFu}, {59u, 16u, 0xFFFF0000u}, {1u, 16u, 0x10000u}, {120u, 14u, 0x4000u}, {120u, 15u, 0x8000u}, {121u, 8u, 0x100u}, {62u, 0u, 0xFFu}, {62u, 8u, 0x100u}, {112u, 0u, 0xFFFFFFFFu}, {113u, 0u, 0xFFFFFFFFu}, {114u, 0u, 0xFFFFFFFFu}, {115u, 0u, 0xFFFFFFFFu}}}
 #define UNPACK_THREAD_FIELD_SPECS { \
-    {{5u, 0u, 0x3u}, {5u, 2u, 0x4u}}, \
-    {{6u, 0u, 0x3u}, {5u, 2u, 0x4u}}}
+    {{5u, 0u, 0x3u}, {5u, 2u, 0x4u}, {41u, 0u, 0xFu}}, \
+    {{6u, 0u, 0x3u}, {5u, 2u, 0x4u}, {41u, 8u, 0xF00u}}}
+#define UNPACK_CONTEXT_FIELD_SPECS { \
+    {{{73u, 0u, 0x1u}, {73u, 1u, 0x2u}, {73u, 2u, 0x4u}, {73u, 3u, 0x8u}, {73u, 16u, 0x10000u}, {73u, 17u, 0x20000u}, {73u, 18u, 0x40000u}, {73u, 19u, 0x80000u}}, {{73u, 4u, 0x10u}, {73u, 5u, 0x20u}, {73u, 6u, 0x40u}, {73u, 7u, 0x80u}, {73u, 20u, 0x100000u}, {73u, 21u, 0x200000u}, {73u, 22u, 0x400000u}, {73u, 23u, 0x800000u}}, {{92u, 16u, 0xF0000u}, {93u, 16u, 0xF0000u}, {94u, 16u, 0xF0000u}, {95u, 16u, 0xF0000u}, {92u, 24u, 0xF000000u}, {93u, 24u, 0xF000000u}, {94u, 24u, 0xF000000u}, {95u, 24u, 0xF000000u}}, {{92u, 20u, 0xF00000u}, {93u, 20u, 0xF00000u}, {94u, 20u, 0xF00000u}, {95u, 20u, 0xF00000u}, {92u, 28u, 0xF0000000u}, {93u, 28u, 0xF0000000u}, {94u, 28u, 0xF0000000u}, {95u, 28u, 0xF0000000u}}, {{76u, 0u, 0xFFFFFFFFu}, {77u, 0u, 0xFFFFFFFFu}, {78u, 0u, 0xFFFFFFFFu}, {79u, 0u, 0xFFFFFFFFu}, {80u, 0u, 0xFFFFFFFFu}, {81u, 0u, 0xFFFFFFFFu}, {82u, 0u, 0xFFFFFFFFu}, {83u, 0u, 0xFFFFFFFFu}}, {{92u, 0u, 0xFFFFu}, {93u, 0u, 0xFFFFu}, {94u, 0u, 0xFFFFu}, {95u, 0u, 0xFFFFu}, {92u, 0u, 0xFFFFu}, {93u, 0u, 0xFFFFu}, {94u, 0u, 0xFFFFu}, {95u, 0u, 0xFFFFu}}, {{86u, 0u, 0xFFFFu}, {86u, 16u, 0xFFFF0000u}, {87u, 0u, 0xFFFFu}, {87u, 16u, 0xFFFF0000u}, {86u, 0u, 0xFFFFu}, {86u, 16u, 0xFFFF0000u}, {87u, 0u, 0xFFFFu}, {87u, 16u, 0xFFFF0000u}}, {{84u, 0u, 0xFFFFu}, {84u, 16u, 0xFFFF0000u}, {85u, 0u, 0xFFFFu}, {85u, 16u, 0xFFFF0000u}, {84u, 0u, 0xFFFFu}, {84u, 16u, 0xFFFF0000u}, {85u, 0u, 0xFFFFu}, {85u, 16u, 0xFFFF0000u}}, {{72u, 16u, 0xF0000u}, {72u, 20u, 0xF00000u}, {72u, 24u, 0xF000000u}, {72u, 28u, 0xF0000000u}, {72u, 16u, 0xF0000u}, {72u, 20u, 0xF00000u}, {72u, 24u, 0xF000000u}, {72u, 28u, 0xF0000000u}}}, \
+    {{{121u, 0u, 0x1u}, {121u, 1u, 0x2u}, {121u, 2u, 0x4u}, {121u, 3u, 0x8u}, {121u, 16u, 0x10000u}, {121u, 17u, 0x20000u}, {121u, 18u, 0x40000u}, {121u, 19u, 0x80000u}}, {{121u, 4u, 0x10u}, {121u, 5u, 0x20u}, {121u, 6u, 0x40u}, {121u, 7u, 0x80u}, {121u, 20u, 0x100000u}, {121u, 21u, 0x200000u}, {121u, 22u, 0x400000u}, {121u, 23u, 0x800000u}}, {{140u, 16u, 0xF0000u}, {141u, 16u, 0xF0000u}, {142u, 16u, 0xF0000u}, {143u, 16u, 0xF0000u}, {140u, 24u, 0xF000000u}, {141u, 24u, 0xF000000u}, {142u, 24u, 0xF000000u}, {143u, 24u, 0xF000000u}}, {{140u, 20u, 0xF00000u}, {141u, 20u, 0xF00000u}, {142u, 20u, 0xF00000u}, {143u, 20u, 0xF00000u}, {140u, 28u, 0xF0000000u}, {141u, 28u, 0xF0000000u}, {142u, 28u, 0xF0000000u}, {143u, 28u, 0xF0000000u}}, {{124u, 0u, 0xFFFFFFFFu}, {125u, 0u, 0xFFFFFFFFu}, {126u, 0u, 0xFFFFFFFFu}, {127u, 0u, 0xFFFFFFFFu}, {128u, 0u, 0xFFFFFFFFu}, {129u, 0u, 0xFFFFFFFFu}, {130u, 0u, 0xFFFFFFFFu}, {131u, 0u, 0xFFFFFFFFu}}, {{140u, 0u, 0xFFFFu}, {141u, 0u, 0xFFFFu}, {142u, 0u, 0xFFFFu}, {143u, 0u, 0xFFFFu}, {140u, 0u, 0xFFFFu}, {141u, 0u, 0xFFFFu}, {142u, 0u, 0xFFFFu}, {143u, 0u, 0xFFFFu}}, {{134u, 0u, 0xFFFFu}, {134u, 16u, 0xFFFF0000u}, {135u, 0u, 0xFFFFu}, {135u, 16u, 0xFFFF0000u}, {134u, 0u, 0xFFFFu}, {134u, 16u, 0xFFFF0000u}, {135u, 0u, 0xFFFFu}, {135u, 16u, 0xFFFF0000u}}, {{132u, 0u, 0xFFFFu}, {132u, 16u, 0xFFFF0000u}, {133u, 0u, 0xFFFFu}, {133u, 16u, 0xFFFF0000u}, {132u, 0u, 0xFFFFu}, {132u, 16u, 0xFFFF0000u}, {133u, 0u, 0xFFFFu}, {133u, 16u, 0xFFFF0000u}}, {{120u, 16u, 0xF0000u}, {120u, 20u, 0xF00000u}, {120u, 24u, 0xF000000u}, {120u, 28u, 0xF0000000u}, {120u, 16u, 0xF0000u}, {120u, 20u, 0xF00000u}, {120u, 24u, 0xF000000u}, {120u, 28u, 0xF0000000u}}}}
 
 
 /* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */

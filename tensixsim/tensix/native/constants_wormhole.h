@@ -525,7 +525,7 @@
     {{19u, 0u, 0x3u}, {19u, 2u, 0xCu}, {19u, 4u, 0x30u}, {19u, 6u, 0xC0u}, {19u, 8u, 0x300u}, {19u, 10u, 0xC00u}, {19u, 12u, 0x3000u}, {19u, 14u, 0xC000u}, {19u, 16u, 0x30000u}, {19u, 18u, 0xC0000u}, {19u, 20u, 0x300000u}, {19u, 22u, 0xC00000u}, {19u, 24u, 0x3000000u}, {19u, 26u, 0xC000000u}, {19u, 28u, 0x30000000u}, {19u, 30u, 0xC0000000u}}}
 #define PACK_EDGE_MASK_SPECS {{20u, 0u, 0xFFFFu}, {21u, 0u, 0xFFFFu}, {22u, 0u, 0xFFFFu}, {23u, 0u, 0xFFFFu}}
 
-/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */
+/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, U*F_*) ---- */
 #define UNPACK_ADDRESS_CYCLES                                    2
 #define UNPACK_NOP_CYCLES                                        1
 #define UNPACK_SHARED_SPEEDS                                     {{{0, 0}, {0, 1}, {0, 2}}, {{1, 0}, {0, 0}, {0, 1}}, {{2, 0}, {1, 0}, {1, 1}}}
@@ -547,6 +547,9 @@
 #define UNPACK_DATUM_SIXTEENTHS                                  {64, 32, 16, 8, 64, 32, 16, 8, 64, 32, 16, 4, 0, 0, 16, 4}
 #define UNPACK_TILEIZE_ROW_WIDE                                  16
 #define UNPACK_TILEIZE_ROW_NARROW                                16
+#define UNPACK_TILEIZE_SUB_BYTE                                  1
+#define UNPACK_FP8_INPUT                                         1
+#define UNPACK_UPSAMPLE_ONE                                      1
 #define UNPACK_CONTEXTS                                          8
 #define UNPACK_SRC_MASK                                          0x7FFFFu
 #define UNPACK_SRC_ROWS                                          64u
@@ -566,27 +569,44 @@
 #define UF_CONTEXT_COUNT_NON_LOG2_EN                             11u
 #define UF_UNPACK_LIMIT_ADDRESS                                  12u
 #define UF_UNPACK_FIFO_SIZE                                      13u
-#define UF_BASE_ADDRESS                                          14u
-#define UF_OFFSET_ADDRESS                                        15u
-#define UF_UNP_ADDR_BASE_REG_1_BASE                              16u
-#define UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE                        17u
-#define UF_UNP_ADDR_CTRL_ZW_REG_1_ZSTRIDE                        18u
-#define UF_UNP_ADDR_CTRL_ZW_REG_1_WSTRIDE                        19u
-#define UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED                     20u
-#define UF_DESC0                                                 21u
-#define UF_DESC1                                                 22u
-#define UF_DESC2                                                 23u
-#define UF_DESC3                                                 24u
-#define UNPACK_FIELD_COUNT                                       25u
+#define UF_UNP_ADDR_BASE_REG_1_BASE                              14u
+#define UF_UNP_ADDR_CTRL_XY_REG_1_YSTRIDE                        15u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_ZSTRIDE                        16u
+#define UF_UNP_ADDR_CTRL_ZW_REG_1_WSTRIDE                        17u
+#define UF_ALU_FORMAT_SPEC_REG0_SRCXUNSIGNED                     18u
+#define UF_OVRD_DATA_FORMAT                                      19u
+#define UF_UPSAMPLE_AND_INTERLEAVE                               20u
+#define UF_FORCE_SHARED_EXP                                      21u
+#define UF_UNP_FORCED_SHARED_EXP_SHARED_EXP                      22u
+#define UF_UNP_ADD_DEST_ADDR_CNTR_ADD_DEST_ADDR_CNTR             23u
+#define UF_DESC0                                                 24u
+#define UF_DESC1                                                 25u
+#define UF_DESC2                                                 26u
+#define UF_DESC3                                                 27u
+#define UNPACK_FIELD_COUNT                                       28u
 #define UTF_SRCX_SET_BASE                                        0u
 #define UTF_SRCA_SET_SETOVRDWITHADDR                             1u
-#define UNPACK_THREAD_FIELD_COUNT                                2u
+#define UTF_UNPACK_MISC_CFG_CFGCONTEXTOFFSET                     2u
+#define UNPACK_THREAD_FIELD_COUNT                                3u
+#define UCF_DISABLE_ZERO_COMPRESS                                0u
+#define UCF_UNPACK_IF_SEL                                        1u
+#define UCF_IN_DATA_FORMAT                                       2u
+#define UCF_OUT_DATA_FORMAT                                      3u
+#define UCF_BASE_ADDRESS                                         4u
+#define UCF_OFFSET_ADDRESS                                       5u
+#define UCF_TILE_X_DIM                                           6u
+#define UCF_DEST_ADDRESS                                         7u
+#define UCF_SHIFT_AMOUNT                                         8u
+#define UNPACK_CONTEXT_FIELD_COUNT                               9u
 #define UNPACK_FIELD_SPECS { \
-    {{60u, 0u, 0xFu}, {60u, 4u, 0x30u}, {60u, 6u, 0xC0u}, {60u, 8u, 0x100u}, {60u, 9u, 0x200u}, {60u, 10u, 0x400u}, {60u, 11u, 0x800u}, {60u, 12u, 0x3000u}, {60u, 16u, 0xF0000u}, {60u, 20u, 0xF00000u}, {60u, 24u, 0xF000000u}, {0u, 0u, 0x0u}, {62u, 0u, 0x1FFFFu}, {63u, 0u, 0x1FFFFu}, {64u, 0u, 0xFFFFFFFFu}, {80u, 0u, 0xFFFFu}, {40u, 16u, 0xFFFF0000u}, {44u, 12u, 0xFFF000u}, {45u, 0u, 0xFFFu}, {45u, 12u, 0xFFFF000u}, {1u, 15u, 0x8000u}, {52u, 0u, 0xFFFFFFFFu}, {53u, 0u, 0xFFFFFFFFu}, {54u, 0u, 0xFFFFFFFFu}, {55u, 0u, 0xFFFFFFFFu}}, \
-    {{100u, 0u, 0xFu}, {100u, 4u, 0x30u}, {100u, 6u, 0xC0u}, {100u, 8u, 0x100u}, {100u, 9u, 0x200u}, {100u, 10u, 0x400u}, {100u, 11u, 0x800u}, {100u, 12u, 0x3000u}, {100u, 16u, 0xF0000u}, {100u, 20u, 0xF00000u}, {100u, 24u, 0xF000000u}, {0u, 0u, 0x0u}, {102u, 0u, 0x1FFFFu}, {103u, 0u, 0x1FFFFu}, {104u, 0u, 0xFFFFFFFFu}, {120u, 0u, 0xFFFFu}, {48u, 16u, 0xFFFF0000u}, {46u, 12u, 0xFFF000u}, {47u, 0u, 0xFFFu}, {47u, 12u, 0xFFFF000u}, {1u, 16u, 0x10000u}, {92u, 0u, 0xFFFFFFFFu}, {93u, 0u, 0xFFFFFFFFu}, {94u, 0u, 0xFFFFFFFFu}, {95u, 0u, 0xFFFFFFFFu}}}
+    {{60u, 0u, 0xFu}, {60u, 4u, 0x30u}, {60u, 6u, 0xC0u}, {60u, 8u, 0x100u}, {60u, 9u, 0x200u}, {60u, 10u, 0x400u}, {60u, 11u, 0x800u}, {60u, 12u, 0x3000u}, {60u, 16u, 0xF0000u}, {60u, 20u, 0xF00000u}, {60u, 24u, 0xF000000u}, {0u, 0u, 0x0u}, {62u, 0u, 0x1FFFFu}, {63u, 0u, 0x1FFFFu}, {40u, 16u, 0xFFFF0000u}, {44u, 12u, 0xFFF000u}, {45u, 0u, 0xFFFu}, {45u, 12u, 0xFFFF000u}, {1u, 15u, 0x8000u}, {60u, 14u, 0x4000u}, {60u, 15u, 0x8000u}, {61u, 8u, 0x100u}, {41u, 0u, 0xFFu}, {41u, 8u, 0x100u}, {52u, 0u, 0xFFFFFFFFu}, {53u, 0u, 0xFFFFFFFFu}, {54u, 0u, 0xFFFFFFFFu}, {55u, 0u, 0xFFFFFFFFu}}, \
+    {{100u, 0u, 0xFu}, {100u, 4u, 0x30u}, {100u, 6u, 0xC0u}, {100u, 8u, 0x100u}, {100u, 9u, 0x200u}, {100u, 10u, 0x400u}, {100u, 11u, 0x800u}, {100u, 12u, 0x3000u}, {100u, 16u, 0xF0000u}, {100u, 20u, 0xF00000u}, {100u, 24u, 0xF000000u}, {0u, 0u, 0x0u}, {102u, 0u, 0x1FFFFu}, {103u, 0u, 0x1FFFFu}, {48u, 16u, 0xFFFF0000u}, {46u, 12u, 0xFFF000u}, {47u, 0u, 0xFFFu}, {47u, 12u, 0xFFFF000u}, {1u, 16u, 0x10000u}, {100u, 14u, 0x4000u}, {100u, 15u, 0x8000u}, {101u, 8u, 0x100u}, {49u, 0u, 0xFFu}, {49u, 8u, 0x100u}, {92u, 0u, 0xFFFFFFFFu}, {93u, 0u, 0xFFFFFFFFu}, {94u, 0u, 0xFFFFFFFFu}, {95u, 0u, 0xFFFFFFFFu}}}
 #define UNPACK_THREAD_FIELD_SPECS { \
-    {{3u, 0u, 0x3u}, {3u, 2u, 0x4u}}, \
-    {{4u, 0u, 0x3u}, {3u, 2u, 0x4u}}}
+    {{3u, 0u, 0x3u}, {3u, 2u, 0x4u}, {39u, 0u, 0xFu}}, \
+    {{4u, 0u, 0x3u}, {3u, 2u, 0x4u}, {39u, 8u, 0xF00u}}}
+#define UNPACK_CONTEXT_FIELD_SPECS { \
+    {{{61u, 0u, 0x1u}, {61u, 1u, 0x2u}, {61u, 2u, 0x4u}, {61u, 3u, 0x8u}, {61u, 16u, 0x10000u}, {61u, 17u, 0x20000u}, {61u, 18u, 0x40000u}, {61u, 19u, 0x80000u}}, {{61u, 4u, 0x10u}, {61u, 5u, 0x20u}, {61u, 6u, 0x40u}, {61u, 7u, 0x80u}, {61u, 20u, 0x100000u}, {61u, 21u, 0x200000u}, {61u, 22u, 0x400000u}, {61u, 23u, 0x800000u}}, {{80u, 16u, 0xF0000u}, {81u, 16u, 0xF0000u}, {82u, 16u, 0xF0000u}, {83u, 16u, 0xF0000u}, {80u, 24u, 0xF000000u}, {81u, 24u, 0xF000000u}, {82u, 24u, 0xF000000u}, {83u, 24u, 0xF000000u}}, {{80u, 20u, 0xF00000u}, {81u, 20u, 0xF00000u}, {82u, 20u, 0xF00000u}, {83u, 20u, 0xF00000u}, {80u, 28u, 0xF0000000u}, {81u, 28u, 0xF0000000u}, {82u, 28u, 0xF0000000u}, {83u, 28u, 0xF0000000u}}, {{64u, 0u, 0xFFFFFFFFu}, {65u, 0u, 0xFFFFFFFFu}, {66u, 0u, 0xFFFFFFFFu}, {67u, 0u, 0xFFFFFFFFu}, {68u, 0u, 0xFFFFFFFFu}, {69u, 0u, 0xFFFFFFFFu}, {70u, 0u, 0xFFFFFFFFu}, {71u, 0u, 0xFFFFFFFFu}}, {{80u, 0u, 0xFFFFu}, {81u, 0u, 0xFFFFu}, {82u, 0u, 0xFFFFu}, {83u, 0u, 0xFFFFu}, {80u, 0u, 0xFFFFu}, {81u, 0u, 0xFFFFu}, {82u, 0u, 0xFFFFu}, {83u, 0u, 0xFFFFu}}, {{74u, 0u, 0xFFFFu}, {74u, 16u, 0xFFFF0000u}, {75u, 0u, 0xFFFFu}, {75u, 16u, 0xFFFF0000u}, {74u, 0u, 0xFFFFu}, {74u, 16u, 0xFFFF0000u}, {75u, 0u, 0xFFFFu}, {75u, 16u, 0xFFFF0000u}}, {{72u, 0u, 0xFFFFu}, {72u, 16u, 0xFFFF0000u}, {73u, 0u, 0xFFFFu}, {73u, 16u, 0xFFFF0000u}, {72u, 0u, 0xFFFFu}, {72u, 16u, 0xFFFF0000u}, {73u, 0u, 0xFFFFu}, {73u, 16u, 0xFFFF0000u}}, {{60u, 16u, 0xF0000u}, {60u, 20u, 0xF00000u}, {60u, 24u, 0xF000000u}, {60u, 28u, 0xF0000000u}, {60u, 16u, 0xF0000u}, {60u, 20u, 0xF00000u}, {60u, 24u, 0xF000000u}, {60u, 28u, 0xF0000000u}}}, \
+    {{{101u, 0u, 0x1u}, {101u, 1u, 0x2u}, {101u, 2u, 0x4u}, {101u, 3u, 0x8u}, {101u, 16u, 0x10000u}, {101u, 17u, 0x20000u}, {101u, 18u, 0x40000u}, {101u, 19u, 0x80000u}}, {{101u, 4u, 0x10u}, {101u, 5u, 0x20u}, {101u, 6u, 0x40u}, {101u, 7u, 0x80u}, {101u, 20u, 0x100000u}, {101u, 21u, 0x200000u}, {101u, 22u, 0x400000u}, {101u, 23u, 0x800000u}}, {{120u, 16u, 0xF0000u}, {121u, 16u, 0xF0000u}, {122u, 16u, 0xF0000u}, {123u, 16u, 0xF0000u}, {120u, 24u, 0xF000000u}, {121u, 24u, 0xF000000u}, {122u, 24u, 0xF000000u}, {123u, 24u, 0xF000000u}}, {{120u, 20u, 0xF00000u}, {121u, 20u, 0xF00000u}, {122u, 20u, 0xF00000u}, {123u, 20u, 0xF00000u}, {120u, 28u, 0xF0000000u}, {121u, 28u, 0xF0000000u}, {122u, 28u, 0xF0000000u}, {123u, 28u, 0xF0000000u}}, {{104u, 0u, 0xFFFFFFFFu}, {105u, 0u, 0xFFFFFFFFu}, {106u, 0u, 0xFFFFFFFFu}, {107u, 0u, 0xFFFFFFFFu}, {108u, 0u, 0xFFFFFFFFu}, {109u, 0u, 0xFFFFFFFFu}, {110u, 0u, 0xFFFFFFFFu}, {111u, 0u, 0xFFFFFFFFu}}, {{120u, 0u, 0xFFFFu}, {121u, 0u, 0xFFFFu}, {122u, 0u, 0xFFFFu}, {123u, 0u, 0xFFFFu}, {120u, 0u, 0xFFFFu}, {121u, 0u, 0xFFFFu}, {122u, 0u, 0xFFFFu}, {123u, 0u, 0xFFFFu}}, {{114u, 0u, 0xFFFFu}, {114u, 16u, 0xFFFF0000u}, {115u, 0u, 0xFFFFu}, {115u, 16u, 0xFFFF0000u}, {114u, 0u, 0xFFFFu}, {114u, 16u, 0xFFFF0000u}, {115u, 0u, 0xFFFFu}, {115u, 16u, 0xFFFF0000u}}, {{112u, 0u, 0xFFFFu}, {112u, 16u, 0xFFFF0000u}, {113u, 0u, 0xFFFFu}, {113u, 16u, 0xFFFF0000u}, {112u, 0u, 0xFFFFu}, {112u, 16u, 0xFFFF0000u}, {113u, 0u, 0xFFFFu}, {113u, 16u, 0xFFFF0000u}}, {{100u, 16u, 0xF0000u}, {100u, 20u, 0xF00000u}, {100u, 24u, 0xF000000u}, {100u, 28u, 0xF0000000u}, {100u, 16u, 0xF0000u}, {100u, 20u, 0xF00000u}, {100u, 24u, 0xF000000u}, {100u, 28u, 0xF0000000u}}}}
 
 
 /* ---- sync.c: sync.py (SYNC_*, LATCH_*), streams.py (STREAMS_*) ---- */

@@ -758,10 +758,11 @@ def _pack_layout_tables(out: _Defines, layout: ModuleType) -> None:
 
 
 # ------------------------------------------------------------------------------ unpackers
-# unpack.c's constants (UNPACK_*, UF_*): the unpack package's timing, formats and layout facts, and the
-# configuration fields UNPACR reads, per unpacker. ``{u}`` is the unpacker; a field only unpacker 0
-# has is given to unpacker 1 as an empty spec (unpack.c never reads it there). THCON_SEC<u>_REG0's
-# 128-bit tile descriptor is its four words, DESC0..DESC3.
+# unpack.c's constants (UNPACK_*, UF_*, UTF_*, UCF_*): the unpack package's timing, formats, readings
+# and layout facts, and the configuration fields UNPACR reads, per unpacker (UTF_: ThreadConfig; UCF_:
+# per context, _unpack_context_fields). ``{u}`` is the unpacker; a field only unpacker 0 has, or one
+# the chip lacks, is given as an empty spec (it reads 0; unpack.c never reads it where it is absent).
+# THCON_SEC<u>_REG0's 128-bit tile descriptor is its four words, DESC0..DESC3.
 UNPACK_FIELDS = (
     "THCON_SEC{u}_REG2_Out_data_format", "THCON_SEC{u}_REG2_Throttle_mode", "THCON_SEC{u}_REG2_Context_count",
     "THCON_SEC{u}_REG2_Haloize_mode", "THCON_SEC{u}_REG2_Tileize_mode",
@@ -769,18 +770,43 @@ UNPACK_FIELDS = (
     "THCON_SEC{u}_REG2_Upsample_rate", "THCON_SEC{u}_REG2_Shift_amount_cntx0",
     "THCON_SEC{u}_REG2_Shift_amount_cntx1", "THCON_SEC{u}_REG2_Shift_amount_cntx2",
     "THCON_SEC{u}_REG2_Context_count_non_log2_en", "THCON_SEC{u}_REG2_Unpack_limit_address",
-    "THCON_SEC{u}_REG2_Unpack_fifo_size", "THCON_SEC{u}_REG3_Base_address",
-    "THCON_SEC{u}_REG7_Offset_address",
+    "THCON_SEC{u}_REG2_Unpack_fifo_size",
     "UNP{u}_ADDR_BASE_REG_1_Base", "UNP{u}_ADDR_CTRL_XY_REG_1_Ystride", "UNP{u}_ADDR_CTRL_ZW_REG_1_Zstride",
     "UNP{u}_ADDR_CTRL_ZW_REG_1_Wstride", "ALU_FORMAT_SPEC_REG0_Src{ab}Unsigned",
+    "THCON_SEC{u}_REG2_Ovrd_data_format", "THCON_SEC{u}_REG2_Upsample_and_interleave",
+    "THCON_SEC{u}_REG2_Force_shared_exp", "UNP{u}_FORCED_SHARED_EXP_shared_exp",
+    "UNP{u}_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr",
 )  # fmt: skip
-UNPACK_THREAD_FIELDS = ("SRC{ab}_SET_Base", "SRCA_SET_SetOvrdWithAddr")
+UNPACK_THREAD_FIELDS = (
+    "SRC{ab}_SET_Base",
+    "SRCA_SET_SetOvrdWithAddr",
+    "UNPACK_MISC_CFG_CfgContextOffset_{u}",
+)
+
+
+def _unpack_context_fields() -> dict[str, Callable[[int], str]]:
+    """MultiContextMode's per-context fields (UCF_*): for each, the field unpack/unit.py reads for
+    context ``c`` (``{u}`` the unpacker). Fields with four contexts are read at ``c & 3``; the base and
+    offset of context 0 are the single-context mode's own fields, so entry 0 serves both modes."""
+    from tensixsim.tensix.unpack import unit as unpack_unit
+
+    return {
+        "DISABLE_ZERO_COMPRESS": lambda c: f"THCON_SEC{{u}}_REG2_Disable_zero_compress_cntx{c}",
+        "UNPACK_IF_SEL": lambda c: f"THCON_SEC{{u}}_REG2_Unpack_if_sel_cntx{c}",
+        "IN_DATA_FORMAT": lambda c: f"THCON_SEC{{u}}_REG7_Unpack_data_format_cntx{c}",
+        "OUT_DATA_FORMAT": lambda c: f"THCON_SEC{{u}}_REG7_Unpack_out_data_format_cntx{c}",
+        "BASE_ADDRESS": lambda c: "THCON_SEC{u}_" + unpack_unit._base_field(c),
+        "OFFSET_ADDRESS": lambda c: "THCON_SEC{u}_" + unpack_unit._offset_field(c & 3),
+        "TILE_X_DIM": lambda c: f"THCON_SEC{{u}}_REG5_Tile_x_dim_cntx{c & 3}",
+        "DEST_ADDRESS": lambda c: f"THCON_SEC{{u}}_REG5_Dest_cntx{c & 3}_address",
+        "SHIFT_AMOUNT": lambda c: f"THCON_SEC{{u}}_REG2_Shift_amount_cntx{c & 3}",
+    }
 
 
 def _unpack_field_name(template: str) -> str:
     """``THCON_SEC{u}_REG2_Out_data_format`` -> ``UF_OUT_DATA_FORMAT``: the field without its unpacker."""
     short = template.split("_REG", 1)[1].split("_", 1)[1] if template.startswith("THCON") else template
-    return c_name("UF", short.replace("{u}", "").replace("{ab}", "X"))
+    return c_name("UF", short.replace("{u}", "").replace("{ab}", "X")).rstrip("_")
 
 
 # sync.c's kinds of STALLWAIT condition (SYNC_CONDITIONS_INIT rows: kind, index, waits_while).
@@ -902,7 +928,7 @@ def _unpack_constants(out: _Defines, arch: str = ARCH) -> None:
     layout = LAYOUT_MODULES[arch]
     readings = {"blackhole": unpack_unit.BLACKHOLE, "wormhole": unpack_wormhole.WORMHOLE}[arch]
 
-    out.text("/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, UF_*) ---- */")
+    out.text("/* ---- unpack.c: the unpack package, timing.UNPACK, formats.py (UNPACK_*, U*F_*) ---- */")
     t = timing.UNPACK
     out.add("UNPACK_ADDRESS_CYCLES", str(t.address_cycles))
     out.add("UNPACK_NOP_CYCLES", str(t.nop))
@@ -916,6 +942,9 @@ def _unpack_constants(out: _Defines, arch: str = ARCH) -> None:
     out.add("UNPACK_DATUM_SIXTEENTHS", "{" + ", ".join(map(str, sixteenths)) + "}")
     out.add("UNPACK_TILEIZE_ROW_WIDE", str(readings.tileize_row_wide))
     out.add("UNPACK_TILEIZE_ROW_NARROW", str(readings.tileize_row_narrow))
+    out.add("UNPACK_TILEIZE_SUB_BYTE", str(int(readings.tileize_sub_byte)))
+    out.add("UNPACK_FP8_INPUT", str(int(readings.fp8_input)))
+    out.add("UNPACK_UPSAMPLE_ONE", str(int(readings.upsample_one)))
     out.add("UNPACK_CONTEXTS", str(unpack_unit.CONTEXTS))
     out.add("UNPACK_SRC_MASK", f"0x{regs.SRC_MASK:X}u")
     out.add("UNPACK_SRC_ROWS", f"{regs.SRC_ROWS}u")
@@ -947,7 +976,24 @@ def _unpack_constants(out: _Defines, arch: str = ARCH) -> None:
         config_rows.append("    {" + ", ".join(specs) + "}")
         specs = [spec(layout.THREAD_FIELDS, f.format(u=u, ab=ab)) for f in UNPACK_THREAD_FIELDS]
         thread_rows.append("    {" + ", ".join(specs) + "}")
-    for macro, rows in (("UNPACK_FIELD_SPECS", config_rows), ("UNPACK_THREAD_FIELD_SPECS", thread_rows)):
+    context_fields = _unpack_context_fields()
+    for i, name in enumerate(context_fields):
+        out.add(f"UCF_{name}", f"{i}u")
+    out.add("UNPACK_CONTEXT_FIELD_COUNT", f"{len(context_fields)}u")
+    context_rows = []
+    for u in range(2):
+        per_field = []
+        for field_of in context_fields.values():
+            names = [field_of(c).format(u=u) for c in range(unpack_unit.CONTEXTS)]
+            if missing := [name for name in names if name not in layout.CONFIG_FIELDS]:
+                raise ValueError(f"{arch} has no {missing[0]} (unpack.c reads every context's fields)")
+            per_field.append("{" + ", ".join(spec(layout.CONFIG_FIELDS, name) for name in names) + "}")
+        context_rows.append("    {" + ", ".join(per_field) + "}")
+    for macro, rows in (
+        ("UNPACK_FIELD_SPECS", config_rows),
+        ("UNPACK_THREAD_FIELD_SPECS", thread_rows),
+        ("UNPACK_CONTEXT_FIELD_SPECS", context_rows),
+    ):
         out.names.add(macro)
         out.text(f"#define {macro} " + "{ \\", *(row + ", \\" for row in rows[:-1]), rows[-1] + "}")
     out.text("")

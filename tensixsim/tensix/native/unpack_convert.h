@@ -1,4 +1,6 @@
-/* The unpackers' format conversion (unpack/convert.py FormatConversion) of one datum, for unpack.c. */
+/* The unpackers' format conversion (unpack/convert.py FormatConversion) of one datum, for unpack.c:
+ * the plain formats, BFP8 / BFP4 / BFP2 (and their "a" forms) given the datum's shared exponent, and
+ * Wormhole's FP8. */
 #ifndef TENSIXSIM_NATIVE_UNPACK_CONVERT_H
 #define TENSIXSIM_NATIVE_UNPACK_CONVERT_H
 #include "ops.h"
@@ -15,10 +17,24 @@ static inline int is_half(uint32_t fmt) /* unpack.convert.HALF_FORMATS: 2-byte o
     return fmt == UNPACK_FMT_FP16 || fmt == UNPACK_FMT_BF16 || fmt == UNPACK_FMT_INT16;
 }
 
-static inline int is_bfp(uint32_t fmt) /* unpack.convert.BFP_FORMATS: shared exponents, handled in Python */
+static inline int is_bfp(uint32_t fmt) /* unpack.convert.BFP_FORMATS: a shared exponent per 16 datums */
 {
     return fmt == UNPACK_FMT_BFP8 || fmt == UNPACK_FMT_BFP8A || fmt == UNPACK_FMT_BFP4 || fmt == UNPACK_FMT_BFP4A
            || fmt == UNPACK_FMT_BFP2 || fmt == UNPACK_FMT_BFP2A;
+}
+
+/* The BFP formats whose datums become FP16 (BFP8aToFP16) rather than BF16. */
+static inline int is_bfp_a(uint32_t fmt)
+{
+    return fmt == UNPACK_FMT_BFP8A || fmt == UNPACK_FMT_BFP4A || fmt == UNPACK_FMT_BFP2A;
+}
+
+/* Where a BFP datum's bits sit in BFP8's byte (sign, magnitude): BFP4's and BFP2's are its high bits. */
+static inline uint32_t bfp_shift(uint32_t fmt)
+{
+    if (fmt == UNPACK_FMT_BFP4 || fmt == UNPACK_FMT_BFP4A)
+        return 4;
+    return fmt == UNPACK_FMT_BFP2 || fmt == UNPACK_FMT_BFP2A ? 6 : 0;
 }
 
 /* Whether unpack.convert.convert defines the conversion for every datum (the formats handled here). */
@@ -39,9 +55,17 @@ static inline int conversion_defined(uint32_t in, uint32_t out, int to_dst)
     case UNPACK_FMT_BF16:
     case UNPACK_FMT_INT16:
     case UNPACK_FMT_INT8:
+    case UNPACK_FMT_BFP8:
+    case UNPACK_FMT_BFP8A:
+    case UNPACK_FMT_BFP4:
+    case UNPACK_FMT_BFP4A:
+    case UNPACK_FMT_BFP2:
+    case UNPACK_FMT_BFP2A:
         return 1;
+    case UNPACK_FMT_FP8:
+        return UNPACK_FP8_INPUT; /* Wormhole's e5m2; Blackhole has no model */
     default:
-        return 0; /* BFP (shared exponents) and FP8 stay in Python */
+        return 0;
     }
 }
 
@@ -101,11 +125,54 @@ static inline uint32_t int8_from_sm8(uint32_t bits, uint32_t is_unsigned)
     return (sign << 8) | (mag ? 16u << 10 : 0) | mag;
 }
 
-/* unpack.convert.convert for one datum of a conversion conversion_defined accepts. */
-static inline uint32_t convert(uint32_t in, uint32_t out, int to_dst, uint32_t is_unsigned, uint32_t bits)
+/* unpack.convert._normalised on BFP8's byte `datum` and its shared exponent: the magnitude shifted up to
+ * its leading one (*mag, 0 for a zero magnitude) and the exponent lowered to match (returned). */
+static inline uint32_t bfp_normalise(uint32_t datum, uint32_t exp, uint32_t *mag)
+{
+    uint32_t m = (datum << 1) & 0xFFu;
+    uint32_t lz = m ? (uint32_t)__builtin_clz(m) - 24 : 8;
+    *mag = (m << lz) & 0xFFu;
+    return (exp - lz) & 0xFFu;
+}
+
+/* unpack.convert.bfp8_to_bf16 of one datum: a zero magnitude is BF16 0x0000 or 0xFF80. */
+static inline uint32_t bfp8_to_bf16(uint32_t datum, uint32_t exp)
+{
+    uint32_t mag, e = bfp_normalise(datum, exp, &mag), sign = datum >> 7 & 1;
+    return mag ? sign << 15 | e << 7 | (mag & 0x7Eu) : sign * 0xFF80u;
+}
+
+/* unpack.convert.bfp8a_to_fp16 of one datum; *undefined is set when the page says UndefinedBehaviour
+ * (a nonzero datum whose normalised exponent exceeds FP16's five bits). */
+static inline uint32_t bfp8a_to_fp16(uint32_t datum, uint32_t exp, int *undefined)
+{
+    uint32_t mag, e = bfp_normalise(datum, exp, &mag), sign = datum >> 7 & 1;
+    if (!mag)
+        return sign * 0xFC00u;
+    if (e & 0xE0u)
+        *undefined = 1;
+    return sign << 15 | (e & 0x1Fu) << 10 | (mag & 0x7Eu) << 3;
+}
+
+/* unpack.convert.convert for one datum of a conversion conversion_defined accepts; `exp` is a BFP
+ * datum's shared exponent. *undefined is set for a BFP*a datum the page leaves undefined. */
+static inline uint32_t convert(uint32_t in, uint32_t out, int to_dst, uint32_t is_unsigned, uint32_t bits,
+                               uint32_t exp, int *undefined)
 {
     uint32_t fmt = in;
-    if (in == UNPACK_FMT_FP32) {
+    if (is_bfp(in)) {
+        bits = (bits << bfp_shift(in)) & 0xFFu;
+        if (is_bfp_a(in)) {
+            bits = bfp8a_to_fp16(bits, exp, undefined);
+            fmt = UNPACK_FMT_FP16;
+        } else {
+            bits = bfp8_to_bf16(bits, exp);
+            fmt = UNPACK_FMT_BF16;
+        }
+    } else if (in == UNPACK_FMT_FP8) { /* e5m2: the high byte of an FP16 */
+        bits <<= 8;
+        fmt = UNPACK_FMT_FP16;
+    } else if (in == UNPACK_FMT_FP32) {
         if (out == UNPACK_FMT_FP32)
             return dst32_from_fp32(bits);
         if (out == UNPACK_FMT_TF32)
