@@ -17,7 +17,8 @@
  *
  * Wormhole's library (TSIM_WORMHOLE) runs the MAD family as sfpu/wormhole.py does: its multiply-add
  * (fma_wormhole_bits), no negation (Mod1's NEGATE bits defer: UndefinedBehavior), SFPLUTFP32 without
- * Mod1Mirror, and no automatic stall: the rule for the next cycle is recorded instead (sfpu_hazard.c).
+ * Mod1Mirror (its VD four bits, but SFPLOADMACRO's VD 16), and no automatic stall: the rule for the next
+ * cycle is recorded instead (sfpu_hazard.c), by an issued instruction only.
  * SFPMUL24, SFPARECIP, SFPGT, SFPLE and the stall are Blackhole's only.
  */
 #include <string.h>
@@ -429,13 +430,16 @@ int64_t sfpu_sfplutfp32(struct copro_view *v, uint32_t thread, uint32_t word, in
     (void)thread;
     uint32_t slot = sfpu_vd(v, F_SFPLUTFP32_LREG_DEST(word)), mod1 = F_SFPLUTFP32_INSTR_MOD1(word);
 #ifdef TSIM_WORMHOLE
-    if (slot >> 4)
-        return NATIVE_DEFER; /* VD is four bits: no Mod1Mirror (Blackhole's) */
+    /* VD is four bits: no Mod1Mirror (Blackhole's); SFPLOADMACRO passes its VD 16 here */
+    int scheduled_vd16 = sfpu_scheduled(v) && slot == 16;
+    if (slot >> 4 && !scheduled_vd16)
+        return NATIVE_DEFER;
+    uint32_t vd = scheduled_vd16 ? 16 : slot, mirror = 0;
 #else
     if ((slot & LUTFP32_NO_OPERAND))
         return NATIVE_DEFER;
-#endif
     uint32_t vd = slot & 0xF, mirror = (slot >> LUTFP32_MIRROR_SHIFT) & 0xF;
+#endif
     struct mad_lanes m = mad_operands(v, vd);
     const uint32_t *l3 = sfpu_lreg(v, 3);
     int three_entry = (mod1 & FLOAT_LUTFP32_FP16_3ENTRY_TABLE) == FLOAT_LUTFP32_FP16_3ENTRY_TABLE;

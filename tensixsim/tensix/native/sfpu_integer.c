@@ -5,8 +5,9 @@
  *
  * Deferred to Python: a set bit beyond a documented operand (ctx.documented).
  *
- * Wormhole (TSIM_WORMHOLE): SFPAND / SFPOR are VD = VD op VC only, SFPSHFT shifts logically only (the
- * other modes defer: UndefinedBehavior in sfpu/wormhole.py).
+ * Wormhole (TSIM_WORMHOLE): SFPAND / SFPOR are VD = VD op VC only (under SFPLOADMACRO VB op VC, VB the
+ * macro's), SFPSHFT shifts logically only (the other modes defer: UndefinedBehavior in
+ * sfpu/wormhole.py).
  */
 #include "sfpu.h"
 
@@ -45,14 +46,6 @@ static int head(struct copro_view *v, uint32_t word, uint32_t vd, int64_t cycle,
 
 enum bitop { AND, OR, XOR };
 
-/* Wormhole's SFPAND / SFPOR are VD = VD op VC only: Imm12 and Mod1 are 0 (sfpu.wormhole.sfpand), which
- * is Blackhole's Mod1 0 (VB = VD). */
-#ifdef TSIM_WORMHOLE
-#define WORMHOLE_BITWISE(imm12, mod1) (!(imm12) && !(mod1))
-#else
-#define WORMHOLE_BITWISE(imm12, mod1) 1
-#endif
-
 static int64_t bitwise(struct copro_view *v, uint32_t vb, uint32_t vc, uint32_t vd, enum bitop op)
 {
     const uint32_t *b = sfpu_lreg(v, vb), *c = sfpu_lreg(v, vc);
@@ -63,11 +56,38 @@ static int64_t bitwise(struct copro_view *v, uint32_t vb, uint32_t vc, uint32_t 
     return TIMING_SFPU_ISSUE;
 }
 
+#ifdef TSIM_WORMHOLE
+/* Wormhole's SFPAND / SFPOR are VD = VD op VC only: Imm12 and Mod1 are 0 (sfpu.wormhole.sfpand), and
+ * under SFPLOADMACRO VB is the macro's (Context.implicit_vb: their Imm12 holds no VB on Wormhole). */
+static int64_t and_or(struct copro_view *v, uint32_t word, int64_t cycle, enum bitop op)
+{
+    uint32_t vd = sfpu_vd(v, F_SFPAND_LREG_DEST(word));
+    HEAD(v, word, vd, cycle, !F_SFPAND_IMM12_MATH(word) && !F_SFPAND_INSTR_MOD1(word));
+    return bitwise(v, sfpu_implicit_vb(v, vd), sfpu_vc(v, F_SFPAND_LREG_C(word)), vd, op);
+}
+_Static_assert(F_SFPAND_IMM12_MATH(0xFFFFFFFFu) == F_SFPOR_IMM12_MATH(0xFFFFFFFFu)
+                   && F_SFPAND_LREG_C(0x00000F00u) == F_SFPOR_LREG_C(0x00000F00u)
+                   && F_SFPAND_LREG_DEST(0x000000F0u) == F_SFPOR_LREG_DEST(0x000000F0u)
+                   && F_SFPAND_INSTR_MOD1(0x0000000Fu) == F_SFPOR_INSTR_MOD1(0x0000000Fu),
+               "SFPAND and SFPOR share one layout");
+
+int64_t sfpu_sfpand(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    (void)thread;
+    return and_or(v, word, cycle, AND);
+}
+
+int64_t sfpu_sfpor(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    (void)thread;
+    return and_or(v, word, cycle, OR);
+}
+#else
 int64_t sfpu_sfpand(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
     (void)thread;
     uint32_t imm = sfpu_vb(v, F_SFPAND_IMM12_MATH(word)), vd = sfpu_vd(v, F_SFPAND_LREG_DEST(word));
-    HEAD(v, word, vd, cycle, WORMHOLE_BITWISE(imm, F_SFPAND_INSTR_MOD1(word)) && !(imm >> VB_BITS));
+    HEAD(v, word, vd, cycle, !(imm >> VB_BITS));
     return bitwise(v, (F_SFPAND_INSTR_MOD1(word) & 1) ? imm : vd, sfpu_vc(v, F_SFPAND_LREG_C(word)), vd, AND);
 }
 
@@ -75,9 +95,10 @@ int64_t sfpu_sfpor(struct copro_view *v, uint32_t thread, uint32_t word, int64_t
 {
     (void)thread;
     uint32_t imm = sfpu_vb(v, F_SFPOR_IMM12_MATH(word)), vd = sfpu_vd(v, F_SFPOR_LREG_DEST(word));
-    HEAD(v, word, vd, cycle, WORMHOLE_BITWISE(imm, F_SFPOR_INSTR_MOD1(word)) && !(imm >> VB_BITS));
+    HEAD(v, word, vd, cycle, !(imm >> VB_BITS));
     return bitwise(v, (F_SFPOR_INSTR_MOD1(word) & 1) ? imm : vd, sfpu_vc(v, F_SFPOR_LREG_C(word)), vd, OR);
 }
+#endif
 
 int64_t sfpu_sfpxor(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
