@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(
 NATIVE = list(gen_fields.native_instructions("wormhole"))
 # Instructions the Wormhole library hands to Python: shared with Blackhole but without a handler, and
 # Wormhole's own registrations without a Wormhole handler (the data moves start the matrix unit's hold,
-# which the engine applies to SETRWC / INCRWC natively; SFPLOADMACRO's work is settled by Python).
+# which the engine applies to SETRWC / INCRWC natively).
 DEFERRED = [
     "MOVDBGA2D",
     "SHIFTXB",
@@ -47,7 +47,6 @@ DEFERRED = [
     "SETDVALID",
     "CLEARDVALID",
     "ZEROSRC",
-    "SFPLOADMACRO",
 ]
 # Operands of clean programs (the others are 0 or 1), so that most programs run long without raising.
 CLEAN_FIELDS = {
@@ -78,14 +77,14 @@ LOCKSTEP = settings(
 
 def test_the_wormhole_library_runs_exactly_the_instructions_shared_with_blackhole():
     assert Tile("wormhole").backend.engine == "native"
-    # The frontend, ThCon, ADC (RWCs included), configuration, sync and vector-unit instructions, the
-    # matrix unit's arithmetic, its data moves but MOVDBGA2D, ZEROACC, UNPACR and PACR; not
-    # PACR_SETREG, UNPACR_NOP or SFPLOADMACRO (Python's on Wormhole).
+    # The frontend, ThCon, ADC (RWCs included), configuration, sync and vector-unit instructions (with
+    # SFPLOADMACRO), the matrix unit's arithmetic, its data moves but MOVDBGA2D, ZEROACC, UNPACR and PACR;
+    # not PACR_SETREG or UNPACR_NOP (Python's on Wormhole).
     shown = {"NOP", "SETDMAREG", "STOREIND", "SETADCXY", "SETRWC", "WRCFG", "SEMWAIT", "STALLWAIT"}
-    shown |= {"SFPLOADI", "SFPMOV", "SFPIADD", "SFPSWAP", "SFPTRANSP", "SFPLOAD", "SFPMAD", "MVMUL", "ELWADD"}
-    shown |= {"UNPACR", "PACR"}
+    shown |= {"SFPLOADI", "SFPMOV", "SFPIADD", "SFPSWAP", "SFPTRANSP", "SFPLOAD", "SFPMAD", "SFPLOADMACRO"}
+    shown |= {"MVMUL", "ELWADD", "UNPACR", "PACR"}
     assert shown <= set(NATIVE)
-    assert not {"MOVDBGA2D", "UNPACR_NOP", "PACR_SETREG", "SFPLOADMACRO"} & set(NATIVE)
+    assert not {"MOVDBGA2D", "UNPACR_NOP", "PACR_SETREG"} & set(NATIVE)
     own = set(gen_fields.OWN_HANDLERS["wormhole"])
     for name in NATIVE:
         wh, bh = WH.by_name[name], BH.by_name[name]
@@ -109,13 +108,14 @@ def _word(name: str, **fields: int) -> int:
 
 
 def test_an_instruction_outside_the_list_is_deferred_even_where_blackhole_runs_it():
-    """SFPLOADMACRO has the same opcode on both chips, but Wormhole's is its own and its scheduled work
-    is Python's: Wormhole's library defers it, having changed nothing; Blackhole's runs it (loading
-    LReg[1] from Dst)."""
-    word = _word("SFPLOADMACRO", lreg_ind=1, instr_mod0=3, dest_reg_addr=4)
+    """Opcode 0x97 is Blackhole's SFPGT and no Wormhole instruction: Wormhole's library defers it, having
+    changed nothing; Blackhole's runs it (LReg[2] > LReg[1] on lanes 0..4: all ones there)."""
+    word = BH.encode("SFPGT", imm12_math=0, lreg_c=1, lreg_dest=2, instr_mod1=8)
+    assert word >> 24 not in {spec.opcode for spec in WH}
     for arch, runs in (("wormhole", False), ("blackhole", True)):
         copro = Tile(arch).coprocessor
-        copro.regs.dst[:] = 0x1234
+        copro.sfpu.lreg[1] = np.arange(32, dtype=np.uint32) << 20
+        copro.sfpu.lreg[2] = 5 << 20
         before = copro.sfpu.lreg.copy()
         cycles = native.exec_one(copro, 0, word, 10)
         assert (cycles != native.NATIVE_DEFER) == runs

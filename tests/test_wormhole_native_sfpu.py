@@ -2,16 +2,22 @@
 
 Wormhole's library runs the vector-unit instructions whose Wormhole semantics are Blackhole's, and
 those whose Wormhole semantics it implements itself (gen_fields.OWN_HANDLERS: SFPLOAD / SFPSTORE's
-addressing and conversions, the multiply-add, the instructions with fewer modes); SFPLOADMACRO and its
-scheduled work stay in Python. Wormhole has no automatic stall after the SFPMAD family or SFPSHFT2's
-shuffles: the next instruction must not touch what they wrote (sfpu/hazards.py), which the native
-wait gate checks (sfpu_hazard.c) and hands to Python to raise.
+addressing and conversions, the multiply-add, the instructions with fewer modes, SFPLOADMACRO with the
+work it schedules, run by the same handlers). Wormhole has no automatic stall after the SFPMAD family
+or SFPSHFT2's shuffles: the next instruction must not touch what they wrote (sfpu/hazards.py), which
+the native wait gate checks (sfpu_hazard.c) and hands to Python to raise; scheduled work leaves no
+such rule.
 
 Random vector-unit programs on one to three pipes, from random state (LRegs heavy in special floats,
 lane flags and stacks, LaneConfig, Dst with undefined rows, RWCs, ADDR_MOD slots, the Dst bases and
 SrcB format), run on both engines and are compared after every cycle (native/lockstep.py): state,
 pipe bookkeeping, statistics, and any error's type, text and place. Back-to-back issues make the
-hazard rules bite. Most instructions must really run in C, so the comparison cannot pass by deferring.
+hazard rules bite. Other programs put SFPLOADMACROs among them over random LoadMacroConfig (templates
+of every sub-unit's column in Wormhole's modes, now and then one the model turns into SFPNOP;
+sequences with every selector, delay and operand bit; Misc's store format, load-format bits and delay
+kinds; now and then differing between lanes), so scheduled work runs alone, on several sub-units at
+once, discards issued instructions and meets the rules. Most instructions must really run in C, so
+the comparison cannot pass by deferring.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_native_sfpu_a import DOCUMENTED, SPECIAL
 
@@ -32,6 +38,7 @@ from tensixsim.tensix.adc import ADDR_MODS
 from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.native import gen_fields
 from tensixsim.tensix.native.lockstep import first_difference
+from tensixsim.tensix.sfpu import macro as sfpu_macro
 from tensixsim.tensix.sfpu import unit as sfpu
 from tensixsim.tensix.sfpu.hazards import MAD_RESULT
 
@@ -82,11 +89,12 @@ CLEAN = {
 
 
 @st.composite
-def sfpu_words(draw: st.DrawFn, wild: bool, clean: bool | None = None) -> int:
-    """A vector-unit word: LRegs mostly 0..7, any mode, immediates within their documented widths
-    (and the slots of CLEAN clean) if ``clean``, else (None) three times in four; Imm10 within Dst.
-    ``wild``: any value of every slot."""
-    name = draw(st.sampled_from([*SFPU, *MAD, *MAD, "SFPLOAD", "SFPSTORE"]))
+def sfpu_words(draw: st.DrawFn, wild: bool, clean: bool | None = None, names: list[str] | None = None) -> int:
+    """A vector-unit word (of ``names``, or any, the multiply-add family and the Dst moves more often):
+    LRegs mostly 0..7, any mode, immediates within their documented widths (and the slots of CLEAN
+    clean) if ``clean``, else (None) three times in four; Imm10 within Dst. ``wild``: any value of
+    every slot."""
+    name = draw(st.sampled_from(names or [*SFPU, *MAD, *MAD, "SFPLOAD", "SFPSTORE"]))
     spec = WH.by_name[name]
     if clean is None:
         clean = draw(st.integers(0, 3)) > 0
@@ -223,6 +231,8 @@ EXECUTES = {
     "SFPLOADI": dict(lreg_ind=2, instr_mod0=1, imm16=0xBC00),
     "SFPLOAD": dict(lreg_ind=3, instr_mod0=sfpu.FMT_FP32, sfpu_addr_mode=2, dest_reg_addr=0x155),
     "SFPSTORE": dict(lreg_ind=1, instr_mod0=sfpu.FMT_FP16, sfpu_addr_mode=1, dest_reg_addr=0x3FF),
+    # (LoadMacroConfig is zero: macro 0 schedules nothing, a load into LReg[5])
+    "SFPLOADMACRO": dict(lreg_ind=1, instr_mod0=sfpu.FMT_FP32, sfpu_addr_mode=3, dest_reg_addr=0x2A1),
     "SFPMAD": dict(lreg_src_a=1, lreg_src_b=2, lreg_src_c=3, lreg_dest=4, instr_mod1=0),
     "SFPADD": dict(lreg_src_a=1, lreg_src_b=10, lreg_src_c=3, lreg_dest=5, instr_mod1=0),
     "SFPMUL": dict(lreg_src_a=1, lreg_src_b=2, lreg_src_c=9, lreg_dest=6, instr_mod1=4),
@@ -304,3 +314,212 @@ def test_reading_an_sfpmad_result_on_the_next_cycle_is_undefined_on_both_engines
         else:
             tile.backend.advance_to(20)
             assert int(tile.backend.native.out[native.OUT_NATIVE]) == 2
+
+
+# ------------------------------------------------------------------------------- SFPLOADMACRO
+
+# What the scheduled work may be: every Wormhole instruction of a sub-unit's column (the multiply-add
+# family more often), in clean modes; now and then a word the model schedules SFPNOP for instead (another
+# unit's, or an opcode only Blackhole has).
+_COLUMN_NAMES = sorted(set().union(*sfpu_macro.COLUMNS[:3]) - {"SFPNOP"})
+TEMPLATES = [name for name in _COLUMN_NAMES if name in WH.by_name]
+_BLACKHOLE_ONLY_OPCODES = sorted(
+    {spec.opcode for spec in isa_for("blackhole")} - {spec.opcode for spec in WH}
+)
+# SFPLOAD / SFPSTORE formats: the plain ones mostly, Wormhole's integer conversions, any.
+_FORMATS = [sfpu.FMT_FP32, sfpu.FMT_FP16, sfpu.FMT_BF16, sfpu.FMT_INT32, sfpu.FMT_SRCB]
+_FORMATS += [sfpu.FMT_INT32_SM, sfpu.FMT_INT8_COMP, sfpu.FMT_INT8]
+
+
+@st.composite
+def templates(draw: st.DrawFn, clean: bool) -> int:
+    """An InstructionTemplate: a clean word of a column mostly; unless ``clean``, a wilder one or a word
+    the model schedules SFPNOP for now and then."""
+    kind = draw(st.integers(0, 15)) if not clean else 15
+    if kind == 0:
+        return draw(st.sampled_from(_BLACKHOLE_ONLY_OPCODES)) << 24 | draw(st.integers(0, 0xFFFFFF))
+    if kind == 1:
+        return WH.encode("SETDMAREG", **{f.name: 0 for f in WH.by_name["SETDMAREG"].fields})
+    return draw(sfpu_words(False, clean=kind > 3, names=[*TEMPLATES, *MAD]))
+
+
+@st.composite
+def macro_sequences(draw: st.DrawFn, clean: bool) -> int:
+    """A LoadMacroConfig Sequence: per sub-unit a selector (0 none, 2 SFPNOP, 3 SFPSTORE, 4..7 a
+    template; unless ``clean``, now and then 1, or a template on the Store sub-unit: UndefinedBehavior),
+    a delay, and the VD-16 and swapped-operand bits."""
+    value = 0
+    for unit in range(4):
+        if unit == sfpu_macro.STORE:
+            select = draw(st.sampled_from([0, 0, *[3] * 6, *([] if clean else [4, 1])]))
+        else:
+            select = draw(st.sampled_from([0, 0, 2, *[4, 5, 6, 7] * 2, *([] if clean else [1])]))
+        delay = draw(st.sampled_from([0, 0, 1, 2, 3, 7]))
+        bits = draw(st.sampled_from([0, 0, 0, 0, 0x40, 0x80, 0xC0]))
+        value |= (select | delay << 3 | bits) << (8 * unit)
+    return value
+
+
+@st.composite
+def loadmacro_words(draw: st.DrawFn, clean: bool) -> int:
+    """SFPLOADMACRO: any macro and VD, a format, any AddrMod, Imm10 within a few tiles of Dst mostly
+    (unless ``clean``, now and then a set bit of no operand)."""
+    high = not clean and draw(st.integers(0, 15)) == 0
+    return WH.encode(
+        "SFPLOADMACRO",
+        lreg_ind=draw(st.integers(0, 15)),
+        instr_mod0=draw(st.sampled_from([*_FORMATS, *_FORMATS, *range(16)])),
+        sfpu_addr_mode=draw(st.integers(0, 3)),
+        dest_reg_addr=draw(
+            st.integers(0, (1 << 14) - 1) if high else st.one_of(st.integers(0, 63), st.integers(0, 1023))
+        ),
+    )
+
+
+@st.composite
+def macro_programs(draw: st.DrawFn):
+    """(pipe, entry) pairs: SFPLOADMACROs among SFPNOPs and clean vector-unit words on one to three pipes,
+    back to back often (an SFPMAD-family word mostly followed by an SFPNOP); the LoadMacroConfig
+    (templates, sequences, Misc, whether it differs between lanes) and a state seed. In a clean program
+    (most) nothing the model rejects is drawn on purpose, so that programs run long."""
+    clean = draw(st.integers(0, 3)) > 0
+    config = (
+        [draw(templates(clean)) for _ in range(4)],
+        [draw(macro_sequences(clean)) for _ in range(4)],
+        draw(st.sampled_from([*_FORMATS, *range(16)]))
+        | draw(st.integers(0, 15)) << 4
+        | draw(st.sampled_from([0, 0, 0, 0xF, 1, 2, 4, 8])) << 8,
+        not clean and draw(st.integers(0, 3)) == 0,
+    )
+    nop = WH.encode("SFPNOP")
+    word = st.one_of(
+        loadmacro_words(clean), loadmacro_words(clean), st.just(nop), sfpu_words(False, clean=True)
+    )
+    entries = []
+    for pipe in draw(st.sampled_from([(1,), (1,), (0, 1), (0, 1, 2)])):
+        cycle = draw(st.integers(0, 3))
+        for _ in range(draw(st.integers(2, 24))):
+            cycle += draw(st.sampled_from([0, 0, 1, 2, 5]))
+            w = draw(word)
+            entries.append((pipe, PushedInstruction(w, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+            if WH.decode(w).name in MAD and draw(st.integers(0, 4)):
+                entries.append((pipe, PushedInstruction(nop, f"trisc{pipe}", 4 * len(entries), cycle, True)))
+    return entries, config, draw(st.integers(0, 2**32 - 1))
+
+
+def prepare_macros(config, seed: int):
+    """``prepare``'s random state with ``config``'s LoadMacroConfig (on every lane; differing between
+    them in one bit of a Sequence if its last item is set)."""
+    template, sequence, misc, uneven = config
+
+    def setup(tile: Tile) -> None:
+        prepare(seed)(tile)
+        s = tile.coprocessor.sfpu
+        s.macro_template[:] = template
+        s.macro_sequence[:] = sequence
+        s.macro_misc[:] = misc
+        if uneven:
+            s.macro_sequence[seed % sfpu.LANES, seed % 4] ^= 1 << 3
+
+    return setup
+
+
+@LOCKSTEP
+@given(macro_programs())
+def test_sfploadmacro_and_its_work_run_natively_as_in_python_on_wormhole(program):
+    entries, config, seed = program
+    tile = Tile("wormhole", engine="native")
+    assert first_difference(prepare_macros(config, seed), entries, 300, native=tile, arch="wormhole") is None
+    scheduled = int(tile.coprocessor.sfpu.macro_clock[sfpu_macro.NEXT_SEQ])
+    event(f"instructions scheduled: {min(scheduled // 8, 4) * 8}+")
+
+
+def _sequence(*units: tuple[int, int, int]) -> int:
+    """A Sequence of (selector, delay, operand bits) per sub-unit (Simple, MAD, Round, Store)."""
+    return sum((select | delay << 3 | bits) << (8 * unit) for unit, (select, delay, bits) in enumerate(units))
+
+
+# Templates for the example: SFPAND (its VB the macro's on Wormhole), SFPMAD (Wormhole's multiply-add),
+# SFP_STOCH_RND (Round) and SFPSHFT2's SHFLROR1 (Round, recording the LReg[VC] it shuffled).
+EXAMPLE_TEMPLATES = [
+    WH.encode("SFPAND", imm12_math=0, lreg_c=3, lreg_dest=2, instr_mod1=0),
+    WH.encode("SFPMAD", lreg_src_a=1, lreg_src_b=2, lreg_src_c=3, lreg_dest=0, instr_mod1=0),
+    WH.encode(
+        "SFP_STOCH_RND", rnd_mode=0, imm8_math=0, lreg_src_b=0, lreg_src_c=5, lreg_dest=0, instr_mod1=1
+    ),
+    WH.encode("SFPSHFT2", imm12_math=0, lreg_src_c=6, lreg_dest=0, instr_mod1=3),
+]
+EXAMPLE_SEQUENCES = [
+    # macro 0: SFPAND at once, SFPMAD after 1 (VD 16), the store after 2 (LReg[16])
+    _sequence((4, 0, 0), (5, 1, 0x40), (0, 0, 0), (3, 2, 0x40)),
+    # macro 1: SFPMAD with the operands swapped, SFP_STOCH_RND after 1, the store of VD after 3
+    _sequence((0, 0, 0), (5, 0, 0x80), (6, 1, 0), (3, 3, 0)),
+    # macro 2: SFPAND and SFPSHFT2 in one cycle (one writes LReg[16]), the store after 1
+    _sequence((4, 1, 0x40), (2, 0, 0), (7, 1, 0), (3, 2, 0)),
+    # macro 3: waits for instructions: SFPMAD after two vector-unit issues, the store after three
+    _sequence((0, 0, 0), (5, 2, 0), (0, 0, 0), (3, 3, 0)),
+]
+EXAMPLE_MISC = sfpu.FMT_INT32_SM | 0b0010 << 4 | 0b1010 << 8  # macro 1 stores in its load's format
+
+
+def benign_macros(config, seed: int):
+    """``prepare_macros`` with every lane enabled, no blocked Dst access, Dst defined, no rule left."""
+
+    def setup(tile: Tile) -> None:
+        prepare_macros(config, seed)(tile)
+        s = tile.coprocessor.sfpu
+        s.lane_config[:] = 0
+        s.use_lane_flags[:] = False
+        s.hazard[:] = sfpu.HAZARD_RESET
+        tile.coprocessor.regs.dst_row_valid[:] = True
+
+    return setup
+
+
+def test_a_pipeline_of_sfploadmacros_runs_entirely_in_c_on_wormhole():
+    """SFPLOADMACROs over the four macros, each scheduling work on two to three sub-units (at once, in
+    one cycle, counted in cycles or in instructions) among SFPNOPs and an issued SFPMAD the scheduled
+    work discards: every instruction runs in C, with the state and cycles the Python engine gives."""
+    macro = [
+        WH.encode("SFPLOADMACRO", lreg_ind=m << 2 | vd & 3, instr_mod0=fmt, sfpu_addr_mode=am,
+                  dest_reg_addr=(imm << 1 | vd >> 2) & 0x3FF)
+        for m, vd, fmt, am, imm in ((0, 1, sfpu.FMT_FP32, 1, 4), (1, 5, sfpu.FMT_INT32, 0, 8),
+                                    (2, 2, sfpu.FMT_FP16, 2, 12), (3, 3, sfpu.FMT_BF16, 0, 16),
+                                    (0, 6, sfpu.FMT_FP32, 3, 20))
+    ]  # fmt: skip
+    nop = WH.encode("SFPNOP")
+    mad = WH.encode("SFPMAD", lreg_src_a=1, lreg_src_b=10, lreg_src_c=3, lreg_dest=7, instr_mod1=0)
+    words = [macro[0], nop, macro[1], mad, nop, nop, nop, macro[2], nop, nop, macro[3], nop, nop, nop,
+             nop, macro[4], nop, nop, nop, nop]  # fmt: skip
+    setup = benign_macros((EXAMPLE_TEMPLATES, EXAMPLE_SEQUENCES, EXAMPLE_MISC, False), 5)
+    entries = _entries(words)
+    assert first_difference(setup, entries, 100, arch="wormhole") is None
+    tile = Tile("wormhole", engine="native")
+    setup(tile)
+    before, l7 = tile.coprocessor.regs.dst.copy(), tile.coprocessor.sfpu.lreg[7].copy()
+    for pipe, entry in entries:
+        tile.queues[pipe].entries.append(entry)
+    tile.backend.advance_to(100)
+    s = tile.coprocessor.sfpu
+    assert sum(p.issued for p in tile.backend.pipes) == len(words)
+    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
+    assert int(s.macro_clock[sfpu_macro.NEXT_SEQ]) == 3 + 3 + 4 + 2 + 3  # every row was scheduled...
+    assert not s.macro_pending[:, sfpu_macro.VALID].any()  # ...and has run
+    assert not np.array_equal(tile.coprocessor.regs.dst, before)  # (the stores wrote Dst)
+    assert (s.shfl_vc >= 0).all()  # the scheduled SFPSHFT2 recorded what it read
+    assert np.array_equal(s.lreg[7], l7)  # the issued SFPMAD (VD 7) was discarded
+
+
+def test_the_checker_catches_a_broken_native_sfploadmacro_on_wormhole():
+    """Against a Wormhole library whose scheduler counts the old work down one step too few, the
+    lockstep check fails."""
+    broken = native.library(defines=("TSIM_MUTANT_MACRO_TICK",), arch="wormhole")
+    assert broken is not None
+    tile = Tile("wormhole", engine="native")
+    tile.backend.native.use_library(broken)
+    config = (EXAMPLE_TEMPLATES, EXAMPLE_SEQUENCES, sfpu.FMT_FP32, False)
+    macro = WH.encode("SFPLOADMACRO", lreg_ind=0, instr_mod0=sfpu.FMT_FP32, sfpu_addr_mode=0, dest_reg_addr=0)
+    nop = WH.encode("SFPNOP")
+    found = first_difference(benign_macros(config, 3), _entries([macro, nop, nop, nop]), 40, native=tile,
+                             arch="wormhole")  # fmt: skip
+    assert found is not None and "sfpu.macro_pending" in found

@@ -591,17 +591,10 @@ class NativeEngine:
         return tile.wakes != woke
 
 
-# The sources another architecture's library leaves out: the vector unit's SFPLOADMACRO scheduler
-# (sfpu_macro.c; Wormhole's SFPLOADMACRO is its own, settled by Python: sfpu_deferred.c stands in).
-# (pack.c, Blackhole's PACR, and pack_wormhole.c, Wormhole's, are each empty in the other's library.)
-_BLACKHOLE_ONLY = ("sfpu_macro.c",)
-
-
-def _sources(arch: str = ARCH) -> list[Path]:
-    sources = sorted(_HERE.glob("*.c"))
-    if arch == ARCH:
-        return sources
-    return [s for s in sources if s.name not in _BLACKHOLE_ONLY]
+def _sources() -> list[Path]:
+    """Every architecture's library is built from every source: what differs is in TSIM_<ARCH> branches
+    (pack.c, Blackhole's PACR, and pack_wormhole.c, Wormhole's, are each empty in the other's library)."""
+    return sorted(_HERE.glob("*.c"))
 
 
 _libs: dict[tuple[str, tuple[str, ...]], ctypes.CDLL | None] = {}
@@ -616,7 +609,7 @@ def library(defines: tuple[str, ...] = (), arch: str = ARCH) -> ctypes.CDLL | No
     key = (arch, defines)
     if key not in _libs:
         chosen = defines if arch == ARCH else (f"TSIM_{arch.upper()}", *defines)
-        lib = None if pure_python_requested() else build_library("tensix", _sources(arch), defines=chosen)
+        lib = None if pure_python_requested() else build_library("tensix", _sources(), defines=chosen)
         if lib is not None:
             lib.tsim_engine_size.restype = ctypes.c_uint64
             if lib.tsim_engine_size() != ctypes.sizeof(EngineStruct):

@@ -228,8 +228,9 @@ def render_fields(arch: str = ARCH) -> str:
 
 
 # The architectures whose library builds from other headers than Blackhole's, and the headers that
-# are per architecture (sfpu_tables.h holds chip-neutral vector-unit facts; its opcode tables serve the
-# SFPLOADMACRO scheduler and the automatic stall, Blackhole's only).
+# are per architecture (sfpu_tables.h holds chip-neutral vector-unit facts, but for the SFPLOADMACRO
+# scheduler's opcode tables, which it holds for each architecture; its other opcode table serves the
+# automatic stall, Blackhole's only).
 PER_ARCH_HEADERS = ("fields.h", "constants.h")
 # Instructions whose semantics on another architecture differ from Blackhole's and whose native
 # handlers implement that architecture's as well (the TSIM_<ARCH> branches of sfpu_*.c, checked against
@@ -240,7 +241,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
         "MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
-        "MOVB2A", "ZEROACC", "UNPACR", "PACR",
+        "MOVB2A", "ZEROACC", "UNPACR", "PACR", "SFPLOADMACRO",
     ),
 }
 # fmt: on
@@ -1071,9 +1072,26 @@ def _table(out: _Defines, name: str, values: list[int], per_line: int = 8) -> No
 
 
 def _macro_tables(out: _Defines) -> None:
-    """SFPLOADMACRO's view of each opcode (sfpu/macro.py): the sub-units whose column holds it, the
-    sub-unit it goes to when issued, and where its VD / VC / VB operands sit."""
-    isa = isa_for(ARCH)
+    """SFPLOADMACRO's view of each opcode (sfpu/macro.py) on each architecture of ``native.ARCHES``: the
+    sub-units whose column holds it, the sub-unit it goes to when issued, and where its VD / VC / VB
+    operands sit (an opcode the architecture lacks is in no column: the model schedules SFPNOP). The
+    library built with ``-DTSIM_<ARCH>`` gets its architecture's tables."""
+    out.add("MACRO_NO_UNIT", f"{MACRO_NO_UNIT}u")
+    out.add("MACRO_VD_WIDTH_SHIFT", f"{MACRO_VD_WIDTH_SHIFT}u")
+    out.add("MACRO_HAS_VC_BIT", f"{MACRO_HAS_VC_BIT}u")
+    out.add("MACRO_HAS_VB_BIT", f"{MACRO_HAS_VB_BIT}u")
+    others = [arch for arch in native.ARCHES if arch != ARCH]
+    for i, arch in enumerate([*others, ARCH]):
+        out.text("#else" if arch == ARCH else f"{'#elif' if i else '#if'} defined(TSIM_{arch.upper()})")
+        tables = _Defines()  # (each architecture defines the same names)
+        _macro_tables_of(tables, arch)
+        out.text(*tables.lines)
+    out.names |= tables.names
+    out.text("#endif /* TSIM_<ARCH> */")
+
+
+def _macro_tables_of(out: _Defines, arch: str) -> None:
+    isa = isa_for(arch)
     columns, regular, operands = [0] * 256, [MACRO_NO_UNIT] * 256, [0] * 256
     for spec in isa:
         if spec.unit != "sfpu":
@@ -1084,14 +1102,11 @@ def _macro_tables(out: _Defines) -> None:
         by_name = {f.name: f for f in spec.fields}
         vd = next((by_name[n] for n in sfpu_macro.VD_FIELDS if n in by_name), None)
         has_vc = any(n in by_name for n in sfpu_macro.VC_FIELDS)
-        has_vb = any(n in by_name for n in sfpu_macro.VB_FIELDS) or spec.name in sfpu_macro.VB_IN_IMM12
+        in_imm12 = sfpu_macro.VB_IN_IMM12_OF[arch]
+        has_vb = any(n in by_name for n in sfpu_macro.VB_FIELDS) or spec.name in in_imm12
         if vd is not None:
             operands[spec.opcode] = vd.lo | vd.width << MACRO_VD_WIDTH_SHIFT
         operands[spec.opcode] |= has_vc << MACRO_HAS_VC_BIT | has_vb << MACRO_HAS_VB_BIT
-    out.add("MACRO_NO_UNIT", f"{MACRO_NO_UNIT}u")
-    out.add("MACRO_VD_WIDTH_SHIFT", f"{MACRO_VD_WIDTH_SHIFT}u")
-    out.add("MACRO_HAS_VC_BIT", f"{MACRO_HAS_VC_BIT}u")
-    out.add("MACRO_HAS_VB_BIT", f"{MACRO_HAS_VB_BIT}u")
     _table(out, "MACRO_COLUMNS_OF", columns, per_line=16)
     _table(out, "MACRO_REGULAR_UNIT", regular, per_line=16)
     _table(out, "MACRO_OPERANDS", operands)
@@ -1117,6 +1132,7 @@ def render_sfpu_tables() -> str:
             "SFPU_OPCODE_BITS          the opcodes whose unit is sfpu, as 8 words of 32 bits",
             "MACRO_COLUMNS_OF, MACRO_REGULAR_UNIT, MACRO_OPERANDS   by opcode: sfpu.macro.COLUMNS it is in",
             "                          (bit per sub-unit), regular_unit (MACRO_NO_UNIT: none), operand slots",
+            "                          (each architecture's: -DTSIM_<ARCH> selects them)",
             "HOLD_<NAME>               sfpu.floats._reads_of's reads by Mod (READ_PROBES; bit m: Mod m)",
             "<TABLE>_SIZE              a table's entry count",
         ],

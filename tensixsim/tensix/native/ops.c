@@ -7,7 +7,7 @@
 #include "sfpu_float.h"
 
 /* The vector unit's handlers by opcode (NULL: not a vector-unit instruction this engine runs). Wormhole's
- * library has no SFPMUL24, SFPARECIP, SFPGT, SFPLE (Blackhole's only) nor SFPLOADMACRO (Python's). */
+ * library has no SFPMUL24, SFPARECIP, SFPGT, SFPLE (Blackhole's only). */
 sfpu_handler tsim_sfpu_handler(uint32_t opcode)
 {
     switch (opcode) {
@@ -16,8 +16,8 @@ sfpu_handler tsim_sfpu_handler(uint32_t opcode)
     case OP_SFPARECIP: return sfpu_sfparecip;
     case OP_SFPGT: return sfpu_sfpgt;
     case OP_SFPLE: return sfpu_sfple;
-    case OP_SFPLOADMACRO: return sfpu_sfploadmacro;
 #endif
+    case OP_SFPLOADMACRO: return sfpu_sfploadmacro;
     case OP_SFPMAD: return sfpu_sfpmad;
     case OP_SFPADD: return sfpu_sfpadd;
     case OP_SFPMUL: return sfpu_sfpmul;

@@ -6,7 +6,8 @@
  * UndefinedBehavior. Blackhole never records a rule, so its gate never asks.
  *
  * The instructions that leave a rule record it themselves (sfpu_hazard_record), as the Python
- * semantics do: Wormhole's SFPMAD family (sfpu_float.c) and SFPSHFT2 (sfpu_lanes.c).
+ * semantics do: Wormhole's SFPMAD family (sfpu_float.c) and SFPSHFT2 (sfpu_lanes.c), when issued (the
+ * work SFPLOADMACRO schedules leaves none, sfpu_macro.c).
  */
 #include "sfpu.h"
 

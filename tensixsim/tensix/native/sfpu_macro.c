@@ -1,16 +1,24 @@
 /* SFPLOADMACRO natively: its load, the rows it schedules, the countdown and the scheduled work, exactly
  * as tensixsim/tensix/sfpu/macro.py (whose docstring gives the model and its readings) runs them on the
- * shared macro_pending / macro_clock arrays.
+ * shared macro_pending / macro_clock arrays, on both chips.
  *
  * A scheduled instruction runs through its issued handler with v->sched set (sfpu.h); a store through
  * sfpu_scheduled_store. Work of several sub-units in one cycle runs as sfpu.macro._at_once does: each
  * on the state as it was before the cycle, the changes merged.
  *
+ * Wormhole (TSIM_WORMHOLE; sfpu/wormhole.py registers sfpu.macro.loadmacro with its Dst access): the
+ * load, the scheduled store and the scheduled instructions are the handlers' Wormhole branches (its
+ * addressing and conversions, its multiply-add, its modes); its opcode tables (sfpu_tables.h) leave
+ * Blackhole's only instructions out of the columns and give SFPAND / SFPOR no VB slot; scheduled
+ * instructions leave no rule for the next cycle (sfpu/hazards.py), and SFPSHFT2's record of the
+ * LReg[VC] it shuffled is merged as the rest of the state.
+ *
  * Left to Python, having changed nothing: every error sfpu/macro.py raises (LoadMacroConfig differing
  * between lanes, a selector of 1, SFPNOP on the Store sub-unit, the SFPSWAP and LReg[16] rules, two
  * sub-units changing one state element, more work than the slots hold), and a scheduled instruction
- * whose handler defers or would wait. A settle that stops there leaves the countdown where Python's
- * settle goes on from (each cycle's step is all or nothing).
+ * whose handler defers or would wait (or, on Wormhole, that the library does not run). A settle that
+ * stops there leaves the countdown where Python's settle goes on from (each cycle's step is all or
+ * nothing).
  */
 #include <string.h>
 
@@ -88,7 +96,11 @@ struct field {
     void *at;
     uint32_t count, size;
 };
+#ifdef TSIM_WORMHOLE
+enum { FIELDS = 15, STATE_BYTES = 8192 };
+#else
 enum { FIELDS = 14, STATE_BYTES = 8192 };
+#endif
 
 static int state_fields(const struct copro_view *v, struct field f[FIELDS])
 {
@@ -107,6 +119,9 @@ static int state_fields(const struct copro_view *v, struct field f[FIELDS])
         {v->macro_template, LANES * 4, 4},
         {v->macro_sequence, LANES * 4, 4},
         {v->macro_misc, LANES, 4},
+#ifdef TSIM_WORMHOLE
+        {v->shfl_vc, LANES, 8}, /* (SFPSHFT2's shuffles record what they read: sfpu/lanes.py) */
+#endif
     };
     uint64_t bytes = 0;
     for (int i = 0; i < FIELDS; i++) {
@@ -134,6 +149,12 @@ static void load_state(const struct field f[FIELDS], const uint8_t *from)
 
 sfpu_handler tsim_sfpu_handler(uint32_t opcode);
 
+#ifdef NATIVE_OPCODE_BITS_INIT
+/* The instructions this library runs on this architecture (ops.c): a scheduled one outside them has
+ * semantics the handlers do not implement here. */
+static const uint32_t native_opcodes[8] = NATIVE_OPCODE_BITS_INIT;
+#endif
+
 /* sfpu.macro._execute: one scheduled instruction at `cycle`; 0 when Python must run it (nothing changed). */
 static int execute(struct copro_view *v, const int64_t *op, int64_t cycle)
 {
@@ -149,7 +170,12 @@ static int execute(struct copro_view *v, const int64_t *op, int64_t cycle)
     if (op[SFPU_MACRO_UNIT] == SFPU_MACRO_STORE)
         return sfpu_scheduled_store(v, thread, (uint32_t)op[SFPU_MACRO_VD], (uint32_t)op[SFPU_MACRO_MOD0],
                                     (uint32_t)op[SFPU_MACRO_ADDR], cycle) != NATIVE_DEFER;
-    sfpu_handler handler = tsim_sfpu_handler(OPCODE_OF(word));
+    uint32_t opcode = OPCODE_OF(word);
+#ifdef NATIVE_OPCODE_BITS_INIT
+    if (!(native_opcodes[opcode >> 5] >> (opcode & 31) & 1))
+        return 0;
+#endif
+    sfpu_handler handler = tsim_sfpu_handler(opcode);
     if (!handler)
         return 0;
     v->sched[SCHED_ON] = 1;
