@@ -538,6 +538,6 @@ def test_the_engine_tells_the_tile_of_a_native_pacrs_l1_write():
     assert engine is not None and engine.instructions == 1  # the PACR ran natively
     # Dest_addr + 1 in 16-byte units, one chunk, at its issue (pushed at 3, through the front end).
     assert notified == [(0x4000 * 16, 16, 3 + FRONTEND.push_to_issue)]
-    assert tuple(tile.coprocessor.l1_written) == NO_L1_WRITTEN
+    assert all(tuple(row) == NO_L1_WRITTEN for row in tile.coprocessor.l1_written)
     # Dst16b 0x1234 is BF16 0x1A12 (formats.dst16_to_bf16); Last pads the chunk with zeros
     assert tile.l1[0x40000:0x40010].tobytes() == b"\x12\x1a" + bytes(14)

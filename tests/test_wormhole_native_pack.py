@@ -4,8 +4,7 @@ Wormhole's PACR is its own (pack/wormhole.py: PackerMask names up to four packer
 Config, Dst offset, FIFO limits and streams; contiguous Dst datums from the ADC X range, Downsample_mask,
 OvrdThreadId's ADC, the AddrMod step once per ADC used). Its library runs it in C (pack.c's
 TSIM_WORMHOLE section) for the configurations kernels use; ReLU, exponent thresholding, L1
-accumulation, block-float and FP8 outputs, compression and a PACR writing L1 more than once are
-Python's.
+accumulation, block-float and FP8 outputs and compression are Python's.
 
 Random PACR programs on the packer pipe (now and then from another pipe too) run from random packer
 state on both engines and are compared after every cycle (native/lockstep.py): the configuration

@@ -129,7 +129,10 @@ class UnitClock(MutableMapping[str, int]):
 
 
 _UNIT_INDEX = {name: i for i, name in enumerate(UNITS)}
-NO_L1_WRITTEN = (-1, 0, 0)  # Coprocessor.l1_written when no write is waiting to be notified
+NO_L1_WRITTEN = (-1, 0, 0)  # a row of Coprocessor.l1_written when no write is waiting to be notified
+# Rows of Coprocessor.l1_written: the separate writes one native instruction may make (a PACR's: each
+# packer's data and exponent streams).
+L1_WRITTEN_RANGES = 2 * max(pack_stream.PACKER_COUNT.values())
 
 
 # The units' state objects, whose arrays the native engine holds pointers into.
@@ -161,9 +164,10 @@ class Coprocessor:
         self.regs = RegFiles.new(self.arch)
         self.unpackers = unpack_fetch.UnpackState.new(self.arch)
         self.packer = pack_stream.new_state(self.arch.name)
-        # [lo, hi, cycle]: L1 bytes a native handler wrote directly (lo < 0: none), which the native engine
-        # hands to Tile.coprocessor_wrote_l1 (native.take_l1_written) before it goes on.
-        self.l1_written = np.array(NO_L1_WRITTEN, np.int64)
+        # Rows of [lo, hi, cycle]: the L1 writes a native handler made directly, in order (lo < 0: no
+        # more), which the native engine hands to Tile.coprocessor_wrote_l1 (native.take_l1_written)
+        # one by one before it goes on.
+        self.l1_written = np.array([NO_L1_WRITTEN] * L1_WRITTEN_RANGES, np.int64)
         self.sfpu = SfpuState.new(self.arch)
         # Per unit (isa.spec.UNITS order): the first cycle it has nothing in flight; shared with the
         # native engine, seen by name through ``busy_until``.

@@ -201,6 +201,12 @@ def view_of(copro: Coprocessor) -> tuple[CoproView, tuple[np.ndarray, ...]]:
         raise TypeError(f"native engine needs {count} packer stream(s), got {packers.stream.shape}")
     view.pack_stream = _pointer(copro.packer.stream, np.int64)
     view.pack_buffer = _pointer(copro.packer.buffer, np.uint8)
+    from tensixsim.tensix.coprocessor import L1_WRITTEN_RANGES  # (copro.h's too: ops.h asserts it)
+
+    if copro.l1_written.shape != (L1_WRITTEN_RANGES, 3):
+        raise TypeError(
+            f"native engine needs ({L1_WRITTEN_RANGES}, 3) L1 write ranges, got {copro.l1_written.shape}"
+        )
     view.l1_written = _pointer(copro.l1_written, np.int64)
     unpackers = copro.unpackers
     for array in (copro.regs.unpacker_src_row, unpackers.context_counter):
@@ -246,13 +252,16 @@ def last_wait(view: CoproView) -> tuple[int, int | None, int]:
 
 
 def take_l1_written(copro: Coprocessor) -> None:
-    """Tell the tile about the L1 bytes a native handler wrote (Coprocessor.l1_written), as
-    Coprocessor.l1_write would have, and forget them."""
+    """Tell the tile about the L1 writes a native handler made (Coprocessor.l1_written), one by one in
+    their order as Coprocessor.l1_write would have, and forget them."""
     from tensixsim.tensix.coprocessor import NO_L1_WRITTEN
 
-    lo, hi, cycle = (int(x) for x in copro.l1_written)
-    if lo >= 0:
-        copro.l1_written[:] = NO_L1_WRITTEN
+    written = copro.l1_written
+    if written[0, 0] < 0:
+        return
+    ranges = [(int(lo), int(hi), int(cycle)) for lo, hi, cycle in written if lo >= 0]
+    written[:] = NO_L1_WRITTEN
+    for lo, hi, cycle in ranges:
         copro.tile.coprocessor_wrote_l1(lo, hi - lo, cycle)
 
 

@@ -403,6 +403,7 @@
 #define PACK_STREAM_EXPONENT_PENDING                             4u
 #define PACK_STREAM_DRAINED                                      5u
 #define PACK_STREAM_WORDS                                        6u
+#define COPRO_L1_WRITTEN_RANGES                                  8u
 #define PACK_STREAM_BUFFER_BYTES                                 16u
 #define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_WORD                  18u
 #define PKF_PCK_DEST_RD_CTRL_READ_32B_DATA_SHIFT                 0u

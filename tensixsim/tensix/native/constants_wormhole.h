@@ -397,6 +397,7 @@
 #define PACK_STREAM_EXPONENT_PENDING                             4u
 #define PACK_STREAM_DRAINED                                      5u
 #define PACK_STREAM_WORDS                                        6u
+#define COPRO_L1_WRITTEN_RANGES                                  8u
 #define PACK_STREAM_BUFFER_BYTES                                 16u
 #define PACK_PACKERS                                             4u
 #define PACK_PACKER_MASKS {0x1u, 0x1u, 0x2u, 0x3u, 0x4u, 0x0u, 0x0u, 0x0u, 0x8u, 0x0u, 0x0u, 0x0u, 0xCu, 0x0u, 0x0u, 0xFu}

@@ -20,6 +20,9 @@ enum { WAIT_NONE, WAIT_SRC_NOT_HANDED, WAIT_DST_HIDDEN, WAIT_PACK_DST_HIDDEN, WA
        WAIT_UNPACKER_BANK, WAIT_GATE_LAG, WAIT_STALLWAIT, WAIT_SEMWAIT_ZERO, WAIT_SEMWAIT_FULL, WAIT_MUTEX_HELD,
        WAIT_STREAMWAIT, WAIT_MATRIX_BANK, WAIT_REASONS };
 enum { GPR_COUNT = 64, ADC_UNITS = 3, ADC_CHANNELS = 2, ADC_COORDS = 4 };
+/* The separate L1 writes one instruction may notify (coprocessor.L1_WRITTEN_RANGES): a PACR's, each
+ * packer's data and exponent streams. */
+enum { L1_WRITTEN_RANGES = 8 };
 /* RWCs[thread], each an array of `threads` uint32 (adc.py AdcState field order). */
 enum { RWC_SRCA, RWC_SRCA_CR, RWC_SRCB, RWC_SRCB_CR, RWC_DST, RWC_DST_CR, RWC_FIDELITY, RWC_EXTRA_BIT,
        RWC_FIELDS };
@@ -74,8 +77,9 @@ struct copro_view {
     /* The packer (pack.stream.PackState; Wormhole's PackersState: one row per packer) */
     int64_t *pack_stream;     /* [packers][PACK_STREAM_WORDS]: stream addresses, NeedsNewAddress, pending counts */
     uint8_t *pack_buffer;     /* [packers][2][16]: the data and exponent streams' pending bytes */
-    /* [3] (Coprocessor.l1_written): lo, hi, cycle of the L1 bytes a handler wrote directly (lo < 0: none),
-     * for Python to notify the tile of (Tile.coprocessor_wrote_l1), then reset to {-1, 0, 0} */
+    /* [L1_WRITTEN_RANGES][3] (Coprocessor.l1_written): lo, hi, cycle of each L1 write a handler made
+     * directly, rows filled in order (lo < 0: no more), for Python to notify the tile of one by one
+     * (Tile.coprocessor_wrote_l1), then reset to {-1, 0, 0} */
     int64_t *l1_written;
     /* The unpackers (regs.RegFiles.unpacker_src_row; unpack.fetch.UnpackState, per unpacker [2]) */
     uint32_t *unpacker_src_row;   /* [2][threads]: SrcRow[thread] of each unpacker */

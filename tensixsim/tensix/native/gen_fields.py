@@ -620,8 +620,10 @@ def _pack_constants(out: _Defines, arch: str = ARCH) -> None:
     """The section of ``constants.h`` pack.c and pack_wormhole.c read: the pack package's tables, the
     formats it names, the chip's packer timing (timing.PACK, timing.PACK_WORMHOLE), the Config fields
     it reads and the packer ADDR_MOD slots, edge-mask row sets and masks, over ``arch``'s configuration
-    layout. Wormhole's adds its packers' own fields (pack/wormhole.py's PACKER_CONFIG, PACK_LIMITS and
+    layout, and how many separate L1 writes an instruction notifies (coprocessor.L1_WRITTEN_RANGES: a
+    PACR's). Wormhole's adds its packers' own fields (pack/wormhole.py's PACKER_CONFIG, PACK_LIMITS and
     Dst offsets) and PackerMask table."""
+    from tensixsim.tensix import coprocessor
     from tensixsim.tensix.pack import stream as pack_stream
     from tensixsim.tensix.pack import unit as pack_unit
 
@@ -647,6 +649,7 @@ def _pack_constants(out: _Defines, arch: str = ARCH) -> None:
             raise ValueError(f"pack.stream.STREAM_{field} moved")
         out.add(c_name("PACK_STREAM", field), f"{index}u")
     out.add("PACK_STREAM_WORDS", f"{pack_stream.STREAM_WORDS}u")
+    out.add("COPRO_L1_WRITTEN_RANGES", f"{coprocessor.L1_WRITTEN_RANGES}u")  # a PACR's separate writes
     out.add("PACK_STREAM_BUFFER_BYTES", f"{pack_stream.STREAM_BUFFER_BYTES}u")
     if arch == ARCH:
         for field in PACK_FIELDS:

@@ -15,6 +15,8 @@
 /* copro.h spells the state shapes by hand; they must be the Python model's. */
 _Static_assert(THCON_GPR_COUNT == GPR_COUNT, "copro.h GPR_COUNT is not thcon.GPR_COUNT");
 _Static_assert(ADC_UNIT_COUNT == ADC_UNITS, "copro.h ADC_UNITS is not adc.ADC_UNITS");
+_Static_assert(COPRO_L1_WRITTEN_RANGES == L1_WRITTEN_RANGES,
+               "copro.h L1_WRITTEN_RANGES is not coprocessor.L1_WRITTEN_RANGES");
 
 /* Pipe `thread`'s 64 GPRs (thcon.ThconState.gprs[thread]). */
 static inline uint32_t *pipe_gprs(const struct copro_view *v, uint32_t thread)
@@ -23,7 +25,7 @@ static inline uint32_t *pipe_gprs(const struct copro_view *v, uint32_t thread)
 }
 
 /* L1 bytes [lo, hi) a handler stored at `cycle`, for Python's notifications (Tile.coprocessor_wrote_l1);
- * merged with any range the instruction already noted. */
+ * merged with any range the instruction already noted (the first row). */
 static inline void note_l1_written(struct copro_view *v, int64_t lo, int64_t hi, int64_t cycle)
 {
     int64_t *w = v->l1_written;
@@ -34,6 +36,20 @@ static inline void note_l1_written(struct copro_view *v, int64_t lo, int64_t hi,
     w[0] = lo;
     w[1] = hi;
     w[2] = cycle;
+}
+
+/* L1 bytes [lo, hi) a handler stored at `cycle` as a write of their own, notified after the writes noted
+ * before (Coprocessor.l1_write's order); an instruction makes at most L1_WRITTEN_RANGES of them. */
+static inline void note_l1_write(struct copro_view *v, int64_t lo, int64_t hi, int64_t cycle)
+{
+    for (int64_t *w = v->l1_written; w < v->l1_written + 3 * L1_WRITTEN_RANGES; w += 3) {
+        if (w[0] < 0) {
+            w[0] = lo;
+            w[1] = hi;
+            w[2] = cycle;
+            return;
+        }
+    }
 }
 
 /* Whether a STALLWAIT or FLUSHDMA condition of this kind waits for something to finish. */

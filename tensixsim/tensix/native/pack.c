@@ -12,11 +12,10 @@
  *   YZW_Addr, a read interface mapping not evidenced, a write that leaves L1 (MemoryFault);
  * - a Wait: Dst rows the matrix unit wrote less than five cycles ago (readable_from);
  * - the modes kept in Python for now: ReLU (STACC_RELU_ApplyRelu), exponent thresholding, L1
- *   accumulation, BFP8 intermediates and every block-float output, and both streams writing L1 in one
- *   instruction (their two notifications would merge into one range here).
+ *   accumulation, BFP8 intermediates and every block-float output.
  *
- * L1 is written through v->l1 directly; the range goes to v->l1_written so that Python tells the tile
- * (Tile.coprocessor_wrote_l1) as Coprocessor.l1_write would have.
+ * L1 is written through v->l1 directly; each stream's write goes to v->l1_written, data first, so that
+ * Python tells the tile of each (Tile.coprocessor_wrote_l1) as Coprocessor.l1_write would have.
  *
  * Wormhole's library runs Wormhole's PACR instead (pack_wormhole.c), over the same conversions and
  * stream buffers (pack_common.h); this file is empty there.
@@ -211,8 +210,6 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         || !plan_stream(v, &exps, exponent_address, buffers + CHUNK, stream[PACK_STREAM_EXPONENT_PENDING], NULL,
                         0, flushing))
         return NATIVE_DEFER;
-    if (data.whole && exps.whole)
-        return NATIVE_DEFER; /* two writes, two notifications: Python's */
 
     /* ---- the packer ADDR_MOD slot (pack_addr_mod); ThreadConfig must hold it */
     uint32_t m[PACK_ADDR_MOD_FIELD_COUNT];

@@ -286,7 +286,8 @@ static inline int plan_stream(const struct copro_view *v, struct stream *s, int6
 }
 
 /* The planned writes of a packer's data and exponent streams made (pack.stream's commit): the whole
- * 16-byte chunks to L1 (the range noted for the tile), the rest kept pending in the stream's buffer
+ * 16-byte chunks to L1 (each stream's a write of its own for the tile, data first, as Python makes
+ * them), the rest kept pending in the stream's buffer
  * (`buffers`: data then exponents, CHUNK bytes each; past the pending bytes zero, as PackState keeps
  * them), the stream addresses moved on and NeedsNewAddress set after Last or Flush. */
 static inline void commit_streams(struct copro_view *v, int64_t *stream, uint8_t *buffers, const struct stream *data,
@@ -296,7 +297,7 @@ static inline void commit_streams(struct copro_view *v, int64_t *stream, uint8_t
         const struct stream *st = k ? exps : data;
         if (st->whole) {
             memcpy(v->l1 + st->address, st->buffered, (size_t)st->whole);
-            note_l1_written(v, st->address, st->address + st->whole, cycle);
+            note_l1_write(v, st->address, st->address + st->whole, cycle);
         }
         uint8_t *buffer = buffers + k * CHUNK;
         int64_t left = st->length - st->whole;

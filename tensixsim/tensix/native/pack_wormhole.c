@@ -12,16 +12,18 @@
  * documents, an undefined PackerMask, compression, packer 0 reading L1, Add_l1_dest_addr_offset, the
  * undescribed fields, every conversion convert.conversion refuses, a late conversion's mishandled
  * datum, a write that leaves L1); ReLU (STACC_RELU_ApplyRelu & 3), exponent thresholding, L1
- * accumulation, BFP8 intermediates, block-float and FP8 outputs; more than STREAM_DATUMS datums a
- * packer; and a PACR that writes L1 more than once (Python tells the tile of each write: one range is
- * all the view notifies).
+ * accumulation, BFP8 intermediates, block-float and FP8 outputs; and more than STREAM_DATUMS datums a
+ * packer. The packers commit in packer order, each stream's write noted for the tile on its own
+ * (data, then exponents), as Python writes them.
  */
 #include "pack_common.h"
 
 #ifdef TSIM_WORMHOLE
+_Static_assert(2 * PACK_PACKERS <= L1_WRITTEN_RANGES, "a PACR's writes (two streams a packer) are not all noted");
+
 /* What one packer does in this PACR (pack.wormhole._Work), computed before anything changes. */
 struct pk_work {
-    uint32_t packer, adc, writes;
+    uint32_t packer, adc;
     int64_t cycles;
     struct stream data, exps;
 };
@@ -197,7 +199,6 @@ static int64_t packer_work(struct copro_view *v, uint32_t thread, uint32_t s, co
         return NATIVE_DEFER;
     w->packer = i;
     w->adc = which;
-    w->writes = (w->data.whole != 0) + (w->exps.whole != 0);
     int64_t written = (int64_t)kept * width; /* no exponents: block floats stay Python's */
     w->cycles = (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;
     return 1;
@@ -232,7 +233,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
 
     /* ---- every packer's work, in packer order (a Wait returns at the first packer that waits) */
     struct pk_work work[PACK_PACKERS];
-    uint32_t n = 0, writes = 0;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < PACK_PACKERS; i++) {
         if (!(packers >> i & 1))
             continue;
@@ -240,10 +241,8 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
                                    last, ovrd, cycle, &work[n]);
         if (done != 1)
             return done;
-        writes += work[n++].writes;
+        n++;
     }
-    if (writes > 1)
-        return NATIVE_DEFER; /* several writes, several notifications: Python's */
 
     /* ---- the packer ADDR_MOD slot of the issuing thread (pack_addr_mod); ThreadConfig must hold it */
     uint32_t m[PACK_ADDR_MOD_FIELD_COUNT];
