@@ -388,10 +388,17 @@
 #define PACK_FMT_INT32                                           8u
 #define PACK_FMT_INT16                                           9u
 #define PACK_FMT_INT8                                            14u
+#define PACK_FMT_FP8                                             10u
 #define PACK_FMT_BFP8                                            6u
 #define PACK_FMT_BFP8A                                           2u
 #define PACK_FORMAT_NAMED                                        0xCFFFu
 #define PACK_FORMAT_LATE_ONLY                                    0x8888u
+#define PACK_FORMAT_BFP                                          0x88CCu
+#define PACK_FORMAT_BFP_A                                        0x080Cu
+#define PACK_FORMAT_ACCUMULATE                                   0x0123u
+#define PACK_OUT_BYTES {4u, 2u, 0u, 0u, 4u, 2u, 0u, 0u, 4u, 2u, 1u, 0u, 0u, 0u, 1u, 0u}
+#define PACK_BFP_BITS {0u, 0u, 8u, 4u, 0u, 0u, 8u, 4u, 0u, 0u, 0u, 2u, 0u, 0u, 0u, 2u}
+#define PACK_BFP_BLOCK                                           16u
 #define PACK_L1_ADDRESS_MASK                                     0x1FFFFu
 #define PACK_STRIDED_INTERFACE_DATUMS                            256u
 #define PACK_STRIDED_MASKS                                       0x000Bu

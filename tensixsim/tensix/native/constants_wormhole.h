@@ -385,10 +385,17 @@
 #define PACK_FMT_INT32                                           8u
 #define PACK_FMT_INT16                                           9u
 #define PACK_FMT_INT8                                            14u
+#define PACK_FMT_FP8                                             10u
 #define PACK_FMT_BFP8                                            6u
 #define PACK_FMT_BFP8A                                           2u
 #define PACK_FORMAT_NAMED                                        0xCFFFu
 #define PACK_FORMAT_LATE_ONLY                                    0x8888u
+#define PACK_FORMAT_BFP                                          0x88CCu
+#define PACK_FORMAT_BFP_A                                        0x080Cu
+#define PACK_FORMAT_ACCUMULATE                                   0x0123u
+#define PACK_OUT_BYTES {4u, 2u, 0u, 0u, 4u, 2u, 0u, 0u, 4u, 2u, 1u, 0u, 0u, 0u, 1u, 0u}
+#define PACK_BFP_BITS {0u, 0u, 8u, 4u, 0u, 0u, 8u, 4u, 0u, 0u, 0u, 2u, 0u, 0u, 0u, 2u}
+#define PACK_BFP_BLOCK                                           16u
 #define PACK_L1_ADDRESS_MASK                                     0x1FFFFu
 #define PACK_STREAM_DATA_ADDRESS                                 0u
 #define PACK_STREAM_EXPONENT_ADDRESS                             1u
@@ -437,6 +444,9 @@
 #define PKF_STACC_RELU_APPLYRELU_WORD                            2u
 #define PKF_STACC_RELU_APPLYRELU_SHIFT                           2u
 #define PKF_STACC_RELU_APPLYRELU_MASK                            0x0000003Cu
+#define PKF_STACC_RELU_RELUTHRESHOLD_WORD                        2u
+#define PKF_STACC_RELU_RELUTHRESHOLD_SHIFT                       6u
+#define PKF_STACC_RELU_RELUTHRESHOLD_MASK                        0x003FFFC0u
 #define PKF_PCK_EDGE_MODE_MODE_WORD                              20u
 #define PKF_PCK_EDGE_MODE_MODE_SHIFT                             16u
 #define PKF_PCK_EDGE_MODE_MODE_MASK                              0x00010000u
@@ -486,22 +496,23 @@
 #define PPF_OUT_DATA_FORMAT                                      4u
 #define PPF_PACK_L1_ACC                                          5u
 #define PPF_EXP_THRESHOLD_EN                                     6u
-#define PPF_ADDR_CNT_CONTEXT                                     7u
-#define PPF_DOWNSAMPLE_MASK                                      8u
-#define PPF_L1_DEST_ADDR                                         9u
-#define PPF_SUB_L1_TILE_HEADER_SIZE                              10u
-#define PPF_EXP_SECTION_SIZE                                     11u
-#define PPF_UNDESCRIBED                                          12u
+#define PPF_EXP_THRESHOLD                                        7u
+#define PPF_ADDR_CNT_CONTEXT                                     8u
+#define PPF_DOWNSAMPLE_MASK                                      9u
+#define PPF_L1_DEST_ADDR                                         10u
+#define PPF_SUB_L1_TILE_HEADER_SIZE                              11u
+#define PPF_EXP_SECTION_SIZE                                     12u
+#define PPF_UNDESCRIBED                                          13u
 #define PPF_UNDESCRIBED_COUNT                                    6u
-#define PPF_LIMIT_ADDRESS                                        18u
-#define PPF_FIFO_SIZE                                            19u
-#define PPF_DST_OFFSET                                           20u
-#define PPF_COUNT                                                21u
+#define PPF_LIMIT_ADDRESS                                        19u
+#define PPF_FIFO_SIZE                                            20u
+#define PPF_DST_OFFSET                                           21u
+#define PPF_COUNT                                                22u
 #define PACK_PACKER_FIELD_SPECS { \
-    {{58u, 0u, 0x1u}, {58u, 16u, 0x10000u}, {58u, 1u, 0x2u}, {58u, 8u, 0xF00u}, {58u, 4u, 0xF0u}, {59u, 21u, 0x200000u}, {59u, 20u, 0x100000u}, {58u, 2u, 0xCu}, {59u, 0u, 0xFFFFu}, {57u, 0u, 0xFFFFFFFFu}, {58u, 15u, 0x8000u}, {56u, 16u, 0xFFFF0000u}, {58u, 12u, 0x1000u}, {58u, 14u, 0x4000u}, {58u, 22u, 0x400000u}, {58u, 13u, 0x2000u}, {59u, 19u, 0x80000u}, {59u, 16u, 0x70000u}, {88u, 0u, 0x1FFFFu}, {89u, 0u, 0x1FFFFu}, {152u, 0u, 0xFFFu}}, \
-    {{86u, 0u, 0x1u}, {86u, 16u, 0x10000u}, {86u, 1u, 0x2u}, {86u, 8u, 0xF00u}, {86u, 4u, 0xF0u}, {87u, 21u, 0x200000u}, {87u, 20u, 0x100000u}, {86u, 2u, 0xCu}, {87u, 0u, 0xFFFFu}, {85u, 0u, 0xFFFFFFFFu}, {86u, 15u, 0x8000u}, {84u, 16u, 0xFFFF0000u}, {86u, 12u, 0x1000u}, {86u, 14u, 0x4000u}, {86u, 17u, 0x20000u}, {86u, 13u, 0x2000u}, {87u, 19u, 0x80000u}, {87u, 16u, 0x70000u}, {90u, 0u, 0x1FFFFu}, {91u, 0u, 0x1FFFFu}, {153u, 0u, 0xFFFu}}, \
-    {{98u, 0u, 0x1u}, {98u, 16u, 0x10000u}, {98u, 1u, 0x2u}, {98u, 8u, 0xF00u}, {98u, 4u, 0xF0u}, {99u, 21u, 0x200000u}, {99u, 20u, 0x100000u}, {98u, 2u, 0xCu}, {99u, 0u, 0xFFFFu}, {97u, 0u, 0xFFFFFFFFu}, {98u, 15u, 0x8000u}, {96u, 16u, 0xFFFF0000u}, {98u, 12u, 0x1000u}, {98u, 14u, 0x4000u}, {98u, 22u, 0x400000u}, {98u, 13u, 0x2000u}, {99u, 19u, 0x80000u}, {99u, 16u, 0x70000u}, {128u, 0u, 0x1FFFFu}, {129u, 0u, 0x1FFFFu}, {154u, 0u, 0xFFFu}}, \
-    {{126u, 0u, 0x1u}, {126u, 16u, 0x10000u}, {126u, 1u, 0x2u}, {126u, 8u, 0xF00u}, {126u, 4u, 0xF0u}, {127u, 21u, 0x200000u}, {127u, 20u, 0x100000u}, {126u, 2u, 0xCu}, {127u, 0u, 0xFFFFu}, {125u, 0u, 0xFFFFFFFFu}, {126u, 15u, 0x8000u}, {124u, 16u, 0xFFFF0000u}, {126u, 12u, 0x1000u}, {126u, 14u, 0x4000u}, {126u, 17u, 0x20000u}, {126u, 13u, 0x2000u}, {127u, 19u, 0x80000u}, {127u, 16u, 0x70000u}, {130u, 0u, 0x1FFFFu}, {131u, 0u, 0x1FFFFu}, {155u, 0u, 0xFFFu}}}
+    {{58u, 0u, 0x1u}, {58u, 16u, 0x10000u}, {58u, 1u, 0x2u}, {58u, 8u, 0xF00u}, {58u, 4u, 0xF0u}, {59u, 21u, 0x200000u}, {59u, 20u, 0x100000u}, {59u, 24u, 0xFF000000u}, {58u, 2u, 0xCu}, {59u, 0u, 0xFFFFu}, {57u, 0u, 0xFFFFFFFFu}, {58u, 15u, 0x8000u}, {56u, 16u, 0xFFFF0000u}, {58u, 12u, 0x1000u}, {58u, 14u, 0x4000u}, {58u, 22u, 0x400000u}, {58u, 13u, 0x2000u}, {59u, 19u, 0x80000u}, {59u, 16u, 0x70000u}, {88u, 0u, 0x1FFFFu}, {89u, 0u, 0x1FFFFu}, {152u, 0u, 0xFFFu}}, \
+    {{86u, 0u, 0x1u}, {86u, 16u, 0x10000u}, {86u, 1u, 0x2u}, {86u, 8u, 0xF00u}, {86u, 4u, 0xF0u}, {87u, 21u, 0x200000u}, {87u, 20u, 0x100000u}, {87u, 24u, 0xFF000000u}, {86u, 2u, 0xCu}, {87u, 0u, 0xFFFFu}, {85u, 0u, 0xFFFFFFFFu}, {86u, 15u, 0x8000u}, {84u, 16u, 0xFFFF0000u}, {86u, 12u, 0x1000u}, {86u, 14u, 0x4000u}, {86u, 17u, 0x20000u}, {86u, 13u, 0x2000u}, {87u, 19u, 0x80000u}, {87u, 16u, 0x70000u}, {90u, 0u, 0x1FFFFu}, {91u, 0u, 0x1FFFFu}, {153u, 0u, 0xFFFu}}, \
+    {{98u, 0u, 0x1u}, {98u, 16u, 0x10000u}, {98u, 1u, 0x2u}, {98u, 8u, 0xF00u}, {98u, 4u, 0xF0u}, {99u, 21u, 0x200000u}, {99u, 20u, 0x100000u}, {99u, 24u, 0xFF000000u}, {98u, 2u, 0xCu}, {99u, 0u, 0xFFFFu}, {97u, 0u, 0xFFFFFFFFu}, {98u, 15u, 0x8000u}, {96u, 16u, 0xFFFF0000u}, {98u, 12u, 0x1000u}, {98u, 14u, 0x4000u}, {98u, 22u, 0x400000u}, {98u, 13u, 0x2000u}, {99u, 19u, 0x80000u}, {99u, 16u, 0x70000u}, {128u, 0u, 0x1FFFFu}, {129u, 0u, 0x1FFFFu}, {154u, 0u, 0xFFFu}}, \
+    {{126u, 0u, 0x1u}, {126u, 16u, 0x10000u}, {126u, 1u, 0x2u}, {126u, 8u, 0xF00u}, {126u, 4u, 0xF0u}, {127u, 21u, 0x200000u}, {127u, 20u, 0x100000u}, {127u, 24u, 0xFF000000u}, {126u, 2u, 0xCu}, {127u, 0u, 0xFFFFu}, {125u, 0u, 0xFFFFFFFFu}, {126u, 15u, 0x8000u}, {124u, 16u, 0xFFFF0000u}, {126u, 12u, 0x1000u}, {126u, 14u, 0x4000u}, {126u, 17u, 0x20000u}, {126u, 13u, 0x2000u}, {127u, 19u, 0x80000u}, {127u, 16u, 0x70000u}, {130u, 0u, 0x1FFFFu}, {131u, 0u, 0x1FFFFu}, {155u, 0u, 0xFFFu}}}
 #define PAM_YSRC_INCR                                            0u
 #define PAM_YSRC_CR                                              1u
 #define PAM_YSRC_CLEAR                                           2u

@@ -660,15 +660,24 @@ def _pack_constants(out: _Defines, arch: str = ARCH) -> None:
 
 
 def _pack_formats(out: _Defines) -> None:
-    """The formats pack.c names, and pack.convert's format sets, as bit sets over the codes."""
+    """The formats pack.c names; pack.convert's and pack.stream's format sets (named, late only, block
+    floats, their a styles, those L1 accumulates in) as bit sets over the codes; the bytes or bits of
+    an output datum by code; the block-float block."""
     from tensixsim.tensix import formats
     from tensixsim.tensix.pack import convert as pack_convert
     from tensixsim.tensix.pack import stream as pack_stream
 
-    for name in ("FP32", "TF32", "BF16", "FP16", "INT32", "INT16", "INT8", "BFP8", "BFP8A"):
+    for name in ("FP32", "TF32", "BF16", "FP16", "INT32", "INT16", "INT8", "FP8", "BFP8", "BFP8A"):
         out.add(c_name("PACK_FMT", name), f"{getattr(formats, name)}u")
-    out.add("PACK_FORMAT_NAMED", f"0x{sum(1 << code for code in formats.FORMAT_NAMES):04X}u")
-    out.add("PACK_FORMAT_LATE_ONLY", f"0x{sum(1 << code for code in pack_convert.LATE_ONLY):04X}u")
+    for name, codes in (("NAMED", formats.FORMAT_NAMES), ("LATE_ONLY", pack_convert.LATE_ONLY),
+                        ("BFP", pack_convert.BFP_BITS), ("BFP_A", pack_convert.BFP_A),
+                        ("ACCUMULATE", pack_stream.ACCUMULATE)):  # fmt: skip
+        out.add(c_name("PACK_FORMAT", name), f"0x{sum(1 << code for code in codes):04X}u")
+    # Out_data_format -> the bytes of an L1 datum (pack.convert.OUT_BYTES) / the bits of a block-float one
+    for name, table in (("OUT_BYTES", pack_convert.OUT_BYTES), ("BFP_BITS", pack_convert.BFP_BITS)):
+        out.text(f"#define PACK_{name} {{" + ", ".join(f"{table.get(code, 0)}u" for code in range(16)) + "}")
+        out.names.add(f"PACK_{name}")
+    out.add("PACK_BFP_BLOCK", f"{formats.BFP_BLOCK}u")
     out.add("PACK_L1_ADDRESS_MASK", f"0x{pack_stream.L1_ADDRESS_MASK:X}u")
 
 
@@ -680,7 +689,8 @@ WORMHOLE_PACK_FIELDS = (
     "PCK_DEST_RD_CTRL_Round_10b_mant", "ALU_FORMAT_SPEC_REG_Dstacc_override",
     "ALU_FORMAT_SPEC_REG_Dstacc_val", "ALU_FORMAT_SPEC_REG2_Dstacc", "ALU_ROUNDING_MODE_Packer_srnd_en",
     "INT_DESCALE_Enable", "INT_DESCALE_Mode", "INT_DESCALE_VALUES_SEC0_Value", "STACC_RELU_ApplyRelu",
-    "PCK_EDGE_MODE_mode", "PCK_EDGE_TILE_FACE_SET_SELECT_enable", "PCK_EDGE_TILE_ROW_SET_SELECT_select",
+    "STACC_RELU_ReluThreshold", "PCK_EDGE_MODE_mode", "PCK_EDGE_TILE_FACE_SET_SELECT_enable",
+    "PCK_EDGE_TILE_ROW_SET_SELECT_select",
     "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride", "PCK0_ADDR_CTRL_XY_REG_0_Ystride",
     "PCK0_ADDR_CTRL_ZW_REG_0_Zstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride", "PCK0_ADDR_BASE_REG_1_Base",
     "PCK0_ADDR_CTRL_XY_REG_1_Ystride", "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
@@ -688,8 +698,8 @@ WORMHOLE_PACK_FIELDS = (
 )  # fmt: skip
 WORMHOLE_PACKER_FIELDS = (
     "Disable_zero_compress", "Source_interface_selection", "Add_l1_dest_addr_offset", "In_data_format",
-    "Out_data_format", "Pack_L1_Acc", "Exp_threshold_en", "Addr_cnt_context", "Downsample_mask",
-    "L1_Dest_addr", "Sub_l1_tile_header_size", "Exp_section_size",
+    "Out_data_format", "Pack_L1_Acc", "Exp_threshold_en", "Exp_threshold", "Addr_cnt_context",
+    "Downsample_mask", "L1_Dest_addr", "Sub_l1_tile_header_size", "Exp_section_size",
 )  # fmt: skip
 
 

@@ -1,24 +1,30 @@
 /* The packer's PACR (Dst -> L1), bit for bit and cycle for cycle as tensixsim/tensix/pack/unit.py's pacr
- * executes it, for the configurations kernels use: Dst read as Dst16b or Dst32b (Read_32b_data), the
- * FP32 / TF32 / BF16 / FP16 / INT32 / INT16 / INT8 intermediates and outputs with their early and late
- * conversions, ZeroWrite, Flush and Last, edge masking with one mask for every row, the output address
- * generator with NeedsNewAddress, the pending (< 16 byte) stream buffers (pack.stream.PackState.stream /
- * buffer), the packer ADDR_MOD's ADC updates and the Retire cycles.
+ * executes it: Dst read as Dst16b or Dst32b (Read_32b_data), every intermediate and output format the
+ * Python model converts (FP32 / TF32 / BF16 / FP16 / INT32 / INT16 / INT8, the BFP8 intermediate as E8M6
+ * or BF16, the block-float outputs BFP8 / BFP4 / BFP2 and their a styles with their shared exponents)
+ * with the early and late conversions, edge masking with one mask for every row, ReLU in its four modes,
+ * exponent thresholding, ZeroWrite, Flush and Last, the output address generator with NeedsNewAddress,
+ * the pending (< 16 byte) data and exponent stream buffers (pack.stream.PackState.stream / buffer),
+ * L1 accumulation (FP32 / INT32 / FP16 / BF16 lanes), the packer ADDR_MOD's ADC updates and the Retire
+ * cycles.
  *
- * Deferred to Python (each case decided before anything is written):
- * - whatever raises there: the operand fields without a Blackhole page, unmodelled configuration
- *   (compression, downsampling, the THCON_SEC0_REG1 zero checks), every conversion the pack/convert.py
- *   table calls Undefined or Unimplemented, a late conversion's mishandled datums, a non-zero
- *   YZW_Addr, a read interface mapping not evidenced, a write that leaves L1 (MemoryFault);
- * - a Wait: Dst rows the matrix unit wrote less than five cycles ago (readable_from);
- * - the modes kept in Python for now: ReLU (STACC_RELU_ApplyRelu), exponent thresholding, L1
- *   accumulation, BFP8 intermediates and every block-float output.
+ * Deferred to Python (each case decided before anything is written): whatever raises there, namely
+ * - the operand fields without a Blackhole page, unmodelled configuration (compression, downsampling,
+ *   the THCON_SEC0_REG1 zero checks), a read interface mapping not evidenced, a non-zero YZW_Addr;
+ * - every conversion the pack/convert.py table calls Undefined or Unimplemented (the BFP8a
+ *   intermediate, FP8 output, stochastic rounding, INT8 shift...), a late conversion's mishandled datums;
+ * - ApplyRelu's bits 2..3, a threshold ReLU mode on an integer intermediate or with a negative
+ *   threshold, exponent thresholding with ReLU mode 3, L1 accumulation in another format than FP32 /
+ *   INT32 / FP16 / BF16, block-float datums not a whole number of 16-datum blocks;
+ * - a write that leaves L1 (MemoryFault);
+ * and a Wait: Dst rows the matrix unit wrote less than five cycles ago (readable_from).
  *
- * L1 is written through v->l1 directly; each stream's write goes to v->l1_written, data first, so that
- * Python tells the tile of each (Tile.coprocessor_wrote_l1) as Coprocessor.l1_write would have.
+ * L1 is written (or accumulated into) through v->l1 directly; each stream's write goes to
+ * v->l1_written, data first, so that Python tells the tile of each (Tile.coprocessor_wrote_l1) as
+ * Coprocessor.l1_write would have.
  *
- * Wormhole's library runs Wormhole's PACR instead (pack_wormhole.c), over the same conversions and
- * stream buffers (pack_common.h); this file is empty there.
+ * Wormhole's library runs Wormhole's PACR instead (pack_wormhole.c), over the same conversions, stages
+ * and stream buffers (pack_common.h, pack_formats.h); this file is empty there.
  */
 #include "pack_common.h"
 
@@ -44,6 +50,7 @@ static int read_config(const struct copro_view *v, uint32_t s, struct pk_config 
         && PKF(v, s, THCON_SEC0_REG1_DOWNSAMPLE_MASK, &c->downsample_mask)
         && PKF(v, s, THCON_SEC0_REG1_PACK_L1_ACC, &c->l1_acc)
         && PKF(v, s, THCON_SEC0_REG1_EXP_THRESHOLD_EN, &c->exp_threshold_en)
+        && PKF(v, s, THCON_SEC0_REG1_EXP_THRESHOLD, &c->exp_threshold)
         && PKF(v, s, THCON_SEC0_REG1_L1_DEST_ADDR, &c->l1_dest)
         && PKF(v, s, THCON_SEC0_REG1_SUB_L1_TILE_HEADER_SIZE, &c->sub_header)
         && PKF(v, s, THCON_SEC0_REG1_IN_DATA_FORMAT, &c->in_format)
@@ -89,16 +96,26 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
     if (c.zero_checks || !c.disable_zero_compress || (c.downsample_mask != 0 && c.downsample_mask != 0xFFFFu))
         return NATIVE_DEFER; /* unmodelled configuration: Unimplemented */
     uint32_t inter = c.dstacc_override ? c.dstacc_val : c.dstacc, out = c.out_format;
-    if (!conversion_ok(&c, inter, out) || c.l1_acc || c.relu || c.exp_threshold_en)
+    if (!conversion_ok(&c, inter, out))
         return NATIVE_DEFER;
+    if (c.l1_acc && !bit(PACK_FORMAT_ACCUMULATE, out))
+        return NATIVE_DEFER; /* L1 accumulates FP32 / INT32 / FP16 / BF16 only: Unimplemented */
+    int integer = inter == PACK_FMT_INT32 || inter == PACK_FMT_INT16 || inter == PACK_FMT_INT8;
+    if (c.relu > 3 || (c.relu >= 2 && (integer || (c.relu_threshold & 0x8000u))))
+        return NATIVE_DEFER; /* ApplyRelu bits 2..3, a threshold mode on integers, a negative threshold */
+    if (c.exp_threshold_en && c.relu == 3)
+        return NATIVE_DEFER; /* exponent thresholding with ReLU mode 3: their order is not documented */
+    struct pk_stages st;
+    stages_of(&st, inter, c.unsigned_, c.relu, c.relu_threshold, c.exp_threshold_en, c.exp_threshold);
     int from_dst = !(zero_write || flush);
     uint32_t mask = 0xFFFFu;
     if (from_dst && !edge_mask(v, s, &c, 0, &mask))
         return NATIVE_DEFER;
     int float32 = inter == PACK_FMT_FP32 || inter == PACK_FMT_TF32;
-    if (mask != 0xFFFFu && c.edge_mode && !(float32 || inter == PACK_FMT_BF16))
+    int bf16 = inter == PACK_FMT_BF16 || inter == PACK_FMT_BFP8;
+    if (mask != 0xFFFFu && c.edge_mode && !(float32 || bf16))
         return NATIVE_DEFER; /* no -infinity pattern in FP16 or the integers: Unimplemented */
-    uint32_t masked = c.edge_mode ? (inter == PACK_FMT_BF16 ? NEG_INF_BF16 : NEG_INF32) : 0;
+    uint32_t masked = c.edge_mode ? (bf16 ? NEG_INF_BF16 : NEG_INF32) : 0;
 
     /* ---- input address generator */
     const uint32_t *ch0 = packer_counters(v, thread, 0), *ch1 = packer_counters(v, thread, 1);
@@ -125,6 +142,8 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         if (n_interfaces == 1 && (int64_t)(source & 15) + count > ROW_DATUMS)
             return NATIVE_DEFER;
     }
+    if (bit(PACK_FORMAT_BFP, out) && count * n_interfaces % PACK_BFP_BLOCK)
+        return NATIVE_DEFER; /* a 16-datum block split across PACRs is undocumented: Unimplemented */
     uint32_t spacing = dst_access_mode ? PACK_STRIDED_INTERFACE_DATUMS : ROW_DATUMS;
     uint32_t addresses[MAX_DATUMS], n = 0;
     for (uint32_t k = 0; k < INTERFACES; k++)
@@ -132,7 +151,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
             for (int64_t j = 0; j < count; j++)
                 addresses[n++] = (source + spacing * k + (uint32_t)j) & DST_ADDRESS_MASK;
 
-    /* ---- fetch, early conversion, edge masking, late conversion */
+    /* ---- fetch, early conversion, edge masking, ReLU, exponent thresholding, late conversion */
     uint32_t datums[MAX_DATUMS];
     if (from_dst) {
         int64_t until = 0;
@@ -169,17 +188,11 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         for (uint32_t i = 0; i < n; i++)
             datums[i] = zero;
     }
-    uint32_t width = out == PACK_FMT_FP32 || out == PACK_FMT_TF32 || out == PACK_FMT_INT32 ? 4
-        : out == PACK_FMT_INT8                                                            ? 1
-                                                                                          : 2;
-    uint8_t bytes[MAX_DATUMS * 4];
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t value;
-        if (!late(inter, out, datums[i], &value))
+    for (uint32_t i = 0; i < n; i++)
+        if (!late_value(inter, out, stages(&st, datums[i]), &datums[i]))
             return NATIVE_DEFER;
-        for (uint32_t b = 0; b < width; b++)
-            bytes[i * width + b] = (uint8_t)(value >> (8 * b)); /* little-endian, the low `width` bytes */
-    }
+    uint8_t bytes[MAX_DATUMS * 4], exponents[MAX_DATUMS / PACK_BFP_BLOCK];
+    int64_t exponent_bytes, data_bytes = output_bytes(out, datums, n, bytes, exponents, &exponent_bytes);
 
     /* ---- output address generator */
     int64_t *stream = v->pack_stream;
@@ -205,10 +218,9 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
     int flushing = last || flush;
     uint8_t *buffers = v->pack_buffer;
     struct stream data, exps;
-    if (!plan_stream(v, &data, data_address, buffers, stream[PACK_STREAM_PENDING], bytes, (int64_t)n * width,
-                     flushing)
-        || !plan_stream(v, &exps, exponent_address, buffers + CHUNK, stream[PACK_STREAM_EXPONENT_PENDING], NULL,
-                        0, flushing))
+    if (!plan_stream(v, &data, data_address, buffers, stream[PACK_STREAM_PENDING], bytes, data_bytes, flushing)
+        || !plan_stream(v, &exps, exponent_address, buffers + CHUNK, stream[PACK_STREAM_EXPONENT_PENDING],
+                        exponents, exponent_bytes, flushing))
         return NATIVE_DEFER;
 
     /* ---- the packer ADDR_MOD slot (pack_addr_mod); ThreadConfig must hold it */
@@ -222,11 +234,14 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
     }
 
     /* ---- commit */
-    commit_streams(v, stream, buffers, &data, &exps, flushing, cycle);
+    commit_streams(v, stream, buffers, &data, &exps, flushing, c.l1_acc ? out : NO_ACCUMULATE, cycle);
     advance_packer_adc(v, thread, m);
-    /* pack.stream.accept: the thread goes on once the packer has taken the work; it drains later. */
-    int64_t written = (int64_t)n * width;
+    /* pack.stream.accept: the thread goes on once the packer has taken the work (its bytes written, or
+     * with L1 accumulation one 128-bit read-modify-write a data chunk); it drains later. */
+    int64_t written = data_bytes + exponent_bytes;
     int64_t writes = (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;
+    if (c.l1_acc)
+        writes = data.whole / CHUNK * PACK_TIMING_L1_ACCUMULATE_CYCLES;
     int64_t taken = writes > PACK_TIMING_ISSUE_CYCLES ? writes : PACK_TIMING_ISSUE_CYCLES;
     int64_t end = cycle + taken + PACK_TIMING_DRAIN_CYCLES;
     if (end > stream[PACK_STREAM_DRAINED])

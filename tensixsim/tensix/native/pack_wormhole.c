@@ -1,20 +1,23 @@
-/* Wormhole's PACR: pack/wormhole.py's pacr, bit for bit and cycle for cycle, for the configurations
- * kernels use, over the conversions and stream buffers Blackhole's uses (pack_common.h): the packers
- * PackerMask names (PACR.md's table), each with its own Config (Packers[i].Config: its
- * THCON_SEC*_REG1 / REG8 fields, its REG9 FIFO limits, its DEST_TARGET_REG_CFG_PACK_SEC[i] Dst offset)
- * and stream state (pack.stream.PackersState: row i of the view's pack_stream / pack_buffer), reading
- * InputNumDatums contiguous Dst datums (Dst16b or Dst32b, no remap or swizzle on Wormhole) kept by
- * Downsample_mask, with the early and late conversions, a uniform edge mask, ZeroWrite, Flush and
- * Last, the output address generator, OvrdThreadId's ADC, the AddrMod step of every ADC used, and
- * timing.PACK_WORMHOLE through stream.accept.
+/* Wormhole's PACR: pack/wormhole.py's pacr, bit for bit and cycle for cycle, over the conversions, stages
+ * and stream buffers Blackhole's uses (pack_common.h, pack_formats.h): the packers PackerMask names
+ * (PACR.md's table), each with its own Config (Packers[i].Config: its THCON_SEC*_REG1 / REG8 fields, its
+ * REG9 FIFO limits, its DEST_TARGET_REG_CFG_PACK_SEC[i] Dst offset) and stream state
+ * (pack.stream.PackersState: row i of the view's pack_stream / pack_buffer), reading InputNumDatums
+ * contiguous Dst datums (Dst16b or Dst32b, no remap or swizzle on Wormhole) kept by Downsample_mask,
+ * with the early conversion, a uniform edge mask, ReLU (ApplyRelu & 3) and exponent thresholding on
+ * Dst's datums, ZeroWrite, Flush and Last, the late conversion to every output format the model has
+ * (FP8 and the block floats with their shared exponents included; the BFP8 intermediate too), the
+ * output address generator, L1 accumulation, OvrdThreadId's ADC, the AddrMod step of every ADC used,
+ * and timing.PACK_WORMHOLE through stream.accept. The packers commit in packer order, each stream's
+ * write noted for the tile on its own (data, then exponents), as Python writes them.
  *
  * Deferred to Python, before anything changes: whatever raises there (an operand bit no page
  * documents, an undefined PackerMask, compression, packer 0 reading L1, Add_l1_dest_addr_offset, the
- * undescribed fields, every conversion convert.conversion refuses, a late conversion's mishandled
- * datum, a write that leaves L1); ReLU (STACC_RELU_ApplyRelu & 3), exponent thresholding, L1
- * accumulation, BFP8 intermediates, block-float and FP8 outputs; and more than STREAM_DATUMS datums a
- * packer. The packers commit in packer order, each stream's write noted for the tile on its own
- * (data, then exponents), as Python writes them.
+ * undescribed fields, every conversion convert.conversion refuses (the BFP8a intermediate...), a late
+ * conversion's mishandled datum, a threshold ReLU mode on an integer intermediate or with a negative
+ * threshold, L1 accumulation in another format than FP32 / INT32 / FP16 / BF16, block-float datums not
+ * a whole number of 16-datum blocks, a write that leaves L1), and more than STREAM_DATUMS datums a
+ * packer.
  */
 #include "pack_common.h"
 
@@ -23,7 +26,7 @@ _Static_assert(2 * PACK_PACKERS <= L1_WRITTEN_RANGES, "a PACR's writes (two stre
 
 /* What one packer does in this PACR (pack.wormhole._Work), computed before anything changes. */
 struct pk_work {
-    uint32_t packer, adc;
+    uint32_t packer, adc, accumulate; /* accumulate: the output format L1 adds in, or NO_ACCUMULATE */
     int64_t cycles;
     struct stream data, exps;
 };
@@ -81,17 +84,24 @@ static int64_t packer_work(struct copro_view *v, uint32_t thread, uint32_t s, co
     c.in_format = f[PPF_IN_DATA_FORMAT];
     uint32_t inter = c.dstacc_override ? c.dstacc_val : c.dstacc, out = f[PPF_OUT_DATA_FORMAT];
     if (!conversion_ok(&c, inter, out))
-        return NATIVE_DEFER; /* Undefined, Unimplemented, or a mode of Python's (FP8, BFP, BFP8 inter) */
-    if (f[PPF_PACK_L1_ACC] || (c.relu & 3) || f[PPF_EXP_THRESHOLD_EN])
-        return NATIVE_DEFER; /* wormhole.py uses ApplyRelu & 3: bits 2..3 alone are ReLU off */
+        return NATIVE_DEFER; /* Undefined, or Unimplemented (the BFP8a intermediate...) */
+    if (f[PPF_PACK_L1_ACC] && !bit(PACK_FORMAT_ACCUMULATE, out))
+        return NATIVE_DEFER; /* L1 accumulates FP32 / INT32 / FP16 / BF16 only: Unimplemented */
+    uint32_t relu = c.relu & 3; /* wormhole.py reads ApplyRelu & 3: bits 2..3 alone are ReLU off */
+    int integer = inter == PACK_FMT_INT32 || inter == PACK_FMT_INT16 || inter == PACK_FMT_INT8;
+    if (relu >= 2 && (integer || (c.relu_threshold & 0x8000u)))
+        return NATIVE_DEFER; /* a threshold mode on integers, a negative threshold: UndefinedBehavior */
+    struct pk_stages st;
+    stages_of(&st, inter, c.unsigned_, relu, c.relu_threshold, f[PPF_EXP_THRESHOLD_EN], f[PPF_EXP_THRESHOLD]);
     int from_dst = !(zero_write || flush);
     uint32_t edge = 0xFFFFu;
     if (from_dst && !edge_mask(v, s, &c, i, &edge))
         return NATIVE_DEFER;
     int float32 = inter == PACK_FMT_FP32 || inter == PACK_FMT_TF32;
-    if (edge != 0xFFFFu && c.edge_mode && !(float32 || inter == PACK_FMT_BF16))
+    int bf16 = inter == PACK_FMT_BF16 || inter == PACK_FMT_BFP8;
+    if (edge != 0xFFFFu && c.edge_mode && !(float32 || bf16))
         return NATIVE_DEFER; /* no -infinity pattern in FP16 or the integers: Unimplemented */
-    uint32_t masked = c.edge_mode ? (inter == PACK_FMT_BF16 ? NEG_INF_BF16 : NEG_INF32) : 0;
+    uint32_t masked = c.edge_mode ? (bf16 ? NEG_INF_BF16 : NEG_INF32) : 0;
 
     /* ---- input address generator: ADC CurrentThread, or with OvrdThreadId Addr_cnt_context (3: 0) */
     uint32_t which = thread;
@@ -113,6 +123,12 @@ static int64_t packer_work(struct copro_view *v, uint32_t thread, uint32_t s, co
         return NATIVE_DEFER; /* UndefinedBehavior (the count wraps), or more than this file reads */
     addr = ((addr / bytes_per_datum) & ~x_mask) + (ch0[0] & x_mask) + ((uint64_t)f[PPF_DST_OFFSET] << 4);
     uint32_t keep_mask = f[PPF_DOWNSAMPLE_MASK] ? f[PPF_DOWNSAMPLE_MASK] : 0xFFFFu; /* Downsampling.md */
+    uint32_t kept_count = 0; /* the datums the mask keeps of the count (its bits repeat every 16) */
+    if (count)
+        kept_count = (uint32_t)(count / 16) * (uint32_t)__builtin_popcount(keep_mask)
+            + (uint32_t)__builtin_popcount(keep_mask & ((1u << (count % 16)) - 1));
+    if (bit(PACK_FORMAT_BFP, out) && kept_count % PACK_BFP_BLOCK)
+        return NATIVE_DEFER; /* a 16-datum block split across PACRs is undocumented: Unimplemented */
 
     /* ---- fetch from Dst (every datum the address generator names, kept or not), the datums' stages */
     uint32_t datums[STREAM_DATUMS], kept = 0;
@@ -143,28 +159,21 @@ static int64_t packer_work(struct copro_view *v, uint32_t thread, uint32_t s, co
             } else {
                 raw = v->dst_row_valid[r] ? v->dst[r * REGS_DST_COLS + col] : 0;
             }
-            datums[kept] = early(&c, inter, raw);
-            if (!(edge >> col & 1))
-                datums[kept] = masked;
-            kept++;
+            uint32_t datum = early(&c, inter, raw);
+            datums[kept++] = stages(&st, edge >> col & 1 ? datum : masked);
         }
     } else {
-        /* ZeroWrite's datums come from /dev/null after exponent thresholding: no early conversion */
+        /* ZeroWrite's datums come from /dev/null after exponent thresholding: no early conversion,
+         * ReLU or thresholding */
         for (int64_t j = 0; j < count; j++)
             if (keep_mask >> (j % 16) & 1)
                 datums[kept++] = 0;
     }
-    uint32_t width = out == PACK_FMT_FP32 || out == PACK_FMT_TF32 || out == PACK_FMT_INT32 ? 4
-        : out == PACK_FMT_INT8                                                            ? 1
-                                                                                          : 2;
-    uint8_t bytes[STREAM_DATUMS * 4];
-    for (uint32_t k = 0; k < kept; k++) {
-        uint32_t value;
-        if (!late(inter, out, datums[k], &value))
+    for (uint32_t k = 0; k < kept; k++)
+        if (!late_value(inter, out, datums[k], &datums[k]))
             return NATIVE_DEFER;
-        for (uint32_t b = 0; b < width; b++)
-            bytes[k * width + b] = (uint8_t)(value >> (8 * b)); /* little-endian, the low `width` bytes */
-    }
+    uint8_t bytes[STREAM_DATUMS * 4], exponents[STREAM_DATUMS / PACK_BFP_BLOCK];
+    int64_t exponent_bytes, data_bytes = output_bytes(out, datums, kept, bytes, exponents, &exponent_bytes);
 
     /* ---- output address generator */
     int64_t *stream = v->pack_stream + (uint64_t)i * PACK_STREAM_WORDS;
@@ -192,15 +201,19 @@ static int64_t packer_work(struct copro_view *v, uint32_t thread, uint32_t s, co
 
     /* ---- the 16-byte writes of both streams (checked here, before anything is written) */
     int flushing = last || flush;
-    if (!plan_stream(v, &w->data, data_address, buffers, stream[PACK_STREAM_PENDING], bytes,
-                     (int64_t)kept * width, flushing)
+    if (!plan_stream(v, &w->data, data_address, buffers, stream[PACK_STREAM_PENDING], bytes, data_bytes,
+                     flushing)
         || !plan_stream(v, &w->exps, exponent_address, buffers + CHUNK, stream[PACK_STREAM_EXPONENT_PENDING],
-                        NULL, 0, flushing))
+                        exponents, exponent_bytes, flushing))
         return NATIVE_DEFER;
     w->packer = i;
     w->adc = which;
-    int64_t written = (int64_t)kept * width; /* no exponents: block floats stay Python's */
-    w->cycles = (written + PACK_TIMING_L1_BYTES_PER_CYCLE - 1) / PACK_TIMING_L1_BYTES_PER_CYCLE;
+    w->accumulate = f[PPF_PACK_L1_ACC] ? out : NO_ACCUMULATE;
+    if (f[PPF_PACK_L1_ACC]) /* one 128-bit read-modify-write per data chunk written */
+        w->cycles = w->data.whole / CHUNK * PACK_TIMING_L1_ACCUMULATE_CYCLES;
+    else
+        w->cycles = (data_bytes + exponent_bytes + PACK_TIMING_L1_BYTES_PER_CYCLE - 1)
+            / PACK_TIMING_L1_BYTES_PER_CYCLE;
     return 1;
 }
 
@@ -262,7 +275,7 @@ int64_t pack_pacr(struct copro_view *v, uint32_t thread, uint32_t word, int64_t 
         struct pk_work *w = &work[k];
         int64_t *stream = v->pack_stream + (uint64_t)w->packer * PACK_STREAM_WORDS;
         uint8_t *buffers = v->pack_buffer + (uint64_t)w->packer * 2 * CHUNK;
-        commit_streams(v, stream, buffers, &w->data, &w->exps, flushing, cycle);
+        commit_streams(v, stream, buffers, &w->data, &w->exps, flushing, w->accumulate, cycle);
         adcs |= 1u << w->adc;
         taken = w->cycles > taken ? w->cycles : taken;
     }
