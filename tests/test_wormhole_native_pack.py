@@ -476,6 +476,20 @@ def test_a_bfp8_tile_packs_in_c_on_wormhole():
     assert tile.l1[OUTPUT + 64 : OUTPUT + 64 + 1024].tobytes() == formats.bfp_datum_bytes(datums, 8)
 
 
+def test_an_fp8_pack_runs_in_c_on_wormhole():
+    """The SDK kernel's tile to FP8 (e5m2: FP16's rule, then the high byte; Dst values of 2**-8 to 2**8,
+    clear of the FP16 conversion's mishandled range): a byte a datum, every PACR in C."""
+
+    def setup(tile: Tile) -> None:
+        eltwise_setup(tile)
+        tile.coprocessor.config.write_field("THCON_SEC0_REG1_Out_data_format", 0, FP8)
+        regs = tile.coprocessor.regs
+        regs.dst[:] = (regs.dst & 0xFF00) | np.random.default_rng(8).integers(0x77, 0x88, regs.dst.shape)
+
+    _, log = runs_in_c(setup, [FACE, FACE, FACE, LAST])
+    assert [(a, n) for a, n, _ in log] == [(OUTPUT + 256 * f, 256) for f in range(4)]
+
+
 def test_an_accumulating_pack_runs_in_c_on_wormhole():
     """The SDK kernel's tile accumulated into L1 (Pack_L1_Acc, BF16 lanes of near magnitudes there):
     every PACR in C, charged the accumulate's five cycles a data chunk. Exponent bytes an earlier
