@@ -259,9 +259,11 @@ def take_l1_written(copro: Coprocessor) -> None:
     written = copro.l1_written
     if written[0, 0] < 0:
         return
-    ranges = [(int(lo), int(hi), int(cycle)) for lo, hi, cycle in written if lo >= 0]
+    ranges = written.tolist()
     written[:] = NO_L1_WRITTEN
     for lo, hi, cycle in ranges:
+        if lo < 0:  # (the rows fill in order)
+            break
         copro.tile.coprocessor_wrote_l1(lo, hi - lo, cycle)
 
 
