@@ -31,49 +31,6 @@
 #endif
 
 
-/* matrix.unit.arith_formats: the Src style and Dst mode, or 0 (integer math, or SrcAFmt 12 / 13). */
-static int arith_formats(const struct mx_config *c, uint32_t *style, enum dst_mode *mode)
-{
-    static const uint8_t styles[16] = MATRIX_SRC_STYLES;
-    if (c->fp16a_force) {
-        *style = MATRIX_STYLE_FP16;
-        *mode = DST_FP16;
-        return 1;
-    }
-    if (c->int8)
-        return 0;
-    uint32_t fmt = (c->srca_override ? c->srca_val : c->reg0_srca) & 15;
-    if (styles[fmt] == MATRIX_NO_STYLE)
-        return 0;
-    *style = styles[fmt];
-    *mode = c->fp32 ? DST_FP32 : *style == MATRIX_STYLE_FP16 ? DST_FP16 : DST_BF16;
-    return 1;
-}
-
-/* ------------------------------------------------------------------------------ shared checks */
-
-/* matrix.unit.both_banks_owned; also 0 for a bank index beyond the arrays. */
-static int both_banks_owned(const struct copro_view *v)
-{
-    for (uint32_t f = 0; f < 2; f++) {
-        uint32_t bank = v->matrix_bank[f];
-        if (bank >= MATRIX_SRC_BANKS || v->src_client[f * MATRIX_SRC_BANKS + bank] != MATRIX_CLIENT_MATRIX_UNIT)
-            return 0;
-    }
-    return 1;
-}
-
-/* regs.written: the blocks the access wrote cannot be read before cycle + hidden + 1. */
-static void mark_written(struct copro_view *v, const struct dst_access *d, int64_t cycle)
-{
-    for (uint32_t i = 0; i < d->count; i++) {
-        uint32_t block = d->row[i] / BLOCK;
-        v->dst_ready[block] = cycle + MATRIX_DST_WRITE_HIDDEN + 1;
-        if (d->mode == DST_FP32)
-            v->dst_ready[block + 1] = cycle + MATRIX_DST_WRITE_HIDDEN + 1;
-    }
-}
-
 /* ------------------------------------------------------------------------------ numbers */
 
 static inline uint32_t bits_of(float x)
@@ -306,63 +263,6 @@ static void write_dst_row(struct copro_view *v, const struct dst_access *d, uint
     case DST_BF16: write_row(v, d->row[i], DST_BF16, values); break;
     case DST_FP16: write_row(v, d->row[i], DST_FP16, values); break;
     }
-}
-
-/* ------------------------------------------------------------------------------ the common frame */
-
-/* Everything an arithmetic instruction needs, checked before anything is written. */
-struct mx_plan {
-    struct mx_config c;
-    uint32_t style, phase, a_first, b_first, flips;
-    enum dst_mode mode;
-    uint32_t rwcs[RWC_FIELDS]; /* after ApplyAddrMod */
-};
-
-/* The checks and reads every arithmetic instruction shares (matrix.unit._multiply / _elementwise up
- * to the Dst rows): PLAN_GO, NATIVE_DEFER, or NATIVE_WAIT when the banks are not the matrix unit's (in
- * Python that Wait comes right after the operand checks, before anything else can raise). `b_mask`
- * selects SrcB's first row from its RWC. */
-static int64_t plan(struct copro_view *v, uint32_t t, uint32_t dst, uint32_t addr_mode, uint32_t flips,
-                    uint32_t b_mask, struct mx_plan *p)
-{
-    if (dst >> DST_ROW_BITS || addr_mode >> ADDR_MODE_BITS)
-        return NATIVE_DEFER;
-    if (!both_banks_owned(v))
-        return native_wait(v, WAIT_SRC_NOT_HANDED, -1, 0);
-    if (!read_config(v, t, &p->c) || !arith_formats(&p->c, &p->style, &p->mode))
-        return NATIVE_DEFER;
-    p->flips = flips;
-    p->a_first = v->rwc[RWC_SRCA][t] & MATRIX_SRC_BLOCK_MASK;
-    p->b_first = v->rwc[RWC_SRCB][t] & b_mask;
-    p->phase = (v->rwc[RWC_FIDELITY][t] + p->c.fidelity_base) & MATRIX_RWC_FIDELITY_MASK;
-    return adc_plan_addr_mod(v, t, addr_mode, 1, p->rwcs) ? PLAN_GO : NATIVE_DEFER;
-}
-
-/* matrix.unit._dst_row: DstRow plus the math offsets and the Dst RWC, masked. */
-static uint32_t first_dst_row(const struct copro_view *v, uint32_t t, const struct mx_plan *p, uint32_t dst,
-                              uint32_t mask)
-{
-    return (dst + p->c.math_offset + v->rwc[RWC_DST][t] + p->c.regw_base) & mask;
-}
-
-/* matrix.unit._finish: the written blocks' hidden cycles, the SrcA row latch, the bank flips
- * (flip_banks: SrcA for bit 0, SrcB for bit 1), the RWCs. */
-static int64_t finish(struct copro_view *v, uint32_t t, const struct mx_plan *p, const struct dst_access *d,
-                      int64_t cycle)
-{
-    mark_written(v, d, cycle);
-    v->srca_row_latch[0] = p->a_first;
-    for (uint32_t file = MATRIX_SRCA; file <= MATRIX_SRCB; file++) {
-        if (!(p->flips >> file & 1))
-            continue;
-        uint32_t bank = v->matrix_bank[file] % MATRIX_SRC_BANKS; /* both_banks_owned checked it */
-        if (!p->c.keep_valid[file])
-            v->src_client[file * MATRIX_SRC_BANKS + bank] = MATRIX_CLIENT_UNPACKERS;
-        v->matrix_bank[file] ^= 1;
-    }
-    for (uint32_t i = 0; i < RWC_FIELDS; i++)
-        v->rwc[i][t] = p->rwcs[i];
-    return MATRIX_ISSUE_CYCLES;
 }
 
 /* ------------------------------------------------------------------------------ MVMUL */
