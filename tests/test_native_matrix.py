@@ -1,16 +1,20 @@
-"""The native matrix unit (tensixsim/tensix/native/matrix.c) against the Python semantics
-(matrix/unit.py's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC; matrix/moves.py's
-MOVA2D, MOVB2D, MOVD2A, MOVD2B, MOVB2A and held_until).
+"""The native matrix unit (tensixsim/tensix/native/matrix*.c, src_banks.c) against the Python semantics
+(matrix/unit.py's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL; regs.py's ZEROACC, ZEROSRC, CLEARDVALID,
+SETDVALID; unpack/src_banks.py's UNPACR_NOP; matrix/moves.py's MOVA2D, MOVB2D, MOVD2A, MOVD2B, MOVB2A and
+held_until).
 
 As in test_native_ops.py, two tiles start every example from identical random state; one runs a random
 word natively, the other through the Python semantics. A deferred word must leave its tile exactly as
 it was; an executed one must retire in the Python semantics' cycles and leave every state array of both
 tiles equal. The state drawn here is the matrix unit's: SrcA / SrcB banks full of special 19-bit
 datums (zero and all-ones exponents, FP16-range exponents, full and empty mantissas) or of ordinary
-values (some small enough for products to underflow), bank ownership, Dst (contents, undefined rows,
-blocks still hidden around the issue cycle), the RWCs, ADDR_MOD slots and the configuration the
-formats, fidelity phase and Dst rows come from. Every instruction must really run natively in a good
-share of its examples, so the comparison cannot pass by deferring everything.
+values (some small enough for products to underflow), bank ownership (the matrix unit's and the
+unpackers' banks, hand-overs on their way, the unpackers' SrcRow, an UNPACR still fetching), Dst
+(contents, undefined rows, blocks still hidden around the issue cycle), the RWCs, ADDR_MOD slots and
+the configuration the formats, fidelity phase and Dst rows come from. Every instruction must really
+run natively in a good share of its examples, so the comparison cannot pass by deferring everything;
+fixed words and states show the ordinary cases run in C and the waits wait with Python's reason, and
+an engine run shows a move waiting for the bank the unpackers then hand over.
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ from tensixsim.raw import MATH_THREAD, configure_matmul, load_src_tile, matmul_t
 from tensixsim.tensix import formats, native
 from tensixsim.tensix.adc import ADDR_MODS
 from tensixsim.tensix.config import fields_blackhole as cfg
+from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.matrix import moves
+from tensixsim.tensix.native.lockstep import first_difference
 from tensixsim.tensix.regs import SRCA, SRCB, SrcClient
 from tensixsim.tensix.semantics import Wait
 from tensixsim.tensix.sfpu import macro
@@ -51,9 +57,9 @@ NATIVE_DEFER = native.NATIVE_DEFER
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
 
 NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D", "MOVD2A",
-          "MOVD2B", "MOVB2A")  # fmt: skip
-# The share of random examples that must run natively (the rest defer: bank flips, banks not handed
-# over, hidden Dst rows, integer math, undocumented operand bits or ADDR_MOD state...).
+          "MOVD2B", "MOVB2A", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP")  # fmt: skip
+# The share of random examples that must run natively, waits included (the rest defer: integer math,
+# undocumented operand bits or ADDR_MOD state, forms Python does not implement...).
 MIN_NATIVE_SHARE = 0.25
 
 # ------------------------------------------------------------------------------- random state
@@ -195,6 +201,16 @@ def draw_state(seed: int, cycle: int) -> dict[str, np.ndarray]:
             _config_field(words, name, state, int(chance(0.3)))
     if chance(0.7):  # global words hold one value, really
         words[1, cfg.GLOBAL_CFGREG_BASE_ADDR32 :] = words[0, cfg.GLOBAL_CFGREG_BASE_ADDR32 :]
+
+    # The unpackers' side of the banks: the SrcRow a hand-over resets it to, and an UNPACR still
+    # fetching around the issue cycle (UNPACR_NOP waits for it).
+    for pipe in range(len(thread)):
+        for name in ("SRCA_SET_Base", "SRCB_SET_Base"):
+            _thread_field(thread, name, int(rng.integers(0, 4)), pipe)
+    s["regs.unpacker_src_row"] = rng.integers(0, 64, s["regs.unpacker_src_row"].shape).astype(np.uint32)
+    late = rng.random(2) < 0.2
+    end = np.where(late, cycle + rng.integers(1, 40, 2), cycle - rng.integers(0, 5, 2))
+    s["unpackers.end"] = end.astype(np.int64)
     return s
 
 
@@ -252,17 +268,49 @@ _WITHIN = {
     "srca": st.integers(0, 63),
     "srcb": st.integers(0, 63),
     "max_pool_index_en": st.sampled_from([0, 0, 0, 1]),
+    # ZEROSRC, CLEARDVALID, SETDVALID
+    "zero_val": st.integers(0, 1),
+    "write_mode": st.integers(0, 1),
+    "bank_mask": st.integers(0, 1),
+    "src_mask": st.integers(0, 3),
+    "cleardvalid": st.integers(0, 3),
+    "reset": st.sampled_from([0, 0, 0, 1, 2, 3]),
+    "setvalid": st.integers(0, 3),
+    # UNPACR_NOP: ZEROSRC (unpack_pop 1), Nop or SETDVALID (2, clr_to1_fmt_ctrl 3), the overlay forms
+    "unpacker_select": st.integers(0, 1),
+    "stream_id": st.just(0),
+    "msg_clr_cnt": st.just(0),
+    "set_dvalid": st.integers(0, 1),
+    "clr_to1_fmt_ctrl": st.sampled_from([0, 0, 0, 3]),
+    "stall_clr_cntrl": st.integers(0, 1),
+    "bank_clr_ctrl": st.integers(0, 1),
+    "src_clr_val_ctrl": st.sampled_from([0, 0, 1, 2]),
+    "unpack_pop": st.sampled_from([1, 1, 2, 2, 0, 3]),
 }
 # instr_mod19's documented values: MVMUL's BroadcastSrcBRow, DOTPV's 0, GAPOOL's 0 or 1 (ignored),
 # the element-wise instructions' two broadcast bits.
 _MOD19 = {"MVMUL": 1, "DOTPV": 0, "GAPOOL": 1}
 
 
+# Instructions whose forms take different operands: a valid word is one of these forms (the operands
+# not named drawn as _WITHIN has them). UNPACR_NOP's Nop and SETDVALID want every other operand 0.
+_QUIET_NOP = {n: st.just(0) for n in ("set_dvalid", "stall_clr_cntrl", "bank_clr_ctrl", "src_clr_val_ctrl")}
+_FORMS: dict[str, tuple[dict[str, st.SearchStrategy[int]], ...]] = {
+    "UNPACR_NOP": (
+        {"unpack_pop": st.just(1), "clr_to1_fmt_ctrl": st.just(0)},
+        {"unpack_pop": st.just(1)},
+        {**_QUIET_NOP, "unpack_pop": st.just(2), "clr_to1_fmt_ctrl": st.sampled_from([0, 3])},
+        {"unpack_pop": st.sampled_from([0, 2, 3])},
+    ),
+}
+
+
 def words_of(name: str) -> st.SearchStrategy[dict[str, int]]:
     """Random words: five in six within the documented operands, the rest anything."""
     names = [f.name for f in ISA.by_name[name].fields]
     within = dict(_WITHIN, instr_mod19=st.integers(0, _MOD19.get(name, 3)))
-    valid = st.fixed_dictionaries({n: within[n] for n in names})
+    forms = [{**within, **form} for form in _FORMS.get(name, ({},))]
+    valid = st.one_of([st.fixed_dictionaries({n: form[n] for n in names}) for form in forms])
     anything = st.fixed_dictionaries({n: _slot(name, n) for n in names})
     return st.one_of(valid, valid, valid, valid, valid, anything)
 
@@ -324,11 +372,25 @@ def _tiny_values(state: dict[str, np.ndarray]) -> None:
         state[f"regs.{file}"] = (state[f"regs.{file}"] & ~np.uint32(0xFF)) | np.uint32(62)
 
 
+def _handing(state: dict[str, np.ndarray]) -> None:
+    """An ordinary state in which the unpackers own the banks they write (the matrix unit the others)
+    and have nothing in flight: each file's banks are split, as between two tiles of a kernel."""
+    _ordinary(state)
+    bank = state["regs.matrix_bank"] = np.array([0, 1], np.uint8)
+    state["regs.unpacker_bank"] = 1 - bank
+    state["regs.src_client"][[SRCA, SRCB], 1 - bank] = SrcClient.UNPACKERS
+    state["unpackers.end"][...] = 0
+
+
 _MVMUL = dict(clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=0)
 _ELW = dict(clear_dvalid=0, dest_accum_en=0, instr_mod19=0, addr_mode=0, dst=0)
 _ZEROACC = dict(clear_mode=0, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=0, where=0)
 _MOVE = dict(dest_32b_lo=0, src=0, addr_mode=0, instr_mod=0, dst=0)
 _MOVB2D = dict(dest_32b_lo=0, src=0, addr_mode=0, movb2d_instr_mod=0, dst=0)
+_ZEROSRC = dict(zero_val=0, write_mode=0, bank_mask=0, src_mask=3)
+_NOP = dict(unpacker_select=0, stream_id=0, msg_clr_cnt=0, set_dvalid=0, clr_to1_fmt_ctrl=0,
+            stall_clr_cntrl=0, bank_clr_ctrl=0, src_clr_val_ctrl=0, unpack_pop=2)  # fmt: skip
+_NOP_ZEROSRC = {**_NOP, "unpack_pop": 1, "stall_clr_cntrl": 1}
 EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]], None]]] = {
     "MVMUL FP32": ("MVMUL", {**_MVMUL, "dst": 16}, _ordinary_values),
     "MVMUL underflowing": ("MVMUL", {**_MVMUL, "dst": 16}, _tiny_values),
@@ -357,6 +419,25 @@ EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]],
     "MOVA2D FP16": ("MOVA2D", {**_MOVE, "dst": 30}, lambda s: _ordinary(s, src_format=formats.FP16)),
     "MOVB2D broadcast": ("MOVB2D", {**_MOVB2D, "movb2d_instr_mod": 3, "src": 7, "dst": 16}, _ordinary_values),
     "MOVB2D four rows": ("MOVB2D", {**_MOVB2D, "movb2d_instr_mod": 4, "src": 6, "dst": 13}, _ordinary_values),
+    "ZEROSRC unpackers' banks": ("ZEROSRC", _ZEROSRC, _ordinary_values),
+    "ZEROSRC matrix unit's SrcA to -inf": (
+        "ZEROSRC", {**_ZEROSRC, "zero_val": 1, "write_mode": 1, "src_mask": 1}, _ordinary_values
+    ),
+    "ZEROSRC both banks": ("ZEROSRC", {**_ZEROSRC, "bank_mask": 1, "src_mask": 2}, _ordinary_values),
+    "CLEARDVALID flips": ("CLEARDVALID", dict(cleardvalid=3, reset=0), _handing),
+    "CLEARDVALID keep reading": ("CLEARDVALID", dict(cleardvalid=1, reset=2), _handing),
+    "CLEARDVALID reset": ("CLEARDVALID", dict(cleardvalid=0, reset=1), _handing),
+    "SETDVALID both": ("SETDVALID", dict(setvalid=3), _handing),
+    "SETDVALID SrcB": ("SETDVALID", dict(setvalid=2), _handing),
+    "UNPACR_NOP Nop": ("UNPACR_NOP", _NOP, _handing),
+    "UNPACR_NOP SETDVALID": ("UNPACR_NOP", {**_NOP, "unpacker_select": 1, "clr_to1_fmt_ctrl": 3}, _handing),
+    "UNPACR_NOP ZEROSRC": ("UNPACR_NOP", _NOP_ZEROSRC, _handing),
+    "UNPACR_NOP ZEROSRC to -inf, both banks, SETDVALID": (
+        "UNPACR_NOP", {**_NOP_ZEROSRC, "src_clr_val_ctrl": 1, "bank_clr_ctrl": 1, "set_dvalid": 1}, _handing
+    ),
+    "UNPACR_NOP ZEROSRC of SrcB, SETDVALID": (
+        "UNPACR_NOP", {**_NOP_ZEROSRC, "unpacker_select": 1, "set_dvalid": 1}, _handing
+    ),
 }  # fmt: skip
 
 
@@ -404,6 +485,16 @@ DEFERS = {
     "ZEROACC clear_zero_flags": ("ZEROACC", {**_ZEROACC, "clear_zero_flags": 1}, _ordinary),
     "ZEROACC clear_mode bit 2": ("ZEROACC", {**_ZEROACC, "clear_mode": 4}, _ordinary),
     "ZEROACC where bit 10": ("ZEROACC", {**_ZEROACC, "where": 1 << 10}, _ordinary),
+    "ZEROSRC zero_val bit 1": ("ZEROSRC", {**_ZEROSRC, "zero_val": 2}, _ordinary),
+    "CLEARDVALID reset bit 2": ("CLEARDVALID", dict(cleardvalid=0, reset=4), _handing),
+    "SETDVALID setvalid bit 2": ("SETDVALID", dict(setvalid=4), _handing),
+    "UNPACR_NOP OverlayClear": ("UNPACR_NOP", {**_NOP, "unpack_pop": 0}, _handing),
+    "UNPACR_NOP SETREG form": ("UNPACR_NOP", {**_NOP, "unpack_pop": 3}, _handing),
+    "UNPACR_NOP reserved clr_to1_fmt_ctrl": ("UNPACR_NOP", {**_NOP, "clr_to1_fmt_ctrl": 1}, _handing),
+    "UNPACR_NOP Nop with a bank operand": ("UNPACR_NOP", {**_NOP, "bank_clr_ctrl": 1}, _handing),
+    "UNPACR_NOP ZEROSRC to one": ("UNPACR_NOP", {**_NOP_ZEROSRC, "src_clr_val_ctrl": 2}, _handing),
+    "UNPACR_NOP ZEROSRC set_dvalid bit 1": ("UNPACR_NOP", {**_NOP_ZEROSRC, "set_dvalid": 2}, _handing),
+    "UNPACR_NOP ZEROSRC stream_id": ("UNPACR_NOP", {**_NOP_ZEROSRC, "stream_id": 1}, _handing),
 }  # fmt: skip
 
 
@@ -425,6 +516,16 @@ WAITS = {
     "ELWADD SrcA not handed over": ("ELWADD", _ELW, _set("regs.src_client", (SRCA, slice(None)), 1)),
     "MVMUL Dst rows hidden": ("MVMUL", _MVMUL, _set("regs.dst_ready", slice(None), 1001)),
     "ELWMUL Dst rows hidden": ("ELWMUL", _ELW, _set("regs.dst_ready", slice(None), 1001)),
+    "UNPACR_NOP while its unpacker fetches": (
+        "UNPACR_NOP", _NOP, lambda s: (_handing(s), s["unpackers.end"].__setitem__(0, 1003))
+    ),
+    "UNPACR_NOP ZEROSRC of a bank the matrix unit has": (
+        "UNPACR_NOP", {**_NOP_ZEROSRC, "stall_clr_cntrl": 0}, _handing
+    ),
+    "UNPACR_NOP ZEROSRC of a bank not handed back": (
+        "UNPACR_NOP", {**_NOP_ZEROSRC, "unpacker_select": 1},
+        lambda s: (_handing(s), s["regs.src_client"].__setitem__((SRCB, 0), SrcClient.MATRIX_UNIT)),
+    ),
 }  # fmt: skip
 
 
@@ -499,6 +600,42 @@ def test_a_hold_kind_no_move_leaves_is_pythons():
 
 
 # ------------------------------------------------------------------------------- the engine
+
+
+def _hand_over_program(isa, unpacker_nops: tuple[int, ...]) -> list[tuple[int, PushedInstruction]]:
+    """The math pipe moves SrcA rows to Dst while the unpack pipe clears the bank and hands it over
+    (``unpacker_nops``: the UNPACR_NOP words doing that); the matrix unit gives it back with CLEARDVALID
+    and waits for the other bank, which SETDVALID hands over."""
+    move = isa.encode("MOVA2D", **{f.name: 0 for f in isa.by_name["MOVA2D"].fields})
+    give_back = isa.encode("CLEARDVALID", cleardvalid=1, reset=0)
+    words = [(1, move, 0), *((0, w, 6) for w in unpacker_nops), (1, give_back, 7), (1, move, 7)]
+    words += [(0, isa.encode("SETDVALID", setvalid=1), 20), (1, move, 21)]
+    return [(pipe, PushedInstruction(word, f"trisc{pipe}", 4 * i, cycle, True)) for i, (pipe, word, cycle) in
+            enumerate(words)]  # fmt: skip
+
+
+def _both_banks_the_unpackers(tile: Tile) -> None:
+    regs = tile.coprocessor.regs
+    regs.srca[:] = np.arange(regs.srca.size, dtype=np.uint32).reshape(regs.srca.shape) | 0x80
+    regs.src_client[:] = SrcClient.UNPACKERS
+    regs.matrix_bank[:] = regs.unpacker_bank[:] = 0
+
+
+def test_a_move_waits_for_the_bank_the_unpackers_hand_over_natively():
+    """MOVA2D waits (in the engine, with Python's reason) until UNPACR_NOP's ZEROSRC with set_dvalid
+    hands SrcA's bank to the matrix unit, then runs; CLEARDVALID gives it back and SETDVALID hands the
+    other one over. Every instruction runs in C, in lockstep with the Python engine, stall figures
+    included."""
+    nop = ISA.encode("UNPACR_NOP", **{**_NOP_ZEROSRC, "set_dvalid": 1})
+    entries = _hand_over_program(ISA, (nop,))
+    tile = Tile("blackhole", engine="native")
+    assert first_difference(_both_banks_the_unpackers, entries, 60, native=tile) is None
+    assert tile.backend.native.instructions == len(entries)
+    assert tile.backend.pipes[1].stalled.get("MOVA2D", 0) > 0  # it did wait for the bank
+    assert tile.coprocessor.regs.src_client[SRCA].tolist() == [SrcClient.UNPACKERS, SrcClient.MATRIX_UNIT]
+
+
+# ------------------------------------------------------------------------------- the engine: matmul
 
 
 def _matmul(engine: str, phases: int) -> tuple[Tile, int]:

@@ -439,10 +439,11 @@ def test_errors_and_side_effects_defer_to_python(case):
 
 
 # The vector unit's instructions (native handlers, and SFPLOADMACRO's deferral) are compared in
-# test_native_sfpu_a.py and test_native_sfpu_b.py, the matrix unit's in test_native_matrix.py.
+# test_native_sfpu_a.py and test_native_sfpu_b.py, the matrix unit's and its Src banks' hand-over
+# (UNPACR_NOP's too) in test_native_matrix.py.
 # fmt: off
 MATRIX_NATIVE = {"MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D",
-                 "MOVD2A", "MOVD2B", "MOVB2A"}
+                 "MOVD2A", "MOVD2B", "MOVB2A", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP"}
 # fmt: on
 UNPACK_NATIVE = {"UNPACR"}  # compared in test_native_unpack.py
 # Compared in test_native_thcon_mem.py (their words need GPRs pointing into drawn L1).

@@ -26,6 +26,7 @@ from tensixsim.errors import TraceError
 from tensixsim.isa import isa_for
 from tensixsim.sdk import programs
 from tensixsim.tensix import native
+from tensixsim.tensix.frontend.capture import PushedInstruction
 
 ISA = isa_for("blackhole")
 ROOT = Path(__file__).resolve().parent.parent
@@ -348,11 +349,17 @@ def test_metal_launch_trace_and_its_bad_path(tmp_path, capsys):
 @pytest.mark.parametrize("arch", ["blackhole", "wormhole"])
 def test_the_summary_names_what_the_native_engine_handed_to_python(arch):
     # The bfp8_b copy: each instruction retires exactly once, in C or through the Python semantics.
+    # The copy runs in C throughout; before it, the math pipe takes one word the native engine hands
+    # to Python (a SETC16 of CFG_STATE_ID, whose store Python makes), so there is something to name.
     counts = {}
     for engine in ("native", "python"):
         tile = Tile(arch, engine=engine)
         for core, elf in programs.build_copy_bfp8_to_fp16(tiles=2, arch=arch).items():
             tile.load_elf(core, elf)
+        copro = tile.coprocessor
+        state_id = copro.config.layout.thread_fields["CFG_STATE_ID_StateID"][0]
+        word = copro.isa.encode("SETC16", setc16_reg=state_id, setc16_value=0)
+        tile.queues[1].entries.append(PushedInstruction(word, "trisc1", 0, 0, True))
         result = tile.run(max_cycles=10**7)
         backend = tile.backend
         issued = sum(p.issued for p in backend.pipes)
@@ -362,6 +369,7 @@ def test_the_summary_names_what_the_native_engine_handed_to_python(arch):
             assert sum(counts[engine].values()) == issued
             assert "Python semantics" not in result.summary()
         else:
+            assert result.python_executed == {"SETC16": 1}
             assert sum(result.python_executed.values()) + backend.native.instructions == issued
             line = next(s for s in result.summary().splitlines() if "Python semantics" in s)
             for name, count in result.python_executed.items():

@@ -3,14 +3,16 @@
 Wormhole's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL, ZEROACC and the data moves MOVA2D, MOVB2D,
 MOVD2A, MOVD2B and MOVB2A are Blackhole's bodies in Wormhole's encodings (matrix/wormhole.py,
 regs.zeroacc_wormhole): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while ExtraAddrModBit or
-ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. Wormhole's library runs them in C
-(matrix.c over Wormhole's headers, adc.c's ApplyAddrMod).
+ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. ZEROSRC, CLEARDVALID and SETDVALID are
+Blackhole's; UNPACR_NOP is Wormhole's own encoding (unpack/wormhole.py). Wormhole's library runs them in
+C (matrix*.c and src_banks.c over Wormhole's headers, adc.c's ApplyAddrMod).
 
 Random programs of those instructions with RWC and address-counter changes between them run from
 random state on both engines and are compared after every cycle (native/lockstep.py): the Src banks
-(special datums, underflowing products), who owns them, Dst (contents, undefined rows, blocks still
-hidden), the RWCs with ExtraAddrModBit, the ADDR_MOD slots and ADDR_MOD_SET_Base, the formats and
-fidelity phase. Most instructions must really run in C.
+(special datums, underflowing products), who owns them (the unpackers' banks handed back or not, an
+UNPACR still fetching), Dst (contents, undefined rows, blocks still hidden), the RWCs with
+ExtraAddrModBit, the ADDR_MOD slots and ADDR_MOD_SET_Base, the formats and fidelity phase. Most
+instructions must really run in C; a move waits for the bank the unpackers then hand over.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_native_matrix import _DST_SPECIAL, _FORMAT_CODES, _datums
+from test_native_matrix import (
+    _DST_SPECIAL,
+    _FORMAT_CODES,
+    _both_banks_the_unpackers,
+    _datums,
+    _hand_over_program,
+)
 from wormhole_lockstep import pushed
 
 from tensixsim import Tile
@@ -37,6 +45,11 @@ pytestmark = pytest.mark.skipif(
 )
 MATRIX = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
           "MOVB2A", "ZEROACC")  # fmt: skip
+# The Src banks' hand-over between the unpackers and the matrix unit (src_banks.c).
+SRC_BANKS = ("ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP")
+# UNPACR_NOP's operand in clean programs: ZEROSRC (NegativeInfSrcA, BothBanks, WaitLikeUnpacr), Nop,
+# SETDVALID, now and then OverlayClear or mode 6 (Python's).
+_NO_OP = [0x01, 0x05, 0x09, 0x11, 0x1D, 0x02, 0x07, 0x07, 0x00, 0x06]
 LOCKSTEP = settings(
     max_examples=max(10, settings.default.max_examples * 6 // 10),
     deadline=None,
@@ -46,7 +59,7 @@ LOCKSTEP = settings(
 
 
 def test_the_library_runs_wormholes_matrix_arithmetic():
-    assert set(MATRIX) <= set(gen_fields.native_instructions("wormhole"))
+    assert set(MATRIX) | set(SRC_BANKS) <= set(gen_fields.native_instructions("wormhole"))
     assert "MOVDBGA2D" not in gen_fields.native_instructions("wormhole")
 
 
@@ -54,7 +67,7 @@ def test_the_library_runs_wormholes_matrix_arithmetic():
 def matrix_words(draw: st.DrawFn, wild: bool) -> int:
     """A matrix-unit word, or an RWC / counter change (SETRWC without bank flips, INCRWC); operands
     within their documented widths three times in four, bank flips rare."""
-    name = draw(st.sampled_from([*MATRIX, *MATRIX, "SETRWC", "INCRWC"]))
+    name = draw(st.sampled_from([*MATRIX, *MATRIX, *SRC_BANKS, *SRC_BANKS, "SETRWC", "INCRWC"]))
     spec = WH.by_name[name]
     clean = not wild and draw(st.integers(0, 3)) > 0
     fields = {}
@@ -76,6 +89,12 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
             value = draw(st.sampled_from(list(range(8)) if name == "MOVB2D" else [0, 2]))
         elif clean and f.name in ("src", "srca", "srcb"):
             value = draw(st.integers(0, 63))
+        elif clean and f.name == "no_op":
+            value = draw(st.sampled_from(_NO_OP))
+        elif clean and f.name in ("zero_val", "reset"):  # NegativeInfSrcA; CLEARDVALID's Reset, KeepReading
+            value = draw(st.sampled_from([0, 0, 1] if f.name == "zero_val" else [0, 0, 0, 1, 2, 3]))
+        elif clean and f.name == "setvalid":
+            value = draw(st.integers(0, 3))
         else:
             value = draw(st.one_of(st.integers(0, min(top, 3)), st.integers(0, top)))
         fields[f.name] = value
@@ -120,6 +139,11 @@ def prepare(seed: int):
         ).astype(np.uint16)
         regs.dst_row_valid[:] = rng.random(regs.dst_row_valid.shape) > (0.05 if chance(0.2) else 0.0)
         regs.dst_ready[:] = np.where(rng.random(regs.dst_ready.shape) < 0.2, rng.integers(0, 6), 0)
+        # The unpackers' side: an UNPACR still fetching (UNPACR_NOP waits), the SrcRow a hand-over resets.
+        copro.unpackers.end[:] = np.where(rng.random(2) < 0.3, rng.integers(0, 30, 2), 0)
+        regs.unpacker_src_row[:] = rng.integers(0, 64, regs.unpacker_src_row.shape)
+        if chance(0.3):  # the unpackers' banks not yet given back
+            regs.src_client[:, 1 - bank] = SrcClient.MATRIX_UNIT
 
         for name, width in (("srca", 6), ("srca_cr", 6), ("srcb", 6), ("srcb_cr", 6), ("dst", 10),
                             ("dst_cr", 10), ("fidelity_phase", 2)):  # fmt: skip
@@ -140,6 +164,8 @@ def prepare(seed: int):
             config.write_thread_field("DEST_TARGET_REG_CFG_MATH_Offset", thread, offset)
             config.write_thread_field("CFG_STATE_ID_StateID", thread, int(chance(0.3)))
             config.write_thread_field("FP16A_FORCE_Enable", thread, int(chance(0.1)))
+            for name in ("SRCA_SET_Base", "SRCB_SET_Base"):
+                config.write_thread_field(name, thread, int(rng.integers(0, 4)))
             for name in ("CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable"):
                 config.write_thread_field(name, thread, int(chance(0.3)))
         for state in range(2):
@@ -191,3 +217,15 @@ def test_most_matrix_instructions_run_in_c_on_wormhole():
         issued += sum(p.issued for p in tile.backend.pipes)
         ran += int(tile.backend.native.out[native.OUT_NATIVE])
     assert issued == 120 and ran >= 0.8 * issued, (ran, issued)
+
+
+def test_a_move_waits_for_the_bank_the_unpackers_hand_over_natively_on_wormhole():
+    """test_native_matrix's hand-over in Wormhole's encodings: UNPACR_NOP's ZEROSRC (WaitLikeUnpacr) and
+    SETDVALID forms hand SrcA's bank over; all in C, in lockstep with the Python engine."""
+    zerosrc, setdvalid = (WH.encode("UNPACR_NOP", unpack_block_selection=0, no_op=op) for op in (0x11, 0x07))
+    entries = _hand_over_program(WH, (zerosrc, setdvalid))
+    tile = Tile("wormhole", engine="native")
+    assert first_difference(_both_banks_the_unpackers, entries, 60, native=tile, arch="wormhole") is None
+    assert tile.backend.native.instructions == len(entries)
+    assert tile.backend.pipes[1].stalled.get("MOVA2D", 0) > 0
+    assert tile.coprocessor.regs.src_client[SRCA].tolist() == [SrcClient.UNPACKERS, SrcClient.MATRIX_UNIT]

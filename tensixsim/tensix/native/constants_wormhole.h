@@ -238,7 +238,7 @@
 #define THD_ADDR_MOD_SET_BASE_SHIFT                              0u
 #define THD_ADDR_MOD_SET_BASE_MASK                               0x00000001u
 
-/* ---- matrix.c: regs.py, matrix/unit.py, matrix/moves.py (MATRIX_*, MXF_*) ---- */
+/* ---- matrix*.c, src_banks.c: regs.py, the matrix package (MATRIX_*, MXF_*) ---- */
 #define MATRIX_SRC_BANKS                                         2u
 #define MATRIX_SRC_ROWS                                          64u
 #define MATRIX_SRC_COLS                                          16u
@@ -279,6 +279,8 @@
 #define MATRIX_EIGHT_BIT_EXPONENT_MASK                           0x83F1u
 #define MATRIX_NO_STYLE                                          0xFFu
 #define MATRIX_SRC_STYLES {5u, 1u, 1u, 1u, 4u, 5u, 5u, 5u, 5u, 5u, 1u, 1u, 0xFFu, 0xFFu, 1u, 5u}
+#define MATRIX_SRC_MASK                                          0x7FFFFu
+#define MATRIX_UNPACR_NOP_CYCLES                                 1
 #define MATRIX_ISSUE_CYCLES                                      1
 #define MATRIX_DST_WRITE_HIDDEN                                  4
 #define MATRIX_RETIRE_DEFAULT                                    1
@@ -370,6 +372,14 @@
 #define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_INDEX            2u
 #define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_SHIFT            0u
 #define MXF_ALU_ACC_CTRL_ZERO_FLAG_DISABLED_SRC_MASK             0x00000001u
+#define MXF_SRCA_SET_BASE_THREAD                                 1
+#define MXF_SRCA_SET_BASE_INDEX                                  3u
+#define MXF_SRCA_SET_BASE_SHIFT                                  0u
+#define MXF_SRCA_SET_BASE_MASK                                   0x00000003u
+#define MXF_SRCB_SET_BASE_THREAD                                 1
+#define MXF_SRCB_SET_BASE_INDEX                                  4u
+#define MXF_SRCB_SET_BASE_SHIFT                                  0u
+#define MXF_SRCB_SET_BASE_MASK                                   0x00000003u
 
 /* ---- pack.c: the pack package, formats.py, timing.PACK_WORMHOLE (PACK_*, PKF_*) ---- */
 #define PACK_TIMING_ISSUE_CYCLES                                 1

@@ -241,7 +241,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
         "MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
-        "MOVB2A", "ZEROACC", "UNPACR", "PACR", "SFPLOADMACRO",
+        "MOVB2A", "ZEROACC", "UNPACR", "UNPACR_NOP", "PACR", "SFPLOADMACRO",
     ),
 }
 # fmt: on
@@ -405,16 +405,17 @@ _ABSENT = (0xFFFF_FFFF, 0, 0)
 
 
 # ------------------------------------------------------------------------------ matrix unit
-# matrix.c's constants (MATRIX_*, MXF_*): the register-file shapes of regs.py, matrix/unit.py's
-# arithmetic facts, matrix.moves.HOLDS as opcode sets, and the configuration fields the matrix unit
-# reads through Config.field_for_thread (a ThreadConfig field of the pipe, else a Config field of the
-# state its CFG_STATE_ID selects).
+# The matrix unit's constants (matrix*.c and src_banks.c: MATRIX_*, MXF_*): the register-file shapes of
+# regs.py, matrix/unit.py's arithmetic facts, matrix.moves.HOLDS as opcode sets, and the configuration
+# fields the matrix unit and the Src banks' hand-over read through Config.field_for_thread (a
+# ThreadConfig field of the pipe, else a Config field of the state its CFG_STATE_ID selects).
 MATRIX_FIELDS = (
     "CFG_STATE_ID_StateID", "FP16A_FORCE_Enable", "ALU_ACC_CTRL_INT8_math_enabled",
     "ALU_ACC_CTRL_Fp32_enabled", "ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
     "ALU_FORMAT_SPEC_REG0_SrcA", "FIDELITY_BASE_Phase", "DEST_TARGET_REG_CFG_MATH_Offset",
     "DEST_REGW_BASE_Base", "DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b",
     "CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable", "ALU_ACC_CTRL_Zero_Flag_disabled_src",
+    "SRCA_SET_Base", "SRCB_SET_Base",
 )  # fmt: skip
 _FORMAT_CODES = 16  # a 4-bit SrcAFmt
 
@@ -522,7 +523,7 @@ def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
     from tensixsim.tensix import formats
     from tensixsim.tensix.matrix import moves, unit
 
-    out.text("/* ---- matrix.c: regs.py, matrix/unit.py, matrix/moves.py (MATRIX_*, MXF_*) ---- */")
+    out.text("/* ---- matrix*.c, src_banks.c: regs.py, the matrix package (MATRIX_*, MXF_*) ---- */")
     for name in ("SRC_BANKS", "SRC_ROWS", "SRC_COLS", "DST_ROWS", "DST_COLS", "DST32_ROWS", "DST_BLOCK_ROWS",
                  "FACE_ROWS", "ROW_MASK", "SRCA", "SRCB"):  # fmt: skip
         out.add(c_name("MATRIX", name), f"{int(getattr(regs, name))}u")
@@ -561,6 +562,9 @@ def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
     out.text(
         "#define MATRIX_SRC_STYLES {" + ", ".join("0xFFu" if s is None else f"{s}u" for s in styles) + "}"
     )
+    # src_banks.c: a SrcA datum cleared to negative infinity (every bit set), UNPACR_NOP's unpacker cycles.
+    out.add("MATRIX_SRC_MASK", f"0x{regs.SRC_MASK:X}u")
+    out.add("MATRIX_UNPACR_NOP_CYCLES", str(timing.UNPACK.nop))
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))

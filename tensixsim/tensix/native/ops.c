@@ -145,8 +145,12 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_MOVD2B: return matrix_movd2b(v, thread, word, cycle);
     case OP_MOVB2A: return matrix_movb2a(v, thread, word, cycle);
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
+    case OP_ZEROSRC: return src_banks_zerosrc(v, thread, word, cycle);
+    case OP_CLEARDVALID: return src_banks_cleardvalid(v, thread, word, cycle);
+    case OP_SETDVALID: return src_banks_setdvalid(v, thread, word, cycle);
 
     case OP_UNPACR: return unpack_unpacr(v, thread, word, cycle);
+    case OP_UNPACR_NOP: return src_banks_unpacr_nop(v, thread, word, cycle);
     case OP_PACR: return pack_pacr(v, thread, word, cycle);
 
     default:
