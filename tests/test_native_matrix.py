@@ -57,7 +57,8 @@ NATIVE_DEFER = native.NATIVE_DEFER
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
 
 NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D", "MOVD2A",
-          "MOVD2B", "MOVB2A", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP")  # fmt: skip
+          "MOVD2B", "MOVB2A", "MOVDBGA2D", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP", "SHIFTXA",
+          "SHIFTXB", "TRNSPSRCB", "GATESRCRST", "CLREXPHIST")  # fmt: skip
 # The share of random examples that must run natively, waits included (the rest defer: integer math,
 # undocumented operand bits or ADDR_MOD state, forms Python does not implement...).
 MIN_NATIVE_SHARE = 0.25
@@ -286,6 +287,13 @@ _WITHIN = {
     "bank_clr_ctrl": st.integers(0, 1),
     "src_clr_val_ctrl": st.sampled_from([0, 0, 1, 2]),
     "unpack_pop": st.sampled_from([1, 1, 2, 2, 0, 3]),
+    # SHIFTXA, SHIFTXB, GATESRCRST
+    "log2_amount2": st.just(0),
+    "shift_mode": st.sampled_from([2, 3, 2, 3, 0, 1]),
+    "rot_shift": st.integers(0, 1),
+    "shift_row": st.integers(0, 63),
+    "reset_srcb_gate_control": st.integers(0, 1),
+    "reset_srca_gate_control": st.integers(0, 1),
 }
 # instr_mod19's documented values: MVMUL's BroadcastSrcBRow, DOTPV's 0, GAPOOL's 0 or 1 (ignored),
 # the element-wise instructions' two broadcast bits.
@@ -302,6 +310,8 @@ _FORMS: dict[str, tuple[dict[str, st.SearchStrategy[int]], ...]] = {
         {**_QUIET_NOP, "unpack_pop": st.just(2), "clr_to1_fmt_ctrl": st.sampled_from([0, 3])},
         {"unpack_pop": st.sampled_from([0, 2, 3])},
     ),
+    # SHIFTXA's one operand beyond the direction must be 0: its reserved directions now and then
+    "SHIFTXA": ({"shift_mode": st.sampled_from([2, 3])}, {"shift_mode": st.sampled_from([2, 3])}, {}),
 }
 
 
@@ -382,6 +392,26 @@ def _handing(state: dict[str, np.ndarray]) -> None:
     state["unpackers.end"][...] = 0
 
 
+def _with(change: Callable[[dict[str, np.ndarray]], None]) -> Callable[[dict[str, np.ndarray]], None]:
+    def adjust(state: dict[str, np.ndarray]) -> None:
+        _ordinary(state)
+        change(state)
+
+    return adjust
+
+
+def _set_thread(name: str, value: int) -> Callable[[dict[str, np.ndarray]], None]:
+    return _with(lambda s: [_thread_field(s["config.thread"], name, value, p) for p in range(3)])
+
+
+def _set_config(name: str, value: int) -> Callable[[dict[str, np.ndarray]], None]:
+    return _with(lambda s: _config_field(s["config.config"], name, 0, value))
+
+
+def _set(key: str, index: tuple[int, ...] | slice, value: int) -> Callable[[dict[str, np.ndarray]], None]:
+    return _with(lambda s: s[key].__setitem__(index, value))
+
+
 _MVMUL = dict(clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=0)
 _ELW = dict(clear_dvalid=0, dest_accum_en=0, instr_mod19=0, addr_mode=0, dst=0)
 _ZEROACC = dict(clear_mode=0, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=0, where=0)
@@ -391,6 +421,26 @@ _ZEROSRC = dict(zero_val=0, write_mode=0, bank_mask=0, src_mask=3)
 _NOP = dict(unpacker_select=0, stream_id=0, msg_clr_cnt=0, set_dvalid=0, clr_to1_fmt_ctrl=0,
             stall_clr_cntrl=0, bank_clr_ctrl=0, src_clr_val_ctrl=0, unpack_pop=2)  # fmt: skip
 _NOP_ZEROSRC = {**_NOP, "unpack_pop": 1, "stall_clr_cntrl": 1}
+_SHIFTXB = dict(addr_mode=0, rot_shift=0, shift_row=0)
+_RIGHT, _LEFT = dict(log2_amount2=0, shift_mode=2), dict(log2_amount2=0, shift_mode=3)
+
+
+def _latched(row: int) -> Callable[[dict[str, np.ndarray]], None]:
+    """An ordinary state with ordinary values whose latched SrcA row address (SHIFTXA's input) is ``row``."""
+
+    def adjust(state: dict[str, np.ndarray]) -> None:
+        _ordinary_values(state)
+        state["regs.srca_row_latch"][...] = row
+
+    return adjust
+
+
+def _repeating(state: dict[str, np.ndarray]) -> None:
+    """No SrcA row address latched, but the four 16-row blocks of SrcA alike: SHIFTXA's input is known."""
+    _latched(-1)(state)
+    state["regs.srca"][:, 16:] = np.tile(state["regs.srca"][:, :16], (1, 3, 1))
+
+
 EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]], None]]] = {
     "MVMUL FP32": ("MVMUL", {**_MVMUL, "dst": 16}, _ordinary_values),
     "MVMUL underflowing": ("MVMUL", {**_MVMUL, "dst": 16}, _tiny_values),
@@ -438,6 +488,18 @@ EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]],
     "UNPACR_NOP ZEROSRC of SrcB, SETDVALID": (
         "UNPACR_NOP", {**_NOP_ZEROSRC, "unpacker_select": 1, "set_dvalid": 1}, _handing
     ),
+    "MOVDBGA2D eight rows": ("MOVDBGA2D", {**_MOVE, "instr_mod": 2, "src": 8, "dst": 16}, _ordinary_values),
+    "MOVDBGA2D of a bank not handed over": (
+        "MOVDBGA2D", {**_MOVE, "src": 3, "dst": 5}, _set("regs.src_client", (SRCA, slice(None)), 1)
+    ),
+    "SHIFTXA right": ("SHIFTXA", _RIGHT, _latched(37)),
+    "SHIFTXA left": ("SHIFTXA", _LEFT, _latched(5)),
+    "SHIFTXA right, no row latched, blocks alike": ("SHIFTXA", _RIGHT, _repeating),
+    "SHIFTXB rotating": ("SHIFTXB", {**_SHIFTXB, "shift_row": 9}, _ordinary_values),
+    "SHIFTXB shifting in zero": ("SHIFTXB", {**_SHIFTXB, "rot_shift": 1, "shift_row": 63}, _ordinary_values),
+    "TRNSPSRCB": ("TRNSPSRCB", {}, _ordinary_values),
+    "GATESRCRST": ("GATESRCRST", dict(reset_srcb_gate_control=1, reset_srca_gate_control=1), _ordinary),
+    "CLREXPHIST": ("CLREXPHIST", {}, _ordinary),
 }  # fmt: skip
 
 
@@ -448,26 +510,6 @@ def test_an_ordinary_word_runs_natively(case):
         result = compare(name, fields, seed, 1000, seed, adjust)
         assert result.native_cycles != NATIVE_DEFER
         assert mismatches(result) == []
-
-
-def _with(change: Callable[[dict[str, np.ndarray]], None]) -> Callable[[dict[str, np.ndarray]], None]:
-    def adjust(state: dict[str, np.ndarray]) -> None:
-        _ordinary(state)
-        change(state)
-
-    return adjust
-
-
-def _set_thread(name: str, value: int) -> Callable[[dict[str, np.ndarray]], None]:
-    return _with(lambda s: [_thread_field(s["config.thread"], name, value, p) for p in range(3)])
-
-
-def _set_config(name: str, value: int) -> Callable[[dict[str, np.ndarray]], None]:
-    return _with(lambda s: _config_field(s["config.config"], name, 0, value))
-
-
-def _set(key: str, index: tuple[int, ...] | slice, value: int) -> Callable[[dict[str, np.ndarray]], None]:
-    return _with(lambda s: s[key].__setitem__(index, value))
 
 
 # Words and states that must defer: each is a case whose Python semantics raise, wait, or act through
@@ -495,6 +537,17 @@ DEFERS = {
     "UNPACR_NOP ZEROSRC to one": ("UNPACR_NOP", {**_NOP_ZEROSRC, "src_clr_val_ctrl": 2}, _handing),
     "UNPACR_NOP ZEROSRC set_dvalid bit 1": ("UNPACR_NOP", {**_NOP_ZEROSRC, "set_dvalid": 2}, _handing),
     "UNPACR_NOP ZEROSRC stream_id": ("UNPACR_NOP", {**_NOP_ZEROSRC, "stream_id": 1}, _handing),
+    "MOVDBGA2D instr_mod bit 0": ("MOVDBGA2D", {**_MOVE, "instr_mod": 1}, _ordinary),
+    "SHIFTXA reserved direction": ("SHIFTXA", {**_RIGHT, "shift_mode": 1}, _latched(0)),
+    "SHIFTXA by two lanes": ("SHIFTXA", {**_RIGHT, "log2_amount2": 1}, _latched(0)),
+    "SHIFTXA input rows unknown": ("SHIFTXA", _LEFT, _latched(-1)),
+    "SHIFTXB addr_mode bit 3": ("SHIFTXB", {**_SHIFTXB, "addr_mode": 8}, _ordinary),
+    "SHIFTXB rot_shift bit 1": ("SHIFTXB", {**_SHIFTXB, "rot_shift": 2}, _ordinary),
+    "SHIFTXB shift_row bit 6": ("SHIFTXB", {**_SHIFTXB, "shift_row": 64}, _ordinary),
+    "SHIFTXB ExtraAddrModBit": ("SHIFTXB", _SHIFTXB, _set("adc.extra_addr_mod_bit", slice(None), 1)),
+    "GATESRCRST bit 1 of its operand": (
+        "GATESRCRST", dict(reset_srcb_gate_control=2, reset_srca_gate_control=0), _ordinary
+    ),
 }  # fmt: skip
 
 
@@ -522,6 +575,10 @@ WAITS = {
     "UNPACR_NOP ZEROSRC of a bank the matrix unit has": (
         "UNPACR_NOP", {**_NOP_ZEROSRC, "stall_clr_cntrl": 0}, _handing
     ),
+    "SHIFTXA SrcA not handed over": ("SHIFTXA", _RIGHT, _set("regs.src_client", (SRCA, slice(None)), 1)),
+    "SHIFTXB SrcB not handed over": ("SHIFTXB", _SHIFTXB, _set("regs.src_client", (SRCB, slice(None)), 1)),
+    "TRNSPSRCB SrcB not handed over": ("TRNSPSRCB", {}, _set("regs.src_client", (SRCB, slice(None)), 1)),
+    "MOVA2D SrcA not handed over": ("MOVA2D", _MOVE, _set("regs.src_client", (SRCA, slice(None)), 1)),
     "UNPACR_NOP ZEROSRC of a bank not handed back": (
         "UNPACR_NOP", {**_NOP_ZEROSRC, "unpacker_select": 1},
         lambda s: (_handing(s), s["regs.src_client"].__setitem__((SRCB, 0), SrcClient.MATRIX_UNIT)),

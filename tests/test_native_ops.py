@@ -443,7 +443,8 @@ def test_errors_and_side_effects_defer_to_python(case):
 # (UNPACR_NOP's too) in test_native_matrix.py.
 # fmt: off
 MATRIX_NATIVE = {"MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D",
-                 "MOVD2A", "MOVD2B", "MOVB2A", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP"}
+                 "MOVD2A", "MOVD2B", "MOVB2A", "MOVDBGA2D", "ZEROSRC", "CLEARDVALID", "SETDVALID",
+                 "UNPACR_NOP", "SHIFTXA", "SHIFTXB", "TRNSPSRCB", "GATESRCRST", "CLREXPHIST"}
 # fmt: on
 UNPACK_NATIVE = {"UNPACR"}  # compared in test_native_unpack.py
 # Compared in test_native_thcon_mem.py (their words need GPRs pointing into drawn L1).

@@ -1,10 +1,11 @@
 """Wormhole's matrix unit in the native engine, in lockstep with the Python reference engine.
 
-Wormhole's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL, ZEROACC and the data moves MOVA2D, MOVB2D,
-MOVD2A, MOVD2B and MOVB2A are Blackhole's bodies in Wormhole's encodings (matrix/wormhole.py,
-regs.zeroacc_wormhole): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while ExtraAddrModBit or
-ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. ZEROSRC, CLEARDVALID and SETDVALID are
-Blackhole's; UNPACR_NOP is Wormhole's own encoding (unpack/wormhole.py). Wormhole's library runs them in
+Wormhole's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL, ZEROACC, the data moves MOVA2D, MOVDBGA2D,
+MOVB2D, MOVD2A, MOVD2B and MOVB2A and SHIFTXB are Blackhole's bodies in Wormhole's encodings
+(matrix/wormhole.py, regs.zeroacc_wormhole): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while
+ExtraAddrModBit or ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. SHIFTXA, TRNSPSRCB,
+GATESRCRST, ZEROSRC, CLEARDVALID and SETDVALID are Blackhole's; UNPACR_NOP is Wormhole's own encoding
+(unpack/wormhole.py). Wormhole's library runs them in
 C (matrix*.c and src_banks.c over Wormhole's headers, adc.c's ApplyAddrMod).
 
 Random programs of those instructions with RWC and address-counter changes between them run from
@@ -32,7 +33,7 @@ from wormhole_lockstep import pushed
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
-from tensixsim.tensix import native
+from tensixsim.tensix import formats, native
 from tensixsim.tensix.adc import ADDR_MODS
 from tensixsim.tensix.frontend.capture import PushedInstruction
 from tensixsim.tensix.native import gen_fields
@@ -43,8 +44,8 @@ WH = isa_for("wormhole")
 pytestmark = pytest.mark.skipif(
     not native.available("wormhole"), reason="no C compiler: the native engine is absent"
 )
-MATRIX = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
-          "MOVB2A", "ZEROACC")  # fmt: skip
+MATRIX = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVDBGA2D", "MOVB2D", "MOVD2A",
+          "MOVD2B", "MOVB2A", "ZEROACC", "SHIFTXA", "SHIFTXB", "TRNSPSRCB", "GATESRCRST")  # fmt: skip
 # The Src banks' hand-over between the unpackers and the matrix unit (src_banks.c).
 SRC_BANKS = ("ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP")
 # UNPACR_NOP's operand in clean programs: ZEROSRC (NegativeInfSrcA, BothBanks, WaitLikeUnpacr), Nop,
@@ -60,7 +61,7 @@ LOCKSTEP = settings(
 
 def test_the_library_runs_wormholes_matrix_arithmetic():
     assert set(MATRIX) | set(SRC_BANKS) <= set(gen_fields.native_instructions("wormhole"))
-    assert "MOVDBGA2D" not in gen_fields.native_instructions("wormhole")
+    assert "CLREXPHIST" not in gen_fields.native_instructions("wormhole")  # no model on Wormhole
 
 
 @st.composite
@@ -95,6 +96,12 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
             value = draw(st.sampled_from([0, 0, 1] if f.name == "zero_val" else [0, 0, 0, 1, 2, 3]))
         elif clean and f.name == "setvalid":
             value = draw(st.integers(0, 3))
+        elif clean and f.name == "shift_mode":  # SHIFTXA's directions
+            value = draw(st.sampled_from([2, 3]))
+        elif clean and f.name == "log2_amount2":
+            value = 0
+        elif clean and f.name == "shift_row":
+            value = draw(st.integers(0, 63))
         else:
             value = draw(st.one_of(st.integers(0, min(top, 3)), st.integers(0, top)))
         fields[f.name] = value
@@ -139,6 +146,7 @@ def prepare(seed: int):
         ).astype(np.uint16)
         regs.dst_row_valid[:] = rng.random(regs.dst_row_valid.shape) > (0.05 if chance(0.2) else 0.0)
         regs.dst_ready[:] = np.where(rng.random(regs.dst_ready.shape) < 0.2, rng.integers(0, 6), 0)
+        regs.srca_row_latch[:] = rng.integers(0, 64) if chance(0.8) else -1  # SHIFTXA's input rows
         # The unpackers' side: an UNPACR still fetching (UNPACR_NOP waits), the SrcRow a hand-over resets.
         copro.unpackers.end[:] = np.where(rng.random(2) < 0.3, rng.integers(0, 30, 2), 0)
         regs.unpacker_src_row[:] = rng.integers(0, 64, regs.unpacker_src_row.shape)
@@ -189,7 +197,7 @@ def test_the_matrix_unit_runs_natively_as_in_python_on_wormhole(program):
 
 def test_most_matrix_instructions_run_in_c_on_wormhole():
     """Over a fixed batch of clean programs, most matrix-unit instructions are executed by the C
-    handlers (the rest are waits for a hidden Dst block, flips, integer math: Python's)."""
+    handlers (the rest are Python's: SHIFTXA's input rows when no SrcA row address is latched...)."""
     ran = issued = 0
     rng = np.random.default_rng(11)
     for seed in range(12):
@@ -201,13 +209,18 @@ def test_most_matrix_instructions_run_in_c_on_wormhole():
         copro.adc.srca[:] = 0
         for thread, slot, field in np.ndindex(3, ADDR_MODS, len(_ADDR_MOD_FIELDS)):
             copro.config.write_thread_field("ADDR_MOD_" + _ADDR_MOD_FIELDS[field].format(slot), thread, 0)
-        for state in range(2):
+        for state in range(2):  # no integer math; BF16 SrcA (MOVD2A / MOVD2B take TF32 from Dst32b only)
             copro.config.write_field("ALU_ACC_CTRL_INT8_math_enabled", state, 0)
+            copro.config.write_field("ALU_FORMAT_SPEC_REG_SrcA_override", state, 0)
+            copro.config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", state, formats.BF16)
         words = []
         for _ in range(10):
             name = str(rng.choice(MATRIX))
             fields = {f.name: 0 for f in WH.by_name[name].fields}
-            fields["addr_mode"] = int(rng.integers(0, 4))
+            if "addr_mode" in fields:
+                fields["addr_mode"] = int(rng.integers(0, 4))
+            if "shift_mode" in fields:  # SHIFTXA's directions
+                fields["shift_mode"] = int(rng.integers(2, 4))
             if "dst" in fields:
                 fields["dst"] = int(rng.integers(0, 64))
             words.append(WH.encode(name, **fields))

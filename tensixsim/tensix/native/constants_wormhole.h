@@ -281,6 +281,10 @@
 #define MATRIX_SRC_STYLES {5u, 1u, 1u, 1u, 4u, 5u, 5u, 5u, 5u, 5u, 1u, 1u, 0xFFu, 0xFFu, 1u, 5u}
 #define MATRIX_SRC_MASK                                          0x7FFFFu
 #define MATRIX_UNPACR_NOP_CYCLES                                 1
+#define MATRIX_SHIFT_RIGHT                                       2u
+#define MATRIX_SHIFT_LEFT                                        3u
+#define MATRIX_SHIFT_ROWS                                        16u
+#define MATRIX_TRANSPOSE_BASE                                    16u
 #define MATRIX_ISSUE_CYCLES                                      1
 #define MATRIX_DST_WRITE_HIDDEN                                  4
 #define MATRIX_RETIRE_DEFAULT                                    1

@@ -241,7 +241,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
         "MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
-        "MOVB2A", "ZEROACC", "UNPACR", "UNPACR_NOP", "PACR", "SFPLOADMACRO",
+        "MOVB2A", "MOVDBGA2D", "SHIFTXB", "ZEROACC", "UNPACR", "UNPACR_NOP", "PACR", "SFPLOADMACRO",
     ),
 }
 # fmt: on
@@ -521,7 +521,7 @@ def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
     """matrix.c's (and matrix_hold.c's) section of ``constants.h``, over ``arch``'s configuration layout
     and instruction table."""
     from tensixsim.tensix import formats
-    from tensixsim.tensix.matrix import moves, unit
+    from tensixsim.tensix.matrix import moves, src_shifts, unit
 
     out.text("/* ---- matrix*.c, src_banks.c: regs.py, the matrix package (MATRIX_*, MXF_*) ---- */")
     for name in ("SRC_BANKS", "SRC_ROWS", "SRC_COLS", "DST_ROWS", "DST_COLS", "DST32_ROWS", "DST_BLOCK_ROWS",
@@ -565,6 +565,11 @@ def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
     # src_banks.c: a SrcA datum cleared to negative infinity (every bit set), UNPACR_NOP's unpacker cycles.
     out.add("MATRIX_SRC_MASK", f"0x{regs.SRC_MASK:X}u")
     out.add("MATRIX_UNPACR_NOP_CYCLES", str(timing.UNPACK.nop))
+    # matrix_shifts.c: SHIFTXA's directions and block, TRNSPSRCB's first row (matrix/src_shifts.py).
+    out.add("MATRIX_SHIFT_RIGHT", f"{src_shifts.DIRECTION_RIGHT}u")
+    out.add("MATRIX_SHIFT_LEFT", f"{src_shifts.DIRECTION_LEFT}u")
+    out.add("MATRIX_SHIFT_ROWS", f"{src_shifts._BLOCK}u")
+    out.add("MATRIX_TRANSPOSE_BASE", f"{src_shifts._TRANSPOSE_BASE}u")
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))

@@ -1,4 +1,4 @@
-/* The matrix unit (matrix.c, matrix_moves.c) and its Src banks' hand-over (src_banks.c). */
+/* The matrix unit (matrix.c, matrix_moves.c, matrix_shifts.c) and its Src banks' hand-over (src_banks.c). */
 #ifndef TENSIXSIM_MATRIX_H
 #define TENSIXSIM_MATRIX_H
 #include <stdint.h>
@@ -22,7 +22,14 @@ int64_t matrix_movd2b(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t matrix_movb2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_movb2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_movdbga2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_zeroacc(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+/* matrix_shifts.c: matrix/src_shifts.py */
+int64_t matrix_shiftxa(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_shiftxb(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_trnspsrcb(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_gatesrcrst(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_clrexphist(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 
 /* src_banks.c: the Src banks between the unpackers and the matrix unit (regs.py's ZEROSRC, CLEARDVALID,
  * SETDVALID; unpack/src_banks.py's UNPACR_NOP). Cycles, NATIVE_DEFER or NATIVE_WAIT. */

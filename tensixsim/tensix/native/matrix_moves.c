@@ -1,5 +1,5 @@
-/* The matrix unit's data moves: MOVA2D, MOVB2D, MOVD2A, MOVD2B and MOVB2A, bit for bit and cycle for
- * cycle as tensixsim/tensix/matrix/moves.py executes them (its docstring gives the readings: the SrcA
+/* The matrix unit's data moves: MOVA2D, MOVDBGA2D, MOVB2D, MOVD2A, MOVD2B and MOVB2A, bit for bit and
+ * cycle for cycle as tensixsim/tensix/matrix/moves.py executes them (its docstring gives the readings: the SrcA
  * format's style, UseDst32bLo, the zero-exponent flush, no blocked column, the scheduling holds), on
  * both chips (Wormhole's encodings: matrix/wormhole.py).
  *
@@ -107,14 +107,16 @@ static int64_t move_done(struct copro_view *v, uint32_t t, const uint32_t rwcs[R
     return MATRIX_RETIRE_DEFAULT;
 }
 
-static int64_t mova2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
+/* moves._mova2d: MOVA2D, or MOVDBGA2D (`debug`), which reads the matrix unit's SrcA bank whoever owns it
+ * and starts a hold of its own kind. */
+static int64_t mova2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle, int debug)
 {
     uint32_t mod = F_MOVA2D_INSTR_MOD(word), dst = F_MOVA2D_DST(word), addr_mode = F_MOVA2D_ADDR_MODE(word);
     struct mx_config c;
     uint32_t rwcs[RWC_FIELDS];
     if (addr_mode >> ADDR_MODE_BITS || mod & ~(uint32_t)MOVE_ROW_FLAG || dst >> DST_ROW_BITS)
         return NATIVE_DEFER; /* UndefinedBehavior */
-    if (!bank_owned(v, MATRIX_SRCA))
+    if (!debug && !bank_owned(v, MATRIX_SRCA))
         return native_wait(v, WAIT_MATRIX_BANK, -1, MATRIX_SRCA);
     if (!read_move_config(v, t, &c) || !adc_plan_addr_mod(v, t, addr_mode, 1, rwcs))
         return NATIVE_DEFER;
@@ -123,8 +125,16 @@ static int64_t mova2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
     for (uint32_t i = 0; i < count; i++)
         rows[i] = src_row(v, MATRIX_SRCA, first + i);
     move_to_dst(v, &c, rows, count, 0, move_dst_first(v, t, &c, dst, count), F_MOVA2D_DEST_32B_LO(word), cycle);
+    if (debug)
+        return move_done(v, t, rwcs, MATRIX_HOLD_MOVDBGA2D_KIND, MATRIX_HOLD_MOVDBGA2D_CYCLES, first, cycle);
     return move_done(v, t, rwcs, MATRIX_HOLD_MOVA2D_KIND, MATRIX_HOLD_MOVA2D_CYCLES, first, cycle);
 }
+_Static_assert(F_MOVDBGA2D_DST(0xFFFFFFFFu) == F_MOVA2D_DST(0xFFFFFFFFu)
+                   && F_MOVDBGA2D_SRC(0xFFFFFFFFu) == F_MOVA2D_SRC(0xFFFFFFFFu)
+                   && F_MOVDBGA2D_ADDR_MODE(0xFFFFFFFFu) == F_MOVA2D_ADDR_MODE(0xFFFFFFFFu)
+                   && F_MOVDBGA2D_INSTR_MOD(0xFFFFFFFFu) == F_MOVA2D_INSTR_MOD(0xFFFFFFFFu)
+                   && F_MOVDBGA2D_DEST_32B_LO(0xFFFFFFFFu) == F_MOVA2D_DEST_32B_LO(0xFFFFFFFFu),
+               "MOVA2D and MOVDBGA2D share one layout");
 
 static int64_t movb2d(struct copro_view *v, uint32_t t, uint32_t word, int64_t cycle)
 {
@@ -288,7 +298,12 @@ int64_t matrix_movb2a(struct copro_view *v, uint32_t thread, uint32_t word, int6
 
 int64_t matrix_mova2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
 {
-    return mova2d(v, thread, word, cycle);
+    return mova2d(v, thread, word, cycle, 0);
+}
+
+int64_t matrix_movdbga2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)
+{
+    return mova2d(v, thread, word, cycle, 1);
 }
 
 int64_t matrix_movb2d(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle)

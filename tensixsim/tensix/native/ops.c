@@ -144,7 +144,13 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_MOVD2A: return matrix_movd2a(v, thread, word, cycle);
     case OP_MOVD2B: return matrix_movd2b(v, thread, word, cycle);
     case OP_MOVB2A: return matrix_movb2a(v, thread, word, cycle);
+    case OP_MOVDBGA2D: return matrix_movdbga2d(v, thread, word, cycle);
     case OP_ZEROACC: return matrix_zeroacc(v, thread, word, cycle);
+    case OP_SHIFTXA: return matrix_shiftxa(v, thread, word, cycle);
+    case OP_SHIFTXB: return matrix_shiftxb(v, thread, word, cycle);
+    case OP_TRNSPSRCB: return matrix_trnspsrcb(v, thread, word, cycle);
+    case OP_GATESRCRST: return matrix_gatesrcrst(v, thread, word, cycle);
+    case OP_CLREXPHIST: return matrix_clrexphist(v, thread, word, cycle);
     case OP_ZEROSRC: return src_banks_zerosrc(v, thread, word, cycle);
     case OP_CLEARDVALID: return src_banks_cleardvalid(v, thread, word, cycle);
     case OP_SETDVALID: return src_banks_setdvalid(v, thread, word, cycle);
