@@ -56,9 +56,9 @@ NATIVE_DEFER = native.NATIVE_DEFER
 
 pytestmark = pytest.mark.skipif(native.library() is None, reason="the native engine cannot be built here")
 
-NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D", "MOVD2A",
-          "MOVD2B", "MOVB2A", "MOVDBGA2D", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP", "SHIFTXA",
-          "SHIFTXB", "TRNSPSRCB", "GATESRCRST", "CLREXPHIST")  # fmt: skip
+NATIVE = ("MVMUL", "DOTPV", "GAPOOL", "GMPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D",
+          "MOVD2A", "MOVD2B", "MOVB2A", "MOVDBGA2D", "ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP",
+          "SHIFTXA", "SHIFTXB", "TRNSPSRCB", "GATESRCRST", "CLREXPHIST")  # fmt: skip
 # The share of random examples that must run natively, waits included (the rest defer: integer math,
 # undocumented operand bits or ADDR_MOD state, forms Python does not implement...).
 MIN_NATIVE_SHARE = 0.25
@@ -310,6 +310,12 @@ _FORMS: dict[str, tuple[dict[str, st.SearchStrategy[int]], ...]] = {
         {**_QUIET_NOP, "unpack_pop": st.just(2), "clr_to1_fmt_ctrl": st.sampled_from([0, 3])},
         {"unpack_pop": st.sampled_from([0, 2, 3])},
     ),
+    # GMPOOL: the documented 16x16 pooling, with and without ArgMax; other shapes now and then
+    "GMPOOL": (
+        {"instr_mod19": st.just(1), "max_pool_index_en": st.integers(0, 1)},
+        {"instr_mod19": st.just(1), "max_pool_index_en": st.integers(0, 1)},
+        {"instr_mod19": st.integers(0, 7)},
+    ),
     # SHIFTXA's one operand beyond the direction must be 0: its reserved directions now and then
     "SHIFTXA": ({"shift_mode": st.sampled_from([2, 3])}, {"shift_mode": st.sampled_from([2, 3])}, {}),
 }
@@ -421,6 +427,12 @@ _ZEROSRC = dict(zero_val=0, write_mode=0, bank_mask=0, src_mask=3)
 _NOP = dict(unpacker_select=0, stream_id=0, msg_clr_cnt=0, set_dvalid=0, clr_to1_fmt_ctrl=0,
             stall_clr_cntrl=0, bank_clr_ctrl=0, src_clr_val_ctrl=0, unpack_pop=2)  # fmt: skip
 _NOP_ZEROSRC = {**_NOP, "unpack_pop": 1, "stall_clr_cntrl": 1}
+def _fp16(state: dict[str, np.ndarray]) -> None:
+    _ordinary(state, fp32=0, src_format=formats.FP16)
+
+
+_GMPOOL = dict(clear_dvalid=0, instr_mod19=1, pool_addr_mode=0, max_pool_index_en=0, dst=0)
+_ARGMAX = {**_GMPOOL, "max_pool_index_en": 1}
 _SHIFTXB = dict(addr_mode=0, rot_shift=0, shift_row=0)
 _RIGHT, _LEFT = dict(log2_amount2=0, shift_mode=2), dict(log2_amount2=0, shift_mode=3)
 
@@ -488,6 +500,14 @@ EXECUTES: dict[str, tuple[str, dict[str, int], Callable[[dict[str, np.ndarray]],
     "UNPACR_NOP ZEROSRC of SrcB, SETDVALID": (
         "UNPACR_NOP", {**_NOP_ZEROSRC, "unpacker_select": 1, "set_dvalid": 1}, _handing
     ),
+    "GMPOOL FP32": ("GMPOOL", {**_GMPOOL, "dst": 20}, _ordinary_values),
+    "GMPOOL FP32 ArgMax, flipping": ("GMPOOL", {**_ARGMAX, "clear_dvalid": 3, "dst": 4}, _ordinary_values),
+    "GMPOOL BF16 Dst ArgMax": ("GMPOOL", {**_ARGMAX, "dst": 8}, lambda s: _ordinary(s, fp32=0)),
+    "GMPOOL TF32 ArgMax": ("GMPOOL", _ARGMAX, lambda s: _ordinary(s, src_format=formats.TF32)),
+    "GMPOOL FP16": ("GMPOOL", {**_GMPOOL, "dst": 12}, _fp16),
+    "GMPOOL FP16A_FORCE": ("GMPOOL", _GMPOOL, _set_thread("FP16A_FORCE_Enable", 1)),
+    "GMPOOL integer math": ("GMPOOL", _ARGMAX, _set_config("ALU_ACC_CTRL_INT8_math_enabled", 1)),
+    "GMPOOL undefined Dst": ("GMPOOL", _GMPOOL, _set("regs.dst_row_valid", slice(None), False)),
     "MOVDBGA2D eight rows": ("MOVDBGA2D", {**_MOVE, "instr_mod": 2, "src": 8, "dst": 16}, _ordinary_values),
     "MOVDBGA2D of a bank not handed over": (
         "MOVDBGA2D", {**_MOVE, "src": 3, "dst": 5}, _set("regs.src_client", (SRCA, slice(None)), 1)
@@ -537,6 +557,10 @@ DEFERS = {
     "UNPACR_NOP ZEROSRC to one": ("UNPACR_NOP", {**_NOP_ZEROSRC, "src_clr_val_ctrl": 2}, _handing),
     "UNPACR_NOP ZEROSRC set_dvalid bit 1": ("UNPACR_NOP", {**_NOP_ZEROSRC, "set_dvalid": 2}, _handing),
     "UNPACR_NOP ZEROSRC stream_id": ("UNPACR_NOP", {**_NOP_ZEROSRC, "stream_id": 1}, _handing),
+    "GMPOOL instr_mod19 0": ("GMPOOL", {**_GMPOOL, "instr_mod19": 0}, _ordinary),
+    "GMPOOL pool_addr_mode bit 3": ("GMPOOL", {**_GMPOOL, "pool_addr_mode": 8}, _ordinary),
+    "GMPOOL SrcAFmt 13": ("GMPOOL", _GMPOOL, _set_config("ALU_FORMAT_SPEC_REG0_SrcA", 13)),
+    "GMPOOL AB2 bit": ("GMPOOL", _GMPOOL, _set_thread("ADDR_MOD_AB2_SEC0_SrcBIncr", 1)),
     "MOVDBGA2D instr_mod bit 0": ("MOVDBGA2D", {**_MOVE, "instr_mod": 1}, _ordinary),
     "SHIFTXA reserved direction": ("SHIFTXA", {**_RIGHT, "shift_mode": 1}, _latched(0)),
     "SHIFTXA by two lanes": ("SHIFTXA", {**_RIGHT, "log2_amount2": 1}, _latched(0)),
@@ -575,6 +599,8 @@ WAITS = {
     "UNPACR_NOP ZEROSRC of a bank the matrix unit has": (
         "UNPACR_NOP", {**_NOP_ZEROSRC, "stall_clr_cntrl": 0}, _handing
     ),
+    "GMPOOL SrcB not handed over": ("GMPOOL", _GMPOOL, _set("regs.src_client", (SRCB, slice(None)), 1)),
+    "GMPOOL Dst rows hidden": ("GMPOOL", _GMPOOL, _set("regs.dst_ready", slice(None), 1002)),
     "SHIFTXA SrcA not handed over": ("SHIFTXA", _RIGHT, _set("regs.src_client", (SRCA, slice(None)), 1)),
     "SHIFTXB SrcB not handed over": ("SHIFTXB", _SHIFTXB, _set("regs.src_client", (SRCB, slice(None)), 1)),
     "TRNSPSRCB SrcB not handed over": ("TRNSPSRCB", {}, _set("regs.src_client", (SRCB, slice(None)), 1)),

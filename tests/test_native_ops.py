@@ -442,8 +442,8 @@ def test_errors_and_side_effects_defer_to_python(case):
 # test_native_sfpu_a.py and test_native_sfpu_b.py, the matrix unit's and its Src banks' hand-over
 # (UNPACR_NOP's too) in test_native_matrix.py.
 # fmt: off
-MATRIX_NATIVE = {"MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D", "MOVB2D",
-                 "MOVD2A", "MOVD2B", "MOVB2A", "MOVDBGA2D", "ZEROSRC", "CLEARDVALID", "SETDVALID",
+MATRIX_NATIVE = {"MVMUL", "DOTPV", "GAPOOL", "GMPOOL", "ELWADD", "ELWSUB", "ELWMUL", "ZEROACC", "MOVA2D",
+                 "MOVB2D", "MOVD2A", "MOVD2B", "MOVB2A", "MOVDBGA2D", "ZEROSRC", "CLEARDVALID", "SETDVALID",
                  "UNPACR_NOP", "SHIFTXA", "SHIFTXB", "TRNSPSRCB", "GATESRCRST", "CLREXPHIST"}
 # fmt: on
 UNPACK_NATIVE = {"UNPACR"}  # compared in test_native_unpack.py

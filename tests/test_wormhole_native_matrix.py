@@ -1,6 +1,6 @@
 """Wormhole's matrix unit in the native engine, in lockstep with the Python reference engine.
 
-Wormhole's MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL, ZEROACC, the data moves MOVA2D, MOVDBGA2D,
+Wormhole's MVMUL, DOTPV, GAPOOL, GMPOOL, ELWADD, ELWSUB, ELWMUL, ZEROACC, the data moves MOVA2D, MOVDBGA2D,
 MOVB2D, MOVD2A, MOVD2B and MOVB2A and SHIFTXB are Blackhole's bodies in Wormhole's encodings
 (matrix/wormhole.py, regs.zeroacc_wormhole): a two-bit AddrMod naming slot AddrMod, or AddrMod + 4 while
 ExtraAddrModBit or ADDR_MOD_SET_Base is set, and Dst without remap or swizzle. SHIFTXA, TRNSPSRCB,
@@ -44,8 +44,9 @@ WH = isa_for("wormhole")
 pytestmark = pytest.mark.skipif(
     not native.available("wormhole"), reason="no C compiler: the native engine is absent"
 )
-MATRIX = ("MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVDBGA2D", "MOVB2D", "MOVD2A",
-          "MOVD2B", "MOVB2A", "ZEROACC", "SHIFTXA", "SHIFTXB", "TRNSPSRCB", "GATESRCRST")  # fmt: skip
+MATRIX = ("MVMUL", "DOTPV", "GAPOOL", "GMPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVDBGA2D", "MOVB2D",
+          "MOVD2A", "MOVD2B", "MOVB2A", "ZEROACC", "SHIFTXA", "SHIFTXB", "TRNSPSRCB",
+          "GATESRCRST")  # fmt: skip
 # The Src banks' hand-over between the unpackers and the matrix unit (src_banks.c).
 SRC_BANKS = ("ZEROSRC", "CLEARDVALID", "SETDVALID", "UNPACR_NOP")
 # UNPACR_NOP's operand in clean programs: ZEROSRC (NegativeInfSrcA, BothBanks, WaitLikeUnpacr), Nop,
@@ -82,10 +83,11 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
             value = draw(st.sampled_from([0, 1, 2, 3, 8]) if name == "ZEROACC" else st.integers(0, 3))
         elif clean and f.name == "dst":
             value = draw(st.one_of(st.integers(0, 63), st.integers(0, 1023)))
-        elif clean and f.name == "instr_mod19":
-            value = draw(st.integers(0, {"MVMUL": 1, "DOTPV": 0, "GAPOOL": 1}.get(name, 3)))
-        elif clean and f.name == "max_pool_index_en":
-            value = 0
+        elif clean and f.name == "instr_mod19":  # GMPOOL's 16x16 pooling is 1
+            top = {"MVMUL": 1, "DOTPV": 0, "GAPOOL": 1}.get(name, 3)
+            value = 1 if name == "GMPOOL" else draw(st.integers(0, top))
+        elif clean and f.name == "max_pool_index_en":  # GMPOOL's ArgMax
+            value = draw(st.integers(0, 1)) if name == "GMPOOL" else 0
         elif clean and f.name == "instr_mod":  # the row flag (bit 1); MOVB2D's three modes
             value = draw(st.sampled_from(list(range(8)) if name == "MOVB2D" else [0, 2]))
         elif clean and f.name in ("src", "srca", "srcb"):
@@ -195,6 +197,10 @@ def test_the_matrix_unit_runs_natively_as_in_python_on_wormhole(program):
     assert first_difference(prepare(seed), entries, 200, arch="wormhole") is None
 
 
+# SHIFTXA after a move that leaves no SrcA row address latched raises (Python's): not in the fixed batch.
+FIXED = [name for name in MATRIX if name != "SHIFTXA"]
+
+
 def test_most_matrix_instructions_run_in_c_on_wormhole():
     """Over a fixed batch of clean programs, most matrix-unit instructions are executed by the C
     handlers (the rest are Python's: SHIFTXA's input rows when no SrcA row address is latched...)."""
@@ -215,12 +221,14 @@ def test_most_matrix_instructions_run_in_c_on_wormhole():
             copro.config.write_field("ALU_FORMAT_SPEC_REG0_SrcA", state, formats.BF16)
         words = []
         for _ in range(10):
-            name = str(rng.choice(MATRIX))
+            name = str(rng.choice(FIXED))
             fields = {f.name: 0 for f in WH.by_name[name].fields}
             if "addr_mode" in fields:
                 fields["addr_mode"] = int(rng.integers(0, 4))
             if "shift_mode" in fields:  # SHIFTXA's directions
                 fields["shift_mode"] = int(rng.integers(2, 4))
+            if name == "GMPOOL":  # the documented 16x16 pooling
+                fields["instr_mod19"] = 1
             if "dst" in fields:
                 fields["dst"] = int(rng.integers(0, 64))
             words.append(WH.encode(name, **fields))

@@ -285,6 +285,7 @@
 #define MATRIX_SHIFT_LEFT                                        3u
 #define MATRIX_SHIFT_ROWS                                        16u
 #define MATRIX_TRANSPOSE_BASE                                    16u
+#define MATRIX_GMPOOL_INDEX_OF {0u, 3u, 6u, 1u, 4u, 7u, 2u, 5u}
 #define MATRIX_ISSUE_CYCLES                                      1
 #define MATRIX_DST_WRITE_HIDDEN                                  4
 #define MATRIX_RETIRE_DEFAULT                                    1

@@ -240,8 +240,8 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (
         "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
         "SFPAND", "SFPOR", "SFPSHFT", "SFPPUSHC", "SFPPOPC", "SFPCAST", "SFP_STOCH_RND", "SFPSHFT2",
-        "MVMUL", "DOTPV", "GAPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVB2D", "MOVD2A", "MOVD2B",
-        "MOVB2A", "MOVDBGA2D", "SHIFTXB", "ZEROACC", "UNPACR", "UNPACR_NOP", "PACR", "SFPLOADMACRO",
+        "MVMUL", "DOTPV", "GAPOOL", "GMPOOL", "ELWADD", "ELWSUB", "ELWMUL", "MOVA2D", "MOVDBGA2D", "MOVB2D",
+        "MOVD2A", "MOVD2B", "MOVB2A", "SHIFTXB", "ZEROACC", "UNPACR", "UNPACR_NOP", "PACR", "SFPLOADMACRO",
     ),
 }
 # fmt: on
@@ -570,6 +570,10 @@ def _matrix_constants(out: _Defines, arch: str = ARCH) -> None:
     out.add("MATRIX_SHIFT_LEFT", f"{src_shifts.DIRECTION_LEFT}u")
     out.add("MATRIX_SHIFT_ROWS", f"{src_shifts._BLOCK}u")
     out.add("MATRIX_TRANSPOSE_BASE", f"{src_shifts._TRANSPOSE_BASE}u")
+    # matrix_pool.c: the index GMPOOL's ArgMax records for SrcA rows 0..7 (unit._NONLINEAR_I_TRANSFORM).
+    index_of = ", ".join(f"{i}u" for i in unit._NONLINEAR_I_TRANSFORM)
+    out.text(f"#define MATRIX_GMPOOL_INDEX_OF {{{index_of}}}")
+    out.names.add("MATRIX_GMPOOL_INDEX_OF")
     out.add("MATRIX_ISSUE_CYCLES", str(timing.MATRIX.issue))
     out.add("MATRIX_DST_WRITE_HIDDEN", str(timing.MATRIX.dst_write_hidden))
     out.add("MATRIX_RETIRE_DEFAULT", str(Retire().cycles))

@@ -1,7 +1,7 @@
 /* The matrix unit's arithmetic: MVMUL, DOTPV, GAPOOL, ELWADD, ELWSUB, ELWMUL
  * (tensixsim/tensix/matrix/unit.py) and ZEROACC (regs.py), bit for bit and cycle for cycle as the
- * Python semantics execute them; the data moves are matrix_moves.c's, over the frame both share
- * (matrix_frame.h). matrix/unit.py's docstring gives the arithmetic model: Src reads in the BF16 /
+ * Python semantics execute them, their bank flips included; GMPOOL is matrix_pool.c's, the data moves
+ * matrix_moves.c's, the Src shifts matrix_shifts.c's, over the frame they share (matrix_frame.h). matrix/unit.py's docstring gives the arithmetic model: Src reads in the BF16 /
  * TF32 / FP16 style, the fidelity phase's mantissa slices, fp32 operations each followed
  * by FTZ, MVMUL's sum over k = 0..15 in order from +0, Dst read and written through Dst32b (FP32) or
  * Dst16b (BF16 / FP16, rounded to nearest, ties away), the Adj16 / Adj32 row mapping, and Dst.md's
@@ -13,9 +13,9 @@
  *   name no format, a SrcA window running past row 63, an ADDR_MOD slot or RWC state whose Blackhole
  *   meaning is undocumented, ZEROACC's clear_zero_flags; a configuration field or Config state the
  *   arrays do not hold;
- * - a Wait: a Src bank not handed to the matrix unit, Dst rows still hidden after a matrix-unit write;
- * - clear_dvalid (bank flips go through the Src hand-over logic) and integer math
- *   (ALU_ACC_CTRL_INT8_math_enabled).
+ * - integer math (ALU_ACC_CTRL_INT8_math_enabled).
+ * The waits (a Src bank not handed to the matrix unit, Dst rows still hidden after a matrix-unit write)
+ * are the engine's, with Python's reason and until.
  *
  * Wormhole's library (TSIM_WORMHOLE) runs them in Wormhole's encodings (matrix/wormhole.py,
  * regs.zeroacc_wormhole: the same bodies, a two-bit AddrMod with Wormhole's ApplyAddrMod, adc.c; Dst

@@ -1,4 +1,5 @@
-/* The matrix unit (matrix.c, matrix_moves.c, matrix_shifts.c) and its Src banks' hand-over (src_banks.c). */
+/* The matrix unit (matrix.c, matrix_moves.c, matrix_shifts.c, matrix_pool.c) and its Src banks' hand-over
+ * (src_banks.c). */
 #ifndef TENSIXSIM_MATRIX_H
 #define TENSIXSIM_MATRIX_H
 #include <stdint.h>
@@ -17,6 +18,7 @@ int64_t matrix_elwsub(struct copro_view *v, uint32_t thread, uint32_t word, int6
 int64_t matrix_elwmul(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_dotpv(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_gapool(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
+int64_t matrix_gmpool(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle); /* matrix_pool.c */
 int64_t matrix_movd2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_movd2b(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);
 int64_t matrix_movb2a(struct copro_view *v, uint32_t thread, uint32_t word, int64_t cycle);

@@ -139,6 +139,7 @@ static int64_t dispatch(struct copro_view *v, uint32_t thread, uint32_t word, in
     case OP_ELWMUL: return matrix_elwmul(v, thread, word, cycle);
     case OP_DOTPV: return matrix_dotpv(v, thread, word, cycle);
     case OP_GAPOOL: return matrix_gapool(v, thread, word, cycle);
+    case OP_GMPOOL: return matrix_gmpool(v, thread, word, cycle);
     case OP_MOVA2D: return matrix_mova2d(v, thread, word, cycle);
     case OP_MOVB2D: return matrix_movb2d(v, thread, word, cycle);
     case OP_MOVD2A: return matrix_movd2a(v, thread, word, cycle);
