@@ -27,7 +27,8 @@ from tensixsim.tensix.sfpu.unit import FMT_BF16, FMT_FP16, FMT_FP32, FMT_INT32, 
 ISA = isa_for("blackhole")
 pytestmark = pytest.mark.skipif(not native.available(), reason="no C compiler: the native engine is absent")
 
-# Handled by the Python semantics only: they block pipes, latch waits and change what others see.
+# Drawn beside the candidates, with their operands 0 unless CLEAN_FIELDS names them: they block pipes,
+# latch waits and change what the others see (the native handlers run them, or hand them to Python).
 PYTHON_ONLY = [
     "SEMINIT",
     "SEMPOST",
