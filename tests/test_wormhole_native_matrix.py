@@ -104,6 +104,8 @@ def matrix_words(draw: st.DrawFn, wild: bool) -> int:
             value = 0
         elif clean and f.name == "shift_row":
             value = draw(st.integers(0, 63))
+        elif clean and f.name in ("rot_shift", "reset_srcb_gate_control"):  # ShiftInZero; one bit
+            value = draw(st.integers(0, 1))
         else:
             value = draw(st.one_of(st.integers(0, min(top, 3)), st.integers(0, top)))
         fields[f.name] = value
