@@ -233,8 +233,8 @@ def render_fields(arch: str = ARCH) -> str:
 # automatic stall, Blackhole's only).
 PER_ARCH_HEADERS = ("fields.h", "constants.h")
 # Instructions whose semantics on another architecture differ from Blackhole's and whose native
-# handlers implement that architecture's as well (the TSIM_<ARCH> branches of sfpu_*.c, checked against
-# its Python semantics by tests/test_wormhole_native_sfpu.py): they run natively there too.
+# handlers implement that architecture's as well (the TSIM_<ARCH> branches of the handlers, checked
+# against its Python semantics by tests/test_wormhole_native_*.py): they run natively there too.
 # fmt: off
 OWN_HANDLERS: dict[str, tuple[str, ...]] = {
     "wormhole": (

@@ -171,7 +171,9 @@ static int64_t gmpool(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
     uint32_t raw[GMPOOL_ROWS][COLS], out[GMPOOL_ROWS][COLS];
     for (uint32_t r = 0; r < GMPOOL_ROWS; r++)
         read_pool_row(v, &d, r, raw[r]);
-    const uint32_t *b = src_row(v, MATRIX_SRCB, p.b_first);
+    const uint32_t *b = src_row(v, MATRIX_SRCB, p.b_first), *a[K];
+    for (uint32_t i = 0; i < K; i++)
+        a[i] = src_row(v, MATRIX_SRCA, p.a_first + i);
     for (uint32_t j = 0; j < COLS; j++) {
         uint32_t value = raw[0][j], phase = (value + 0x100) & 0xF00, max_index = value & 0xFF;
         struct datum best = read_datum(value, out_style);
@@ -179,7 +181,7 @@ static int64_t gmpool(struct copro_view *v, uint32_t t, uint32_t word, int64_t c
         /* rows 4..7, 0..3, then 8..15 (the page's loop over i with i ^ 4 below 8) */
         for (uint32_t k = 0; k < K; k++) {
             uint32_t i = k < INDEXED_ROWS ? k ^ 4 : k;
-            struct datum x = scaled_src(src_row(v, MATRIX_SRCA, p.a_first + i)[j], b[i], style);
+            struct datum x = scaled_src(a[i][j], b[i], style);
             int32_t key = comparable(x);
             if (key < best_key)
                 continue;
