@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_native_pack import L1_BF16, random_l1
-from wormhole_lockstep import pushed
+from wormhole_lockstep import all_in_c, pushed
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -412,14 +412,7 @@ def test_an_eltwise_pack_runs_in_c_on_wormhole():
     flush = WH.encode("PACR", **(zero | {"pack_sel": 1, "flush": 1}))
     words = [face, face, face, last] * 2 + [zeros, flush]
     entries = [(2, PushedInstruction(w, "trisc2", 4 * i, 20 * i, True)) for i, w in enumerate(words)]
-    assert first_difference(eltwise_setup, entries, 400, arch="wormhole") is None
-    tile = Tile("wormhole", engine="native")
-    eltwise_setup(tile)
-    for pipe, entry in entries:
-        tile.queues[pipe].entries.append(entry)
-    tile.backend.advance_to(400)
-    assert tile.backend.pipes[2].issued == len(words)
-    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
+    all_in_c(eltwise_setup, entries, 400)
 
 
 def runs_in_c(setup, words: list[int], cycles: int = 400) -> tuple[Tile, list[tuple[int, int, int]]]:
@@ -567,14 +560,7 @@ def test_several_packers_run_in_c_on_wormhole():
         tile.coprocessor.adc.value[2, PACKER_ADC, 1, 0] = 2  # three datums a packer
 
     entries = [(2, PushedInstruction(w, "trisc2", 4 * i, 20 * i, True)) for i, w in enumerate(words)]
-    assert first_difference(setup, entries, 200, arch="wormhole") is None
-    tile = Tile("wormhole", engine="native")
-    setup(tile)
-    for pipe, entry in entries:
-        tile.queues[pipe].entries.append(entry)
-    tile.backend.advance_to(200)
-    assert tile.backend.pipes[2].issued == len(words)
-    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(words)
+    all_in_c(setup, entries, 200)
 
 
 def test_a_pacr_reading_hidden_dst_rows_waits_in_c_as_in_python():

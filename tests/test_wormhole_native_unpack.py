@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_native_unpack import BFP_FORMATS, FIFOS, FORMAT_PAIRS, L1_BASE, SHIFTS, TTLLK_BASES, WINDOW
-from wormhole_lockstep import pushed
+from wormhole_lockstep import all_in_c, pushed
 
 from tensixsim import Tile
 from tensixsim.isa import isa_for
@@ -317,14 +317,7 @@ def test_most_unpacrs_run_in_c_on_wormhole():
         copro.regs.unpacker_src_row[:] = 0
 
     entries = [(0, PushedInstruction(w, "trisc0", 4 * i, 60 * i, True)) for i, w in enumerate(words)]
-    assert first_difference(setup, entries, 200, arch="wormhole") is None
-    tile = Tile("wormhole", engine="native")
-    setup(tile)
-    for pipe, entry in entries:
-        tile.queues[pipe].entries.append(entry)
-    tile.backend.advance_to(200)
-    assert tile.backend.pipes[0].issued == 2
-    assert int(tile.backend.native.out[native.OUT_NATIVE]) == 2
+    all_in_c(setup, entries, 200)
 
 
 def ttllk_setup(fmt: int, context: int):
@@ -375,11 +368,4 @@ def test_ttllks_unpacks_run_in_c_on_wormhole(fmt, context):
     words = [WH.encode("UNPACR", **(zero | ttllk | {"unpack_block_selection": u})) for u in (0, 1, 0, 1)]
     setup = ttllk_setup(fmt, context)
     entries = [(0, PushedInstruction(w, "trisc0", 4 * i, 60 * i, True)) for i, w in enumerate(words)]
-    assert first_difference(setup, entries, 400, arch="wormhole") is None
-    tile = Tile("wormhole", engine="native")
-    setup(tile)
-    for pipe, entry in entries:
-        tile.queues[pipe].entries.append(entry)
-    tile.backend.advance_to(400)
-    assert tile.backend.pipes[0].issued == 4
-    assert int(tile.backend.native.out[native.OUT_NATIVE]) == 4
+    all_in_c(setup, entries, 400)

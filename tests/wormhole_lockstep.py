@@ -3,11 +3,14 @@ the TRISC of each pipe, from a strategy for the words."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hypothesis import strategies as st
 
+from tensixsim import Tile
+from tensixsim.tensix import native
 from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.native.lockstep import first_difference
 
 
 def pushed(
@@ -28,3 +31,19 @@ def pushed(
                 (pipe, PushedInstruction(draw(words), f"trisc{pipe}", 4 * len(entries), cycle, True))
             )
     return entries
+
+
+def all_in_c(
+    setup: Callable[[Tile], None], entries: list[tuple[int, PushedInstruction]], horizon: int
+) -> Tile:
+    """Runs ``entries`` from ``setup``'s state on both engines in lockstep (no difference allowed),
+    then on a native tile, asserting every entry issued and ran in C; returns that tile."""
+    assert first_difference(setup, entries, horizon, arch="wormhole") is None
+    tile = Tile("wormhole", engine="native")
+    setup(tile)
+    for pipe, entry in entries:
+        tile.queues[pipe].entries.append(entry)
+    tile.backend.advance_to(horizon)
+    assert sum(p.issued for p in tile.backend.pipes) == len(entries)
+    assert int(tile.backend.native.out[native.OUT_NATIVE]) == len(entries)
+    return tile
