@@ -58,7 +58,7 @@ static inline int busy_condition(uint32_t kind)
     return kind == SYNC_COND_UNIT || kind == SYNC_COND_UNPACKER || kind == SYNC_COND_PACKER;
 }
 
-/* Coprocessor.busy_end for what such a condition reads (gen_fields._busy_row): an unpacker's fetch, the
+/* Coprocessor.busy_end for what such a condition reads (gen/sync.py, _busy_row): an unpacker's fetch, the
  * packers' drain or the pack unit's clock, whichever is later, or a unit's clock. */
 static inline int64_t condition_busy_end(const struct copro_view *v, uint32_t kind, uint32_t index)
 {

@@ -13,7 +13,7 @@
 
 static const uint16_t block_bits[256] = SYNC_BLOCK_BITS_INIT;
 
-/* sync.STALLWAIT_CONDITIONS as what each tests (gen_fields._sync_constants). */
+/* sync.STALLWAIT_CONDITIONS as what each tests (gen/sync.py, _sync_constants). */
 struct condition {
     uint8_t kind, index, waits_while;
 };
