@@ -21,15 +21,19 @@ _PACK_ZERO_CHECKS = (
     "Auto_set_last_pacr_intf_sel", "pack_start_intf_pos", "pack_dis_y_pos_start_offset",
     "Source_interface_selection", "Downsample_rate", "All_pack_disable_zero_compress_ovrd",
 )  # pack.unit._ZERO_CHECKS (checked equal in _pack_constants)  # fmt: skip
-# pack.c: the Config fields PACR reads (PKF_<NAME>_WORD / _SHIFT / _MASK; Config fields only, read in
-# the pipe's CFG_STATE_ID state, as pack.convert._field does).
-PACK_FIELDS = (
+# The Config fields both chips' PACR read alike (pack_common.h), first in each chip's PKF_ table.
+_COMMON_PACK_FIELDS = (
     "PCK_DEST_RD_CTRL_Read_32b_data", "PCK_DEST_RD_CTRL_Read_int8", "PCK_DEST_RD_CTRL_Read_unsigned",
     "PCK_DEST_RD_CTRL_Round_10b_mant", "ALU_FORMAT_SPEC_REG_Dstacc_override",
     "ALU_FORMAT_SPEC_REG_Dstacc_val", "ALU_FORMAT_SPEC_REG2_Dstacc", "ALU_ROUNDING_MODE_Packer_srnd_en",
     "INT_DESCALE_Enable", "INT_DESCALE_Mode", "INT_DESCALE_VALUES_SEC0_Value", "STACC_RELU_ApplyRelu",
     "STACC_RELU_ReluThreshold", "PCK_EDGE_MODE_mode", "PCK_EDGE_TILE_FACE_SET_SELECT_enable",
-    "PCK_EDGE_TILE_ROW_SET_SELECT_select", "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride",
+    "PCK_EDGE_TILE_ROW_SET_SELECT_select",
+)  # fmt: skip
+# pack.c: the Config fields PACR reads (PKF_<NAME>_WORD / _SHIFT / _MASK; Config fields only, read in
+# the pipe's CFG_STATE_ID state, as pack.convert._field does).
+PACK_FIELDS = (
+    *_COMMON_PACK_FIELDS, "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride",
     "PCK0_ADDR_CTRL_XY_REG_0_Ystride", "PCK0_ADDR_CTRL_ZW_REG_0_Zstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride",
     "DEST_TARGET_REG_CFG_PACK_SEC0_Offset", "PCK0_ADDR_BASE_REG_1_Base", "PCK0_ADDR_CTRL_XY_REG_1_Ystride",
     "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
@@ -118,12 +122,7 @@ def _pack_formats(out: _Defines) -> None:
 # packer's own (pack/wormhole.py: ``Packers[i].Config``'s prefix, its FIFO limits, its Dst offset),
 # PPF_<NAME> indexing a row of PACK_PACKER_FIELD_SPECS.
 WORMHOLE_PACK_FIELDS = (
-    "PCK_DEST_RD_CTRL_Read_32b_data", "PCK_DEST_RD_CTRL_Read_int8", "PCK_DEST_RD_CTRL_Read_unsigned",
-    "PCK_DEST_RD_CTRL_Round_10b_mant", "ALU_FORMAT_SPEC_REG_Dstacc_override",
-    "ALU_FORMAT_SPEC_REG_Dstacc_val", "ALU_FORMAT_SPEC_REG2_Dstacc", "ALU_ROUNDING_MODE_Packer_srnd_en",
-    "INT_DESCALE_Enable", "INT_DESCALE_Mode", "INT_DESCALE_VALUES_SEC0_Value", "STACC_RELU_ApplyRelu",
-    "STACC_RELU_ReluThreshold", "PCK_EDGE_MODE_mode", "PCK_EDGE_TILE_FACE_SET_SELECT_enable",
-    "PCK_EDGE_TILE_ROW_SET_SELECT_select",
+    *_COMMON_PACK_FIELDS,
     "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride", "PCK0_ADDR_CTRL_XY_REG_0_Ystride",
     "PCK0_ADDR_CTRL_ZW_REG_0_Zstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride", "PCK0_ADDR_BASE_REG_1_Base",
     "PCK0_ADDR_CTRL_XY_REG_1_Ystride", "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
