@@ -1441,7 +1441,7 @@ void tsim_intr_hook(void *uc, uint32_t intno, struct core_hooks *h)
         h->block_size += 4;
     }
     uint32_t w = 0;
-    if (intno == 2) h->mem_read(uc, pc, &w, 4);
+    if (intno == 2) w = fetch_word(uc, h, pc); /* L1 code read directly: no Unicorn memory walk */
     if (h->probing && !(intno == 2 && (w & 3) == 3 && h->zba_zbb && is_bitmanip(w))) {
         /* A push or a trap to Python after a load past the sync limit: the probe stops before it
          * (such a loop does lasting work: no poll loop). */
