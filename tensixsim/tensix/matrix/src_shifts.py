@@ -77,8 +77,8 @@ from tensixsim.timing import MATRIX
 if TYPE_CHECKING:
     from tensixsim.tensix.coprocessor import Coprocessor
 
-# SHIFTXA, TRNSPSRCB and GATESRCRST: Wormhole's pages, the same encoding on both chips. SHIFTXB's
-# AddrMod differs (Wormhole's registration: matrix/wormhole.py); CLREXPHIST is Blackhole's only here.
+# SHIFTXA, TRNSPSRCB, GATESRCRST and CLREXPHIST: Wormhole's pages, the same encoding on both chips.
+# SHIFTXB's AddrMod differs (Wormhole's registration: matrix/wormhole.py).
 BOTH = ("blackhole", "wormhole")
 DIRECTION_RIGHT, DIRECTION_LEFT = 2, 3
 _SRC_ROW_MASK = 0x3F
@@ -173,6 +173,6 @@ def gatesrcrst(ctx: Context, reset_srcb_gate_control: int, reset_srca_gate_contr
     return Retire(MATRIX.issue)
 
 
-@semantics("CLREXPHIST")
+@semantics("CLREXPHIST", arches=BOTH)
 def clrexphist(ctx: Context) -> Outcome:
     return Retire(MATRIX.issue)

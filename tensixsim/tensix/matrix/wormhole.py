@@ -45,8 +45,10 @@ Refused, by name (semantics.refuse: Unimplemented, changing nothing)
 - TRNSPSRCA, RAREB, SETASHRMH, SETASHRMH0, SETASHRMH1, SETASHRMV, SETIBRWC, SETPKEDGOF: no Wormhole
   page describes them at all (they appear only in the STALLWAIT / instruction tables).
 
-CLREXPHIST resets the packers' exponent histograms (CLREXPHIST.md, Packers/ExponentHistogram.md): it
-belongs with the packer's state and is left to it.
+CLREXPHIST (CLREXPHIST.md, Packers/ExponentHistogram.md) is registered with Blackhole's in
+src_shifts.py: it resets the four packers' exponent histograms, which the emulator does not keep on
+either chip (the packers do not update them; SETDMAREG's special modes that read them raise
+Unimplemented), so it changes nothing and occupies the matrix unit one cycle.
 
 Timing: as on Blackhole (MatrixUnit.md is Wormhole's page): the bodies report the same cycles.
 """

@@ -2,8 +2,7 @@
  * its two housekeeping instructions without emulator state, GATESRCRST and CLREXPHIST, bit for bit and
  * cycle for cycle as tensixsim/tensix/matrix/src_shifts.py executes them (its docstring gives the
  * readings: SHIFTXA's input rows from the SrcA row address last latched, SHIFTXB's row with the SrcB
- * RWC, raw datums, no blocked lane), on both chips (Wormhole's SHIFTXB encoding: matrix/wormhole.py;
- * CLREXPHIST is Blackhole's only).
+ * RWC, raw datums, no blocked lane), on both chips (Wormhole's SHIFTXB encoding: matrix/wormhole.py).
  *
  * Deferred to Python, before anything is written: set bits beyond a documented operand, SHIFTXA's
  * reserved directions and its input rows when no latched SrcA row address says which block they are
