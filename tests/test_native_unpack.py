@@ -345,6 +345,17 @@ def test_native_matches_python_or_defers_unchanged():
 # ------------------------------------------------------------------------------- fixed words
 
 
+def ready_to_unpack(state: dict[str, np.ndarray]) -> None:
+    """Thread 0's unpacker address counters at 0 (X end 255), both Src banks the unpackers', their
+    rows at 0, and no unpacker busy."""
+    adc = state["adc.value"]
+    adc[0, :2] = 0
+    adc[0, :2, 1, 0] = 255
+    state["regs.src_client"][:] = SrcClient.UNPACKERS
+    state["regs.unpacker_src_row"][:] = 0
+    state["unpackers.end"][:] = 0
+
+
 def eltwise(writes: list, state: dict[str, np.ndarray], unit: int = 0) -> None:
     """The eltwise kernels' configuration (benchmarks/eltwise_e2e.py): a BF16 32x32 tile's 256-datum
     faces into SrcA / SrcB, Unpack_Src_Reg_Set_Upd, idle unpackers, the bank the unpackers'."""
@@ -360,12 +371,7 @@ def eltwise(writes: list, state: dict[str, np.ndarray], unit: int = 0) -> None:
             (f"UNP{u}_ADDR_BASE_REG_1_Base", 64 * 2 if u == 0 else 0),
             (f"UNP{u}_ADDR_CTRL_XY_REG_1_Ystride", 0), (f"UNP{u}_ADDR_CTRL_ZW_REG_1_Zstride", 512),
         ]  # fmt: skip
-    adc = state["adc.value"]
-    adc[0, :2] = 0
-    adc[0, :2, 1, 0] = 255
-    state["regs.src_client"][:] = SrcClient.UNPACKERS
-    state["regs.unpacker_src_row"][:] = 0
-    state["unpackers.end"][:] = 0
+    ready_to_unpack(state)
     state["config.thread"][0, :] = FRESH["config.thread"][0]
 
 
@@ -440,12 +446,7 @@ def ttllk(in_fmt: int = BF16, out_fmt: int = BF16, context: int = 1) -> Callable
             reg, shift, width = cfg.THREAD_FIELDS[name]
             mask = ((1 << width) - 1) << shift
             thread_cfg[0, reg] = (int(thread_cfg[0, reg]) & ~mask) | (value << shift)
-        adc = state["adc.value"]
-        adc[0, :2] = 0
-        adc[0, :2, 1, 0] = 255
-        state["regs.src_client"][:] = SrcClient.UNPACKERS
-        state["regs.unpacker_src_row"][:] = 0
-        state["unpackers.end"][:] = 0
+        ready_to_unpack(state)
 
     return adjust
 
