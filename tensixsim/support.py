@@ -164,6 +164,26 @@ def register_rows(arch: str = "blackhole") -> list[str]:
     return rows
 
 
+def perf_counter_rows() -> list[str]:
+    """The performance counters: per bank and counter select, what each chip's counter counts."""
+    from tensixsim.arch.perf_counters import counters, events
+    from tensixsim.tensix.frontend.perf import meaning
+
+    names = {arch: counters(arch) for arch in ("blackhole", "wormhole")}
+    modelled = {arch: events(arch) for arch in names}
+    rows = []
+    for bank in names["blackhole"]:
+        selects = sorted(set(names["blackhole"][bank]) | set(names["wormhole"][bank]))
+        for select in selects:
+            cells = []
+            for arch in names:
+                name = names[arch][bank].get(select)
+                event = modelled[arch][bank].get(select)
+                cells.append("—" if name is None else f"{name}: " + (meaning(event) if event else "reads 0"))
+            rows.append(f"| {bank} | {select} | {cells[0]} | {cells[1]} |")
+    return rows
+
+
 def render() -> str:
     bh, wh = isa_for("blackhole"), isa_for("wormhole")
     names = sorted({spec.name for spec in bh} | {spec.name for spec in wh})
@@ -248,6 +268,17 @@ def render() -> str:
         "| register | address | access | status | source |",
         "|---|---|---|---|---|",
         *register_rows("wormhole"),
+        "",
+        "## Performance counters",
+        "",
+        "The counters each bank's mode register selects (tt-metal's hw_counters.h), and what each "
+        "counts here (tensixsim/tensix/frontend/perf.py; the registers and their use: "
+        "docs/observability.md). `reads 0`: not modelled. The L1 bank's counters are none of them "
+        "modelled and read 0 whatever PERF_CNT_MUX_CTRL selects.",
+        "",
+        "| bank | select | Blackhole | Wormhole B0 |",
+        "|---|---|---|---|",
+        *perf_counter_rows(),
         "",
         "## NoC requests",
         "",

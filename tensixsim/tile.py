@@ -42,6 +42,7 @@ from tensixsim.riscv.native import PageSharing
 from tensixsim.scheduler import Scheduler
 from tensixsim.tensix.coprocessor import Coprocessor
 from tensixsim.tensix.frontend.capture import InputQueue, PushedInstruction, Recorder
+from tensixsim.tensix.frontend.perf import totals as perf_totals
 from tensixsim.tensix.frontend.pipes import Engine
 from tensixsim.tensix.shared_state import restore
 from tensixsim.timing import DEFAULT_QUANTUM, RISCV
@@ -156,6 +157,7 @@ class Tile(Scheduler, Parking):
                 self._debug_push,
                 self._pcbuf_override_services(),
                 self.risc_debug,
+                self._perf_totals,
             )
         )
         self.mailboxes = Mailboxes.new(self.arch.mailboxes) if self.arch.mailboxes is not None else None
@@ -491,6 +493,14 @@ class Tile(Scheduler, Parking):
         )
         return max([c.time for c in self.cores] + [last_issue])
 
+    def perf_counters(self) -> dict[str, tuple[int, int]]:
+        """The hardware performance counters as the tile's registers would show them now, without
+        touching them: for every counter (tt-metal's names, such as ``FPU_COUNTER`` or
+        ``THREAD_STALLS_1``) of each bank a program or the host has started, (OUT_L, OUT_H): the
+        bank's window in cycles and the count. A counter the emulator does not model reads 0
+        (docs/observability.md lists them)."""
+        return self.control.perf.values(self.cycle, self._perf_totals)
+
     def result(self) -> RunResult:
         cores = {
             c.name: CoreStats(
@@ -774,6 +784,13 @@ class Tile(Scheduler, Parking):
         """Each pipe's input FIFO: (entries, pushes it takes now), as of the cycle the coprocessor has
         reached."""
         return [(len(queue.entries), queue.room()) for queue in self.queues]
+
+    def _perf_totals(self, cycle: int) -> dict[str, int]:
+        """The coprocessor's event totals as of ``cycle``, for the performance counters (a recorder
+        backend counts nothing)."""
+        if not isinstance(self.backend, Engine):
+            return {}
+        return perf_totals(self.backend, cycle)
 
     def _pc_snapshot(self, name: str, access: Access) -> int:
         """A core's pc as a register read sees it: the reading core's is that of the load itself;

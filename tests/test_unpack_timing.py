@@ -141,7 +141,7 @@ def test_start_fetch_matches_the_cycle_stepped_reference(steps):
         # The shared address slot: two cycles between starts; an unpacker's next fetch after its last.
         start = max(start + ADDRESS_CYCLES + gap, int(state.end[unit]) + ADDRESS_CYCLES)
         before = {u: left for u in (0, 1) if (left := fetch.left_at(state, u, start)) >= 0}
-        fetch.start_fetch(state, unit, start, nbytes, speed)
+        fetch.start_fetch(state, unit, start, nbytes, speed, 0)
         transfers.append((unit, start, nbytes, SPEED_NAMES[speed]))
         got.append(int(state.end[unit]))
         latest[unit] = len(transfers) - 1

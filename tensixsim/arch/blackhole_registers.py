@@ -11,6 +11,8 @@ access to one is still a MemoryFault naming it.
 from __future__ import annotations
 
 from tensixsim.arch.common import MailboxFacts, PcBufFacts, RegisterFacts
+from tensixsim.arch.perf_counters import BANKS as PERF_BANKS
+from tensixsim.arch.perf_counters import PERF_CNT_ALL
 
 TENSIX_H = "tt-metal blackhole tensix.h"
 _DOCS = "tt-isa-documentation BlackholeA0/TensixTile/"
@@ -40,16 +42,36 @@ def _modelled(
     return RegisterFacts(name, DEBUG_BASE + offset, access, reset, behaviour, f"{TENSIX_H}; {source}", note)
 
 
-_PERF = "performance-counter control (the counters are not modelled)"
-_PERF_OUT = "performance-counter output (the counters are not modelled: reads 0)"
+_PERF_DOC = "tt-llk docs/performance_counters/performance_counters.md (tensixsim.arch.perf_counters)"
+
+
+def _perf(name: str, offset: int, what: str, bank: str = "", access: str = "rw") -> RegisterFacts:
+    """A performance-counter register (tensixsim.mmio.perf_counters): ``what`` of ``bank``."""
+    return _modelled(name, offset, access, f"perf_{what}:{bank}", _PERF_DOC)
+
+
+def _perf_bank(bank: str, prefix: str, out_name: str) -> tuple[RegisterFacts, ...]:
+    """A bank's reference period, mode and start / stop registers (``PERF_CNT_<prefix>0..2``), and
+    its two outputs (``PERF_CNT_OUT_L_<out_name>``, ``_H_``)."""
+    facts = next(b for b in PERF_BANKS if b.name == bank)
+    return (
+        *(
+            _perf(f"PERF_CNT_{prefix}{i}", facts.control + 4 * i, what, bank)
+            for i, what in enumerate(("ref", "mode", "control"))
+        ),
+        _perf(f"PERF_CNT_OUT_L_{out_name}", facts.out, "out_l", bank, "ro"),
+        _perf(f"PERF_CNT_OUT_H_{out_name}", facts.out + 4, "out_h", bank, "ro"),
+    )
+
+
 _DEBUG_BUS = "debug daisychain (not modelled)"
 
 _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
-    *(_storage(f"PERF_CNT_INSTRN_THREAD{i}", 4 * i, note=_PERF) for i in range(3)),
-    *(_storage(f"PERF_CNT_TDMA_UNPACK{i}", 0xC + 4 * i, note=_PERF) for i in range(3)),
-    *(_storage(f"PERF_CNT_FPU{i}", 0x18 + 4 * i, note=_PERF) for i in range(3)),
-    *(_storage(f"PERF_CNT_L1_{i}", 0x30 + 4 * i, note=_PERF) for i in range(3)),
-    _storage("PERF_CNT_ALL", 0x3C, note=_PERF),
+    *_perf_bank("INSTRN_THREAD", "INSTRN_THREAD", "INSTRN_THREAD"),
+    *_perf_bank("TDMA_UNPACK", "TDMA_UNPACK", "TDMA_UNPACK"),
+    *_perf_bank("FPU", "FPU", "FPU"),
+    *_perf_bank("L1", "L1_", "DBG_L1"),
+    _perf("PERF_CNT_ALL", PERF_CNT_ALL, "all"),
     *(_storage(f"DBG_L1_MEM_REG{i}", 0x48 + 4 * i, note=_DEBUG_BUS) for i in range(3)),
     _modelled(
         "DBG_BUS_CTRL",
@@ -128,12 +150,7 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
     _storage("FPU_STICKY_BITS", 0xB4),
     _storage("ETH_RISC_PREFECTH_CTRL", 0xB8),
     _storage("ETH_RISC_PREFECTH_PC", 0xBC),
-    *(_storage(f"PERF_CNT_TDMA_PACK{i}", 0xF0 + 4 * i, note=_PERF) for i in range(3)),
-    *(
-        _storage(f"PERF_CNT_OUT_{half}_{what}", 0x100 + 8 * i + 4 * j, "ro", _PERF_OUT)
-        for i, what in enumerate(("INSTRN_THREAD", "TDMA_UNPACK", "TDMA_PACK", "DBG_L1", "FPU"))
-        for j, half in enumerate("LH")
-    ),
+    *_perf_bank("TDMA_PACK", "TDMA_PACK", "TDMA_PACK"),
     _modelled(
         "SOFT_RESET_0",
         0x1B0,
@@ -169,7 +186,7 @@ _DEBUG_PAGE: tuple[RegisterFacts, ...] = (
         for i in range(2)
         for j, end in enumerate(("START", "END"))
     ),
-    _storage("PERF_CNT_MUX_CTRL", 0x218, note=_PERF),
+    _storage("PERF_CNT_MUX_CTRL", 0x218, note="selects the L1 bank's counters, none of which is modelled"),
     _storage("DBG_L1_READBACK_OFFSET", 0x21C, note=_DEBUG_BUS),
     _storage("LFSR_HIT_MASK", 0x220),
     _storage("DISABLE_RESET", 0x224),

@@ -16,6 +16,8 @@ read-only one reads its reset value) or has one of the behaviours below, named i
 - ``debug_bus_ctrl`` / ``debug_bus_data``: the debug daisychain's cores' pcs (tensixsim.mmio.debug_bus).
 - ``risc_debug_cntl0`` / ``_cntl1`` / ``_status0`` / ``_status1``: the cores' debug unit
   (tensixsim.mmio.risc_debug).
+- ``perf_ref`` / ``perf_mode`` / ``perf_control`` / ``perf_out_l`` / ``perf_out_h``, each ``:<bank>``,
+  and ``perf_all``: the performance counters (tensixsim.mmio.perf_counters).
 
 The windows take 8- and 16-bit accesses (byte enables): tt-metal's kernels, which run on the
 hardware, read such registers with ``lhu``.
@@ -31,6 +33,7 @@ from tensixsim.arch import Arch
 from tensixsim.arch.common import RegisterFacts
 from tensixsim.mmio.debug_bus import signal_core
 from tensixsim.mmio.memory import PAGE, Access, MmioRegion, ReadFn, Register, WriteFn
+from tensixsim.mmio.perf_counters import PerfCounters, Totals
 
 if TYPE_CHECKING:
     from tensixsim.mmio.risc_debug import RiscDebug
@@ -54,6 +57,7 @@ class TileServices:
     # TRISC_PC_BUF_OVERRIDE: its value, and a store of one at a cycle (None: no PCBufs, plain storage)
     pcbuf_override: tuple[Callable[[], int], Callable[[int, int], None]] | None = None
     risc_debug: RiscDebug | None = None  # the cores' debug unit (None: its registers are storage)
+    perf_totals: Totals = lambda _cycle: {}  # the coprocessor's event totals as of a cycle (none: all 0)
 
 
 @dataclass
@@ -70,12 +74,18 @@ class TileControl:
     debug_bus_ctrl: int = 0  # DBG_BUS_CNTL_REG: the debug-bus slice DBG_RD_DATA shows
     instrn_buf_ctrl: list[int] = field(default_factory=lambda: [0, 0])  # INSTRN_BUF_CTRL0, CTRL1
     storage: dict[int, int] = field(default_factory=dict)  # address -> value of plain-storage registers
+    perf: PerfCounters = field(
+        default_factory=lambda: PerfCounters.new("blackhole")
+    )  # (new() gives the arch's)
 
     @classmethod
     def new(cls, arch: Arch) -> TileControl:
         pcs = {c.name: c.default_reset_pc for c in arch.cores if c.reset_pc_register is not None}
         storage = {r.address: r.reset for r in arch.tile_registers if r.behaviour == "storage"}
         return cls(arch, arch.soft_reset_all, pcs, storage=storage)
+
+    def __post_init__(self) -> None:
+        self.perf = PerfCounters.new(self.arch.name)
 
     def reset_pc_of(self, name: str) -> int:
         """Where ``name`` starts when released: its reset-PC register if overridden, else the default."""
@@ -181,7 +191,22 @@ class TileControl:
             return self._risc_debug(behaviour, address, services.risc_debug)
         if behaviour == "pc_snapshot":
             return lambda access: services.pc_of(argument, access), None
+        if behaviour.startswith("perf_"):
+            return self._perf(behaviour.removeprefix("perf_"), argument, services)
         raise ValueError(f"register table: {facts.name} has unknown behaviour {facts.behaviour!r}")
+
+    def _perf(self, what: str, bank: str, services: TileServices) -> tuple[ReadFn, WriteFn | None]:
+        """A performance-counter register (tensixsim.mmio.perf_counters). ``self.perf`` is looked up
+        at each access: a reset gives the tile control a new one."""
+        totals = services.perf_totals
+
+        def read(access: Access) -> int:
+            return self.perf.read(what, bank, access, totals)
+
+        def write(access: Access, value: int) -> None:
+            self.perf.write(what, bank, access, value, totals)
+
+        return read, None if what in ("out_l", "out_h") else write
 
     def _risc_debug(self, behaviour: str, address: int, unit: RiscDebug | None) -> tuple[ReadFn, WriteFn]:
         """RISC_DBG_CNTL_0/1 and RISC_DBG_STATUS_0/1 (tensixsim.mmio.risc_debug)."""

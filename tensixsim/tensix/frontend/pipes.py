@@ -75,7 +75,17 @@ THREAD_HELD_UNITS = frozenset({"unpack"})
     WORDS_CAPACITY,
     SRC,
 ) = range(14)
-PIPE_FIELDS = SRC + QE_FIELDS
+# What the performance counters count (tensixsim.tensix.frontend.perf), after the source entry: per
+# unit, the instructions the pipe issued to it and the cycles its head instruction waited for it to
+# be free (a busy unit, the matrix unit's hold after a data move); then the end of the latest such
+# wait (a wait is counted once however often the pipe looks again before it ends).
+UNIT_ISSUED = SRC + QE_FIELDS
+UNIT_WAITED = UNIT_ISSUED + len(UNITS)
+WAIT_UNTIL = UNIT_WAITED + len(UNITS)
+PIPE_FIELDS = WAIT_UNTIL + 1
+# unit_counts' row after the units': the cycles the matrix unit or the vector unit (or both) was
+# occupied, and the end of the latest such cycle (what the FPU bank's MATH counter counts).
+MATH_ROW = len(UNITS)
 _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 # BLOCKED: a block the reference code set (retried by it), or the native engine's own hold.
 BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD, BLOCKED_NATIVE_WAIT = 1, 2, 16
@@ -116,6 +126,31 @@ def native_block_text(code: int, word: int, retry_at: int, names: Sequence) -> s
         return f"{name}: {MAD_HOLD_REASON}"
     reason, detail = (code - BLOCKED_NATIVE_WAIT) & 0xFF, (code - BLOCKED_NATIVE_WAIT) >> 8
     return f"{name}: {NATIVE_WAITS[reason](retry_at, detail)}"
+
+
+_MATH_UNITS = frozenset({UNIT_INDEX["matrix"], UNIT_INDEX["sfpu"]})
+
+
+def _waited(row: np.ndarray, unit: int, cycle: int, until: int) -> None:
+    """A pipe's head instruction, looked at on ``cycle``, waits until ``until`` for ``unit``: count
+    the cycles of that wait not counted yet (engine.c waited). An instruction that was blocked before
+    counts its whole wait as blocked when it goes (Pipe.stall_cycles), this part included."""
+    if row[BLOCKED] and row[BLOCKED_SINCE] >= 0:
+        return
+    start = max(cycle, int(row[WAIT_UNTIL]))
+    if until > start:
+        row[UNIT_WAITED + unit] += until - start
+        row[WAIT_UNTIL] = until
+
+
+def _math_busy(math: np.ndarray, cycle: int, cycles: int) -> None:
+    """The matrix or vector unit is occupied from ``cycle`` for ``cycles``: add the cycles neither
+    was already counted busy (engine.c math_busy; instructions retire in issue order)."""
+    end = cycle + cycles
+    start = max(cycle, int(math[1]))
+    if end > start:
+        math[0] += end - start
+        math[1] = end
 
 
 def _int_field(index: int, doc: str) -> property:
@@ -303,8 +338,9 @@ class Engine:
         self.retired: list[tuple[int, int, int]] | None = None
         # When set: told of every instruction retired, with why it waited (events.EventLog).
         self.events: EventLog | None = None
-        # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits).
-        self.unit_counts = np.zeros((len(UNITS), 2), np.int64)
+        # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits); then the
+        # MATH_ROW: cycles either math unit was occupied, and the end of the latest.
+        self.unit_counts = np.zeros((len(UNITS) + 1, 2), np.int64)
         # Per opcode: instructions the Python semantics executed (with the native engine, the ones it
         # handed over: modes or instructions it does not run, waits and errors it leaves to Python).
         self.python_counts = np.zeros(256, np.int64)
@@ -348,7 +384,8 @@ class Engine:
     @property
     def unit_stats(self) -> dict[str, list[int]]:
         """Per unit that retired anything: [instructions, busy cycles]."""
-        return {UNITS[i]: [int(n), int(b)] for i, (n, b) in enumerate(self.unit_counts.tolist()) if n}
+        rows = self.unit_counts[:MATH_ROW].tolist()
+        return {UNITS[i]: [int(n), int(b)] for i, (n, b) in enumerate(rows) if n}
 
     @property
     def python_executed(self) -> dict[str, int]:
@@ -488,11 +525,13 @@ class Engine:
         free = self._free_for(word >> OPCODE_SHIFT, UNIT_INDEX[instruction.unit])
         if free > cycle:
             pipe.next_issue = free  # the unit is occupied: try again when it frees up
+            _waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, free)
             return
         if instruction.unit == "matrix":
             held = copro.matrix_hold(instruction.name, cycle)
             if held is not None:
                 pipe.next_issue = held  # the matrix unit holds it after a data move
+                _waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, held)
                 return
         try:
             reason = copro.gate_blocks(pipe.thread, instruction, cycle)
@@ -564,9 +603,13 @@ class Engine:
         if self.retired is not None and count == 1:
             self.retired.append((pipe.thread, pipe.words[0], cycle))
         self.python_counts[pipe.words[0] >> OPCODE_SHIFT] += count
-        stats = self.unit_counts[UNIT_INDEX[unit]]
+        index = UNIT_INDEX[unit]
+        stats = self.unit_counts[index]
         stats[0] += count
         stats[1] += cycles * count
+        pipe.row[UNIT_ISSUED + index] += count
+        if count == 1 and index in _MATH_UNITS:
+            _math_busy(self.unit_counts[MATH_ROW], cycle, cycles)
         pipe.words.drop(count)
         if not pipe.words:
             copro.frontend.mop_busy[pipe.thread] = False
@@ -601,6 +644,8 @@ class Engine:
 
     def _retire_run(self, pipe: Pipe, unit: str, busy: int, cycles: list[int]) -> None:
         self.fast_path_instructions += len(cycles)
+        for cycle in cycles:
+            _math_busy(self.unit_counts[MATH_ROW], cycle, MATRIX.issue)
         if self.events is not None:
             for i, cycle in enumerate(cycles):
                 self._trace_retire(pipe, pipe.words[i], cycle, MATRIX.issue, i == 0)

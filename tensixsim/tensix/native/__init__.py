@@ -85,6 +85,7 @@ UNPACK_ARRAYS = (
     ("unpack_fetches", "fetches", np.int64),
     ("unpack_fetch_cycles", "fetch_cycles", np.int64),
     ("unpack_rate", "bytes_per_cycle", np.int64),
+    ("unpack_thread_cycles", "thread_cycles", np.int64),
 )
 
 # The sync unit's arrays (sync.SyncState; gate_kind is sync_gate_kind), in copro.h order.
@@ -141,9 +142,10 @@ class CoproView(ctypes.Structure):
 # engine.c tsim_engine_layout: the pipes' bookkeeping words (frontend.pipes.PIPE_FIELDS), a queue's control
 # words and a history's (frontend/capture.py); checked when the library loads.
 def _engine_layout() -> int:
+    from tensixsim.isa.spec import UNITS
     from tensixsim.tensix.frontend.pipes import PIPE_FIELDS
 
-    return PIPE_FIELDS * 10000 + QUEUE_CTL * 100 + HISTORY_RECORD + 1
+    return len(UNITS) * 1000000 + PIPE_FIELDS * 10000 + QUEUE_CTL * 100 + HISTORY_RECORD + 1
 
 
 def _pointer(array: np.ndarray, dtype: type) -> int:

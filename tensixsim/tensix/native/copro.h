@@ -94,6 +94,7 @@ struct copro_view {
     int64_t *unpack_fetches;      /* run statistics */
     int64_t *unpack_fetch_cycles;
     int64_t *unpack_rate;         /* (1,): bytes a cycle at x1 */
+    int64_t *unpack_thread_cycles; /* [2][threads]: fetch cycles by the pipe whose UNPACR fetches */
     /* The pipes' bookkeeping (frontend.pipes.Engine.state, [pipe_count][pipe_fields]), NULL when the tile
      * has no pipe engine: an UNPACR keeps its pipe busy until its fetch ends, a PACR until the packer
      * drains (done cycle). */

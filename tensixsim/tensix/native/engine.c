@@ -346,6 +346,31 @@ static __attribute__((noinline, cold)) void trace_row(struct engine *e, uint32_t
     row[TR_STATE] = state_word(e->view);
 }
 
+/* frontend.pipes._waited: the head instruction of pipe t, looked at on `cycle`, waits until `until` for
+ * `unit`; only the cycles not counted yet count, and none of a blocked instruction's (its block counts
+ * them when it goes). */
+static void waited(struct engine *e, uint32_t t, uint8_t unit, int64_t cycle, int64_t until)
+{
+    if (P(e, t, PIPE_BLOCKED) && P(e, t, PIPE_BLOCKED_SINCE) >= 0)
+        return;
+    int64_t start = max64(cycle, P(e, t, PIPE_WAIT_UNTIL));
+    if (until > start) {
+        P(e, t, PIPE_UNIT_WAITED + unit) += until - start;
+        P(e, t, PIPE_WAIT_UNTIL) = until;
+    }
+}
+
+/* frontend.pipes._math_busy: the matrix or vector unit occupied from `cycle` for `cycles`. */
+static void math_busy(struct engine *e, int64_t cycle, int64_t cycles)
+{
+    int64_t *math = e->unit_stats + 2 * MATH_ROW;
+    int64_t end = cycle + cycles, start = max64(cycle, math[1]);
+    if (end > start) {
+        math[0] += end - start;
+        math[1] = end;
+    }
+}
+
 /* Engine._retired for one instruction. */
 static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, int64_t busy, int64_t cycle,
                     int64_t cycles)
@@ -358,6 +383,9 @@ static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, i
     P(e, t, PIPE_BLOCKED) = BLOCK_NONE;
     e->unit_stats[2 * unit] += 1;
     e->unit_stats[2 * unit + 1] += cycles;
+    P(e, t, PIPE_UNIT_ISSUED + unit)++;
+    if (unit == e->matrix_unit || unit == e->sfpu_unit)
+        math_busy(e, cycle, cycles);
     P(e, t, PIPE_WORDS_HEAD)++;
     if (!words_left(e, t))
         e->mop_busy[t] = 0;
@@ -510,6 +538,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
         int64_t busy = e->busy_until[unit], free = free_for(e, word, unit);
         if (free > cycle) {
             P(e, t, PIPE_NEXT_ISSUE) = free;
+            waited(e, t, unit, cycle, free);
             if (e->out[OUT_NOTIFY])
                 return stop(e, RUN_NOTIFY, t, cycle);
             continue;
@@ -521,6 +550,7 @@ int tsim_engine_run(struct engine *e, int64_t horizon)
                 return stop(e, RUN_ISSUE, t, cycle);
             if (held > 0) {
                 P(e, t, PIPE_NEXT_ISSUE) = held;
+                waited(e, t, unit, cycle, held);
                 if (e->out[OUT_NOTIFY])
                     return stop(e, RUN_NOTIFY, t, cycle);
                 continue;
@@ -619,4 +649,7 @@ int tsim_engine_push(struct engine *e, uint32_t pipe, uint32_t word, uint32_t pc
 }
 
 uint64_t tsim_engine_size(void) { return sizeof(struct engine); }
-uint64_t tsim_engine_layout(void) { return PIPE_FIELDS * 10000 + QUEUE_FIELDS * 100 + HISTORY_FIELDS; }
+uint64_t tsim_engine_layout(void)
+{
+    return UNIT_COUNT * 1000000 + PIPE_FIELDS * 10000 + QUEUE_FIELDS * 100 + HISTORY_FIELDS;
+}

@@ -17,6 +17,7 @@ import numpy as np
 
 from tensixsim.errors import SimError
 from tensixsim.tensix.frontend.capture import PushedInstruction
+from tensixsim.tensix.frontend.pipes import UNIT_ISSUED
 from tensixsim.tile import Tile
 
 # Instructions the native engine executes (in the modes it implements), for random streams; the
@@ -111,6 +112,7 @@ def snapshot(tile: Tile) -> dict[str, object]:
     out["busy_until"] = dict(copro.busy_until)
     out["version"] = (copro.version, copro.version_cycle)
     out["unit_stats"] = engine.unit_stats
+    out["unit_counts"] = engine.unit_counts.copy()  # with the math units' union (MATH_ROW)
     out["engine.cycle"] = engine.cycle
     for pipe in engine.pipes:
         out[f"pipe{pipe.thread}"] = (
@@ -128,6 +130,7 @@ def snapshot(tile: Tile) -> dict[str, object]:
             pipe.source,
             dict(pipe.stalled),
             pipe.watch_l1,
+            pipe.row[UNIT_ISSUED:].tolist(),  # what the performance counters count
         )
         out[f"queue{pipe.thread}"] = (list(pipe.queue.entries), list(pipe.queue.taken))
     return out

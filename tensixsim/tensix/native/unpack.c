@@ -506,10 +506,13 @@ static int64_t regular(struct copro_view *v, uint32_t thread, uint32_t unit, uin
     store_fetch(v, unit, &f[unit]);
     v->unpack_fetches[unit]++;
     v->unpack_fetch_cycles[unit] += end - start;
+    v->unpack_thread_cycles[unit * v->threads + thread] += end - start;
     v->unpack_thread[unit] = (int8_t)thread;
     if (both == 2) { /* the newcomer shares L1 with it from `start` on */
         store_fetch(v, other, &f[other]);
         v->unpack_fetch_cycles[other] += f[other].end - other_end;
+        if (other_thread >= 0 && (uint64_t)other_thread < v->threads)
+            v->unpack_thread_cycles[other * v->threads + other_thread] += f[other].end - other_end;
     }
     if (other_moved) {
         for (uint32_t b = 0; b < BANKS; b++) /* its FlipSrc waits for its data */

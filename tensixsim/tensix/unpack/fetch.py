@@ -74,6 +74,8 @@ class UnpackState:
     # Per unpacker, for run statistics: fetches started and cycles spent fetching.
     fetches: np.ndarray  # (2,) int64
     fetch_cycles: np.ndarray  # (2,) int64
+    # The same cycles by the pipe whose UNPACR each fetch is (the performance counters' UNPACKu_BUSY_THREADt).
+    thread_cycles: np.ndarray  # (2, pipes) int64
     # (1,) int64: bytes a cycle at x1, the architecture's (timing.py UNPACK / UNPACK_WORMHOLE).
     bytes_per_cycle: np.ndarray = field(default_factory=lambda: np.array([UNPACK.l1_bytes_per_cycle]))
 
@@ -92,6 +94,7 @@ class UnpackState:
             thread=np.full(2, -1, np.int8),
             fetches=np.zeros(2, np.int64),
             fetch_cycles=np.zeros(2, np.int64),
+            thread_cycles=np.zeros((2, arch.pipe_count), np.int64),
         )
 
 
@@ -115,19 +118,21 @@ def left_at(state: UnpackState, unit: int, cycle: int) -> int:
     return int(state.left[unit]) - moved
 
 
-def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: int) -> None:
-    """Unpacker ``unit`` starts fetching ``nbytes`` at speed ``want`` at cycle ``start``: set its
+def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: int, thread: int) -> None:
+    """Unpacker ``unit`` starts fetching ``nbytes`` at speed ``want`` at cycle ``start`` for pipe
+    ``thread``'s UNPACR: set its
     schedule, and the other unpacker's from ``start`` on if it is still fetching then (the page's
     interference table while both fetch; whichever ends first frees the other to its own speed)."""
     other = 1 - unit
     rest = left_at(state, other, start)
-    other_end = int(state.end[other])
+    other_end, other_thread = int(state.end[other]), int(state.thread[other])
     state.anchor[unit], state.left[unit], state.want[unit] = start, nbytes, want
     state.fetches[unit] += 1
     if rest <= 0:
         state.shared_until[unit], state.shared_speed[unit] = start, want
         state.end[unit] = start + -(-nbytes // _rate(state, want))
         state.fetch_cycles[unit] += int(state.end[unit]) - start
+        state.thread_cycles[unit, thread] += int(state.end[unit]) - start
         return
     other_want = int(state.want[other])
     wants = (want, other_want) if unit == 0 else (other_want, want)
@@ -141,7 +146,10 @@ def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: in
         remaining = total - (shared_end - start) * _rate(state, shared)
         state.end[u] = shared_end + (-(-remaining // _rate(state, alone)) if remaining > 0 else 0)
     state.fetch_cycles[unit] += int(state.end[unit]) - start
+    state.thread_cycles[unit, thread] += int(state.end[unit]) - start
     state.fetch_cycles[other] += int(state.end[other]) - other_end  # slowed by the newcomer
+    if other_thread >= 0:
+        state.thread_cycles[other, other_thread] += int(state.end[other]) - other_end
 
 
 def unpack_state(copro: Coprocessor) -> UnpackState:

@@ -485,7 +485,7 @@ def _regular(
     state = unpack_state(copro)
     other_end, other_thread = int(state.end[1 - unit]), int(state.thread[1 - unit])
     start = ctx.cycle + UNPACK.address_cycles
-    start_fetch(state, unit, start, count * size16 // 16, want)
+    start_fetch(state, unit, start, count * size16 // 16, want, thread)
     state.thread[unit] = thread
     end = int(state.end[unit])
     if int(state.end[1 - unit]) != other_end:  # this fetch slowed the other unpacker's down

@@ -1,0 +1,136 @@
+"""The coprocessor's events as the tile's performance counters count them: running totals, read at a cycle.
+
+Both engines keep the totals as they go, in arrays they share:
+
+- per pipe, by unit: instructions issued, and cycles its head instruction waited for the unit to be
+  free (occupied by an earlier instruction, or the matrix unit's hold after a data move): the pipe's
+  row from ``UNIT_ISSUED`` on;
+- per pipe, by opcode: cycles its head instruction was blocked (the wait gate, semaphores, a
+  handler's wait): ``Pipe.stall_cycles``;
+- per unit: cycles occupied, and the cycles the matrix or vector unit (or both) was
+  (``Engine.unit_counts``);
+- per unpacker, by the pipe whose UNPACR it serves: cycles fetching from L1
+  (``UnpackState.thread_cycles``).
+
+A register read at cycle ``c`` sees every total as of ``c``: a unit occupied past ``c`` and a wait
+that ends after ``c`` are cut back to it, and a block still in progress counts up to it. The events
+are named here; which counter of which bank shows each is the architecture's
+(``tensixsim.arch.perf_counters``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tensixsim.isa.spec import OPCODE_SHIFT, UNITS
+from tensixsim.tensix.frontend.pipes import (
+    BLOCKED,
+    BLOCKED_SINCE,
+    MATH_ROW,
+    UNIT_INDEX,
+    UNIT_ISSUED,
+    UNIT_WAITED,
+    WAIT_UNTIL,
+)
+
+if TYPE_CHECKING:
+    from tensixsim.tensix.frontend.pipes import Engine
+
+# The instruction classes of the INSTRN_THREAD bank's "available" counters, by unit (the units with
+# none, the front end's MOP / REPLAY / NOP, count in no class).
+CLASS_OF_UNIT = {
+    "config": "cfg",
+    "sync": "sync",
+    "thcon": "thcon",
+    "xmov": "move",
+    "matrix": "fpu",
+    "sfpu": "fpu",
+    "unpack": "unpack",
+    "pack": "pack",
+}
+CLASSES = ("cfg", "sync", "thcon", "move", "fpu", "unpack", "pack")
+# Units whose occupancy the FPU and TDMA_PACK banks count.
+BUSY_UNITS = {"fpu": "matrix", "sfpu": "sfpu", "pack": "pack"}
+
+
+def meaning(event: str) -> str:
+    """What an event counts, in a few words (the support matrix's performance-counter table)."""
+    thread = event[-1]
+    if event.startswith("instructions"):
+        return f"instructions pipe {thread} issued"
+    if event.startswith("stalls"):
+        return f"cycles pipe {thread}'s next instruction waited (blocked, or its unit busy)"
+    if event.startswith("available."):
+        kind = event.removeprefix("available.")[:-1]
+        units = " or ".join(_UNIT_WORDS[u] for u, c in CLASS_OF_UNIT.items() if c == kind)
+        return f"cycles pipe {thread}'s next instruction was for the {units} unit (waiting or issuing)"
+    if event.startswith("busy.unpack"):
+        unit, thread = event.removeprefix("busy.unpack").split(".")
+        return f"cycles unpacker {unit} fetched from L1 for pipe {thread}'s UNPACRs"
+    if event == "busy.math":
+        return "cycles the matrix unit or the vector unit was occupied"
+    return f"cycles the {_UNIT_WORDS[BUSY_UNITS[event.removeprefix('busy.')]]} unit was occupied"
+
+
+_UNIT_WORDS = {
+    "config": "configuration",
+    "sync": "sync",
+    "thcon": "scalar",
+    "xmov": "mover",
+    "matrix": "matrix",
+    "sfpu": "vector",
+    "unpack": "unpack",
+    "pack": "pack",
+}
+
+
+def event_names(threads: int) -> tuple[str, ...]:
+    """Every event :func:`totals` gives, for a coprocessor of ``threads`` pipes."""
+    per_thread = ("instructions", "stalls", *(f"available.{c}" for c in CLASSES))
+    return (
+        *(f"{name}{t}" for t in range(threads) for name in per_thread),
+        *(f"busy.{name}" for name in (*BUSY_UNITS, "math")),
+        *(f"busy.unpack{u}.{t}" for u in range(2) for t in range(threads)),
+    )
+
+
+def totals(engine: Engine, cycle: int) -> dict[str, int]:
+    """Every event's running total as of ``cycle`` (since the tile was made or reset)."""
+    copro = engine.copro
+    unit_of = engine.unit_of
+    out: dict[str, int] = {}
+    for pipe in engine.pipes:
+        t, row = pipe.thread, pipe.row
+        issued = row[UNIT_ISSUED : UNIT_ISSUED + len(UNITS)].tolist()
+        waited = row[UNIT_WAITED : UNIT_WAITED + len(UNITS)].tolist()
+        blocked = [0] * len(UNITS)
+        for op, cycles in enumerate(pipe.stall_cycles.tolist()):
+            if cycles:
+                blocked[unit_of[op]] += cycles
+        head = unit_of[pipe.words[0] >> OPCODE_SHIFT] if pipe.words else None
+        if head is not None:
+            since = int(row[BLOCKED_SINCE])
+            if row[BLOCKED] and 0 <= since < cycle:
+                blocked[head] += cycle - since  # a block still in progress
+            waited[head] -= max(0, int(row[WAIT_UNTIL]) - cycle)  # a wait not over yet
+        out[f"instructions{t}"] = pipe.issued
+        out[f"stalls{t}"] = sum(blocked) + sum(waited)
+        for name in CLASSES:
+            units = _UNITS_OF_CLASS[name]
+            out[f"available.{name}{t}"] = sum(issued[u] + waited[u] + blocked[u] for u in units)
+    counts, clocks = engine.unit_counts, copro.unit_clock
+    for name, unit in BUSY_UNITS.items():
+        u = UNIT_INDEX[unit]
+        out[f"busy.{name}"] = int(counts[u, 1]) - max(0, int(clocks[u]) - cycle)
+    out["busy.math"] = int(counts[MATH_ROW, 0]) - max(0, int(counts[MATH_ROW, 1]) - cycle)
+    unpackers = copro.unpackers
+    for u, by_thread in enumerate(unpackers.thread_cycles.tolist()):
+        ahead = max(0, int(unpackers.end[u]) - cycle)  # of the latest fetch, by unpackers.thread[u]
+        for t, cycles in enumerate(by_thread):
+            out[f"busy.unpack{u}.{t}"] = cycles - (ahead if t == int(unpackers.thread[u]) else 0)
+    return out
+
+
+_UNITS_OF_CLASS = {
+    name: tuple(UNIT_INDEX[u] for u, c in CLASS_OF_UNIT.items() if c == name) for name in CLASSES
+}
