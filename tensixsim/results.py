@@ -71,6 +71,18 @@ def dram_lines(dram: dict[int, DramBankUse], cycles: int) -> list[str]:
     return lines
 
 
+def perf_counter_lines(counters: dict[str, tuple[int, int]]) -> list[str]:
+    """The summary's table of the performance counters that counted anything (none started: no lines)."""
+    if not counters:
+        return []
+    counted = [(name, window, count) for name, (window, count) in counters.items() if count]
+    lines = ["", f"{'performance counter':28} {'window':>10} {'count':>10}"]
+    lines += [f"{name:28} {window:>10} {count:>10}" for name, window, count in counted]
+    if len(counted) < len(counters):
+        lines.append(f"({len(counters) - len(counted)} more counters of the started banks read 0)")
+    return lines
+
+
 @dataclass(frozen=True)
 class RunResult:
     cycles: int
@@ -90,6 +102,9 @@ class RunResult:
     # mnemonic, since the tile was made or reset (each costs about a hundred times a native one). How
     # the host ran the model, not what it computed: results compare equal without it.
     python_executed: dict[str, int] = field(default_factory=dict, compare=False)
+    # The hardware performance counters of the banks a program or the host started (Tile.perf_counters):
+    # counter name -> (the bank's window in cycles, the count), as the registers show them at the end.
+    perf_counters: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     # The run's events when it was observed (Tile.run(observe=True) or trace=...), else None.
     events: EventLog | None = field(default=None, compare=False, repr=False)
@@ -143,6 +158,7 @@ class RunResult:
             more = f" and {len(top) - 6} more" if len(top) > 6 else ""
             lines += ["", f"run by the Python semantics (slower than the native engine): {listed}{more}"]
         lines += dram_lines(self.dram, self.cycles)
+        lines += perf_counter_lines(self.perf_counters)
         if self.events is not None:
             lines += ["", self.bottleneck().text()]
         return "\n".join(lines)

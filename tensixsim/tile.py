@@ -527,6 +527,7 @@ class Tile(Scheduler, Parking):
             l1_order_late=int(self.l1_order_late[0]),
             dram=dram,
             python_executed=engine.python_executed if engine.native is not None else {},
+            perf_counters=self.perf_counters(),
             events=self._last_events,
         )
 

@@ -154,6 +154,7 @@ def test_a_blocked_thread_stalls_for_the_cycles_the_log_shows():
                 ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "SYNC_INSTRN_AVAILABLE_1")),
                 ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "THREAD_STALLS_0")),
                 ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "THREAD_INSTRUCTIONS_0")),
+                ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "ANY_THREAD_STALL")),
             ]
         )
     )
@@ -164,8 +165,8 @@ def test_a_blocked_thread_stalls_for_the_cycles_the_log_shows():
         semwait, dmanop = (c for t, w, c in log if t == 1 and isa.decode(w).name in ("SEMWAIT", "DMANOP"))
         stalled = dmanop - (semwait + 1)
         assert stalled > 100  # (the post comes after TRISC0's 100-iteration loop)
-        got = outputs(tile, 5)
-        assert [count for _, count in got] == [stalled, stalled + 1, 2, 0, 1]
+        got = outputs(tile, 6)
+        assert [count for _, count in got] == [stalled, stalled + 1, 2, 0, 1, stalled]
 
 
 # ---------------------------------------------------------------- the registers themselves
@@ -260,9 +261,18 @@ def test_perf_cnt_all_starts_and_stops_the_instruction_and_fpu_banks():
             ]
         )
     )
-    got = outputs(run({"trisc1": program}), 3)
+    tile = run({"trisc1": program})
+    got = outputs(tile, 3)
     assert [count for _, count in got] == [3, 3, 0]
     assert got[0][0] == got[1][0] > 0 and got[2] == (0, 0)
+    # The run's result holds every counter of the two banks, and its summary the ones that counted.
+    result = tile.result()
+    assert set(result.perf_counters) == set(counters("blackhole")["INSTRN_THREAD"].values()) | set(
+        counters("blackhole")["FPU"].values()
+    )
+    assert result.perf_counters["SFPU_COUNTER"] == got[1]
+    summary = result.summary()
+    assert "SFPU_COUNTER" in summary and "THREAD_STALLS_1" not in summary
 
 
 def test_a_reset_tile_forgets_its_counters():
@@ -299,7 +309,8 @@ def test_counters_of_a_matmul_through_three_pipes(engine: str):
     after: each thread's instruction count is the retire log's; the matrix unit was busy one cycle an
     MVMUL and a cycle for each other matrix-unit instruction, no vector-unit instruction ran, so MATH
     equals FPU; thread 0's UNPACRs account for both unpackers' fetch cycles, none is thread 1's; the
-    packer's stall includes its wait from its SEMWAIT to the last MVMUL; the window is the run."""
+    packer's stall includes its wait from its SEMWAIT to the last MVMUL; ANY_THREAD_STALL lies between
+    the longest thread's stalls and their sum; the window is the run."""
     import numpy as np
     from test_e2e_raw import (
         MATH_THREAD,
@@ -365,6 +376,9 @@ def test_counters_of_a_matmul_through_three_pipes(engine: str):
         assert stalls + issued <= end
         available = sum(count("INSTRN_THREAD", f"{k}_INSTRN_AVAILABLE_{t}")[1] for k in kinds)
         assert issued <= available <= stalls + issued
+    # Some pipe stalled: at least as long as any one did, at most as long as they did in all.
+    stalls = [count("INSTRN_THREAD", f"THREAD_STALLS_{t}")[1] for t in range(3)]
+    assert max(stalls) <= count("INSTRN_THREAD", "ANY_THREAD_STALL")[1] <= min(sum(stalls), end)
     semwait = next(c for t, w, c in log if t == PACK_THREAD and isa.decode(w).name == "SEMWAIT")
     assert count("INSTRN_THREAD", "THREAD_STALLS_2")[1] >= max(matrix) - semwait
     assert count("TDMA_PACK", "PACKER_BUSY")[1] == fetched["pack"].busy_cycles > 0

@@ -131,6 +131,7 @@ def counters(arch: str) -> dict[str, dict[int, str]]:
 _COMMON_EVENTS = {
     **{f"{c}_INSTRN_AVAILABLE_{t}": f"available.{c.lower()}{t}" for c in _CLASSES for t in range(3)},
     **{f"THREAD_STALLS_{t}": f"stalls{t}" for t in range(3)},
+    "ANY_THREAD_STALL": "stalls.any",
     **{f"THREAD_INSTRUCTIONS_{t}": f"instructions{t}" for t in range(3)},
     "FPU_COUNTER": "busy.fpu",
     "SFPU_COUNTER": "busy.sfpu",

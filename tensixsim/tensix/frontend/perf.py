@@ -10,7 +10,8 @@ Both engines keep the totals as they go, in arrays they share:
 - per unit: cycles occupied, and the cycles the matrix or vector unit (or both) was
   (``Engine.unit_counts``);
 - per unpacker, by the pipe whose UNPACR it serves: cycles fetching from L1
-  (``UnpackState.thread_cycles``).
+  (``UnpackState.thread_cycles``);
+- the cycles some pipe's head instruction had not gone when it could have (``ANY_STALL_ROW``).
 
 A register read at cycle ``c`` sees every total as of ``c``: a unit occupied past ``c`` and a wait
 that ends after ``c`` are cut back to it, and a block still in progress counts up to it. The events
@@ -24,9 +25,11 @@ from typing import TYPE_CHECKING
 
 from tensixsim.isa.spec import OPCODE_SHIFT, UNITS
 from tensixsim.tensix.frontend.pipes import (
+    ANY_STALL_ROW,
     BLOCKED,
     BLOCKED_SINCE,
     MATH_ROW,
+    STALLED_SINCE,
     UNIT_INDEX,
     UNIT_ISSUED,
     UNIT_WAITED,
@@ -58,6 +61,8 @@ def meaning(event: str) -> str:
     thread = event[-1]
     if event.startswith("instructions"):
         return f"instructions pipe {thread} issued"
+    if event == "stalls.any":
+        return "cycles some pipe's next instruction waited"
     if event.startswith("stalls"):
         return f"cycles pipe {thread}'s next instruction waited (blocked, or its unit busy)"
     if event.startswith("available."):
@@ -91,6 +96,7 @@ def event_names(threads: int) -> tuple[str, ...]:
         *(f"{name}{t}" for t in range(threads) for name in per_thread),
         *(f"busy.{name}" for name in (*BUSY_UNITS, "math")),
         *(f"busy.unpack{u}.{t}" for u in range(2) for t in range(threads)),
+        "stalls.any",
     )
 
 
@@ -123,6 +129,9 @@ def totals(engine: Engine, cycle: int) -> dict[str, int]:
         u = UNIT_INDEX[unit]
         out[f"busy.{name}"] = int(counts[u, 1]) - max(0, int(clocks[u]) - cycle)
     out["busy.math"] = int(counts[MATH_ROW, 0]) - max(0, int(counts[MATH_ROW, 1]) - cycle)
+    stalled_now = (engine.state[:, STALLED_SINCE] >= 0).any()
+    since = int(counts[ANY_STALL_ROW, 1])
+    out["stalls.any"] = int(counts[ANY_STALL_ROW, 0]) + (max(0, cycle - since) if stalled_now else 0)
     unpackers = copro.unpackers
     for u, by_thread in enumerate(unpackers.thread_cycles.tolist()):
         ahead = max(0, int(unpackers.end[u]) - cycle)  # of the latest fetch, by unpackers.thread[u]

@@ -79,13 +79,18 @@ THREAD_HELD_UNITS = frozenset({"unpack"})
 # unit, the instructions the pipe issued to it and the cycles its head instruction waited for it to
 # be free (a busy unit, the matrix unit's hold after a data move); then the end of the latest such
 # wait (a wait is counted once however often the pipe looks again before it ends).
+# Last, the cycle from which its next instruction has not gone (blocked, or its unit busy; -1: it
+# is not stalled).
 UNIT_ISSUED = SRC + QE_FIELDS
 UNIT_WAITED = UNIT_ISSUED + len(UNITS)
 WAIT_UNTIL = UNIT_WAITED + len(UNITS)
-PIPE_FIELDS = WAIT_UNTIL + 1
-# unit_counts' row after the units': the cycles the matrix unit or the vector unit (or both) was
-# occupied, and the end of the latest such cycle (what the FPU bank's MATH counter counts).
+STALLED_SINCE = WAIT_UNTIL + 1
+PIPE_FIELDS = STALLED_SINCE + 1
+# unit_counts' rows after the units': the cycles the matrix unit or the vector unit (or both) was
+# occupied, and the end of the latest such cycle (what the FPU bank's MATH counter counts); the
+# cycles some pipe was stalled, and since when the pipes now stalled have been (ANY_THREAD_STALL).
 MATH_ROW = len(UNITS)
+ANY_STALL_ROW = MATH_ROW + 1
 _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 # BLOCKED: a block the reference code set (retried by it), or the native engine's own hold.
 BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD, BLOCKED_NATIVE_WAIT = 1, 2, 16
@@ -141,6 +146,27 @@ def _waited(row: np.ndarray, unit: int, cycle: int, until: int) -> None:
     if until > start:
         row[UNIT_WAITED + unit] += until - start
         row[WAIT_UNTIL] = until
+
+
+def _stalls_from(state: np.ndarray, any_stall: np.ndarray, t: int, cycle: int) -> None:
+    """Pipe ``t``'s next instruction did not go on ``cycle``: it stalls from then until it goes; the
+    first pipe to stall starts a stretch of ANY_THREAD_STALL (engine.c stalls_from). ``state``: the
+    pipes' rows, ``any_stall``: unit_counts[ANY_STALL_ROW]."""
+    if state[t, STALLED_SINCE] >= 0:
+        return
+    if not (state[:, STALLED_SINCE] >= 0).any():
+        any_stall[1] = cycle
+    state[t, STALLED_SINCE] = cycle
+
+
+def _stalls_until(state: np.ndarray, any_stall: np.ndarray, t: int, cycle: int) -> None:
+    """Pipe ``t``'s next instruction goes on ``cycle``: its stall, if any, ends; the last to end closes
+    the stretch (engine.c stalls_until)."""
+    if state[t, STALLED_SINCE] < 0:
+        return
+    state[t, STALLED_SINCE] = _NONE
+    if not (state[:, STALLED_SINCE] >= 0).any():
+        any_stall[0] += cycle - int(any_stall[1])
 
 
 def _math_busy(math: np.ndarray, cycle: int, cycles: int) -> None:
@@ -254,7 +280,7 @@ class Pipe:
         self.queue = queue
         self.row = row
         self.v = memoryview(row)  # plain ints, several times faster than numpy item access
-        row[RETRY_AT] = row[BLOCKED_SINCE] = _NONE
+        row[RETRY_AT] = row[BLOCKED_SINCE] = row[STALLED_SINCE] = _NONE
         row[SRC + QE_CORE] = _NONE
         self.words = WordBuffer(row)  # expanded words of the entry in flight
         self._reason = ""  # why the head instruction waits (while BLOCKED_PYTHON)
@@ -266,7 +292,7 @@ class Pipe:
     def reset(self) -> None:
         """Empty, unblocked, with no statistics, as built (its queue is the tile's to empty)."""
         self.row[:] = 0
-        self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = _NONE
+        self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = self.row[STALLED_SINCE] = _NONE
         self.row[SRC + QE_CORE] = _NONE
         self.row[WORDS_CAPACITY] = len(self.words.array)  # the buffer keeps the size it grew to
         self._reason = ""
@@ -339,8 +365,8 @@ class Engine:
         # When set: told of every instruction retired, with why it waited (events.EventLog).
         self.events: EventLog | None = None
         # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits); then the
-        # MATH_ROW: cycles either math unit was occupied, and the end of the latest.
-        self.unit_counts = np.zeros((len(UNITS) + 1, 2), np.int64)
+        # MATH_ROW: cycles either math unit was occupied, and the end of the latest; the ANY_STALL_ROW.
+        self.unit_counts = np.zeros((len(UNITS) + 2, 2), np.int64)
         # Per opcode: instructions the Python semantics executed (with the native engine, the ones it
         # handed over: modes or instructions it does not run, waits and errors it leaves to Python).
         self.python_counts = np.zeros(256, np.int64)
@@ -526,12 +552,14 @@ class Engine:
         if free > cycle:
             pipe.next_issue = free  # the unit is occupied: try again when it frees up
             _waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, free)
+            _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
             return
         if instruction.unit == "matrix":
             held = copro.matrix_hold(instruction.name, cycle)
             if held is not None:
                 pipe.next_issue = held  # the matrix unit holds it after a data move
                 _waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, held)
+                _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
                 return
         try:
             reason = copro.gate_blocks(pipe.thread, instruction, cycle)
@@ -571,6 +599,7 @@ class Engine:
                 return
         if pipe.blocked is None:
             pipe.blocked_since = cycle
+        _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
         pipe.blocked = f"{instruction.name}: {reason}"
         pipe.blocked_at = cycle
         pipe.blocked_version = copro.version
@@ -600,6 +629,7 @@ class Engine:
         if pipe.blocked is not None and pipe.blocked_since is not None:
             pipe.add_stall(pipe.blocked.split(":", 1)[0], cycle - pipe.blocked_since)
         pipe.blocked_since = None
+        _stalls_until(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
         if self.retired is not None and count == 1:
             self.retired.append((pipe.thread, pipe.words[0], cycle))
         self.python_counts[pipe.words[0] >> OPCODE_SHIFT] += count
@@ -644,6 +674,7 @@ class Engine:
 
     def _retire_run(self, pipe: Pipe, unit: str, busy: int, cycles: list[int]) -> None:
         self.fast_path_instructions += len(cycles)
+        _stalls_until(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycles[0])
         for cycle in cycles:
             _math_busy(self.unit_counts[MATH_ROW], cycle, MATRIX.issue)
         if self.events is not None:

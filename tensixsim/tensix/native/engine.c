@@ -346,11 +346,41 @@ static __attribute__((noinline, cold)) void trace_row(struct engine *e, uint32_t
     row[TR_STATE] = state_word(e->view);
 }
 
+/* Whether some pipe's head instruction is stalled (frontend.pipes._stalls_from). */
+static int any_stalled(const struct engine *e)
+{
+    for (uint64_t t = 0; t < e->threads; t++)
+        if (P(e, t, PIPE_STALLED_SINCE) >= 0)
+            return 1;
+    return 0;
+}
+
+/* frontend.pipes._stalls_from: pipe t's head instruction did not go on `cycle`. */
+static void stalls_from(struct engine *e, uint32_t t, int64_t cycle)
+{
+    if (P(e, t, PIPE_STALLED_SINCE) >= 0)
+        return;
+    if (!any_stalled(e))
+        e->unit_stats[2 * ANY_STALL_ROW + 1] = cycle;
+    P(e, t, PIPE_STALLED_SINCE) = cycle;
+}
+
+/* frontend.pipes._stalls_until: pipe t's head instruction goes on `cycle`. */
+static void stalls_until(struct engine *e, uint32_t t, int64_t cycle)
+{
+    if (P(e, t, PIPE_STALLED_SINCE) < 0)
+        return;
+    P(e, t, PIPE_STALLED_SINCE) = -1;
+    if (!any_stalled(e))
+        e->unit_stats[2 * ANY_STALL_ROW] += cycle - e->unit_stats[2 * ANY_STALL_ROW + 1];
+}
+
 /* frontend.pipes._waited: the head instruction of pipe t, looked at on `cycle`, waits until `until` for
  * `unit`; only the cycles not counted yet count, and none of a blocked instruction's (its block counts
  * them when it goes). */
 static void waited(struct engine *e, uint32_t t, uint8_t unit, int64_t cycle, int64_t until)
 {
+    stalls_from(e, t, cycle);
     if (P(e, t, PIPE_BLOCKED) && P(e, t, PIPE_BLOCKED_SINCE) >= 0)
         return;
     int64_t start = max64(cycle, P(e, t, PIPE_WAIT_UNTIL));
@@ -381,6 +411,7 @@ static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, i
         e->stalls[t][word >> 24] += cycle - P(e, t, PIPE_BLOCKED_SINCE);
     P(e, t, PIPE_BLOCKED_SINCE) = -1;
     P(e, t, PIPE_BLOCKED) = BLOCK_NONE;
+    stalls_until(e, t, cycle);
     e->unit_stats[2 * unit] += 1;
     e->unit_stats[2 * unit + 1] += cycles;
     P(e, t, PIPE_UNIT_ISSUED + unit)++;
@@ -452,6 +483,7 @@ static void block(struct engine *e, uint32_t t, int64_t cycle, int64_t code)
 {
     if (!P(e, t, PIPE_BLOCKED))
         P(e, t, PIPE_BLOCKED_SINCE) = cycle;
+    stalls_from(e, t, cycle);
     P(e, t, PIPE_BLOCKED) = code;
     P(e, t, PIPE_BLOCKED_AT) = cycle;
     P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
@@ -463,6 +495,7 @@ static void block_wait(struct engine *e, uint32_t t, int64_t cycle)
 {
     if (!P(e, t, PIPE_BLOCKED))
         P(e, t, PIPE_BLOCKED_SINCE) = cycle;
+    stalls_from(e, t, cycle);
     P(e, t, PIPE_BLOCKED) = BLOCK_WAIT + e->view->wait[0] + (e->view->wait[2] << 8);
     P(e, t, PIPE_BLOCKED_AT) = cycle;
     P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];

@@ -8,8 +8,9 @@
 
 enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
 /* isa.spec.UNITS: unit_stats has a row each, then MATH_ROW (frontend.pipes.MATH_ROW): the cycles the
- * matrix or vector unit was occupied and the end of the latest, for the FPU bank's MATH counter. */
-enum { UNIT_COUNT = 10, MATH_ROW = UNIT_COUNT };
+ * matrix or vector unit was occupied and the end of the latest, for the FPU bank's MATH counter; and
+ * ANY_STALL_ROW: the cycles some pipe was stalled, and since when the pipes now stalled have been. */
+enum { UNIT_COUNT = 10, MATH_ROW = UNIT_COUNT, ANY_STALL_ROW = MATH_ROW + 1 };
 /* PIPE_BLOCKED: why the head instruction waits. A Python block is retried by Python; the engine
  * retries its own: the vector unit's hold for an SFPMAD-family result, and BLOCK_WAIT + a handler's
  * wait reason + 256 * its detail (copro.h NATIVE_WAIT; PIPE_RETRY_AT holds its until). */
@@ -20,7 +21,8 @@ enum { QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE, QE_FIELDS };
 
 /* Per pipe (frontend.pipes.Pipe); PIPE_SRC.. holds its source entry (QE_CORE -1: none). Then, for
  * the performance counters, per unit: instructions issued to it and cycles the head instruction
- * waited for it; and the end of the latest such wait (frontend.pipes.UNIT_ISSUED..). */
+ * waited for it; the end of the latest such wait; the cycle from which its head instruction has not
+ * gone, -1 none (frontend.pipes.UNIT_ISSUED..). */
 enum {
     PIPE_NEXT_ISSUE, PIPE_BLOCKED, PIPE_BLOCKED_AT, PIPE_BLOCKED_VERSION, PIPE_RETRY_AT,
     PIPE_LAST_WAS_MOP, PIPE_ISSUED, PIPE_LAST_CYCLE, PIPE_DONE_CYCLE, PIPE_BLOCKED_SINCE,
@@ -28,6 +30,7 @@ enum {
     PIPE_UNIT_ISSUED = PIPE_SRC + QE_FIELDS,
     PIPE_UNIT_WAITED = PIPE_UNIT_ISSUED + UNIT_COUNT,
     PIPE_WAIT_UNTIL = PIPE_UNIT_WAITED + UNIT_COUNT,
+    PIPE_STALLED_SINCE,
     PIPE_FIELDS
 };
 
@@ -79,7 +82,7 @@ struct engine {
     int64_t *history[MAX_THREADS];    /* [capacity][1 + QE_FIELDS] */
     int64_t *copro;                   /* [COPRO_FIELDS] */
     int64_t *busy_until;              /* [units] */
-    int64_t *unit_stats;              /* [units + 1][2]: instructions, busy cycles; then MATH_ROW */
+    int64_t *unit_stats;              /* [units + 2][2]: instructions, busy cycles; MATH_ROW, ANY_STALL_ROW */
     int64_t *stalls[MAX_THREADS];     /* [OPCODES]: cycles each pipe's head instruction stalled */
     uint8_t *unit_of;                 /* [256]: opcode -> unit, NO_UNIT if undefined */
     uint8_t *thread_held;             /* [units] */
