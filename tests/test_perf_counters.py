@@ -9,6 +9,8 @@ DMANOP.md), and hand-worked windows."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from asm import assemble
 from test_tile import RESET_PC, rotl2
@@ -132,8 +134,8 @@ def test_instruction_counts_and_unit_occupancy(arch: str, engine: str):
 def test_a_blocked_thread_stalls_for_the_cycles_the_log_shows():
     """TRISC1 pushes SEMINIT (semaphore 0 empty), SEMWAIT(thcon, while empty) and a DMANOP; TRISC0
     posts the semaphore after a delay. The DMANOP waits from the cycle after the SEMWAIT issued to
-    the cycle it issues: THREAD_STALLS_1 and the cycles of THCON_INSTRN_AVAILABLE_1 beyond its one
-    issue are those cycles; thread 0 never stalled."""
+    the cycle it issues: THREAD_STALLS_1, ANY_THREAD_STALL, WAITING_FOR_NONZERO_SEM_1 and the cycles
+    of THCON_INSTRN_AVAILABLE_1 beyond its one issue are those cycles; thread 0 never stalled."""
     isa = isa_for("blackhole")
     trisc1 = (
         configure_and_start("INSTRN_THREAD")
@@ -155,6 +157,8 @@ def test_a_blocked_thread_stalls_for_the_cycles_the_log_shows():
                 ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "THREAD_STALLS_0")),
                 ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "THREAD_INSTRUCTIONS_0")),
                 ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "ANY_THREAD_STALL")),
+                ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "WAITING_FOR_NONZERO_SEM_1")),
+                ("INSTRN_THREAD", select("blackhole", "INSTRN_THREAD", "WAITING_FOR_NONFULL_SEM_1")),
             ]
         )
     )
@@ -165,8 +169,43 @@ def test_a_blocked_thread_stalls_for_the_cycles_the_log_shows():
         semwait, dmanop = (c for t, w, c in log if t == 1 and isa.decode(w).name in ("SEMWAIT", "DMANOP"))
         stalled = dmanop - (semwait + 1)
         assert stalled > 100  # (the post comes after TRISC0's 100-iteration loop)
-        got = outputs(tile, 6)
-        assert [count for _, count in got] == [stalled, stalled + 1, 2, 0, 1, stalled]
+        got = outputs(tile, 8)
+        assert [count for _, count in got] == [stalled, stalled + 1, 2, 0, 1, stalled, stalled, 0]
+
+
+@pytest.mark.parametrize("arch", ["blackhole", "wormhole"])
+def test_a_stallwait_on_the_scalar_unit_counts_as_waiting_for_it(arch: str):
+    """Four SHIFTDMAREGs keep the scalar unit busy (ScalarUnit.md: three cycles each, the log's spacing);
+    STALLWAIT(thcon; C0, ThCon busy) issues after the last, and the DMANOP behind it first waits for
+    the busy unit itself (a resource wait, not a STALLWAIT's), then is held by the STALLWAIT's
+    condition: WAITING_FOR_THCON_IDLE_1 is the cycles from the later of the cycle after the STALLWAIT
+    and the unit's free cycle to the DMANOP's issue, and nothing else is counted as a wait;
+    THREAD_STALLS_1 is every gap between the thread's issues (each instruction was queued by then)."""
+    isa = isa_for(arch)
+    shift = word(
+        isa, "SHIFTDMAREG", op_b_is_const=1, op_sel=0, result_reg_index=1, op_b_reg_index=1, op_a_reg_index=1
+    )
+    names = [f"WAITING_FOR_{w}_IDLE_1" for w in ("THCON", "UNPACK", "PACK", "MATH", "MOVE", "MMIO", "SFPU")]
+    reads = [("INSTRN_THREAD", select(arch, "INSTRN_THREAD", name)) for name in [*names, "THREAD_STALLS_1"]]
+    program = (
+        configure_and_start("INSTRN_THREAD")
+        + "\n".join([shift] * 4 + [word(isa, "STALLWAIT", stall_res=B5, wait_res=1), word(isa, "DMANOP")])
+        + "\n"
+        + delay(40)
+        + stop("INSTRN_THREAD")
+        + read_out(reads)
+    )
+    for engine in ENGINES:
+        tile = run({"trisc1": program}, arch, engine)
+        log = [(isa.decode(w).name, c) for t, w, c in tile.backend.retired if t == 1]
+        stallwait, dmanop = (c for name, c in log if name in ("STALLWAIT", "DMANOP"))
+        shifts = [c for name, c in log if name == "SHIFTDMAREG"]
+        free = shifts[-1] + (shifts[1] - shifts[0])
+        held = dmanop - max(stallwait + 1, free)
+        assert held > 0
+        # Every instruction was queued before the one ahead of it went: each gap is a stall.
+        stalls = sum(b - a - 1 for (_, a), (_, b) in pairwise(log))
+        assert [count for _, count in outputs(tile, len(reads))] == [held] + [0] * 6 + [stalls]
 
 
 # ---------------------------------------------------------------- the registers themselves
@@ -369,6 +408,7 @@ def test_counters_of_a_matmul_through_three_pipes(engine: str):
         == count("TDMA_UNPACK", "UNPACK1_BUSY_THREAD1")[1]
         == 0
     )
+    semwait = next(c for t, w, c in log if t == PACK_THREAD and isa.decode(w).name == "SEMWAIT")
     # A pipe's cycles are each counted once at most: stalled or issuing, and of one kind.
     kinds = ("CFG", "SYNC", "THCON", "MOVE", "FPU", "UNPACK", "PACK")
     for t in range(3):
@@ -376,9 +416,22 @@ def test_counters_of_a_matmul_through_three_pipes(engine: str):
         assert stalls + issued <= end
         available = sum(count("INSTRN_THREAD", f"{k}_INSTRN_AVAILABLE_{t}")[1] for k in kinds)
         assert issued <= available <= stalls + issued
+    # The packer waited on the semaphore, the matrix unit for its Src banks; no pipe's blocks on the
+    # kinds the counters name add up to more than its stalls.
+    assert count("INSTRN_THREAD", "WAITING_FOR_NONZERO_SEM_2")[1] >= max(matrix) - semwait
+    valid = (
+        count("INSTRN_THREAD", "WAITING_FOR_SRCA_VALID")[1]
+        + count("INSTRN_THREAD", "WAITING_FOR_SRCB_VALID")[1]
+    )
+    assert 0 < valid <= count("INSTRN_THREAD", "THREAD_STALLS_1")[1]
+    names = counters("blackhole")["INSTRN_THREAD"].values()
+    for t in range(3):
+        waits = sum(
+            count("INSTRN_THREAD", n)[1] for n in names if n.startswith("WAITING_FOR") and n.endswith(f"_{t}")
+        )
+        assert waits <= count("INSTRN_THREAD", f"THREAD_STALLS_{t}")[1]
     # Some pipe stalled: at least as long as any one did, at most as long as they did in all.
     stalls = [count("INSTRN_THREAD", f"THREAD_STALLS_{t}")[1] for t in range(3)]
     assert max(stalls) <= count("INSTRN_THREAD", "ANY_THREAD_STALL")[1] <= min(sum(stalls), end)
-    semwait = next(c for t, w, c in log if t == PACK_THREAD and isa.decode(w).name == "SEMWAIT")
     assert count("INSTRN_THREAD", "THREAD_STALLS_2")[1] >= max(matrix) - semwait
     assert count("TDMA_PACK", "PACKER_BUSY")[1] == fetched["pack"].busy_cycles > 0

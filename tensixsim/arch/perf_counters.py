@@ -53,13 +53,14 @@ MODE_CONTINUOUS, MODE_PERIOD, MODE_NO_REFERENCE = 0, 1, 2
 
 _CLASSES = ("CFG", "SYNC", "THCON", "MOVE", "FPU", "UNPACK", "PACK")
 _CLASS_SELECT = {"CFG": 0, "SYNC": 3, "THCON": 6, "MOVE": 12, "FPU": 15, "UNPACK": 18, "PACK": 21}
+_SRC_WAITS = ("SRCA_CLEAR", "SRCB_CLEAR", "SRCA_VALID", "SRCB_VALID")
 _WAITS = ("THCON", "UNPACK", "PACK", "MATH", "NONZERO_SEM", "NONFULL_SEM", "MOVE", "MMIO", "SFPU")
 
 
 def _instrn(arch: str) -> dict[int, str]:
     names = {_CLASS_SELECT[c] + t: f"{c}_INSTRN_AVAILABLE_{t}" for c in _CLASSES for t in range(3)}
     names.update({24 + t: f"THREAD_STALLS_{t}" for t in range(3)})
-    src = ("SRCA_CLEAR", "SRCB_CLEAR", "SRCA_VALID", "SRCB_VALID")
+    src = _SRC_WAITS
     # Blackhole's four source waits are selects 27..30, Wormhole's every third select from 27 (its
     # hw_counters.h: "replicated stall conditions"); the per-thread waits follow, nine a thread.
     step = 1 if arch == "blackhole" else 3
@@ -132,6 +133,12 @@ _COMMON_EVENTS = {
     **{f"{c}_INSTRN_AVAILABLE_{t}": f"available.{c.lower()}{t}" for c in _CLASSES for t in range(3)},
     **{f"THREAD_STALLS_{t}": f"stalls{t}" for t in range(3)},
     "ANY_THREAD_STALL": "stalls.any",
+    **{
+        f"WAITING_FOR_{w}_{t}" if "SEM" in w else f"WAITING_FOR_{w}_IDLE_{t}": f"waiting.{w.lower()}{t}"
+        for w in _WAITS
+        for t in range(3)
+    },
+    **{f"WAITING_FOR_{s}": f"waiting.{s.lower()}" for s in _SRC_WAITS},
     **{f"THREAD_INSTRUCTIONS_{t}": f"instructions{t}" for t in range(3)},
     "FPU_COUNTER": "busy.fpu",
     "SFPU_COUNTER": "busy.sfpu",

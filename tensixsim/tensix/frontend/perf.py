@@ -11,7 +11,10 @@ Both engines keep the totals as they go, in arrays they share:
   (``Engine.unit_counts``);
 - per unpacker, by the pipe whose UNPACR it serves: cycles fetching from L1
   (``UnpackState.thread_cycles``);
-- the cycles some pipe's head instruction had not gone when it could have (``ANY_STALL_ROW``).
+- the cycles some pipe's head instruction had not gone when it could have (``ANY_STALL_ROW``);
+- per pipe, the cycles its head instruction was blocked on each kind of wait
+  (tensixsim.tensix.frontend.waits): the pipe's row from ``WAITING`` on. The four Src kinds are
+  the tile's, summed over the pipes.
 
 A register read at cycle ``c`` sees every total as of ``c``: a unit occupied past ``c`` and a wait
 that ends after ``c`` are cut back to it, and a block still in progress counts up to it. The events
@@ -34,7 +37,11 @@ from tensixsim.tensix.frontend.pipes import (
     UNIT_ISSUED,
     UNIT_WAITED,
     WAIT_UNTIL,
+    WAITING,
+    WAITING_KIND,
+    WAITING_SINCE,
 )
+from tensixsim.tensix.frontend.waits import KINDS
 
 if TYPE_CHECKING:
     from tensixsim.tensix.frontend.pipes import Engine
@@ -52,6 +59,9 @@ CLASS_OF_UNIT = {
     "pack": "pack",
 }
 CLASSES = ("cfg", "sync", "thcon", "move", "fpu", "unpack", "pack")
+# The wait kinds counted per pipe; the others (the Src banks') are counted for the tile.
+PIPE_KINDS = KINDS[:9]
+TILE_KINDS = KINDS[9:]
 # Units whose occupancy the FPU and TDMA_PACK banks count.
 BUSY_UNITS = {"fpu": "matrix", "sfpu": "sfpu", "pack": "pack"}
 
@@ -61,6 +71,13 @@ def meaning(event: str) -> str:
     thread = event[-1]
     if event.startswith("instructions"):
         return f"instructions pipe {thread} issued"
+    if event.startswith("waiting."):
+        kind = event.removeprefix("waiting.")
+        if kind in TILE_KINDS:
+            file, state = kind[3].upper(), kind.split("_")[1]
+            side = "handed to the unpackers" if state == "clear" else "valid for the matrix unit"
+            return f"cycles pipes waited for a Src{file} bank {side} (summed over the pipes)"
+        return f"cycles pipe {kind[-1]}'s next instruction was blocked on {_WAIT_WORDS[kind[:-1]]}"
     if event == "stalls.any":
         return "cycles some pipe's next instruction waited"
     if event.startswith("stalls"):
@@ -77,6 +94,17 @@ def meaning(event: str) -> str:
     return f"cycles the {_UNIT_WORDS[BUSY_UNITS[event.removeprefix('busy.')]]} unit was occupied"
 
 
+_WAIT_WORDS = {
+    "thcon": "the scalar unit (STALLWAIT C0)",
+    "unpack": "an unpacker (STALLWAIT, or its fetch)",
+    "pack": "the packer (STALLWAIT)",
+    "math": "the matrix unit (STALLWAIT)",
+    "nonzero_sem": "an empty semaphore (SEMWAIT)",
+    "nonfull_sem": "a full semaphore (SEMWAIT)",
+    "move": "the mover (STALLWAIT)",
+    "mmio": "a RISC-V MMIO request (STALLWAIT)",
+    "sfpu": "the vector unit (STALLWAIT)",
+}
 _UNIT_WORDS = {
     "config": "configuration",
     "sync": "sync",
@@ -97,6 +125,8 @@ def event_names(threads: int) -> tuple[str, ...]:
         *(f"busy.{name}" for name in (*BUSY_UNITS, "math")),
         *(f"busy.unpack{u}.{t}" for u in range(2) for t in range(threads)),
         "stalls.any",
+        *(f"waiting.{kind}{t}" for t in range(threads) for kind in PIPE_KINDS),
+        *(f"waiting.{kind}" for kind in TILE_KINDS),
     )
 
 
@@ -124,6 +154,17 @@ def totals(engine: Engine, cycle: int) -> dict[str, int]:
         for name in CLASSES:
             units = _UNITS_OF_CLASS[name]
             out[f"available.{name}{t}"] = sum(issued[u] + waited[u] + blocked[u] for u in units)
+    for kind in TILE_KINDS:
+        out[f"waiting.{kind}"] = 0
+    for pipe in engine.pipes:
+        t, row = pipe.thread, pipe.row
+        waited_on = row[WAITING : WAITING + len(KINDS)].tolist()
+        now, since = int(row[WAITING_KIND]), int(row[WAITING_SINCE])
+        if now >= 0 and since < cycle:
+            waited_on[now] += cycle - since  # a block still in progress
+        for i, kind in enumerate(KINDS):
+            key = f"waiting.{kind}{t}" if kind in PIPE_KINDS else f"waiting.{kind}"
+            out[key] = out.get(key, 0) + waited_on[i]
     counts, clocks = engine.unit_counts, copro.unit_clock
     for name, unit in BUSY_UNITS.items():
         u = UNIT_INDEX[unit]

@@ -21,6 +21,7 @@ from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.observe.events import state_word
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sync
+from tensixsim.tensix.frontend import waits
 from tensixsim.tensix.frontend.capture import (
     CORE_INDEX,
     QE_CORE,
@@ -85,7 +86,12 @@ UNIT_ISSUED = SRC + QE_FIELDS
 UNIT_WAITED = UNIT_ISSUED + len(UNITS)
 WAIT_UNTIL = UNIT_WAITED + len(UNITS)
 STALLED_SINCE = WAIT_UNTIL + 1
-PIPE_FIELDS = STALLED_SINCE + 1
+# Then per wait kind (frontend.waits.KINDS), the cycles its head instruction was blocked on one; the
+# kind it is blocked on now (-1: none a counter names, or it is not blocked) and since when.
+WAITING = STALLED_SINCE + 1
+WAITING_KIND = WAITING + len(waits.KINDS)
+WAITING_SINCE = WAITING_KIND + 1
+PIPE_FIELDS = WAITING_SINCE + 1
 # unit_counts' rows after the units': the cycles the matrix unit or the vector unit (or both) was
 # occupied, and the end of the latest such cycle (what the FPU bank's MATH counter counts); the
 # cycles some pipe was stalled, and since when the pipes now stalled have been (ANY_THREAD_STALL).
@@ -167,6 +173,16 @@ def _stalls_until(state: np.ndarray, any_stall: np.ndarray, t: int, cycle: int) 
     state[t, STALLED_SINCE] = _NONE
     if not (state[:, STALLED_SINCE] >= 0).any():
         any_stall[0] += cycle - int(any_stall[1])
+
+
+def _waiting(row: np.ndarray, cycle: int, kind: int) -> None:
+    """From ``cycle``, the pipe's head instruction waits for ``kind`` (waits.NONE: nothing the
+    counters name, or it goes): count the cycles of the kind before (engine.c waiting)."""
+    old = int(row[WAITING_KIND])
+    if old >= 0:
+        row[WAITING + old] += cycle - int(row[WAITING_SINCE])
+    row[WAITING_KIND] = kind
+    row[WAITING_SINCE] = cycle
 
 
 def _math_busy(math: np.ndarray, cycle: int, cycles: int) -> None:
@@ -280,7 +296,7 @@ class Pipe:
         self.queue = queue
         self.row = row
         self.v = memoryview(row)  # plain ints, several times faster than numpy item access
-        row[RETRY_AT] = row[BLOCKED_SINCE] = row[STALLED_SINCE] = _NONE
+        row[RETRY_AT] = row[BLOCKED_SINCE] = row[STALLED_SINCE] = row[WAITING_KIND] = _NONE
         row[SRC + QE_CORE] = _NONE
         self.words = WordBuffer(row)  # expanded words of the entry in flight
         self._reason = ""  # why the head instruction waits (while BLOCKED_PYTHON)
@@ -293,6 +309,7 @@ class Pipe:
         """Empty, unblocked, with no statistics, as built (its queue is the tile's to empty)."""
         self.row[:] = 0
         self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = self.row[STALLED_SINCE] = _NONE
+        self.row[WAITING_KIND] = _NONE
         self.row[SRC + QE_CORE] = _NONE
         self.row[WORDS_CAPACITY] = len(self.words.array)  # the buffer keeps the size it grew to
         self._reason = ""
@@ -600,6 +617,7 @@ class Engine:
         if pipe.blocked is None:
             pipe.blocked_since = cycle
         _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
+        _waiting(pipe.row, cycle, waits.kind_of(reason, copro))
         pipe.blocked = f"{instruction.name}: {reason}"
         pipe.blocked_at = cycle
         pipe.blocked_version = copro.version
@@ -630,6 +648,7 @@ class Engine:
             pipe.add_stall(pipe.blocked.split(":", 1)[0], cycle - pipe.blocked_since)
         pipe.blocked_since = None
         _stalls_until(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
+        _waiting(pipe.row, cycle, waits.NONE)
         if self.retired is not None and count == 1:
             self.retired.append((pipe.thread, pipe.words[0], cycle))
         self.python_counts[pipe.words[0] >> OPCODE_SHIFT] += count
@@ -675,6 +694,7 @@ class Engine:
     def _retire_run(self, pipe: Pipe, unit: str, busy: int, cycles: list[int]) -> None:
         self.fast_path_instructions += len(cycles)
         _stalls_until(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycles[0])
+        _waiting(pipe.row, cycles[0], waits.NONE)
         for cycle in cycles:
             _math_busy(self.unit_counts[MATH_ROW], cycle, MATRIX.issue)
         if self.events is not None:

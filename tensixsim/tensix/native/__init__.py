@@ -322,6 +322,7 @@ class EngineStruct(ctypes.Structure):
         ("stalls", _P * MAX_THREADS),
         ("unit_of", _P),
         ("thread_held", _P),
+        ("stallwait_kind", _P),
         ("mop_cfg", _P),
         ("mop_cfg_written", _P),
         ("zmask_hi16", _P),
@@ -373,6 +374,7 @@ class NativeEngine:
         from tensixsim.isa.spec import UNITS
         from tensixsim.riscv.core import CoreState
         from tensixsim.tensix.frontend.pipes import NO_UNIT, THREAD_HELD_UNITS
+        from tensixsim.tensix.frontend.waits import stallwait_kinds
         from tensixsim.timing import FRONTEND
 
         self._waiting = CoreState.WAITING
@@ -396,6 +398,8 @@ class NativeEngine:
         s.unit_stats = _pointer(engine.unit_counts, np.int64)
         s.unit_of = _pointer(self.unit_of, np.uint8)
         s.thread_held = _pointer(self.thread_held, np.uint8)
+        self.stallwait_kind = stallwait_kinds(self.arch)
+        s.stallwait_kind = _pointer(self.stallwait_kind, np.int8)
         s.out = _pointer(self.out, np.int64)
         s.trace = _pointer(self.trace, np.int64)
         s.mop_exit_penalty = FRONTEND.mop_exit_penalty

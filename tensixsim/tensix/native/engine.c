@@ -375,6 +375,44 @@ static void stalls_until(struct engine *e, uint32_t t, int64_t cycle)
         e->unit_stats[2 * ANY_STALL_ROW] += cycle - e->unit_stats[2 * ANY_STALL_ROW + 1];
 }
 
+/* frontend.waits.kind_of: what a block of `code` waits for, in the counters' kinds (-1: none). */
+static int64_t waiting_kind(const struct engine *e, int64_t code)
+{
+    if (code < BLOCK_WAIT)
+        return -1; /* the vector unit's result hold */
+    int64_t why = (code - BLOCK_WAIT) & 0xFF, detail = (code - BLOCK_WAIT) >> 8;
+    const struct copro_view *v = e->view;
+    switch (why) {
+    case WAIT_SRC_NOT_HANDED: /* frontend.waits.matrix_src_kind */
+        return v->src_client[v->matrix_bank[0]] != MATRIX_CLIENT_MATRIX_UNIT ? WAITING_SRCA_VALID : WAITING_SRCB_VALID;
+    case WAIT_UNPACKER_FETCHING:
+        return WAITING_UNPACK;
+    case WAIT_UNPACKER_BANK:
+        return detail / 2 == 0 ? WAITING_SRCA_CLEAR : WAITING_SRCB_CLEAR;
+    case WAIT_STALLWAIT:
+        return detail >= 0 && detail < 16 ? e->stallwait_kind[detail] : -1;
+    case WAIT_SEMWAIT_ZERO:
+        return WAITING_NONZERO_SEM;
+    case WAIT_SEMWAIT_FULL:
+        return WAITING_NONFULL_SEM;
+    case WAIT_MATRIX_BANK:
+        return detail == 0 ? WAITING_SRCA_VALID : WAITING_SRCB_VALID;
+    default:
+        return -1;
+    }
+}
+
+/* frontend.pipes._waiting: from `cycle`, pipe t's head instruction waits for `kind` (-1: nothing the
+ * counters name, or it goes); the cycles of the kind before are counted. */
+static void waiting(struct engine *e, uint32_t t, int64_t cycle, int64_t kind)
+{
+    int64_t old = P(e, t, PIPE_WAITING_KIND);
+    if (old >= 0)
+        P(e, t, PIPE_WAITING + old) += cycle - P(e, t, PIPE_WAITING_SINCE);
+    P(e, t, PIPE_WAITING_KIND) = kind;
+    P(e, t, PIPE_WAITING_SINCE) = cycle;
+}
+
 /* frontend.pipes._waited: the head instruction of pipe t, looked at on `cycle`, waits until `until` for
  * `unit`; only the cycles not counted yet count, and none of a blocked instruction's (its block counts
  * them when it goes). */
@@ -412,6 +450,7 @@ static void retired(struct engine *e, uint32_t t, uint32_t word, uint8_t unit, i
     P(e, t, PIPE_BLOCKED_SINCE) = -1;
     P(e, t, PIPE_BLOCKED) = BLOCK_NONE;
     stalls_until(e, t, cycle);
+    waiting(e, t, cycle, -1);
     e->unit_stats[2 * unit] += 1;
     e->unit_stats[2 * unit + 1] += cycles;
     P(e, t, PIPE_UNIT_ISSUED + unit)++;
@@ -484,6 +523,7 @@ static void block(struct engine *e, uint32_t t, int64_t cycle, int64_t code)
     if (!P(e, t, PIPE_BLOCKED))
         P(e, t, PIPE_BLOCKED_SINCE) = cycle;
     stalls_from(e, t, cycle);
+    waiting(e, t, cycle, waiting_kind(e, code));
     P(e, t, PIPE_BLOCKED) = code;
     P(e, t, PIPE_BLOCKED_AT) = cycle;
     P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
@@ -497,6 +537,7 @@ static void block_wait(struct engine *e, uint32_t t, int64_t cycle)
         P(e, t, PIPE_BLOCKED_SINCE) = cycle;
     stalls_from(e, t, cycle);
     P(e, t, PIPE_BLOCKED) = BLOCK_WAIT + e->view->wait[0] + (e->view->wait[2] << 8);
+    waiting(e, t, cycle, waiting_kind(e, P(e, t, PIPE_BLOCKED)));
     P(e, t, PIPE_BLOCKED_AT) = cycle;
     P(e, t, PIPE_BLOCKED_VERSION) = e->copro[COPRO_VERSION];
     P(e, t, PIPE_RETRY_AT) = e->view->wait[1];

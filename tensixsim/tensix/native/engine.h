@@ -11,6 +11,12 @@ enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
  * matrix or vector unit was occupied and the end of the latest, for the FPU bank's MATH counter; and
  * ANY_STALL_ROW: the cycles some pipe was stalled, and since when the pipes now stalled have been. */
 enum { UNIT_COUNT = 10, MATH_ROW = UNIT_COUNT, ANY_STALL_ROW = MATH_ROW + 1 };
+/* What a blocked instruction waits for, as the wait-reason counters name it (frontend.waits.KINDS). */
+enum {
+    WAITING_THCON, WAITING_UNPACK, WAITING_PACK, WAITING_MATH, WAITING_NONZERO_SEM, WAITING_NONFULL_SEM,
+    WAITING_MOVE, WAITING_MMIO, WAITING_SFPU, WAITING_SRCA_CLEAR, WAITING_SRCB_CLEAR, WAITING_SRCA_VALID,
+    WAITING_SRCB_VALID, WAITING_KINDS
+};
 /* PIPE_BLOCKED: why the head instruction waits. A Python block is retried by Python; the engine
  * retries its own: the vector unit's hold for an SFPMAD-family result, and BLOCK_WAIT + a handler's
  * wait reason + 256 * its detail (copro.h NATIVE_WAIT; PIPE_RETRY_AT holds its until). */
@@ -22,7 +28,8 @@ enum { QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE, QE_FIELDS };
 /* Per pipe (frontend.pipes.Pipe); PIPE_SRC.. holds its source entry (QE_CORE -1: none). Then, for
  * the performance counters, per unit: instructions issued to it and cycles the head instruction
  * waited for it; the end of the latest such wait; the cycle from which its head instruction has not
- * gone, -1 none (frontend.pipes.UNIT_ISSUED..). */
+ * gone, -1 none; per wait kind, the cycles it was blocked on one; the kind it is blocked on now (-1
+ * none) and since when (frontend.pipes.UNIT_ISSUED..). */
 enum {
     PIPE_NEXT_ISSUE, PIPE_BLOCKED, PIPE_BLOCKED_AT, PIPE_BLOCKED_VERSION, PIPE_RETRY_AT,
     PIPE_LAST_WAS_MOP, PIPE_ISSUED, PIPE_LAST_CYCLE, PIPE_DONE_CYCLE, PIPE_BLOCKED_SINCE,
@@ -31,6 +38,9 @@ enum {
     PIPE_UNIT_WAITED = PIPE_UNIT_ISSUED + UNIT_COUNT,
     PIPE_WAIT_UNTIL = PIPE_UNIT_WAITED + UNIT_COUNT,
     PIPE_STALLED_SINCE,
+    PIPE_WAITING,
+    PIPE_WAITING_KIND = PIPE_WAITING + WAITING_KINDS,
+    PIPE_WAITING_SINCE,
     PIPE_FIELDS
 };
 
@@ -86,6 +96,7 @@ struct engine {
     int64_t *stalls[MAX_THREADS];     /* [OPCODES]: cycles each pipe's head instruction stalled */
     uint8_t *unit_of;                 /* [256]: opcode -> unit, NO_UNIT if undefined */
     uint8_t *thread_held;             /* [units] */
+    int8_t *stallwait_kind;           /* [16]: the wait kind of each STALLWAIT condition bit, -1 none */
     uint32_t *mop_cfg;                /* frontend.expanders.FrontendState arrays, [threads][...] */
     uint8_t *mop_cfg_written;
     uint32_t *zmask_hi16;
