@@ -19,6 +19,7 @@ from tensixsim import Tile, Unimplemented
 from tensixsim.arch.perf_counters import BANKS, counters, events
 from tensixsim.isa import isa_for
 from tensixsim.tensix.sync import B5
+from tensixsim.timing import FRONTEND
 
 DEBUG = 0xFFB12000
 RESULTS = 0x20000
@@ -430,6 +431,12 @@ def test_counters_of_a_matmul_through_three_pipes(engine: str):
             count("INSTRN_THREAD", n)[1] for n in names if n.startswith("WAITING_FOR") and n.endswith(f"_{t}")
         )
         assert waits <= count("INSTRN_THREAD", f"THREAD_STALLS_{t}")[1]
+    # Thread 2's words (SEMWAIT, the PACRs, SEMGET) were all queued at cycle 0 and reach the gate from
+    # cycle 2 (timing.FRONTEND.push_to_issue), none expands or holds its thread: every cycle from
+    # then to its last issue that issued nothing is a stall.
+    issues = [c for u, _, c in log if u == PACK_THREAD]
+    gaps = issues[0] - FRONTEND.push_to_issue + sum(b - a - 1 for a, b in pairwise(issues))
+    assert count("INSTRN_THREAD", "THREAD_STALLS_2")[1] == gaps
     # Some pipe stalled: at least as long as any one did, at most as long as they did in all.
     stalls = [count("INSTRN_THREAD", f"THREAD_STALLS_{t}")[1] for t in range(3)]
     assert max(stalls) <= count("INSTRN_THREAD", "ANY_THREAD_STALL")[1] <= min(sum(stalls), end)

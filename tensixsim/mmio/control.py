@@ -74,9 +74,7 @@ class TileControl:
     debug_bus_ctrl: int = 0  # DBG_BUS_CNTL_REG: the debug-bus slice DBG_RD_DATA shows
     instrn_buf_ctrl: list[int] = field(default_factory=lambda: [0, 0])  # INSTRN_BUF_CTRL0, CTRL1
     storage: dict[int, int] = field(default_factory=dict)  # address -> value of plain-storage registers
-    perf: PerfCounters = field(
-        default_factory=lambda: PerfCounters.new("blackhole")
-    )  # (new() gives the arch's)
+    perf: PerfCounters = field(init=False)  # the performance counters' banks (the arch's)
 
     @classmethod
     def new(cls, arch: Arch) -> TileControl:

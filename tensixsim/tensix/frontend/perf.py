@@ -1,6 +1,6 @@
 """The coprocessor's events as the tile's performance counters count them: running totals, read at a cycle.
 
-Both engines keep the totals as they go, in arrays they share:
+Both engines keep the totals as they go, in arrays they share (frontend/tallies.py):
 
 - per pipe, by unit: instructions issued, and cycles its head instruction waited for the unit to be
   free (occupied by an earlier instruction, or the matrix unit's hold after a data move): the pipe's
@@ -27,13 +27,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tensixsim.isa.spec import OPCODE_SHIFT, UNITS
-from tensixsim.tensix.frontend.pipes import (
+from tensixsim.tensix.frontend.pipes import BLOCKED, BLOCKED_SINCE, UNIT_INDEX
+from tensixsim.tensix.frontend.tallies import (
     ANY_STALL_ROW,
-    BLOCKED,
-    BLOCKED_SINCE,
     MATH_ROW,
     STALLED_SINCE,
-    UNIT_INDEX,
     UNIT_ISSUED,
     UNIT_WAITED,
     WAIT_UNTIL,

@@ -21,7 +21,7 @@ from tensixsim.isa.spec import OPCODE_SHIFT, UNITS, IsaTable
 from tensixsim.observe.events import state_word
 from tensixsim.riscv.core import CoreState
 from tensixsim.tensix import native, sync
-from tensixsim.tensix.frontend import waits
+from tensixsim.tensix.frontend import tallies, waits
 from tensixsim.tensix.frontend.capture import (
     CORE_INDEX,
     QE_CORE,
@@ -76,27 +76,9 @@ THREAD_HELD_UNITS = frozenset({"unpack"})
     WORDS_CAPACITY,
     SRC,
 ) = range(14)
-# What the performance counters count (tensixsim.tensix.frontend.perf), after the source entry: per
-# unit, the instructions the pipe issued to it and the cycles its head instruction waited for it to
-# be free (a busy unit, the matrix unit's hold after a data move); then the end of the latest such
-# wait (a wait is counted once however often the pipe looks again before it ends).
-# Last, the cycle from which its next instruction has not gone (blocked, or its unit busy; -1: it
-# is not stalled).
-UNIT_ISSUED = SRC + QE_FIELDS
-UNIT_WAITED = UNIT_ISSUED + len(UNITS)
-WAIT_UNTIL = UNIT_WAITED + len(UNITS)
-STALLED_SINCE = WAIT_UNTIL + 1
-# Then per wait kind (frontend.waits.KINDS), the cycles its head instruction was blocked on one; the
-# kind it is blocked on now (-1: none a counter names, or it is not blocked) and since when.
-WAITING = STALLED_SINCE + 1
-WAITING_KIND = WAITING + len(waits.KINDS)
-WAITING_SINCE = WAITING_KIND + 1
-PIPE_FIELDS = WAITING_SINCE + 1
-# unit_counts' rows after the units': the cycles the matrix unit or the vector unit (or both) was
-# occupied, and the end of the latest such cycle (what the FPU bank's MATH counter counts); the
-# cycles some pipe was stalled, and since when the pipes now stalled have been (ANY_THREAD_STALL).
-MATH_ROW = len(UNITS)
-ANY_STALL_ROW = MATH_ROW + 1
+# The tallies the performance counters read follow the source entry (frontend/tallies.py).
+assert SRC + QE_FIELDS == tallies.FIRST
+PIPE_FIELDS = tallies.END
 _NONE = -1  # RETRY_AT / BLOCKED_SINCE: not set
 # BLOCKED: a block the reference code set (retried by it), or the native engine's own hold.
 BLOCKED_PYTHON, BLOCKED_NATIVE_MAD_HOLD, BLOCKED_NATIVE_WAIT = 1, 2, 16
@@ -137,62 +119,6 @@ def native_block_text(code: int, word: int, retry_at: int, names: Sequence) -> s
         return f"{name}: {MAD_HOLD_REASON}"
     reason, detail = (code - BLOCKED_NATIVE_WAIT) & 0xFF, (code - BLOCKED_NATIVE_WAIT) >> 8
     return f"{name}: {NATIVE_WAITS[reason](retry_at, detail)}"
-
-
-_MATH_UNITS = frozenset({UNIT_INDEX["matrix"], UNIT_INDEX["sfpu"]})
-
-
-def _waited(row: np.ndarray, unit: int, cycle: int, until: int) -> None:
-    """A pipe's head instruction, looked at on ``cycle``, waits until ``until`` for ``unit``: count
-    the cycles of that wait not counted yet (engine.c waited). An instruction that was blocked before
-    counts its whole wait as blocked when it goes (Pipe.stall_cycles), this part included."""
-    if row[BLOCKED] and row[BLOCKED_SINCE] >= 0:
-        return
-    start = max(cycle, int(row[WAIT_UNTIL]))
-    if until > start:
-        row[UNIT_WAITED + unit] += until - start
-        row[WAIT_UNTIL] = until
-
-
-def _stalls_from(state: np.ndarray, any_stall: np.ndarray, t: int, cycle: int) -> None:
-    """Pipe ``t``'s next instruction did not go on ``cycle``: it stalls from then until it goes; the
-    first pipe to stall starts a stretch of ANY_THREAD_STALL (engine.c stalls_from). ``state``: the
-    pipes' rows, ``any_stall``: unit_counts[ANY_STALL_ROW]."""
-    if state[t, STALLED_SINCE] >= 0:
-        return
-    if not (state[:, STALLED_SINCE] >= 0).any():
-        any_stall[1] = cycle
-    state[t, STALLED_SINCE] = cycle
-
-
-def _stalls_until(state: np.ndarray, any_stall: np.ndarray, t: int, cycle: int) -> None:
-    """Pipe ``t``'s next instruction goes on ``cycle``: its stall, if any, ends; the last to end closes
-    the stretch (engine.c stalls_until)."""
-    if state[t, STALLED_SINCE] < 0:
-        return
-    state[t, STALLED_SINCE] = _NONE
-    if not (state[:, STALLED_SINCE] >= 0).any():
-        any_stall[0] += cycle - int(any_stall[1])
-
-
-def _waiting(row: np.ndarray, cycle: int, kind: int) -> None:
-    """From ``cycle``, the pipe's head instruction waits for ``kind`` (waits.NONE: nothing the
-    counters name, or it goes): count the cycles of the kind before (engine.c waiting)."""
-    old = int(row[WAITING_KIND])
-    if old >= 0:
-        row[WAITING + old] += cycle - int(row[WAITING_SINCE])
-    row[WAITING_KIND] = kind
-    row[WAITING_SINCE] = cycle
-
-
-def _math_busy(math: np.ndarray, cycle: int, cycles: int) -> None:
-    """The matrix or vector unit is occupied from ``cycle`` for ``cycles``: add the cycles neither
-    was already counted busy (engine.c math_busy; instructions retire in issue order)."""
-    end = cycle + cycles
-    start = max(cycle, int(math[1]))
-    if end > start:
-        math[0] += end - start
-        math[1] = end
 
 
 def _int_field(index: int, doc: str) -> property:
@@ -296,7 +222,7 @@ class Pipe:
         self.queue = queue
         self.row = row
         self.v = memoryview(row)  # plain ints, several times faster than numpy item access
-        row[RETRY_AT] = row[BLOCKED_SINCE] = row[STALLED_SINCE] = row[WAITING_KIND] = _NONE
+        row[RETRY_AT] = row[BLOCKED_SINCE] = row[tallies.STALLED_SINCE] = row[tallies.WAITING_KIND] = _NONE
         row[SRC + QE_CORE] = _NONE
         self.words = WordBuffer(row)  # expanded words of the entry in flight
         self._reason = ""  # why the head instruction waits (while BLOCKED_PYTHON)
@@ -308,8 +234,8 @@ class Pipe:
     def reset(self) -> None:
         """Empty, unblocked, with no statistics, as built (its queue is the tile's to empty)."""
         self.row[:] = 0
-        self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = self.row[STALLED_SINCE] = _NONE
-        self.row[WAITING_KIND] = _NONE
+        self.row[RETRY_AT] = self.row[BLOCKED_SINCE] = _NONE
+        self.row[tallies.STALLED_SINCE] = self.row[tallies.WAITING_KIND] = _NONE
         self.row[SRC + QE_CORE] = _NONE
         self.row[WORDS_CAPACITY] = len(self.words.array)  # the buffer keeps the size it grew to
         self._reason = ""
@@ -382,8 +308,8 @@ class Engine:
         # When set: told of every instruction retired, with why it waited (events.EventLog).
         self.events: EventLog | None = None
         # Per unit (UNITS order): instructions retired, cycles occupied (may overlap waits); then the
-        # MATH_ROW: cycles either math unit was occupied, and the end of the latest; the ANY_STALL_ROW.
-        self.unit_counts = np.zeros((len(UNITS) + 2, 2), np.int64)
+        # tallies' MATH_ROW and ANY_STALL_ROW.
+        self.unit_counts = np.zeros((tallies.ROWS, 2), np.int64)
         # Per opcode: instructions the Python semantics executed (with the native engine, the ones it
         # handed over: modes or instructions it does not run, waits and errors it leaves to Python).
         self.python_counts = np.zeros(256, np.int64)
@@ -427,7 +353,7 @@ class Engine:
     @property
     def unit_stats(self) -> dict[str, list[int]]:
         """Per unit that retired anything: [instructions, busy cycles]."""
-        rows = self.unit_counts[:MATH_ROW].tolist()
+        rows = self.unit_counts[: len(UNITS)].tolist()
         return {UNITS[i]: [int(n), int(b)] for i, (n, b) in enumerate(rows) if n}
 
     @property
@@ -568,15 +494,15 @@ class Engine:
         free = self._free_for(word >> OPCODE_SHIFT, UNIT_INDEX[instruction.unit])
         if free > cycle:
             pipe.next_issue = free  # the unit is occupied: try again when it frees up
-            _waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, free)
-            _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
+            tallies.waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, free, self._blocked(pipe))
+            tallies.stalls_from(self.state, self.unit_counts, pipe.thread, cycle)
             return
         if instruction.unit == "matrix":
             held = copro.matrix_hold(instruction.name, cycle)
             if held is not None:
                 pipe.next_issue = held  # the matrix unit holds it after a data move
-                _waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, held)
-                _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
+                tallies.waited(pipe.row, UNIT_INDEX[instruction.unit], cycle, held, self._blocked(pipe))
+                tallies.stalls_from(self.state, self.unit_counts, pipe.thread, cycle)
                 return
         try:
             reason = copro.gate_blocks(pipe.thread, instruction, cycle)
@@ -616,14 +542,19 @@ class Engine:
                 return
         if pipe.blocked is None:
             pipe.blocked_since = cycle
-        _stalls_from(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
-        _waiting(pipe.row, cycle, waits.kind_of(reason, copro))
+        tallies.stalls_from(self.state, self.unit_counts, pipe.thread, cycle)
+        tallies.waiting(pipe.row, cycle, waits.kind_of(reason, copro))
         pipe.blocked = f"{instruction.name}: {reason}"
         pipe.blocked_at = cycle
         pipe.blocked_version = copro.version
         pipe.retry_at = retry_at
         if pipe.watch_l1 is not None:
             copro.tile.pipe_watches_l1(pipe.watch_l1)
+
+    @staticmethod
+    def _blocked(pipe: Pipe) -> bool:
+        """Its head instruction is blocked and counts its wait as blocked when it goes."""
+        return bool(pipe.v[BLOCKED]) and pipe.v[BLOCKED_SINCE] >= 0
 
     def _free_for(self, opcode: int, unit: int) -> int:
         """The cycle from which the instruction ``opcode`` can issue to ``unit`` (its index): when the
@@ -647,8 +578,8 @@ class Engine:
         if pipe.blocked is not None and pipe.blocked_since is not None:
             pipe.add_stall(pipe.blocked.split(":", 1)[0], cycle - pipe.blocked_since)
         pipe.blocked_since = None
-        _stalls_until(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycle)
-        _waiting(pipe.row, cycle, waits.NONE)
+        tallies.stalls_until(self.state, self.unit_counts, pipe.thread, cycle)
+        tallies.waiting(pipe.row, cycle, waits.NONE)
         if self.retired is not None and count == 1:
             self.retired.append((pipe.thread, pipe.words[0], cycle))
         self.python_counts[pipe.words[0] >> OPCODE_SHIFT] += count
@@ -656,9 +587,9 @@ class Engine:
         stats = self.unit_counts[index]
         stats[0] += count
         stats[1] += cycles * count
-        pipe.row[UNIT_ISSUED + index] += count
-        if count == 1 and index in _MATH_UNITS:
-            _math_busy(self.unit_counts[MATH_ROW], cycle, cycles)
+        pipe.row[tallies.UNIT_ISSUED + index] += count
+        if count == 1:
+            tallies.math_busy(self.unit_counts, index, cycle, cycles)
         pipe.words.drop(count)
         if not pipe.words:
             copro.frontend.mop_busy[pipe.thread] = False
@@ -693,10 +624,14 @@ class Engine:
 
     def _retire_run(self, pipe: Pipe, unit: str, busy: int, cycles: list[int]) -> None:
         self.fast_path_instructions += len(cycles)
-        _stalls_until(self.state, self.unit_counts[ANY_STALL_ROW], pipe.thread, cycles[0])
-        _waiting(pipe.row, cycles[0], waits.NONE)
+        if pipe.blocked is not None and pipe.blocked_since is not None:
+            # The run's first instruction ends the wait (its last one's cycle is what _retired gets).
+            pipe.add_stall(pipe.blocked.split(":", 1)[0], cycles[0] - pipe.blocked_since)
+            pipe.blocked_since = None
+        tallies.stalls_until(self.state, self.unit_counts, pipe.thread, cycles[0])
+        tallies.waiting(pipe.row, cycles[0], waits.NONE)
         for cycle in cycles:
-            _math_busy(self.unit_counts[MATH_ROW], cycle, MATRIX.issue)
+            tallies.math_busy(self.unit_counts, UNIT_INDEX[unit], cycle, MATRIX.issue)
         if self.events is not None:
             for i, cycle in enumerate(cycles):
                 self._trace_retire(pipe, pipe.words[i], cycle, MATRIX.issue, i == 0)

@@ -346,7 +346,7 @@ static __attribute__((noinline, cold)) void trace_row(struct engine *e, uint32_t
     row[TR_STATE] = state_word(e->view);
 }
 
-/* Whether some pipe's head instruction is stalled (frontend.pipes._stalls_from). */
+/* Whether some pipe's head instruction is stalled (frontend.tallies.stalls_from). */
 static int any_stalled(const struct engine *e)
 {
     for (uint64_t t = 0; t < e->threads; t++)
@@ -355,7 +355,7 @@ static int any_stalled(const struct engine *e)
     return 0;
 }
 
-/* frontend.pipes._stalls_from: pipe t's head instruction did not go on `cycle`. */
+/* frontend.tallies.stalls_from: pipe t's head instruction did not go on `cycle`. */
 static void stalls_from(struct engine *e, uint32_t t, int64_t cycle)
 {
     if (P(e, t, PIPE_STALLED_SINCE) >= 0)
@@ -365,7 +365,7 @@ static void stalls_from(struct engine *e, uint32_t t, int64_t cycle)
     P(e, t, PIPE_STALLED_SINCE) = cycle;
 }
 
-/* frontend.pipes._stalls_until: pipe t's head instruction goes on `cycle`. */
+/* frontend.tallies.stalls_until: pipe t's head instruction goes on `cycle`. */
 static void stalls_until(struct engine *e, uint32_t t, int64_t cycle)
 {
     if (P(e, t, PIPE_STALLED_SINCE) < 0)
@@ -402,7 +402,7 @@ static int64_t waiting_kind(const struct engine *e, int64_t code)
     }
 }
 
-/* frontend.pipes._waiting: from `cycle`, pipe t's head instruction waits for `kind` (-1: nothing the
+/* frontend.tallies.waiting: from `cycle`, pipe t's head instruction waits for `kind` (-1: nothing the
  * counters name, or it goes); the cycles of the kind before are counted. */
 static void waiting(struct engine *e, uint32_t t, int64_t cycle, int64_t kind)
 {
@@ -413,7 +413,7 @@ static void waiting(struct engine *e, uint32_t t, int64_t cycle, int64_t kind)
     P(e, t, PIPE_WAITING_SINCE) = cycle;
 }
 
-/* frontend.pipes._waited: the head instruction of pipe t, looked at on `cycle`, waits until `until` for
+/* frontend.tallies.waited: the head instruction of pipe t, looked at on `cycle`, waits until `until` for
  * `unit`; only the cycles not counted yet count, and none of a blocked instruction's (its block counts
  * them when it goes). */
 static void waited(struct engine *e, uint32_t t, uint8_t unit, int64_t cycle, int64_t until)
@@ -428,7 +428,7 @@ static void waited(struct engine *e, uint32_t t, uint8_t unit, int64_t cycle, in
     }
 }
 
-/* frontend.pipes._math_busy: the matrix or vector unit occupied from `cycle` for `cycles`. */
+/* frontend.tallies.math_busy: the matrix or vector unit occupied from `cycle` for `cycles`. */
 static void math_busy(struct engine *e, int64_t cycle, int64_t cycles)
 {
     int64_t *math = e->unit_stats + 2 * MATH_ROW;

@@ -7,7 +7,7 @@
 #include "copro.h"
 
 enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
-/* isa.spec.UNITS: unit_stats has a row each, then MATH_ROW (frontend.pipes.MATH_ROW): the cycles the
+/* isa.spec.UNITS: unit_stats has a row each, then MATH_ROW (frontend.tallies.MATH_ROW): the cycles the
  * matrix or vector unit was occupied and the end of the latest, for the FPU bank's MATH counter; and
  * ANY_STALL_ROW: the cycles some pipe was stalled, and since when the pipes now stalled have been. */
 enum { UNIT_COUNT = 10, MATH_ROW = UNIT_COUNT, ANY_STALL_ROW = MATH_ROW + 1 };
@@ -29,7 +29,7 @@ enum { QE_WORD, QE_PC, QE_CYCLE, QE_CORE, QE_INLINE, QE_FIELDS };
  * the performance counters, per unit: instructions issued to it and cycles the head instruction
  * waited for it; the end of the latest such wait; the cycle from which its head instruction has not
  * gone, -1 none; per wait kind, the cycles it was blocked on one; the kind it is blocked on now (-1
- * none) and since when (frontend.pipes.UNIT_ISSUED..). */
+ * none) and since when (frontend.tallies). */
 enum {
     PIPE_NEXT_ISSUE, PIPE_BLOCKED, PIPE_BLOCKED_AT, PIPE_BLOCKED_VERSION, PIPE_RETRY_AT,
     PIPE_LAST_WAS_MOP, PIPE_ISSUED, PIPE_LAST_CYCLE, PIPE_DONE_CYCLE, PIPE_BLOCKED_SINCE,

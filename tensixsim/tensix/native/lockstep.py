@@ -17,7 +17,7 @@ import numpy as np
 
 from tensixsim.errors import SimError
 from tensixsim.tensix.frontend.capture import PushedInstruction
-from tensixsim.tensix.frontend.pipes import UNIT_ISSUED
+from tensixsim.tensix.frontend.tallies import UNIT_ISSUED
 from tensixsim.tile import Tile
 
 # Instructions the native engine executes (in the modes it implements), for random streams; the

@@ -120,9 +120,9 @@ def left_at(state: UnpackState, unit: int, cycle: int) -> int:
 
 def start_fetch(state: UnpackState, unit: int, start: int, nbytes: int, want: int, thread: int) -> None:
     """Unpacker ``unit`` starts fetching ``nbytes`` at speed ``want`` at cycle ``start`` for pipe
-    ``thread``'s UNPACR: set its
-    schedule, and the other unpacker's from ``start`` on if it is still fetching then (the page's
-    interference table while both fetch; whichever ends first frees the other to its own speed)."""
+    ``thread``'s UNPACR: set its schedule, and the other unpacker's from ``start`` on if it is still
+    fetching then (the page's interference table while both fetch; whichever ends first frees the
+    other to its own speed)."""
     other = 1 - unit
     rest = left_at(state, other, start)
     other_end, other_thread = int(state.end[other]), int(state.thread[other])
