@@ -324,7 +324,10 @@ def run_on_both(
     waited = None
     if wait:
         reason, until, detail = wait
-        waited = (NATIVE_WAITS[reason](until if until is not None else -1, detail), until)
+        waited = (
+            NATIVE_WAITS[reason](until if until is not None else -1, detail, native_tile.arch.name),
+            until,
+        )
     return Comparison(cycles, before, snapshot(native_tile), outcome, snapshot(python_tile), waited)
 
 

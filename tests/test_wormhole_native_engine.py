@@ -242,3 +242,32 @@ def test_sdk_kernels_give_the_same_l1_and_cycles_on_both_engines(kernel: str):
     fast, reference = (_kernel_run(elfs, inputs, engine) for engine in ("native", "python"))
     assert fast[:4] == reference[:4]
     assert fast[4] > 0  # the semaphores, waits and configuration writes ran in C
+
+
+def test_a_native_stallwait_block_names_wormholes_condition():
+    """Wormhole numbers its STALLWAIT conditions its own way (C7: the matrix unit busy; Blackhole's C7
+    is SrcA not valid for it). Thread 1 keeps the matrix unit busy with SETRWCs while thread 0's
+    DMANOP waits behind STALLWAIT(C7): on both engines the block names the matrix unit, and counts
+    as WAITING_FOR_MATH_IDLE_0."""
+    from tensixsim.tensix.sync import B5
+
+    setrwc = WH.encode("SETRWC", clear_ab_vld=0, rwc_cr=0, rwc_d=0, rwc_b=0, rwc_a=0, bit_mask=0)
+    stallwait = WH.encode("STALLWAIT", stall_res=B5, wait_res=1 << 7)
+    texts = []
+    for engine in ("native", "python"):
+        tile = Tile("wormhole", engine=engine)
+        tile.host_register(0xFFB12000 + 8, 0, 1)  # start the INSTRN_THREAD bank
+        for thread, words in (
+            (1, [setrwc] * 30),
+            (0, [WH.encode("NOP")] * 3 + [stallwait, WH.encode("DMANOP")]),
+        ):
+            tile.queues[thread].entries.extend(
+                PushedInstruction(w, f"trisc{thread}", 0, 0, False) for w in words
+            )
+        tile.backend.advance_to(12)
+        texts.append(tile.backend.pipes[0].blocked)
+        tile.backend.advance_to(1000)
+        assert tile.backend.pipes[0].blocked is None and not tile.queues[0].entries
+        counted = tile.perf_counters()["WAITING_FOR_MATH_IDLE_0"][1]
+        assert 20 <= counted <= 30
+    assert texts[0] == texts[1] == "DMANOP: STALLWAIT: matrix unit busy (C7)"

@@ -577,7 +577,7 @@ def test_a_pacr_reading_hidden_dst_rows_waits_in_c_as_in_python():
     wait: list[int | None] = []
     assert native.exec_one(copro, 2, word, 50, wait) == native.NATIVE_WAIT
     reason, until, _detail = wait
-    assert (NATIVE_WAITS[reason](until, 0), until) == (DST_NOT_READABLE, 57)
+    assert (NATIVE_WAITS[reason](until, 0, "wormhole"), until) == (DST_NOT_READABLE, 57)
     assert np.array_equal(before[0], copro.packer.stream) and np.array_equal(before[1], copro.adc.value)
     assert np.array_equal(before[2], tiles[0].l1)
     other = tiles[1].coprocessor

@@ -19,6 +19,7 @@ every other counter reads 0, as listed in docs/perf_counters.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 HW_COUNTERS_H = "tt-metal tt_metal/hw/inc/internal/tt-1xx/{arch}/hw_counters.h"
 REGISTERS_DOC = "tt-llk docs/performance_counters/performance_counters.md"
@@ -114,8 +115,10 @@ _PACK_WORMHOLE = {
 _FPU = {0: "FPU_COUNTER", 1: "SFPU_COUNTER", 257: "MATH_COUNTER"}
 
 
+@cache
 def counters(arch: str) -> dict[str, dict[int, str]]:
-    """Per bank (but L1, whose counters no emulated event feeds): counter select -> the counter's name."""
+    """Per bank (but L1, whose counters no emulated event feeds): counter select -> the counter's name
+    (one table per architecture, shared: not to be changed)."""
     unpack = {**_UNPACK_COMMON, **(_UNPACK_WORMHOLE if arch == "wormhole" else {})}
     pack = {**_PACK, **(_PACK_WORMHOLE if arch == "wormhole" else {})}
     return {
@@ -147,8 +150,10 @@ _COMMON_EVENTS = {
 }
 
 
+@cache
 def events(arch: str) -> dict[str, dict[int, str]]:
-    """Per bank: counter select -> emulated event, for the counters the emulator models on ``arch``."""
+    """Per bank: counter select -> emulated event, for the counters the emulator models on ``arch``
+    (shared: not to be changed)."""
     modelled = dict(_COMMON_EVENTS)
     if arch == "blackhole":
         modelled["PACKER_BUSY"] = "busy.pack"

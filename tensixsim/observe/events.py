@@ -141,6 +141,7 @@ class EventLog:
         self.sink = sink
         self.start_cycle = start_cycle  # the observed run's first cycle
         self._names = copro.isa.by_opcode
+        self._arch = copro.arch.name
         self._unit_of = unit_of
         threads = copro.threads
         self.threads = threads
@@ -254,10 +255,10 @@ class EventLog:
         """Rows the native engine wrote (TR_* columns), in retire order."""
         from tensixsim.tensix.frontend.pipes import native_block_text
 
-        names = self._names
+        names, arch = self._names, self._arch
         for row in rows.tolist():
             block = row[TR_BLOCK]
-            reason = native_block_text(block, row[TR_WORD], row[TR_RETRY_AT], names) if block else None
+            reason = native_block_text(block, row[TR_WORD], row[TR_RETRY_AT], names, arch) if block else None
             self.retire(
                 row[TR_THREAD],
                 row[TR_WORD],

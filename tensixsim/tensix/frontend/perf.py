@@ -31,7 +31,7 @@ from tensixsim.tensix.frontend.pipes import BLOCKED, BLOCKED_SINCE, UNIT_INDEX
 from tensixsim.tensix.frontend.tallies import (
     ANY_STALL_ROW,
     MATH_ROW,
-    STALLED_SINCE,
+    STALLED_ROW,
     UNIT_ISSUED,
     UNIT_WAITED,
     WAIT_UNTIL,
@@ -168,7 +168,7 @@ def totals(engine: Engine, cycle: int) -> dict[str, int]:
         u = UNIT_INDEX[unit]
         out[f"busy.{name}"] = int(counts[u, 1]) - max(0, int(clocks[u]) - cycle)
     out["busy.math"] = int(counts[MATH_ROW, 0]) - max(0, int(counts[MATH_ROW, 1]) - cycle)
-    stalled_now = (engine.state[:, STALLED_SINCE] >= 0).any()
+    stalled_now = bool(counts[STALLED_ROW, 0])
     since = int(counts[ANY_STALL_ROW, 1])
     out["stalls.any"] = int(counts[ANY_STALL_ROW, 0]) + (max(0, cycle - since) if stalled_now else 0)
     unpackers = copro.unpackers

@@ -93,32 +93,34 @@ def _streamwait_text(detail: int) -> str:
     return "STREAMWAIT " + sync.stream_text(detail >> 1 & 0xFF, detail & 1, value, target)
 
 
-NATIVE_WAITS: tuple[Callable[[int, int], str], ...] = (
-    lambda until, detail: "",
-    lambda until, detail: SRC_NOT_HANDED,
-    lambda until, detail: dst_hidden(until),
-    lambda until, detail: DST_NOT_READABLE,
-    lambda until, detail: still_fetching(detail, until),
-    lambda until, detail: bank_not_handed(detail // 2, detail % 2),
-    lambda until, detail: sync.lag_text(detail),
-    lambda until, detail: sync.stallwait_text(detail),
-    lambda until, detail: sync.sem_empty_text(detail),
-    lambda until, detail: sync.sem_full_text(detail & 15, detail >> 4 & 15, detail >> 8 & 15),
+NATIVE_WAITS: tuple[Callable[[int, int, str], str], ...] = (
+    lambda until, detail, arch: "",
+    lambda until, detail, arch: SRC_NOT_HANDED,
+    lambda until, detail, arch: dst_hidden(until),
+    lambda until, detail, arch: DST_NOT_READABLE,
+    lambda until, detail, arch: still_fetching(detail, until),
+    lambda until, detail, arch: bank_not_handed(detail // 2, detail % 2),
+    lambda until, detail, arch: sync.lag_text(detail),
+    # (the condition bits are the chip's: Wormhole's C7 is the matrix unit, Blackhole's SrcA)
+    lambda until, detail, arch: sync.stallwait_text(detail, arch),
+    lambda until, detail, arch: sync.sem_empty_text(detail),
+    lambda until, detail, arch: sync.sem_full_text(detail & 15, detail >> 4 & 15, detail >> 8 & 15),
     # sync.c sync_atgetm: the mutex, then its owner as a byte (a signed int8 in SyncState)
-    lambda until, detail: sync.mutex_held_text(detail & 0xFF, ((detail >> 8 & 0xFF) ^ 0x80) - 0x80),
-    lambda until, detail: _streamwait_text(detail),
-    lambda until, detail: bank_not_handed_to_matrix(detail),
+    lambda until, detail, arch: sync.mutex_held_text(detail & 0xFF, ((detail >> 8 & 0xFF) ^ 0x80) - 0x80),
+    lambda until, detail, arch: _streamwait_text(detail),
+    lambda until, detail, arch: bank_not_handed_to_matrix(detail),
 )
 
 
-def native_block_text(code: int, word: int, retry_at: int, names: Sequence) -> str:
+def native_block_text(code: int, word: int, retry_at: int, names: Sequence, arch: str) -> str:
     """Why a pipe whose head instruction is ``word`` waits, from the native engine's block ``code``
-    (PIPE_BLOCKED, not BLOCKED_PYTHON) and its retry cycle; ``names``: the ISA table by opcode."""
+    (PIPE_BLOCKED, not BLOCKED_PYTHON) and its retry cycle; ``names``: the ISA table by opcode of
+    ``arch``."""
     name = names[word >> OPCODE_SHIFT].name
     if code == BLOCKED_NATIVE_MAD_HOLD:
         return f"{name}: {MAD_HOLD_REASON}"
     reason, detail = (code - BLOCKED_NATIVE_WAIT) & 0xFF, (code - BLOCKED_NATIVE_WAIT) >> 8
-    return f"{name}: {NATIVE_WAITS[reason](retry_at, detail)}"
+    return f"{name}: {NATIVE_WAITS[reason](retry_at, detail, arch)}"
 
 
 def _int_field(index: int, doc: str) -> property:
@@ -230,6 +232,7 @@ class Pipe:
         # Cycles the head instruction spent blocked, by its opcode: where a pipe's time went.
         self.stall_cycles = np.zeros(256, np.int64)
         self._names = isa.by_opcode
+        self._arch = isa.arch
 
     def reset(self) -> None:
         """Empty, unblocked, with no statistics, as built (its queue is the tile's to empty)."""
@@ -250,7 +253,7 @@ class Pipe:
             return self._reason
         if not code:
             return None
-        return native_block_text(code, self.words[0], self.v[RETRY_AT], self._names)
+        return native_block_text(code, self.words[0], self.v[RETRY_AT], self._names, self._arch)
 
     @blocked.setter
     def blocked(self, reason: str | None) -> None:

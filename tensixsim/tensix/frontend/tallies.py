@@ -12,7 +12,8 @@ the kind it is blocked on now and since when.
 
 After the units' rows of ``Engine.unit_counts``: ``MATH_ROW``, the cycles the matrix unit or the
 vector unit (or both) was occupied and the end of the latest; ``ANY_STALL_ROW``, the cycles some
-pipe was stalled and since when the pipes now stalled have been.
+pipe was stalled and since when the pipes now stalled have been; ``STALLED_ROW``, a bit per pipe
+stalled now.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ END = WAITING_SINCE + 1  # frontend.pipes.PIPE_FIELDS
 
 MATH_ROW = len(UNITS)
 ANY_STALL_ROW = MATH_ROW + 1
-ROWS = ANY_STALL_ROW + 1
+STALLED_ROW = ANY_STALL_ROW + 1  # a bit per pipe stalled now (in its first column)
+ROWS = STALLED_ROW + 1
 _MATH_UNITS = frozenset({UNITS.index("matrix"), UNITS.index("sfpu")})
 _NONE = -1
 
@@ -57,8 +59,9 @@ def stalls_from(state: np.ndarray, unit_counts: np.ndarray, t: int, cycle: int) 
     first pipe to stall starts a stretch of ANY_THREAD_STALL. ``state``: the pipes' rows."""
     if state[t, STALLED_SINCE] >= 0:
         return
-    if not (state[:, STALLED_SINCE] >= 0).any():
+    if not unit_counts[STALLED_ROW, 0]:
         unit_counts[ANY_STALL_ROW, 1] = cycle
+    unit_counts[STALLED_ROW, 0] |= 1 << t
     state[t, STALLED_SINCE] = cycle
 
 
@@ -68,7 +71,8 @@ def stalls_until(state: np.ndarray, unit_counts: np.ndarray, t: int, cycle: int)
     if state[t, STALLED_SINCE] < 0:
         return
     state[t, STALLED_SINCE] = _NONE
-    if not (state[:, STALLED_SINCE] >= 0).any():
+    unit_counts[STALLED_ROW, 0] &= ~(1 << t)
+    if not unit_counts[STALLED_ROW, 0]:
         unit_counts[ANY_STALL_ROW, 0] += cycle - int(unit_counts[ANY_STALL_ROW, 1])
 
 
@@ -76,6 +80,8 @@ def waiting(row: np.ndarray, cycle: int, kind: int) -> None:
     """From ``cycle``, the pipe's head instruction waits for ``kind`` (waits.NONE: nothing the
     counters name, or it goes): count the cycles of the kind before."""
     old = int(row[WAITING_KIND])
+    if old < 0 and kind < 0:
+        return  # the common case: an instruction that goes without having waited
     if old >= 0:
         row[WAITING + old] += cycle - int(row[WAITING_SINCE])
     row[WAITING_KIND] = kind

@@ -346,22 +346,15 @@ static __attribute__((noinline, cold)) void trace_row(struct engine *e, uint32_t
     row[TR_STATE] = state_word(e->view);
 }
 
-/* Whether some pipe's head instruction is stalled (frontend.tallies.stalls_from). */
-static int any_stalled(const struct engine *e)
-{
-    for (uint64_t t = 0; t < e->threads; t++)
-        if (P(e, t, PIPE_STALLED_SINCE) >= 0)
-            return 1;
-    return 0;
-}
-
 /* frontend.tallies.stalls_from: pipe t's head instruction did not go on `cycle`. */
 static void stalls_from(struct engine *e, uint32_t t, int64_t cycle)
 {
     if (P(e, t, PIPE_STALLED_SINCE) >= 0)
         return;
-    if (!any_stalled(e))
-        e->unit_stats[2 * ANY_STALL_ROW + 1] = cycle;
+    int64_t *any = e->unit_stats + 2 * ANY_STALL_ROW;
+    if (!any[2]) /* STALLED_ROW: a bit per stalled pipe */
+        any[1] = cycle;
+    any[2] |= (int64_t)1 << t;
     P(e, t, PIPE_STALLED_SINCE) = cycle;
 }
 
@@ -371,8 +364,10 @@ static void stalls_until(struct engine *e, uint32_t t, int64_t cycle)
     if (P(e, t, PIPE_STALLED_SINCE) < 0)
         return;
     P(e, t, PIPE_STALLED_SINCE) = -1;
-    if (!any_stalled(e))
-        e->unit_stats[2 * ANY_STALL_ROW] += cycle - e->unit_stats[2 * ANY_STALL_ROW + 1];
+    int64_t *any = e->unit_stats + 2 * ANY_STALL_ROW;
+    any[2] &= ~((int64_t)1 << t);
+    if (!any[2])
+        any[0] += cycle - any[1];
 }
 
 /* frontend.waits.kind_of: what a block of `code` waits for, in the counters' kinds (-1: none). */
@@ -407,6 +402,8 @@ static int64_t waiting_kind(const struct engine *e, int64_t code)
 static void waiting(struct engine *e, uint32_t t, int64_t cycle, int64_t kind)
 {
     int64_t old = P(e, t, PIPE_WAITING_KIND);
+    if (old < 0 && kind < 0)
+        return; /* the common case: an instruction that goes without having waited */
     if (old >= 0)
         P(e, t, PIPE_WAITING + old) += cycle - P(e, t, PIPE_WAITING_SINCE);
     P(e, t, PIPE_WAITING_KIND) = kind;

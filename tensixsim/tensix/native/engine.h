@@ -8,9 +8,10 @@
 
 enum { MAX_THREADS = 3, NO_UNIT = 255, OPCODES = 256 };
 /* isa.spec.UNITS: unit_stats has a row each, then MATH_ROW (frontend.tallies.MATH_ROW): the cycles the
- * matrix or vector unit was occupied and the end of the latest, for the FPU bank's MATH counter; and
- * ANY_STALL_ROW: the cycles some pipe was stalled, and since when the pipes now stalled have been. */
-enum { UNIT_COUNT = 10, MATH_ROW = UNIT_COUNT, ANY_STALL_ROW = MATH_ROW + 1 };
+ * matrix or vector unit was occupied and the end of the latest, for the FPU bank's MATH counter;
+ * ANY_STALL_ROW: the cycles some pipe was stalled, and since when the pipes now stalled have been;
+ * STALLED_ROW: a bit per pipe now stalled. */
+enum { UNIT_COUNT = 10, MATH_ROW = UNIT_COUNT, ANY_STALL_ROW = MATH_ROW + 1, STALLED_ROW = ANY_STALL_ROW + 1 };
 /* What a blocked instruction waits for, as the wait-reason counters name it (frontend.waits.KINDS). */
 enum {
     WAITING_THCON, WAITING_UNPACK, WAITING_PACK, WAITING_MATH, WAITING_NONZERO_SEM, WAITING_NONFULL_SEM,
@@ -92,7 +93,7 @@ struct engine {
     int64_t *history[MAX_THREADS];    /* [capacity][1 + QE_FIELDS] */
     int64_t *copro;                   /* [COPRO_FIELDS] */
     int64_t *busy_until;              /* [units] */
-    int64_t *unit_stats;              /* [units + 2][2]: instructions, busy cycles; MATH_ROW, ANY_STALL_ROW */
+    int64_t *unit_stats;              /* [units + 3][2]: instructions, busy cycles; then frontend.tallies' */
     int64_t *stalls[MAX_THREADS];     /* [OPCODES]: cycles each pipe's head instruction stalled */
     uint8_t *unit_of;                 /* [256]: opcode -> unit, NO_UNIT if undefined */
     uint8_t *thread_held;             /* [units] */
