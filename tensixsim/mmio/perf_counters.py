@@ -133,7 +133,9 @@ class PerfCounters:
     def values(self, cycle: int, totals: Totals) -> dict[str, tuple[int, int]]:
         """What every named counter of every bank started so far shows at ``cycle``: (OUT_L, OUT_H) as
         if it were selected (no register changes)."""
-        out = {}
+        out: dict[str, tuple[int, int]] = {}
+        if all(state.started is None for state in self.banks.values()):
+            return out  # (a run's result asks every time: no totals to gather then)
         current = totals(cycle)
         for bank, table in self.names.items():
             if self.banks[bank].started is None:
