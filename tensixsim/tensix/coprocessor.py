@@ -37,7 +37,7 @@ import tensixsim.tensix.matrix.unit  # noqa: F401 - registers semantics
 from tensixsim.errors import MemoryFault, SimError
 from tensixsim.isa import isa_for
 from tensixsim.isa.spec import UNITS, Instruction
-from tensixsim.mmio.memory import PAGE, MmioRegion
+from tensixsim.mmio.memory import PAGE, MmioRegion, Register
 from tensixsim.tensix import (
     mover,  # noqa: F401 - registers semantics
     regs,
@@ -85,6 +85,22 @@ if TYPE_CHECKING:
 
 # Units with an MMIO view (each module defines mmio_registers(copro, core)).
 MMIO_UNITS = (sync, thcon, config, expanders)
+
+
+def _file_registers(registers: dict[int, Register], pages: dict[int, MmioRegion]) -> dict[int, MmioRegion]:
+    """File ``registers`` (absolute address -> Register) into ``pages``, a region a page; returns it."""
+    for address, register in registers.items():
+        page = address - address % PAGE
+        region = pages.get(page)
+        if region is None:
+            region = pages[page] = MmioRegion(f"tensix@0x{page:08x}", page, PAGE)
+        if address - page in region.registers:
+            raise ValueError(f"two registers at 0x{address:08x}")
+        if register.watch is None and register.read is not None:
+            # Coprocessor state can change under a polling core at any instruction.
+            register = replace(register, watch="coprocessor")
+        region.registers[address - page] = register
+    return pages
 
 
 class UnitClock(MutableMapping[str, int]):
@@ -176,6 +192,8 @@ class Coprocessor:
         # test changes; pipes blocked at an older version try again (from the cycle of the change on).
         self.counters = np.zeros(2, np.int64)
         self._busy_until = UnitClock(self.unit_clock)
+        # The configuration unit's registers and the pages they are filed in (mmio_regions).
+        self._config_pages: tuple[dict[int, Register], dict[int, MmioRegion]] | None = None
         self.mop_opcode = self.isa.by_name["MOP"].opcode
         self.replay_opcode = self.isa.by_name["REPLAY"].opcode
 
@@ -202,18 +220,20 @@ class Coprocessor:
         self._busy_until.clear()
 
     def mmio_regions(self, core: Core) -> list[MmioRegion]:
-        """The units' registers as ``core`` sees them, grouped into pages."""
+        """The units' registers as ``core`` sees them, grouped into pages. The backend configuration's
+        pages are the same for every core with a view (config.unit.mmio_registers builds its registers
+        once a tile): they are filed once and the same regions given to each such core."""
         pages: dict[int, MmioRegion] = {}
         for unit in MMIO_UNITS:
-            for address, register in unit.mmio_registers(self, core).items():
-                page = address - address % PAGE
-                region = pages.setdefault(page, MmioRegion(f"tensix@0x{page:08x}", page, PAGE))
-                if address - page in region.registers:
-                    raise ValueError(f"two registers at 0x{address:08x}")
-                if register.watch is None and register.read is not None:
-                    # Coprocessor state can change under a polling core at any instruction.
-                    register = replace(register, watch="coprocessor")
-                region.registers[address - page] = register
+            registers = unit.mmio_registers(self, core)
+            if unit is config and registers:
+                if self._config_pages is None or self._config_pages[0] is not registers:
+                    self._config_pages = (registers, _file_registers(registers, {}))
+                for page, region in self._config_pages[1].items():
+                    if pages.setdefault(page, region) is not region:
+                        raise ValueError(f"two units' registers in the page at 0x{page:08x}")
+                continue
+            _file_registers(registers, pages)
         return list(pages.values())
 
     @property
