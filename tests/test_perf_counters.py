@@ -442,3 +442,18 @@ def test_counters_of_a_matmul_through_three_pipes(engine: str):
     assert max(stalls) <= count("INSTRN_THREAD", "ANY_THREAD_STALL")[1] <= min(sum(stalls), end)
     assert count("INSTRN_THREAD", "THREAD_STALLS_2")[1] >= max(matrix) - semwait
     assert count("TDMA_PACK", "PACKER_BUSY")[1] == fetched["pack"].busy_cycles > 0
+
+
+def test_a_mode_one_bank_can_be_started_again_after_its_period():
+    """A start needs nothing of the window before it: restarting a mode-1 bank past its period (in
+    mode 0) is a fresh window, not an access to the expired one."""
+    tile = Tile("blackhole")
+    base = DEBUG + BANK["FPU"].control
+    tile.host_register(base, 0, 5)
+    tile.host_register(base + 4, 0, 1)
+    tile.host_register(base + 8, 0, 1)
+    tile.host_register(base + 4, 100, 0)
+    tile.host_register(base + 8, 100, 0)
+    tile.host_register(base + 8, 100, 1)
+    tile.host_register(base + 8, 110, 2)
+    assert tile.host_register(DEBUG + BANK["FPU"].out, 120) == 10

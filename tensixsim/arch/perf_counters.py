@@ -12,17 +12,14 @@ Sources:
 - ``PERF_CNT_ALL`` starts and stops the INSTRN_THREAD and FPU banks together (tt-llk's counters
   header, ``arm_all_counters``).
 
-Which emulated event each counter counts is ``EVENTS`` (the events: tensixsim.tensix.frontend.perf);
-every other counter reads 0, as listed in docs/perf_counters.md.
+Which emulated event each counter counts is ``events(arch)`` (the events: tensixsim.tensix.frontend.perf);
+every other counter reads 0 (docs/observability.md; the support matrix lists them all).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-
-HW_COUNTERS_H = "tt-metal tt_metal/hw/inc/internal/tt-1xx/{arch}/hw_counters.h"
-REGISTERS_DOC = "tt-llk docs/performance_counters/performance_counters.md"
 
 
 @dataclass(frozen=True)
@@ -48,9 +45,9 @@ ALL_BANKS = ("INSTRN_THREAD", "FPU")  # what PERF_CNT_ALL starts and stops
 START, STOP = 1, 2  # control-register bits, each acting on its rising edge
 MODE_MASK = 0xFF
 SELECT_SHIFT, SELECT_MASK = 8, 0x1FF
-# Modes: count until stopped; count for the reference period, then stop; count until stopped
-# without the window's cycles (OUT_L reads 0).
-MODE_CONTINUOUS, MODE_PERIOD, MODE_NO_REFERENCE = 0, 1, 2
+# Modes besides 0 (count until stopped): count for the reference period, then stop; count until
+# stopped without the window's cycles (OUT_L reads 0).
+MODE_PERIOD, MODE_NO_REFERENCE = 1, 2
 
 _CLASSES = ("CFG", "SYNC", "THCON", "MOVE", "FPU", "UNPACK", "PACK")
 _CLASS_SELECT = {"CFG": 0, "SYNC": 3, "THCON": 6, "MOVE": 12, "FPU": 15, "UNPACK": 18, "PACK": 21}
@@ -58,22 +55,20 @@ _SRC_WAITS = ("SRCA_CLEAR", "SRCB_CLEAR", "SRCA_VALID", "SRCB_VALID")
 _WAITS = ("THCON", "UNPACK", "PACK", "MATH", "NONZERO_SEM", "NONFULL_SEM", "MOVE", "MMIO", "SFPU")
 
 
+def _wait_name(wait: str, thread: int) -> str:
+    """A per-thread wait counter's name: WAITING_FOR_<unit>_IDLE_t, or WAITING_FOR_<sem wait>_t."""
+    return f"WAITING_FOR_{wait}_{thread}" if "SEM" in wait else f"WAITING_FOR_{wait}_IDLE_{thread}"
+
+
 def _instrn(arch: str) -> dict[int, str]:
     names = {_CLASS_SELECT[c] + t: f"{c}_INSTRN_AVAILABLE_{t}" for c in _CLASSES for t in range(3)}
     names.update({24 + t: f"THREAD_STALLS_{t}" for t in range(3)})
-    src = _SRC_WAITS
     # Blackhole's four source waits are selects 27..30, Wormhole's every third select from 27 (its
     # hw_counters.h: "replicated stall conditions"); the per-thread waits follow, nine a thread.
     step = 1 if arch == "blackhole" else 3
-    names.update({27 + step * i: f"WAITING_FOR_{w}" for i, w in enumerate(src)})
+    names.update({27 + step * i: f"WAITING_FOR_{w}" for i, w in enumerate(_SRC_WAITS)})
     first = 27 + 4 * step
-    names.update(
-        {
-            first + 9 * t + i: f"WAITING_FOR_{w}_IDLE_{t}" if "SEM" not in w else f"WAITING_FOR_{w}_{t}"
-            for t in range(3)
-            for i, w in enumerate(_WAITS)
-        }
-    )
+    names.update({first + 9 * t + i: _wait_name(w, t) for t in range(3) for i, w in enumerate(_WAITS)})
     names.update({256 + 8 * t: f"THREAD_INSTRUCTIONS_{t}" for t in range(3)})
     names[283] = "ANY_THREAD_STALL"
     return names
@@ -136,11 +131,7 @@ _COMMON_EVENTS = {
     **{f"{c}_INSTRN_AVAILABLE_{t}": f"available.{c.lower()}{t}" for c in _CLASSES for t in range(3)},
     **{f"THREAD_STALLS_{t}": f"stalls{t}" for t in range(3)},
     "ANY_THREAD_STALL": "stalls.any",
-    **{
-        f"WAITING_FOR_{w}_{t}" if "SEM" in w else f"WAITING_FOR_{w}_IDLE_{t}": f"waiting.{w.lower()}{t}"
-        for w in _WAITS
-        for t in range(3)
-    },
+    **{_wait_name(w, t): f"waiting.{w.lower()}{t}" for w in _WAITS for t in range(3)},
     **{f"WAITING_FOR_{s}": f"waiting.{s.lower()}" for s in _SRC_WAITS},
     **{f"THREAD_INSTRUCTIONS_{t}": f"instructions{t}" for t in range(3)},
     "FPU_COUNTER": "busy.fpu",

@@ -85,8 +85,7 @@ class PerfCounters:
 
     def _edges(self, bank: str, rising: int, access: Access, totals: Totals) -> None:
         state = self.banks[bank]
-        if rising & facts.START:
-            self._check_period(bank, access.cycle, access)
+        if rising & facts.START:  # (a start needs nothing of the window before it)
             state.started, state.stopped = access.cycle, None
             state.counting_mode, state.period = state.mode & facts.MODE_MASK, state.ref_period
             state.base, state.end = totals(access.cycle), {}

@@ -152,16 +152,12 @@ def totals(engine: Engine, cycle: int) -> dict[str, int]:
         for name in CLASSES:
             units = _UNITS_OF_CLASS[name]
             out[f"available.{name}{t}"] = sum(issued[u] + waited[u] + blocked[u] for u in units)
-    for kind in TILE_KINDS:
-        out[f"waiting.{kind}"] = 0
-    for pipe in engine.pipes:
-        t, row = pipe.thread, pipe.row
         waited_on = row[WAITING : WAITING + len(KINDS)].tolist()
         now, since = int(row[WAITING_KIND]), int(row[WAITING_SINCE])
         if now >= 0 and since < cycle:
             waited_on[now] += cycle - since  # a block still in progress
         for i, kind in enumerate(KINDS):
-            key = f"waiting.{kind}{t}" if kind in PIPE_KINDS else f"waiting.{kind}"
+            key = f"waiting.{kind}{t}" if kind in PIPE_KINDS else f"waiting.{kind}"  # (the tile's: summed)
             out[key] = out.get(key, 0) + waited_on[i]
     counts, clocks = engine.unit_counts, copro.unit_clock
     for name, unit in BUSY_UNITS.items():

@@ -11,6 +11,7 @@ vector unit's result hold, the gate's one-cycle lag) is NONE.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -67,12 +68,16 @@ def _condition_kind(condition: Condition) -> int:
     return KIND["mmio"] if "MMIO" in condition.what else NONE
 
 
+@cache
+def _condition_kinds(arch: str) -> tuple[int, ...]:
+    conditions = STALLWAIT_CONDITIONS_BY_ARCH[arch]
+    return tuple(_condition_kind(c) for c in conditions) + (NONE,) * (16 - len(conditions))
+
+
 def stallwait_kinds(arch: str) -> np.ndarray:
-    """Per STALLWAIT condition bit of ``arch`` (16 slots): the kind of a wait on it."""
-    kinds = np.full(16, NONE, np.int8)
-    for bit, condition in enumerate(STALLWAIT_CONDITIONS_BY_ARCH[arch]):
-        kinds[bit] = _condition_kind(condition)
-    return kinds
+    """Per STALLWAIT condition bit of ``arch`` (16 slots): the kind of a wait on it (the native
+    engine's table)."""
+    return np.array(_condition_kinds(arch), np.int8)
 
 
 _STALLWAIT = re.compile(r"^STALLWAIT: .* \(C(\d+)\)$")
@@ -93,7 +98,7 @@ def matrix_src_kind(copro: Coprocessor) -> int:
 def kind_of(reason: str, copro: Coprocessor) -> int:
     """The kind of a block whose reason is ``reason`` (without the instruction's name)."""
     if (match := _STALLWAIT.match(reason)) is not None:
-        return int(stallwait_kinds(copro.arch.name)[int(match.group(1))])
+        return _condition_kinds(copro.arch.name)[int(match.group(1))]
     if (match := _SEM.match(reason)) is not None:
         return KIND["nonzero_sem" if match.group(1) == "== 0" else "nonfull_sem"]
     if (match := _TO_UNPACKERS.match(reason)) is not None:

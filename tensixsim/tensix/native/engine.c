@@ -351,10 +351,10 @@ static void stalls_from(struct engine *e, uint32_t t, int64_t cycle)
 {
     if (P(e, t, PIPE_STALLED_SINCE) >= 0)
         return;
-    int64_t *any = e->unit_stats + 2 * ANY_STALL_ROW;
-    if (!any[2]) /* STALLED_ROW: a bit per stalled pipe */
+    int64_t *any = e->unit_stats + 2 * ANY_STALL_ROW, *stalled = e->unit_stats + 2 * STALLED_ROW;
+    if (!*stalled)
         any[1] = cycle;
-    any[2] |= (int64_t)1 << t;
+    *stalled |= (int64_t)1 << t;
     P(e, t, PIPE_STALLED_SINCE) = cycle;
 }
 
@@ -364,9 +364,9 @@ static void stalls_until(struct engine *e, uint32_t t, int64_t cycle)
     if (P(e, t, PIPE_STALLED_SINCE) < 0)
         return;
     P(e, t, PIPE_STALLED_SINCE) = -1;
-    int64_t *any = e->unit_stats + 2 * ANY_STALL_ROW;
-    any[2] &= ~((int64_t)1 << t);
-    if (!any[2])
+    int64_t *any = e->unit_stats + 2 * ANY_STALL_ROW, *stalled = e->unit_stats + 2 * STALLED_ROW;
+    *stalled &= ~((int64_t)1 << t);
+    if (!*stalled)
         any[0] += cycle - any[1];
 }
 
