@@ -6,6 +6,7 @@ against measurements; nothing else in the emulator spells a cycle count.
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 
 # Where the RISC-V figures come from: "Blackhole p100a microbenchmarks" is the calibration list of
@@ -14,6 +15,10 @@ from dataclasses import dataclass
 # the four-entry store queue, what fences and atomics wait for). docs/timing.md has the table of
 # measured against emulated figures.
 CALIBRATION = "Blackhole p100a microbenchmarks"
+
+
+# RiscvTiming fields the timing walk does not read (tables and switches the Python side applies).
+_NOT_WALKED = ("mmio_windows", "wormhole_windows", "l1_ports", "l1_port_sharing", "remote_fabric", "wormhole")
 
 
 @dataclass(frozen=True)
@@ -122,26 +127,36 @@ class RiscvTiming:
     # that waited only for the store queue to drain (Memory Ordering) would cost 4 in each.
     store_done: int = 9
     store_queue: int = 4  # entries (Memory Ordering); L1 store 1.0 (measured)
-    # MMIO: the core waits for a read's response. Wall clock (0xFFB121F0/F8) and NoC status registers
-    # 2.0 (measured); the windows not in mmio_windows have no figure and take the same.
-    mmio_read: int = 2
+    # MMIO (BabyRISCV README, "Load/Store Unit" and its table of load latencies; Memory Ordering):
+    # a register read leaves EX1 like any load, without waiting for its response, and only an
+    # instruction that uses its result waits for it. The latency is by region: Tensix GPRs, backend
+    # configuration and TDMA-RISC ">= 4" (``mmio_read``, also every region without a window below);
+    # mailboxes, PC buffers, TTSync and semaphores ">= 3"; tile control / debug, PIC, both NoCs' and
+    # the overlay's registers ">= 7". Measured: a loop of independent wall-clock or NoC-status reads
+    # costs 2.0 a read, which 7 gives here through the retire-order queue (the loop's counter, written
+    # again before its older writes retire, cannot be forwarded: 1.9); the profiler's interval, whose
+    # first sample is stored by a store that uses the clock read's result (it waits for the
+    # response), costs 7 more than its instructions alone (docs/timing.md, "Coprocessor figures").
+    mmio_read: int = 4
     mmio_write: int = 1
-    # Windows measured on their own: (region name, read, write). The wall clock lives in
-    # tile_control; the NoC status registers in noc0 / noc1 (both reads 2.0 measured; writes: no figure).
-    # "streams": the 64 stream (NoC overlay) register pages. No figure measures one stream-register
-    # access on its own; cb_wait_front (22.0 measured) and cb_reserve_back (23.0) on ready buffers
-    # each read one of them amid 11 and 12 other instructions (local-RAM loads, a closing fence), so
-    # a read answers after 7 cycles (22 and 23 modelled). Writes: no figure, one cycle.
-    # "pcbuf": a TRISC's PC-buffer page, whose done check answers once its pipe has executed what was
-    # pushed: a store to it, the load and a use of the result cost 5.98 with nothing pushed
-    # (measured), so a read answers after 4 cycles.
+    # Windows with their own figures: (region name or pattern, read latency, write cost).
+    # "streams": the 64 stream (NoC overlay) register pages (">= 7"); cb_wait_front (22.0 measured)
+    # and cb_reserve_back (23.0) on ready buffers each read one of them amid 11 and 12 other
+    # instructions (local-RAM loads, a closing fence). "pcbuf": a TRISC's PC-buffer page, whose done
+    # check answers once its pipe has executed what was pushed: a store to it, the load and a use of
+    # the result cost 5.98 with nothing pushed (measured), so a read answers after 4 cycles (">= 3").
+    # Writes: no figure, one cycle each.
     mmio_windows: tuple[tuple[str, int, int], ...] = (
-        ("tile_control", 2, 1),
-        ("noc0", 2, 1),
-        ("noc1", 2, 1),
+        ("tile_control", 7, 1),
+        ("tile_control@*", 7, 1),  # the PIC's page
+        ("noc0", 7, 1),
+        ("noc1", 7, 1),
         ("streams", 7, 1),
+        ("mailbox[0-9]", 3, 1),
         ("pcbuf", 4, 1),
     )
+    # Wormhole's BabyRISCV README puts TDMA-RISC with the tile-control registers (">= 7").
+    wormhole_windows: tuple[tuple[str, int, int], ...] = (("tdma", 7, 1),)
     tensix_push: int = 1  # an instruction word or a store to a push address (measured 1.0)
     release_delay: int = 1  # from the SOFT_RESET write to the released core's first instruction
     # L1 access ports (tt-isa-documentation WormholeB0 L1.md, "Port assignments"): BRISC, NCRISC and
@@ -165,12 +180,18 @@ class RiscvTiming:
     l1_port_cycles: int = 1
     l1_port_atomic: int = 5
 
-    def window_costs(self, name: str) -> tuple[int, int]:
-        """(read, write) cycles of the MMIO window ``name``."""
-        for window, read, write in self.mmio_windows:
-            if window == name:
+    def window(self, region: str, arch: str = "blackhole") -> tuple[int, int] | None:
+        """(read latency, write cost) of the MMIO region named ``region`` when a window of
+        ``mmio_windows`` (or of ``wormhole_windows`` on Wormhole) covers it, else None."""
+        windows = (self.wormhole_windows if arch == "wormhole" else ()) + self.mmio_windows
+        for window, read, write in windows:
+            if fnmatch.fnmatchcase(region, window):
                 return read, write
-        return self.mmio_read, self.mmio_write
+        return None
+
+    def window_costs(self, name: str, arch: str = "blackhole") -> tuple[int, int]:
+        """(read latency, write cost) of the MMIO window ``name`` (the defaults when none covers it)."""
+        return self.window(name, arch) or (self.mmio_read, self.mmio_write)
 
     def port_mates(self, core: str) -> tuple[str, ...]:
         """The cores sharing ``core``'s L1 access port (``core`` included)."""
@@ -182,11 +203,7 @@ class RiscvTiming:
     def walk_figures(self, core: str, arch: str = "blackhole") -> dict[str, int]:
         """The figures the timing walk of ``core`` of an ``arch`` tile reads (riscv/native.py
         TIMING_PARAMS)."""
-        figures = {
-            name: getattr(self, name)
-            for name in self.__dataclass_fields__
-            if name not in ("mmio_windows", "l1_ports", "l1_port_sharing", "remote_fabric", "wormhole")
-        }
+        figures = {name: getattr(self, name) for name in self.__dataclass_fields__ if name not in _NOT_WALKED}
         if core == "trisc2":
             figures["local_store_visible"] = self.local_store_visible_trisc2
         if arch == "wormhole":
@@ -368,18 +385,21 @@ class NocTiming:
     # L1 until its data are ready. An atomic is a read-modify-write of L1, the operation L1.md says
     # narrow writes are too (both block the bank five cycles), so it takes ``l1_write`` as well; an
     # atomic's response lands in the requester's L1 as a narrow write (``l1_write`` again) before
-    # NIU_MST_ATOMIC_RESP_RECEIVED counts it. Calibrated on Blackhole p100a: the 4 B write + barrier
-    # (69) gives ``l1_write`` = 19 with the documented hop latencies and the request sequence's own
-    # cycles (its poll loop ends in a mispredicted branch); the 4 / 16 / 64 / 256 B reads + flush
-    # (79 / 71 / 71 / 79) want ``l1_read + l1_write`` between 19 and 27 each and take 22 together
-    # (``l1_read`` = 3). The atomic increment with its response (99) is then 102, from these two
-    # alone (docs/timing.md).
+    # NIU_MST_ATOMIC_RESP_RECEIVED counts it. Calibrated on Blackhole p100a, where a program sees
+    # completion only through its poll of an NIU counter, a register read answering after 7 cycles
+    # (RiscvTiming.mmio_windows): one poll every 8 to 9 cycles, so the measured figures move in steps of
+    # that size (the reads + flush: 79 / 71 / 71 / 79 for 4 / 16 / 64 / 256 B). Any ``l1_write``
+    # from 8 to 12 gives the 4 B write + barrier (69) 73, the reads + flush 75 / 75 / 75 / 83 and
+    # the peer figures within 2%; 10 with ``l1_read`` = 3 gives the atomic increment with its
+    # response (99) 100 (docs/timing.md).
     l1_read: int = 3
-    l1_write: int = 19
+    l1_write: int = 10
     # A request initiator takes a request in over this many cycles after NOC_CMD_CTRL is written,
-    # which reads 1 until then: a 4 B read or write issued back to back after polling NOC_CMD_CTRL
-    # costs 25.0 / 23.0 (measured), 5 more than its instructions alone.
-    command_busy: int = 12
+    # which reads 1 until then. A 4 B read or write issued back to back after polling NOC_CMD_CTRL
+    # costs 25.0 / 23.0 (measured), 6 more than its instructions alone: the poll's read latency, the
+    # branch waiting for its answer. So the next request's poll, 6 instructions after the write, must
+    # find the initiator free: at most 6 (no page gives the figure; the largest the figures allow).
+    command_busy: int = 6
     dram_access: int = 300  # guess: a GDDR6 access through a DRAM tile
     # One DRAM bank's controller serves the accesses that reach it (from any of its tiles, on either
     # NoC) one after another, first come first served, each for its bytes at the bank's rate. No page

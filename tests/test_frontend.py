@@ -373,6 +373,7 @@ def test_done_check_read_between_the_last_issue_and_the_unit_finishing_wakes_whe
             # The read comes once the ADDDMAREG has issued (FRONTEND.push_to_issue after its push).
             *["nop"] * FRONTEND.push_to_issue,
             "lw a0, 4(s1)",
+            "add a2, a0, zero",
             "csrr a1, mcycle",
             "li s0, 0x20000",
             "li t0, 1",
@@ -387,7 +388,7 @@ def test_done_check_read_between_the_last_issue_and_the_unit_finishing_wakes_whe
     tile.run(release=["trisc0", "trisc1"], max_cycles=200_000)
     pipe = tile.backend.pipes[0]
     assert pipe.issued == 1 and pipe.idle
-    # The read was retried exactly when the unit finished; csrr follows once the read's response is in
-    # (a read of the PC-buffer page).
-    assert tile.core("trisc0").reg("a1") == pipe.done_cycle + RISCV.window_costs("pcbuf")[0]
+    # The read was retried exactly when the unit finished; the instruction using its result issues once
+    # the response is in (a read of the PC-buffer page), and csrr the cycle after.
+    assert tile.core("trisc0").reg("a1") == pipe.done_cycle + RISCV.window_costs("pcbuf")[0] + 1
     assert tile.result().cores["trisc1"].state == "finished"

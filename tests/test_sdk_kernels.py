@@ -28,6 +28,7 @@ from tensixsim.errors import MemoryFault
 from tensixsim.sdk import programs
 from tensixsim.sdk.build import ToolchainMissing, find_toolchain
 from tensixsim.tensix.regs import SrcClient
+from tensixsim.timing import RISCV
 
 UNPACK, MATH, PACK = 0, 1, 2
 SEM_MATH_PACK = 1  # TK_SEM_MATH_PACK in tensix_kernel.h
@@ -316,7 +317,9 @@ def test_eltwise_in_tt_llk_unpack_form_gives_the_same_tiles_and_cycles(arch: str
     for t in range(tiles):
         np.testing.assert_array_equal(multi[t], eltwise_expected("add", a[t], b[t], 1), err_msg=f"tile {t}")
         np.testing.assert_array_equal(multi[t], plain[t])
-    assert multi_cycles == plain_cycles
+    # The same unpacking; tt-llk's form first writes four of the context's configuration fields more
+    # (read-modify-writes, each waiting for its register read), which the run may or may not hide.
+    assert 0 <= multi_cycles - plain_cycles <= 4 * 2 * RISCV.mmio_read
 
 
 @pytest.mark.parametrize("multi_context", [False, True])

@@ -232,19 +232,20 @@ class Core(MmioAccess, Traps, LoopProbe):
             for r in self.regions
             if r.push_pipe is not None
         ]
-        named = {window for window, _, _ in RISCV.mmio_windows}
         timed += [
-            (r.base, r.base + r.size, *RISCV.window_costs(r.name)) for r in self.regions if r.name in named
+            (r.base, r.base + r.size, *costs)
+            for r in self.regions
+            if r.push_pipe is None and (costs := RISCV.window(r.name, arch.name)) is not None
         ]
         streams = [r for r in self.regions if r.name.startswith("stream")]
-        if streams and "streams" in named:  # one window for all stream pages (they are contiguous)
+        if streams:  # one window for all stream pages (they are contiguous)
             lo, hi = min(r.base for r in streams), max(r.base + r.size for r in streams)
-            timed.append((lo, hi, *RISCV.window_costs("streams")))
+            timed.append((lo, hi, *RISCV.window_costs("streams", arch.name)))
         # A TRISC's PC-buffer word shares its page with the semaphores and TTSync registers, whatever
         # that page's region is named.
         pcbuf = arch.pcbufs.base if self.name in arch.pcbufs.readers else None
-        if pcbuf is not None and "pcbuf" in named and not any(lo == pcbuf for lo, _, _, _ in timed):
-            timed.append((pcbuf, pcbuf + PAGE, *RISCV.window_costs("pcbuf")))
+        if pcbuf is not None and not any(lo == pcbuf for lo, _, _, _ in timed):
+            timed.append((pcbuf, pcbuf + PAGE, *RISCV.window_costs("pcbuf", arch.name)))
         self.hooks.configure_timing(
             RISCV.walk_figures(self.name, arch.name),
             l1=tile.l1,

@@ -660,9 +660,9 @@ static int64_t step(void *uc, struct core_hooks *h, uint64_t pc, uint32_t w, int
         } else if (c == CLASS_LOCAL) {
             latency = p[P_LOCAL_LATENCY];
         } else {
-            /* MMIO reads are strongly ordered: the core waits for the response. */
+            /* A register read leaves EX1 at once; only an instruction that uses its result waits
+             * for the response (BabyRISCV README: load latency by memory region). */
             latency = mmio_cost(h, a, 0);
-            block = latency - 1;
         }
         if (commit) h->responses = max64(h->responses, t + latency);
         break;

@@ -430,7 +430,6 @@ class PythonWalk:
                 latency = p[P["local_load_latency"]]
             else:
                 latency = self._mmio_cost(a, False)
-                block = latency - 1
             if commit:
                 s.responses = max(s.responses, t + latency)
         elif op == 0x23:

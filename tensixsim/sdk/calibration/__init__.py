@@ -42,6 +42,7 @@ from tensixsim.sdk.calibration.case import (
     NOC_STATUS_OFFSET,
     NOP,
     PC_BUF_SYNC,
+    PROFILE,
     RESULTS,
     RING,
     SHARED,
@@ -64,7 +65,6 @@ from tensixsim.sdk.calibration.harness import (
 from tensixsim.sdk.calibration.noc import DRAM_BANKS, DRAM_BASE, DRAM_PAGE, DRAM_PAGES, NIU, STREAM_BYTES
 from tensixsim.sdk.calibration.pack import PACK_OUT
 from tensixsim.sdk.calibration.riscv import FIVE
-from tensixsim.sdk.calibration.sfpu import PROFILE
 from tensixsim.sdk.calibration.sync import SEM, STREAM_ACKED, STREAM_RECEIVED, TRISC1, TRISC2
 from tensixsim.sdk.calibration.unpack import INSTRN_BUF, UNPACK_IN0, UNPACK_IN1, UNPACK_SYNC_SEM, UNPACK_TILE
 

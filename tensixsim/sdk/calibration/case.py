@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tensixsim.arch import get_arch
 from tensixsim.isa import isa_for
 from tensixsim.sdk.layout import L1_USER_BASE
 
 ARCH = "blackhole"
-RESULTS = L1_USER_BASE + 0x100  # per core: body cycles, empty-loop cycles (16 bytes apart)
+# Per core: body cycles, empty-loop cycles, a 64-byte line each (the line the tile orders the cores'
+# L1 accesses by: another core's results in it would order each core's after the others').
+RESULTS = L1_USER_BASE + 0x100
+RESULT_STRIDE = 64
 DATA = L1_USER_BASE + 0x1000  # per core: a 4 KiB L1 buffer the loads and stores use
 SHARED = DATA + 0x10000  # one L1 word every core reads in the same-address case
-DONE = RESULTS + 0x80  # set to 1 by the figure cores when their loops are over (for companions)
+DONE = RESULTS + 0x180  # set to 1 by the figure cores when their loops are over (for companions)
 RING = L1_USER_BASE + 0x40000  # the DRAM cases' L1 pages (64 of DRAM_PAGE bytes)
 # NIU counter MST_RD_RESP_RECEIVED (noc/registers.py COUNTER_BASE, Counters.md)
 NOC_STATUS_OFFSET = 0x200 + 4 * 2
@@ -71,6 +75,9 @@ class Case:
     # Other cores running a program of their own (core, assembly) while the loops run, until the
     # figure cores have finished (the word at DONE turns nonzero).
     companions: tuple[tuple[str, str], ...] = ()
+    # The figure is the interval between the two samples the body's own profiler records stored
+    # (``profiler_record``), as the measured program's profiler took it, not the timed loop's.
+    profiled: bool = False
 
     @property
     def target(self) -> float:
@@ -84,6 +91,26 @@ class Case:
     def silicon_text(self) -> str:
         lo, hi = self.silicon
         return f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}"
+
+
+# The profiler's two samples, past every core's results (the profiled cases run on one core).
+PROFILE = RESULTS + 0x140
+
+
+def profiler_record(stop: bool) -> str:
+    """One sample of the measured programs' profiler (blackhole-py's Profiler.record): the wall
+    clock read into a register, then stored to its sample word; the stop sample ends in a fence. The
+    store uses the read's result, so it waits for the response."""
+    clock = get_arch(ARCH).wall_clock_low
+    return "\n".join(
+        (
+            li("t5", clock),
+            "lw t4, 0(t5)",
+            li("t3", PROFILE + (4 if stop else 0)),
+            "sw t4, 0(t3)",
+            *(("fence",) if stop else ()),
+        )
+    )
 
 
 def rept(count: int, text: str) -> str:

@@ -19,6 +19,8 @@ from tensixsim.sdk.calibration.case import (
     DONE,
     NOC_STATUS_OFFSET,
     PC_BUF_SYNC,
+    PROFILE,
+    RESULT_STRIDE,
     RESULTS,
     SHARED,
     SOURCE,
@@ -68,13 +70,16 @@ volatile uint16_t bank_table[16] __attribute__((used));
 volatile uint8_t noc_xy[4] __attribute__((used));
 volatile uint32_t unpack_ctx __attribute__((used)); /* the unpack bench's configuration context */
 
-/* The measured loop between two wall-clock reads: beqz on the counter, the body, addi, j. Both
- * reads are in the same block as the loop, so the body's and the empty loop's intervals hold the same
- * instructions but the body (the compiler places nothing between them). No linker relaxation: every
- * instruction stays as written. */
+/* The measured loop between two wall-clock reads: beqz on the counter, the body, addi, j. The first
+ * read's response is waited for (its use), so the loop starts with nothing of the read left to retire:
+ * a register read leaves the instructions after it unretired for its latency, and a register written
+ * twice meanwhile (the counter, a constant) could not be forwarded, a stall of the harness rather
+ * than of the loop, which the few iterations of a run would show. Both reads are in the same block as
+ * the loop, so the body's and the empty loop's intervals hold the same instructions but the body (the
+ * compiler places nothing between them). No linker relaxation: every instruction stays as written. */
 #define LOOP(body, start, end)                                                                \\
-    __asm__ volatile(".option push\\n.option norelax\\nlw %[s], 0(%[clock])\\n" SETUP           \\
-                     "\\nli t6, %[n]\\n9:\\nbeqz t6, 8f\\n" body                                  \\
+    __asm__ volatile(".option push\\n.option norelax\\nlw %[s], 0(%[clock])\\nand zero, zero, %[s]\\n" \\
+                     SETUP "\\nli t6, %[n]\\n9:\\nbeqz t6, 8f\\n" body                            \\
                      "\\naddi t6, t6, -1\\nj 9b\\n8:\\n" TEARDOWN                                 \\
                      "\\nlw %[e], 0(%[clock])\\n.option pop"                                  \\
                      : "+r"(l1), "+r"(local), "+r"(remote), "+r"(mmio), [s] "=&r"(start),  \\
@@ -178,7 +183,7 @@ def build_case(case: Case, core: str, build_dir: Path | None = None) -> Path:
         "REMOTE": f"0x{neighbour.local_ram_alias + 0x100:x}u",
         "MMIO": f"0x{mmio:x}u",
         "WALL_CLOCK": f"0x{arch.wall_clock_low:x}u",
-        "RESULT": f"0x{RESULTS + 16 * index:x}u",
+        "RESULT": f"0x{RESULTS + RESULT_STRIDE * index:x}u",
     }
     if case.prologue:
         defines["PROLOGUE"] = _c_string(case.prologue)
@@ -262,11 +267,16 @@ def run_case(
         tile.run(max_cycles=10_000_000, release=case.cores + tuple(c for c, _ in case.companions))
     measured = Measured(case, l1_order_late=int(tile.l1_order_late[0]))
     tiles = [chip.tile(*xy) for xy in case.senders] if case.aggregate else [tile]
+    if case.profiled:
+        start, end = (int.from_bytes(tile.read(PROFILE + 4 * i, 4), "little") for i in (0, 1))
+        for core in case.figure_cores:
+            measured.per_core[core] = ((end - start) & 0xFFFFFFFF) / case.ops
+        return measured
     for core in case.cores:
         index = CORE_NAMES.index(core)
         longest = 0
         for each in tiles:
-            raw = each.read(RESULTS + 16 * index, 8)
+            raw = each.read(RESULTS + RESULT_STRIDE * index, 8)
             body, empty = int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:], "little")
             longest = max(longest, body - empty if case.subtract_empty else body)
         measured.per_core[core] = longest / (case.iters * case.ops * len(tiles))

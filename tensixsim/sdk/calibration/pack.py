@@ -10,6 +10,7 @@ from tensixsim.sdk.calibration.case import (
     done_check,
     inline,
     mop_config,
+    profiler_record,
     rmwcib,
     setc16,
     word,
@@ -101,13 +102,14 @@ def _pack_case(fmt: int, passes: int, silicon: float) -> Case:
     return Case(
         f"pack_1024_{name}_x{passes}",
         f"pack 1024 values, FP32 Dst to {name.upper()}, {passes} pass{'es' if passes > 1 else ''} (TRISC2)",
-        "\n".join(("sw zero, 0(s0)", *([_PACK_PASS] * passes))),
+        "\n".join((profiler_record(stop=False), *([_PACK_PASS] * passes), profiler_record(stop=True))),
         1,
         (silicon, silicon),
         cores=("trisc2",),
         figure_cores=("trisc2",),
         iters=1,
         prologue=_pack_prologue(fmt),
+        profiled=True,
     )
 
 

@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from tensixsim.sdk.calibration.case import (
     PC_BUF_SYNC,
     PROBE_RUNS,
-    RESULTS,
     Case,
     done_check,
     inline,
-    li,
     mop_config,
     probe_loop,
+    profiler_record,
     rmwcib,
     setc16,
     word,
@@ -26,14 +25,13 @@ from tensixsim.sdk.calibration.case import (
 # SFPMUL by L6 = 2.0 / SFPNOP / SFPSTORE, or SFPLOADMACRO with a macro that schedules the multiply
 # one cycle and the store three cycles on (after three SFPNOPs, or back to back over four
 # registers), the words inline, or 4 vectors replayed by a MOP 64 times. The figure is the
-# profiler's interval: the store of its first clock read (after loading the address), the words,
-# four SFPNOPs, STALLWAIT(SYNC; SFPU), the done check, then loading the clock's address again.
+# profiler's interval (``profiler_record``): its first sample, the words, four SFPNOPs,
+# STALLWAIT(SYNC; SFPU), the done check, its second sample.
 # Dst is configured for 32-bit data as the bench did; TRISC0 had unpacked the values into it and
 # handed it over first, which is left out (the vector unit's cycles do not depend on the values).
-PROFILE = RESULTS + 0x40  # the profiler's sample word
 _SFPU_DRAIN = inline(word("STALLWAIT", stall_res=0x2, wait_res=0x800))
-_PROFILE_START = f"{li('t0', PROFILE)}\nsw zero, 0(t0)"
-_PROFILE_STOP = li("t0", 0xFFB121F0)  # the second clock read's address (the template reads it)
+_PROFILE_START = profiler_record(stop=False)
+_PROFILE_STOP = profiler_record(stop=True)
 
 
 def _sfpu_prologue(macro: bool) -> str:
@@ -105,7 +103,7 @@ def _sfpu_scale(schedule: str, replay: bool) -> str:
     )
 
 
-def _sfpu_case(schedule: str, replay: bool, what: str, silicon: float, calibrated: bool = True) -> Case:
+def _sfpu_case(schedule: str, replay: bool, what: str, silicon: float) -> Case:
     return Case(
         f"sfpu_scale_{schedule}{'_replay' if replay else ''}",
         f"SFPU doubling 256 FP32 vectors of Dst: {what} (TRISC1)",
@@ -116,7 +114,7 @@ def _sfpu_case(schedule: str, replay: bool, what: str, silicon: float, calibrate
         figure_cores=("trisc1",),
         iters=1,
         prologue=_sfpu_prologue(schedule != "explicit"),
-        calibrated=calibrated,
+        profiled=True,
     )
 
 
@@ -131,13 +129,11 @@ SFPU_CASES = (
         figure_cores=("trisc1",),
         iters=1,
         prologue=_sfpu_prologue(False),
-        calibrated=False,  # docs/timing.md, "Coprocessor figures"
+        profiled=True,
     ),
     _sfpu_case("explicit", False, "SFPLOAD, SFPMUL, SFPNOP, SFPSTORE each", 1054.0),
-    _sfpu_case("macro_serial", False, "SFPLOADMACRO and three SFPNOPs each", 1164.0, calibrated=False),
-    _sfpu_case(
-        "macro_pipeline", False, "SFPLOADMACRO each, four registers", 306.0, calibrated=False
-    ),  # docs/timing.md, "Coprocessor figures"
+    _sfpu_case("macro_serial", False, "SFPLOADMACRO and three SFPNOPs each", 1164.0),
+    _sfpu_case("macro_pipeline", False, "SFPLOADMACRO each, four registers", 306.0),
     _sfpu_case("explicit", True, "explicit, 4 vectors replayed 64 times", 1377.0),
     _sfpu_case("macro_pipeline", True, "SFPLOADMACRO, 4 vectors replayed 64 times", 597.0),
 )
