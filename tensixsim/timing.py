@@ -7,6 +7,7 @@ against measurements; nothing else in the emulator spells a cycle count.
 from __future__ import annotations
 
 import fnmatch
+import functools
 from dataclasses import dataclass
 
 # Where the RISC-V figures come from: "Blackhole p100a microbenchmarks" is the calibration list of
@@ -15,6 +16,16 @@ from dataclasses import dataclass
 # the four-entry store queue, what fences and atomics wait for). docs/timing.md has the table of
 # measured against emulated figures.
 CALIBRATION = "Blackhole p100a microbenchmarks"
+
+
+@functools.lru_cache(maxsize=1024)
+def _window_match(windows: tuple[tuple[str, int, int], ...], region: str) -> tuple[int, int] | None:
+    """The (read, write) of the first of ``windows`` whose pattern ``region`` matches (every core of
+    every tile asks for each of its regions: remembered)."""
+    for window, read, write in windows:
+        if fnmatch.fnmatchcase(region, window):
+            return read, write
+    return None
 
 
 # RiscvTiming fields the timing walk does not read (tables and switches the Python side applies).
@@ -184,10 +195,7 @@ class RiscvTiming:
         """(read latency, write cost) of the MMIO region named ``region`` when a window of
         ``mmio_windows`` (or of ``wormhole_windows`` on Wormhole) covers it, else None."""
         windows = (self.wormhole_windows if arch == "wormhole" else ()) + self.mmio_windows
-        for window, read, write in windows:
-            if fnmatch.fnmatchcase(region, window):
-                return read, write
-        return None
+        return _window_match(windows, region)
 
     def window_costs(self, name: str, arch: str = "blackhole") -> tuple[int, int]:
         """(read latency, write cost) of the MMIO window ``name`` (the defaults when none covers it)."""

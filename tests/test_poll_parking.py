@@ -17,6 +17,7 @@ from test_sdk_kernels import eltwise_inputs
 from tensixsim import Tile
 from tensixsim.errors import Deadlock
 from tensixsim.riscv.core import CoreState
+from tensixsim.riscv.loop_probe import MMIO_SPIN_THRESHOLD
 from tensixsim.sdk import programs
 from tensixsim.tile import Tile as TileClass
 
@@ -264,3 +265,29 @@ def test_a_loop_a_probe_ran_into_is_parked_where_a_slice_would_have_parked_it():
     # past the loop's fixed point as after any detection, so where it ends does not depend on
     # where the scheduler happened to find it.
     assert _parked_in_the_second_loop(True) == _parked_in_the_second_loop(False)
+
+
+def test_a_one_block_register_poll_is_probed_after_a_few_iterations(monkeypatch):
+    # A loop of one block (a read of a synchronised register and the branch back) is known as a loop
+    # from its second entry, so it is probed after MMIO_SPIN_THRESHOLD iterations, not after the
+    # LOOP_BLOCKS + 1 a longer loop needs to be recognised. (Parking is exact either way: this is
+    # host time. The ring of tiles polls NoC counters with such loops, 9 cycles an iteration.)
+    poller = f"li t0, {STREAM8_RECEIVED}\n1: lw t1, 0(t0)\n beqz t1, 1b\n ecall"
+    brisc = "li t2, 2000\n2: addi t2, t2, -1\n bnez t2, 2b\n"
+    brisc += f"li t0, {STREAM8_RECEIVED}\n li t1, 1\n sw t1, 0(t0)\n ecall"
+    tile = Tile("blackhole")
+    tile.write(0, assemble(brisc))
+    tile.write(0x6000, assemble(poller, base=0x6000))
+    probed = []
+    try_park = TileClass._try_park
+
+    def first_probe(self, core):
+        if core.name == "trisc0" and not probed:
+            probed.append(core.instructions)
+        try_park(self, core)
+
+    monkeypatch.setattr(TileClass, "_try_park", first_probe)
+    tile.run(release=["brisc", "trisc0"], max_cycles=10**6)
+    assert probed, "the poll loop was never probed"
+    iterations = (probed[0] - 2) // 2  # (the two instructions of the lui / addi before the loop)
+    assert iterations <= MMIO_SPIN_THRESHOLD + 1, iterations

@@ -1074,7 +1074,10 @@ void tsim_block_hook(void *uc, uint64_t address, uint32_t size, struct core_hook
             h->stop(uc);
             return;
         }
-    } else if (++h->since_head > LOOP_BLOCKS) {
+    } else if (++h->since_head > LOOP_BLOCKS
+               || (h->history_pos && h->history_addr[(h->history_pos - 1) % HISTORY] == address)) {
+        /* A block entered again right after itself is a one-block loop's head at once (a register
+         * poll is checked after MMIO_SPIN_THRESHOLD iterations, not LOOP_BLOCKS + 1). */
         h->loop_head = address;
         h->since_head = 0;
         h->repeat_start = before;
