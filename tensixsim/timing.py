@@ -145,7 +145,7 @@ class RiscvTiming:
     # mailboxes, PC buffers, TTSync and semaphores ">= 3"; tile control / debug, PIC, both NoCs' and
     # the overlay's registers ">= 7". Measured: a loop of independent wall-clock or NoC-status reads
     # costs 2.0 a read, which 7 gives here through the retire-order queue (the loop's counter, written
-    # again before its older writes retire, cannot be forwarded: 1.9); the profiler's interval, whose
+    # again before its older writes retire, cannot be forwarded); the profiler's interval, whose
     # first sample is stored by a store that uses the clock read's result (it waits for the
     # response), costs 7 more than its instructions alone (docs/timing.md, "Coprocessor figures").
     mmio_read: int = 4

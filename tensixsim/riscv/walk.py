@@ -525,8 +525,9 @@ class PythonWalk:
                     return
         else:
             s.since_head += 1
-            again = s.history_pos and s.history_addr[(s.history_pos - 1) % HISTORY] == address
-            if s.since_head > LOOP_BLOCKS or again:
+            if s.since_head > LOOP_BLOCKS or (
+                s.history_pos and s.history_addr[(s.history_pos - 1) % HISTORY] == address
+            ):
                 s.loop_head, s.since_head, s.repeat_start = address, 0, before
                 s.repeat_cycle, s.repeat = self._first_entry(address, self._natural(before))
                 s.spin_threshold = s.spin_reset

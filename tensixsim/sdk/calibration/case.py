@@ -17,6 +17,7 @@ RESULTS = L1_USER_BASE + 0x100
 RESULT_STRIDE = 64
 DATA = L1_USER_BASE + 0x1000  # per core: a 4 KiB L1 buffer the loads and stores use
 SHARED = DATA + 0x10000  # one L1 word every core reads in the same-address case
+PROFILE = RESULTS + 0x140  # the profiler's two samples, past every core's results (one core profiles)
 DONE = RESULTS + 0x180  # set to 1 by the figure cores when their loops are over (for companions)
 RING = L1_USER_BASE + 0x40000  # the DRAM cases' L1 pages (64 of DRAM_PAGE bytes)
 # NIU counter MST_RD_RESP_RECEIVED (noc/registers.py COUNTER_BASE, Counters.md)
@@ -91,10 +92,6 @@ class Case:
     def silicon_text(self) -> str:
         lo, hi = self.silicon
         return f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}"
-
-
-# The profiler's two samples, past every core's results (the profiled cases run on one core).
-PROFILE = RESULTS + 0x140
 
 
 def profiler_record(stop: bool) -> str:
